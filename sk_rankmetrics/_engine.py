@@ -1,0 +1,119 @@
+"""The engine: inputs -> one ranking pass per chunk -> kernels -> per-row values.
+
+Several metrics requested together share one ranking pass: the chunk is
+ranked down to the deepest cut-off any of them needs, and each kernel reads
+the positions it wants.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._ranking import rank_chunk
+
+#: Threads that rank row chunks in parallel (NumPy releases the GIL).
+N_THREADS = max(1, min(4, os.cpu_count() or 1))
+#: Inputs smaller than this are ranked in the calling thread.
+PARALLEL_MIN_ELEMENTS = 1 << 20
+
+
+def _value_arrays(yt, requests, row0):
+    """Gains and relevance indicators of a chunk, one array per distinct key."""
+    values = {}
+    for req in requests:
+        if req.gain_key is not None and req.gain_key not in values:
+            req.gain.check_levels(yt, normalized=req.spec.normalized)
+            g = req.gain(yt)
+            if g is not yt and not np.all(np.isfinite(g)):
+                raise ValueError(
+                    f"the {req.gain.name!r} gain overflows for some relevance in "
+                    f"y_true (rows from {row0}); use a smaller gain."
+                )
+            if req.spec.normalized and g.size and g.min() < 0:
+                raise ValueError(
+                    f"the {req.gain.name!r} gain gives negative gains, which "
+                    f"{req.spec.function} cannot normalise; map every level to a "
+                    "gain >= 0."
+                )
+            values[req.gain_key] = g
+        if req.rel_key is not None and req.rel_key not in values:
+            thr = req.threshold
+            rel = yt > 0 if thr is None else yt >= thr
+            values[req.rel_key] = rel.astype(np.float64)
+    return values
+
+
+def _ideal(yt, gain, values_gain, width):
+    """The ``width`` largest gains of each row, in increasing order (best last)."""
+    N = yt.shape[1]
+    base = yt if gain.monotone else values_gain
+    if width < N:
+        base = np.partition(base, N - width, axis=1)[:, N - width :]
+    top = np.sort(base, axis=1)
+    return gain(top) if gain.monotone else top
+
+
+def _chunk_values(chunk, requests, needs_full, k_max, ignore_ties):
+    """Rank one chunk and run every kernel on it."""
+    rows, yt, ys, n_items = chunk
+    N = yt.shape[1]
+    row0 = rows.start if isinstance(rows, slice) else 0
+    values = _value_arrays(yt, requests, row0)
+    n_rel = {key: v.sum(axis=1) for key, v in values.items() if key.startswith("rel:")}
+    L = N if needs_full else min(k_max, N)
+    for r in requests:
+        if not r.spec.takes_k:  # R-precision reads down to each row's R
+            L = max(L, int(n_rel[r.rel_key].max()))
+    rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items)
+    rc.n_relevant = n_rel
+    for req in requests:
+        if req.spec.name == "ndcg" and req.gain_key not in rc.ideal:
+            rc.ideal[req.gain_key] = _ideal(yt, req.gain, values[req.gain_key], rc.L)
+    return rows, [req.spec.kernel(rc, req) for req in requests]
+
+
+def _bounded_map(fn, items, n_threads):
+    """``map(fn, items)`` on a thread pool, at most ``2 * n_threads`` in flight.
+
+    NumPy releases the GIL in sorts, partitions and takes, so row chunks run
+    in parallel; the window keeps the memory of chunks in flight bounded.
+    """
+    if n_threads <= 1:
+        yield from map(fn, items)
+        return
+    window = deque()
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        for item in items:
+            window.append(pool.submit(fn, item))
+            if len(window) >= 2 * n_threads:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
+
+
+def compute(inputs, requests, *, ignore_ties=False):
+    """Per-row values and defined-masks of every request.
+
+    Returns
+    -------
+    dict of label -> (values ndarray of shape (n_rows,), defined ndarray of bool)
+    """
+    n = inputs.n_rows
+    out = {r.label: (np.empty(n), np.ones(n, dtype=bool)) for r in requests}
+    needs_full = any(r.spec.takes_k and r.k is None for r in requests)
+    k_max = max((r.k for r in requests if r.k is not None), default=1)
+
+    def work(chunk):
+        return _chunk_values(chunk, requests, needs_full, k_max, ignore_ties)
+
+    n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
+    for rows, results in _bounded_map(work, inputs.chunks(), n_threads):
+        for req, (vals, defined) in zip(requests, results):
+            out[req.label][0][rows] = vals
+            if defined is not None:
+                out[req.label][1][rows] = defined
+    return out

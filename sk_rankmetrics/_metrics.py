@@ -1,0 +1,608 @@
+"""Public metric functions on ``(n_rows, n_items)`` matrices or long format."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._engine import compute
+from ._reduce import apply_policy, check_policy, weighted_mean
+from ._registry import METRICS, Request, check_k, make_requests
+from ._validation import check_inputs, check_sample_weight
+
+__all__ = [
+    "cumulative_gain_score",
+    "dcg_score",
+    "evaluate",
+    "hit_rate_score",
+    "mean_average_precision_score",
+    "ndcg_score",
+    "precision_at_k_score",
+    "r_precision_score",
+    "recall_at_k_score",
+    "reciprocal_rank_score",
+]
+
+_DOC_PARAMS = {
+    "y": """y_true : array-like or sparse matrix of shape (n_rows, n_items)
+        Relevance of each item of each row (graded: 0, 1, 2, ...; or binary;
+        bool, int or float). scipy.sparse is accepted and densified one row
+        chunk at a time. With ``qid``: 1-D, one entry per query-item pair.
+
+    y_score : array-like of shape (n_rows, n_items)
+        Scores of the items; higher ranks earlier. With ``qid``: 1-D.""",
+    "k": """k : int, default=None
+        Cut-off: only the first ``k`` positions count. ``None`` means all.
+        A ``k`` larger than the row counts every item.""",
+    "gain": """gain : {"linear", "exponential"}, mapping or callable, default="linear"
+        What an item of relevance ``r`` is worth: ``"linear"`` is ``r``
+        (scikit-learn, trec_eval, ranx), ``"exponential"`` is ``2**r - 1``
+        (XGBoost, LightGBM, most Kaggle and web-search practice), a mapping
+        ``{level: gain}`` must name every level present (trec_eval's
+        ``ndcg.L=G``), a callable maps an array of levels to gains.""",
+    "discount": """discount : {"log", "jarvelin"}, array-like or callable, default="log"
+        What position ``p`` (1-based) is worth: ``"log"`` is
+        ``1 / log_b(p + 1)``; ``"jarvelin"`` is the original Järvelin and
+        Kekäläinen form, 1 for ``p < b`` and ``1 / log_b(p)`` after (the base
+        changes nDCG); an array gives one discount per position, a callable
+        maps 1-based positions to discounts.
+
+    log_base : float, default=2
+        The base ``b`` of the logarithmic discounts.""",
+    "threshold": """threshold : float, default=None
+        An item is relevant when ``y_true >= threshold``; ``None`` means any
+        positive value (``y_true > 0``).""",
+    "common": """sample_weight : array-like of shape (n_rows,), default=None
+        Weight of each row in the mean. With ``qid``: one weight per query (in
+        sorted qid order), or one per pair that is constant within a query.
+
+    ignore_ties : bool, default=False
+        By default a tie in ``y_score`` scores the exact expected value of the
+        metric over every ordering of the tied items, all equally likely.
+        ``True`` takes the order of the sort as it comes (faster; only
+        correct when scores have no ties).
+
+    qid : array-like of shape (n_pairs,), default=None
+        Query id of each entry, for long-format input (queries need not be
+        contiguous or sorted). Each query is scored, then the mean is taken
+        over queries.
+
+    per_row : bool, default=False
+        Return the array of per-row (per-query, in sorted qid order) values
+        instead of their mean; rows skipped by ``no_relevant="skip"`` are NaN.""",
+    "policy": """no_relevant : "warn", "skip" or float, default="warn"
+        Rows with no relevant item (for nDCG: an ideal DCG of 0). ``"warn"``
+        scores them 0 and counts them, as scikit-learn does, with an
+        ``UndefinedMetricWarning``; ``"skip"`` drops them from the mean and its
+        weight; a number (``0.0``, ``1.0``, ``nan``) replaces their value
+        silently.""",
+    "returns": """Returns
+    -------
+    score : float or ndarray of shape (n_rows,)
+        The (weighted) mean over rows, or per-row values if ``per_row``.""",
+}
+
+
+def _doc(func):
+    """Fill the shared ``{name}`` parameter blocks; ``{{``/``}}`` become braces."""
+    doc = func.__doc__
+    for key, text in _DOC_PARAMS.items():
+        doc = doc.replace("{" + key + "}", text)
+    func.__doc__ = doc.replace("{{", "{").replace("}}", "}")
+    return func
+
+
+def _run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
+         qid, per_row):
+    policy = check_policy(no_relevant)
+    if not isinstance(ignore_ties, (bool, np.bool_)):
+        raise TypeError(f"ignore_ties must be True or False, got {ignore_ties!r}.")
+    if not isinstance(per_row, (bool, np.bool_)):
+        raise TypeError(f"per_row must be True or False, got {per_row!r}.")
+    inputs = check_inputs(y_true, y_score, qid)
+    if qid is None:
+        weights = check_sample_weight(sample_weight, inputs.n_rows)
+    else:
+        weights = inputs.query_weights(sample_weight)
+    raw = compute(inputs, requests, ignore_ties=bool(ignore_ties))
+    result = {}
+    for req in requests:
+        values, defined = raw[req.label]
+        skipped = np.zeros_like(defined)
+        if req.spec.normalized:
+            values = apply_policy(values, defined, policy, req.label)
+            if policy == "skip":
+                skipped = ~defined
+        result[req.label] = values if per_row else weighted_mean(values, weights, skipped)
+    return result
+
+
+def _single(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,
+            qid, per_row, **options):
+    spec = METRICS[name]
+    req = Request(spec, check_k(k), options, label=spec.function)
+    out = _run(y_true, y_score, [req], sample_weight=sample_weight,
+               ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+               per_row=per_row)
+    return out[req.label]
+
+
+@_doc
+def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None,
+              ignore_ties=False, gain="linear", discount="log", qid=None,
+              per_row=False):
+    r"""Discounted cumulative gain (DCG@k).
+
+    .. math::
+
+        \mathrm{DCG@k} = \sum_{{p=1}}^{{k}} \mathrm{{gain}}(r_p)\,\mathrm{{disc}}(p)
+
+    where :math:`r_p` is the relevance of the item ranked at position ``p`` by
+    ``y_score``. With the defaults this is ``sklearn.metrics.dcg_score``.
+
+    Parameters
+    ----------
+    {y}
+
+    {k}
+
+    log_base : float, default=2
+        The base ``b`` of the logarithmic discounts.
+
+    {common}
+
+    gain : {{"linear", "exponential"}}, mapping or callable, default="linear"
+        See :func:`ndcg_score`. A negative relevance is allowed with the
+        linear gain (as in scikit-learn).
+
+    discount : {{"log", "jarvelin"}}, array-like or callable, default="log"
+        See :func:`ndcg_score`.
+
+    {returns}
+
+    See Also
+    --------
+    ndcg_score : DCG divided by the ideal DCG.
+
+    Notes
+    -----
+    Ties are averaged: a tie group occupying positions ``a..b`` contributes
+    its mean gain at each of those positions (the expected DCG over every
+    ordering of the group). Matches scikit-learn to 1e-12 on every input it
+    accepts. Cost: one ``argpartition`` per row plus a sort of the top ``k``;
+    a full sort when ``k`` is None.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import dcg_score
+    >>> y_true = [[3, 2, 3, 0, 1, 2]]
+    >>> y_score = [[6, 5, 4, 3, 2, 1]]
+    >>> round(dcg_score(y_true, y_score), 3)
+    6.861
+    >>> round(dcg_score([[2, 3, 0, 1, 2]], [[5, 4, 3, 2, 1]], gain="exponential"), 3)
+    9.008
+    """
+    return _single("dcg", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
+                   per_row=per_row, gain=gain, discount=discount, log_base=log_base)
+
+
+@_doc
+def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
+               gain="linear", discount="log", log_base=2, no_relevant="warn",
+               qid=None, per_row=False):
+    r"""Normalised discounted cumulative gain (nDCG@k).
+
+    .. math::
+
+        \mathrm{{nDCG@k}} = \frac{{\mathrm{{DCG@k}}}}{{\mathrm{{IDCG@k}}}}, \qquad
+        \mathrm{{DCG@k}} = \sum_{{p=1}}^{{k}} \mathrm{{gain}}(r_p)\,\mathrm{{disc}}(p)
+
+    The ideal DCG (IDCG) is the DCG of the row's ground truth sorted by
+    decreasing gain: every item of the row, not only those ``y_score`` put in
+    the top ``k``, cut at ``k``. With the defaults this is
+    ``sklearn.metrics.ndcg_score``.
+
+    Parameters
+    ----------
+    {y}
+
+    {k}
+
+    {common}
+
+    {gain}
+
+    {discount}
+
+    {policy}
+
+    {returns}
+
+    See Also
+    --------
+    dcg_score : the unnormalised DCG.
+    evaluate : several metrics from one ranking pass.
+
+    Notes
+    -----
+    Ties in ``y_score`` are averaged (expected value over the orderings of each
+    tie group). Negative relevance raises with the linear and exponential
+    gains (as scikit-learn raises); map it with a gain mapping. Settings that
+    reproduce other tools:
+
+    - scikit-learn: the defaults.
+    - XGBoost / LightGBM (``ndcg@k``): ``gain="exponential"``.
+    - trec_eval ``ndcg_cut_k`` / ranx ``ndcg@k``: the defaults; trec_eval's
+      per-level gains: ``gain={{level: gain}}``. trec_eval breaks ties by
+      document id instead of averaging them.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import ndcg_score
+    >>> y_true = [[3, 2, 3, 0, 1, 2]]
+    >>> y_score = [[6, 5, 4, 3, 2, 1]]
+    >>> round(ndcg_score(y_true, y_score), 3)
+    0.961
+    >>> round(ndcg_score([[2, 3, 0, 1, 2]], [[5, 4, 3, 2, 1]], gain="exponential"), 3)
+    0.832
+    """
+    return _single("ndcg", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, gain=gain, discount=discount, log_base=log_base)
+
+
+@_doc
+def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
+                          ignore_ties=False, gain="linear", qid=None, per_row=False):
+    r"""Cumulative gain (CG@k): the sum of the gains in the top ``k``.
+
+    .. math::
+
+        \mathrm{{CG@k}} = \sum_{{p=1}}^{{k}} \mathrm{{gain}}(r_p)
+
+    Parameters
+    ----------
+    {y}
+
+    {k}
+
+    {common}
+
+    gain : {{"linear", "exponential"}}, mapping or callable, default="linear"
+        See :func:`ndcg_score`.
+
+    {returns}
+
+    Notes
+    -----
+    Order inside the top ``k`` does not matter; a tie group straddling
+    position ``k`` contributes its mean gain at each position it covers.
+    Without ``k`` this is the row's total gain.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import cumulative_gain_score
+    >>> cumulative_gain_score([[0, 0, 1, 1, 1]], [[5, 4, 3, 2, 1]])
+    3.0
+    >>> cumulative_gain_score([[0, 0, 1, 1, 1]], [[5, 4, 3, 2, 1]], k=3)
+    1.0
+    """
+    return _single("cg", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
+                   per_row=per_row, gain=gain)
+
+
+@_doc
+def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
+                                 ignore_ties=False, threshold=None,
+                                 denominator="min_k_relevant", no_relevant="warn",
+                                 qid=None, per_row=False):
+    r"""Mean average precision (MAP@k): AP@k averaged over rows.
+
+    .. math::
+
+        \mathrm{{AP@k}} = \frac{{1}}{{D}} \sum_{{p=1}}^{{k}} \mathrm{{rel}}_p\,
+        \mathrm{{P@p}}, \qquad \mathrm{{P@p}} = \frac{{1}}{{p}}\sum_{{i=1}}^{{p}}
+        \mathrm{{rel}}_i
+
+    Parameters
+    ----------
+    {y}
+
+    {k}
+
+    {common}
+
+    {threshold}
+
+    denominator : {{"min_k_relevant", "relevant"}}, default="min_k_relevant"
+        ``D``: ``min(k, R)`` with ``R`` the relevant items of the row, so that
+        a perfect top ``k`` scores 1 (XGBoost, LightGBM, Spark ``MAP@k``,
+        recommender practice); or ``R`` (trec_eval ``map_cut_k``, ranx).
+        Without ``k`` both are ``R``.
+
+    {policy}
+
+    {returns}
+
+    Notes
+    -----
+    With ties, the exact expected AP is taken: at position ``p`` inside a
+    tie group of ``m`` items with ``r`` relevant, starting after ``B``
+    relevant items and being its ``q``-th position, the expected term is
+    ``(r/m (B + 1) + (q - 1) r (r - 1) / (m (m - 1))) / p``.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import mean_average_precision_score
+    >>> y_true = [[2, 3, 0, 1, 2]]
+    >>> y_score = [[5, 4, 3, 2, 1]]
+    >>> round(mean_average_precision_score(y_true, y_score), 4)
+    0.8875
+    """
+    return _single("map", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, threshold=threshold, denominator=denominator)
+
+
+@_doc
+def precision_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
+                         ignore_ties=False, threshold=None, adaptive_k=False,
+                         no_relevant="warn", qid=None, per_row=False):
+    r"""Precision at k: the share of relevant items in the top ``k``.
+
+    .. math::
+
+        \mathrm{{P@k}} = \frac{{1}}{{k}} \sum_{{p=1}}^{{k}} \mathrm{{rel}}_p
+
+    Parameters
+    ----------
+    {y}
+
+    {k}
+
+    {common}
+
+    {threshold}
+
+    adaptive_k : bool, default=False
+        Divide by ``min(k, n_items)`` instead of ``k`` when a row has fewer
+        than ``k`` items. ``False`` is trec_eval, ranx and torchmetrics.
+
+    {policy}
+
+    {returns}
+
+    Notes
+    -----
+    A row without relevant items scores 0 under every ordering; the
+    ``no_relevant`` policy still applies so that such rows can be skipped.
+    Without ``k`` the denominator is the number of items of the row.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import precision_at_k_score
+    >>> precision_at_k_score([[1, 0, 1, 0]], [[4, 3, 2, 1]], k=2)
+    0.5
+    """
+    return _single("precision", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, threshold=threshold, adaptive_k=adaptive_k)
+
+
+@_doc
+def recall_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
+                      ignore_ties=False, threshold=None, no_relevant="warn",
+                      qid=None, per_row=False):
+    r"""Recall at k: the share of the row's relevant items found in the top ``k``.
+
+    .. math::
+
+        \mathrm{{R@k}} = \frac{{1}}{{R}} \sum_{{p=1}}^{{k}} \mathrm{{rel}}_p
+
+    Parameters
+    ----------
+    {y}
+
+    {k}
+
+    {common}
+
+    {threshold}
+
+    {policy}
+
+    {returns}
+
+    Notes
+    -----
+    ``R`` counts every relevant item of the row. Undefined for ``R = 0``.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import recall_at_k_score
+    >>> recall_at_k_score([[1, 0, 1, 0]], [[4, 3, 2, 1]], k=2)
+    0.5
+    """
+    return _single("recall", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, threshold=threshold)
+
+
+@_doc
+def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
+                   ignore_ties=False, threshold=None, no_relevant="warn",
+                   qid=None, per_row=False):
+    r"""Hit rate at k: 1 when any relevant item is in the top ``k``, else 0.
+
+    .. math::
+
+        \mathrm{{HR@k}} = \mathbf{{1}}\left[\sum_{{p=1}}^{{k}} \mathrm{{rel}}_p > 0\right]
+
+    Parameters
+    ----------
+    {y}
+
+    {k}
+
+    {common}
+
+    {threshold}
+
+    {policy}
+
+    {returns}
+
+    Notes
+    -----
+    trec_eval calls it ``success_k``. With a tie group straddling position
+    ``k`` (``t`` of its ``m`` items inside, ``r`` relevant), the expected
+    value is ``1 - C(m - r, t) / C(m, t)``.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import hit_rate_score
+    >>> hit_rate_score([[0, 0, 1], [1, 0, 0]], [[3, 2, 1], [3, 2, 1]], k=2)
+    0.5
+    """
+    return _single("hit_rate", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, threshold=threshold)
+
+
+@_doc
+def reciprocal_rank_score(y_true, y_score, *, k=None, sample_weight=None,
+                          ignore_ties=False, threshold=None, no_relevant="warn",
+                          qid=None, per_row=False):
+    r"""Mean reciprocal rank (MRR): 1 / rank of the first relevant item.
+
+    .. math::
+
+        \mathrm{{RR@k}} = \begin{{cases}} 1/p^* & p^* \le k \\ 0 & \text{{otherwise}}
+        \end{{cases}}
+
+    where :math:`p^*` is the position of the first relevant item.
+
+    Parameters
+    ----------
+    {y}
+
+    k : int, default=None
+        Only a first relevant item within the top ``k`` counts. ``None``
+        means no cut-off (trec_eval ``recip_rank``).
+
+    {common}
+
+    {threshold}
+
+    {policy}
+
+    {returns}
+
+    Notes
+    -----
+    If the first tie group holding a relevant item starts after ``s`` items
+    and has ``m`` items, ``r`` of them relevant, the expected value is
+    ``sum_j P(first relevant is its j-th) / (s + j)`` with
+    ``P(j) = C(m - j, r - 1) / C(m, r)``.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import reciprocal_rank_score
+    >>> reciprocal_rank_score([[0, 0, 1], [0, 1, 0]], [[3, 2, 1], [3, 2, 1]])
+    0.41666666666666663
+    """
+    return _single("mrr", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, threshold=threshold)
+
+
+@_doc
+def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
+                      threshold=None, no_relevant="warn", qid=None, per_row=False):
+    r"""R-precision: precision at ``R``, the number of relevant items of the row.
+
+    .. math::
+
+        \mathrm{{RPrec}} = \frac{{1}}{{R}} \sum_{{p=1}}^{{R}} \mathrm{{rel}}_p
+
+    Parameters
+    ----------
+    {y}
+
+    {common}
+
+    {threshold}
+
+    {policy}
+
+    {returns}
+
+    Notes
+    -----
+    The cut-off differs per row, so it takes no ``k``. Equal to recall at
+    ``R`` and to precision at ``R`` (trec_eval ``Rprec``).
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import r_precision_score
+    >>> r_precision_score([[1, 0, 1, 0]], [[4, 3, 2, 1]])
+    0.5
+    """
+    return _single("r_precision", y_true, y_score, k=None,
+                   sample_weight=sample_weight, ignore_ties=ignore_ties,
+                   no_relevant=no_relevant, qid=qid, per_row=per_row,
+                   threshold=threshold)
+
+
+@_doc
+def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
+             no_relevant="warn", qid=None, per_row=False):
+    r"""Several metrics from one ranking pass.
+
+    Each row is ranked once, down to the deepest cut-off asked for, and every
+    metric reads that ranking:
+
+    .. math::
+
+        \mathrm{{evaluate}}(y, s, [m_1, \dots, m_j]) =
+        \{{m_i: \mathrm{{mean}}_{{\text{{rows}}}}\, m_i(y, s)\}}
+
+    Parameters
+    ----------
+    {y}
+
+    metrics : str or list of str or (str, dict) pairs
+        Names such as ``"ndcg@10"``, ``"ndcg_exp@10"`` (exponential gain),
+        ``"map@10"``, ``"mrr"``, ``"precision@5"``, ``"recall@20"``,
+        ``"hit_rate@10"``, ``"dcg@5"``, ``"cg@5"``, ``"r_precision"``; a pair
+        ``("ndcg@10", {{"gain": {{0: 0, 1: 1, 2: 3}}}})`` adds options of that
+        metric's function.
+
+    {common}
+
+    {policy}
+
+    Returns
+    -------
+    scores : dict
+        Metric name to float, or to ndarray of shape (n_rows,) if ``per_row``.
+
+    Notes
+    -----
+    Names are case-insensitive; ``P@5``, ``ap@10``, ``rr``, ``success@5`` and
+    ``rprec`` are accepted aliases. Unknown names raise with close matches.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import evaluate
+    >>> y_true = [[3, 2, 3, 0, 1, 2], [0, 1, 0, 0, 2, 0]]
+    >>> y_score = [[6, 5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 6]]
+    >>> scores = evaluate(y_true, y_score, ["ndcg@3", "map@3", "mrr"])
+    >>> {{name: round(v, 4) for name, v in scores.items()}}
+    {{'ndcg@3': 0.6957, 'map@3': 0.8333, 'mrr': 0.75}}
+    """
+    requests = make_requests(metrics)
+    return _run(y_true, y_score, requests, sample_weight=sample_weight,
+                ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                per_row=per_row)

@@ -1,0 +1,66 @@
+"""Per-row values -> one number: the no-relevant policy and the weighted mean."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
+
+
+def check_policy(no_relevant):
+    if isinstance(no_relevant, str):
+        if no_relevant in ("warn", "skip"):
+            return no_relevant
+    elif isinstance(no_relevant, numbers.Real) and not isinstance(no_relevant, bool):
+        return float(no_relevant)
+    raise ValueError(
+        f"no_relevant={no_relevant!r} is not accepted. Accepted: 'warn' (score 0, "
+        "row counted, with a warning), 'skip' (the row leaves the mean and its "
+        "weight), or a number such as 0.0, 1.0 or float('nan')."
+    )
+
+
+def apply_policy(values, defined, policy, label):
+    """Return per-row values with undefined rows replaced (NaN where skipped)."""
+    if defined.all():
+        return values
+    values = values.copy()
+    if policy == "warn":
+        n_bad = int((~defined).sum())
+        warnings.warn(
+            f"{label}: {n_bad} of {defined.size} rows have no relevant item; they "
+            "score 0 and count in the mean. Set no_relevant='skip', 0.0, 1.0 or "
+            "nan to choose (and silence this warning).",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+        values[~defined] = 0.0
+    elif policy == "skip":
+        values[~defined] = np.nan
+    else:
+        values[~defined] = policy
+    return values
+
+
+def weighted_mean(values, weights, skipped):
+    """Mean of ``values`` over rows not ``skipped``, weighted by ``weights``."""
+    keep = ~skipped
+    if not keep.any():
+        warnings.warn(
+            "every row was skipped (no row has a relevant item); the score is NaN.",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
+        return float("nan")
+    v = values[keep]
+    if weights is None:
+        return float(np.average(v))
+    w = weights[keep]
+    if w.sum() <= 0:
+        raise ValueError(
+            "sample_weight sums to zero over the rows that count; at least one "
+            "weight must be positive."
+        )
+    return float(np.average(v, weights=w))

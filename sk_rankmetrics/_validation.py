@@ -1,0 +1,256 @@
+"""The input layer: every accepted layout is checked here, once.
+
+Each layout becomes an object with ``n_rows`` and ``chunks()``; ``chunks``
+yields ``(rows, y_true, y_score, n_items)`` blocks of float64 rows whose size
+stays under a fixed element budget, so that temporaries never grow with the
+input. Layouts:
+
+- dense matrices of shape ``(n_rows, n_items)``: lists, NumPy arrays, pandas
+  DataFrames; ``y_true`` may also be scipy.sparse (densified a chunk at a time);
+- long format: 1-D ``y_true``, ``y_score`` and ``qid`` with one entry per
+  query-item pair. Queries are gathered by ``qid``, bucketed by length and
+  padded (score ``-inf``, relevance 0) inside each chunk only.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+#: Elements of one (rows x items) block; a few float64/int64 temporaries of
+#: this size are alive at once (1 MiB each, small enough to stay in cache).
+CHUNK_ELEMENTS = 1 << 17
+
+
+def _is_dataframe(x):
+    return hasattr(x, "to_numpy") and hasattr(x, "columns")
+
+
+def _as_array(x, arg, *, allow_sparse=False):
+    """Turn ``x`` into a numeric ndarray (or CSR matrix) without copying floats."""
+    if x is None:
+        raise ValueError(f"{arg} is None; pass an array-like of numbers.")
+    if sp.issparse(x):
+        if not allow_sparse:
+            raise TypeError(
+                f"{arg} is a scipy.sparse matrix, which is accepted for y_true only; "
+                f"pass {arg} as a dense array."
+            )
+        x = sp.csr_array(x)
+        dtype = x.dtype
+    else:
+        if _is_dataframe(x) or hasattr(x, "to_numpy"):
+            x = x.to_numpy()
+        try:
+            x = np.asarray(x)
+        except ValueError as exc:  # ragged nested lists
+            raise ValueError(
+                f"{arg} could not be read as a rectangular array ({exc}). Rows of a "
+                "matrix must all have the same length; for rankings of different "
+                "lengths use the long format with qid=..."
+            ) from None
+        dtype = x.dtype
+    if dtype.kind not in "biuf":
+        raise TypeError(
+            f"{arg} must hold numbers (bool, int or float), got dtype {dtype}."
+        )
+    return x
+
+
+def _check_finite_chunk(block, arg, row0):
+    total = block.sum()
+    if np.isfinite(total):
+        return
+    bad = ~np.isfinite(block)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{arg} contains NaN or infinity (first at row {row0 + r}, column {c}); "
+            "every value must be finite."
+        )
+
+
+def check_sample_weight(sample_weight, n, what="rows"):
+    if sample_weight is None:
+        return None
+    w = _as_array(sample_weight, "sample_weight")
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(
+            f"sample_weight must be 1-D with one weight per {what} ({n}), got shape "
+            f"{w.shape}."
+        )
+    w = w.astype(float)
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if (w < 0).any():
+        raise ValueError("sample_weight must be non-negative; found a negative weight.")
+    return w
+
+
+class DenseInputs:
+    """``(n_rows, n_items)`` matrices, dense or with sparse ``y_true``."""
+
+    def __init__(self, y_true, y_score):
+        self.y_true = y_true
+        self.y_score = y_score
+        self.n_rows, self.n_cols = y_true.shape
+
+    def chunks(self, budget=None):
+        budget = CHUNK_ELEMENTS if budget is None else budget
+        N = self.n_cols
+        step = max(1, budget // N)
+        sparse = sp.issparse(self.y_true)
+        for a in range(0, self.n_rows, step):
+            b = min(a + step, self.n_rows)
+            yt = self.y_true[a:b]
+            yt = yt.toarray() if sparse else yt
+            yt = np.asarray(yt, dtype=np.float64)
+            ys = np.asarray(self.y_score[a:b], dtype=np.float64)
+            _check_finite_chunk(yt, "y_true", a)
+            _check_finite_chunk(ys, "y_score", a)
+            yield slice(a, b), yt, ys, None
+
+
+class LongInputs:
+    """One entry per query-item pair, grouped by ``qid``."""
+
+    def __init__(self, y_true, y_score, qid):
+        self.y_true = np.asarray(y_true, dtype=np.float64)
+        self.y_score = np.asarray(y_score, dtype=np.float64)
+        for arg, v in (("y_true", self.y_true), ("y_score", self.y_score)):
+            if not np.all(np.isfinite(v)):
+                i = int(np.flatnonzero(~np.isfinite(v))[0])
+                raise ValueError(
+                    f"{arg} contains NaN or infinity (first at index {i}); every "
+                    "value must be finite."
+                )
+        order = np.argsort(qid, kind="stable")
+        sq = qid[order]
+        new = np.empty(sq.shape[0], dtype=bool)
+        new[:1] = True
+        np.not_equal(sq[1:], sq[:-1], out=new[1:])
+        self.starts = np.flatnonzero(new)
+        self.counts = np.diff(np.append(self.starts, sq.shape[0]))
+        self.query_ids = sq[self.starts]
+        self.order = order
+        self.n_rows = self.starts.shape[0]
+        self.n_cols = int(self.counts.max())
+
+    def query_weights(self, sample_weight):
+        """Per-query weights from per-query or per-pair (constant) weights."""
+        if sample_weight is None:
+            return None
+        n_pairs = self.order.shape[0]
+        w = _as_array(sample_weight, "sample_weight")
+        if w.ndim == 1 and w.shape[0] == n_pairs:
+            w = check_sample_weight(w, n_pairs)[self.order]
+            hi = np.maximum.reduceat(w, self.starts)
+            lo = np.minimum.reduceat(w, self.starts)
+            if not np.array_equal(hi, lo):
+                q = self.query_ids[np.flatnonzero(hi != lo)[0]]
+                raise ValueError(
+                    "sample_weight has one weight per query-item pair but differs "
+                    f"inside query {q!r}; give one weight per query (length "
+                    f"{self.n_rows}, queries in sorted qid order) or the same weight "
+                    "for every pair of a query."
+                )
+            return w[self.starts]
+        return check_sample_weight(w, self.n_rows, what=f"query or per pair ({n_pairs})")
+
+    def chunks(self, budget=None):
+        budget = CHUNK_ELEMENTS if budget is None else budget
+        by_len = np.argsort(self.counts, kind="stable")
+        lens = self.counts[by_len]
+        a = 0
+        while a < self.n_rows:
+            # Queries are taken shortest first; the block width is the longest.
+            n_fit = np.searchsorted(lens[a:] * np.arange(1, self.n_rows - a + 1), budget, "right")
+            b = a + max(1, int(n_fit))
+            qs = by_len[a:b]
+            cnt = self.counts[qs]
+            width = int(cnt.max())
+            nq = qs.shape[0]
+            row = np.repeat(np.arange(nq), cnt)
+            offs = np.arange(row.shape[0]) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            src = self.order[np.repeat(self.starts[qs], cnt) + offs]
+            yt = np.zeros((nq, width))
+            ys = np.full((nq, width), -np.inf)
+            yt[row, offs] = self.y_true[src]
+            ys[row, offs] = self.y_score[src]
+            yield qs, yt, ys, cnt
+            a = b
+
+
+def check_inputs(y_true, y_score, qid=None):
+    """Validate the inputs and return a layout object (see module docstring)."""
+    if qid is not None:
+        return _check_long(y_true, y_score, qid)
+    yt = _as_array(y_true, "y_true", allow_sparse=True)
+    ys = _as_array(y_score, "y_score")
+    for arg, v in (("y_true", yt), ("y_score", ys)):
+        if v.ndim == 1:
+            raise ValueError(
+                f"{arg} is 1-D (shape {v.shape}), but a 2-D matrix of shape (n_rows, "
+                "n_items) is needed: one row per query, one column per item. For "
+                "long format (one entry per query-item pair) pass qid=...; for a "
+                f"single ranking pass {arg}.reshape(1, -1)."
+            )
+        if v.ndim != 2:
+            raise ValueError(
+                f"{arg} must be 2-D of shape (n_rows, n_items), got {v.ndim} "
+                f"dimensions (shape {v.shape})."
+            )
+    if yt.shape[0] != ys.shape[0]:
+        raise ValueError(
+            f"y_true and y_score have different numbers of rows: {yt.shape[0]} and "
+            f"{ys.shape[0]} (shapes {yt.shape} and {ys.shape}); they must match."
+        )
+    if yt.shape[1] != ys.shape[1]:
+        raise ValueError(
+            f"y_true and y_score have different numbers of items (columns): "
+            f"{yt.shape[1]} and {ys.shape[1]} (shapes {yt.shape} and {ys.shape}); "
+            "they must match."
+        )
+    if yt.shape[0] == 0:
+        raise ValueError("y_true and y_score have no rows; at least one is needed.")
+    if yt.shape[1] < 2:
+        raise ValueError(
+            f"y_true has {yt.shape[1]} item per row; ranking metrics are only "
+            "meaningful with at least 2 items per row."
+        )
+    return DenseInputs(yt, ys)
+
+
+def _check_long(y_true, y_score, qid):
+    yt = _as_array(y_true, "y_true")
+    ys = _as_array(y_score, "y_score")
+    q = np.asarray(qid.to_numpy() if hasattr(qid, "to_numpy") else qid)
+    for arg, v in (("y_true", yt), ("y_score", ys), ("qid", q)):
+        if v.ndim != 1:
+            raise ValueError(
+                f"with qid given, {arg} must be 1-D (one entry per query-item pair), "
+                f"got shape {v.shape}. Drop qid to score (n_rows, n_items) matrices."
+            )
+    if not (yt.shape[0] == ys.shape[0] == q.shape[0]):
+        raise ValueError(
+            "y_true, y_score and qid must have the same length (one entry per "
+            f"query-item pair), got {yt.shape[0]}, {ys.shape[0]} and {q.shape[0]}."
+        )
+    if q.shape[0] == 0:
+        raise ValueError("y_true, y_score and qid are empty; at least one pair is needed.")
+    if q.dtype.kind not in "biuUSO" and not (
+        q.dtype.kind == "f" and np.all(np.isfinite(q))
+    ):
+        raise TypeError(f"qid must hold query ids (integers or strings), got {q.dtype}.")
+    if q.dtype.kind == "O":
+        try:
+            q = q.astype(str) if isinstance(q[0], str) else q.astype(np.int64)
+        except (TypeError, ValueError):
+            raise TypeError("qid must hold query ids of one type (integers or strings).") from None
+    return LongInputs(yt, ys, q)
+
+
+def is_integral(x):
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
