@@ -126,15 +126,35 @@ class LongInputs:
                     f"{arg} contains NaN or infinity (first at index {i}); every "
                     "value must be finite."
                 )
-        order = np.argsort(qid, kind="stable")
-        sq = qid[order]
-        new = np.empty(sq.shape[0], dtype=bool)
-        new[:1] = True
-        np.not_equal(sq[1:], sq[:-1], out=new[1:])
-        self.starts = np.flatnonzero(new)
-        self.counts = np.diff(np.append(self.starts, sq.shape[0]))
-        self.query_ids = sq[self.starts]
-        self.order = order
+        n = qid.shape[0]
+        change = np.empty(n, dtype=bool)
+        change[:1] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+        run_starts = np.flatnonzero(change)
+        contiguous = False
+        if run_starts.shape[0] <= n // 4:  # few runs: maybe one per query
+            run_ids = qid[run_starts]
+            by_id = np.argsort(run_ids, kind="stable")
+            sorted_ids = run_ids[by_id]
+            contiguous = not (sorted_ids[1:] == sorted_ids[:-1]).any()
+        if contiguous:
+            # Each query is one contiguous run (the usual learning-to-rank
+            # layout): no item-level sort is needed.
+            self.order = None
+            self.starts = run_starts
+            self.row_of_group = np.empty_like(by_id)
+            self.row_of_group[by_id] = np.arange(by_id.shape[0])
+            self.query_ids = sorted_ids
+        else:
+            # Order inside a query does not matter (ties are handled by score),
+            # so the faster unstable sort is fine.
+            self.order = np.argsort(qid)
+            sq = qid[self.order]
+            np.not_equal(sq[1:], sq[:-1], out=change[1:])
+            self.starts = np.flatnonzero(change)
+            self.row_of_group = np.arange(self.starts.shape[0])
+            self.query_ids = sq[self.starts]
+        self.counts = np.diff(np.append(self.starts, n))
         self.n_rows = self.starts.shape[0]
         self.n_cols = int(self.counts.max())
 
@@ -142,21 +162,25 @@ class LongInputs:
         """Per-query weights from per-query or per-pair (constant) weights."""
         if sample_weight is None:
             return None
-        n_pairs = self.order.shape[0]
+        n_pairs = self.y_true.shape[0]
         w = _as_array(sample_weight, "sample_weight")
         if w.ndim == 1 and w.shape[0] == n_pairs:
-            w = check_sample_weight(w, n_pairs)[self.order]
+            w = check_sample_weight(w, n_pairs)
+            w = w if self.order is None else w[self.order]
             hi = np.maximum.reduceat(w, self.starts)
             lo = np.minimum.reduceat(w, self.starts)
             if not np.array_equal(hi, lo):
-                q = self.query_ids[np.flatnonzero(hi != lo)[0]]
+                g = np.flatnonzero(hi != lo)[0]
+                q = self.query_ids[self.row_of_group[g]]
                 raise ValueError(
                     "sample_weight has one weight per query-item pair but differs "
                     f"inside query {q!r}; give one weight per query (length "
                     f"{self.n_rows}, queries in sorted qid order) or the same weight "
                     "for every pair of a query."
                 )
-            return w[self.starts]
+            per_query = np.empty(self.n_rows)
+            per_query[self.row_of_group] = w[self.starts]
+            return per_query
         return check_sample_weight(w, self.n_rows, what=f"query or per pair ({n_pairs})")
 
     def chunks(self, budget=None):
@@ -174,12 +198,15 @@ class LongInputs:
             nq = qs.shape[0]
             row = np.repeat(np.arange(nq), cnt)
             offs = np.arange(row.shape[0]) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-            src = self.order[np.repeat(self.starts[qs], cnt) + offs]
+            src = np.repeat(self.starts[qs], cnt) + offs
+            if self.order is not None:
+                src = self.order[src]
+            dst = row * width + offs
             yt = np.zeros((nq, width))
             ys = np.full((nq, width), -np.inf)
-            yt[row, offs] = self.y_true[src]
-            ys[row, offs] = self.y_score[src]
-            yield qs, yt, ys, cnt
+            yt.reshape(-1)[dst] = self.y_true[src]
+            ys.reshape(-1)[dst] = self.y_score[src]
+            yield self.row_of_group[qs], yt, ys, cnt
             a = b
 
 
