@@ -17,11 +17,13 @@ from ._metrics import (
     recall_at_k_score,
     reciprocal_rank_score,
 )
+from ._plot import MetricAtKDisplay
 from ._registry import metric_names
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "MetricAtKDisplay",
     "__version__",
     "cumulative_gain_score",
     "dcg_score",

@@ -1,0 +1,212 @@
+"""MetricAtKDisplay: values from the engine, scikit-learn display conventions."""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import UndefinedMetricWarning
+
+from sk_rankmetrics import (
+    MetricAtKDisplay,
+    dcg_score,
+    evaluate,
+    mean_average_precision_score,
+    ndcg_score,
+)
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    y_true = rng.integers(0, 4, size=(30, 12))
+    y_true[:, 0] = 1  # every row has a relevant item
+    y_score = rng.integers(0, 5, size=(30, 12)).astype(float)  # many ties
+    return y_true, y_score
+
+
+def test_values_match_the_metric_functions(data):
+    y_true, y_score = data
+    ks = [1, 3, 5, 12, 20]
+    d = MetricAtKDisplay.from_predictions(y_true, y_score, metric=["ndcg", "dcg", "map"],
+                                          ks=ks)
+    for j, k in enumerate(ks):
+        assert d.values_["ndcg"][j] == pytest.approx(ndcg_score(y_true, y_score, k=k),
+                                                     abs=1e-12)
+        assert d.values_["dcg"][j] == pytest.approx(dcg_score(y_true, y_score, k=k),
+                                                    abs=1e-12)
+        assert d.values_["map"][j] == pytest.approx(
+            mean_average_precision_score(y_true, y_score, k=k), abs=1e-12)
+    np.testing.assert_array_equal(d.ks, ks)
+
+
+def test_options_pairs_and_presets(data):
+    y_true, y_score = data
+    d = MetricAtKDisplay.from_predictions(
+        y_true, y_score, ks=[2, 4],
+        metric=["ndcg_exp", ("ndcg", {"gain": "exponential", "discount": "jarvelin"})])
+    assert set(d.values_) == {"ndcg_exp", "ndcg (gain='exponential', discount='jarvelin')"}
+    want = evaluate(y_true, y_score, ["ndcg_exp@2", "ndcg_exp@4"])
+    np.testing.assert_allclose(d.values_["ndcg_exp"], [want["ndcg_exp@2"],
+                                                       want["ndcg_exp@4"]], atol=1e-12)
+    jk = ndcg_score(y_true, y_score, k=4, gain="exponential", discount="jarvelin")
+    assert d.values_["ndcg (gain='exponential', discount='jarvelin')"][1] == pytest.approx(jk)
+
+
+def test_long_format_and_weights():
+    y = np.array([2, 0, 1, 0, 1, 1, 0])
+    s = np.array([0.1, 0.9, 0.5, 0.3, 0.2, 0.8, 0.7])
+    qid = np.array([1, 1, 1, 2, 2, 2, 2])
+    w = np.array([1.0, 3.0])
+    d = MetricAtKDisplay.from_predictions(y, s, qid=qid, sample_weight=w, ks=[1, 2, 3])
+    for j, k in enumerate([1, 2, 3]):
+        assert d.values_["ndcg"][j] == pytest.approx(
+            ndcg_score(y, s, qid=qid, sample_weight=w, k=k))
+
+
+def test_one_ranking_pass(monkeypatch, data):
+    from sk_rankmetrics import _engine
+
+    calls = []
+    real = _engine.rank_chunk
+
+    def counting(*args, **kwargs):
+        calls.append(args[2])  # the depth L the chunk is ranked to
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_engine, "rank_chunk", counting)
+    y_true, y_score = data
+    MetricAtKDisplay.from_predictions(y_true, y_score, metric=["ndcg", "recall"],
+                                      ks=range(1, 9))
+    assert calls == [8]  # one chunk, ranked once down to max(ks)
+
+
+def test_plot_attributes_and_labels(data):
+    y_true, y_score = data
+    d = MetricAtKDisplay.from_predictions(y_true, y_score, metric=["dcg", "ndcg"],
+                                          ks=range(1, 6), name="model")
+    assert d.ax_.figure is d.figure_
+    assert set(d.lines_) == {"dcg", "ndcg"}
+    assert d.line_ is d.lines_["ndcg"]
+    np.testing.assert_allclose(d.lines_["dcg"].get_ydata(), d.values_["dcg"])
+    np.testing.assert_array_equal(d.lines_["dcg"].get_xdata(), [1, 2, 3, 4, 5])
+    assert [t.get_text() for t in d.ax_.get_legend().get_texts()] == ["model: dcg",
+                                                                       "model: ndcg"]
+    assert d.ax_.get_xlabel() == "cut-off k"
+
+
+def test_several_systems_on_one_axes(data):
+    y_true, y_score = data
+    first = MetricAtKDisplay.from_predictions(y_true, y_score, ks=range(1, 6), name="A")
+    second = MetricAtKDisplay.from_predictions(y_true, -y_score, ks=range(1, 6), name="B",
+                                               ax=first.ax_, linestyle="--")
+    assert second.ax_ is first.ax_
+    assert len(first.ax_.get_lines()) == 2
+    assert second.line_.get_linestyle() == "--"
+    assert second.ax_.get_ylabel() == "ndcg@k"
+    labels = [t.get_text() for t in first.ax_.get_legend().get_texts()]
+    assert labels == ["A", "B"]
+
+
+def test_plot_name_override():
+    d = MetricAtKDisplay(ks=[1, 2], values={"map": [0.5, 0.25]}, name="run1")
+    d.plot(name="run2", color="red")
+    assert d.line_.get_label() == "run2"
+    assert d.line_.get_color() == "red"
+
+
+def test_from_estimator_uses_the_scores():
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, 3, size=40)
+    qid = np.repeat(np.arange(8), 5)
+    model = LinearRegression().fit(X, y)
+    d = MetricAtKDisplay.from_estimator(model, X, y, qid=qid, ks=[1, 3, 5],
+                                        no_relevant="skip")
+    want = [ndcg_score(y, model.predict(X), qid=qid, k=k, no_relevant="skip")
+            for k in (1, 3, 5)]
+    np.testing.assert_allclose(d.values_["ndcg"], want, atol=1e-12)
+    assert d.line_.get_label() == "LinearRegression"
+
+
+def test_from_estimator_binary_predict_proba():
+    from sklearn.linear_model import LogisticRegression
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [0.5], [2.5]])
+    y = np.array([0, 0, 1, 1, 0, 1])
+    qid = np.array([1, 1, 1, 1, 2, 2])
+    clf = LogisticRegression().fit(X, y)
+    d = MetricAtKDisplay.from_estimator(clf, X, y, qid=qid, ks=[1, 2],
+                                        response_method="predict_proba", metric="precision")
+    np.testing.assert_allclose(d.values_["precision"], [1.0, 0.75])
+    with pytest.raises(ValueError, match="response_method"):
+        MetricAtKDisplay.from_estimator(clf, X, y, qid=qid, response_method="score")
+    with pytest.raises(TypeError, match="has none of the methods"):
+        MetricAtKDisplay.from_estimator(object(), X, y, qid=qid, response_method="predict")
+
+
+def test_one_warning_for_rows_without_relevant_items():
+    y_true = np.array([[0, 0, 0], [1, 0, 2]])
+    y_score = np.array([[3, 2, 1], [3, 2, 1]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = MetricAtKDisplay.from_predictions(y_true, y_score, ks=[1, 2, 3])
+    undefined = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
+    assert len(undefined) == 1
+    assert "1 of 2 rows" in str(undefined[0].message)
+    np.testing.assert_allclose(d.values_["ndcg"], [ndcg_score(y_true, y_score, k=k,
+                                                              no_relevant=0.0)
+                                                   for k in (1, 2, 3)])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"metric": "ndcg@10"}, ValueError, "has a cut-off"),
+        ({"metric": "r_precision"}, ValueError, "takes no cut-off"),
+        ({"metric": "nope"}, ValueError, "unknown metric"),
+        ({"metric": []}, ValueError, "metric is empty"),
+        ({"metric": 3}, TypeError, "metric must be"),
+        ({"metric": ["ndcg", "ndcg"]}, ValueError, "twice"),
+        ({"ks": []}, ValueError, "ks is empty"),
+        ({"ks": [0, 1]}, ValueError, "every k in ks"),
+        ({"ks": [1.5]}, TypeError, "every k in ks"),
+        ({"ks": None}, TypeError, "ks must be an iterable"),
+    ],
+)
+def test_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        MetricAtKDisplay.from_predictions([[1, 0]], [[1, 2]], **kwargs)
+
+
+def test_constructor_checks_shapes():
+    with pytest.raises(ValueError, match="one value per cut-off"):
+        MetricAtKDisplay(ks=[1, 2, 3], values={"ndcg": [1.0, 0.5]})
+    with pytest.raises(ValueError, match="values is empty"):
+        MetricAtKDisplay(ks=[1], values={})
+
+
+def test_import_does_not_import_matplotlib():
+    code = (
+        "import sys, sk_rankmetrics; "
+        "assert 'matplotlib' not in sys.modules, 'matplotlib imported'; "
+        "sk_rankmetrics.MetricAtKDisplay(ks=[1], values={'ndcg': [1.0]}); "
+        "assert 'matplotlib' not in sys.modules; print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
