@@ -220,8 +220,8 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
 
     See Also
     --------
-    dcg_score : the unnormalised DCG.
-    evaluate : several metrics from one ranking pass.
+    dcg_score : The unnormalised DCG.
+    evaluate : Several metrics from one ranking pass.
 
     Notes
     -----

@@ -168,7 +168,7 @@ class MetricAtKDisplay:
 
     See Also
     --------
-    evaluate : several metrics from one ranking pass.
+    evaluate : Several metrics from one ranking pass.
 
     Notes
     -----

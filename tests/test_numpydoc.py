@@ -1,0 +1,75 @@
+"""numpydoc validation of every public name in ``sk_rankmetrics.__all__``.
+
+Each public function, class and public method must pass numpydoc's checks
+(except the codes in ``IGNORED``) and, beyond numpydoc, carry a formula
+(``.. math::``), a Notes section and a doctested example.
+"""
+
+import inspect
+
+import pytest
+
+import sk_rankmetrics
+
+numpydoc_validate = pytest.importorskip("numpydoc.validate")
+
+#: numpydoc codes not enforced, with the reason.
+IGNORED = {
+    "ES01": "an extended summary is optional; the formula and Notes carry the detail",
+    "SA01": "a See Also section is optional",
+    "PR03": "shared parameter blocks are documented in topic order, not signature order",
+    "RT02": "return values are named (``score : float``), as in scikit-learn",
+    "SS05": "false positives on noun-phrase summaries ('Names accepted by ...')",
+}
+
+#: Public names exempt from the formula / Notes rule, with the reason.
+NO_FORMULA = {
+    "metric_names": "a list of names, not a metric",
+}
+
+
+def _public_objects():
+    for name in sk_rankmetrics.__all__:
+        if name.startswith("__"):
+            continue
+        obj = getattr(sk_rankmetrics, name)
+        yield name, f"sk_rankmetrics.{name}"
+        if inspect.isclass(obj):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_"):
+                    continue
+                if isinstance(member, (classmethod, staticmethod)) or inspect.isfunction(member):
+                    yield name, f"sk_rankmetrics.{name}.{attr}"
+
+
+PUBLIC = list(_public_objects())
+
+
+@pytest.mark.parametrize(("name", "qualname"), PUBLIC, ids=[q for _, q in PUBLIC])
+def test_numpydoc_validation(name, qualname):
+    result = numpydoc_validate.validate(qualname)
+    errors = [
+        f"{code}: {message}"
+        for code, message in result["errors"]
+        if code not in IGNORED
+    ]
+    assert not errors, f"{qualname}:\n" + "\n".join(errors)
+
+
+@pytest.mark.parametrize(("name", "qualname"), PUBLIC, ids=[q for _, q in PUBLIC])
+def test_formula_notes_and_example(name, qualname):
+    obj = sk_rankmetrics
+    for part in qualname.split(".")[1:]:
+        obj = getattr(obj, part)
+    doc = inspect.getdoc(obj) or ""
+    assert ">>> " in doc, f"{qualname} has no doctested example"
+    if name in NO_FORMULA:
+        return
+    assert ".. math::" in doc or ":math:`" in doc, f"{qualname} has no formula"
+    assert "\nNotes\n-----\n" in doc, f"{qualname} has no Notes section"
+
+
+def test_every_public_name_is_checked():
+    checked = {name for name, _ in PUBLIC}
+    assert checked == {n for n in sk_rankmetrics.__all__ if not n.startswith("__")}
+    assert "sk_rankmetrics.MetricAtKDisplay.plot" in {q for _, q in PUBLIC}
