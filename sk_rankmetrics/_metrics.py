@@ -600,7 +600,7 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
     >>> y_score = [[6, 5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 6]]
     >>> scores = evaluate(y_true, y_score, ["ndcg@3", "map@3", "mrr"])
     >>> {{name: round(v, 4) for name, v in scores.items()}}
-    {{'ndcg@3': 0.6957, 'map@3': 0.8333, 'mrr': 0.75}}
+    {{'ndcg@3': 0.7287, 'map@3': 0.625, 'mrr': 0.75}}
     """
     requests = make_requests(metrics)
     return _run(y_true, y_score, requests, sample_weight=sample_weight,
