@@ -1,0 +1,421 @@
+"""Speed and memory of sk_rankmetrics against scikit-learn, NumPy and pytrec_eval.
+
+Usage::
+
+    python benchmarks/bench.py            # full run (a few minutes on 2 cores)
+    python benchmarks/bench.py --quick    # smaller inputs, under a minute
+    python benchmarks/bench.py --only sklearn-k10 --only memory
+
+Every case builds seeded data, times each side as the best of a few repeats
+(``time.perf_counter``) in the same process, and the script prints one
+Markdown table at the end (progress goes to stderr). Numbers that must agree
+(sk_rankmetrics against scikit-learn, ``evaluate`` against the single-metric
+functions, per-query values against pytrec_eval) are checked; a failed check
+is printed and makes the script exit with status 1.
+
+Needs only sk_rankmetrics and the ``bench`` extra; a case whose optional
+package is missing prints why and is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import gc
+import os
+import platform
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+import sklearn
+import sklearn.metrics as skm
+
+import sk_rankmetrics as skr
+
+MiB = 2.0**20
+
+
+@dataclasses.dataclass
+class Config:
+    quick: bool
+    n_rows: int  # matrix cases
+    n_items: int
+    mem_rows: int  # memory case
+    mem_items: int
+    n_queries: int  # long format case
+    repeats: int  # repeats of sk_rankmetrics calls
+    base_repeats: int  # repeats of the (slower) baselines
+    n_check: int  # queries compared with pytrec_eval
+
+
+FULL = Config(False, 10_000, 1_000, 2_000, 20_000, 100_000, 5, 3, 2_000)
+QUICK = Config(True, 2_000, 1_000, 500, 20_000, 10_000, 3, 1, 500)
+
+
+@dataclasses.dataclass
+class Row:
+    case: str
+    ours: str
+    baseline: str
+    ratio: str
+    target: str
+    met: str
+
+
+class Report:
+    """Collects table rows, check lines and failures."""
+
+    def __init__(self):
+        self.rows = []
+        self.checks = []
+        self.failed = []
+        self.skipped = []
+
+    def check(self, label, ours, theirs, tol):
+        diff = abs(float(ours) - float(theirs))
+        ok = diff <= tol
+        line = (
+            f"{label}: sk_rankmetrics {float(ours):.15f}, baseline {float(theirs):.15f}, "
+            f"|diff| = {diff:.2e} (tolerance {tol:g}) {'OK' if ok else 'FAILED'}"
+        )
+        self.checks.append(line)
+        log(line)
+        if not ok:
+            self.failed.append(line)
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def best_of(fn, repeats):
+    """Best wall time of ``repeats`` calls and the last call's result."""
+    best = float("inf")
+    result = None
+    for _ in range(repeats):
+        result = None
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def peak_extra(fn):
+    """Peak memory (bytes) allocated by ``fn()`` while it runs, and its result."""
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    try:
+        result = fn()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak, result
+
+
+def fmt_s(t):
+    return f"{t:.3f} s" if t >= 0.01 else f"{t * 1e3:.2f} ms"
+
+
+def speed_row(case, ours, base, target_speedup=None, informational=False):
+    """A row comparing times; the ratio is written as a speed-up (base / ours)."""
+    speedup = base / ours
+    ratio = f"{speedup:.1f}× faster" if speedup >= 1 else f"{1 / speedup:.2f}× slower"
+    if informational or target_speedup is None:
+        target, met = "(informational)", "—"
+    else:
+        target = f"≥ {target_speedup:g}× faster"
+        met = "yes" if speedup >= target_speedup else "**no**"
+    return Row(case, fmt_s(ours), fmt_s(base), ratio, target, met)
+
+
+# ---------------------------------------------------------------- data
+
+_MATRIX = {}
+
+
+def matrix_data(cfg):
+    """Graded ``y_true`` (integers 0..4) and float scores, seeded."""
+    key = (cfg.n_rows, cfg.n_items)
+    if key not in _MATRIX:
+        rng = np.random.default_rng(20240601)
+        y_score = rng.random(key)
+        y_true = rng.integers(0, 5, size=key)
+        _MATRIX.clear()
+        _MATRIX[key] = (y_true, y_score)
+    return _MATRIX[key]
+
+
+def shape_label(cfg):
+    return f"{cfg.n_rows:,} × {cfg.n_items:,}"
+
+
+# ---------------------------------------------------------------- cases
+
+
+def case_sklearn_k10(cfg, rep):
+    y_true, y_score = matrix_data(cfg)
+    t_ours, v_ours = best_of(lambda: skr.ndcg_score(y_true, y_score, k=10), cfg.repeats)
+    t_sk, v_sk = best_of(lambda: skm.ndcg_score(y_true, y_score, k=10), cfg.base_repeats)
+    rep.check("ndcg@10 (ties averaged) vs sklearn.metrics.ndcg_score", v_ours, v_sk, 1e-12)
+    rep.rows.append(speed_row(f"1. ndcg_score k=10, {shape_label(cfg)} vs scikit-learn",
+                              t_ours, t_sk, 15))
+
+
+def case_argpartition_k10(cfg, rep):
+    y_true, y_score = matrix_data(cfg)
+    t_ours, _ = best_of(lambda: skr.ndcg_score(y_true, y_score, k=10), cfg.repeats)
+    t_np, _ = best_of(lambda: np.argpartition(-y_score, 10, axis=1), cfg.repeats)
+    ratio = t_ours / t_np
+    rep.rows.append(Row(
+        f"2. ndcg_score k=10, {shape_label(cfg)} vs bare np.argpartition",
+        fmt_s(t_ours), fmt_s(t_np), f"{ratio:.2f}× argpartition's time",
+        "≤ 3× argpartition's time", "yes" if ratio <= 3 else "**no**",
+    ))
+
+
+def case_sklearn_full(cfg, rep):
+    y_true, y_score = matrix_data(cfg)
+    t_ours, v_ours = best_of(lambda: skr.ndcg_score(y_true, y_score), cfg.repeats)
+    t_sk, v_sk = best_of(lambda: skm.ndcg_score(y_true, y_score), cfg.base_repeats)
+    rep.check("ndcg (k=None) vs sklearn.metrics.ndcg_score", v_ours, v_sk, 1e-12)
+    rep.rows.append(speed_row(f"3. ndcg_score k=None, {shape_label(cfg)} vs scikit-learn",
+                              t_ours, t_sk, 5))
+
+
+def case_ignore_ties(cfg, rep):
+    y_true, y_score = matrix_data(cfg)
+    t_ours, v_ours = best_of(
+        lambda: skr.ndcg_score(y_true, y_score, k=10, ignore_ties=True), cfg.repeats)
+    t_sk, v_sk = best_of(
+        lambda: skm.ndcg_score(y_true, y_score, k=10, ignore_ties=True), cfg.base_repeats)
+    rep.check("ndcg@10 ignore_ties=True vs scikit-learn ignore_ties=True", v_ours, v_sk, 1e-12)
+    rep.rows.append(speed_row(
+        f"4. ndcg_score k=10 ignore_ties=True, {shape_label(cfg)} vs scikit-learn",
+        t_ours, t_sk, informational=True))
+
+
+EVAL_METRICS = ["ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10", "hit_rate@10"]
+SINGLES = {
+    "ndcg@10": skr.ndcg_score,
+    "map@10": skr.mean_average_precision_score,
+    "mrr@10": skr.reciprocal_rank_score,
+    "precision@10": skr.precision_at_k_score,
+    "recall@10": skr.recall_at_k_score,
+    "hit_rate@10": skr.hit_rate_score,
+}
+
+
+def case_evaluate(cfg, rep):
+    y_true, y_score = matrix_data(cfg)
+
+    def six_calls():
+        return {name: f(y_true, y_score, k=10) for name, f in SINGLES.items()}
+
+    t_ours, v_ours = best_of(lambda: skr.evaluate(y_true, y_score, EVAL_METRICS), cfg.repeats)
+    t_six, v_six = best_of(six_calls, cfg.repeats)
+    for name in EVAL_METRICS:
+        rep.check(f"evaluate()[{name!r}] vs the single-metric function", v_ours[name],
+                  v_six[name], 1e-12)
+    rep.rows.append(speed_row(
+        f"5. evaluate(6 metrics @10), {shape_label(cfg)} vs 6 single-metric calls",
+        t_ours, t_six, informational=True))
+
+
+def case_memory(cfg, rep):
+    shape = (cfg.mem_rows, cfg.mem_items)
+    rng = np.random.default_rng(20240602)
+    y_score = rng.random(shape)
+    y_true = rng.integers(0, 5, size=shape).astype(np.float64)
+    inputs = y_true.nbytes + y_score.nbytes
+    log(f"memory: inputs {inputs / MiB:.1f} MiB")
+    m_ours, v_ours = peak_extra(lambda: skr.ndcg_score(y_true, y_score, k=10))
+    m_sk, v_sk = peak_extra(lambda: skm.ndcg_score(y_true, y_score, k=10))
+    rep.check("ndcg@10 on the memory input vs scikit-learn", v_ours, v_sk, 1e-12)
+    rep.checks.append(
+        f"memory: inputs {inputs / MiB:.1f} MiB; peak extra sk_rankmetrics "
+        f"{m_ours / MiB:.1f} MiB ({m_ours / inputs:.3f}× inputs), scikit-learn "
+        f"{m_sk / MiB:.1f} MiB ({m_sk / inputs:.2f}× inputs)"
+    )
+    rep.rows.append(Row(
+        f"6. peak extra memory, ndcg_score k=10, {shape[0]:,} × {shape[1]:,} float64 "
+        f"(inputs {inputs / MiB:.0f} MiB) vs scikit-learn",
+        f"{m_ours / MiB:.1f} MiB ({m_ours / inputs:.3f}× inputs)",
+        f"{m_sk / MiB:.1f} MiB ({m_sk / inputs:.2f}× inputs)",
+        f"{m_ours / m_sk:.4f}× scikit-learn's",
+        "≤ 0.25× inputs",
+        "yes" if m_ours <= 0.25 * inputs else "**no**",
+    ))
+
+
+def long_data(cfg):
+    """Queries of 10..200 documents, sorted and contiguous by qid."""
+    rng = np.random.default_rng(20240603)
+    lengths = rng.integers(10, 201, size=cfg.n_queries)
+    qid = np.repeat(np.arange(cfg.n_queries), lengths)
+    n = qid.shape[0]
+    y_true = rng.integers(0, 5, size=n)
+    y_score = rng.random(n)
+    perm = rng.permutation(n)
+    return qid, y_true, y_score, perm
+
+
+def to_pytrec(qid, y_true, y_score):
+    """Arrays (sorted by qid) -> pytrec_eval's qrels and run dicts of dicts."""
+    bounds = np.flatnonzero(qid[1:] != qid[:-1]) + 1
+    starts = [0, *bounds.tolist()]
+    ends = [*bounds.tolist(), qid.shape[0]]
+    names = [f"d{i}" for i in range(max(e - s for s, e in zip(starts, ends)))]
+    rel = y_true.tolist()
+    score = y_score.tolist()
+    qids = qid[starts].tolist()
+    qrels, run = {}, {}
+    for q, s, e in zip(qids, starts, ends):
+        key = str(q)
+        docs = names[: e - s]
+        qrels[key] = dict(zip(docs, rel[s:e]))
+        run[key] = dict(zip(docs, score[s:e]))
+    return qrels, run
+
+
+def case_long(cfg, rep):
+    try:
+        import pytrec_eval
+    except ImportError:
+        pytrec_eval = None
+        msg = ("7. long format: pytrec_eval not installed (pip install "
+               "pytrec-eval-terrier, or the bench extra); baseline skipped")
+        log(msg)
+        rep.skipped.append(msg)
+
+    qid, y_true, y_score, perm = long_data(cfg)
+    n = qid.shape[0]
+    label = f"{cfg.n_queries:,} queries, {n:,} rows"
+    log(f"long format: {label}")
+    t_ours, v_ours = best_of(
+        lambda: skr.ndcg_score(y_true, y_score, qid=qid, k=10), cfg.repeats)
+    qid_s, yt_s, ys_s = qid[perm], y_true[perm], y_score[perm]
+    t_shuf, v_shuf = best_of(
+        lambda: skr.ndcg_score(yt_s, ys_s, qid=qid_s, k=10), max(2, cfg.repeats // 2))
+    rep.check("long format: shuffled rows vs sorted rows (sk_rankmetrics)", v_shuf, v_ours,
+              1e-12)
+
+    if pytrec_eval is None:
+        rep.rows.append(Row(f"7. ndcg@10 long format (qid sorted), {label}", fmt_s(t_ours),
+                            "pytrec_eval not installed", "—", "≥ 3× faster", "skipped"))
+        rep.rows.append(Row(f"7b. same, rows shuffled, {label}", fmt_s(t_shuf), "—", "—",
+                            "(informational)", "—"))
+        return
+
+    def baseline():
+        qrels, run = to_pytrec(qid, y_true, y_score)
+        evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"})
+        return evaluator.evaluate(run)
+
+    t_pt, res = best_of(baseline, cfg.base_repeats)
+    t0 = time.perf_counter()
+    to_pytrec(qid, y_true, y_score)
+    t_conv = time.perf_counter() - t0
+    rep.checks.append(
+        f"long format: pytrec_eval {fmt_s(t_pt)} of which about {fmt_s(t_conv)} is the "
+        "conversion of the arrays to dicts"
+    )
+
+    # Per-query agreement on a seeded subsample of queries with no tied scores,
+    # not even in single precision (see the README: pytrec_eval separates
+    # scores that are equal in float32 by document name).
+    ours_q = skr.ndcg_score(y_true, y_score, qid=qid, k=10, per_row=True)
+    theirs_q = np.array([res[str(q)]["ndcg_cut_10"] for q in range(cfg.n_queries)])
+    starts = np.concatenate(([0], np.flatnonzero(qid[1:] != qid[:-1]) + 1, [n]))
+    ys32 = y_score.astype(np.float32)
+
+    def tie_free(q):
+        s = ys32[starts[q]: starts[q + 1]]
+        return np.unique(s).shape[0] == s.shape[0]
+
+    rng = np.random.default_rng(20240604)
+    sample = [q for q in rng.choice(cfg.n_queries, cfg.n_check, replace=False) if tie_free(q)]
+    worst = int(sample[np.argmax(np.abs(ours_q[sample] - theirs_q[sample]))])
+    rep.check(f"long format: per-query ndcg@10 vs pytrec_eval ndcg_cut_10, worst of "
+              f"{len(sample)} sampled tie-free queries (query {worst})",
+              ours_q[worst], theirs_q[worst], 1e-6)
+    differ = np.flatnonzero(np.abs(ours_q - theirs_q) > 1e-6)
+    tied = sum(not tie_free(q) for q in differ)
+    rep.checks.append(
+        f"long format: {differ.shape[0]} of {cfg.n_queries:,} queries differ from "
+        f"pytrec_eval by more than 1e-6; {tied} of them have scores equal in float32; "
+        f"mean ndcg@10 {v_ours:.9f} (sk_rankmetrics) vs {theirs_q.mean():.9f} (pytrec_eval)"
+    )
+    rep.rows.append(speed_row(
+        f"7. ndcg@10 long format (qid sorted), {label} vs pytrec_eval incl. dict conversion",
+        t_ours, t_pt, 3))
+    rep.rows.append(speed_row(
+        f"7b. same, rows shuffled, {label} vs the same pytrec_eval time",
+        t_shuf, t_pt, informational=True))
+
+
+CASES = {
+    "sklearn-k10": case_sklearn_k10,
+    "argpartition-k10": case_argpartition_k10,
+    "sklearn-full": case_sklearn_full,
+    "ignore-ties": case_ignore_ties,
+    "evaluate": case_evaluate,
+    "memory": case_memory,
+    "long": case_long,
+}
+
+
+def print_table(rep, cfg, elapsed):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"sk_rankmetrics {skr.__version__} benchmarks ({'quick' if cfg.quick else 'full'} "
+          f"run), {now}; {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+          f"NumPy {np.__version__}, scikit-learn {sklearn.__version__}; best of "
+          f"{cfg.repeats} (sk_rankmetrics) / {cfg.base_repeats} (baselines) repeats; "
+          f"total {elapsed:.0f} s")
+    print()
+    header = ["case", "sk_rankmetrics", "baseline", "ratio", "target", "met"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join(["---"] * len(header)) + "|")
+    for r in rep.rows:
+        print(f"| {r.case} | {r.ours} | {r.baseline} | {r.ratio} | {r.target} | {r.met} |")
+    print()
+    for line in rep.skipped:
+        print(f"- skipped: {line}")
+    for line in rep.checks:
+        print(f"- {line}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="smaller inputs and fewer repeats (under a minute)")
+    parser.add_argument("--only", action="append", metavar="NAME", choices=list(CASES),
+                        help=f"run only this case (repeatable): {', '.join(CASES)}")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="repeats of each sk_rankmetrics call (best is kept)")
+    args = parser.parse_args(argv)
+    cfg = QUICK if args.quick else FULL
+    if args.repeats is not None:
+        if args.repeats < 1:
+            parser.error("--repeats must be at least 1")
+        cfg = dataclasses.replace(cfg, repeats=args.repeats)
+    names = args.only or list(CASES)
+    rep = Report()
+    t0 = time.perf_counter()
+    for name in CASES:
+        if name in names:
+            log(f"== {name}")
+            CASES[name](cfg, rep)
+    print_table(rep, cfg, time.perf_counter() - t0)
+    if rep.failed:
+        print("\nFAILED checks:", *rep.failed, sep="\n", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
