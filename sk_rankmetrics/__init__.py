@@ -18,22 +18,54 @@ from ._metrics import (
     reciprocal_rank_score,
 )
 from ._plot import MetricAtKDisplay
+from ._ranked import (
+    EvaluationResult,
+    evaluate_ranked,
+    evaluate_run,
+    qrels_from_frame,
+    run_from_frame,
+)
+from ._ranker import QueryGroupRanker
 from ._registry import metric_names
+from ._scorer import (
+    RankingScorer,
+    get_scorer,
+    get_scorer_names,
+    get_scorers,
+    make_ranking_scorer,
+)
+from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "EvaluationResult",
     "MetricAtKDisplay",
+    "QueryGroupRanker",
+    "RankingScorer",
+    "TrecQrels",
+    "TrecRun",
     "__version__",
     "cumulative_gain_score",
     "dcg_score",
     "evaluate",
+    "evaluate_ranked",
+    "evaluate_run",
+    "get_scorer",
+    "get_scorer_names",
+    "get_scorers",
     "hit_rate_score",
+    "make_ranking_scorer",
     "mean_average_precision_score",
     "metric_names",
     "ndcg_score",
     "precision_at_k_score",
+    "qrels_from_frame",
     "r_precision_score",
+    "read_trec_qrels",
+    "read_trec_run",
     "recall_at_k_score",
     "reciprocal_rank_score",
+    "run_from_frame",
+    "write_trec_run",
 ]
