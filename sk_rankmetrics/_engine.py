@@ -107,11 +107,22 @@ def compute(inputs, requests, *, ignore_ties=False):
     needs_full = any(r.spec.takes_k and r.k is None for r in requests)
     k_max = max((r.k for r in requests if r.k is not None), default=1)
 
-    def work(chunk):
-        return _chunk_values(chunk, requests, needs_full, k_max, ignore_ties)
+    if hasattr(inputs, "ranked_chunk"):
+        # Pre-ranked layout (ranked lists plus sparse truth): no ranking pass.
+        def work(rows):
+            rc = inputs.ranked_chunk(rows, requests, ignore_ties=ignore_ties)
+            return rows, [req.spec.kernel(rc, req) for req in requests]
+
+        items = inputs.row_blocks(requests)
+    else:
+
+        def work(chunk):
+            return _chunk_values(chunk, requests, needs_full, k_max, ignore_ties)
+
+        items = inputs.chunks()
 
     n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
-    for rows, results in _bounded_map(work, inputs.chunks(), n_threads):
+    for rows, results in _bounded_map(work, items, n_threads):
         for req, (vals, defined) in zip(requests, results):
             out[req.label][0][rows] = vals
             if defined is not None:

@@ -1,0 +1,529 @@
+"""Scoring rankings given as files, ID lists and data frames.
+
+Public entry points: :func:`evaluate_run` (TREC qrels and runs, with a
+trec_eval-compatible setting), :func:`evaluate_ranked` (recommender ID lists)
+and the data-frame converters :func:`qrels_from_frame` / :func:`run_from_frame`.
+All of them build the pre-ranked layout of :mod:`._ranked_inputs` and hand it to
+the same engine and kernels as the matrix functions.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from itertools import chain
+
+import numpy as np
+
+from ._engine import compute
+from ._ranked_inputs import build_ranked_inputs
+from ._reduce import apply_policy, check_policy, weighted_mean
+from ._registry import make_requests, parse_name
+from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
+
+SETTINGS = ("sk_rankmetrics", "trec_eval")
+
+_TREC_CUT = re.compile(r"^(P|recall|success|map_cut|ndcg_cut)_(\d+)$")
+_TREC_BASE = {"P": "precision", "recall": "recall", "success": "hit_rate",
+              "map_cut": "map", "ndcg_cut": "ndcg"}
+
+
+def metric_from_trec_name(name):
+    """Translate a trec_eval measure name (``P_5``, ``ndcg_cut_10``) to ours."""
+    m = _TREC_CUT.match(name.strip())
+    if m:
+        return f"{_TREC_BASE[m.group(1)]}@{m.group(2)}"
+    return name
+
+
+class EvaluationResult:
+    r"""Per-query values and means of several metrics.
+
+    Parameters
+    ----------
+    query_ids : ndarray of shape (n_queries,)
+        The evaluated queries (users), sorted.
+    per_query : dict of str -> ndarray of shape (n_queries,)
+        Each metric's value per query (NaN where ``no_relevant="skip"``
+        dropped the query).
+    mean : dict of str -> float
+        Each metric's mean over the queries that count.
+
+    Notes
+    -----
+    The mean of metric :math:`m` is :math:`\frac{1}{|Q|}\sum_{q \in Q} m(q)`
+    over the queries :math:`Q` that are not skipped.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import evaluate_ranked
+    >>> res = evaluate_ranked({"u1": ["a", "b"], "u2": ["c", "a"]},
+    ...                       {"u1": {"b"}, "u2": {"c"}}, ["mrr"])
+    >>> res["mrr"], res.per_query["mrr"].tolist()
+    (0.75, [0.5, 1.0])
+    """
+
+    def __init__(self, query_ids, per_query, mean):
+        self.query_ids = query_ids
+        self.per_query = per_query
+        self.mean = mean
+
+    @property
+    def metrics(self):
+        """Metric labels, in the order asked for."""
+        return list(self.mean)
+
+    def __getitem__(self, name):
+        return self.mean[name]
+
+    def __repr__(self):
+        vals = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
+        return f"EvaluationResult({len(self.query_ids)} queries: {vals})"
+
+    def to_frame(self):
+        """Per-query values as a pandas DataFrame (one row per query).
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Indexed by query id, one column per metric.
+
+        Examples
+        --------
+        >>> from sk_rankmetrics import evaluate_ranked
+        >>> res = evaluate_ranked([["a", "b"]], [{"b"}], ["mrr"])
+        >>> res.to_frame()
+               mrr
+        query
+        0      0.5
+        """
+        import pandas as pd
+
+        return pd.DataFrame(self.per_query, index=pd.Index(self.query_ids, name="query"))
+
+
+def _finish(inputs, requests, *, ignore_ties, no_relevant):
+    policy = check_policy(no_relevant)
+    raw = compute(inputs, requests, ignore_ties=ignore_ties)
+    per_query, mean = {}, {}
+    for req in requests:
+        values, defined = raw[req.label]
+        skipped = np.zeros_like(defined)
+        if req.spec.normalized:
+            values = apply_policy(values, defined, policy, req.label)
+            if policy == "skip":
+                skipped = ~defined
+        per_query[req.label] = values
+        mean[req.label] = weighted_mean(values, None, skipped)
+    return EvaluationResult(inputs.query_ids, per_query, mean)
+
+
+def _with_options(metrics, k, *, trec_names=False, **options):
+    """Metric names -> ``(label, options)`` pairs with the options each one takes."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    pairs = []
+    for item in metrics:
+        label, opts = (item, {}) if isinstance(item, str) else item
+        if not isinstance(label, str) or not isinstance(opts, dict):
+            raise TypeError("metrics must be names such as 'ndcg@10' or (name, options) "
+                            f"pairs, got {item!r}.")
+        name = metric_from_trec_name(label) if trec_names else label
+        spec, kk, _ = parse_name(name)
+        if k is not None and kk is None and spec.takes_k:
+            name = f"{name}@{k}"
+        extra = {o: v for o, v in options.items() if o in spec.options and v is not None}
+        pairs.append((label, name, {**extra, **opts}))
+    requests = make_requests([(name, opts) for _, name, opts in pairs])
+    for req, (label, _, _) in zip(requests, pairs):
+        req.label = label
+    labels = [r.label for r in requests]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"metrics names a metric twice: {labels}.")
+    return requests
+
+
+def _check_flag(value, arg):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{arg} must be True or False, got {value!r}.")
+    return bool(value)
+
+
+def _as_qrels(qrels):
+    if isinstance(qrels, TrecQrels):
+        return qrels
+    if isinstance(qrels, (str, os.PathLike)):
+        return read_trec_qrels(qrels)
+    if hasattr(qrels, "columns"):
+        return qrels_from_frame(qrels)
+    raise TypeError("qrels must be a TrecQrels, a path to a qrels file or a data frame, got "
+                    f"{type(qrels).__name__}.")
+
+
+def _as_run(run):
+    if isinstance(run, TrecRun):
+        return run
+    if isinstance(run, (str, os.PathLike)):
+        return read_trec_run(run)
+    if hasattr(run, "columns"):
+        return run_from_frame(run)
+    raise TypeError("run must be a TrecRun, a path to a run file or a data frame, got "
+                    f"{type(run).__name__}.")
+
+
+def _trec_gain(levels, gains):
+    """A gain mapping over every level: the given gains, others their level."""
+    if gains is None:
+        return None
+    if not isinstance(gains, Mapping):
+        raise TypeError(f"gains must be a mapping {{level: gain}}, got {type(gains).__name__}.")
+    mapping = {float(lv): float(lv) for lv in np.unique(np.append(levels, 0.0))}
+    mapping.update({float(k): float(v) for k, v in gains.items()})
+    return mapping
+
+
+def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
+                 threshold=None, gains=None, no_relevant=None, progress=None):
+    r"""Score a TREC run against qrels, per query and on average.
+
+    Parameters
+    ----------
+    qrels : TrecQrels, path or pandas.DataFrame
+        Judgements (a path is read with :func:`read_trec_qrels`, a data frame
+        with :func:`qrels_from_frame`).
+    run : TrecRun, path or pandas.DataFrame
+        The ranking to score (read with :func:`read_trec_run` or
+        :func:`run_from_frame`).
+    metrics : str or list of str
+        Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"``, ``"mrr"``;
+        trec_eval names (``"P_5"``, ``"map_cut_10"``, ``"ndcg_cut_10"``,
+        ``"recall_100"``, ``"success_5"``, ``"recip_rank"``, ``"Rprec"``) are
+        accepted too.
+    setting : {"sk_rankmetrics", "trec_eval"}, default="sk_rankmetrics"
+        ``"sk_rankmetrics"``: this package's defaults (tied scores averaged
+        over their orderings; AP@k divided by min(k, R)). ``"trec_eval"``
+        reproduces trec_eval: ties broken by docno descending, AP and AP@k
+        divided by all relevant documents R, negative qrels levels count as
+        non-relevant with gain 0, queries without relevant documents score 0.
+    complete : bool, default=False
+        Count queries that are in the qrels but not in the run, with score 0
+        (trec_eval ``-c``). Queries of the run without qrels are always left out.
+    threshold : float, optional
+        Lowest relevance level that counts as relevant for the binary metrics
+        (trec_eval ``-l``; default: levels > 0).
+    gains : dict, optional
+        Gain of each relevance level for nDCG/DCG (trec_eval
+        ``-m ndcg.1=3,2=9``); levels not given keep their level as gain.
+    no_relevant : "warn", "skip" or float, optional
+        Policy for queries without a relevant document (default ``"warn"``;
+        ``0.0`` in the trec_eval setting).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each block of queries.
+
+    Returns
+    -------
+    result : EvaluationResult
+        ``result.per_query[name]`` (one value per query of ``result.query_ids``)
+        and ``result.mean[name]`` (also ``result[name]``).
+
+    Notes
+    -----
+    Each metric is averaged over the evaluated queries :math:`Q`:
+
+    .. math::
+
+        \bar m = \frac{1}{|Q|} \sum_{q \in Q} m(q)
+
+    Documents are ranked by score, descending; ``rank`` columns are ignored,
+    as trec_eval ignores them. In the trec_eval setting the nDCG ideal is taken
+    over every judged document of the query, and the nDCG@k ideal over the top
+    min(k, R) of them. Cost: O(n log n) in the number of run lines.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sk_rankmetrics import TrecQrels, TrecRun, evaluate_run
+    >>> qrels = TrecQrels(np.array(["q1", "q1", "q2"]), np.array(["a", "b", "c"]),
+    ...                   np.array([1, 2, 1]))
+    >>> run = TrecRun(np.array(["q1", "q1", "q1", "q2"]), np.array(["a", "b", "x", "y"]),
+    ...               np.array([0.5, 0.9, 0.7, 1.0]))
+    >>> res = evaluate_run(qrels, run, ["P_2", "map", "ndcg"], setting="trec_eval")
+    >>> {name: round(v, 4) for name, v in res.mean.items()}
+    {'P_2': 0.25, 'map': 0.4167, 'ndcg': 0.4751}
+    """
+    if setting not in SETTINGS:
+        raise ValueError(f"setting={setting!r} is not known. Accepted: 'sk_rankmetrics' or "
+                         "'trec_eval' (reproduces trec_eval's numbers).")
+    complete = _check_flag(complete, "complete")
+    q, r = _as_qrels(qrels), _as_run(run)
+    if len(r) == 0 and not complete:
+        raise ValueError("the run is empty; it must rank at least one document.")
+    rel = q.relevance
+    trec = setting == "trec_eval"
+    if trec:
+        rel = np.maximum(rel, 0.0)
+        if no_relevant is None:
+            no_relevant = 0.0
+    requests = _with_options(
+        metrics, None, trec_names=True, threshold=threshold,
+        gain=_trec_gain(rel, gains),
+        denominator="relevant" if trec else None,
+    )
+    inputs = build_ranked_inputs(
+        r.qid, r.docno, q.qid, q.docno, rel, rec_score=r.score,
+        queries="truth" if complete else "both", order="score",
+    )
+    inputs.progress = progress
+    return _finish(inputs, requests, ignore_ties=trec,
+                   no_relevant="warn" if no_relevant is None else no_relevant)
+
+
+def _flatten_lists(lists, n, arg):
+    """Flatten ``n`` sequences into (lengths, flat ids) without a loop per entry."""
+    try:
+        lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
+    except TypeError:
+        raise TypeError(f"{arg} must hold one sequence of item ids per user.") from None
+    first = next((seq for seq in lists if len(seq)), None)
+    if first is None:
+        return lens, np.zeros(0, dtype=np.int64)
+    head = next(iter(first))
+    if isinstance(head, (int, np.integer)) and not isinstance(head, bool):
+        try:
+            flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(lens.sum()))
+            return lens, flat
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return lens, np.array(list(chain.from_iterable(lists))).astype(str)
+
+
+def _recommended(recommended, users):
+    if isinstance(recommended, Mapping):
+        ids = np.array(list(recommended.keys()))
+        lens, flat = _flatten_lists(list(recommended.values()), len(recommended),
+                                    "recommended")
+        return ids, lens, flat
+    arr = recommended
+    if hasattr(arr, "to_numpy"):
+        arr = arr.to_numpy()
+    if isinstance(arr, np.ndarray) and arr.ndim == 2:
+        n, w = arr.shape
+        lens, flat = np.full(n, w, dtype=np.int64), arr.reshape(-1)
+    elif isinstance(arr, (list, tuple, np.ndarray)):
+        n = len(arr)
+        lens, flat = _flatten_lists(arr, n, "recommended")
+    else:
+        raise TypeError("recommended must be a dict {user: ranked ids}, a 2-D array of ids "
+                        "(one row per user) or a list of id lists, got "
+                        f"{type(recommended).__name__}.")
+    ids = np.arange(n) if users is None else np.asarray(users)
+    if ids.shape != (n,):
+        raise ValueError(f"users must give one id per row of recommended ({n}), got "
+                         f"shape {ids.shape}.")
+    return ids, lens, flat
+
+
+def _truth(truth, users):
+    """Truth -> (user ids, item ids, relevance) parallel arrays."""
+    if isinstance(truth, tuple):
+        if len(truth) not in (2, 3):
+            raise ValueError("truth as a tuple must be (user_ids, item_ids) or (user_ids, "
+                             f"item_ids, relevance), got {len(truth)} arrays.")
+        u, i = np.asarray(truth[0]), np.asarray(truth[1])
+        rel = np.ones(u.shape[0]) if len(truth) == 2 else np.asarray(truth[2], dtype=float)
+        return u, i, rel
+    if isinstance(truth, Mapping):
+        keys = np.array(list(truth.keys()))
+        vals = list(truth.values())
+    elif isinstance(truth, (list, np.ndarray)):
+        keys = np.arange(len(truth)) if users is None else np.asarray(users)
+        if keys.shape[0] != len(truth):
+            raise ValueError(f"truth as a list must give one entry per user ({keys.shape[0]}),"
+                             f" got {len(truth)}.")
+        vals = list(truth)
+    else:
+        raise TypeError("truth must be a dict {user: relevant ids} or {user: {id: relevance}}"
+                        ", a list aligned with recommended, or a tuple of parallel arrays "
+                        f"(user_ids, item_ids[, relevance]); got {type(truth).__name__}.")
+    graded = np.fromiter((isinstance(v, Mapping) for v in vals), dtype=bool, count=len(vals))
+    if graded.any() and not graded.all():
+        raise TypeError("truth mixes {id: relevance} mappings and plain id collections; "
+                        "use one form for every user.")
+    lens, items = _flatten_lists(vals, len(vals), "truth")
+    if graded.all() and len(vals):
+        rel = np.fromiter(chain.from_iterable(v.values() for v in vals), dtype=float,
+                          count=int(lens.sum()))
+    else:
+        rel = np.ones(items.shape[0])
+    return np.repeat(keys, lens), items, rel
+
+
+def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete=False,
+                    threshold=None, no_relevant="warn", progress=None):
+    r"""Score ranked ID lists (recommendations) against ground-truth ids.
+
+    Parameters
+    ----------
+    recommended : dict, 2-D array or list
+        Ranked item ids per user, best first: ``{user: [id, ...]}``, a 2-D
+        array of shape (n_users, n_recs) (the fast path for many users) or a
+        list of id lists. Lists may have different lengths.
+    truth : dict, list or tuple
+        Relevant ids per user: ``{user: {id, ...}}`` (binary relevance) or
+        ``{user: {id: relevance}}`` (graded); a list aligned with
+        ``recommended``; or a tuple of parallel arrays ``(user_ids, item_ids)``
+        or ``(user_ids, item_ids, relevance)``.
+    metrics : str or list of str
+        Names such as ``"ndcg@100"``, ``"map@10"``, ``"recall@50"``, ``"mrr"``.
+    k : int, optional
+        Cut-off added to every name that has none (``"ndcg"`` -> ``"ndcg@k"``).
+    users : array-like, optional
+        User ids of the rows when ``recommended`` is an array or a list
+        (default ``0..n-1``).
+    complete : bool, default=False
+        Also score users that have truth but no recommendations (as 0).
+    threshold : float, optional
+        Lowest relevance that counts as relevant (default: > 0).
+    no_relevant : "warn", "skip" or float, default="warn"
+        Policy for users without a relevant item.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each block of users.
+
+    Returns
+    -------
+    result : EvaluationResult
+        Per-user values (``result.per_query``, users in sorted order in
+        ``result.query_ids``) and means (``result.mean``).
+
+    Notes
+    -----
+    For example nDCG@k of a user with ranked items :math:`i_1, i_2, \dots`:
+
+    .. math::
+
+        \mathrm{nDCG@k} = \frac{\sum_{p=1}^{k} g(i_p) / \log_2(p + 1)}
+        {\sum_{p=1}^{\min(k, R)} g^*_p / \log_2(p + 1)}
+
+    where :math:`g^*` are the truth's gains sorted in decreasing order.
+    The ideal ranking is built from the truth, not from the recommended
+    items: the ideal DCG@k of a user with R relevant ids sums the top min(k, R)
+    ideal gains, whether or not they were recommended. Items not in the truth
+    have relevance 0. A judged item recommended twice to one user raises.
+    The relevance of each recommended id is found with vectorised sorted
+    look-ups over blocks of users: time O(n_users * n_recs * log), memory
+    bounded by the block size.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import evaluate_ranked
+    >>> rec = {"u1": ["a", "b", "c"], "u2": ["d", "e", "f"]}
+    >>> truth = {"u1": {"a": 1, "c": 1}, "u2": {"f": 2, "x": 1}}
+    >>> res = evaluate_ranked(rec, truth, ["ndcg", "recall", "mrr"], k=3)
+    >>> {name: round(v, 4) for name, v in res.mean.items()}
+    {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
+    """
+    complete = _check_flag(complete, "complete")
+    ids, lens, flat = _recommended(recommended, users)
+    tu, ti, trel = _truth(truth, users)
+    requests = _with_options(metrics, k, threshold=threshold)
+    inputs = build_ranked_inputs(np.repeat(ids, lens), flat, tu, ti, trel,
+                                 queries="truth" if complete else "run")
+    inputs.progress = progress
+    return _finish(inputs, requests, ignore_ties=True, no_relevant=no_relevant)
+
+
+def _column(df, names, what, given):
+    if given is not None:
+        if given not in df.columns:
+            raise ValueError(f"the data frame has no column {given!r} for the {what}; "
+                             f"its columns are {list(df.columns)}.")
+        return df[given].to_numpy()
+    for c in names:
+        if c in df.columns:
+            return df[c].to_numpy()
+    raise ValueError(f"cannot find the {what} column: looked for {list(names)}, the data "
+                     f"frame has {list(df.columns)}; name it with the matching argument.")
+
+
+_QUERY_COLS = ("query", "qid", "query_id", "user", "user_id", "topic")
+_ITEM_COLS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
+
+
+def qrels_from_frame(df, *, query=None, item=None, relevance=None):
+    r"""Judgements from a long-format data frame (query, item, relevance).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per judged (query, item) pair.
+    query, item, relevance : str, optional
+        Column names; by default the first of ``query``/``qid``/``user``...,
+        ``item``/``docno``/``doc_id``... and ``relevance``/``rel``/``label``
+        that exists.
+
+    Returns
+    -------
+    qrels : TrecQrels
+        The judgements, ready for :func:`evaluate_run`.
+
+    Notes
+    -----
+    Row :math:`i` sets :math:`\mathrm{rel}(q_i, d_i)`; ids keep their dtype.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sk_rankmetrics import qrels_from_frame
+    >>> df = pd.DataFrame({"qid": [1, 1], "docno": ["a", "b"], "rel": [2, 0]})
+    >>> qrels_from_frame(df)
+    TrecQrels(2 judgements, 1 queries)
+    """
+    rel = _column(df, ("relevance", "rel", "label", "grade", "y_true"), "relevance",
+                  relevance)
+    try:
+        rel = np.asarray(rel, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("the relevance column must hold numbers.") from None
+    return TrecQrels(_column(df, _QUERY_COLS, "query", query),
+                     _column(df, _ITEM_COLS, "item", item), rel, source="data frame")
+
+
+def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
+    """A run from a long-format data frame (query, item, score).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per ranked (query, item) pair.
+    query, item, score : str, optional
+        Column names; by default the first of ``query``/``qid``/``user``...,
+        ``item``/``docno``/``doc_id``... and ``score``/``sim``/``y_score``
+        that exists.
+    tag : str, default="run"
+        Run tag.
+
+    Returns
+    -------
+    run : TrecRun
+        The ranking, ready for :func:`evaluate_run`.
+
+    Notes
+    -----
+    Row :math:`i` gives the score :math:`s(q_i, d_i)`; ids keep their dtype.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sk_rankmetrics import run_from_frame
+    >>> df = pd.DataFrame({"qid": [1, 1], "docno": ["a", "b"], "score": [0.3, 0.9]})
+    >>> run_from_frame(df, tag="bm25")
+    TrecRun(2 documents, 1 queries, tag='bm25')
+    """
+    s = _column(df, ("score", "sim", "y_score", "prediction"), "score", score)
+    try:
+        s = np.asarray(s, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("the score column must hold numbers.") from None
+    return TrecRun(_column(df, _QUERY_COLS, "query", query),
+                   _column(df, _ITEM_COLS, "item", item), s, tag=tag, source="data frame")
