@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._adapters import DEFAULT_RESPONSE_METHOD, estimator_responses
 from ._metrics import _run
 from ._registry import Request, check_k, parse_name
 
@@ -102,33 +103,6 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
         label: np.array([scores[f"{i}@{k}"] for k in ks])
         for i, (label, _, _) in enumerate(metrics)
     }
-
-
-_RESPONSE_METHODS = ("decision_function", "predict_proba", "predict")
-
-
-def _estimator_scores(estimator, X, response_method):
-    """Scores of ``X`` from ``estimator`` for ranking (higher ranks earlier)."""
-    if response_method == "auto":
-        methods = _RESPONSE_METHODS
-    elif response_method in _RESPONSE_METHODS:
-        methods = (response_method,)
-    else:
-        raise ValueError(
-            f"response_method={response_method!r} is not accepted. Accepted: 'auto', "
-            "'decision_function', 'predict_proba' or 'predict'."
-        )
-    for method in methods:
-        fn = getattr(estimator, method, None)
-        if fn is not None:
-            scores = np.asarray(fn(X))
-            if method == "predict_proba" and scores.ndim == 2 and scores.shape[1] == 2:
-                scores = scores[:, 1]  # binary classifier: probability of the positive class
-            return scores
-    raise TypeError(
-        f"{type(estimator).__name__} has none of the methods {list(methods)}; "
-        "give an estimator that scores items, or use from_predictions."
-    )
 
 
 class MetricAtKDisplay:
@@ -302,11 +276,11 @@ class MetricAtKDisplay:
             As in :meth:`from_predictions`.
         ks : iterable of int, default=range(1, 51)
             The cut-offs.
-        response_method : {"auto", "decision_function", "predict_proba", "predict"}, \
-default="auto"
-            The estimator's method that gives the scores; ``"auto"`` tries
-            them in that order. A binary ``predict_proba`` gives the
-            positive class's column.
+        response_method : str or list of str, default="auto"
+            The estimator's method that gives the scores, or several tried in
+            order; ``"auto"`` is ``["decision_function", "predict_proba",
+            "predict"]``. Class probabilities become one score per item as the
+            scorers of :func:`get_scorer` make them.
         sample_weight : array-like of shape (n_rows,), default=None
             Weight of each row in the means.
         ignore_ties : bool, default=False
@@ -329,9 +303,12 @@ default="auto"
 
         Notes
         -----
-        The scores are used as they come; the estimator is not refitted.
-        For a multi-output regressor or a multi-label classifier, ``y`` is the
-        ``(n_rows, n_items)`` relevance matrix and the scores have its shape.
+        The estimator's outputs become ``(y_true, y_score)`` exactly as in the
+        scorers of :func:`get_scorer`: with ``qid``, one score per sample (long
+        format); without, a multi-output regressor or multilabel classifier
+        gives an ``(n_rows, n_items)`` matrix, and a classifier trained on
+        1-D labels ranks its classes for each sample (``y`` binarised against
+        ``classes_``). The estimator is not refitted.
 
         Examples
         --------
@@ -348,10 +325,13 @@ default="auto"
         >>> d.values_["ndcg"]
         array([1., 1., 1.])
         """
-        scores = _estimator_scores(estimator, X, response_method)
+        if isinstance(response_method, str) and response_method == "auto":
+            response_method = DEFAULT_RESPONSE_METHOD
+        y_true, scores = estimator_responses(estimator, X, y, qid=qid,
+                                             response_method=response_method)
         if name is None:
             name = type(estimator).__name__
-        return cls.from_predictions(y, scores, metric=metric, ks=ks,
+        return cls.from_predictions(y_true, scores, metric=metric, ks=ks,
                                     sample_weight=sample_weight, ignore_ties=ignore_ties,
                                     no_relevant=no_relevant, qid=qid, name=name, ax=ax,
                                     **kwargs)

@@ -154,8 +154,28 @@ def test_from_estimator_binary_predict_proba():
     np.testing.assert_allclose(d.values_["precision"], [1.0, 0.75])
     with pytest.raises(ValueError, match="response_method"):
         MetricAtKDisplay.from_estimator(clf, X, y, qid=qid, response_method="score")
-    with pytest.raises(TypeError, match="has none of the methods"):
-        MetricAtKDisplay.from_estimator(object(), X, y, qid=qid, response_method="predict")
+    from sklearn.base import BaseEstimator
+
+    class NoScores(BaseEstimator):
+        pass
+
+    with pytest.raises(ValueError, match="none of the response methods"):
+        MetricAtKDisplay.from_estimator(NoScores(), X, y, qid=qid, response_method="predict")
+
+
+def test_from_estimator_classifier_ranks_its_classes():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 4))
+    y = rng.integers(0, 4, size=60)
+    clf = LogisticRegression().fit(X, y)
+    d = MetricAtKDisplay.from_estimator(clf, X, y, metric="hit_rate", ks=[1, 2, 4])
+    proba = clf.predict_proba(X)
+    want = [(np.argsort(-proba, axis=1)[:, :k] == y[:, None]).any(axis=1).mean()
+            for k in (1, 2, 4)]
+    np.testing.assert_allclose(d.values_["hit_rate"], want)
+    assert d.values_["hit_rate"][-1] == 1.0  # every class is in the top 4 of 4
 
 
 def test_one_warning_for_rows_without_relevant_items():
