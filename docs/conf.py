@@ -83,6 +83,14 @@ class _OfflineInventories(logging.Filter):
         return True
 
 
+def _skip_generated_request_methods(app, what, name, obj, skip, options):
+    """Leave out the ``set_*_request`` methods scikit-learn generates for estimators."""
+    if "RequestMethod" in getattr(obj, "__qualname__", ""):
+        return True
+    return None
+
+
 def setup(app):
+    app.connect("autodoc-skip-member", _skip_generated_request_methods)
     for name in ("sphinx.sphinx.ext.intersphinx", "sphinx.sphinx.ext.intersphinx._load"):
         logging.getLogger(name).addFilter(_OfflineInventories())
