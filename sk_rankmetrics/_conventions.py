@@ -106,6 +106,7 @@ def _mapping_gain(mapping):
 
 def _callable_gain(fn):
     def func(rel):
+        rel = np.asarray(rel, dtype=float)
         out = np.asarray(fn(rel), dtype=float)
         if out.shape != rel.shape:
             raise ValueError(

@@ -89,6 +89,19 @@ def check_sample_weight(sample_weight, n, what="rows"):
     return w
 
 
+def _relevance_block(yt):
+    """A relevance block the engine can use: wide integers stay integers.
+
+    Integers of 32 or 64 bits are kept (always finite; NumPy's ufuncs give
+    float64 on them), which spares a float copy of every chunk; narrower
+    integers and bools would promote to float16/float32 in ufuncs such as
+    ``exp2``, so they become float64 like every other input.
+    """
+    if yt.dtype.kind in "iu" and yt.dtype.itemsize >= 4:
+        return np.asarray(yt)
+    return np.asarray(yt, dtype=np.float64)
+
+
 class DenseInputs:
     """``(n_rows, n_items)`` matrices, dense or with sparse ``y_true``."""
 
@@ -105,10 +118,10 @@ class DenseInputs:
         for a in range(0, self.n_rows, step):
             b = min(a + step, self.n_rows)
             yt = self.y_true[a:b]
-            yt = yt.toarray() if sparse else yt
-            yt = np.asarray(yt, dtype=np.float64)
+            yt = _relevance_block(yt.toarray() if sparse else yt)
             ys = np.asarray(self.y_score[a:b], dtype=np.float64)
-            _check_finite_chunk(yt, "y_true", a)
+            if yt.dtype.kind == "f":
+                _check_finite_chunk(yt, "y_true", a)
             _check_finite_chunk(ys, "y_score", a)
             yield slice(a, b), yt, ys, None
 
@@ -149,6 +162,9 @@ class LongInputs:
             # Order inside a query does not matter (ties are handled by score),
             # so the faster unstable sort is fine.
             self.order = np.argsort(qid)
+            # Gather once, so that the chunks below read memory in order.
+            self.y_true = self.y_true[self.order]
+            self.y_score = self.y_score[self.order]
             sq = qid[self.order]
             np.not_equal(sq[1:], sq[:-1], out=change[1:])
             self.starts = np.flatnonzero(change)
@@ -199,8 +215,6 @@ class LongInputs:
             row = np.repeat(np.arange(nq), cnt)
             offs = np.arange(row.shape[0]) - np.repeat(np.cumsum(cnt) - cnt, cnt)
             src = np.repeat(self.starts[qs], cnt) + offs
-            if self.order is not None:
-                src = self.order[src]
             dst = row * width + offs
             yt = np.zeros((nq, width))
             ys = np.full((nq, width), -np.inf)
