@@ -121,9 +121,21 @@ def compute(inputs, requests, *, ignore_ties=False):
 
         items = inputs.chunks()
 
+    def guarded(item):
+        # Gains near the float64 limit can overflow when added up (in tie
+        # sums, DCG, CG). NumPy stays quiet here (in the worker's thread) and
+        # any non-finite value is reported below as an error.
+        with np.errstate(over="ignore", invalid="ignore"):
+            return work(item)
+
     n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
-    for rows, results in _bounded_map(work, items, n_threads):
+    for rows, results in _bounded_map(guarded, items, n_threads):
         for req, (vals, defined) in zip(requests, results):
+            if not np.isfinite(vals).all():
+                raise ValueError(
+                    f"{req.label}: the value overflows float64 (the gains of y_true "
+                    "are too large to add up); rescale y_true or use a smaller gain."
+                )
             out[req.label][0][rows] = vals
             if defined is not None:
                 out[req.label][1][rows] = defined
