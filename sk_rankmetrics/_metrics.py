@@ -603,6 +603,14 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
     {{'ndcg@3': 0.7287, 'map@3': 0.625, 'mrr': 0.75}}
     """
     requests = make_requests(metrics)
+    labels = [req.label for req in requests]
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            raise ValueError(
+                f"metric {label!r} is named twice; results are keyed by name, so each "
+                "must be unique. For the same metric with other options use an alias "
+                "(e.g. 'map@10' and 'ap@10') or a second call."
+            )
     return _run(y_true, y_score, requests, sample_weight=sample_weight,
                 ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                 per_row=per_row)
