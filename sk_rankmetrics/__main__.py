@@ -1,7 +1,8 @@
-"""``python -m sk_rankmetrics``: print every metric on the bundled demo data."""
+"""``python -m sk_rankmetrics``: the command line (see ``sk_rankmetrics._cli``)."""
 
-from ._demo import demo_table
+import sys
 
-if __name__ == "__main__":  # accepts the word "demo" (the command line grows later)
-    print("sk_rankmetrics demo: 300 queries x 50 items, graded relevance 0-3")
-    print(demo_table())
+from ._cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
