@@ -207,3 +207,18 @@ def test_get_scorers_options_and_errors():
         get_scorers([])
     with pytest.raises(TypeError, match="metric names"):
         get_scorers([3])
+
+
+def test_sklearn_integration_page_examples():
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "sklearn_integration.md"
+    if not page.exists():
+        pytest.skip("docs/sklearn_integration.md is not in this checkout")
+    result = doctest.testfile(
+        str(page), module_relative=False, verbose=False, report=True,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert result.attempted > 10
+    assert result.failed == 0, f"{result.failed} example(s) of the page failed"
