@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["QueryGroupRanker"]
@@ -109,7 +108,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         order = np.argsort(q, kind="stable")
         _, sizes = np.unique(q[order], return_counts=True)
         self.ranker_ = clone(self.ranker).fit(
-            _safe_indexing(X, order), _safe_indexing(y, order), group=sizes
+            _take_rows(X, order), _take_rows(y, order), group=sizes
         )
         return self
 
@@ -146,3 +145,12 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         """
         check_is_fitted(self, "ranker_")
         return self.ranker_.predict(X)
+
+
+def _take_rows(x, order):
+    """Rows ``order`` of an array, sparse matrix, DataFrame or Series."""
+    if hasattr(x, "iloc"):
+        return x.iloc[order]
+    if hasattr(x, "shape"):
+        return x[order]
+    return np.asarray(x)[order]

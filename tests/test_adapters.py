@@ -144,7 +144,7 @@ def _mrr_by_hand(y, classes, scores):
     [
         (LogisticRegression(max_iter=500), "decision_function"),
         (GaussianNB(), "predict_proba"),
-        (make_pipeline(StandardScaler(), LinearSVC()), "decision_function"),
+        (make_pipeline(StandardScaler(), LinearSVC(dual="auto")), "decision_function"),
     ],
     ids=["logreg", "naive-bayes", "pipeline-svc"],
 )

@@ -165,7 +165,8 @@ def test_error_qid_missing():
 def test_error_qid_passed_but_not_requested():
     X, y, qid = make_ltr()
     with routing():
-        with pytest.raises(UnsetMetadataPassedError, match="set_score_request"):
+        with pytest.raises(UnsetMetadataPassedError,
+                           match=r"\[qid\] are passed but are not explicitly set"):
             cross_val_score(Ridge(), X, y, scoring=get_scorer("ndcg@10"), cv=GroupKFold(3),
                             params={"qid": qid, "groups": qid})
 
