@@ -17,7 +17,7 @@ from itertools import chain
 import numpy as np
 
 from ._engine import compute
-from ._ranked_inputs import build_ranked_inputs
+from ._ranked_inputs import build_ranked_inputs, group_long
 from ._reduce import apply_policy, check_policy, weighted_mean
 from ._registry import make_requests, parse_name
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
@@ -270,10 +270,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         gain=_trec_gain(rel, gains),
         denominator="relevant" if trec else None,
     )
-    inputs = build_ranked_inputs(
-        r.qid, r.docno, q.qid, q.docno, rel, rec_score=r.score,
-        queries="truth" if complete else "both", order="score",
-    )
+    run_ids, lens, items, scores = group_long(r.qid, r.docno, r.score, order="score")
+    inputs = build_ranked_inputs(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
+                                 queries="truth" if complete else "both")
     inputs.progress = progress
     return _finish(inputs, requests, ignore_ties=trec,
                    no_relevant="warn" if no_relevant is None else no_relevant)
@@ -427,7 +426,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     ids, lens, flat = _recommended(recommended, users)
     tu, ti, trel = _truth(truth, users)
     requests = _with_options(metrics, k, threshold=threshold)
-    inputs = build_ranked_inputs(np.repeat(ids, lens), flat, tu, ti, trel,
+    inputs = build_ranked_inputs(ids, lens, flat, tu, ti, trel,
                                  queries="truth" if complete else "run")
     inputs.progress = progress
     return _finish(inputs, requests, ignore_ties=True, no_relevant=no_relevant)

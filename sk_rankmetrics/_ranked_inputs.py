@@ -85,14 +85,22 @@ class RankedInputs:
                 self.progress(i + 1, n_blocks)
 
     # -- one block --------------------------------------------------------
-    def _lookup(self, a, b):
-        """Relevance of each ranked item of rows ``a:b`` (0 where not judged)."""
+    def _lookup(self, a, b, limit):
+        """Relevance of the first ``limit`` ranked items of rows ``a:b`` (0 if unjudged).
+
+        Returns the local row, the position and the relevance of each looked-up
+        item, the full list lengths and the truth's bounds ``ta, tb``.
+        """
         ra, rb = self.rec_indptr[a], self.rec_indptr[b]
         ta, tb = self.truth_indptr[a], self.truth_indptr[b]
         row, lens = _row_of(self.rec_indptr, a, b)
+        offs = np.arange(rb - ra) - np.repeat(self.rec_indptr[a:b] - ra, lens)
         codes = self.rec_codes[ra:rb]
+        if lens.size and limit < lens.max():
+            keep = offs < limit
+            row, offs, codes = row[keep], offs[keep], codes[keep]
         if tb == ta:
-            return row, lens, np.zeros(rb - ra), ta, tb
+            return row, offs, lens, np.zeros(row.shape[0]), ta, tb
         trow, _ = _row_of(self.truth_indptr, a, b)
         tkeys = trow * self.span + (self.truth_codes[ta:tb] - self.cmin)
         inside = (codes >= self.cmin) & (codes <= self.cmax)
@@ -110,17 +118,17 @@ class RankedInputs:
                     "judged item twice; each item may be ranked once per query."
                 )
         rel = np.where(found, self.truth_rel[ta + pos], 0.0)
-        return row, lens, rel, ta, tb
+        return row, offs, lens, rel, ta, tb
 
     def ranked_chunk(self, rows, requests, *, ignore_ties=False):
         """The :class:`RankedChunk` of the rows in the slice ``rows``."""
         a, b = rows.start, rows.stop
         n = b - a
         L, _, _ = self._plan(requests)
-        row, lens, rel, ta, tb = self._lookup(a, b)
-        offs = np.arange(row.shape[0]) - np.repeat(self.rec_indptr[a:b] - self.rec_indptr[a],
-                                                   lens)
-        W = max(int(lens.max()) if n else 0, L)
+        has_ties = self.rec_scores is not None and not ignore_ties
+        # Without ties only the first L positions matter; tie groups may cross L.
+        row, offs, lens, rel, ta, tb = self._lookup(a, b, self.n_cols if has_ties else L)
+        W = max(int(lens.max()) if n and has_ties else 0, L)
         real = np.zeros((n, W), dtype=bool)
         real[row, offs] = True
         yt = np.zeros((n, W))
@@ -137,7 +145,7 @@ class RankedInputs:
                  for key, v in tvals.items() if key.startswith("rel:")}
 
         tied = False
-        if self.rec_scores is not None and not ignore_ties and n:
+        if has_ties and n:
             sv = np.full((n, W), -np.inf)
             sv[row, offs] = self.rec_scores[self.rec_indptr[a]:self.rec_indptr[b]]
             same = (sv[:, 1:] == sv[:, :-1]) & real[:, 1:]
@@ -167,7 +175,10 @@ def _ideal_from_truth(gains, trow, n, width):
     out = np.zeros((n, width))
     if gains.size == 0:
         return out
-    order = np.lexsort((-gains, trow))
+    levels, inv = np.unique(gains, return_inverse=True)
+    # By row, then by gain descending: one integer key.
+    order = np.argsort(trow * levels.shape[0] + (levels.shape[0] - 1 - inv.reshape(-1)),
+                       kind="stable")
     r = trow[order]
     new = np.ones(r.shape[0], dtype=bool)
     new[1:] = r[1:] != r[:-1]
@@ -211,41 +222,18 @@ def _indptr(codes, n):
     return np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n)))).astype(np.int64)
 
 
-def build_ranked_inputs(rec_query, rec_item, truth_query, truth_item, truth_rel,
-                        rec_score=None, *, queries="run", order="given"):
-    """Build :class:`RankedInputs` from long arrays (one entry per pair).
+def group_long(rec_query, rec_item, rec_score=None, *, order="given"):
+    """Long ranked entries -> ``(query_ids, lengths, items, scores)`` grouped by query.
 
-    Parameters
-    ----------
-    rec_query, rec_item : array-like of shape (n_rec,)
-        Query and item id of each ranked entry. With ``order="given"`` the
-        entries of a query are in rank order (best first).
-    truth_query, truth_item, truth_rel : array-like of shape (n_truth,)
-        The judged items of each query and their relevance.
-    rec_score : array-like of shape (n_rec,), optional
-        Scores of the ranked entries (higher ranks earlier).
-    queries : {"run", "truth", "both"}
-        Which queries become rows: those with a ranking, those with
-        judgements (queries without a ranking score as empty lists), or those
-        with both.
-    order : {"given", "score"}
-        Keep the given order, or rank by score descending with ties broken by
-        item id descending (as trec_eval does).
+    With ``order="given"`` the entries of each query keep their order (rank
+    order, best first); with ``order="score"`` they are ranked by score
+    descending, ties broken by item id descending (as trec_eval does).
     """
     rq = _as_ids(rec_query, "the ranked lists' query ids")
     ri = _as_ids(rec_item, "the ranked item ids")
-    tq = _as_ids(truth_query, "the truth's query ids")
-    ti = _as_ids(truth_item, "the truth's item ids")
-    tr = np.asarray(truth_rel, dtype=np.float64)
     if rq.shape != ri.shape:
         raise ValueError("the ranked lists' query ids and item ids must have one length, "
                          f"got {rq.shape[0]} and {ri.shape[0]}.")
-    if not (tq.shape == ti.shape == tr.shape):
-        raise ValueError("the truth's query ids, item ids and relevance must have one "
-                         f"length, got {tq.shape[0]}, {ti.shape[0]} and {tr.shape[0]}.")
-    if not np.all(np.isfinite(tr)):
-        raise ValueError("the truth's relevance contains NaN or infinity; every level "
-                         "must be finite.")
     score = None
     if rec_score is not None:
         score = np.asarray(rec_score, dtype=np.float64)
@@ -255,30 +243,101 @@ def build_ranked_inputs(rec_query, rec_item, truth_query, truth_item, truth_rel,
         if not np.all(np.isfinite(score)):
             raise ValueError("the ranked lists' scores contain NaN or infinity; every "
                              "score must be finite.")
-    if order == "score" and score is None:
-        raise ValueError("order='score' needs scores.")
+    if order == "score":
+        if score is None:
+            raise ValueError("order='score' needs scores.")
+        o = np.lexsort((ri, score))[::-1]
+        o = o[np.argsort(rq[o], kind="stable")]
+    else:
+        o = np.argsort(rq, kind="stable")
+    rq, ri = rq[o], ri[o]
+    if score is not None:
+        score = score[o]
+    new = np.ones(rq.shape[0], dtype=bool)
+    new[1:] = rq[1:] != rq[:-1]
+    starts = np.flatnonzero(new)
+    lens = np.diff(np.append(starts, rq.shape[0]))
+    return rq[starts], lens, ri, score
+
+
+def _sort_pairs(rows, codes, n):
+    """Order of (row, code) pairs, or None when they are sorted already."""
+    if rows.size < 2:
+        return None
+    cmin = int(codes.min())
+    span = int(codes.max()) - cmin + 1
+    if n * span < _KEY_LIMIT:
+        key = rows * span + (codes - cmin)
+        if not (key[1:] < key[:-1]).any():
+            return None
+        return np.argsort(key, kind="stable")
+    return np.lexsort((codes, rows))
+
+
+def build_ranked_inputs(run_ids, run_lens, rec_item, truth_query, truth_item, truth_rel,
+                        rec_score=None, *, queries="run"):
+    """Build :class:`RankedInputs` from grouped ranked lists and long truth arrays.
+
+    Parameters
+    ----------
+    run_ids : array-like of shape (n_run,)
+        The query (user) of each ranked list, each once.
+    run_lens : ndarray of shape (n_run,), int
+        Length of each ranked list.
+    rec_item : array-like of shape (sum(run_lens),)
+        The ranked item ids, list after list, each list best first.
+    truth_query, truth_item, truth_rel : array-like of shape (n_truth,)
+        The judged items of each query and their relevance.
+    rec_score : array-like of shape (sum(run_lens),), optional
+        Scores of the ranked items, non-increasing within each list.
+    queries : {"run", "truth", "both"}
+        Which queries become rows: those with a ranked list, those with
+        judgements (queries without a list score as empty lists), or both.
+    """
+    uq = _as_ids(run_ids, "the user (query) ids of the ranked lists")
+    ri = _as_ids(rec_item, "the ranked item ids")
+    lens = np.asarray(run_lens, dtype=np.int64)
+    tq = _as_ids(truth_query, "the truth's query ids")
+    ti = _as_ids(truth_item, "the truth's item ids")
+    tr = np.asarray(truth_rel, dtype=np.float64)
+    if not (tq.shape == ti.shape == tr.shape):
+        raise ValueError("the truth's query ids, item ids and relevance must have one "
+                         f"length, got {tq.shape[0]}, {ti.shape[0]} and {tr.shape[0]}.")
+    if not np.all(np.isfinite(tr)):
+        raise ValueError("the truth's relevance contains NaN or infinity; every level "
+                         "must be finite.")
     if queries not in ("run", "truth", "both"):
         raise ValueError(f"queries={queries!r} is not accepted. Accepted: 'run', 'truth' "
                          "or 'both'.")
+    score = None if rec_score is None else np.asarray(rec_score, dtype=np.float64)
 
-    # Rows: the selected query ids, sorted.
-    rq, tq = _common_kind(rq, tq)
-    run_q = np.unique(rq)
-    truth_q = np.unique(tq)
-    if queries == "run":
-        qids = run_q
-    elif queries == "truth":
-        qids = truth_q
-    else:
-        qids = np.intersect1d(run_q, truth_q, assume_unique=True)
-    n = qids.shape[0]
+    # Rows: the ranked lists (kept, dropped or completed by the truth's queries).
+    uq, tq = _common_kind(uq, tq)
+    u_order = np.argsort(uq, kind="stable")
+    u_sorted = uq[u_order]
+    if u_sorted.size > 1 and (u_sorted[1:] == u_sorted[:-1]).any():
+        i = int(np.flatnonzero(u_sorted[1:] == u_sorted[:-1])[0])
+        raise ValueError(f"user (query) {u_sorted[i]!r} has two ranked lists; give one list "
+                         "per user.")
+    truth_q = np.unique(tq) if queries != "run" else None
+    indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    if queries != "run":
+        keep = np.isin(uq, truth_q)
+        if not keep.all():
+            flat_keep = np.repeat(keep, lens)
+            uq, lens, ri = uq[keep], lens[keep], ri[flat_keep]
+            score = None if score is None else score[flat_keep]
+        if queries == "truth":
+            extra = np.setdiff1d(truth_q, uq, assume_unique=True)
+            uq = np.concatenate((uq, extra))
+            lens = np.concatenate((lens, np.zeros(extra.shape[0], dtype=np.int64)))
+        indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        u_order = np.argsort(uq, kind="stable")
+        u_sorted = uq[u_order]
+    n = uq.shape[0]
     if n == 0:
         raise ValueError("no query has both a ranking and judgements; check that the "
                          "query ids of the ranking and of the truth match.")
-
-    def rows_of(q):
-        pos = np.minimum(np.searchsorted(qids, q), n - 1)
-        return pos, qids[pos] == q
 
     # Item codes: integers as they are when they fit, else codes in the truth's vocabulary.
     ri, ti = _common_kind(ri, ti)
@@ -293,33 +352,23 @@ def build_ranked_inputs(rec_query, rec_item, truth_query, truth_item, truth_rel,
         else:
             r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
 
-    # Truth, sorted by (row, code); a duplicate judgement is an error.
-    trows, tkeep = rows_of(tq)
-    trows, t_codes, tr, ti_kept = trows[tkeep], t_codes[tkeep], tr[tkeep], ti[tkeep]
-    t_order = np.lexsort((t_codes, trows))
-    trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
+    # Truth rows, sorted by (row, code); a duplicate judgement is an error.
+    pos = np.minimum(np.searchsorted(u_sorted, tq), n - 1)
+    tkeep = u_sorted[pos] == tq
+    trows = u_order[pos[tkeep]]
+    t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
+    t_order = _sort_pairs(trows, t_codes, n)
+    if t_order is not None:
+        trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
+    else:
+        t_order = np.arange(trows.shape[0])
     if trows.size > 1:
         dup = (trows[1:] == trows[:-1]) & (t_codes[1:] == t_codes[:-1])
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
                 f"the truth judges item {ti_kept[t_order[i]]!r} twice for query "
-                f"{qids[trows[i]]!r}; give each (query, item) pair once."
+                f"{uq[trows[i]]!r}; give each (query, item) pair once."
             )
-
-    # Ranked lists, grouped by row in rank order.
-    rrows, rkeep = rows_of(rq)
-    rrows, r_codes = rrows[rkeep], r_codes[rkeep]
-    if score is not None:
-        score = score[rkeep]
-    if order == "score":
-        items = ri[rkeep]
-        o = np.lexsort((items, score))[::-1]
-        o = o[np.argsort(rrows[o], kind="stable")]
-    else:
-        o = np.argsort(rrows, kind="stable")
-    rrows, r_codes = rrows[o], r_codes[o]
-    if score is not None:
-        score = score[o]
-    return RankedInputs(qids, _indptr(rrows, n), r_codes, _indptr(trows, n), t_codes, tr,
+    return RankedInputs(uq, indptr, r_codes, _indptr(trows, n), t_codes, tr,
                         rec_scores=score)
