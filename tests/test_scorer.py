@@ -222,3 +222,24 @@ def test_sklearn_integration_page_examples():
     )
     assert result.attempted > 10
     assert result.failed == 0, f"{result.failed} example(s) of the page failed"
+
+
+def test_sample_weight_reaches_scorers_without_routing():
+    """With routing off, GridSearchCV forwards fit's sample_weight to scorers
+    that accept it; each scorer then takes a weighted mean over rows."""
+    X, Y = _graded()
+    w = 1.0 + np.arange(X.shape[0]) % 4
+    cv = KFold(3)
+    names = ["ndcg@10", "precision@5"]
+    grid = GridSearchCV(Ridge(), {"alpha": [1.0]}, cv=cv, scoring=get_scorers(names),
+                        refit=False).fit(X, Y, sample_weight=w)
+    for name in names:
+        want = []
+        for tr, te in cv.split(X, Y):
+            est = Ridge().fit(X[tr], Y[tr], sample_weight=w[tr])
+            want.append(evaluate(Y[te], est.predict(X[te]), [name],
+                                 sample_weight=w[te])[name])
+        got = [grid.cv_results_[f"split{s}_test_{name}"][0] for s in range(3)]
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+        unweighted = _by_hand(Ridge(), X, Y, cv, name)
+        assert not np.allclose(got, unweighted, rtol=0, atol=1e-9)
