@@ -317,8 +317,9 @@ def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
 
     denominator : {{"min_k_relevant", "relevant"}}, default="min_k_relevant"
         ``D``: ``min(k, R)`` with ``R`` the relevant items of the row, so that
-        a perfect top ``k`` scores 1 (XGBoost, LightGBM, Spark ``MAP@k``,
-        recommender practice); or ``R`` (trec_eval ``map_cut_k``, ranx).
+        a perfect top ``k`` scores 1 (LightGBM, Spark ``MAP@k``,
+        recommender practice); or ``R`` (trec_eval ``map_cut_k``, ranx,
+        XGBoost 1.x ``map@k``).
         Without ``k`` both are ``R``.
 
     {policy}
