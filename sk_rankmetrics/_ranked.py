@@ -43,7 +43,8 @@ class EvaluationResult:
     Parameters
     ----------
     query_ids : ndarray of shape (n_queries,)
-        The evaluated queries (users), sorted.
+        The evaluated queries (users): sorted for runs; in the order of the
+        ranked lists for ID lists (users with truth only, then, at the end).
     per_query : dict of str -> ndarray of shape (n_queries,)
         Each metric's value per query (NaN where ``no_relevant="skip"``
         dropped the query).
@@ -294,7 +295,7 @@ def _flatten_lists(lists, n, arg):
             return lens, flat
         except (TypeError, ValueError, OverflowError):
             pass
-    return lens, np.array(list(chain.from_iterable(lists))).astype(str)
+    return lens, np.array(list(chain.from_iterable(lists)))
 
 
 def _recommended(recommended, users):
@@ -392,8 +393,8 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     Returns
     -------
     result : EvaluationResult
-        Per-user values (``result.per_query``, users in sorted order in
-        ``result.query_ids``) and means (``result.mean``).
+        Per-user values (``result.per_query``, users in the order of
+        ``recommended`` in ``result.query_ids``) and means (``result.mean``).
 
     Notes
     -----

@@ -1,0 +1,261 @@
+"""Ranked ID lists (recommender output) scored by ``evaluate_ranked``.
+
+Checked against the slow per-row reference of ``tests/reference.py``, the
+playlist nDCG formula of the Korean nDCG article in ../shared/seeds, and a
+per-user loop on a subsample of a large vectorised case.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import reference as ref
+from sklearn.exceptions import UndefinedMetricWarning
+
+from sk_rankmetrics import EvaluationResult, evaluate, evaluate_ranked
+from sk_rankmetrics import _ranked_inputs as ri
+
+
+def _random_lists(rng, n_users, n_pool=40, max_len=12, graded=True):
+    rec, truth = {}, {}
+    for u in range(n_users):
+        n = int(rng.integers(0, max_len + 1))
+        rec[f"u{u}"] = [f"i{j}" for j in rng.choice(n_pool, size=n, replace=False)]
+        m = int(rng.integers(0, 8))
+        ids = rng.choice(n_pool, size=m, replace=False)
+        rel = rng.integers(1, 4, size=m) if graded else np.ones(m, dtype=int)
+        truth[f"u{u}"] = {f"i{j}": int(r) for j, r in zip(ids, rel)}
+    return rec, truth
+
+
+def _reference_value(name, recs, truth, k, **kw):
+    """Reference value of one user: items = recommended + unrecommended truth."""
+    items = list(recs) + [i for i in truth if i not in set(recs)]
+    y = [truth.get(i, 0) for i in items]
+    order = list(range(len(recs)))
+    fn = ref.METRICS[name]
+    if name == "precision" and k is None and not recs:
+        # An empty list scores 0 here (the reference would divide by 0).
+        return None if not any(v > 0 for v in y) else 0.0
+    if name == "r_precision":
+        return fn(y, order, **kw)
+    if name in ("ndcg", "dcg", "cg"):
+        return fn(y, order, k)
+    return fn(y, order, k, **kw)
+
+
+CASES = [(name, k) for name in ref.METRICS for k in (None, 1, 3, 10, 20)
+         if name != "r_precision" or k is None]
+
+
+@pytest.mark.parametrize(("name", "k"), CASES)
+def test_matches_reference_per_user(name, k):
+    rng = np.random.default_rng(7)
+    rec, truth = _random_lists(rng, 60)
+    label = name if k is None else f"{name}@{k}"
+    res = evaluate_ranked(rec, truth, [label], no_relevant="skip")
+    assert res.query_ids.tolist() == list(rec)
+    for u, got in zip(res.query_ids, res.per_query[label]):
+        expected = _reference_value(name, rec[u], truth[u], k)
+        if expected is None:
+            assert np.isnan(got)
+        else:
+            assert got == pytest.approx(expected, abs=1e-12), (u, label)
+
+
+def test_threshold_and_map_denominator_options():
+    rng = np.random.default_rng(3)
+    rec, truth = _random_lists(rng, 40)
+    res = evaluate_ranked(rec, truth, [("map@5", {"denominator": "relevant"}), "recall@5"],
+                          threshold=2, no_relevant="skip")
+    for i, u in enumerate(res.query_ids):
+        items = list(rec[u]) + [x for x in truth[u] if x not in rec[u]]
+        y = [truth[u].get(x, 0) for x in items]
+        order = list(range(len(rec[u])))
+        for label, fn, kw in (("map@5", ref.average_precision, {"denominator": "relevant"}),
+                              ("recall@5", ref.recall, {})):
+            expected = fn(y, order, 5, threshold=2, **kw)
+            got = res.per_query[label][i]
+            assert np.isnan(got) if expected is None else got == pytest.approx(expected)
+
+
+def _article_ndcg(one_gt, one_rec):
+    """The playlist nDCG of the Korean nDCG article (natural log, 100 recs)."""
+    dcg = 0.0
+    if len(one_gt) >= 100:
+        idcg = sum(1.0 / np.log(i + 1) for i in range(1, 101))
+    else:
+        idcg = sum(1.0 / np.log(i + 1) for i in range(1, len(one_gt) + 1))
+    for i, r in enumerate(one_rec):
+        if r in one_gt:
+            dcg += 1.0 / np.log(i + 2)
+    return dcg / idcg
+
+
+def test_korean_playlist_example():
+    # 100 recommended songs per playlist, binary truth of 1..180 songs.
+    rng = np.random.default_rng(2021)
+    n_songs = 600
+    gt, rec = {}, {}
+    for p in range(80):
+        rec[p] = rng.choice(n_songs, size=100, replace=False).tolist()
+        size = int(rng.integers(1, 181))
+        gt[p] = set(rng.choice(n_songs, size=size, replace=False).tolist())
+    gt[80], rec[80] = set(range(150)), list(range(100))  # a perfect playlist, |truth| > 100
+    res = evaluate_ranked(rec, gt, ["ndcg@100"])
+    expected = [_article_ndcg(gt[p], rec[p]) for p in res.query_ids.tolist()]
+    np.testing.assert_allclose(res.per_query["ndcg@100"], expected, rtol=1e-12)
+    score = sum(_article_ndcg(gt[i], rec[i]) for i in rec) / len(rec)
+    assert res["ndcg@100"] == pytest.approx(score, rel=1e-12)
+    assert res.per_query["ndcg@100"][-1] == pytest.approx(1.0)
+
+
+def test_input_forms_agree():
+    rng = np.random.default_rng(5)
+    n, w = 30, 8
+    mat = np.stack([rng.choice(50, size=w, replace=False) for _ in range(n)])
+    truth_sets = [set(rng.choice(50, size=4, replace=False).tolist()) for _ in range(n)]
+    metrics = ["ndcg@5", "map@8", "mrr", "precision@3"]
+    base = evaluate_ranked(mat, truth_sets, metrics, no_relevant=0.0)
+    tu = np.concatenate([[u] * len(s) for u, s in enumerate(truth_sets)])
+    ti = np.concatenate([sorted(s) for s in truth_sets])
+    forms = [
+        evaluate_ranked({u: list(r) for u, r in enumerate(mat)},
+                        {u: s for u, s in enumerate(truth_sets)}, metrics, no_relevant=0.0),
+        evaluate_ranked(mat.tolist(), (tu, ti), metrics, no_relevant=0.0),
+        evaluate_ranked(mat, (tu, ti, np.ones(len(ti))), metrics, no_relevant=0.0),
+        evaluate_ranked(mat.astype(str), [{str(i) for i in s} for s in truth_sets], metrics,
+                        no_relevant=0.0),
+        evaluate_ranked(mat, {u: dict.fromkeys(s, 1) for u, s in enumerate(truth_sets)},
+                        metrics, no_relevant=0.0),
+    ]
+    for other in forms:
+        for m in metrics:
+            np.testing.assert_allclose(other.per_query[m], base.per_query[m], rtol=1e-12)
+
+
+def test_matches_dense_evaluate_when_truth_is_recommended():
+    # Every judged item is in the list: the ID-list layout and the dense matrix agree.
+    rng = np.random.default_rng(11)
+    n, w = 25, 10
+    rel = rng.integers(0, 4, size=(n, w))
+    rel[0] = 0  # a row without relevant items
+    rec = np.tile(np.arange(w), (n, 1))
+    tu, ti = np.nonzero(rel)
+    metrics = ["ndcg@5", "ndcg", "dcg@3", "cg@4", "map@5", "map", "precision@5", "recall@5",
+               "hit_rate@2", "mrr", "r_precision"]
+    res = evaluate_ranked(rec, (tu, ti, rel[tu, ti]), metrics, no_relevant="skip")
+    dense = evaluate(rel, -np.arange(w)[None, :].repeat(n, 0).astype(float), metrics,
+                     per_row=True, no_relevant="skip")
+    for m in metrics:
+        np.testing.assert_allclose(res.per_query[m], dense[m], rtol=1e-12, equal_nan=True)
+
+
+def test_complete_users_and_users_argument():
+    rec = [["a", "b"], ["c"]]
+    truth = {"x": {"a"}, "y": {"c"}, "z": {"q"}}
+    res = evaluate_ranked(rec, truth, ["mrr"], users=["x", "y"])
+    assert res.query_ids.tolist() == ["x", "y"]
+    assert res.per_query["mrr"].tolist() == [1.0, 1.0]
+    res = evaluate_ranked(rec, truth, ["mrr", "precision"], users=["x", "y"], complete=True)
+    assert res.query_ids.tolist() == ["x", "y", "z"]
+    assert res.per_query["mrr"].tolist() == [1.0, 1.0, 0.0]
+    assert res["mrr"] == pytest.approx(2 / 3)
+    assert res.per_query["precision"][2] == 0.0  # empty list: 0, not 0/0
+
+
+def test_k_argument_and_labels():
+    res = evaluate_ranked({"u": ["a", "b", "c"]}, {"u": {"c"}}, ["precision", "mrr@1"], k=2)
+    assert res.metrics == ["precision", "mrr@1"]
+    assert res["precision"] == 0.0  # precision@2
+    assert res["mrr@1"] == 0.0
+    assert "1 queries" in repr(res)
+    assert isinstance(res, EvaluationResult)
+
+
+def test_user_without_relevant_items_warns_by_default():
+    with pytest.warns(UndefinedMetricWarning, match="no relevant item"):
+        res = evaluate_ranked({"u": ["a"], "v": ["b"]}, {"u": {"a"}, "v": set()}, ["ndcg"])
+    assert res["ndcg"] == 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = evaluate_ranked({"u": ["a"], "v": ["b"]}, {"u": {"a"}, "v": set()}, ["ndcg"],
+                              no_relevant="skip")
+    assert res["ndcg"] == 1.0
+
+
+def test_to_frame():
+    pd = pytest.importorskip("pandas")
+    res = evaluate_ranked({"u": ["a", "b"], "v": ["b"]}, {"u": {"b"}, "v": {"b"}}, ["mrr"])
+    df = res.to_frame()
+    assert isinstance(df, pd.DataFrame)
+    assert df.loc["u", "mrr"] == 0.5 and df.loc["v", "mrr"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("rec", "truth", "kwargs", "exc", "match"),
+    [
+        ({"u": ["a", "a"]}, {"u": {"a"}}, {}, ValueError, "same judged item twice"),
+        ([["a"]], {"u": {"a"}}, {"users": ["u", "v"]}, ValueError, "one id per row"),
+        ({"u": ["a"]}, {"u": {"a": 1}, "v": {"b"}}, {}, TypeError, "mixes"),
+        ({"u": ["a"]}, (["u", "u"], ["a", "a"]), {}, ValueError, "twice"),
+        ({"u": ["a"]}, {"v": {"a"}}, {"complete": "yes"}, TypeError, "complete"),
+        ({"u": ["a"]}, {"u": {"a"}}, {}, ValueError, "unknown metric"),
+        (42, {"u": {"a"}}, {}, TypeError, "recommended must be"),
+        ({"u": ["a"]}, 42, {}, TypeError, "truth must be"),
+        ({"u": ["a"]}, (["u"],), {}, ValueError, "tuple"),
+        ({"u": ["a"]}, (["u"], ["a"], [np.nan]), {}, ValueError, "NaN"),
+        ([[0.5, 1.5]], [{1}], {}, TypeError, "ids"),
+    ],
+)
+def test_errors(rec, truth, kwargs, exc, match):
+    metrics = ["nope"] if match == "unknown metric" else ["mrr"]
+    with pytest.raises(exc, match=match):
+        evaluate_ranked(rec, truth, metrics, **kwargs)
+
+
+def test_duplicate_user_lists_raise():
+    with pytest.raises(ValueError, match="two ranked lists"):
+        ri.build_ranked_inputs(np.array(["u", "u"]), np.array([1, 1]), np.array(["a", "b"]),
+                               np.array(["u"]), np.array(["a"]), np.array([1.0]))
+
+
+def test_no_common_users_raise():
+    with pytest.raises(ValueError, match="no query"):
+        ri.build_ranked_inputs(np.array(["u"]), np.array([1]), np.array(["a"]),
+                               np.array(["v"]), np.array(["a"]), np.array([1.0]),
+                               queries="both")
+
+
+def test_large_vectorised_case_against_loop():
+    # 200,000 users x 100 recommendations (integer ids), in many row blocks.
+    rng = np.random.default_rng(0)
+    n_users, n_rec, n_items = 200_000, 100, 50_000
+    start = rng.integers(0, n_items, size=(n_users, 1))
+    rec = (start + np.arange(n_rec) * 37) % n_items
+    n_truth = rng.integers(0, 12, size=n_users)
+    tu = np.repeat(np.arange(n_users), n_truth)
+    ti = (start[tu, 0] + rng.integers(0, 250, size=tu.size) * 37) % n_items
+    keep = np.unique(tu * n_items + ti, return_index=True)[1]
+    tu, ti = tu[keep], ti[keep]
+    rel = rng.integers(1, 4, size=tu.size).astype(float)
+    metrics = ["ndcg@100", "ndcg@10", "map@100", "recall@50", "precision@10", "mrr",
+               "hit_rate@5", "r_precision"]
+    res = evaluate_ranked(rec, (tu, ti, rel), metrics, no_relevant="skip")
+    assert res.query_ids.shape == (n_users,)
+    sample = rng.choice(n_users, size=150, replace=False)
+    bounds = np.searchsorted(tu, np.arange(n_users + 1))
+    for u in sample:
+        truth = {int(i): float(r) for i, r in zip(ti[bounds[u]:bounds[u + 1]],
+                                                  rel[bounds[u]:bounds[u + 1]])}
+        recs = rec[u].tolist()
+        for m in metrics:
+            name, _, k = m.partition("@")
+            expected = _reference_value(name, recs, truth, int(k) if k else None)
+            got = res.per_query[m][u]
+            if expected is None:
+                assert np.isnan(got)
+            else:
+                assert got == pytest.approx(expected, abs=1e-12), (u, m)
