@@ -184,7 +184,7 @@ def _write_output(path, result, fmt=None):
 
 def _settings(args):
     return dict(setting="trec_eval" if args.trec_eval else "sk_rankmetrics",
-                complete=args.complete, threshold=args.threshold)
+                complete=args.complete, threshold=args.threshold, max_docs=args.max_docs)
 
 
 def _evaluate_one(qrels, run_path, args):
@@ -322,6 +322,9 @@ def _common(p):
                         "(trec_eval -c)")
     p.add_argument("-l", "--threshold", type=float, default=None, metavar="LEVEL",
                    help="lowest relevance level that counts as relevant (trec_eval -l)")
+    p.add_argument("-M", "--max-docs", type=int, default=None, metavar="N",
+                   help="score only the first N ranked documents of each query "
+                        "(trec_eval -M)")
     p.add_argument("--qrels-format", choices=FORMATS, default="auto",
                    help="qrels file format (default: from the extension; TREC otherwise)")
     p.add_argument("--run-format", choices=FORMATS, default="auto",

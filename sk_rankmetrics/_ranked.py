@@ -19,7 +19,7 @@ import numpy as np
 from ._engine import compute
 from ._ranked_inputs import build_ranked_inputs, group_long
 from ._reduce import apply_policy, check_policy, weighted_mean
-from ._registry import make_requests, parse_name
+from ._registry import check_k, make_requests, parse_name
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
 
 SETTINGS = ("sk_rankmetrics", "trec_eval")
@@ -185,7 +185,8 @@ def _trec_gain(levels, gains):
 
 
 def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
-                 threshold=None, gains=None, no_relevant=None, progress=None):
+                 threshold=None, gains=None, max_docs=None, no_relevant=None,
+                 progress=None):
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters
@@ -216,6 +217,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     gains : dict, optional
         Gain of each relevance level for nDCG/DCG (trec_eval
         ``-m ndcg.1=3,2=9``); levels not given keep their level as gain.
+    max_docs : int, optional
+        Keep only the first ``max_docs`` ranked documents of each query
+        (trec_eval ``-M``).
     no_relevant : "warn", "skip" or float, optional
         Policy for queries without a relevant document (default ``"warn"``;
         ``0.0`` in the trec_eval setting).
@@ -272,6 +276,11 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         denominator="relevant" if trec else None,
     )
     run_ids, lens, items, scores = group_long(r.qid, r.docno, r.score, order="score")
+    if max_docs is not None:
+        max_docs = check_k(max_docs, arg="max_docs")
+        starts = np.cumsum(lens) - lens
+        keep = np.arange(items.shape[0]) - np.repeat(starts, lens) < max_docs
+        items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
     inputs = build_ranked_inputs(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
                                  queries="truth" if complete else "both")
     inputs.progress = progress
