@@ -21,13 +21,24 @@ N_THREADS = max(1, min(4, os.cpu_count() or 1))
 PARALLEL_MIN_ELEMENTS = 1 << 20
 
 
-def _value_arrays(yt, requests, row0):
-    """Gains and relevance indicators of a chunk, one array per distinct key."""
+def _value_arrays(yt, requests, row0, pad=None):
+    """Gains and relevance indicators of a chunk, one array per distinct key.
+
+    ``pad`` marks the padding entries of long-format chunks (None: there are
+    none). They are worth nothing and are never relevant, whatever the gain
+    of level 0 or the threshold; the gain is not even evaluated on them (a
+    mapping need not name level 0).
+    """
     values = {}
+    real = yt if pad is None else yt[~pad]
     for req in requests:
         if req.gain_key is not None and req.gain_key not in values:
-            req.gain.check_levels(yt, normalized=req.spec.normalized)
-            g = req.gain(yt)
+            req.gain.check_levels(real, normalized=req.spec.normalized)
+            if pad is None:
+                g = req.gain(yt)
+            else:
+                g = np.zeros(yt.shape)
+                g[~pad] = req.gain(real)
             if g is not yt and not np.all(np.isfinite(g)):
                 raise ValueError(
                     f"the {req.gain.name!r} gain overflows for some relevance in "
@@ -43,18 +54,23 @@ def _value_arrays(yt, requests, row0):
         if req.rel_key is not None and req.rel_key not in values:
             thr = req.threshold
             rel = yt > 0 if thr is None else yt >= thr
+            if pad is not None:
+                rel[pad] = False
             values[req.rel_key] = rel.astype(np.float64)
     return values
 
 
-def _ideal(yt, gain, values_gain, width):
+def _ideal(yt, gain, values_gain, width, padded=False):
     """The ``width`` largest gains of each row, in increasing order (best last)."""
     N = yt.shape[1]
-    base = yt if gain.monotone else values_gain
+    # A monotone gain lets relevance be partitioned and only the top k
+    # transformed; padding (gain 0, any relevance) needs the gains themselves.
+    by_level = gain.monotone and not padded
+    base = yt if by_level else values_gain
     if width < N:
         base = np.partition(base, N - width, axis=1)[:, N - width :]
     top = np.sort(base, axis=1)
-    return gain(top) if gain.monotone else top
+    return gain(top) if by_level else top
 
 
 def _chunk_values(chunk, requests, needs_full, k_max, ignore_ties):
@@ -62,7 +78,9 @@ def _chunk_values(chunk, requests, needs_full, k_max, ignore_ties):
     rows, yt, ys, n_items = chunk
     N = yt.shape[1]
     row0 = rows.start if isinstance(rows, slice) else 0
-    values = _value_arrays(yt, requests, row0)
+    # Long-format chunks pad short queries with score -inf (real scores are finite).
+    pad = None if n_items is None or (n_items == N).all() else ys == -np.inf
+    values = _value_arrays(yt, requests, row0, pad)
     n_rel = {key: v.sum(axis=1) for key, v in values.items() if key.startswith("rel:")}
     L = N if needs_full else min(k_max, N)
     for r in requests:
@@ -72,7 +90,9 @@ def _chunk_values(chunk, requests, needs_full, k_max, ignore_ties):
     rc.n_relevant = n_rel
     for req in requests:
         if req.spec.name == "ndcg" and req.gain_key not in rc.ideal:
-            rc.ideal[req.gain_key] = _ideal(yt, req.gain, values[req.gain_key], rc.L)
+            rc.ideal[req.gain_key] = _ideal(
+                yt, req.gain, values[req.gain_key], rc.L, padded=pad is not None
+            )
     return rows, [req.spec.kernel(rc, req) for req in requests]
 
 
