@@ -236,7 +236,9 @@ def check_inputs(y_true, y_score, qid=None):
                 f"{arg} is 1-D (shape {v.shape}), but a 2-D matrix of shape (n_rows, "
                 "n_items) is needed: one row per query, one column per item. For "
                 "long format (one entry per query-item pair) pass qid=...; for a "
-                f"single ranking pass {arg}.reshape(1, -1)."
+                f"single ranking pass {arg}.reshape(1, -1); to score a classifier "
+                "trained on 1-D class labels, use sk_rankmetrics.get_scorer(...), "
+                "which binarises the labels against the estimator's classes_."
             )
         if v.ndim != 2:
             raise ValueError(
