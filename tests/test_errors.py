@@ -1,0 +1,367 @@
+"""Bad input raises a ValueError or TypeError that says what was wrong.
+
+Every error is checked with its message: which argument, what was found and
+(where it helps) what would be accepted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import METRIC_NAMES, score
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._registry import METRICS
+
+Y = np.array([[1, 0, 2], [0, 1, 1]])
+S = np.array([[3, 2, 1], [1, 2, 3]])
+
+
+def _call(name, y_true, y_score, **kwargs):
+    return score(name, y_true, y_score, no_relevant=0.0, **kwargs)
+
+
+# --- shapes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_rows_differ(name):
+    with pytest.raises(ValueError, match=r"different numbers of rows: 2 and 1"):
+        _call(name, Y, S[:1])
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_columns_differ(name):
+    with pytest.raises(ValueError, match=r"different numbers of items \(columns\): 3 and 2"):
+        _call(name, Y, S[:, :2])
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+@pytest.mark.parametrize("which", ["y_true", "y_score", "both"])
+def test_one_dimensional_input_says_what_to_do(name, which):
+    y = Y[0] if which in ("y_true", "both") else Y[:1]
+    s = S[0] if which in ("y_score", "both") else S[:1]
+    arg = "y_score" if which == "y_score" else "y_true"
+    with pytest.raises(ValueError, match=rf"{arg} is 1-D .* pass qid=.*reshape\(1, -1\)"):
+        _call(name, y, s)
+
+
+def test_three_dimensional_input():
+    with pytest.raises(ValueError, match=r"y_true must be 2-D .* got 3 dimensions"):
+        skr.ndcg_score(Y[None], S[None])
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_single_item_per_row(name):
+    with pytest.raises(ValueError, match=r"1 item per row; .* at least 2 items per row"):
+        _call(name, [[1], [0]], [[1], [2]])
+
+
+def test_no_rows():
+    with pytest.raises(ValueError, match=r"no rows; at least one is needed"):
+        skr.ndcg_score(np.zeros((0, 3)), np.zeros((0, 3)))
+
+
+def test_none_input():
+    with pytest.raises(ValueError, match=r"y_true is None"):
+        skr.ndcg_score(None, S)
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_ragged_lists(name):
+    with pytest.raises(ValueError, match=r"y_true could not be read as a rectangular array"):
+        _call(name, [[1, 0, 1], [0, 1]], [[1, 2, 3], [3, 4]])
+    with pytest.raises(ValueError, match=r"y_score could not be read .* long format with qid"):
+        _call(name, [[1, 0], [0, 1]], [[1, 2, 3], [3, 4]])
+
+
+# --- values ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("arg", ["y_true", "y_score"])
+def test_nan_or_inf_anywhere(name, bad, arg):
+    y, s = Y.astype(float), S.astype(float)
+    (y if arg == "y_true" else s)[1, 2] = bad
+    with pytest.raises(
+        ValueError, match=rf"{arg} contains NaN or infinity \(first at row 1, column 2\)"
+    ):
+        _call(name, y, s)
+
+
+def test_nan_in_a_later_chunk_and_in_sparse_truth(small_chunks):
+    y = np.ones((500, 4))
+    s = np.tile(np.arange(4.0), (500, 1))
+    y[437, 3] = np.nan
+    with pytest.raises(ValueError, match=r"y_true contains NaN or infinity \(first at row 437"):
+        skr.ndcg_score(y, s)
+    s[499, 0] = np.inf
+    with pytest.raises(ValueError, match=r"y_score contains NaN or infinity \(first at row 499"):
+        skr.ndcg_score(np.ones((500, 4)), s)
+    y = sp.csr_array(np.array([[1.0, 0, 0], [0, np.nan, 1]]))
+    with pytest.raises(
+        ValueError, match=r"y_true contains NaN or infinity \(first at row 1, column 1\)"
+    ):
+        skr.recall_at_k_score(y, S)
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_strings(name):
+    with pytest.raises(TypeError, match=r"y_true must hold numbers .* got dtype <U1"):
+        _call(name, [["a", "b"], ["c", "d"]], [[1, 2], [3, 4]])
+    with pytest.raises(TypeError, match=r"y_score must hold numbers"):
+        _call(name, [[1, 0], [0, 1]], [["a", "b"], ["c", "d"]])
+    with pytest.raises(TypeError, match=r"y_true must hold numbers .* got dtype object"):
+        _call(name, np.array([[1, None], [0, 1]], dtype=object), [[1, 2], [3, 4]])
+
+
+def test_sparse_scores_are_refused():
+    with pytest.raises(
+        TypeError, match=r"y_score is a scipy.sparse matrix, which is accepted for y_true only"
+    ):
+        skr.ndcg_score(Y, sp.csr_array(S))
+
+
+# --- relevance a gain cannot take ------------------------------------------------------
+
+
+def test_negative_relevance_linear_ndcg():
+    with pytest.raises(ValueError, match=r"negative relevance \(-1\), which a normalised metric"):
+        skr.ndcg_score([[-1, 0, 2]], [[1, 2, 3]])
+
+
+@pytest.mark.parametrize("name", ["ndcg", "dcg", "cg"])
+def test_negative_relevance_exponential_anything(name):
+    with pytest.raises(
+        ValueError, match=r"negative relevance \(-2\), which the 'exponential' gain"
+    ):
+        _call(name, [[-2, 0, 2]], [[1, 2, 3]], gain="exponential")
+
+
+def test_negative_gains_from_a_mapping_cannot_be_normalised():
+    with pytest.raises(
+        ValueError, match=r"gives negative gains, which ndcg_score cannot normalise"
+    ):
+        skr.ndcg_score([[-1, 0, 1]], [[1, 2, 3]], gain={-1: -1, 0: 0, 1: 1})
+
+
+def test_negative_relevance_is_fine_where_meaningful():
+    """Linear DCG and CG add negative gains (as scikit-learn's DCG); binary
+    metrics read negative relevance as not relevant; a mapping may lift it."""
+    assert skr.dcg_score([[-1, 0, 2]], [[1, 2, 3]]) == pytest.approx(2 - 1 / np.log2(4))
+    assert skr.cumulative_gain_score([[-1, 0, 2]], [[1, 2, 3]], k=3) == 1.0
+    assert skr.mean_average_precision_score([[-1, 0, 2]], [[1, 2, 3]]) == 1.0
+    assert skr.ndcg_score([[-1, 0, 2]], [[1, 2, 3]], gain={-1: 0, 0: 0, 2: 3}) == 1.0
+
+
+@pytest.mark.parametrize("name", ["ndcg", "dcg", "cg"])
+def test_exponential_gain_overflow(name):
+    with pytest.raises(
+        ValueError, match=r"relevance 2000: the exponential gain 2\*\*rel - 1 overflows"
+    ):
+        _call(name, [[2000, 0, 2]], [[1, 2, 3]], gain="exponential")
+
+
+@pytest.mark.parametrize("name", ["ndcg", "dcg", "cg"])
+def test_exponential_gains_overflowing_in_the_sum(name, small_chunks):
+    """Every gain 2**1023 - 1 is finite; their sum is not."""
+    for dtype in (float, np.int64, np.int32):
+        y = np.zeros((50, 3), dtype=dtype)
+        y[37] = 1023
+        with pytest.raises(ValueError, match=r"overflows float64 .* too large to add up"):
+            _call(name, y, np.tile([1, 1, 3], (50, 1)), gain="exponential")
+    # Near the limit but finite: fine, and exact.
+    assert skr.ndcg_score([[1023, 1023, 0]], [[1, 2, 3]], gain="exponential") == pytest.approx(
+        (1 / np.log2(3) + 1 / 2) / (1 + 1 / np.log2(3))
+    )
+
+
+def test_gain_mapping_missing_a_level():
+    with pytest.raises(
+        ValueError, match=r"no entry for relevance level\(s\) \[2(\.0)?\]; it maps \[0.0, 1.0\]"
+    ):
+        skr.ndcg_score(Y, S, gain={0: 0, 1: 1})
+
+
+def test_gain_mapping_malformed():
+    with pytest.raises(ValueError, match=r"gain mapping is empty"):
+        skr.ndcg_score(Y, S, gain={})
+    with pytest.raises(TypeError, match=r"gain mapping must map numeric relevance levels"):
+        skr.ndcg_score(Y, S, gain={"a": 1})
+    with pytest.raises(ValueError, match=r"finite levels and finite gains"):
+        skr.ndcg_score(Y, S, gain={0: 0, 1: np.inf, 2: 3})
+
+
+def test_gain_callable_malformed():
+    with pytest.raises(ValueError, match=r"gain callable must return an array of the shape"):
+        skr.dcg_score(Y, S, gain=lambda r: 1.0)
+    with pytest.raises(ValueError, match=r"gain callable returned NaN or infinite gains"):
+        skr.dcg_score(Y, S, gain=lambda r: np.where(r > 1, np.nan, r))
+    with pytest.raises(
+        TypeError, match=r"gain must be 'linear', 'exponential', a mapping or a callable, got int"
+    ):
+        skr.dcg_score(Y, S, gain=5)
+
+
+# --- k -------------------------------------------------------------------------------------
+
+K_METRICS = [n for n in METRIC_NAMES if METRICS[n].takes_k]
+
+
+@pytest.mark.parametrize("name", K_METRICS)
+@pytest.mark.parametrize("k", [0, -1])
+def test_k_below_one(name, k):
+    with pytest.raises(ValueError, match=rf"k must be >= 1 \(or None for all positions\), got {k}"):
+        _call(name, Y, S, k=k)
+
+
+@pytest.mark.parametrize("name", K_METRICS)
+@pytest.mark.parametrize("k", [2.5, True, 2.0, "3"])
+def test_k_not_an_integer(name, k):
+    with pytest.raises(TypeError, match=r"k must be a positive integer or None, got"):
+        _call(name, Y, S, k=k)
+
+
+def test_numpy_integer_k_is_accepted():
+    assert skr.ndcg_score(Y, S, k=np.int64(2)) == skr.ndcg_score(Y, S, k=2)
+
+
+def test_r_precision_takes_no_k():
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'k'"):
+        skr.r_precision_score(Y, S, k=2)
+
+
+# --- sample_weight ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_sample_weight_wrong_length(name):
+    with pytest.raises(
+        ValueError,
+        match=r"sample_weight must be 1-D with one weight per row.* \(2\), got shape \(3,\)",
+    ):
+        _call(name, Y, S, sample_weight=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"got shape \(1, 2\)"):
+        _call(name, Y, S, sample_weight=[[1, 2]])
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+def test_sample_weight_negative_or_nan(name):
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        _call(name, Y, S, sample_weight=[1, -2])
+    with pytest.raises(ValueError, match=r"sample_weight contains NaN or infinity"):
+        _call(name, Y, S, sample_weight=[1, np.nan])
+    with pytest.raises(ValueError, match=r"sample_weight contains NaN or infinity"):
+        _call(name, Y, S, sample_weight=[1, np.inf])
+
+
+def test_sample_weight_all_zero_or_not_numbers():
+    with pytest.raises(ValueError, match=r"sample_weight sums to zero"):
+        skr.ndcg_score(Y, S, sample_weight=[0, 0])
+    with pytest.raises(TypeError, match=r"sample_weight must hold numbers"):
+        skr.ndcg_score(Y, S, sample_weight=["a", "b"])
+
+
+# --- option strings ------------------------------------------------------------------------
+
+
+def test_unknown_gain():
+    with pytest.raises(
+        ValueError, match=r"gain='foo' is not a known gain. Accepted: 'linear', 'exponential'"
+    ):
+        skr.ndcg_score(Y, S, gain="foo")
+
+
+def test_unknown_discount():
+    with pytest.raises(
+        ValueError, match=r"discount='foo' is not a known discount. Accepted: 'log'"
+    ):
+        skr.dcg_score(Y, S, discount="foo")
+
+
+def test_unknown_no_relevant():
+    for bad in ("foo", True, None):
+        with pytest.raises(ValueError, match=r"no_relevant=.* is not accepted. Accepted: 'warn'"):
+            skr.ndcg_score(Y, S, no_relevant=bad)
+
+
+def test_unknown_denominator():
+    with pytest.raises(
+        ValueError, match=r"denominator='foo' is not known. Accepted: 'min_k_relevant'"
+    ):
+        skr.mean_average_precision_score(Y, S, denominator="foo")
+
+
+def test_bad_flags_and_threshold():
+    with pytest.raises(TypeError, match=r"adaptive_k must be True or False, got 'yes'"):
+        skr.precision_at_k_score(Y, S, adaptive_k="yes")
+    with pytest.raises(TypeError, match=r"ignore_ties must be True or False"):
+        skr.recall_at_k_score(Y, S, ignore_ties="yes")
+    with pytest.raises(TypeError, match=r"per_row must be True or False"):
+        skr.recall_at_k_score(Y, S, per_row=1)
+    with pytest.raises(TypeError, match=r"threshold must be a real number or None, got '1'"):
+        skr.recall_at_k_score(Y, S, threshold="1")
+
+
+def test_bad_log_base_and_discounts():
+    for base in (1, 0, -2, np.inf, True):
+        with pytest.raises(ValueError, match=r"log_base must be a finite real number > 0 and != 1"):
+            skr.dcg_score(Y, S, log_base=base)
+    with pytest.raises(ValueError, match=r"discount='jarvelin' needs log_base > 1"):
+        skr.dcg_score(Y, S, discount="jarvelin", log_base=0.5)
+    with pytest.raises(ValueError, match=r"discount array has 2 positions but the ranking needs 3"):
+        skr.dcg_score(Y, S, discount=[1, 0.5])
+    with pytest.raises(
+        TypeError, match=r"discount must be 'log', 'jarvelin', a non-empty finite 1-D array"
+    ):
+        skr.dcg_score(Y, S, discount=[[1, 0.5, 0.2]])
+    with pytest.raises(TypeError, match=r"non-empty finite 1-D array"):
+        skr.dcg_score(Y, S, discount=[1, np.nan, 0.2])
+    with pytest.raises(
+        ValueError,
+        match=r"discount callable must return a finite 1-D array with one value per position \(3\)",
+    ):
+        skr.dcg_score(Y, S, discount=lambda p: 1.0)
+
+
+# --- evaluate --------------------------------------------------------------------------------
+
+
+def test_unknown_metric_name_suggests_close_matches():
+    with pytest.raises(ValueError, match=r"unknown metric 'ndgc'. Did you mean 'ndcg'"):
+        skr.evaluate(Y, S, ["ndgc@10"])
+    with pytest.raises(ValueError, match=r"unknown metric 'mapp'. Did you mean 'map'"):
+        skr.evaluate(Y, S, ["ndcg@3", "mapp@3"])
+    with pytest.raises(ValueError, match=r"unknown metric 'xyzzy'. Known metrics: ap, cg"):
+        skr.evaluate(Y, S, "xyzzy")
+
+
+def test_bad_metric_requests():
+    with pytest.raises(ValueError, match=r"metrics is empty"):
+        skr.evaluate(Y, S, [])
+    with pytest.raises(ValueError, match=r"metric 'r_precision' takes no cut-off"):
+        skr.evaluate(Y, S, ["r_precision@3"])
+    with pytest.raises(ValueError, match=r"the cut-off of 'ndcg@0' must be >= 1"):
+        skr.evaluate(Y, S, ["ndcg@0"])
+    with pytest.raises(ValueError, match=r"cut-off in 'ndcg@2.5' must be a positive integer"):
+        skr.evaluate(Y, S, ["ndcg@2.5"])
+    with pytest.raises(
+        TypeError,
+        match=r"metrics must be names such as 'ndcg@10' or \(name, options\) pairs, got 5",
+    ):
+        skr.evaluate(Y, S, [5])
+    with pytest.raises(
+        TypeError,
+        match=r"got unexpected option\(s\) \['gain'\]; it accepts \['denominator', 'threshold'\]",
+    ):
+        skr.evaluate(Y, S, [("map@3", {"gain": "linear"})])
+
+
+def test_metric_named_twice_in_evaluate():
+    with pytest.raises(ValueError, match=r"metric 'map@3' is named twice"):
+        skr.evaluate(Y, S, ["map@3", ("map@3", {"denominator": "relevant"})])
+    # Aliases give distinct names.
+    out = skr.evaluate(Y, S, ["map@3", ("ap@3", {"denominator": "relevant"})])
+    assert set(out) == {"map@3", "ap@3"}
