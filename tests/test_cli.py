@@ -1,0 +1,188 @@
+"""The command line, run as a subprocess (``python -m sk_rankmetrics ...``)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sk_rankmetrics._significance import paired_t_test, randomization_test
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "reference"
+
+
+def run_cli(*args, cwd=None):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "sk_rankmetrics", *map(str, args)],
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 d 1\nq2 0 e 1\nq3 0 f 1\n")
+    run_a = tmp_path / "run_a.txt"
+    run_a.write_text("q1 Q0 a 1 3 A\nq1 Q0 c 2 2 A\nq1 Q0 b 3 1 A\n"
+                     "q2 Q0 x 1 2 A\nq2 Q0 d 2 1 A\n")
+    run_b = tmp_path / "run_b.txt"
+    run_b.write_text("q1 Q0 c 1 3 B\nq1 Q0 x 2 2 B\nq1 Q0 y 3 1 B\n"
+                     "q2 Q0 x 1 2 B\nq2 Q0 y 2 1 B\n")
+    return qrels, run_a, run_b
+
+
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["compare"], ["demo"]])
+def test_help(command):
+    out = run_cli(*command, "--help")
+    assert out.returncode == 0
+    assert out.stdout.startswith("usage: sk-rankmetrics")
+    if command:
+        assert f"sk-rankmetrics {command[0]}" in out.stdout
+
+
+def test_evaluate_table_per_query_and_outputs(files, tmp_path):
+    qrels, run_a, _ = files
+    out = run_cli("evaluate", qrels, run_a, "-m", "mrr", "-m", "P@2", "-q",
+                  "-o", tmp_path / "o.csv")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("2 queries")
+    table = {line.split()[0]: line.split()[1:] for line in lines[2:]}
+    assert table["q1"] == ["1.0000", "0.5000"]
+    assert table["q2"] == ["0.5000", "0.5000"]
+    assert table["all"] == ["0.7500", "0.5000"]
+    with open(tmp_path / "o.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["query", "mrr", "P@2"]
+    assert rows[-1] == ["all", "0.75", "0.5"]
+    out = run_cli("evaluate", qrels, run_a, "-m", "mrr", "-c", "-o", tmp_path / "o.json")
+    assert out.returncode == 0
+    doc = json.loads((tmp_path / "o.json").read_text())
+    assert doc["mean"]["mrr"] == pytest.approx(0.5)  # q3 missing from the run counts 0
+    assert doc["per_query"]["q3"]["mrr"] == 0.0
+
+
+def test_evaluate_default_metrics_and_trec_eval_flag(files):
+    qrels, run_a, _ = files
+    out = run_cli("evaluate", qrels, run_a)
+    assert out.returncode == 0
+    for name in ("ndcg@10", "map", "P@10", "recall@100", "mrr"):
+        assert name in out.stdout
+    out = run_cli("evaluate", qrels, run_a, "--trec-eval", "-m", "P_1", "-l", "2")
+    assert "setting: trec_eval" in out.stdout
+    assert out.stdout.splitlines()[-1].split() == ["all", "0.5000"]
+
+
+def test_evaluate_reproduces_trec_eval_on_reference_files():
+    te = SHARED / "trec_eval"
+    if not te.exists():
+        pytest.skip("../shared/reference is not available")
+    out = run_cli("evaluate", te / "qrels.test", te / "results.test", "--trec-eval",
+                  "-m", "ndcg_cut_10", "-m", "map", "-m", "P_5")
+    assert out.returncode == 0
+    assert out.stdout.splitlines()[-1].split() == ["all", "0.3016", "0.1785", "0.2667"]
+
+
+def test_formats_detected_or_named(files, tmp_path):
+    qrels = files[0]
+    (tmp_path / "run.csv").write_text("query,item,score\nq1,a,3\nq1,c,2\nq1,b,1\n")
+    (tmp_path / "qrels.json").write_text(json.dumps({"q1": {"a": 2, "b": 1}}))
+    out = run_cli("evaluate", tmp_path / "qrels.json", tmp_path / "run.csv", "-m", "P@1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1].split() == ["all", "1.0000"]
+    (tmp_path / "run.data").write_text("query\titem\tscore\nq1\tc\t3\n")
+    out = run_cli("evaluate", qrels, tmp_path / "run.data", "--run-format", "tsv",
+                  "-m", "P@1")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1].split() == ["all", "0.0000"]
+
+
+def test_compare_prints_p_values_and_is_seeded(files, tmp_path):
+    qrels, run_a, run_b = files
+    args = ("compare", qrels, run_a, run_b, "-m", "mrr", "-m", "ndcg@3",
+            "--permutations", "500", "--seed", "3", "-o", tmp_path / "c.json")
+    first, second = run_cli(*args), run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert "p(t-test)" in first.stdout and "p(random.)" in first.stdout
+    records = json.loads((tmp_path / "c.json").read_text())
+    assert {r["metric"] for r in records} == {"mrr", "ndcg@3"}
+    for r in records:
+        assert 0 < r["p_randomization"] <= 1 and 0 <= r["p_ttest"] <= 1
+        assert r["baseline"] == "run_a.txt" and r["run"] == "run_b.txt"
+
+
+def test_demo_prints_table_and_grid_search():
+    out = run_cli("demo")
+    assert out.returncode == 0, out.stderr
+    assert "ndcg@10" in out.stdout and "noisy ranker" in out.stdout
+    assert "GridSearchCV" in out.stdout and "best:" in out.stdout
+
+
+def test_forced_progress_bar_on_stderr(files):
+    qrels, run_a, _ = files
+    out = run_cli("evaluate", qrels, run_a, "-m", "mrr", "--progress")
+    assert out.returncode == 0
+    assert "run_a.txt [" in out.stderr and "1/1" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["evaluate", "{missing}", "{run_a}"], "cannot read qrels file"),
+        (["evaluate", "{bad}", "{run_a}"], "line 2: expected 4 fields"),
+        (["evaluate", "{qrels}", "{run_a}", "-m", "ndgc@10"],
+         "unknown metric 'ndgc'. Did you mean 'ndcg'"),
+        (["evaluate", "{qrels}", "{run_a}", "-M", "0"], "max_docs must be >= 1"),
+        (["compare", "{qrels}", "{run_a}"], "at least two runs"),
+        (["compare", "{qrels}", "{run_a}", "{run_b}", "--permutations", "0"],
+         "--permutations must be >= 1"),
+        (["evaluate", "{qrels}", "{badjson}"], "not valid JSON"),
+    ],
+)
+def test_bad_input_one_line_error(files, tmp_path, args, match):
+    qrels, run_a, run_b = files
+    (tmp_path / "bad.txt").write_text("q 0 a 1\nq 0 b\n")
+    (tmp_path / "bad.json").write_text("{not json")
+    paths = {"missing": tmp_path / "missing.txt", "bad": tmp_path / "bad.txt",
+             "qrels": qrels, "run_a": run_a, "run_b": run_b,
+             "badjson": tmp_path / "bad.json"}
+    out = run_cli(*[a.format(**paths) for a in args])
+    assert out.returncode != 0
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("sk-rankmetrics: error: ")
+    assert match in lines[0]
+
+
+def test_usage_errors_exit_2():
+    out = run_cli()
+    assert out.returncode == 2 and "usage:" in out.stderr
+    out = run_cli("evaluate", "only-one-file")
+    assert out.returncode == 2
+
+
+def test_significance_tests():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=40)
+    assert paired_t_test(a, a) == 1.0
+    assert randomization_test(a, a, permutations=200) == 1.0
+    b = a + 1.0 + 0.1 * rng.normal(size=40)
+    assert paired_t_test(b, a) < 1e-10
+    p = randomization_test(b, a, permutations=999, seed=1)
+    assert p == pytest.approx(1 / 1000)  # no sign flip reaches the observed mean
+    from scipy.stats import ttest_rel
+
+    c = a + 0.2 * rng.normal(size=40)
+    assert paired_t_test(c, a) == pytest.approx(ttest_rel(c, a).pvalue)
+    p1 = randomization_test(c, a, permutations=4000, seed=2)
+    assert p1 == randomization_test(c, a, permutations=4000, seed=2)
+    assert abs(p1 - paired_t_test(c, a)) < 0.1  # the two tests roughly agree
