@@ -93,18 +93,28 @@ class RankedInputs:
         """
         ra, rb = self.rec_indptr[a], self.rec_indptr[b]
         ta, tb = self.truth_indptr[a], self.truth_indptr[b]
-        row, lens = _row_of(self.rec_indptr, a, b)
-        offs = np.arange(rb - ra) - np.repeat(self.rec_indptr[a:b] - ra, lens)
-        codes = self.rec_codes[ra:rb]
-        if lens.size and limit < lens.max():
-            keep = offs < limit
-            row, offs, codes = row[keep], offs[keep], codes[keep]
+        n = b - a
+        lens = np.diff(self.rec_indptr[a : b + 1])
+        if n and lens.min() == lens.max():
+            # Lists of one length (a 2-D array of ids): work on (n, m) blocks.
+            w = int(lens[0])
+            codes = self.rec_codes[ra:rb].reshape(n, w)[:, : min(limit, w)]
+            row = offs = None
+            row_key = (np.arange(n) * self.span)[:, None]
+        else:
+            row = np.repeat(np.arange(n), lens)
+            offs = np.arange(rb - ra) - np.repeat(self.rec_indptr[a:b] - ra, lens)
+            codes = self.rec_codes[ra:rb]
+            if lens.size and limit < lens.max():
+                keep = offs < limit
+                row, offs, codes = row[keep], offs[keep], codes[keep]
+            row_key = row * self.span
         if tb == ta:
-            return row, offs, lens, np.zeros(row.shape[0]), ta, tb
+            return row, offs, lens, np.zeros(codes.shape), ta, tb
         trow, _ = _row_of(self.truth_indptr, a, b)
         tkeys = trow * self.span + (self.truth_codes[ta:tb] - self.cmin)
         inside = (codes >= self.cmin) & (codes <= self.cmax)
-        rkeys = np.where(inside, row * self.span + (codes - self.cmin), -1)
+        rkeys = np.where(inside, row_key + (codes - self.cmin), -1)
         pos = np.minimum(np.searchsorted(tkeys, rkeys), tkeys.shape[0] - 1)
         found = tkeys[pos] == rkeys
         hit = rkeys[found]
@@ -129,13 +139,21 @@ class RankedInputs:
         # Without ties only the first L positions matter; tie groups may cross L.
         row, offs, lens, rel, ta, tb = self._lookup(a, b, self.n_cols if has_ties else L)
         W = max(int(lens.max()) if n and has_ties else 0, L)
-        real = np.zeros((n, W), dtype=bool)
-        real[row, offs] = True
-        yt = np.zeros((n, W))
-        yt[row, offs] = rel
+        if row is None and rel.shape[1] == W:
+            real = None  # every position holds a ranked item
+            yt = rel
+        else:
+            if row is None:
+                m = rel.shape[1]
+                row, offs, rel = np.repeat(np.arange(n), m), np.tile(np.arange(m), n), rel.ravel()
+            real = np.zeros((n, W), dtype=bool)
+            real[row, offs] = True
+            yt = np.zeros((n, W))
+            yt[row, offs] = rel
         values = _value_arrays(yt, requests, a)
-        for v in values.values():
-            v[~real] = 0.0
+        if real is not None:
+            for v in values.values():
+                v[~real] = 0.0
         n_items = np.maximum(lens, 1)
 
         # Truth side: relevant counts and the ideal gains of each row.
@@ -146,9 +164,14 @@ class RankedInputs:
 
         tied = False
         if has_ties and n:
-            sv = np.full((n, W), -np.inf)
-            sv[row, offs] = self.rec_scores[self.rec_indptr[a]:self.rec_indptr[b]]
-            same = (sv[:, 1:] == sv[:, :-1]) & real[:, 1:]
+            scores = self.rec_scores[self.rec_indptr[a]:self.rec_indptr[b]]
+            if real is None:
+                sv = scores.reshape(n, W)
+                same = sv[:, 1:] == sv[:, :-1]
+            else:
+                sv = np.full((n, W), -np.inf)
+                sv[row, offs] = scores
+                same = (sv[:, 1:] == sv[:, :-1]) & real[:, 1:]
             tied = bool(same.any())
         if tied:
             start, end = _group_bounds(sv)

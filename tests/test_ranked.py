@@ -117,7 +117,7 @@ def test_input_forms_agree():
     n, w = 30, 8
     mat = np.stack([rng.choice(50, size=w, replace=False) for _ in range(n)])
     truth_sets = [set(rng.choice(50, size=4, replace=False).tolist()) for _ in range(n)]
-    metrics = ["ndcg@5", "map@8", "mrr", "precision@3"]
+    metrics = ["ndcg@5", "map@8", "mrr", "precision@3", "ndcg@12", "recall@20"]
     base = evaluate_ranked(mat, truth_sets, metrics, no_relevant=0.0)
     tu = np.concatenate([[u] * len(s) for u, s in enumerate(truth_sets)])
     ti = np.concatenate([sorted(s) for s in truth_sets])
