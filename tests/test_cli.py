@@ -186,3 +186,11 @@ def test_significance_tests():
     p1 = randomization_test(c, a, permutations=4000, seed=2)
     assert p1 == randomization_test(c, a, permutations=4000, seed=2)
     assert abs(p1 - paired_t_test(c, a)) < 0.1  # the two tests roughly agree
+
+
+def test_console_script_entry_point():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'sk-rankmetrics = "sk_rankmetrics._cli:main"' in text
+    from sk_rankmetrics._cli import main
+
+    assert main(["demo", "--no-grid-search"]) == 0
