@@ -60,6 +60,16 @@ def _value_arrays(yt, requests, row0, pad=None):
     return values
 
 
+def _padding_counts(requests):
+    """Whether padding (relevance 0) would count: a gain other than linear or
+    exponential (which give level 0 nothing), or a threshold <= 0."""
+    return any(
+        (req.gain is not None and req.gain.name not in ("linear", "exponential"))
+        or (req.rel_key is not None and req.threshold is not None and req.threshold <= 0)
+        for req in requests
+    )
+
+
 def _ideal(yt, gain, values_gain, width, padded=False):
     """The ``width`` largest gains of each row, in increasing order (best last)."""
     N = yt.shape[1]
@@ -78,8 +88,10 @@ def _chunk_values(chunk, requests, needs_full, k_max, ignore_ties):
     rows, yt, ys, n_items = chunk
     N = yt.shape[1]
     row0 = rows.start if isinstance(rows, slice) else 0
-    # Long-format chunks pad short queries with score -inf (real scores are finite).
-    pad = None if n_items is None or (n_items == N).all() else ys == -np.inf
+    # Long-format chunks pad short queries with score -inf (real scores are
+    # finite); the padding needs masking only where it could count.
+    padded = n_items is not None and _padding_counts(requests) and (n_items < N).any()
+    pad = ys == -np.inf if padded else None
     values = _value_arrays(yt, requests, row0, pad)
     n_rel = {key: v.sum(axis=1) for key, v in values.items() if key.startswith("rel:")}
     L = N if needs_full else min(k_max, N)
