@@ -17,6 +17,9 @@ import os
 import numpy as np
 
 _SPACE, _TAB, _CR, _LF, _HASH = 32, 9, 13, 10, 35
+#: Bytes that separate fields (and lines).
+_SEPARATOR = np.zeros(256, dtype=bool)
+_SEPARATOR[[_SPACE, _TAB, _CR, _LF]] = True
 
 
 class TrecQrels:
@@ -130,7 +133,7 @@ def _tokenize(data, n_fields, name, layout, allow_extra=False):
         return buf, np.zeros((0, n_fields), np.int64), np.zeros((0, n_fields), np.int64), \
             np.zeros(0, np.int64)
     nl = buf == _LF
-    sep = nl | (buf == _SPACE) | (buf == _TAB) | (buf == _CR)
+    sep = _SEPARATOR[buf]
     prev_sep = np.empty_like(sep)
     prev_sep[0] = True
     prev_sep[1:] = sep[:-1]
@@ -139,16 +142,17 @@ def _tokenize(data, n_fields, name, layout, allow_extra=False):
     next_sep[-1] = True
     next_sep[:-1] = sep[1:]
     ends = np.flatnonzero(~sep & next_sep) + 1
-    line_of_nl = np.cumsum(nl)  # line index (0-based) of each byte, after its newline
-    tok_line = line_of_nl[starts] - nl[starts]  # a token never starts on a newline
-    n_lines = int(line_of_nl[-1]) + 1
+    nl_pos = np.flatnonzero(nl)
+    tok_line = np.searchsorted(nl_pos, starts)  # 0-based line: newlines before the token
+    n_lines = nl_pos.shape[0] + 1
     # Comment lines: the first byte of the line is '#'.
-    line_start = np.concatenate(([0], np.flatnonzero(nl) + 1))
+    line_start = np.concatenate(([0], nl_pos + 1))
     line_start = line_start[line_start < buf.size]
     comment = np.zeros(n_lines, dtype=bool)
     comment[: line_start.shape[0]] = buf[line_start] == _HASH
-    keep_tok = ~comment[tok_line]
-    starts, ends, tok_line = starts[keep_tok], ends[keep_tok], tok_line[keep_tok]
+    if comment.any():
+        keep_tok = ~comment[tok_line]
+        starts, ends, tok_line = starts[keep_tok], ends[keep_tok], tok_line[keep_tok]
     counts = np.bincount(tok_line, minlength=n_lines)
     short = counts < n_fields if allow_extra else counts != n_fields
     bad = (counts != 0) & short
@@ -176,10 +180,14 @@ def _gather(buf, start, length):
     if start.size == 0:
         return np.zeros(0, dtype="S1")
     width = int(length.max())
-    idx = start[:, None] + np.arange(width)
-    mat = np.where(np.arange(width) < length[:, None],
-                   buf[np.minimum(idx, buf.size - 1)], 0).astype(np.uint8)
-    return np.ascontiguousarray(mat).view(f"S{width}").reshape(-1)
+    out = np.empty((start.shape[0], width), dtype=np.uint8)
+    cols = np.arange(width)
+    step = max(1, (1 << 20) // width)  # bounded temporaries: ~8 MB of indices per block
+    for a in range(0, start.shape[0], step):
+        s, n = start[a : a + step], length[a : a + step]
+        idx = np.minimum(s[:, None] + cols, buf.size - 1)
+        out[a : a + step] = np.where(cols < n[:, None], buf[idx], 0)
+    return out.view(f"S{width}").reshape(-1)
 
 
 def _decode(b):
