@@ -378,8 +378,14 @@ def build_ranked_inputs(run_ids, run_lens, rec_item, truth_query, truth_item, tr
     # Truth rows, sorted by (row, code); a duplicate judgement is an error.
     pos = np.minimum(np.searchsorted(u_sorted, tq), n - 1)
     tkeep = u_sorted[pos] == tq
-    trows = u_order[pos[tkeep]]
-    t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
+    del tq
+    if tkeep.all():
+        trows = u_order[pos]
+        ti_kept = ti
+    else:
+        trows = u_order[pos[tkeep]]
+        t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
+    del pos, tkeep
     t_order = _sort_pairs(trows, t_codes, n)
     if t_order is not None:
         trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
