@@ -72,13 +72,14 @@ def _check_finite_chunk(block, arg, row0):
         )
 
 
-def check_sample_weight(sample_weight, n, what="rows"):
+def check_sample_weight(sample_weight, n, what=None):
     if sample_weight is None:
         return None
     w = _as_array(sample_weight, "sample_weight")
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(
-            f"sample_weight must be 1-D with one weight per {what} ({n}), got shape "
+            f"sample_weight must be 1-D with {what or f'one weight per row ({n})'}, "
+            "got shape "
             f"{w.shape}."
         )
     w = w.astype(float)
@@ -187,7 +188,7 @@ class LongInputs:
             lo = np.minimum.reduceat(w, self.starts)
             if not np.array_equal(hi, lo):
                 g = np.flatnonzero(hi != lo)[0]
-                q = self.query_ids[self.row_of_group[g]]
+                q = self.query_ids[self.row_of_group[g]].item()
                 raise ValueError(
                     "sample_weight has one weight per query-item pair but differs "
                     f"inside query {q!r}; give one weight per query (length "
@@ -197,7 +198,11 @@ class LongInputs:
             per_query = np.empty(self.n_rows)
             per_query[self.row_of_group] = w[self.starts]
             return per_query
-        return check_sample_weight(w, self.n_rows, what=f"query or per pair ({n_pairs})")
+        return check_sample_weight(
+            w,
+            self.n_rows,
+            what=f"one weight per query ({self.n_rows}) or per pair ({n_pairs})",
+        )
 
     def chunks(self, budget=None):
         budget = CHUNK_ELEMENTS if budget is None else budget
