@@ -114,22 +114,26 @@ def _survival(m, r0, t):
     return S
 
 
-def hit_rate(rc, req):
-    kc = _cut(rc, req.k)
+def _first_relevant_survival(rc, req):
+    """First relevant group of each row and its survival curve within the top k.
+
+    Returns ``found``, the group's start ``s0``, ``t`` (how many of its items
+    fall in the top k) and ``S`` from :func:`_survival`.
+    """
     found, s0, m, r0 = _first_relevant_group(rc, req)
-    t = np.clip(kc - s0, 0, m).astype(np.int64)
+    t = np.clip(_cut(rc, req.k) - s0, 0, m).astype(np.int64)
     t[~found] = 0
-    S = _survival(m, r0, t)
+    return found, s0, t, _survival(m, r0, t)
+
+
+def hit_rate(rc, req):
+    found, _, t, S = _first_relevant_survival(rc, req)
     miss = S[np.arange(rc.n_rows), t]
     return np.where(found, 1.0 - miss, 0.0), rc.n_relevant[req.rel_key] > 0
 
 
 def reciprocal_rank(rc, req):
-    kc = _cut(rc, req.k)
-    found, s0, m, r0 = _first_relevant_group(rc, req)
-    t = np.clip(kc - s0, 0, m).astype(np.int64)
-    t[~found] = 0
-    S = _survival(m, r0, t)
+    _, s0, _, S = _first_relevant_survival(rc, req)
     first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
     j = np.arange(1, S.shape[1])
     out = (first_at / (s0[:, None] + j)).sum(axis=1)

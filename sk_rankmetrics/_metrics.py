@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._engine import compute
-from ._reduce import apply_policy, check_policy, weighted_mean
+from ._reduce import check_policy, reduce_results
 from ._registry import METRICS, Request, check_k, make_requests
 from ._validation import check_inputs, check_sample_weight
 
@@ -104,16 +104,8 @@ def _run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
     else:
         weights = inputs.query_weights(sample_weight)
     raw = compute(inputs, requests, ignore_ties=bool(ignore_ties))
-    result = {}
-    for req in requests:
-        values, defined = raw[req.label]
-        skipped = np.zeros_like(defined)
-        if req.spec.normalized:
-            values = apply_policy(values, defined, policy, req.label)
-            if policy == "skip":
-                skipped = ~defined
-        result[req.label] = values if per_row else weighted_mean(values, weights, skipped)
-    return result
+    values, means = reduce_results(raw, requests, policy, weights)
+    return values if per_row else means
 
 
 def _single(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,

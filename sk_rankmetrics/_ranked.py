@@ -18,7 +18,7 @@ import numpy as np
 
 from ._engine import compute
 from ._ranked_inputs import build_ranked_inputs, group_long
-from ._reduce import apply_policy, check_policy, weighted_mean
+from ._reduce import check_policy, reduce_results
 from ._registry import check_k, make_requests, parse_name
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
 
@@ -107,16 +107,7 @@ class EvaluationResult:
 def _finish(inputs, requests, *, ignore_ties, no_relevant):
     policy = check_policy(no_relevant)
     raw = compute(inputs, requests, ignore_ties=ignore_ties)
-    per_query, mean = {}, {}
-    for req in requests:
-        values, defined = raw[req.label]
-        skipped = np.zeros_like(defined)
-        if req.spec.normalized:
-            values = apply_policy(values, defined, policy, req.label)
-            if policy == "skip":
-                skipped = ~defined
-        per_query[req.label] = values
-        mean[req.label] = weighted_mean(values, None, skipped)
+    per_query, mean = reduce_results(raw, requests, policy, None)
     return EvaluationResult(inputs.query_ids, per_query, mean)
 
 

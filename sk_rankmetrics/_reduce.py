@@ -34,7 +34,7 @@ def apply_policy(values, defined, policy, label):
             "score 0 and count in the mean. Set no_relevant='skip', 0.0, 1.0 or "
             "nan to choose (and silence this warning).",
             UndefinedMetricWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
         values[~defined] = 0.0
     elif policy == "skip":
@@ -51,7 +51,7 @@ def weighted_mean(values, weights, skipped):
         warnings.warn(
             "every row was skipped (no row has a relevant item); the score is NaN.",
             UndefinedMetricWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
         return float("nan")
     v = values[keep]
@@ -64,3 +64,24 @@ def weighted_mean(values, weights, skipped):
             "weight must be positive."
         )
     return float(np.average(v, weights=w))
+
+
+def reduce_results(raw, requests, policy, weights):
+    """Apply the policy to every request's per-row values and average them.
+
+    Returns
+    -------
+    per_row : dict of label -> ndarray (NaN where a row is skipped)
+    means : dict of label -> float
+    """
+    per_row, means = {}, {}
+    for req in requests:
+        values, defined = raw[req.label]
+        skipped = np.zeros_like(defined)
+        if req.spec.normalized:
+            values = apply_policy(values, defined, policy, req.label)
+            if policy == "skip":
+                skipped = ~defined
+        per_row[req.label] = values
+        means[req.label] = weighted_mean(values, weights, skipped)
+    return per_row, means
