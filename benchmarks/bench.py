@@ -20,6 +20,7 @@ package is missing prints why and is skipped.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime
 import gc
@@ -34,6 +35,7 @@ import sklearn
 import sklearn.metrics as skm
 
 import sk_rankmetrics as skr
+import sk_rankmetrics._engine as skr_engine
 
 MiB = 2.0**20
 
@@ -157,6 +159,17 @@ def shape_label(cfg):
 # ---------------------------------------------------------------- cases
 
 
+@contextlib.contextmanager
+def one_thread():
+    """Rank every chunk in the calling thread (the package's default uses a pool)."""
+    saved = skr_engine.N_THREADS
+    skr_engine.N_THREADS = 1
+    try:
+        yield
+    finally:
+        skr_engine.N_THREADS = saved
+
+
 def case_sklearn_k10(cfg, rep):
     y_true, y_score = matrix_data(cfg)
     t_ours, v_ours = best_of(lambda: skr.ndcg_score(y_true, y_score, k=10), cfg.repeats)
@@ -164,6 +177,9 @@ def case_sklearn_k10(cfg, rep):
     rep.check("ndcg@10 (ties averaged) vs sklearn.metrics.ndcg_score", v_ours, v_sk, 1e-12)
     rep.rows.append(speed_row(f"1. ndcg_score k=10, {shape_label(cfg)} vs scikit-learn",
                               t_ours, t_sk, 15))
+    with one_thread():
+        t_one, _ = best_of(lambda: skr.ndcg_score(y_true, y_score, k=10), cfg.repeats)
+    rep.rows.append(speed_row("1b. same, sk_rankmetrics on one thread", t_one, t_sk, 15))
 
 
 def case_argpartition_k10(cfg, rep):
@@ -185,6 +201,9 @@ def case_sklearn_full(cfg, rep):
     rep.check("ndcg (k=None) vs sklearn.metrics.ndcg_score", v_ours, v_sk, 1e-12)
     rep.rows.append(speed_row(f"3. ndcg_score k=None, {shape_label(cfg)} vs scikit-learn",
                               t_ours, t_sk, 5))
+    with one_thread():
+        t_one, _ = best_of(lambda: skr.ndcg_score(y_true, y_score), cfg.repeats)
+    rep.rows.append(speed_row("3b. same, sk_rankmetrics on one thread", t_one, t_sk, 5))
 
 
 def case_ignore_ties(cfg, rep):

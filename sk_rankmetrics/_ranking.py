@@ -130,7 +130,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
         top = np.take_along_axis(top, order, axis=1)
         sv = np.take_along_axis(top_scores, order, axis=1)
     else:
-        top = (np.argsort(y_score, axis=1) + base)[:, ::-1]
+        top = np.ascontiguousarray((np.argsort(y_score, axis=1) + base)[:, ::-1])
         sv = np.take(flat_scores, top)
         below = None
     ranked_vals = {

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 #: Elements of one (rows x items) block; a few float64/int64 temporaries of
 #: this size are alive at once (1 MiB each, small enough to stay in cache).
-CHUNK_ELEMENTS = 1 << 17
+CHUNK_ELEMENTS = 1 << 17  # halved for full sorts (k=None)
 
 
 def _is_dataframe(x):
