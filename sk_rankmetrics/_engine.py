@@ -102,7 +102,7 @@ def _chunk_values(chunk, requests, needs_full, k_max, ignore_ties):
     rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items)
     rc.n_relevant = n_rel
     for req in requests:
-        if req.spec.name == "ndcg" and req.gain_key not in rc.ideal:
+        if req.spec.needs_ideal and req.gain_key not in rc.ideal:
             rc.ideal[req.gain_key] = _ideal(
                 yt, req.gain, values[req.gain_key], rc.L, padded=pad is not None
             )

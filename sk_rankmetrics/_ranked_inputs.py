@@ -66,7 +66,7 @@ class RankedInputs:
         L = self.n_cols if needs_full else k_max
         # R-precision reads down to R; the full nDCG's ideal covers every judged item.
         if any(not r.spec.takes_k for r in requests) or (
-            needs_full and any(r.spec.name == "ndcg" for r in requests)
+            needs_full and any(r.spec.needs_ideal for r in requests)
         ):
             L = max(L, self.max_truth)
         return max(L, 1), needs_full, k_max
@@ -188,7 +188,7 @@ class RankedInputs:
                              n_items)
         rc.n_relevant = n_rel
         for req in requests:
-            if req.spec.name == "ndcg" and req.gain_key not in rc.ideal:
+            if req.spec.needs_ideal and req.gain_key not in rc.ideal:
                 rc.ideal[req.gain_key] = _ideal_from_truth(tvals[req.gain_key][0], trow, n, L)
         return rc
 

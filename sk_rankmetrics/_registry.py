@@ -44,6 +44,10 @@ class MetricSpec:
         Other accepted names.
     description : str
         One line for tables and help texts.
+    needs_ideal : bool
+        Whether the kernel reads the row's ideal gains (``rc.ideal``).
+    greater_is_better : bool
+        Direction of the metric (every metric here: True).
     """
 
     def __init__(
@@ -58,6 +62,7 @@ class MetricSpec:
         takes_k=True,
         aliases=(),
         description="",
+        needs_ideal=False,
         greater_is_better=True,
     ):
         self.name = name
@@ -69,6 +74,7 @@ class MetricSpec:
         self.takes_k = takes_k
         self.aliases = tuple(aliases)
         self.description = description
+        self.needs_ideal = needs_ideal
         self.greater_is_better = greater_is_better
 
     def __repr__(self):
@@ -85,7 +91,7 @@ def _register(spec):
 
 _register(MetricSpec(
     "ndcg", "ndcg_score", _kernels.ndcg, "gain", _GAIN_OPTIONS,
-    description="normalised discounted cumulative gain",
+    description="normalised discounted cumulative gain", needs_ideal=True,
 ))
 _register(MetricSpec(
     "dcg", "dcg_score", _kernels.dcg, "gain", _GAIN_OPTIONS, normalized=False,
