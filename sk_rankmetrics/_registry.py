@@ -10,6 +10,7 @@ read this registry.
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
 import re
 
@@ -236,6 +237,11 @@ class Request:
                 raise TypeError(
                     f"threshold must be a real number or None, got {thr!r}."
                 )
+            if thr is not None and not math.isfinite(thr):
+                raise ValueError(
+                    f"threshold must be a finite number or None, got {thr!r}; NaN "
+                    "or infinity would make no item (or every item) relevant."
+                )
             self.rel_key = f"rel:{thr!r}"
         if spec.name == "map" and opts["denominator"] not in _DENOMINATORS:
             raise ValueError(
@@ -266,6 +272,13 @@ def make_requests(metrics, **common):
     """Build :class:`Request` objects from names or ``(name, options)`` pairs."""
     if isinstance(metrics, str):
         metrics = [metrics]
+    try:
+        metrics = list(metrics)
+    except TypeError:
+        raise TypeError(
+            "metrics must be a name such as 'ndcg@10' or a list of names or (name, "
+            f"options) pairs, got {type(metrics).__name__}."
+        ) from None
     out = []
     for item in metrics:
         if isinstance(item, str):

@@ -303,6 +303,9 @@ def test_bad_flags_and_threshold():
         skr.recall_at_k_score(Y, S, per_row=1)
     with pytest.raises(TypeError, match=r"threshold must be a real number or None, got '1'"):
         skr.recall_at_k_score(Y, S, threshold="1")
+    for thr in (np.nan, np.inf, -np.inf):
+        with pytest.raises(ValueError, match=r"threshold must be a finite number or None"):
+            skr.recall_at_k_score(Y, S, threshold=thr)
 
 
 def test_bad_log_base_and_discounts():
@@ -352,6 +355,8 @@ def test_bad_metric_requests():
         match=r"metrics must be names such as 'ndcg@10' or \(name, options\) pairs, got 5",
     ):
         skr.evaluate(Y, S, [5])
+    with pytest.raises(TypeError, match=r"metrics must be a name .* got NoneType"):
+        skr.evaluate(Y, S, None)
     with pytest.raises(
         TypeError,
         match=r"got unexpected option\(s\) \['gain'\]; it accepts \['denominator', 'threshold'\]",
