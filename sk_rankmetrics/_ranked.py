@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -117,7 +117,9 @@ def _with_options(metrics, k, *, trec_names=False, **options):
         metrics = [metrics]
     pairs = []
     for item in metrics:
-        label, opts = (item, {}) if isinstance(item, str) else item
+        label, opts = (item, {}) if isinstance(item, str) else (None, None)
+        if isinstance(item, tuple) and len(item) == 2:
+            label, opts = item
         if not isinstance(label, str) or not isinstance(opts, dict):
             raise TypeError("metrics must be names such as 'ndcg@10' or (name, options) "
                             f"pairs, got {item!r}.")
@@ -171,7 +173,11 @@ def _trec_gain(levels, gains):
     if not isinstance(gains, Mapping):
         raise TypeError(f"gains must be a mapping {{level: gain}}, got {type(gains).__name__}.")
     mapping = {float(lv): float(lv) for lv in np.unique(np.append(levels, 0.0))}
-    mapping.update({float(k): float(v) for k, v in gains.items()})
+    try:
+        mapping.update({float(k): float(v) for k, v in gains.items()})
+    except (TypeError, ValueError):
+        raise TypeError("gains must map numeric relevance levels to numeric gains, got "
+                        f"{gains!r}.") from None
     return mapping
 
 
@@ -285,6 +291,9 @@ def _flatten_lists(lists, n, arg):
         lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
     except TypeError:
         raise TypeError(f"{arg} must hold one sequence of item ids per user.") from None
+    if any(map(isinstance, lists, repeat((str, bytes)))):
+        raise TypeError(f"{arg} must hold one sequence of item ids per user, got a string "
+                        "for some user; wrap a single id in a list: ['id'].")
     first = next((seq for seq in lists if len(seq)), None)
     if first is None:
         return lens, np.zeros(0, dtype=np.int64)
@@ -346,14 +355,18 @@ def _truth(truth, users):
         raise TypeError("truth must be a dict {user: relevant ids} or {user: {id: relevance}}"
                         ", a list aligned with recommended, or a tuple of parallel arrays "
                         f"(user_ids, item_ids[, relevance]); got {type(truth).__name__}.")
-    graded = np.fromiter((isinstance(v, Mapping) for v in vals), dtype=bool, count=len(vals))
+    graded = np.fromiter(map(isinstance, vals, repeat(Mapping)), dtype=bool, count=len(vals))
     if graded.any() and not graded.all():
         raise TypeError("truth mixes {id: relevance} mappings and plain id collections; "
                         "use one form for every user.")
     lens, items = _flatten_lists(vals, len(vals), "truth")
     if graded.all() and len(vals):
-        rel = np.fromiter(chain.from_iterable(v.values() for v in vals), dtype=float,
-                          count=int(lens.sum()))
+        try:
+            rel = np.fromiter(chain.from_iterable(map(Mapping.values, vals)), dtype=float,
+                              count=int(lens.sum()))
+        except (TypeError, ValueError):
+            raise TypeError("truth as {user: {id: relevance}} must give numeric "
+                            "relevance levels.") from None
     else:
         rel = np.ones(items.shape[0])
     return np.repeat(keys, lens), items, rel

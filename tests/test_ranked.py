@@ -14,7 +14,14 @@ import pytest
 import reference as ref
 from sklearn.exceptions import UndefinedMetricWarning
 
-from sk_rankmetrics import EvaluationResult, evaluate, evaluate_ranked
+from sk_rankmetrics import (
+    EvaluationResult,
+    TrecQrels,
+    TrecRun,
+    evaluate,
+    evaluate_ranked,
+    evaluate_run,
+)
 from sk_rankmetrics import _ranked_inputs as ri
 
 
@@ -208,12 +215,24 @@ def test_to_frame():
         ({"u": ["a"]}, (["u"],), {}, ValueError, "tuple"),
         ({"u": ["a"]}, (["u"], ["a"], [np.nan]), {}, ValueError, "NaN"),
         ([[0.5, 1.5]], [{1}], {}, TypeError, "ids"),
+        ({"u": ["a"]}, {"u": {"a": "high"}}, {}, TypeError, "numeric relevance"),
+        ({"u": ["a"]}, {"u": "abc"}, {}, TypeError, r"truth .* got a string"),
+        ({"u": "abc"}, {"u": {"a"}}, {}, TypeError, r"recommended .* got a string"),
     ],
 )
 def test_errors(rec, truth, kwargs, exc, match):
     metrics = ["nope"] if match == "unknown metric" else ["mrr"]
     with pytest.raises(exc, match=match):
         evaluate_ranked(rec, truth, metrics, **kwargs)
+
+
+def test_malformed_metric_pair_and_trec_gains():
+    with pytest.raises(TypeError, match=r"\(name, options\) pairs, got \('mrr',\)"):
+        evaluate_ranked({"u": ["a"]}, {"u": {"a"}}, [("mrr",)])
+    q = TrecQrels(np.array(["q"]), np.array(["a"]), np.array([1.0]))
+    r = TrecRun(np.array(["q"]), np.array(["a"]), np.array([1.0]))
+    with pytest.raises(TypeError, match=r"gains must map numeric relevance levels"):
+        evaluate_run(q, r, ["ndcg"], gains={"a": 1})
 
 
 def test_duplicate_user_lists_raise():
