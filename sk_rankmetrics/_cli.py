@@ -13,6 +13,7 @@ import os
 import sys
 import time
 import warnings
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -100,14 +101,15 @@ def _read_json(path, kind):
     except json.JSONDecodeError as exc:
         raise CommandError(f"{path!r} is not valid JSON ({exc.msg}, line {exc.lineno}).") \
             from None
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+    if not isinstance(data, dict) or not all(map(isinstance, data.values(), repeat(dict))):
         raise CommandError(f"{path!r}: JSON {kind} must map each query to an object "
                            "{doc: value}.")
     lens = np.fromiter(map(len, data.values()), dtype=np.int64, count=len(data))
     q = np.repeat(np.array(list(data.keys()), dtype=str), lens)
-    docs = np.array([d for v in data.values() for d in v], dtype=str)
+    docs = np.array(list(chain.from_iterable(data.values())), dtype=str)
     try:
-        vals = np.array([x for v in data.values() for x in v.values()], dtype=float)
+        vals = np.fromiter(chain.from_iterable(map(dict.values, data.values())), dtype=float,
+                           count=int(lens.sum()))
     except (TypeError, ValueError):
         raise CommandError(f"{path!r}: JSON {kind} values must be numbers.") from None
     if kind == "qrels":
@@ -115,28 +117,20 @@ def _read_json(path, kind):
     return TrecRun(q, docs, vals, tag=os.path.basename(path), source=path)
 
 
-def read_qrels(path, fmt="auto"):
-    from ._ranked import qrels_from_frame
-    from ._trec import read_trec_qrels
+def _read(path, fmt, kind):
+    """Qrels (``kind="qrels"``) or a run from a file in any of ``FORMATS``."""
+    from ._ranked import qrels_from_frame, run_from_frame
+    from ._trec import read_trec_qrels, read_trec_run
 
     fmt = _detect(path, fmt)
     if fmt == "trec":
-        return read_trec_qrels(path)
+        return read_trec_qrels(path) if kind == "qrels" else read_trec_run(path)
     if fmt == "json":
-        return _read_json(path, "qrels")
-    return qrels_from_frame(_read_frame(path, fmt))
-
-
-def read_run(path, fmt="auto"):
-    from ._ranked import run_from_frame
-    from ._trec import read_trec_run
-
-    fmt = _detect(path, fmt)
-    if fmt == "trec":
-        return read_trec_run(path)
-    if fmt == "json":
-        return _read_json(path, "run")
-    return run_from_frame(_read_frame(path, fmt), tag=os.path.basename(path))
+        return _read_json(path, kind)
+    frame = _read_frame(path, fmt)
+    if kind == "qrels":
+        return qrels_from_frame(frame)
+    return run_from_frame(frame, tag=os.path.basename(path))
 
 
 # -- output -----------------------------------------------------------------
@@ -190,14 +184,14 @@ def _settings(args):
 def _evaluate_one(qrels, run_path, args):
     from ._ranked import evaluate_run
 
-    run = read_run(run_path, args.run_format)
+    run = _read(run_path, args.run_format, "run")
     prog = Progress(os.path.basename(run_path), force=args.progress)
     return evaluate_run(qrels, run, args.metric or list(DEFAULT_METRICS),
                         progress=prog, **_settings(args))
 
 
 def cmd_evaluate(args):
-    qrels = read_qrels(args.qrels, args.qrels_format)
+    qrels = _read(args.qrels, args.qrels_format, "qrels")
     res = _evaluate_one(qrels, args.run, args)
     names = res.metrics
     rows = []
@@ -220,7 +214,7 @@ def cmd_compare(args):
         raise CommandError("compare needs at least two runs.")
     if args.permutations < 1:
         raise CommandError(f"--permutations must be >= 1, got {args.permutations}.")
-    qrels = read_qrels(args.qrels, args.qrels_format)
+    qrels = _read(args.qrels, args.qrels_format, "qrels")
     results = [_evaluate_one(qrels, p, args) for p in args.runs]
     common = results[0].query_ids
     for r in results[1:]:
