@@ -22,23 +22,19 @@ def _cut(rc, k):
     return rc.L if k is None else min(k, rc.L)
 
 
-def _discounted_sum(expected, disc):
-    return expected @ disc
-
-
 def dcg(rc, req):
     kc = _cut(rc, req.k)
     g = rc.mean(req.gain_key)[:, :kc]
-    return _discounted_sum(g, req.discount(rc.L)[:kc]), None
+    return g @ req.discount(rc.L)[:kc], None
 
 
 def ndcg(rc, req):
     kc = _cut(rc, req.k)
     disc = req.discount(rc.L)[:kc]
-    actual = _discounted_sum(rc.mean(req.gain_key)[:, :kc], disc)
+    actual = rc.mean(req.gain_key)[:, :kc] @ disc
     ideal_gains = rc.ideal[req.gain_key]  # increasing: the best gain is last
     kc_i = min(kc, ideal_gains.shape[1])
-    ideal = _discounted_sum(ideal_gains[:, ideal_gains.shape[1] - kc_i :], disc[:kc_i][::-1])
+    ideal = ideal_gains[:, ideal_gains.shape[1] - kc_i :] @ disc[:kc_i][::-1]
     defined = ideal > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(defined, actual / np.where(defined, ideal, 1.0), 0.0)

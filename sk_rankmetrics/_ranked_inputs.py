@@ -219,10 +219,9 @@ def _as_ids(x, arg):
     if x.ndim != 1:
         raise ValueError(f"{arg} must be 1-D (one id per entry), got shape {x.shape}.")
     if x.dtype.kind == "O":
+        first_int = x.size and isinstance(x[0], (int, np.integer)) and not isinstance(x[0], bool)
         try:
-            x = x.astype(np.int64) if x.size and all(
-                isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in x[:1]
-            ) else x.astype(str)
+            x = x.astype(np.int64) if first_int else x.astype(str)
         except (TypeError, ValueError, OverflowError):
             x = x.astype(str)
     if x.dtype.kind == "b" or x.dtype.kind not in "iuUS":

@@ -14,18 +14,12 @@ input. Layouts:
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 
 #: Elements of one (rows x items) block; a few float64/int64 temporaries of
 #: this size are alive at once (1 MiB each, small enough to stay in cache).
 CHUNK_ELEMENTS = 1 << 17  # halved for full sorts (k=None)
-
-
-def _is_dataframe(x):
-    return hasattr(x, "to_numpy") and hasattr(x, "columns")
 
 
 def _as_array(x, arg, *, allow_sparse=False):
@@ -41,7 +35,7 @@ def _as_array(x, arg, *, allow_sparse=False):
         x = sp.csr_array(x)
         dtype = x.dtype
     else:
-        if _is_dataframe(x) or hasattr(x, "to_numpy"):
+        if hasattr(x, "to_numpy"):  # pandas DataFrame or Series
             x = x.to_numpy()
         try:
             x = np.asarray(x)
@@ -298,7 +292,3 @@ def _check_long(y_true, y_score, qid):
         except (TypeError, ValueError):
             raise TypeError("qid must hold query ids of one type (integers or strings).") from None
     return LongInputs(yt, ys, q)
-
-
-def is_integral(x):
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
