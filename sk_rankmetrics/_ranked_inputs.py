@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._engine import _value_arrays
-from ._ranking import RankedChunk, _group_bounds
+from ._ranking import RankedChunk, tie_groups
+from ._trec import ranked_order
 from ._validation import CHUNK_ELEMENTS
 
 #: Largest key ``row * span + code`` allowed in one block (int64 headroom).
@@ -174,14 +175,8 @@ class RankedInputs:
                 same = (sv[:, 1:] == sv[:, :-1]) & real[:, 1:]
             tied = bool(same.any())
         if tied:
-            start, end = _group_bounds(sv)
-            size = end - start
-            rr = np.arange(n)[:, None]
-            sums = {}
-            for key, v in values.items():
-                c = np.zeros((n, W + 1))
-                np.cumsum(v, axis=1, out=c[:, 1:])
-                sums[key] = (c[rr, end] - c[rr, start])[:, :L]
+            start, size, sums = tie_groups(sv, values)
+            sums = {key: v[:, :L] for key, v in sums.items()}
             rc = RankedChunk(L, start[:, :L], size[:, :L], sums, n_items)
         else:
             rc = RankedChunk(L, None, None, {k: v[:, :L] for k, v in values.items()},
@@ -268,8 +263,7 @@ def group_long(rec_query, rec_item, rec_score=None, *, order="given"):
     if order == "score":
         if score is None:
             raise ValueError("order='score' needs scores.")
-        o = np.lexsort((ri, score))[::-1]
-        o = o[np.argsort(rq[o], kind="stable")]
+        o = ranked_order(rq, ri, score)
     else:
         o = np.argsort(rq, kind="stable")
     rq, ri = rq[o], ri[o]

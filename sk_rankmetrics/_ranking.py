@@ -93,6 +93,23 @@ def _group_bounds(sv):
     return start, end
 
 
+def tie_groups(sv, ranked_vals):
+    """Tie-group start, size and per-group sums of each position of sorted rows.
+
+    ``sv`` holds the sorted scores of shape (n, L); ``ranked_vals`` maps names
+    to item values in the same order. Groups are counted within the L columns.
+    """
+    n, L = sv.shape
+    rows = np.arange(n)[:, None]
+    start, end = _group_bounds(sv)
+    sums = {}
+    for name, rv in ranked_vals.items():
+        c = np.zeros((n, L + 1))
+        np.cumsum(rv, axis=1, out=c[:, 1:])
+        sums[name] = c[rows, end] - c[rows, start]
+    return start, end - start, sums
+
+
 def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
     """Rank the rows of a chunk and describe the first ``L`` positions.
 
@@ -144,14 +161,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
     ):
         return RankedChunk(L, None, None, ranked_vals, n_items)
 
-    rows = np.arange(n)[:, None]
-    start, end = _group_bounds(sv)
-    size = end - start
-    sums = {}
-    for name, rv in ranked_vals.items():
-        c = np.zeros((n, L + 1))
-        np.cumsum(rv, axis=1, out=c[:, 1:])
-        sums[name] = c[rows, end] - c[rows, start]
+    start, size, sums = tie_groups(sv, ranked_vals)
 
     if below is not None:
         # The last group may continue past position L: count it over the row.
