@@ -109,6 +109,14 @@ def _chunk_values(chunk, requests, needs_full, k_max, ignore_ties):
     return rows, [req.spec.kernel(rc, req) for req in requests]
 
 
+def depth(requests):
+    """``(needs_full, k_max)``: whether some request reads every position, and
+    the deepest cut-off asked for (1 when none is)."""
+    needs_full = any(r.spec.takes_k and r.k is None for r in requests)
+    k_max = max((r.k for r in requests if r.k is not None), default=1)
+    return needs_full, k_max
+
+
 def _bounded_map(fn, items, n_threads):
     """``map(fn, items)`` on a thread pool, at most ``2 * n_threads`` in flight.
 
@@ -137,8 +145,7 @@ def compute(inputs, requests, *, ignore_ties=False):
     """
     n = inputs.n_rows
     out = {r.label: (np.empty(n), np.ones(n, dtype=bool)) for r in requests}
-    needs_full = any(r.spec.takes_k and r.k is None for r in requests)
-    k_max = max((r.k for r in requests if r.k is not None), default=1)
+    needs_full, k_max = depth(requests)
 
     if hasattr(inputs, "ranked_chunk"):
         # Pre-ranked layout (ranked lists plus sparse truth): no ranking pass.

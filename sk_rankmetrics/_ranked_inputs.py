@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._engine import _value_arrays
+from ._engine import _value_arrays, depth
 from ._ranking import RankedChunk, tie_groups
 from ._trec import ranked_order
 from ._validation import CHUNK_ELEMENTS
@@ -62,20 +62,20 @@ class RankedInputs:
 
     # -- planning ---------------------------------------------------------
     def _plan(self, requests):
-        needs_full = any(r.spec.takes_k and r.k is None for r in requests)
-        k_max = max((r.k for r in requests if r.k is not None), default=1)
+        """Ranked positions every block must describe for ``requests``."""
+        needs_full, k_max = depth(requests)
         L = self.n_cols if needs_full else k_max
         # R-precision reads down to R; the full nDCG's ideal covers every judged item.
         if any(not r.spec.takes_k for r in requests) or (
             needs_full and any(r.spec.needs_ideal for r in requests)
         ):
             L = max(L, self.max_truth)
-        return max(L, 1), needs_full, k_max
+        return max(L, 1)
 
     def row_blocks(self, requests, budget=None):
         """Contiguous row slices whose ``(rows x width)`` blocks fit the budget."""
         budget = CHUNK_ELEMENTS if budget is None else budget
-        L, _, _ = self._plan(requests)
+        L = self._plan(requests)
         width = max(L, self.n_cols, 1)
         step = max(1, budget // width)
         step = min(step, max(1, _KEY_LIMIT // self.span))
@@ -135,7 +135,7 @@ class RankedInputs:
         """The :class:`RankedChunk` of the rows in the slice ``rows``."""
         a, b = rows.start, rows.stop
         n = b - a
-        L, _, _ = self._plan(requests)
+        L = self._plan(requests)
         has_ties = self.rec_scores is not None and not ignore_ties
         # Without ties only the first L positions matter; tie groups may cross L.
         row, offs, lens, rel, ta, tb = self._lookup(a, b, self.n_cols if has_ties else L)
