@@ -1,4 +1,5 @@
-"""XGBRanker (qid) and LGBMRanker (group sizes) in GroupKFold cross-validation.
+"""XGBRanker (qid) and LGBMRanker (group sizes) in GroupKFold cross-validation, and
+the settings of docs/which_ndcg.md against XGBoost's and LightGBM's own metrics.
 
 Optional: skipped when xgboost or lightgbm is not installed (``pip install
 sk_rankmetrics[ltr]``).
@@ -111,3 +112,61 @@ def test_lgbmranker_whole_data_group_sizes_cannot_be_split():
         with pytest.raises(ValueError, match="Sum of query counts"):
             cross_validate(ranker, X, y, cv=GroupKFold(3), scoring=scorer,
                            params={"group": sizes, "groups": qid, "qid": qid})
+
+
+def _held_out(seed=0):
+    """Training and held-out long-format data (graded 0..3, one unjudged query)."""
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(80), rng.integers(3, 20, size=80))
+    X = rng.normal(size=(qid.shape[0], 5))
+    y = np.digitize(X[:, 0] + 0.7 * rng.normal(size=qid.shape[0]), [0.3, 1.0, 1.6])
+    y[qid == 43] = 0  # a held-out query without relevant documents
+    tr = qid < 40
+    return (X[tr], y[tr], qid[tr]), (X[~tr], y[~tr], qid[~tr])
+
+
+def _tie_free(s, qid):
+    order = np.lexsort((s, qid))
+    same = (qid[order][1:] == qid[order][:-1]) & (s[order][1:] == s[order][:-1])
+    return not same.any()
+
+
+@pytest.mark.parametrize("k", [3, 5, 10])
+def test_xgboost_ndcg_setting_matches_its_eval_metric(k):
+    """docs/which_ndcg.md's XGBoost setting gives XGBoost's own ndcg@k."""
+    xgb = pytest.importorskip("xgboost")
+    from sk_rankmetrics import ndcg_score
+
+    (X, y, qid), (Xv, yv, qv) = _held_out()
+    ranker = xgb.XGBRanker(n_estimators=60, max_depth=6, eval_metric=f"ndcg@{k}",
+                           n_jobs=1, random_state=0)
+    ranker.fit(X, y, qid=qid, eval_set=[(Xv, yv)], eval_qid=[qv], verbose=False)
+    theirs = ranker.evals_result()["validation_0"][f"ndcg@{k}"][-1]
+    s = ranker.predict(Xv, output_margin=True)
+    assert _tie_free(s, qv)
+    ours = ndcg_score(yv, s, qid=qv, k=k, gain="exponential", no_relevant=1.0,
+                      ignore_ties=True)
+    assert 0.3 < ours < 0.99
+    assert ours == pytest.approx(theirs, abs=1e-6)  # XGBoost reports float32
+
+
+@pytest.mark.parametrize("k", [3, 5, 10])
+def test_lightgbm_ndcg_and_map_settings_match_its_eval_metrics(k):
+    """docs/which_ndcg.md's LightGBM settings give LightGBM's own ndcg@k and map@k."""
+    lgb = pytest.importorskip("lightgbm")
+    from sk_rankmetrics import mean_average_precision_score, ndcg_score
+
+    (X, y, qid), (Xv, yv, qv) = _held_out()
+    sizes, sizes_v = np.unique(qid, return_counts=True)[1], np.unique(qv, return_counts=True)[1]
+    ranker = lgb.LGBMRanker(n_estimators=60, num_leaves=15, min_child_samples=2,
+                            n_jobs=1, random_state=0, verbose=-1)
+    ranker.fit(X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sizes_v],
+               eval_at=[k], eval_metric=["ndcg", "map"])
+    theirs = next(iter(ranker.evals_result_.values()))
+    s = ranker.predict(Xv, raw_score=True)
+    assert _tie_free(s, qv)
+    ndcg = ndcg_score(yv, s, qid=qv, k=k, gain="exponential", no_relevant=1.0)
+    ap = mean_average_precision_score(yv, s, qid=qv, k=k, no_relevant=1.0)
+    assert 0.3 < ndcg < 0.99 and 0.3 < ap < 0.99
+    assert ndcg == pytest.approx(theirs[f"ndcg@{k}"][-1], abs=1e-9)
+    assert ap == pytest.approx(theirs[f"map@{k}"][-1], abs=1e-9)
