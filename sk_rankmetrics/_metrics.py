@@ -223,10 +223,15 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     reproduce other tools:
 
     - scikit-learn: the defaults.
-    - XGBoost / LightGBM (``ndcg@k``): ``gain="exponential"``.
-    - trec_eval ``ndcg_cut_k`` / ranx ``ndcg@k``: the defaults; trec_eval's
-      per-level gains: ``gain={{level: gain}}``. trec_eval breaks ties by
-      document id instead of averaging them.
+    - XGBoost / LightGBM (``ndcg@k``): ``gain="exponential"``,
+      ``no_relevant=1.0`` (they score a query without relevant items 1).
+    - trec_eval ``ndcg_cut_k`` / ranx ``ndcg@k``: the defaults with
+      ``no_relevant="skip"``; trec_eval's per-level gains:
+      ``gain={{level: gain}}``. trec_eval breaks ties by document id instead
+      of averaging them.
+
+    The tools' numbers are compared in ``tests/test_sklearn_compat.py``,
+    ``tests/test_trec_eval_compat.py`` and ``tests/test_ltr_libraries.py``.
 
     Examples
     --------
