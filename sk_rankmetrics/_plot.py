@@ -16,7 +16,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from ._adapters import DEFAULT_RESPONSE_METHOD, estimator_responses
 from ._metrics import _run
-from ._registry import Request, check_k, parse_name
+from ._registry import METRICS, Request, check_k, parse_name
 
 
 def _check_ks(ks):
@@ -70,7 +70,7 @@ def _check_metrics(metric):
         if not spec.takes_k:
             raise ValueError(
                 f"metric {name!r} takes no cut-off, so it has no curve over k; choose "
-                "one of ndcg, dcg, cg, map, precision, recall, hit_rate, mrr."
+                f"one of {', '.join(s.name for s in METRICS.values() if s.takes_k)}."
             )
         out.append((label, spec, {**preset, **opts}))
     labels = [label for label, _, _ in out]
