@@ -168,3 +168,17 @@ def reference_mean(metric, Y, S, weights=None, no_relevant=0.0, **kwargs):
         vals.append(v)
         ws.append(1.0 if weights is None else weights[i])
     return float(np.average(vals, weights=ws))
+
+
+def article_playlist_ndcg(one_gt, one_rec, cap=100):
+    """The playlist nDCG of the Korean nDCG article (``shared/seeds``), as its
+    Python function: binary gains, natural log, ``cap`` recommendations (100)."""
+    dcg = 0.0
+    if len(one_gt) >= cap:
+        idcg = sum(1.0 / np.log(i + 1) for i in range(1, cap + 1))
+    else:
+        idcg = sum(1.0 / np.log(i + 1) for i in range(1, len(one_gt) + 1))
+    for i, r in enumerate(one_rec):
+        if r in one_gt:
+            dcg += 1.0 / np.log(i + 2)
+    return dcg / idcg

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 import pytest
+import reference as ref
 
 import sk_rankmetrics as skr
 
@@ -179,19 +180,6 @@ def test_000_rec_sys_1_and_2():
     assert n2 == pytest.approx(0.8793791209851007, **TOL)
 
 
-def _article_000_ndcg(one_gt, one_rec, cap):
-    """The article's Python function (its 100 recommendations are ``cap``)."""
-    dcg = 0.0
-    if len(one_gt) >= cap:
-        idcg = sum(1.0 / np.log(i + 1) for i in range(1, cap + 1))
-    else:
-        idcg = sum(1.0 / np.log(i + 1) for i in range(1, len(one_gt) + 1))
-    for i, r in enumerate(one_rec):
-        if r in one_gt:
-            dcg += 1.0 / np.log(i + 2)
-    return dcg / idcg
-
-
 def test_000_playlist_ndcg_code():
     """The article's binary nDCG (natural log, IDCG over min(|gt|, 100)
     positions) is ``ndcg_score`` at k = the list length: the log base cancels."""
@@ -201,7 +189,7 @@ def test_000_playlist_ndcg_code():
     for pl in range(25):
         gt[pl] = set(rng.choice(n_songs, size=rng.integers(1, 16), replace=False).tolist())
         rec[pl] = rng.choice(n_songs, size=cap, replace=False).tolist()
-    article = sum(_article_000_ndcg(gt[i], rec[i], cap) for i in rec) / len(rec)
+    article = sum(ref.article_playlist_ndcg(gt[i], rec[i], cap) for i in rec) / len(rec)
     y = np.zeros((len(rec), n_songs))
     s = np.zeros((len(rec), n_songs))
     for i in rec:
