@@ -19,7 +19,7 @@ import numpy as np
 from ._engine import compute
 from ._ranked_inputs import build_ranked_inputs, group_long
 from ._reduce import check_policy, reduce_results
-from ._registry import check_k, make_requests, parse_name
+from ._registry import check_k, make_requests, parse_name, split_request
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
 
 SETTINGS = ("sk_rankmetrics", "trec_eval")
@@ -117,12 +117,7 @@ def _with_options(metrics, k, *, trec_names=False, **options):
         metrics = [metrics]
     pairs = []
     for item in metrics:
-        label, opts = (item, {}) if isinstance(item, str) else (None, None)
-        if isinstance(item, tuple) and len(item) == 2:
-            label, opts = item
-        if not isinstance(label, str) or not isinstance(opts, dict):
-            raise TypeError("metrics must be names such as 'ndcg@10' or (name, options) "
-                            f"pairs, got {item!r}.")
+        label, opts = split_request(item)
         name = metric_from_trec_name(label) if trec_names else label
         spec, kk, _ = parse_name(name)
         if k is not None and kk is None and spec.takes_k:

@@ -268,6 +268,21 @@ def _cached(fn):
     return f
 
 
+def split_request(item, must="metrics must be names"):
+    """``(name, options)`` of a metric name or of a ``(name, options)`` pair.
+
+    ``must`` starts the error message, naming the argument.
+    """
+    if isinstance(item, str):
+        return item, {}
+    if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+            and isinstance(item[1], dict)):
+        return item
+    raise TypeError(
+        f"{must} such as 'ndcg@10' or (name, options) pairs, got {item!r}."
+    )
+
+
 def make_requests(metrics, **common):
     """Build :class:`Request` objects from names or ``(name, options)`` pairs."""
     if isinstance(metrics, str):
@@ -281,15 +296,7 @@ def make_requests(metrics, **common):
         ) from None
     out = []
     for item in metrics:
-        if isinstance(item, str):
-            label, opts = item, {}
-        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict):
-            label, opts = item
-        else:
-            raise TypeError(
-                "metrics must be names such as 'ndcg@10' or (name, options) pairs, "
-                f"got {item!r}."
-            )
+        label, opts = split_request(item)
         spec, k, preset = parse_name(label)
         out.append(Request(spec, k, {**preset, **opts}, label))
     if not out:

@@ -18,7 +18,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from ._adapters import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
 from ._metrics import evaluate
 from ._reduce import check_policy
-from ._registry import METRICS, make_requests, metric_names, parse_name
+from ._registry import METRICS, make_requests, metric_names, parse_name, split_request
 
 __all__ = [
     "RankingScorer",
@@ -441,15 +441,7 @@ def get_scorers(names, **options):
         names = [names]
     out = {}
     for item in names:
-        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict):
-            name, own = item
-        else:
-            name, own = item, {}
-        if not isinstance(name, str):
-            raise TypeError(
-                "names must be metric names such as 'ndcg@10' or (name, options) "
-                f"pairs, got {item!r}."
-            )
+        name, own = split_request(item, must="names must be metric names")
         if name in out:
             raise ValueError(f"metric {name!r} is named twice in names.")
         out[name] = make_ranking_scorer(name, **{**options, **own})
