@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ._engine import compute
 from ._reduce import check_policy, reduce_results
 from ._registry import METRICS, Request, check_k, make_requests
-from ._validation import check_inputs, check_sample_weight
+from ._validation import check_flag, check_inputs, check_sample_weight
 
 __all__ = [
     "cumulative_gain_score",
@@ -94,16 +92,14 @@ def _doc(func):
 def _run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
          qid, per_row):
     policy = check_policy(no_relevant)
-    if not isinstance(ignore_ties, (bool, np.bool_)):
-        raise TypeError(f"ignore_ties must be True or False, got {ignore_ties!r}.")
-    if not isinstance(per_row, (bool, np.bool_)):
-        raise TypeError(f"per_row must be True or False, got {per_row!r}.")
+    ignore_ties = check_flag(ignore_ties, "ignore_ties")
+    per_row = check_flag(per_row, "per_row")
     inputs = check_inputs(y_true, y_score, qid)
     if qid is None:
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:
         weights = inputs.query_weights(sample_weight)
-    raw = compute(inputs, requests, ignore_ties=bool(ignore_ties))
+    raw = compute(inputs, requests, ignore_ties=ignore_ties)
     values, means = reduce_results(raw, requests, policy, weights)
     return values if per_row else means
 

@@ -21,6 +21,7 @@ from ._ranked_inputs import build_ranked_inputs, group_long
 from ._reduce import check_policy, reduce_results
 from ._registry import check_k, make_requests, parse_name, split_request
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
+from ._validation import check_flag
 
 SETTINGS = ("sk_rankmetrics", "trec_eval")
 
@@ -131,12 +132,6 @@ def _with_options(metrics, k, *, trec_names=False, **options):
     if len(set(labels)) != len(labels):
         raise ValueError(f"metrics names a metric twice: {labels}.")
     return requests
-
-
-def _check_flag(value, arg):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{arg} must be True or False, got {value!r}.")
-    return bool(value)
 
 
 def _as_qrels(qrels):
@@ -252,7 +247,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     if setting not in SETTINGS:
         raise ValueError(f"setting={setting!r} is not known. Accepted: 'sk_rankmetrics' or "
                          "'trec_eval' (reproduces trec_eval's numbers).")
-    complete = _check_flag(complete, "complete")
+    complete = check_flag(complete, "complete")
     q, r = _as_qrels(qrels), _as_run(run)
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
@@ -431,7 +426,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
     """
-    complete = _check_flag(complete, "complete")
+    complete = check_flag(complete, "complete")
     ids, lens, flat = _recommended(recommended, users)
     tu, ti, trel = _truth(truth, users)
     requests = _with_options(metrics, k, threshold=threshold)

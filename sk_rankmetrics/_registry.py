@@ -16,6 +16,7 @@ import re
 
 from . import _kernels
 from ._conventions import resolve_discount, resolve_gain
+from ._validation import check_flag
 
 _GAIN_OPTIONS = {"gain": "linear", "discount": "log", "log_base": 2}
 _BINARY_OPTIONS = {"threshold": None}
@@ -249,8 +250,8 @@ class Request:
                 "'min_k_relevant' (AP divided by min(k, R): a perfect top k scores "
                 "1) or 'relevant' (divided by R, as trec_eval and ranx)."
             )
-        if spec.name == "precision" and not isinstance(opts["adaptive_k"], bool):
-            raise TypeError(f"adaptive_k must be True or False, got {opts['adaptive_k']!r}.")
+        if spec.name == "precision":
+            opts["adaptive_k"] = check_flag(opts["adaptive_k"], "adaptive_k")
 
     @property
     def threshold(self):

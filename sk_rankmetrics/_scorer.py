@@ -11,7 +11,6 @@ metric registry.
 
 from __future__ import annotations
 
-import numpy as np
 import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
 
@@ -19,6 +18,7 @@ from ._adapters import DEFAULT_RESPONSE_METHOD, check_response_method, estimator
 from ._metrics import evaluate
 from ._reduce import check_policy
 from ._registry import METRICS, make_requests, metric_names, parse_name, split_request
+from ._validation import check_flag
 
 __all__ = [
     "RankingScorer",
@@ -123,13 +123,12 @@ class RankingScorer:
             )
         spec, _, _ = parse_name(metric)
         check_policy(no_relevant)
-        if not isinstance(ignore_ties, (bool, np.bool_)):
-            raise TypeError(f"ignore_ties must be True or False, got {ignore_ties!r}.")
+        ignore_ties = check_flag(ignore_ties, "ignore_ties")
         make_requests([(metric, dict(options))])  # validates the options now
         self.metric = metric
         self.response_method = check_response_method(response_method)
         self.no_relevant = no_relevant
-        self.ignore_ties = bool(ignore_ties)
+        self.ignore_ties = ignore_ties
         self.options = dict(options)
         self.greater_is_better = spec.greater_is_better
         self._sign = 1 if spec.greater_is_better else -1

@@ -66,6 +66,13 @@ def _check_finite_chunk(block, arg, row0):
         )
 
 
+def check_flag(value, arg):
+    """Return ``value`` as a bool, or raise naming ``arg`` (NumPy bools pass)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{arg} must be True or False, got {value!r}.")
+    return bool(value)
+
+
 def check_sample_weight(sample_weight, n, what=None):
     if sample_weight is None:
         return None
