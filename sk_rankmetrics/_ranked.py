@@ -284,13 +284,15 @@ def _flatten_lists(lists, n, arg):
     if any(map(isinstance, lists, repeat((str, bytes)))):
         raise TypeError(f"{arg} must hold one sequence of item ids per user, got a string "
                         "for some user; wrap a single id in a list: ['id'].")
-    first = next((seq for seq in lists if len(seq)), None)
-    if first is None:
+    total = int(lens.sum())
+    if total == 0:
         return lens, np.zeros(0, dtype=np.int64)
-    head = next(iter(first))
-    if isinstance(head, (int, np.integer)) and not isinstance(head, bool):
+    # Integer ids go straight into an int64 array; a float among them (which
+    # the int64 conversion would truncate: 2.5 -> 2) takes the general path.
+    types = set(map(type, chain.from_iterable(lists)))
+    if all(issubclass(t, (int, np.integer)) and not issubclass(t, bool) for t in types):
         try:
-            flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(lens.sum()))
+            flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=total)
             return lens, flat
         except (TypeError, ValueError, OverflowError):
             pass

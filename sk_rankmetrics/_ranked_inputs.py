@@ -216,7 +216,12 @@ def _as_ids(x, arg):
     if x.dtype.kind == "O":
         first_int = x.size and isinstance(x[0], (int, np.integer)) and not isinstance(x[0], bool)
         try:
-            x = x.astype(np.int64) if first_int else x.astype(str)
+            if not first_int:
+                raise ValueError
+            xi = x.astype(np.int64)
+            if not (xi == x).all():  # 2.5 would become 2: keep such ids as text
+                raise ValueError
+            x = xi
         except (TypeError, ValueError, OverflowError):
             x = x.astype(str)
     if x.dtype.kind == "b" or x.dtype.kind not in "iuUS":

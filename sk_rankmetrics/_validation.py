@@ -14,6 +14,8 @@ input. Layouts:
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -294,8 +296,20 @@ def _check_long(y_true, y_score, qid):
     ):
         raise TypeError(f"qid must hold query ids (integers or strings), got {q.dtype}.")
     if q.dtype.kind == "O":
-        try:
-            q = q.astype(str) if isinstance(q[0], str) else q.astype(np.int64)
-        except (TypeError, ValueError):
-            raise TypeError("qid must hold query ids of one type (integers or strings).") from None
+        if all(map(isinstance, q, repeat(str))):
+            q = q.astype(str)
+        else:
+            try:
+                qi = q.astype(np.int64)
+            except (TypeError, ValueError, OverflowError):
+                qi = None
+            # Exact only: 1.5 must not become query 1, nor 1 become query "1".
+            exact = None if qi is None else qi == q
+            if exact is None or not exact.all():
+                bad = "" if exact is None else f" such as {q[np.argmin(exact)]!r}"
+                raise TypeError(
+                    "qid must hold query ids of one type (integers or strings), got "
+                    f"mixed types or fractional values{bad}."
+                )
+            q = qi
     return LongInputs(yt, ys, q)

@@ -238,3 +238,14 @@ def test_bad_qids_and_values():
         skr.ndcg_score([], [], qid=[])
     with pytest.raises(TypeError, match=r"y_true must hold numbers"):
         skr.ndcg_score(["a", "b"], [1, 2], qid=[1, 1])
+
+
+def test_object_qids_are_never_coerced_into_other_queries():
+    y, s = [1, 0, 1, 0], [1, 2, 3, 4]
+    for bad in ([1, 1, 1.5, 1.5], ["a", 1, "b", "b"], [1, None, 2, 2]):
+        with pytest.raises(TypeError, match=r"qid must hold query ids of one type"):
+            skr.ndcg_score(y, s, qid=np.array(bad, dtype=object))
+    by_obj = skr.ndcg_score(y, s, qid=np.array(["a", "a", "b", "b"], dtype=object), per_row=True)
+    by_int = skr.ndcg_score(y, s, qid=np.array([3, 3, 4, 4], dtype=object), per_row=True)
+    np.testing.assert_array_equal(by_obj, skr.ndcg_score(y, s, qid=[3, 3, 4, 4], per_row=True))
+    np.testing.assert_array_equal(by_int, by_obj)

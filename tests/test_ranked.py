@@ -265,3 +265,15 @@ def test_large_vectorised_case_against_loop():
                 assert np.isnan(got)
             else:
                 assert got == pytest.approx(expected, abs=1e-12), (u, m)
+
+
+def test_fractional_object_ids_are_not_truncated_to_integers():
+    # 2.5 is not item 2: floats are refused as ids, or compared as text.
+    with pytest.raises(TypeError, match=r"ranked item ids must hold ids"):
+        evaluate_ranked([np.array([1, 2.5], dtype=object)], [{2}], ["mrr"])
+    with pytest.raises(TypeError, match=r"ranked item ids must hold ids"):
+        evaluate_ranked({"u": [1, 2.5]}, {"u": {2}}, ["mrr"])
+    assert ri._as_ids(np.array([1, 2.5], dtype=object), "ids").tolist() == ["1", "2.5"]
+    res = evaluate_ranked({"u": [2]}, (np.array(["u"]), np.array([2.5], dtype=object)),
+                          ["mrr"], no_relevant=0.0)
+    assert res["mrr"] == 0.0
