@@ -221,8 +221,8 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     - scikit-learn: the defaults.
     - XGBoost / LightGBM (``ndcg@k``): ``gain="exponential"``,
       ``no_relevant=1.0`` (they score a query without relevant items 1).
-    - trec_eval ``ndcg_cut_k`` / ranx ``ndcg@k``: the defaults with
-      ``no_relevant="skip"``; trec_eval's per-level gains:
+    - trec_eval ``ndcg_cut_k`` / ranx ``ndcg@k``: the defaults (trec_eval:
+      with ``no_relevant=0.0``); trec_eval's per-level gains:
       ``gain={{level: gain}}``. trec_eval breaks ties by document id instead
       of averaging them.
 
