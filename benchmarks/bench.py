@@ -218,6 +218,19 @@ def case_ignore_ties(cfg, rep):
         t_ours, t_sk, informational=True))
 
 
+def case_heavy_ties(cfg, rep):
+    """Scores with only 20 distinct values per row: large tie groups everywhere."""
+    y_true, y_score = matrix_data(cfg)
+    tied = np.floor(y_score * 20)
+    for k, num in ((10, "8"), (None, "8b")):
+        t_ours, v_ours = best_of(lambda k=k: skr.ndcg_score(y_true, tied, k=k), cfg.repeats)
+        t_sk, v_sk = best_of(lambda k=k: skm.ndcg_score(y_true, tied, k=k), cfg.base_repeats)
+        rep.check(f"ndcg@{k} on heavily tied scores vs scikit-learn", v_ours, v_sk, 1e-12)
+        rep.rows.append(speed_row(
+            f"{num}. ndcg_score k={k}, {shape_label(cfg)}, 20 distinct scores per row, "
+            "vs scikit-learn", t_ours, t_sk, informational=True))
+
+
 EVAL_METRICS = ["ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10", "hit_rate@10"]
 SINGLES = {
     "ndcg@10": skr.ndcg_score,
@@ -385,6 +398,7 @@ CASES = {
     "evaluate": case_evaluate,
     "memory": case_memory,
     "long": case_long,
+    "heavy-ties": case_heavy_ties,
 }
 
 
