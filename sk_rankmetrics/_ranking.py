@@ -77,37 +77,28 @@ class RankedChunk:
         return self.sums[name] / self.size
 
 
-def _group_bounds(sv):
-    """Tie-group start and exclusive end of each position of sorted rows."""
-    n, L = sv.shape
-    pos = np.arange(L)
-    new = np.empty((n, L), dtype=bool)
-    new[:, 0] = True
-    np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
-    start = np.maximum.accumulate(np.where(new, pos, 0), axis=1)
-    last = np.empty((n, L), dtype=bool)
-    last[:, -1] = True
-    last[:, :-1] = new[:, 1:]
-    end = np.where(last, pos + 1, L)[:, ::-1]
-    end = np.minimum.accumulate(end, axis=1)[:, ::-1]
-    return start, end
-
-
 def tie_groups(sv, ranked_vals):
     """Tie-group start, size and per-group sums of each position of sorted rows.
 
     ``sv`` holds the sorted scores of shape (n, L); ``ranked_vals`` maps names
     to item values in the same order. Groups are counted within the L columns.
+    Every row starts a new group, so the groups of the flattened array never
+    cross rows: group sums are one ``np.add.reduceat`` over it.
     """
     n, L = sv.shape
-    rows = np.arange(n)[:, None]
-    start, end = _group_bounds(sv)
-    sums = {}
-    for name, rv in ranked_vals.items():
-        c = np.zeros((n, L + 1))
-        np.cumsum(rv, axis=1, out=c[:, 1:])
-        sums[name] = c[rows, end] - c[rows, start]
-    return start, end - start, sums
+    new = np.empty((n, L), dtype=bool)
+    new[:, 0] = True
+    np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
+    new = new.reshape(-1)
+    first = np.flatnonzero(new)  # flat index of each group's first position
+    group = np.cumsum(new) - 1  # group of each position
+    start = np.take(first % L, group).reshape(n, L)
+    size = np.take(np.diff(np.append(first, n * L)), group).reshape(n, L)
+    sums = {
+        name: np.take(np.add.reduceat(rv.reshape(-1), first), group).reshape(n, L)
+        for name, rv in ranked_vals.items()
+    }
+    return start, size, sums
 
 
 def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
@@ -167,11 +158,13 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
         # The last group may continue past position L: count it over the row.
         cut = np.flatnonzero(below == sv[:, -1])
         if cut.size:
+            # Every row, or a few: a slice spares copying the block.
+            cut = slice(None) if cut.size == n else cut
             v = sv[cut, -1][:, None]
             eq = y_score[cut] == v
             in_last = start[cut] == start[cut, -1][:, None]
-            size[cut] = np.where(in_last, eq.sum(axis=1)[:, None], size[cut])
+            size[cut] = np.where(in_last, np.count_nonzero(eq, axis=1)[:, None], size[cut])
             for name, vals in values.items():
-                tot = np.where(eq, vals[cut], 0.0).sum(axis=1)[:, None]
+                tot = np.einsum("ij,ij->i", eq, vals[cut])[:, None]
                 sums[name][cut] = np.where(in_last, tot, sums[name][cut])
     return RankedChunk(L, start, size, sums, n_items)
