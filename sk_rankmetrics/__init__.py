@@ -5,7 +5,9 @@ nDCG, DCG, CG, MAP@k, precision@k, recall@k, hit rate, MRR and R-precision on
 conventions of scikit-learn, trec_eval, XGBoost/LightGBM and ranx as options.
 """
 
-from ._metrics import (
+from ._group_ranker import QueryGroupRanker
+from ._plot import MetricAtKDisplay
+from ._ranking import (
     cumulative_gain_score,
     dcg_score,
     evaluate,
@@ -17,16 +19,14 @@ from ._metrics import (
     recall_at_k_score,
     reciprocal_rank_score,
 )
-from ._plot import MetricAtKDisplay
-from ._ranked import (
+from ._registry import metric_names
+from ._runs import (
     EvaluationResult,
     evaluate_ranked,
     evaluate_run,
     qrels_from_frame,
     run_from_frame,
 )
-from ._ranker import QueryGroupRanker
-from ._registry import metric_names
 from ._scorer import (
     RankingScorer,
     get_scorer,
@@ -35,11 +35,13 @@ from ._scorer import (
     make_ranking_scorer,
 )
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
+from ._validation import InvalidParameterError
 
 __version__ = "0.1.0"
 
 __all__ = [
     "EvaluationResult",
+    "InvalidParameterError",
     "MetricAtKDisplay",
     "QueryGroupRanker",
     "RankingScorer",

@@ -20,9 +20,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import is_classifier
 
+from ._registry import RESPONSE_METHODS
+from ._validation import InvalidParameterError
+
 #: Order in which response methods are tried (the first one the estimator has).
-DEFAULT_RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
-_KNOWN_METHODS = ("decision_function", "predict_proba", "predict")
+DEFAULT_RESPONSE_METHOD = RESPONSE_METHODS
+_KNOWN_METHODS = RESPONSE_METHODS
 
 
 def check_response_method(response_method):
@@ -32,13 +35,13 @@ def check_response_method(response_method):
     elif isinstance(response_method, (list, tuple)) and response_method:
         methods = tuple(response_method)
     else:
-        raise TypeError(
+        raise InvalidParameterError(
             "response_method must be a method name or a non-empty list of names "
             f"from {_KNOWN_METHODS}, got {response_method!r}."
         )
     for m in methods:
         if m not in _KNOWN_METHODS:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"response_method contains {m!r}; accepted names are "
                 f"{', '.join(map(repr, _KNOWN_METHODS))}."
             )

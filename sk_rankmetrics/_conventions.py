@@ -7,10 +7,11 @@ engine applies to one row chunk at a time.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 
 import numpy as np
+
+from ._validation import InvalidParameterError, short_repr
 
 # 2.0**1024 overflows float64; 1023 is the largest level the exponential gain takes.
 _MAX_EXP_LEVEL = 1023.0
@@ -76,16 +77,16 @@ def _mapping_gain(mapping):
     try:
         items = sorted((float(k), float(v)) for k, v in mapping.items())
     except (TypeError, ValueError):
-        raise TypeError(
+        raise InvalidParameterError(
             "gain mapping must map numeric relevance levels to numeric gains, "
             f"got {mapping!r}."
         ) from None
     if not items:
-        raise ValueError("gain mapping is empty; give at least one {level: gain}.")
+        raise InvalidParameterError("gain mapping is empty; give at least one {level: gain}.")
     levels = np.array([k for k, _ in items])
     gains = np.array([v for _, v in items])
     if not np.all(np.isfinite(levels)) or not np.all(np.isfinite(gains)):
-        raise ValueError("gain mapping must have finite levels and finite gains.")
+        raise InvalidParameterError("gain mapping must have finite levels and finite gains.")
 
     def func(rel):
         pos = np.searchsorted(levels, rel)
@@ -93,7 +94,7 @@ def _mapping_gain(mapping):
         ok = levels[pos_c] == rel
         if not ok.all():
             missing = np.unique(rel[~ok])[:10]
-            raise ValueError(
+            raise InvalidParameterError(
                 "gain mapping has no entry for relevance level(s) "
                 f"{missing.tolist()}; it maps {levels.tolist()}. Add every level "
                 "that occurs in y_true."
@@ -109,12 +110,12 @@ def _callable_gain(fn):
         rel = np.asarray(rel, dtype=float)
         out = np.asarray(fn(rel), dtype=float)
         if out.shape != rel.shape:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"gain callable must return an array of the shape it was given "
                 f"{rel.shape}, got {out.shape}."
             )
         if not np.all(np.isfinite(out)):
-            raise ValueError("gain callable returned NaN or infinite gains.")
+            raise InvalidParameterError("gain callable returned NaN or infinite gains.")
         return out
 
     return _Gain("callable", func, False, lambda normalized: True)
@@ -127,7 +128,7 @@ def resolve_gain(gain):
             return _Gain("linear", _linear, True, lambda normalized: not normalized)
         if gain == "exponential":
             return _Gain("exponential", _exponential, True, lambda normalized: False)
-        raise ValueError(
+        raise InvalidParameterError(
             f"gain={gain!r} is not a known gain. Accepted: 'linear', 'exponential', "
             "a mapping {level: gain} or a callable."
         )
@@ -135,43 +136,52 @@ def resolve_gain(gain):
         return _mapping_gain(gain)[0]
     if callable(gain):
         return _callable_gain(gain)
-    raise TypeError(
+    raise InvalidParameterError(
         f"gain must be 'linear', 'exponential', a mapping or a callable, got "
         f"{type(gain).__name__}."
     )
 
 
-def _check_log_base(log_base):
-    if (
-        isinstance(log_base, bool)
-        or not isinstance(log_base, numbers.Real)
-        or not np.isfinite(log_base)
-        or log_base <= 0
-        or log_base == 1
-    ):
-        raise ValueError(
-            f"log_base must be a finite real number > 0 and != 1, got {log_base!r}."
+def _checked_discounts(values, n, *, normalized, metric, source):
+    """Discounts of positions 1..n from ``source``: finite, >= 0 and, for a
+    normalised metric, non-increasing (else its ideal would not be the best
+    ordering and values above 1 could come out)."""
+    if values.shape != (n,) or not np.all(np.isfinite(values)):
+        raise InvalidParameterError(
+            f"{metric}: the discount {source} must give one finite value per position "
+            f"({n}), got shape {values.shape}."
         )
-    return float(log_base)
+    if n and values.min() < 0:
+        p = int(np.argmin(values)) + 1
+        raise InvalidParameterError(
+            f"{metric}: the discount {source} is negative at position {p} "
+            f"({values[p - 1]:g}); discounts must be >= 0."
+        )
+    if normalized and n > 1 and (np.diff(values) > 0).any():
+        p = int(np.flatnonzero(np.diff(values) > 0)[0]) + 2
+        raise InvalidParameterError(
+            f"{metric}: the discount {source} grows at position {p} ({values[p - 2]:g} "
+            f"then {values[p - 1]:g}); a normalised metric needs discounts that never "
+            "grow with the position (the ideal ordering puts the best item first)."
+        )
+    return values
 
 
-def resolve_discount(discount, log_base):
-    """Return ``f(n) -> ndarray`` of the discounts of positions 1..n."""
+def resolve_discount(discount, log_base, *, normalized=False, metric="the metric"):
+    """Return ``f(n) -> ndarray`` of the discounts of positions 1..n.
+
+    ``log_base`` > 1 is checked by the parameter table. Arrays and callables
+    are checked for sign and, for normalised metrics, monotonicity.
+    """
+    base = float(log_base)
     if isinstance(discount, str):
         if discount == "log":
-            base = _check_log_base(log_base)
 
             def f(n):
                 return np.log(base) / np.log(np.arange(2, n + 2, dtype=float))
 
             return f
         if discount == "jarvelin":
-            base = _check_log_base(log_base)
-            if base <= 1:
-                raise ValueError(
-                    "discount='jarvelin' needs log_base > 1 (no discount for "
-                    f"positions below the base), got {log_base!r}."
-                )
 
             def f(n):
                 p = np.arange(1, n + 1, dtype=float)
@@ -181,7 +191,7 @@ def resolve_discount(discount, log_base):
                 return out
 
             return f
-        raise ValueError(
+        raise InvalidParameterError(
             f"discount={discount!r} is not a known discount. Accepted: 'log' "
             "(1/log_b(p + 1)), 'jarvelin' (1 for p < b, then 1/log_b(p)), a 1-D "
             "array of per-position discounts, or a callable of 1-based positions."
@@ -189,30 +199,33 @@ def resolve_discount(discount, log_base):
     if callable(discount):
 
         def f(n):
-            out = np.asarray(discount(np.arange(1, n + 1)), dtype=float)
-            if out.shape != (n,) or not np.all(np.isfinite(out)):
-                raise ValueError(
-                    "discount callable must return a finite 1-D array with one "
-                    f"value per position ({n}), got shape {out.shape}."
-                )
-            return out
+            try:
+                out = np.asarray(discount(np.arange(1, n + 1)), dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise InvalidParameterError(
+                    f"{metric}: the discount callable must return numbers ({exc})."
+                ) from None
+            return _checked_discounts(out, n, normalized=normalized, metric=metric,
+                                      source="callable")
 
         return f
     try:
         arr = np.asarray(discount, dtype=float)
     except (TypeError, ValueError):
         arr = None
-    if arr is None or arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise TypeError(
-            "discount must be 'log', 'jarvelin', a non-empty finite 1-D array or a "
-            f"callable, got {discount!r}."
+    if arr is None or arr.ndim != 1 or arr.size == 0:
+        raise InvalidParameterError(
+            "discount must be 'log', 'jarvelin', a non-empty 1-D array of numbers or a "
+            f"callable, got {short_repr(discount)}."
         )
+    arr = _checked_discounts(arr, arr.size, normalized=normalized, metric=metric,
+                             source="array")
 
     def f(n):
         if n > arr.size:
-            raise ValueError(
-                f"discount array has {arr.size} positions but the ranking needs "
-                f"{n}; give one discount per position up to k (or n_items)."
+            raise InvalidParameterError(
+                f"{metric}: the discount array has {arr.size} positions but the ranking "
+                f"needs {n}; give one discount per position up to k (or n_items)."
             )
         return arr[:n]
 

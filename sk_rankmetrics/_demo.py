@@ -48,7 +48,7 @@ DEMO_METRICS = (
 
 def demo_table(seed=0):
     """Text table of every metric on the demo data, for a noisy and a good ranker."""
-    from ._metrics import evaluate
+    from ._ranking import evaluate
 
     lines = [f"{'metric':<14}{'noisy ranker':>14}{'good ranker':>14}"]
     results = []

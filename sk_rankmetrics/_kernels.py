@@ -18,23 +18,29 @@ import numpy as np
 
 
 def _cut(rc, k):
-    """Number of positions that count: ``min(k, L)``."""
+    """Number of positions that count: ``min(k, L)`` (``k`` may be any size)."""
     return rc.L if k is None else min(k, rc.L)
+
+
+def _as_float(k):
+    """A cut-off as a float divisor (a ``k`` beyond float64's range is infinite)."""
+    return float(k) if k < 2**1023 else float("inf")
 
 
 def dcg(rc, req):
     kc = _cut(rc, req.k)
     g = rc.mean(req.gain_key)[:, :kc]
-    return g @ req.discount(rc.L)[:kc], None
+    return g @ req.discount(kc), None
 
 
 def ndcg(rc, req):
     kc = _cut(rc, req.k)
-    disc = req.discount(rc.L)[:kc]
-    actual = rc.mean(req.gain_key)[:, :kc] @ disc
     ideal_gains = rc.ideal[req.gain_key]  # increasing: the best gain is last
-    kc_i = min(kc, ideal_gains.shape[1])
-    ideal = ideal_gains[:, ideal_gains.shape[1] - kc_i :] @ disc[:kc_i][::-1]
+    Li = ideal_gains.shape[1]
+    kc_i = Li if req.k is None else min(req.k, Li)
+    disc = req.discount(max(kc, kc_i, 1))
+    actual = rc.mean(req.gain_key)[:, :kc] @ disc[:kc]
+    ideal = ideal_gains[:, Li - kc_i :] @ disc[:kc_i][::-1]
     defined = ideal > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(defined, actual / np.where(defined, ideal, 1.0), 0.0)
@@ -56,9 +62,9 @@ def precision(rc, req):
     if req.k is None:
         denom = rc.n_items
     elif req.options["adaptive_k"]:
-        denom = np.minimum(req.k, rc.n_items)
+        denom = np.minimum(min(req.k, int(rc.n_items.max())), rc.n_items)
     else:
-        denom = np.full(rc.n_rows, req.k)
+        denom = np.full(rc.n_rows, _as_float(req.k))
     return hits / denom, rc.n_relevant[req.rel_key] > 0
 
 
@@ -157,6 +163,6 @@ def average_precision(rc, req):
     if req.k is None or req.options["denominator"] == "relevant":
         denom = n_rel
     else:
-        denom = np.minimum(req.k, n_rel)
+        denom = np.minimum(_as_float(req.k), n_rel)
     defined = n_rel > 0
     return total / np.where(defined, denom, 1.0), defined

@@ -15,8 +15,8 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._adapters import DEFAULT_RESPONSE_METHOD, estimator_responses
-from ._metrics import _run
-from ._registry import METRICS, Request, check_k, parse_name
+from ._ranking import _run
+from ._registry import METRICS, Request, check_k, parse_name, validate
 
 
 def _check_ks(ks):
@@ -38,7 +38,7 @@ def _check_ks(ks):
 
 
 def _check_metrics(metric):
-    """Return ``[(label, spec, options), ...]`` for a name, names or pairs."""
+    """Return ``[(label, spec, options, preset), ...]`` for a name, names or pairs."""
     if isinstance(metric, (str, tuple)):
         items = [metric]
     else:
@@ -72,8 +72,8 @@ def _check_metrics(metric):
                 f"metric {name!r} takes no cut-off, so it has no curve over k; choose "
                 f"one of {', '.join(s.name for s in METRICS.values() if s.takes_k)}."
             )
-        out.append((label, spec, {**preset, **opts}))
-    labels = [label for label, _, _ in out]
+        out.append((label, spec, opts, preset))
+    labels = [label for label, *_ in out]
     if len(set(labels)) != len(labels):
         raise ValueError(f"metric names the same curve twice: {labels!r}.")
     return out
@@ -83,8 +83,9 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
                   no_relevant, qid):
     """Values of every metric at every cut-off from one engine call."""
     requests = [
-        Request(spec, int(k), opts, label=f"{i}@{k}")
-        for i, (_, spec, opts) in enumerate(metrics)
+        Request(spec, int(k), opts, label=f"{i}@{k}", preset=preset,
+                where="MetricAtKDisplay")
+        for i, (_, spec, opts, preset) in enumerate(metrics)
         for k in ks
     ]
     with warnings.catch_warnings(record=True) as caught:
@@ -101,7 +102,7 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
         warnings.warn(f"metric@k curve: {message}", UndefinedMetricWarning, stacklevel=3)
     return {
         label: np.array([scores[f"{i}@{k}"] for k in ks])
-        for i, (label, _, _) in enumerate(metrics)
+        for i, (label, *_) in enumerate(metrics)
     }
 
 
@@ -177,6 +178,7 @@ class MetricAtKDisplay:
         self.name = name
 
     @classmethod
+    @validate
     def from_predictions(cls, y_true, y_score, *, metric="ndcg", ks=range(1, 51),
                          sample_weight=None, ignore_ties=False, no_relevant="warn",
                          qid=None, name=None, ax=None, **kwargs):
@@ -252,6 +254,7 @@ class MetricAtKDisplay:
         return display.plot(ax=ax, **kwargs)
 
     @classmethod
+    @validate
     def from_estimator(cls, estimator, X, y, *, metric="ndcg", ks=range(1, 51),
                        response_method="auto", sample_weight=None, ignore_ties=False,
                        no_relevant="warn", qid=None, name=None, ax=None, **kwargs):
@@ -336,6 +339,7 @@ class MetricAtKDisplay:
                                     no_relevant=no_relevant, qid=qid, name=name, ax=ax,
                                     **kwargs)
 
+    @validate
     def plot(self, ax=None, *, name=None, **kwargs):
         """Plot the curves.
 

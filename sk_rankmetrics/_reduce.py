@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
-import warnings
-
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-
-def check_policy(no_relevant):
-    if isinstance(no_relevant, str):
-        if no_relevant in ("warn", "skip"):
-            return no_relevant
-    elif isinstance(no_relevant, numbers.Real) and not isinstance(no_relevant, bool):
-        return float(no_relevant)
-    raise ValueError(
-        f"no_relevant={no_relevant!r} is not accepted. Accepted: 'warn' (score 0, "
-        "row counted, with a warning), 'skip' (the row leaves the mean and its "
-        "weight), or a number such as 0.0, 1.0 or float('nan')."
-    )
+from ._validation import warn
 
 
 def apply_policy(values, defined, policy, label):
@@ -29,12 +15,11 @@ def apply_policy(values, defined, policy, label):
     values = values.copy()
     if policy == "warn":
         n_bad = int((~defined).sum())
-        warnings.warn(
+        warn(
             f"{label}: {n_bad} of {defined.size} rows have no relevant item; they "
             "score 0 and count in the mean. Set no_relevant='skip', 0.0, 1.0 or "
             "nan to choose (and silence this warning).",
             UndefinedMetricWarning,
-            stacklevel=5,
         )
         values[~defined] = 0.0
     elif policy == "skip":
@@ -48,10 +33,9 @@ def weighted_mean(values, weights, skipped):
     """Mean of ``values`` over rows not ``skipped``, weighted by ``weights``."""
     keep = ~skipped
     if not keep.any():
-        warnings.warn(
+        warn(
             "every row was skipped (no row has a relevant item); the score is NaN.",
             UndefinedMetricWarning,
-            stacklevel=5,
         )
         return float("nan")
     v = values[keep]

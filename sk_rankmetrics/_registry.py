@@ -1,25 +1,193 @@
-"""The metric registry: every metric is registered here once.
+"""The registry: every metric and every parameter is declared here once.
 
-A :class:`MetricSpec` ties a name to its kernel, the item values it needs
-(gain or relevance indicator), its options with their defaults and its
-direction. Metric names such as ``"ndcg@10"`` or ``"map@5"`` are parsed here;
-the public functions, scorers, command line, docs table and common tests all
-read this registry.
+- :data:`PARAMS`, the parameter table: each parameter's default, the
+  constraints its value must meet and a hint for the error message. The
+  decorator :func:`validate` checks every argument a public function is given
+  against it, whether or not a requested metric reads it; metric options in
+  ``(name, options)`` pairs and scorer options are checked against the same
+  table.
+- :data:`METRICS`: a :class:`MetricSpec` ties a metric name to its kernel,
+  the item values it needs (gain or relevance indicator), the options it
+  reads and its direction. Names such as ``"ndcg@10"`` are parsed here.
+
+The public functions, scorers, command line, docs tables and common tests
+all read this module.
 """
 
 from __future__ import annotations
 
 import difflib
-import math
-import numbers
+import functools
+import inspect
 import re
 
 from . import _kernels
 from ._conventions import resolve_discount, resolve_gain
-from ._validation import check_flag
+from ._validation import (
+    ArrayLike,
+    Boolean,
+    Callables,
+    Constant,
+    Interval,
+    InvalidParameterError,
+    ListOf,
+    Mappings,
+    Options,
+    Param,
+    Strings,
+    check_param,
+    short_repr,
+)
 
-_GAIN_OPTIONS = {"gain": "linear", "discount": "log", "log_base": 2}
-_BINARY_OPTIONS = {"threshold": None}
+RESPONSE_METHODS = ("decision_function", "predict_proba", "predict")
+
+_NONE = Constant(None)
+_NO_RELEVANT = [Options("warn", "skip"), Interval("real", 0, 1), Constant(float("nan"), "nan")]
+
+#: The parameter table. A key ``"function.name"`` overrides ``"name"`` for
+#: one function.
+PARAMS = {
+    "k": Param(
+        None, [Interval("integer", 1, None), _NONE],
+        "the cut-off: only the first k positions count; None counts every position",
+        examples=(1, 3, 10**30),
+    ),
+    "gain": Param(
+        "linear", [Options("linear", "exponential"), Mappings(), Callables()],
+        "what an item of relevance r is worth: r, 2**r - 1, a {level: gain} mapping or "
+        "a callable",
+        examples=("exponential", {0: 0.0, 1: 1.0, 2: 5.0, 3: 6.5}),
+    ),
+    "discount": Param(
+        "log", [Options("log", "jarvelin"), ArrayLike(), Callables()],
+        "what position p is worth: 1/log_b(p + 1), Järvelin-Kekäläinen's form, an array "
+        "or a callable of non-negative discounts",
+        examples=("jarvelin",),
+    ),
+    "log_base": Param(
+        2, [Interval("real", 1, None, closed="neither")],
+        "the base b of the logarithmic discounts; b <= 1 would make later positions worth "
+        "as much or more (or negative)",
+        examples=(3, 10, 1.5),
+    ),
+    "threshold": Param(
+        None, [Interval("real", None, None), _NONE],
+        "the lowest relevance that counts as relevant; None means any relevance > 0",
+        examples=(2, 0.5),
+    ),
+    "denominator": Param(
+        "min_k_relevant", [Options("min_k_relevant", "relevant")],
+        "what AP@k is divided by: min(k, R), so that a perfect top k scores 1, or R, the "
+        "relevant items of the row (trec_eval, ranx)",
+        examples=("relevant",),
+    ),
+    "adaptive_k": Param(
+        False, [Boolean()],
+        "whether P@k of a row shorter than k divides by the row's length instead of k",
+        examples=(True,),
+    ),
+    "no_relevant": Param(
+        "warn", _NO_RELEVANT,
+        "the value of a row without a relevant item: 'warn' (0, counted, with a warning), "
+        "'skip' (left out of the mean) or a number in [0, 1] or nan",
+        examples=("skip", 0.0, 1.0),
+    ),
+    "ignore_ties": Param(
+        False, [Boolean()],
+        "True takes tied scores in the order of the sort instead of the expected value over "
+        "their orderings",
+        examples=(True,),
+    ),
+    "per_row": Param(
+        False, [Boolean()], "True returns one value per row (query) instead of the mean",
+        examples=(True,),
+    ),
+    "setting": Param(
+        "sk_rankmetrics", [Options("sk_rankmetrics", "trec_eval")],
+        "whose conventions to follow: this package's or trec_eval's",
+        examples=("trec_eval",),
+    ),
+    "complete": Param(
+        False, [Boolean()],
+        "True also scores the queries (users) that have judgements but no ranking, as 0",
+        examples=(True,),
+    ),
+    "gains": Param(
+        None, [Mappings(), _NONE],
+        "the gain of each relevance level for nDCG and DCG, as trec_eval's -m ndcg.L=G",
+        examples=({1: 3.0, 2: 9.0},),
+    ),
+    "max_docs": Param(
+        None, [Interval("integer", 1, None), _NONE],
+        "how many ranked documents of each query are kept (trec_eval's -M)",
+        examples=(100,),
+    ),
+    "progress": Param(
+        None, [Callables(), _NONE], "a callable progress(done, total)",
+    ),
+    "evaluate_run.no_relevant": Param(
+        None, [*_NO_RELEVANT, _NONE],
+        "the value of a query without a relevant document; None means the setting's own "
+        "('warn', or 0.0 for trec_eval)",
+        examples=("skip", 0.0),
+    ),
+    "response_method": Param(
+        RESPONSE_METHODS, [Options(*RESPONSE_METHODS), ListOf(Options(*RESPONSE_METHODS))],
+        "the estimator methods that give scores, tried in order",
+        examples=("predict",),
+    ),
+    "from_estimator.response_method": Param(
+        "auto", [Options("auto", *RESPONSE_METHODS), ListOf(Options(*RESPONSE_METHODS))],
+        "the estimator methods that give scores, tried in order; 'auto' tries "
+        "decision_function, predict_proba, then predict",
+        examples=("predict",),
+    ),
+    "name": Param(None, [Strings(), _NONE], "the system's name, for the legend",
+                  examples=("model A",)),
+}
+
+
+def param(name, where=None):
+    """The declaration of parameter ``name`` (of function ``where`` if it has its own)."""
+    return PARAMS.get(f"{where}.{name}") or PARAMS[name]
+
+
+def validate(func):
+    """Check every argument of ``func`` that the table declares, at every call.
+
+    The check runs on the arguments as given (defaults are the table's own,
+    which a test asserts), so an argument that no requested metric reads is
+    still checked.
+    """
+    sig = inspect.signature(func)
+    where = func.__qualname__.replace(".__init__", "")
+    declared = [
+        p for p in sig.parameters
+        if f"{func.__name__}.{p}" in PARAMS or p in PARAMS
+    ]
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise InvalidParameterError(f"{where}(): {exc}") from None
+        given = bound.arguments
+        for name in declared:
+            if name in given:
+                value = check_param(name, given[name], param(name, func.__name__), where)
+                if value is not given[name]:
+                    given[name] = value
+        return func(*bound.args, **bound.kwargs)
+
+    wrapper.__signature__ = sig
+    return wrapper
+
+
+# -- metrics -----------------------------------------------------------------------
+
+_GAIN_OPTIONS = ("gain", "discount", "log_base")
+_BINARY_OPTIONS = ("threshold",)
 
 
 class MetricSpec:
@@ -35,8 +203,9 @@ class MetricSpec:
         ``kernel(rc, req) -> (values, defined)``.
     kind : {"gain", "binary"}
         Whether the kernel reads graded gains or the relevance indicator.
-    options : dict
-        Metric-specific options and their defaults.
+    options : tuple of str
+        The options it reads; their defaults and constraints are in
+        :data:`PARAMS`.
     normalized : bool
         Whether values lie in [0, 1] and a row without relevant items is
         undefined (handled by the ``no_relevant`` policy).
@@ -52,32 +221,25 @@ class MetricSpec:
         Direction of the metric (every metric here: True).
     """
 
-    def __init__(
-        self,
-        name,
-        function,
-        kernel,
-        kind,
-        options,
-        *,
-        normalized=True,
-        takes_k=True,
-        aliases=(),
-        description="",
-        needs_ideal=False,
-        greater_is_better=True,
-    ):
+    def __init__(self, name, function, kernel, kind, options, *, normalized=True,
+                 takes_k=True, aliases=(), description="", needs_ideal=False,
+                 greater_is_better=True):
         self.name = name
         self.function = function
         self.kernel = kernel
         self.kind = kind
-        self.options = dict(options)
+        self.options = tuple(options)
         self.normalized = normalized
         self.takes_k = takes_k
         self.aliases = tuple(aliases)
         self.description = description
         self.needs_ideal = needs_ideal
         self.greater_is_better = greater_is_better
+
+    @property
+    def defaults(self):
+        """The options it reads, with their defaults from :data:`PARAMS`."""
+        return {o: PARAMS[o].default for o in self.options}
 
     def __repr__(self):
         return f"MetricSpec({self.name!r})"
@@ -101,18 +263,17 @@ _register(MetricSpec(
 ))
 _register(MetricSpec(
     "cg", "cumulative_gain_score", _kernels.cumulative_gain, "gain",
-    {"gain": "linear"}, normalized=False, aliases=("cumulative_gain",),
+    ("gain",), normalized=False, aliases=("cumulative_gain",),
     description="cumulative gain (sum of gains in the top k)",
 ))
 _register(MetricSpec(
     "map", "mean_average_precision_score", _kernels.average_precision, "binary",
-    {**_BINARY_OPTIONS, "denominator": "min_k_relevant"},
-    aliases=("ap", "mean_average_precision"),
+    (*_BINARY_OPTIONS, "denominator"), aliases=("ap", "mean_average_precision"),
     description="mean average precision",
 ))
 _register(MetricSpec(
     "precision", "precision_at_k_score", _kernels.precision, "binary",
-    {**_BINARY_OPTIONS, "adaptive_k": False}, aliases=("p",),
+    (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",),
     description="precision at k",
 ))
 _register(MetricSpec(
@@ -143,22 +304,14 @@ PRESETS = {
 
 _ALIASES = {a: s.name for s in METRICS.values() for a in (s.name, *s.aliases)}
 
-_DENOMINATORS = ("min_k_relevant", "relevant")
-
 
 def _all_names():
     return sorted({*_ALIASES, *PRESETS})
 
 
 def check_k(k, arg="k"):
-    """Return ``k`` as an int (or None) or raise a clear error."""
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"{arg} must be a positive integer or None, got {k!r}.")
-    if k < 1:
-        raise ValueError(f"{arg} must be >= 1 (or None for all positions), got {k}.")
-    return int(k)
+    """Return ``k`` as a Python int (or None) or raise naming ``arg``."""
+    return check_param(arg, k, PARAMS["k"])
 
 
 def lookup(name):
@@ -171,7 +324,7 @@ def lookup(name):
         return METRICS[_ALIASES[key]], {}
     close = difflib.get_close_matches(key, _all_names(), n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-    raise ValueError(
+    raise InvalidParameterError(
         f"unknown metric {name!r}.{hint} Known metrics: {', '.join(_all_names())} "
         "(add '@k' for a cut-off, e.g. 'ndcg@10')."
     )
@@ -183,10 +336,12 @@ _NAME_RE = re.compile(r"^\s*([A-Za-z_\-]+)\s*(?:@\s*(\S+))?\s*$")
 def parse_name(text):
     """Split ``"ndcg@10"`` into ``(spec, k, preset_options)``."""
     if not isinstance(text, str):
-        raise TypeError(f"metric names must be strings, got {type(text).__name__}.")
+        raise InvalidParameterError(
+            f"metric names must be strings, got {type(text).__name__}."
+        )
     match = _NAME_RE.match(text)
     if not match:
-        raise ValueError(
+        raise InvalidParameterError(
             f"cannot read metric name {text!r}; write a name with an optional "
             "cut-off, such as 'ndcg@10', 'map@5' or 'mrr'."
         )
@@ -194,33 +349,54 @@ def parse_name(text):
     k = None
     if match.group(2) is not None:
         if not spec.takes_k:
-            raise ValueError(f"metric {spec.name!r} takes no cut-off; drop '@'.")
-        try:
-            k = int(match.group(2))
-        except ValueError:
-            raise ValueError(
-                f"cut-off in {text!r} must be a positive integer, got "
-                f"{match.group(2)!r}."
-            ) from None
-        k = check_k(k, arg=f"the cut-off of {text!r}")
+            raise InvalidParameterError(f"metric {spec.name!r} takes no cut-off; drop '@'.")
+        digits = match.group(2)
+        if not digits.isdigit() or int(digits) < 1:
+            raise InvalidParameterError(
+                f"the cut-off in {text!r} must be a positive integer, got {digits!r}."
+            )
+        k = int(digits)
     return spec, k, preset
 
 
-class Request:
-    """A metric with its cut-off and resolved options, ready for the engine."""
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # arrays: elementwise comparison
+        return a is b
 
-    def __init__(self, spec, k, options, label):
+
+class Request:
+    """A metric with its cut-off and checked, resolved options, ready for the engine.
+
+    ``preset`` holds the options the metric's name fixes (``"ndcg_exp"``:
+    the exponential gain); an explicit option that contradicts it raises.
+    """
+
+    def __init__(self, spec, k, options, label, *, preset=None, where=None):
         self.spec = spec
         self.k = k
         self.label = label
-        opts = dict(spec.options)
-        unknown = set(options) - set(opts)
+        where = where or spec.function
+        preset = dict(preset or {})
+        unknown = sorted(set(options) - set(spec.options))
         if unknown:
-            raise TypeError(
-                f"{spec.function}() got unexpected option(s) {sorted(unknown)}; "
-                f"it accepts {sorted(opts)}."
+            reads = ", ".join(spec.options) or "no options"
+            raise InvalidParameterError(
+                f"{where}: {label!r} does not read the option(s) {', '.join(unknown)}; "
+                f"{spec.name} reads {reads}."
             )
-        opts.update(options)
+        for name, value in options.items():
+            if name in preset and not _same(value, preset[name]):
+                raise InvalidParameterError(
+                    f"{where}: the name {label!r} fixes {name}={preset[name]!r}, but "
+                    f"{name}={short_repr(value)} was given; use {spec.name!r} with "
+                    f"{name}=... instead."
+                )
+        opts = spec.defaults
+        opts.update(preset)
+        for name, value in options.items():
+            opts[name] = check_param(name, value, PARAMS[name], where)
         self.options = opts
         self.gain = self.discount = None
         self.gain_key = self.rel_key = None
@@ -229,29 +405,12 @@ class Request:
             g = opts["gain"]
             self.gain_key = "gain:" + (g if isinstance(g, str) else f"id{id(g)}")
             if "discount" in opts:
-                self.discount = _cached(resolve_discount(opts["discount"], opts["log_base"]))
+                self.discount = _cached(resolve_discount(
+                    opts["discount"], opts["log_base"], normalized=spec.normalized,
+                    metric=label,
+                ))
         else:
-            thr = opts["threshold"]
-            if thr is not None and (
-                isinstance(thr, bool) or not isinstance(thr, numbers.Real)
-            ):
-                raise TypeError(
-                    f"threshold must be a real number or None, got {thr!r}."
-                )
-            if thr is not None and not math.isfinite(thr):
-                raise ValueError(
-                    f"threshold must be a finite number or None, got {thr!r}; NaN "
-                    "or infinity would make no item (or every item) relevant."
-                )
-            self.rel_key = f"rel:{thr!r}"
-        if spec.name == "map" and opts["denominator"] not in _DENOMINATORS:
-            raise ValueError(
-                f"denominator={opts['denominator']!r} is not known. Accepted: "
-                "'min_k_relevant' (AP divided by min(k, R): a perfect top k scores "
-                "1) or 'relevant' (divided by R, as trec_eval and ranx)."
-            )
-        if spec.name == "precision":
-            opts["adaptive_k"] = check_flag(opts["adaptive_k"], "adaptive_k")
+            self.rel_key = f"rel:{opts['threshold']!r}"
 
     @property
     def threshold(self):
@@ -279,29 +438,47 @@ def split_request(item, must="metrics must be names"):
     if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
             and isinstance(item[1], dict)):
         return item
-    raise TypeError(
-        f"{must} such as 'ndcg@10' or (name, options) pairs, got {item!r}."
+    raise InvalidParameterError(
+        f"{must} such as 'ndcg@10' or (name, options) pairs, got {short_repr(item)}."
     )
 
 
-def make_requests(metrics, **common):
-    """Build :class:`Request` objects from names or ``(name, options)`` pairs."""
-    if isinstance(metrics, str):
-        metrics = [metrics]
+def as_metric_list(metrics, arg="metrics"):
+    """A metric name, a ``(name, options)`` pair or an iterable of them, as a list."""
+    if isinstance(metrics, str) or (
+        isinstance(metrics, tuple) and len(metrics) == 2 and isinstance(metrics[0], str)
+        and isinstance(metrics[1], dict)
+    ):
+        return [metrics]
     try:
-        metrics = list(metrics)
+        out = list(metrics)
     except TypeError:
-        raise TypeError(
-            "metrics must be a name such as 'ndcg@10' or a list of names or (name, "
+        raise InvalidParameterError(
+            f"{arg} must be a name such as 'ndcg@10' or a list of names or (name, "
             f"options) pairs, got {type(metrics).__name__}."
         ) from None
+    if not out:
+        raise InvalidParameterError(
+            f"{arg} is empty; name at least one metric, e.g. 'ndcg@10'."
+        )
+    return out
+
+
+def make_requests(metrics, where=None):
+    """Build :class:`Request` objects from names or ``(name, options)`` pairs."""
     out = []
-    for item in metrics:
+    for item in as_metric_list(metrics):
         label, opts = split_request(item)
         spec, k, preset = parse_name(label)
-        out.append(Request(spec, k, {**preset, **opts}, label))
-    if not out:
-        raise ValueError("metrics is empty; name at least one metric, e.g. 'ndcg@10'.")
+        out.append(Request(spec, k, opts, label, preset=preset, where=where))
+    labels = [r.label for r in out]
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            raise InvalidParameterError(
+                f"metric {label!r} is named twice; results are keyed by name, so each "
+                "must be unique. For the same metric with other options use an alias "
+                "(e.g. 'map@10' and 'ap@10') or a second call."
+            )
     return out
 
 

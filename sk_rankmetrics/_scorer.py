@@ -15,10 +15,9 @@ import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._adapters import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
-from ._metrics import evaluate
-from ._reduce import check_policy
-from ._registry import METRICS, make_requests, metric_names, parse_name, split_request
-from ._validation import check_flag
+from ._ranking import evaluate
+from ._registry import METRICS, make_requests, metric_names, parse_name, split_request, validate
+from ._validation import InvalidParameterError, short_repr
 
 __all__ = [
     "RankingScorer",
@@ -115,16 +114,15 @@ class RankingScorer:
     1.0
     """
 
+    @validate
     def __init__(self, metric, *, response_method=DEFAULT_RESPONSE_METHOD,
                  no_relevant="warn", ignore_ties=False, **options):
         if not isinstance(metric, str):
-            raise TypeError(
+            raise InvalidParameterError(
                 f"metric must be a name such as 'ndcg@10', got {type(metric).__name__}."
             )
         spec, _, _ = parse_name(metric)
-        check_policy(no_relevant)
-        ignore_ties = check_flag(ignore_ties, "ignore_ties")
-        make_requests([(metric, dict(options))])  # validates the options now
+        make_requests([(metric, dict(options))], where="RankingScorer")  # checks options
         self.metric = metric
         self.response_method = check_response_method(response_method)
         self.no_relevant = no_relevant
@@ -231,7 +229,7 @@ class RankingScorer:
             )
         unknown = sorted(set(kwargs) - set(_SCORE_PARAMS))
         if unknown:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"set_score_request got unexpected metadata {unknown}; a RankingScorer "
                 f"accepts {list(_SCORE_PARAMS)}."
             )
@@ -293,19 +291,26 @@ def _num_samples(x):
 
 
 def _name_of(metric):
-    """Registry name for a metric name or public metric function."""
+    """Registry name for a metric name or for one of this package's metric functions.
+
+    Functions are matched by identity, not by name: scikit-learn's own
+    ``ndcg_score`` is not this package's and is refused.
+    """
     if isinstance(metric, str):
         return metric
-    fname = getattr(metric, "__name__", None)
+    import sk_rankmetrics
+
     for spec in METRICS.values():
-        if spec.function == fname:
+        if getattr(sk_rankmetrics, spec.function, None) is metric:
             return spec.name
-    raise TypeError(
+    raise InvalidParameterError(
         f"metric must be a name such as 'ndcg@10' or one of this package's metric "
-        f"functions (e.g. ndcg_score), got {metric!r}."
+        f"functions (e.g. sk_rankmetrics.ndcg_score), got {short_repr(metric)}. For "
+        "another library's metric function use sklearn.metrics.make_scorer."
     )
 
 
+@validate
 def make_ranking_scorer(metric, *, k=None, response_method=DEFAULT_RESPONSE_METHOD,
                         no_relevant="warn", ignore_ties=False, **options):
     r"""Make a scorer from a metric and its options.
@@ -357,14 +362,13 @@ def make_ranking_scorer(metric, *, k=None, response_method=DEFAULT_RESPONSE_METH
     spec, k_name, _ = parse_name(name)
     if k is not None:
         if k_name is not None:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"the cut-off is given twice: in the name {name!r} and as k={k!r}; "
                 "give it once."
             )
         if not spec.takes_k:
-            raise ValueError(f"metric {spec.name!r} takes no cut-off; drop k.")
+            raise InvalidParameterError(f"metric {spec.name!r} takes no cut-off; drop k.")
         name = f"{name.strip()}@{k}"
-        parse_name(name)  # checks k
     return RankingScorer(name.strip(), response_method=response_method,
                          no_relevant=no_relevant, ignore_ties=ignore_ties, **options)
 
@@ -442,10 +446,11 @@ def get_scorers(names, **options):
     for item in names:
         name, own = split_request(item, must="names must be metric names")
         if name in out:
-            raise ValueError(f"metric {name!r} is named twice in names.")
+            raise InvalidParameterError(f"metric {name!r} is named twice in names.")
         out[name] = make_ranking_scorer(name, **{**options, **own})
     if not out:
-        raise ValueError("names is empty; name at least one metric, e.g. 'ndcg@10'.")
+        raise InvalidParameterError("names is empty; name at least one metric, e.g. "
+                                    "'ndcg@10'.")
     return out
 
 

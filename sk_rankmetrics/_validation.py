@@ -1,315 +1,548 @@
-"""The input layer: every accepted layout is checked here, once.
+"""Checks: the error class, parameter constraints and the checks of data arrays.
 
-Each layout becomes an object with ``n_rows`` and ``chunks()``; ``chunks``
-yields ``(rows, y_true, y_score, n_items)`` blocks of float64 rows whose size
-stays under a fixed element budget, so that temporaries never grow with the
-input. Layouts:
+Parameters (``k``, ``gain``, ``no_relevant``, ...) are declared once, with a
+default, the constraints they must meet and a hint, in the table of
+:mod:`sk_rankmetrics._registry`; :func:`check_param` checks one value against
+its declaration. Data (``y_true``, ``y_score``, ``qid``, ``sample_weight``,
+id arrays) are checked by the functions at the end of this module, which the
+input layouts of :mod:`sk_rankmetrics._inputs` call.
 
-- dense matrices of shape ``(n_rows, n_items)``: lists, NumPy arrays, pandas
-  DataFrames; ``y_true`` may also be scipy.sparse (densified a chunk at a time);
-- long format: 1-D ``y_true``, ``y_score`` and ``qid`` with one entry per
-  query-item pair. Queries are gathered by ``qid``, bucketed by length and
-  padded (score ``-inf``, relevance 0) inside each chunk only.
+Every error a user can cause is an :class:`InvalidParameterError` (a
+``ValueError`` and a ``TypeError`` at once, as scikit-learn's) or a
+``ValueError``, with the argument's name, what was wrong and what is accepted.
 """
 
 from __future__ import annotations
 
-from itertools import repeat
+import math
+import numbers
+import os
+import sys
+import warnings
+from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
 
-#: Elements of one (rows x items) block; a few float64/int64 temporaries of
-#: this size are alive at once (1 MiB each, small enough to stay in cache).
-CHUNK_ELEMENTS = 1 << 17  # halved for full sorts (k=None)
+
+class InvalidParameterError(ValueError, TypeError):
+    """An argument has a value or a type that the function does not accept.
+
+    Raised for a parameter outside its declared values (``k=0``,
+    ``gain="foo"``, ``ignore_ties=1``), an option no requested metric reads,
+    and data of the wrong kind (strings as relevance, mixed id types).
+
+    Notes
+    -----
+    It is both a ``ValueError`` and a ``TypeError``, like scikit-learn's
+    ``InvalidParameterError``: code written for ``sklearn.metrics`` that
+    catches ``ValueError`` keeps working, and so does code that catches
+    ``TypeError``. The message names the argument, what was wrong and what
+    is accepted.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import InvalidParameterError, ndcg_score
+    >>> try:
+    ...     ndcg_score([[1, 0, 2]], [[3, 2, 1]], k=0)
+    ... except ValueError as exc:
+    ...     print(type(exc).__name__, "-", exc)
+    InvalidParameterError - ndcg_score: k=0 is not accepted (the cut-off: only the first
+    k positions count; None counts every position). Accepted: an integer >= 1 or None.
+    >>> issubclass(InvalidParameterError, TypeError)
+    True
+    """
+
+    __module__ = "sk_rankmetrics"
 
 
-def _as_array(x, arg, *, allow_sparse=False):
-    """Turn ``x`` into a numeric ndarray (or CSR matrix) without copying floats."""
+# -- describing values in messages -------------------------------------------------
+
+def short_repr(value, limit=60):
+    """``repr(value)``, cut to ``limit`` characters (arrays can be huge)."""
+    if isinstance(value, np.ndarray) and value.size > 8:
+        return f"<array of shape {value.shape}, dtype {value.dtype}>"
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not hide the real error
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- warnings that name the user's line ----------------------------------------------
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _library_dirs():
+    dirs = [_PACKAGE_DIR]
+    for name in ("sklearn", "joblib"):
+        mod = sys.modules.get(name)
+        if mod is not None and getattr(mod, "__file__", None):
+            dirs.append(os.path.dirname(os.path.abspath(mod.__file__)) + os.sep)
+    return tuple(dirs)
+
+
+def warn(message, category=UserWarning):
+    """``warnings.warn`` with the stack level of the first caller outside this
+    package (and outside scikit-learn and joblib, which call scorers), so that
+    the warning names the user's line."""
+    dirs = _library_dirs()
+    frame, level = sys._getframe(1), 2  # level 2: warn's caller
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(dirs):
+        frame, level = frame.f_back, level + 1
+    if frame is None:  # called from library code only (a worker thread, say)
+        level = 2
+    warnings.warn(message, category, stacklevel=level)
+
+
+# -- constraints -------------------------------------------------------------------
+
+def _is_integer(x):
+    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
+
+
+def _is_real(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
+class Interval:
+    """Integers or real numbers in an interval; ``None`` bounds are open ends.
+
+    ``closed`` is one of ``"both"``, ``"left"``, ``"right"``, ``"neither"``.
+    Real intervals never accept NaN; infinity only as a closed infinite bound
+    (never, since bounds here are finite or None).
+    """
+
+    def __init__(self, kind, low, high, closed="both"):
+        self.kind, self.low, self.high, self.closed = kind, low, high, closed
+
+    def accepts(self, x):
+        if self.kind == "integer":
+            if not _is_integer(x):
+                return False
+        elif not _is_real(x) or not math.isfinite(x):
+            return False
+        lo_ok = self.low is None or (
+            x >= self.low if self.closed in ("both", "left") else x > self.low
+        )
+        hi_ok = self.high is None or (
+            x <= self.high if self.closed in ("both", "right") else x < self.high
+        )
+        return lo_ok and hi_ok
+
+    def describe(self):
+        what = "an integer" if self.kind == "integer" else "a finite real number"
+        lo = "" if self.low is None else (
+            f">= {self.low}" if self.closed in ("both", "left") else f"> {self.low}"
+        )
+        hi = "" if self.high is None else (
+            f"<= {self.high}" if self.closed in ("both", "right") else f"< {self.high}"
+        )
+        bounds = " and ".join(b for b in (lo, hi) if b)
+        return f"{what} {bounds}".strip()
+
+    def invalid_examples(self):
+        out = ["1", [1]]
+        if self.kind == "integer":
+            out += [1.5, True]
+        else:
+            out += [float("nan"), float("inf"), True]
+        if self.low is not None:
+            out.append(self.low - 1 if self.kind == "integer" else self.low - 0.5)
+            if self.closed in ("right", "neither"):
+                out.append(self.low)
+        if self.high is not None:
+            out.append(self.high + 1 if self.kind == "integer" else self.high + 0.5)
+            if self.closed in ("left", "neither"):
+                out.append(self.high)
+        return out
+
+
+class Options:
+    """One of a few strings (or other hashable constants)."""
+
+    def __init__(self, *values):
+        self.values = values
+
+    def accepts(self, x):
+        return isinstance(x, str) and x in self.values
+
+    def describe(self):
+        return ", ".join(map(repr, self.values))
+
+    def invalid_examples(self):
+        return ["no-such-option", 3]
+
+
+class Constant:
+    """One exact value, such as ``None`` or NaN."""
+
+    def __init__(self, value, text=None):
+        self.value, self.text = value, text or repr(value)
+
+    def accepts(self, x):
+        if self.value is None:
+            return x is None
+        if isinstance(self.value, float) and math.isnan(self.value):
+            return _is_real(x) and math.isnan(x)
+        return x == self.value
+
+    def describe(self):
+        return self.text
+
+    def invalid_examples(self):
+        return []
+
+
+class Boolean:
+    """``True`` or ``False`` (NumPy bools too; not 0 or 1)."""
+
+    def accepts(self, x):
+        return isinstance(x, (bool, np.bool_))
+
+    def describe(self):
+        return "True or False"
+
+    def invalid_examples(self):
+        return [1, "yes", None]
+
+
+class Callables:
+    def accepts(self, x):
+        return callable(x) and not isinstance(x, type)
+
+    def describe(self):
+        return "a callable"
+
+    def invalid_examples(self):
+        return [3, "text"]
+
+
+class Mappings:
+    def accepts(self, x):
+        return isinstance(x, Mapping)
+
+    def describe(self):
+        return "a mapping"
+
+    def invalid_examples(self):
+        return [[1, 2], "text"]
+
+
+class Strings:
+    def accepts(self, x):
+        return isinstance(x, str)
+
+    def describe(self):
+        return "a string"
+
+    def invalid_examples(self):
+        return [3]
+
+
+class ArrayLike:
+    """A 1-D sequence or array (not a string, not a mapping)."""
+
+    def accepts(self, x):
+        if isinstance(x, (str, bytes, Mapping)):
+            return False
+        return isinstance(x, np.ndarray) or hasattr(x, "__array__") or (
+            hasattr(x, "__len__") and hasattr(x, "__getitem__")
+        )
+
+    def describe(self):
+        return "an array-like"
+
+    def invalid_examples(self):
+        return []
+
+
+class ListOf:
+    """A non-empty list or tuple whose every item meets ``constraint``."""
+
+    def __init__(self, constraint):
+        self.constraint = constraint
+
+    def accepts(self, x):
+        return (isinstance(x, (list, tuple)) and len(x) > 0
+                and all(self.constraint.accepts(v) for v in x))
+
+    def describe(self):
+        return "a non-empty list of them"
+
+    def invalid_examples(self):
+        return [[], ["no-such-option"]]
+
+
+class Param:
+    """The declaration of one parameter: default, constraints and hint.
+
+    Parameters
+    ----------
+    default : object
+        The default of every public signature that has this parameter.
+    constraints : list
+        The value must satisfy one of them.
+    hint : str
+        What the parameter means, for the error message.
+    examples : tuple
+        Valid non-default values (the option grid of the tests).
+    """
+
+    def __init__(self, default, constraints, hint, examples=()):
+        self.default = default
+        self.constraints = list(constraints)
+        self.hint = hint
+        self.examples = tuple(examples)
+
+    def accepts(self, value):
+        return any(c.accepts(value) for c in self.constraints)
+
+    def describe(self):
+        parts = [c.describe() for c in self.constraints]
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+    def invalid_examples(self):
+        out = []
+        for c in self.constraints:
+            out += [v for v in c.invalid_examples()
+                    if not self.accepts(v) and not any(_same(v, o) for o in out)]
+        return out
+
+
+def _same(a, b):
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+def check_param(name, value, param, where=None):
+    """Return ``value`` if it meets ``param``'s constraints, else raise.
+
+    Booleans come back as Python ``bool``.
+    """
+    if param.accepts(value):
+        if isinstance(value, np.bool_):
+            return bool(value)
+        return value
+    prefix = f"{where}: " if where else ""
+    raise InvalidParameterError(
+        f"{prefix}{name}={short_repr(value)} is not accepted ({param.hint}). "
+        f"Accepted: {param.describe()}."
+    )
+
+
+# -- data arrays ----------------------------------------------------------------------
+
+def _refuse_mask(x, arg):
+    if isinstance(x, np.ma.MaskedArray) and np.ma.getmaskarray(x).any():
+        raise InvalidParameterError(
+            f"{arg} is a masked array with masked entries; masks are not read here. Fill "
+            f"the masked entries ({arg}.filled(value)) or leave them out (long format "
+            "with qid=...)."
+        )
+
+
+def _from_objects(x, arg):
+    """An object array of numbers (or pandas' nullable values) -> int64 or float64."""
+    flat = x.reshape(-1)
+    if any(map(_is_missing, flat.tolist())):
+        raise InvalidParameterError(
+            f"{arg} has missing values (None or pandas.NA); every entry must be a number."
+        )
+    try:
+        as_float = flat.astype(np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"{arg} must hold numbers (bool, int or float), got dtype object with a "
+            f"non-numeric entry such as {short_repr(_first_non_number(flat))}."
+        ) from None
+    if all(map(_is_integer, flat.tolist())):
+        try:
+            as_int = flat.astype(np.int64)
+        except OverflowError:
+            as_int = None
+        if as_int is not None:
+            return as_int.reshape(x.shape)
+        raise InvalidParameterError(
+            f"{arg} holds integers beyond the 64-bit range; give them as floats or "
+            "rescale them."
+        )
+    return as_float.reshape(x.shape)
+
+
+def _is_missing(v):
+    """None or pandas' NA (pandas is only looked at if the caller imported it)."""
+    if v is None:
+        return True
+    pd = sys.modules.get("pandas")
+    return pd is not None and v is pd.NA
+
+
+def _first_non_number(flat):
+    for v in flat.tolist():
+        if not isinstance(v, numbers.Real):
+            return v
+    return flat[0]
+
+
+def as_numeric_array(x, arg, *, allow_sparse=False):
+    """Return ``x`` as a numeric ndarray (or a CSR array if sparse is allowed).
+
+    Lists, NumPy arrays, pandas objects (nullable dtypes without missing
+    values too) and object arrays of numbers are accepted; floats are not
+    copied. Strings, missing values and masked entries raise.
+    """
     if x is None:
-        raise ValueError(f"{arg} is None; pass an array-like of numbers.")
+        raise InvalidParameterError(f"{arg} is None; pass an array-like of numbers.")
     if sp.issparse(x):
         if not allow_sparse:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"{arg} is a scipy.sparse matrix, which is accepted for y_true only; "
                 f"pass {arg} as a dense array."
             )
         x = sp.csr_array(x)
-        dtype = x.dtype
-    else:
-        if hasattr(x, "to_numpy"):  # pandas DataFrame or Series
-            x = x.to_numpy()
-        try:
-            x = np.asarray(x)
-        except ValueError as exc:  # ragged nested lists
-            raise ValueError(
-                f"{arg} could not be read as a rectangular array ({exc}). Rows of a "
-                "matrix must all have the same length; for rankings of different "
-                "lengths use the long format with qid=..."
-            ) from None
-        dtype = x.dtype
-    if dtype.kind not in "biuf":
-        raise TypeError(
-            f"{arg} must hold numbers (bool, int or float), got dtype {dtype}."
+        if x.dtype.kind not in "biuf":
+            raise InvalidParameterError(
+                f"{arg} must hold numbers (bool, int or float), got dtype {x.dtype}."
+            )
+        return x
+    _refuse_mask(x, arg)
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):  # pandas
+        x = x.to_numpy()
+    try:
+        x = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            f"{arg} could not be read as a rectangular array ({exc}). Rows of a "
+            "matrix must all have the same length; for rankings of different "
+            "lengths use the long format with qid=..."
+        ) from None
+    if x.dtype.kind == "O":
+        x = _from_objects(x, arg)
+    if x.dtype.kind not in "biuf":
+        raise InvalidParameterError(
+            f"{arg} must hold numbers (bool, int or float), got dtype {x.dtype}."
         )
     return x
 
 
-def _check_finite_chunk(block, arg, row0):
-    total = block.sum()
-    if np.isfinite(total):
-        return
+def first_non_finite(block):
+    """Index (tuple) of the first NaN or infinity in ``block``, or None."""
+    if block.dtype.kind not in "fc":
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(block.sum()):
+            return None
     bad = ~np.isfinite(block)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{arg} contains NaN or infinity (first at row {row0 + r}, column {c}); "
-            "every value must be finite."
-        )
+    if not bad.any():
+        return None
+    return tuple(int(i) for i in np.argwhere(bad)[0])
 
 
-def check_flag(value, arg):
-    """Return ``value`` as a bool, or raise naming ``arg`` (NumPy bools pass)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{arg} must be True or False, got {value!r}.")
-    return bool(value)
+def check_finite(block, arg, row0=0):
+    """Raise if ``block`` holds NaN or infinity, naming the first place."""
+    where = first_non_finite(block)
+    if where is None:
+        return
+    if len(where) == 2:
+        place = f"row {row0 + where[0]}, column {where[1]}"
+    else:
+        place = f"index {row0 + where[0]}"
+    raise ValueError(f"{arg} contains NaN or infinity (first at {place}); every value must "
+                     "be finite.")
 
 
 def check_sample_weight(sample_weight, n, what=None):
+    """Per-row weights as float64 scaled to a maximum of 1 (None stays None).
+
+    Scaling by the largest weight leaves every weighted mean unchanged and
+    keeps sums of weights near the float64 limit (1e308) finite.
+    """
     if sample_weight is None:
         return None
-    w = _as_array(sample_weight, "sample_weight")
+    w = as_numeric_array(sample_weight, "sample_weight")
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(
-            f"sample_weight must be 1-D with {what or f'one weight per row ({n})'}, "
-            "got shape "
-            f"{w.shape}."
+            f"sample_weight must be 1-D with {what or f'one weight per row ({n})'}, got "
+            f"shape {w.shape}."
         )
-    w = w.astype(float)
+    w = w.astype(np.float64)
     if not np.all(np.isfinite(w)):
-        raise ValueError("sample_weight contains NaN or infinity.")
+        raise ValueError("sample_weight contains NaN or infinity; every weight must be a "
+                         "finite number >= 0.")
     if (w < 0).any():
-        raise ValueError("sample_weight must be non-negative; found a negative weight.")
-    return w
+        i = int(np.flatnonzero(w < 0)[0])
+        raise ValueError(f"sample_weight must be non-negative; entry {i} is {w[i]:g}.")
+    top = w.max() if w.size else 0.0
+    return w / top if top > 0 else w
 
 
-def _relevance_block(yt):
-    """A relevance block the engine can use: wide integers stay integers.
+def as_ids(x, arg):
+    """1-D query or item ids as int64 or str, without silent coercion.
 
-    Integers of 32 or 64 bits are kept (always finite; NumPy's ufuncs give
-    float64 on them), which spares a float copy of every chunk; narrower
-    integers and bools would promote to float16/float32 in ufuncs such as
-    ``exp2``, so they become float64 like every other input.
+    Integers stay integers; floats are accepted only when every value is a
+    whole number; strings and bytes become str. Mixed or fractional values,
+    missing values and empty strings raise.
     """
-    if yt.dtype.kind in "iu" and yt.dtype.itemsize >= 4:
-        return np.asarray(yt)
-    return np.asarray(yt, dtype=np.float64)
-
-
-class DenseInputs:
-    """``(n_rows, n_items)`` matrices, dense or with sparse ``y_true``."""
-
-    def __init__(self, y_true, y_score):
-        self.y_true = y_true
-        self.y_score = y_score
-        self.n_rows, self.n_cols = y_true.shape
-
-    def chunks(self, budget=None):
-        budget = CHUNK_ELEMENTS if budget is None else budget
-        N = self.n_cols
-        step = max(1, budget // N)
-        sparse = sp.issparse(self.y_true)
-        for a in range(0, self.n_rows, step):
-            b = min(a + step, self.n_rows)
-            yt = self.y_true[a:b]
-            yt = _relevance_block(yt.toarray() if sparse else yt)
-            ys = np.asarray(self.y_score[a:b], dtype=np.float64)
-            if yt.dtype.kind == "f":
-                _check_finite_chunk(yt, "y_true", a)
-            _check_finite_chunk(ys, "y_score", a)
-            yield slice(a, b), yt, ys, None
-
-
-class LongInputs:
-    """One entry per query-item pair, grouped by ``qid``."""
-
-    def __init__(self, y_true, y_score, qid):
-        self.y_true = np.asarray(y_true, dtype=np.float64)
-        self.y_score = np.asarray(y_score, dtype=np.float64)
-        for arg, v in (("y_true", self.y_true), ("y_score", self.y_score)):
-            if not np.all(np.isfinite(v)):
-                i = int(np.flatnonzero(~np.isfinite(v))[0])
-                raise ValueError(
-                    f"{arg} contains NaN or infinity (first at index {i}); every "
-                    "value must be finite."
-                )
-        n = qid.shape[0]
-        change = np.empty(n, dtype=bool)
-        change[:1] = True
-        np.not_equal(qid[1:], qid[:-1], out=change[1:])
-        run_starts = np.flatnonzero(change)
-        contiguous = False
-        if run_starts.shape[0] <= n // 4:  # few runs: maybe one per query
-            run_ids = qid[run_starts]
-            by_id = np.argsort(run_ids, kind="stable")
-            sorted_ids = run_ids[by_id]
-            contiguous = not (sorted_ids[1:] == sorted_ids[:-1]).any()
-        if contiguous:
-            # Each query is one contiguous run (the usual learning-to-rank
-            # layout): no item-level sort is needed.
-            self.order = None
-            self.starts = run_starts
-            self.row_of_group = np.empty_like(by_id)
-            self.row_of_group[by_id] = np.arange(by_id.shape[0])
-            self.query_ids = sorted_ids
-        else:
-            # Order inside a query does not matter (ties are handled by score),
-            # so the faster unstable sort is fine.
-            self.order = np.argsort(qid)
-            # Gather once, so that the chunks below read memory in order.
-            self.y_true = self.y_true[self.order]
-            self.y_score = self.y_score[self.order]
-            sq = qid[self.order]
-            np.not_equal(sq[1:], sq[:-1], out=change[1:])
-            self.starts = np.flatnonzero(change)
-            self.row_of_group = np.arange(self.starts.shape[0])
-            self.query_ids = sq[self.starts]
-        self.counts = np.diff(np.append(self.starts, n))
-        self.n_rows = self.starts.shape[0]
-        self.n_cols = int(self.counts.max())
-
-    def query_weights(self, sample_weight):
-        """Per-query weights from per-query or per-pair (constant) weights."""
-        if sample_weight is None:
-            return None
-        n_pairs = self.y_true.shape[0]
-        w = _as_array(sample_weight, "sample_weight")
-        if w.ndim == 1 and w.shape[0] == n_pairs:
-            w = check_sample_weight(w, n_pairs)
-            w = w if self.order is None else w[self.order]
-            hi = np.maximum.reduceat(w, self.starts)
-            lo = np.minimum.reduceat(w, self.starts)
-            if not np.array_equal(hi, lo):
-                g = np.flatnonzero(hi != lo)[0]
-                q = self.query_ids[self.row_of_group[g]].item()
-                raise ValueError(
-                    "sample_weight has one weight per query-item pair but differs "
-                    f"inside query {q!r}; give one weight per query (length "
-                    f"{self.n_rows}, queries in sorted qid order) or the same weight "
-                    "for every pair of a query."
-                )
-            per_query = np.empty(self.n_rows)
-            per_query[self.row_of_group] = w[self.starts]
-            return per_query
-        return check_sample_weight(
-            w,
-            self.n_rows,
-            what=f"one weight per query ({self.n_rows}) or per pair ({n_pairs})",
-        )
-
-    def chunks(self, budget=None):
-        budget = CHUNK_ELEMENTS if budget is None else budget
-        by_len = np.argsort(self.counts, kind="stable")
-        lens = self.counts[by_len]
-        a = 0
-        while a < self.n_rows:
-            # Queries are taken shortest first; the block width is the longest.
-            n_fit = np.searchsorted(lens[a:] * np.arange(1, self.n_rows - a + 1), budget, "right")
-            b = a + max(1, int(n_fit))
-            qs = by_len[a:b]
-            cnt = self.counts[qs]
-            width = int(cnt.max())
-            nq = qs.shape[0]
-            row = np.repeat(np.arange(nq), cnt)
-            offs = np.arange(row.shape[0]) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-            src = np.repeat(self.starts[qs], cnt) + offs
-            dst = row * width + offs
-            yt = np.zeros((nq, width))
-            ys = np.full((nq, width), -np.inf)
-            yt.reshape(-1)[dst] = self.y_true[src]
-            ys.reshape(-1)[dst] = self.y_score[src]
-            yield self.row_of_group[qs], yt, ys, cnt
-            a = b
-
-
-def check_inputs(y_true, y_score, qid=None):
-    """Validate the inputs and return a layout object (see module docstring)."""
-    if qid is not None:
-        return _check_long(y_true, y_score, qid)
-    yt = _as_array(y_true, "y_true", allow_sparse=True)
-    ys = _as_array(y_score, "y_score")
-    for arg, v in (("y_true", yt), ("y_score", ys)):
-        if v.ndim == 1:
-            raise ValueError(
-                f"{arg} is 1-D (shape {v.shape}), but a 2-D matrix of shape (n_rows, "
-                "n_items) is needed: one row per query, one column per item. For "
-                "long format (one entry per query-item pair) pass qid=...; for a "
-                f"single ranking pass {arg}.reshape(1, -1); to score a classifier "
-                "trained on 1-D class labels, use sk_rankmetrics.get_scorer(...), "
-                "which binarises the labels against the estimator's classes_."
-            )
-        if v.ndim != 2:
-            raise ValueError(
-                f"{arg} must be 2-D of shape (n_rows, n_items), got {v.ndim} "
-                f"dimensions (shape {v.shape})."
-            )
-    if yt.shape[0] != ys.shape[0]:
-        raise ValueError(
-            f"y_true and y_score have different numbers of rows: {yt.shape[0]} and "
-            f"{ys.shape[0]} (shapes {yt.shape} and {ys.shape}); they must match."
-        )
-    if yt.shape[1] != ys.shape[1]:
-        raise ValueError(
-            f"y_true and y_score have different numbers of items (columns): "
-            f"{yt.shape[1]} and {ys.shape[1]} (shapes {yt.shape} and {ys.shape}); "
-            "they must match."
-        )
-    if yt.shape[0] == 0:
-        raise ValueError("y_true and y_score have no rows; at least one is needed.")
-    if yt.shape[1] < 2:
-        raise ValueError(
-            f"y_true has {yt.shape[1]} item per row; ranking metrics are only "
-            "meaningful with at least 2 items per row."
-        )
-    return DenseInputs(yt, ys)
-
-
-def _check_long(y_true, y_score, qid):
-    yt = _as_array(y_true, "y_true")
-    ys = _as_array(y_score, "y_score")
-    q = np.asarray(qid.to_numpy() if hasattr(qid, "to_numpy") else qid)
-    for arg, v in (("y_true", yt), ("y_score", ys), ("qid", q)):
-        if v.ndim != 1:
-            raise ValueError(
-                f"with qid given, {arg} must be 1-D (one entry per query-item pair), "
-                f"got shape {v.shape}. Drop qid to score (n_rows, n_items) matrices."
-            )
-    if not (yt.shape[0] == ys.shape[0] == q.shape[0]):
-        raise ValueError(
-            "y_true, y_score and qid must have the same length (one entry per "
-            f"query-item pair), got {yt.shape[0]}, {ys.shape[0]} and {q.shape[0]}."
-        )
-    if q.shape[0] == 0:
-        raise ValueError("y_true, y_score and qid are empty; at least one pair is needed.")
-    if q.dtype.kind not in "biuUSO" and not (
-        q.dtype.kind == "f" and np.all(np.isfinite(q))
-    ):
-        raise TypeError(f"qid must hold query ids (integers or strings), got {q.dtype}.")
-    if q.dtype.kind == "O":
-        if all(map(isinstance, q, repeat(str))):
-            q = q.astype(str)
-        else:
+    if x is None:
+        raise InvalidParameterError(f"{arg} is None; pass one id per entry.")
+    _refuse_mask(x, arg)
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        x = x.to_numpy()
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise ValueError(f"{arg} must be 1-D (one id per entry), got shape {x.shape}.")
+    kind = x.dtype.kind
+    if kind == "O":
+        items = x.tolist()
+        if all(isinstance(v, str) for v in items):
+            x = x.astype(str)
+        elif all(isinstance(v, bytes) for v in items):
+            x = x.astype(bytes)
+        elif all(_is_integer(v) for v in items):
             try:
-                qi = q.astype(np.int64)
-            except (TypeError, ValueError, OverflowError):
-                qi = None
-            # Exact only: 1.5 must not become query 1, nor 1 become query "1".
-            exact = None if qi is None else qi == q
-            if exact is None or not exact.all():
-                bad = "" if exact is None else f" such as {q[np.argmin(exact)]!r}"
-                raise TypeError(
-                    "qid must hold query ids of one type (integers or strings), got "
-                    f"mixed types or fractional values{bad}."
-                )
-            q = qi
-    return LongInputs(yt, ys, q)
+                x = x.astype(np.int64)
+            except OverflowError:
+                raise InvalidParameterError(
+                    f"{arg} holds integer ids beyond the 64-bit range; give them as strings."
+                ) from None
+        else:
+            bad = next((v for v in items if not (_is_integer(v) or isinstance(v, str))),
+                       items[0] if items else None)
+            raise InvalidParameterError(
+                f"{arg} must hold ids of one type (integers or strings), got mixed types "
+                f"or values such as {short_repr(bad)}."
+            )
+        kind = x.dtype.kind
+    if kind == "f":
+        if not np.all(np.isfinite(x)) or not np.all(np.mod(x, 1) == 0):
+            bad = x[~(np.isfinite(x) & (np.mod(np.nan_to_num(x), 1) == 0))][0]
+            raise InvalidParameterError(
+                f"{arg} holds the value {float(bad)!r}, which is not an id: float ids must be "
+                "whole numbers (and not NaN). Give integer or string ids."
+            )
+        if x.size and np.abs(x).max() >= 2.0**53:
+            raise InvalidParameterError(
+                f"{arg} holds float ids beyond 2**53, which float64 cannot tell apart; "
+                "give them as integers or strings."
+            )
+        return x.astype(np.int64)
+    if kind == "u":
+        if x.size and x.max() > np.iinfo(np.int64).max:
+            return x.astype(str)
+        return x.astype(np.int64)
+    if kind == "i":
+        return x.astype(np.int64, copy=False)
+    if kind == "S":
+        x = x.astype(str)
+        kind = "U"
+    if kind == "U":
+        if x.size and (np.char.str_len(x) == 0).any():
+            i = int(np.flatnonzero(np.char.str_len(x) == 0)[0])
+            raise ValueError(f"{arg} has an empty id at entry {i}; every id must be a "
+                             "non-empty string or an integer.")
+        return x
+    raise InvalidParameterError(
+        f"{arg} must hold ids (integers or strings), got dtype {x.dtype}."
+    )

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sk_rankmetrics
-from sk_rankmetrics import _engine, _validation
+from sk_rankmetrics import _engine, _inputs
 from sk_rankmetrics._registry import METRICS
 
 #: Registered metric names, in registry order (drives the parametrised suites).
@@ -94,6 +94,6 @@ def tied_scores(rng, n_rows, n_items, n_levels=3):
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Make the engine cut its input into many chunks and use the thread pool."""
-    monkeypatch.setattr(_validation, "CHUNK_ELEMENTS", 400)
+    monkeypatch.setattr(_inputs, "CHUNK_ELEMENTS", 400)
     monkeypatch.setattr(_engine, "PARALLEL_MIN_ELEMENTS", 1)
     monkeypatch.setattr(_engine, "N_THREADS", 3)

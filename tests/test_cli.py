@@ -133,34 +133,69 @@ def test_forced_progress_bar_on_stderr(files):
     assert "run_a.txt [" in out.stderr and "1/1" in out.stderr
 
 
+def _paths(files, tmp_path):
+    qrels, run_a, run_b = files
+    (tmp_path / "bad.txt").write_text("q 0 a 1\nq 0 b\n")
+    (tmp_path / "bad.json").write_text("{not json")
+    return {"missing": tmp_path / "missing.txt", "bad": tmp_path / "bad.txt",
+            "qrels": qrels, "run_a": run_a, "run_b": run_b,
+            "badjson": tmp_path / "bad.json"}
+
+
 @pytest.mark.parametrize(
     ("args", "match"),
     [
         (["evaluate", "{missing}", "{run_a}"], "cannot read qrels file"),
         (["evaluate", "{bad}", "{run_a}"], "line 2: expected 4 fields"),
-        (["evaluate", "{qrels}", "{run_a}", "-m", "ndgc@10"],
-         "unknown metric 'ndgc'. Did you mean 'ndcg'"),
-        (["evaluate", "{qrels}", "{run_a}", "-M", "0"], "max_docs must be >= 1"),
-        (["compare", "{qrels}", "{run_a}"], "at least two runs"),
-        (["compare", "{qrels}", "{run_a}", "{run_b}", "--permutations", "0"],
-         "--permutations must be >= 1"),
         (["evaluate", "{qrels}", "{badjson}"], "not valid JSON"),
+        (["evaluate", "{qrels}", "{run_a}", "-m", "ndcg", "-l", "2"],
+         "threshold=2.0 is read by none of the requested metrics (ndcg)"),
     ],
 )
-def test_bad_input_one_line_error(files, tmp_path, args, match):
-    qrels, run_a, run_b = files
-    (tmp_path / "bad.txt").write_text("q 0 a 1\nq 0 b\n")
-    (tmp_path / "bad.json").write_text("{not json")
-    paths = {"missing": tmp_path / "missing.txt", "bad": tmp_path / "bad.txt",
-             "qrels": qrels, "run_a": run_a, "run_b": run_b,
-             "badjson": tmp_path / "bad.json"}
-    out = run_cli(*[a.format(**paths) for a in args])
-    assert out.returncode != 0
+def test_data_errors_exit_1_with_one_line(files, tmp_path, args, match):
+    out = run_cli(*[a.format(**_paths(files, tmp_path)) for a in args])
+    assert out.returncode == 1, out.stderr
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1, out.stderr
     assert lines[0].startswith("sk-rankmetrics: error: ")
     assert match in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["evaluate", "{qrels}", "{run_a}", "-m", "ndgc@10"],
+         "argument -m/--metric: unknown metric 'ndgc'. Did you mean 'ndcg'"),
+        (["evaluate", "{qrels}", "{run_a}", "-M", "0"],
+         "argument -M/--max-docs: '0' is not accepted: give an integer >= 1"),
+        (["evaluate", "{qrels}", "{run_a}", "-M", "x"],
+         "argument -M/--max-docs: 'x' is not an integer"),
+        (["evaluate", "{qrels}", "{run_a}", "-l", "nan"],
+         "argument -l/--threshold: 'nan' is not accepted: give a finite real number"),
+        (["compare", "{qrels}", "{run_a}"], "compare needs at least two runs"),
+        (["compare", "{qrels}", "{run_a}", "{run_b}", "--permutations", "0"],
+         "argument --permutations: 0 is out of range: permutations must be from 1 to"),
+        (["compare", "{qrels}", "{run_a}", "{run_b}", "--permutations", str(10**12)],
+         "permutations must be from 1 to 10,000,000"),
+    ],
+)
+def test_usage_errors_exit_2_with_the_usage_line(files, tmp_path, args, match):
+    out = run_cli(*[a.format(**_paths(files, tmp_path)) for a in args])
+    assert out.returncode == 2, out.stderr
+    assert out.stdout == ""
+    assert out.stderr.startswith(f"usage: sk-rankmetrics {args[0]}")
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"sk-rankmetrics {args[0]}: error: "), last
+    assert match in last, last
+
+
+def test_traceback_flag_shows_the_full_traceback(files, tmp_path):
+    paths = _paths(files, tmp_path)
+    out = run_cli("evaluate", paths["bad"], paths["run_a"], "--traceback")
+    assert out.returncode == 1
+    assert "Traceback (most recent call last)" in out.stderr
+    assert "line 2: expected 4 fields" in out.stderr
 
 
 def test_usage_errors_exit_2():

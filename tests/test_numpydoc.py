@@ -29,6 +29,7 @@ IGNORED = {
 NO_FORMULA = {
     "metric_names": "a list of names, not a metric",
     "get_scorer_names": "a list of names, not a metric",
+    "InvalidParameterError": "an exception, not a metric",
 }
 
 

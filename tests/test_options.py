@@ -230,7 +230,7 @@ def test_jarvelin_base_matters_for_ndcg_standard_base_does_not():
     assert max(std.values()) - min(std.values()) < 1e-12
 
 
-@pytest.mark.parametrize("base", [2, 3, 10, np.e, 0.5])
+@pytest.mark.parametrize("base", [2, 3, 10, np.e, 1.01])
 def test_log_discount_closed_form(base):
     for p in range(1, 9):
         assert _one_hot_dcg(p, log_base=base) == pytest.approx(1 / math.log(p + 1, base), **TOL)

@@ -76,16 +76,16 @@ def test_long_format_and_weights():
 
 
 def test_one_ranking_pass(monkeypatch, data):
-    from sk_rankmetrics import _engine
+    from sk_rankmetrics import _ordering
 
     calls = []
-    real = _engine.rank_chunk
+    real = _ordering.rank_chunk
 
     def counting(*args, **kwargs):
         calls.append(args[2])  # the depth L the chunk is ranked to
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_engine, "rank_chunk", counting)
+    monkeypatch.setattr(_ordering, "rank_chunk", counting)
     y_true, y_score = data
     MetricAtKDisplay.from_predictions(y_true, y_score, metric=["ndcg", "recall"],
                                       ks=range(1, 9))

@@ -108,7 +108,7 @@ def test_unknown_name_lists_close_matches():
         get_scorer("r_precision@5")
     with pytest.raises(ValueError, match="positive integer"):
         get_scorer("ndcg@ten")
-    with pytest.raises(TypeError, match="unexpected option"):
+    with pytest.raises(TypeError, match=r"'ndcg@10' does not read the option.* threshold"):
         get_scorer("ndcg@10", threshold=1)
     with pytest.raises(ValueError, match="no_relevant"):
         get_scorer("ndcg@10", no_relevant="ignore")

@@ -3,8 +3,8 @@
 Public entry points: :func:`evaluate_run` (TREC qrels and runs, with a
 trec_eval-compatible setting), :func:`evaluate_ranked` (recommender ID lists)
 and the data-frame converters :func:`qrels_from_frame` / :func:`run_from_frame`.
-All of them build the pre-ranked layout of :mod:`._ranked_inputs` and hand it to
-the same engine and kernels as the matrix functions.
+All of them build the pre-ranked layout of :mod:`._inputs` and hand it to the
+same engine and kernels as the matrix functions.
 """
 
 from __future__ import annotations
@@ -17,13 +17,18 @@ from itertools import chain, repeat
 import numpy as np
 
 from ._engine import compute
-from ._ranked_inputs import build_ranked_inputs, group_long
-from ._reduce import check_policy, reduce_results
-from ._registry import check_k, make_requests, parse_name, split_request
+from ._inputs import build_preranked, group_long
+from ._reduce import reduce_results
+from ._registry import (
+    METRICS,
+    Request,
+    as_metric_list,
+    parse_name,
+    split_request,
+    validate,
+)
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
-from ._validation import check_flag
-
-SETTINGS = ("sk_rankmetrics", "trec_eval")
+from ._validation import InvalidParameterError, short_repr
 
 _TREC_CUT = re.compile(r"^(P|recall|success|map_cut|ndcg_cut)_(\d+)$")
 _TREC_BASE = {"P": "precision", "recall": "recall", "success": "hit_rate",
@@ -105,32 +110,49 @@ class EvaluationResult:
         return pd.DataFrame(self.per_query, index=pd.Index(self.query_ids, name="query"))
 
 
-def _finish(inputs, requests, *, ignore_ties, no_relevant):
-    policy = check_policy(no_relevant)
-    raw = compute(inputs, requests, ignore_ties=ignore_ties)
-    per_query, mean = reduce_results(raw, requests, policy, None)
+def _finish(inputs, requests, *, ignore_ties, no_relevant, progress):
+    raw = compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+    per_query, mean = reduce_results(raw, requests, no_relevant, None)
     return EvaluationResult(inputs.query_ids, per_query, mean)
 
 
-def _with_options(metrics, k, *, trec_names=False, **options):
-    """Metric names -> ``(label, options)`` pairs with the options each one takes."""
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    pairs = []
-    for item in metrics:
+def _with_options(metrics, k, *, where, trec_names=False, fixed=None, given=None):
+    """Requests for metric names, each with the common options it reads.
+
+    ``given`` maps an option to ``(argument, value, resolved)``: the user's
+    argument name and value (``None``: not given) and the option value it
+    becomes. An argument that no requested metric reads raises, since it
+    would be silently ignored. ``fixed`` are options the setting imposes on
+    every metric that reads them.
+    """
+    items = []
+    for item in as_metric_list(metrics):
         label, opts = split_request(item)
         name = metric_from_trec_name(label) if trec_names else label
-        spec, kk, _ = parse_name(name)
+        spec, kk, preset = parse_name(name)
         if k is not None and kk is None and spec.takes_k:
-            name = f"{name}@{k}"
-        extra = {o: v for o, v in options.items() if o in spec.options and v is not None}
-        pairs.append((label, name, {**extra, **opts}))
-    requests = make_requests([(name, opts) for _, name, opts in pairs])
-    for req, (label, _, _) in zip(requests, pairs):
-        req.label = label
+            kk = k
+        items.append((label, spec, kk, preset, opts))
+    common = dict(fixed or {})
+    for option, (arg, value, resolved) in (given or {}).items():
+        if value is None:
+            continue
+        if not any(option in spec.options for _, spec, *_ in items):
+            readers = sorted({s.name for s in METRICS.values() if option in s.options})
+            raise InvalidParameterError(
+                f"{where}: {arg}={short_repr(value)} is read by none of the requested "
+                f"metrics ({', '.join(label for label, *_ in items)}); it applies to "
+                f"{', '.join(readers)}."
+            )
+        common[option] = resolved
+    requests = []
+    for label, spec, kk, preset, opts in items:
+        extra = {o: v for o, v in common.items() if o in spec.options and o not in preset}
+        requests.append(Request(spec, kk, {**extra, **opts}, label, preset=preset,
+                                where=where))
     labels = [r.label for r in requests]
     if len(set(labels)) != len(labels):
-        raise ValueError(f"metrics names a metric twice: {labels}.")
+        raise InvalidParameterError(f"{where}: metrics names a metric twice: {labels}.")
     return requests
 
 
@@ -141,8 +163,8 @@ def _as_qrels(qrels):
         return read_trec_qrels(qrels)
     if hasattr(qrels, "columns"):
         return qrels_from_frame(qrels)
-    raise TypeError("qrels must be a TrecQrels, a path to a qrels file or a data frame, got "
-                    f"{type(qrels).__name__}.")
+    raise InvalidParameterError("qrels must be a TrecQrels, a path to a qrels file or a data "
+                                f"frame, got {type(qrels).__name__}.")
 
 
 def _as_run(run):
@@ -152,25 +174,24 @@ def _as_run(run):
         return read_trec_run(run)
     if hasattr(run, "columns"):
         return run_from_frame(run)
-    raise TypeError("run must be a TrecRun, a path to a run file or a data frame, got "
-                    f"{type(run).__name__}.")
+    raise InvalidParameterError("run must be a TrecRun, a path to a run file or a data frame, "
+                                f"got {type(run).__name__}.")
 
 
 def _trec_gain(levels, gains):
     """A gain mapping over every level: the given gains, others their level."""
     if gains is None:
         return None
-    if not isinstance(gains, Mapping):
-        raise TypeError(f"gains must be a mapping {{level: gain}}, got {type(gains).__name__}.")
     mapping = {float(lv): float(lv) for lv in np.unique(np.append(levels, 0.0))}
     try:
         mapping.update({float(k): float(v) for k, v in gains.items()})
     except (TypeError, ValueError):
-        raise TypeError("gains must map numeric relevance levels to numeric gains, got "
-                        f"{gains!r}.") from None
+        raise InvalidParameterError("gains must map numeric relevance levels to numeric "
+                                    f"gains, got {short_repr(gains)}.") from None
     return mapping
 
 
+@validate
 def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
                  threshold=None, gains=None, max_docs=None, no_relevant=None,
                  progress=None):
@@ -244,35 +265,35 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'P_2': 0.25, 'map': 0.4167, 'ndcg': 0.4751}
     """
-    if setting not in SETTINGS:
-        raise ValueError(f"setting={setting!r} is not known. Accepted: 'sk_rankmetrics' or "
-                         "'trec_eval' (reproduces trec_eval's numbers).")
-    complete = check_flag(complete, "complete")
     q, r = _as_qrels(qrels), _as_run(run)
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
     rel = q.relevance
+    judged = None
     trec = setting == "trec_eval"
     if trec:
-        rel = np.maximum(rel, 0.0)
+        # trec_eval: a negative level marks a pooled but unjudged document,
+        # never relevant and worth nothing, whatever -l or the gains say.
+        judged = rel >= 0
         if no_relevant is None:
             no_relevant = 0.0
     requests = _with_options(
-        metrics, None, trec_names=True, threshold=threshold,
-        gain=_trec_gain(rel, gains),
-        denominator="relevant" if trec else None,
+        metrics, None, where="evaluate_run", trec_names=True,
+        given={"threshold": ("threshold", threshold, threshold),
+               "gain": ("gains", gains,
+                        _trec_gain(rel if judged is None else rel[judged], gains))},
+        fixed={"denominator": "relevant"} if trec else None,
     )
     run_ids, lens, items, scores = group_long(r.qid, r.docno, r.score, order="score")
     if max_docs is not None:
-        max_docs = check_k(max_docs, arg="max_docs")
         starts = np.cumsum(lens) - lens
         keep = np.arange(items.shape[0]) - np.repeat(starts, lens) < max_docs
         items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
-    inputs = build_ranked_inputs(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
-                                 queries="truth" if complete else "both")
-    inputs.progress = progress
+    inputs = build_preranked(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
+                             queries="truth" if complete else "both", truth_judged=judged)
     return _finish(inputs, requests, ignore_ties=trec,
-                   no_relevant="warn" if no_relevant is None else no_relevant)
+                   no_relevant="warn" if no_relevant is None else no_relevant,
+                   progress=progress)
 
 
 def _flatten_lists(lists, n, arg):
@@ -280,10 +301,10 @@ def _flatten_lists(lists, n, arg):
     try:
         lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
     except TypeError:
-        raise TypeError(f"{arg} must hold one sequence of item ids per user.") from None
+        raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user.") from None
     if any(map(isinstance, lists, repeat((str, bytes)))):
-        raise TypeError(f"{arg} must hold one sequence of item ids per user, got a string "
-                        "for some user; wrap a single id in a list: ['id'].")
+        raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user, got a "
+                                    "string for some user; wrap a single id in a list: ['id'].")
     total = int(lens.sum())
     if total == 0:
         return lens, np.zeros(0, dtype=np.int64)
@@ -315,9 +336,9 @@ def _recommended(recommended, users):
         n = len(arr)
         lens, flat = _flatten_lists(arr, n, "recommended")
     else:
-        raise TypeError("recommended must be a dict {user: ranked ids}, a 2-D array of ids "
-                        "(one row per user) or a list of id lists, got "
-                        f"{type(recommended).__name__}.")
+        raise InvalidParameterError("recommended must be a dict {user: ranked ids}, a 2-D array "
+                                    "of ids (one row per user) or a list of id lists, got "
+                                    f"{type(recommended).__name__}.")
     ids = np.arange(n) if users is None else np.asarray(users)
     if ids.shape != (n,):
         raise ValueError(f"users must give one id per row of recommended ({n}), got "
@@ -326,14 +347,15 @@ def _recommended(recommended, users):
 
 
 def _truth(truth, users):
-    """Truth -> (user ids, item ids, relevance) parallel arrays."""
+    """Truth -> (user ids, item ids, relevance) parallel arrays, and the ids of
+    every user the truth names (None when that is the users of the arrays)."""
     if isinstance(truth, tuple):
         if len(truth) not in (2, 3):
             raise ValueError("truth as a tuple must be (user_ids, item_ids) or (user_ids, "
                              f"item_ids, relevance), got {len(truth)} arrays.")
-        u, i = np.asarray(truth[0]), np.asarray(truth[1])
-        rel = np.ones(u.shape[0]) if len(truth) == 2 else np.asarray(truth[2], dtype=float)
-        return u, i, rel
+        u, i = truth[0], truth[1]
+        rel = np.ones(len(u)) if len(truth) == 2 else truth[2]
+        return u, i, rel, None
     if isinstance(truth, Mapping):
         keys = np.array(list(truth.keys()))
         vals = list(truth.values())
@@ -344,26 +366,28 @@ def _truth(truth, users):
                              f" got {len(truth)}.")
         vals = list(truth)
     else:
-        raise TypeError("truth must be a dict {user: relevant ids} or {user: {id: relevance}}"
-                        ", a list aligned with recommended, or a tuple of parallel arrays "
-                        f"(user_ids, item_ids[, relevance]); got {type(truth).__name__}.")
+        raise InvalidParameterError("truth must be a dict {user: relevant ids} or {user: {id: "
+                                    "relevance}}, a list aligned with recommended, or a tuple of "
+                                    "parallel arrays (user_ids, item_ids[, relevance]); got "
+                                    f"{type(truth).__name__}.")
     graded = np.fromiter(map(isinstance, vals, repeat(Mapping)), dtype=bool, count=len(vals))
     if graded.any() and not graded.all():
-        raise TypeError("truth mixes {id: relevance} mappings and plain id collections; "
-                        "use one form for every user.")
+        raise InvalidParameterError("truth mixes {id: relevance} mappings and plain id "
+                                    "collections; use one form for every user.")
     lens, items = _flatten_lists(vals, len(vals), "truth")
     if graded.all() and len(vals):
         try:
             rel = np.fromiter(chain.from_iterable(map(Mapping.values, vals)), dtype=float,
                               count=int(lens.sum()))
         except (TypeError, ValueError):
-            raise TypeError("truth as {user: {id: relevance}} must give numeric "
+            raise InvalidParameterError("truth as {user: {id: relevance}} must give numeric "
                             "relevance levels.") from None
     else:
         rel = np.ones(items.shape[0])
-    return np.repeat(keys, lens), items, rel
+    return np.repeat(keys, lens), items, rel, keys
 
 
+@validate
 def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete=False,
                     threshold=None, no_relevant="warn", progress=None):
     r"""Score ranked ID lists (recommendations) against ground-truth ids.
@@ -428,14 +452,15 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
     """
-    complete = check_flag(complete, "complete")
     ids, lens, flat = _recommended(recommended, users)
-    tu, ti, trel = _truth(truth, users)
-    requests = _with_options(metrics, k, threshold=threshold)
-    inputs = build_ranked_inputs(ids, lens, flat, tu, ti, trel,
-                                 queries="truth" if complete else "run")
-    inputs.progress = progress
-    return _finish(inputs, requests, ignore_ties=True, no_relevant=no_relevant)
+    tu, ti, trel, known = _truth(truth, users)
+    requests = _with_options(metrics, k, where="evaluate_ranked",
+                             given={"threshold": ("threshold", threshold, threshold)})
+    inputs = build_preranked(ids, lens, flat, tu, ti, trel,
+                             queries="truth" if complete else "run", what="user",
+                             truth_queries=known)
+    return _finish(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
+                   progress=progress)
 
 
 def _column(df, names, what, given):
@@ -489,7 +514,7 @@ def qrels_from_frame(df, *, query=None, item=None, relevance=None):
     try:
         rel = np.asarray(rel, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError("the relevance column must hold numbers.") from None
+        raise InvalidParameterError("the relevance column must hold numbers.") from None
     return TrecQrels(_column(df, _QUERY_COLS, "query", query),
                      _column(df, _ITEM_COLS, "item", item), rel, source="data frame")
 
@@ -529,6 +554,6 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
     try:
         s = np.asarray(s, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError("the score column must hold numbers.") from None
+        raise InvalidParameterError("the score column must hold numbers.") from None
     return TrecRun(_column(df, _QUERY_COLS, "query", query),
                    _column(df, _ITEM_COLS, "item", item), s, tag=tag, source="data frame")

@@ -1,0 +1,79 @@
+"""The command line: ``sk-rankmetrics`` (also ``python -m sk_rankmetrics``).
+
+Commands, one module each: ``evaluate`` (metrics of one run), ``compare``
+(several runs with paired significance tests) and ``demo`` (bundled data).
+
+Exit codes: 0 on success; 2 for a usage error (argparse's usage line and
+one line naming the flag, also for checks made after parsing); 1 for a data
+error (one line naming the file and line where there is one). ``--traceback``
+shows the full traceback instead, for bug reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+import warnings
+
+from . import compare, demo, evaluate
+from ._common import CommandError, UsageError
+
+EXIT_DATA = 1
+EXIT_USAGE = 2
+
+COMMANDS = (evaluate, compare, demo)
+
+
+def build_parser():
+    from .. import __version__
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--traceback", action="store_true",
+                        help="on an error, show the full Python traceback (for bug reports)")
+    parser = argparse.ArgumentParser(
+        prog="sk-rankmetrics", parents=[common],
+        description="Ranking metrics (nDCG, MAP, P@k, recall@k, MRR, ...) for TREC runs, "
+                    "CSV/Parquet/JSON rankings and the bundled demo.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for command in COMMANDS:
+        command.add_parser(sub, [common])
+    return parser
+
+
+def _one_line(exc):
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def main(argv=None):
+    """Run the command line; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(f"sk-rankmetrics: warning: {' '.join(str(message).split())}\n")
+
+    old = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        if args.traceback:
+            traceback.print_exc()
+        args.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{args.parser.prog}: error: {_one_line(exc)}\n")
+        return EXIT_USAGE
+    except (CommandError, ValueError, TypeError, OSError, ImportError, MemoryError) as exc:
+        if args.traceback:
+            traceback.print_exc()
+        else:
+            sys.stderr.write(f"sk-rankmetrics: error: {_one_line(exc)}\n")
+        return EXIT_DATA
+    except KeyboardInterrupt:
+        sys.stderr.write("sk-rankmetrics: interrupted\n")
+        return 130
+    finally:
+        warnings.showwarning = old

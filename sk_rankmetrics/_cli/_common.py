@@ -1,0 +1,261 @@
+"""What the commands share: errors, argument types, the progress bar, file reading."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from itertools import chain, repeat
+
+import numpy as np
+
+from .._registry import PARAMS
+from .._validation import Constant, check_param
+
+FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json")
+
+
+class CommandError(Exception):
+    """A data error: printed as one line, exit code 1."""
+
+
+class UsageError(Exception):
+    """A usage error found after parsing: printed with the usage line, exit code 2."""
+
+
+# -- argument types: checked at parse time, named by their flag ---------------------
+
+
+def table_type(name, convert):
+    """An argparse type that converts a value and checks it against ``PARAMS[name]``.
+
+    argparse names the flag in its message ("argument -M/--max-docs: ...")
+    and exits with status 2.
+    """
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'an integer' if convert is int else 'a number'}"
+            ) from None
+        try:
+            return check_param(name, value, PARAMS[name])
+        except ValueError:
+            accepted = " or ".join(c.describe() for c in PARAMS[name].constraints
+                                   if not (isinstance(c, Constant) and c.value is None))
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not accepted: give {accepted}"
+            ) from None
+
+    parse.__name__ = name  # argparse's "invalid <name> value" wording
+    return parse
+
+
+def metric_type(text):
+    """A metric name (this package's, or trec_eval's such as P_5), checked now."""
+    from .._registry import parse_name
+    from .._runs import metric_from_trec_name
+
+    try:
+        parse_name(metric_from_trec_name(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+    return text
+
+
+def bounded_int(low, high, what):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value} is out of range: {what} must be from {low:,} to {high:,}"
+            )
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+# -- progress bar -----------------------------------------------------------
+
+
+class Progress:
+    """A small progress bar on stderr, shown only once work takes over ``delay`` s.
+
+    Shown when stderr is a terminal, or always when ``force`` is true.
+    """
+
+    def __init__(self, label, *, force=False, delay=2.0, stream=None):
+        self.label = label
+        self.stream = sys.stderr if stream is None else stream
+        isatty = getattr(self.stream, "isatty", lambda: False)()
+        self.enabled = bool(force or isatty)
+        self.delay = 0.0 if force else delay
+        self.t0 = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done, total):
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self.t0
+        if elapsed < self.delay and not self.shown:
+            return
+        self.shown = True
+        frac = done / total if total else 1.0
+        width = 30
+        bar = "#" * int(frac * width)
+        self.stream.write(f"\r{self.label} [{bar:<{width}}] {done}/{total} {elapsed:5.1f}s")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+# -- reading inputs ---------------------------------------------------------
+
+
+def _detect(path, fmt):
+    if fmt != "auto":
+        return fmt
+    low = os.fspath(path).lower()
+    for ext, name in ((".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet"),
+                      (".pq", "parquet"), (".json", "json")):
+        if low.endswith(ext) or low.endswith(ext + ".gz"):
+            return name
+    return "trec"
+
+
+def _pandas(what):
+    try:
+        import pandas as pd
+    except ImportError:
+        raise CommandError(f"reading {what} needs pandas; install it (pip install pandas) "
+                           "or use TREC files.") from None
+    return pd
+
+
+def _read_frame(path, fmt):
+    pd = _pandas(f"{fmt} files")
+    if fmt == "parquet":
+        return pd.read_parquet(path)
+    return pd.read_csv(path, sep="\t" if fmt == "tsv" else ",")
+
+
+def _read_json(path, kind):
+    """ranx-style JSON: {query: {doc: relevance or score}}."""
+    from .._trec import TrecQrels, TrecRun
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise CommandError(f"cannot read {path!r}: {exc.strerror or exc}.") from None
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"{path!r} is not valid JSON ({exc.msg}, line {exc.lineno}).") \
+            from None
+    if not isinstance(data, dict) or not all(map(isinstance, data.values(), repeat(dict))):
+        raise CommandError(f"{path!r}: JSON {kind} must map each query to an object "
+                           "{doc: value}.")
+    lens = np.fromiter(map(len, data.values()), dtype=np.int64, count=len(data))
+    q = np.repeat(np.array(list(data.keys()), dtype=str), lens)
+    docs = np.array(list(chain.from_iterable(data.values())), dtype=str)
+    try:
+        vals = np.fromiter(chain.from_iterable(map(dict.values, data.values())), dtype=float,
+                           count=int(lens.sum()))
+    except (TypeError, ValueError, OverflowError):
+        raise CommandError(f"{path!r}: JSON {kind} values must be numbers within float "
+                           "range.") from None
+    if kind == "qrels":
+        return TrecQrels(q, docs, vals, source=path)
+    return TrecRun(q, docs, vals, tag=os.path.basename(path), source=path)
+
+
+def read_input(path, fmt, kind):
+    """Qrels (``kind="qrels"``) or a run from a file in any of ``FORMATS``."""
+    from .._runs import qrels_from_frame, run_from_frame
+    from .._trec import read_trec_qrels, read_trec_run
+
+    fmt = _detect(path, fmt)
+    if fmt == "trec":
+        return read_trec_qrels(path) if kind == "qrels" else read_trec_run(path)
+    if fmt == "json":
+        return _read_json(path, kind)
+    frame = _read_frame(path, fmt)
+    if kind == "qrels":
+        return qrels_from_frame(frame)
+    return run_from_frame(frame, tag=os.path.basename(path))
+
+
+# -- output -----------------------------------------------------------------
+
+
+def fmt_value(v):
+    return "nan" if np.isnan(v) else f"{v:.4f}"
+
+
+def table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}"
+                       for i, (c, w) in enumerate(zip(r, widths))) for r in [header, *rows]]
+    return "\n".join(lines)
+
+
+def write_text(path, text):
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise CommandError(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}.") \
+            from None
+
+
+# -- options shared by evaluate and compare --------------------------------------
+
+
+def add_run_options(p, default_metrics):
+    p.add_argument("-m", "--metric", action="append", metavar="NAME", type=metric_type,
+                   help="metric to compute, repeatable: ndcg@10, map, map@100, P@5, "
+                        "recall@100, mrr, hit_rate@10, r_precision, ... or trec_eval names "
+                        "(P_5, ndcg_cut_10, map_cut_100, recip_rank, Rprec). Default: "
+                        + ", ".join(default_metrics))
+    p.add_argument("--trec-eval", action="store_true",
+                   help="reproduce trec_eval: ties broken by docno descending, AP divided "
+                        "by all relevant documents, negative levels unjudged, queries "
+                        "without relevant documents score 0")
+    p.add_argument("-c", "--complete", action="store_true",
+                   help="count queries of the qrels missing from the run as 0 "
+                        "(trec_eval -c)")
+    p.add_argument("-l", "--threshold", type=table_type("threshold", float), default=None,
+                   metavar="LEVEL",
+                   help="lowest relevance level that counts as relevant (trec_eval -l)")
+    p.add_argument("-M", "--max-docs", type=table_type("max_docs", int), default=None,
+                   metavar="N",
+                   help="score only the first N ranked documents of each query "
+                        "(trec_eval -M)")
+    p.add_argument("--qrels-format", choices=FORMATS, default="auto",
+                   help="qrels file format (default: from the extension; TREC otherwise)")
+    p.add_argument("--run-format", choices=FORMATS, default="auto",
+                   help="run file format (default: from the extension; TREC otherwise)")
+    p.add_argument("--progress", action="store_true",
+                   help="always show the progress bar on stderr (default: only on a "
+                        "terminal, for inputs that take over 2 seconds)")
+
+
+def run_settings(args):
+    return dict(setting="trec_eval" if args.trec_eval else "sk_rankmetrics",
+                complete=args.complete, threshold=args.threshold, max_docs=args.max_docs)
+
+
+def evaluate_one(qrels, run_path, args, default_metrics):
+    from .._runs import evaluate_run
+
+    run = read_input(run_path, args.run_format, "run")
+    prog = Progress(os.path.basename(run_path), force=args.progress)
+    return evaluate_run(qrels, run, args.metric or list(default_metrics),
+                        progress=prog, **run_settings(args))

@@ -1,0 +1,718 @@
+"""The input layouts: every accepted layout is checked once and yields ranked chunks.
+
+Three layouts share one interface, so the engine needs no branch:
+
+- :class:`DenseInputs`: matrices of shape ``(n_rows, n_items)`` (lists,
+  NumPy arrays, pandas frames; ``y_true`` may be scipy.sparse, densified one
+  row block at a time);
+- :class:`LongInputs`: 1-D ``y_true``, ``y_score`` and ``qid`` with one entry
+  per query-item pair; queries are gathered by ``qid``, bucketed by length
+  and padded (score ``-inf``) inside each block only;
+- :class:`PrerankedInputs`: ranked item lists plus sparse truth (recommender
+  ID lists, TREC runs): no ranking pass and no dense matrix.
+
+Each layout has ``n_rows``, ``n_cols``, ``query_ids`` (None for matrices) and
+
+- ``blocks(requests)``: a list of ``(rows, payload)`` pairs, where ``rows``
+  says which output rows the block fills and ``payload`` is what
+  ``ranked_chunk`` needs; blocks stay under a fixed element budget, so
+  temporaries never grow with the input;
+- ``ranked_chunk(payload, requests, ignore_ties=...)``: the block's
+  :class:`~sk_rankmetrics._ordering.RankedChunk`, ready for the kernels.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._ordering import RankedChunk, depth, item_values, rank_block, tie_groups, worth_counts
+from ._trec import ranked_order
+from ._validation import (
+    as_ids,
+    as_numeric_array,
+    check_finite,
+    check_sample_weight,
+)
+
+#: Elements of one (rows x items) block; a few float64/int64 temporaries of
+#: this size are alive at once (1 MiB each, small enough to stay in cache).
+CHUNK_ELEMENTS = 1 << 17  # halved for full sorts (k=None)
+
+#: Largest key ``row * span + code`` allowed in one block (int64 headroom).
+_KEY_LIMIT = 1 << 62
+
+
+def _budget(requests):
+    # A full sort per row touches more memory per element than a top-k
+    # partition; smaller blocks keep its working set in the CPU cache.
+    needs_full, _ = depth(requests)
+    return CHUNK_ELEMENTS // 2 if needs_full else CHUNK_ELEMENTS
+
+
+def exact_scores(ys):
+    """Scores as float64 that order (and tie) exactly as ``ys`` does.
+
+    float64 is returned as it is; narrower floats, bools and integers within
+    +-2**53 convert exactly. Wider integers and long doubles that float64
+    cannot hold apart are replaced by their dense rank (an order-preserving
+    transform, which no ranking metric can tell from the original).
+    """
+    if ys.dtype == np.float64:
+        return ys
+    if ys.dtype.kind == "b" or (ys.dtype.kind == "f" and ys.dtype.itemsize < 8):
+        return ys.astype(np.float64)
+    if ys.size == 0:
+        return ys.astype(np.float64)
+    if ys.dtype.kind in "iu":
+        lo, hi = ys.min(), ys.max()
+        if -(2**53) <= int(lo) and int(hi) <= 2**53:
+            return ys.astype(np.float64)
+    else:
+        f = ys.astype(np.float64)
+        if np.all(np.isfinite(f)) and np.array_equal(f.astype(ys.dtype), ys):
+            return f
+    _, inv = np.unique(ys, return_inverse=True)
+    return inv.reshape(ys.shape).astype(np.float64)
+
+
+def _sortable(ys):
+    """Scores in a dtype NumPy's partition and sort order correctly (bool -> uint8)."""
+    return ys.view(np.uint8) if ys.dtype.kind == "b" else ys
+
+
+# -- matrices ---------------------------------------------------------------------
+
+
+class DenseInputs:
+    """``(n_rows, n_items)`` matrices, dense or with sparse ``y_true``."""
+
+    query_ids = None
+
+    def __init__(self, y_true, y_score):
+        self.y_true = y_true
+        self.y_score = y_score
+        self.n_rows, self.n_cols = y_true.shape
+
+    def blocks(self, requests):
+        step = max(1, _budget(requests) // self.n_cols)
+        return [(slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
+                for a in range(0, self.n_rows, step)]
+
+    def ranked_chunk(self, payload, requests, *, ignore_ties=False):
+        a, b = payload
+        yt = self.y_true[a:b]
+        yt = np.asarray(yt.toarray() if sp.issparse(yt) else yt)
+        ys = _sortable(np.asarray(self.y_score[a:b]))
+        check_finite(yt, "y_true", a)
+        check_finite(ys, "y_score", a)
+        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a)
+
+
+# -- long format ------------------------------------------------------------------
+
+
+class LongInputs:
+    """One entry per query-item pair, grouped by ``qid``."""
+
+    def __init__(self, y_true, y_score, qid):
+        check_finite(y_true, "y_true")
+        check_finite(y_score, "y_score")
+        self.y_true = np.asarray(y_true, dtype=np.float64)
+        self.y_score = exact_scores(y_score)
+        n = qid.shape[0]
+        change = np.empty(n, dtype=bool)
+        change[:1] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+        run_starts = np.flatnonzero(change)
+        contiguous = False
+        if run_starts.shape[0] <= n // 4:  # few runs: maybe one per query
+            run_ids = qid[run_starts]
+            by_id = np.argsort(run_ids, kind="stable")
+            sorted_ids = run_ids[by_id]
+            contiguous = not (sorted_ids[1:] == sorted_ids[:-1]).any()
+        if contiguous:
+            # Each query is one contiguous run (the usual learning-to-rank
+            # layout): no item-level sort is needed.
+            self.order = None
+            self.starts = run_starts
+            self.row_of_group = np.empty_like(by_id)
+            self.row_of_group[by_id] = np.arange(by_id.shape[0])
+            self.query_ids = sorted_ids
+        else:
+            # Order inside a query does not matter (ties are handled by score),
+            # so the faster unstable sort is fine.
+            self.order = np.argsort(qid)
+            # Gather once, so that the blocks below read memory in order.
+            self.y_true = self.y_true[self.order]
+            self.y_score = self.y_score[self.order]
+            sq = qid[self.order]
+            np.not_equal(sq[1:], sq[:-1], out=change[1:])
+            self.starts = np.flatnonzero(change)
+            self.row_of_group = np.arange(self.starts.shape[0])
+            self.query_ids = sq[self.starts]
+        self.counts = np.diff(np.append(self.starts, n))
+        self.n_rows = self.starts.shape[0]
+        self.n_cols = int(self.counts.max())
+        if self.n_cols < 2:
+            raise ValueError(
+                f"every query has a single item ({self.n_rows} queries, {n} pairs); "
+                "ranking metrics are only meaningful when queries have at least 2 items."
+            )
+
+    def query_weights(self, sample_weight):
+        """Per-query weights from per-query or per-pair (constant) weights.
+
+        A query has at least 2 items somewhere (checked above), so there are
+        fewer queries than pairs and the two readings cannot be confused.
+        """
+        if sample_weight is None:
+            return None
+        n_pairs = self.y_true.shape[0]
+        w = as_numeric_array(sample_weight, "sample_weight")
+        if w.ndim == 1 and w.shape[0] == n_pairs:
+            w = check_sample_weight(w, n_pairs)
+            w = w if self.order is None else w[self.order]
+            hi = np.maximum.reduceat(w, self.starts)
+            lo = np.minimum.reduceat(w, self.starts)
+            if not np.array_equal(hi, lo):
+                g = np.flatnonzero(hi != lo)[0]
+                q = self.query_ids[self.row_of_group[g]].item()
+                raise ValueError(
+                    "sample_weight has one weight per query-item pair but differs "
+                    f"inside query {q!r}; give one weight per query (length "
+                    f"{self.n_rows}, queries in sorted qid order) or the same weight "
+                    "for every pair of a query."
+                )
+            per_query = np.empty(self.n_rows)
+            per_query[self.row_of_group] = w[self.starts]
+            return per_query
+        return check_sample_weight(
+            w,
+            self.n_rows,
+            what=f"one weight per query ({self.n_rows}) or per pair ({n_pairs})",
+        )
+
+    def blocks(self, requests):
+        budget = _budget(requests)
+        by_len = np.argsort(self.counts, kind="stable")
+        lens = self.counts[by_len]
+        out = []
+        a = 0
+        while a < self.n_rows:
+            # Queries are taken shortest first; the block width is the longest.
+            n_fit = np.searchsorted(lens[a:] * np.arange(1, self.n_rows - a + 1), budget,
+                                    "right")
+            b = a + max(1, int(n_fit))
+            qs = by_len[a:b]
+            out.append((self.row_of_group[qs], qs))
+            a = b
+        return out
+
+    def ranked_chunk(self, qs, requests, *, ignore_ties=False):
+        cnt = self.counts[qs]
+        width = int(cnt.max())
+        nq = qs.shape[0]
+        row = np.repeat(np.arange(nq), cnt)
+        offs = np.arange(row.shape[0]) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        src = np.repeat(self.starts[qs], cnt) + offs
+        dst = row * width + offs
+        yt = np.zeros((nq, width))
+        ys = np.full((nq, width), -np.inf)
+        yt.reshape(-1)[dst] = self.y_true[src]
+        ys.reshape(-1)[dst] = self.y_score[src]
+        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt)
+
+
+def check_inputs(y_true, y_score, qid=None):
+    """Validate ``y_true`` / ``y_score`` (and ``qid``) and return their layout."""
+    if qid is not None:
+        return _check_long(y_true, y_score, qid)
+    yt = as_numeric_array(y_true, "y_true", allow_sparse=True)
+    ys = as_numeric_array(y_score, "y_score")
+    for arg, v in (("y_true", yt), ("y_score", ys)):
+        if v.ndim == 1:
+            raise ValueError(
+                f"{arg} is 1-D (shape {v.shape}), but a 2-D matrix of shape (n_rows, "
+                "n_items) is needed: one row per query, one column per item. For "
+                "long format (one entry per query-item pair) pass qid=...; for a "
+                f"single ranking pass {arg}.reshape(1, -1); to score a classifier "
+                "trained on 1-D class labels, use sk_rankmetrics.get_scorer(...), "
+                "which binarises the labels against the estimator's classes_."
+            )
+        if v.ndim != 2:
+            raise ValueError(
+                f"{arg} must be 2-D of shape (n_rows, n_items), got {v.ndim} "
+                f"dimensions (shape {v.shape})."
+            )
+    if yt.shape[0] != ys.shape[0]:
+        raise ValueError(
+            f"y_true and y_score have different numbers of rows: {yt.shape[0]} and "
+            f"{ys.shape[0]} (shapes {yt.shape} and {ys.shape}); they must match."
+        )
+    if yt.shape[1] != ys.shape[1]:
+        raise ValueError(
+            f"y_true and y_score have different numbers of items (columns): "
+            f"{yt.shape[1]} and {ys.shape[1]} (shapes {yt.shape} and {ys.shape}); "
+            "they must match."
+        )
+    if yt.shape[0] == 0:
+        raise ValueError("y_true and y_score have no rows; at least one is needed.")
+    if yt.shape[1] < 2:
+        raise ValueError(
+            f"y_true has {yt.shape[1]} item per row; ranking metrics are only "
+            "meaningful with at least 2 items per row."
+        )
+    return DenseInputs(yt, ys)
+
+
+def _check_long(y_true, y_score, qid):
+    yt = as_numeric_array(y_true, "y_true")
+    ys = as_numeric_array(y_score, "y_score")
+    q = as_ids(qid, "qid")
+    for arg, v in (("y_true", yt), ("y_score", ys)):
+        if v.ndim != 1:
+            raise ValueError(
+                f"with qid given, {arg} must be 1-D (one entry per query-item pair), "
+                f"got shape {v.shape}. Drop qid to score (n_rows, n_items) matrices."
+            )
+    if not (yt.shape[0] == ys.shape[0] == q.shape[0]):
+        raise ValueError(
+            "y_true, y_score and qid must have the same length (one entry per "
+            f"query-item pair), got {yt.shape[0]}, {ys.shape[0]} and {q.shape[0]}."
+        )
+    if q.shape[0] == 0:
+        raise ValueError("y_true, y_score and qid are empty; at least one pair is needed.")
+    return LongInputs(yt, ys, q)
+
+
+# -- ranked lists and sparse truth ---------------------------------------------------
+
+
+def _row_of(indptr, a, b):
+    """Local row index of each entry of rows ``a:b`` and the row lengths."""
+    lens = np.diff(indptr[a : b + 1])
+    return np.repeat(np.arange(b - a), lens), lens
+
+
+class PrerankedInputs:
+    """Ranked item codes and sparse truth of ``n_rows`` rows, in CSR form.
+
+    - ``rec_indptr``, ``rec_codes`` (and optionally ``rec_scores``): the
+      ranked item codes of each row, in rank order;
+    - ``truth_indptr``, ``truth_codes``, ``truth_rel``: the judged items of
+      each row, sorted by code, with their relevance.
+
+    Item codes are integers. The relevance of every ranked item is found by
+    one ``searchsorted`` per row block on the keys ``row * span + code``
+    (sorted on the truth side by construction); a ranked item that the truth
+    does not name is *unjudged*: it is never relevant and earns no gain,
+    whatever the threshold or the gain of level 0. The ideal ranking of a row
+    is built from its truth, so it may be longer than the ranked list.
+    """
+
+    def __init__(self, query_ids, rec_indptr, rec_codes, truth_indptr, truth_codes,
+                 truth_rel, rec_scores=None):
+        self.query_ids = query_ids
+        self.rec_indptr = rec_indptr
+        self.rec_codes = rec_codes
+        self.rec_scores = rec_scores
+        self.truth_indptr = truth_indptr
+        self.truth_codes = truth_codes
+        self.truth_rel = truth_rel
+        self.n_rows = query_ids.shape[0]
+        rec_lens = np.diff(rec_indptr)
+        truth_lens = np.diff(truth_indptr)
+        self.n_cols = int(rec_lens.max()) if self.n_rows else 0
+        self.max_truth = int(truth_lens.max()) if self.n_rows else 0
+        if truth_codes.size:
+            self.cmin, self.cmax = int(truth_codes.min()), int(truth_codes.max())
+        else:
+            self.cmin, self.cmax = 0, 0
+        self.span = self.cmax - self.cmin + 2
+
+    def _plan(self, requests):
+        """``(L, Li)``: ranked positions and ideal positions every block describes.
+
+        Both are bounded by the data (the longest list, the largest truth), so
+        the work is O(min(k, n)) per row whatever ``k`` is.
+        """
+        needs_full, k_max = depth(requests)
+        L = self.n_cols if needs_full else min(k_max, self.n_cols)
+        if any(not r.spec.takes_k for r in requests):
+            L = self.n_cols  # R-precision reads down to R (at most the list)
+        ks = [r.k for r in requests if r.spec.needs_ideal]
+        Li = 0
+        if ks:
+            Li = self.max_truth if None in ks else min(max(ks), self.max_truth)
+        return max(L, 1), max(Li, 1)
+
+    def blocks(self, requests):
+        L, Li = self._plan(requests)
+        width = max(L, Li, self.n_cols, 1)
+        step = max(1, _budget(requests) // width)
+        step = min(step, max(1, _KEY_LIMIT // self.span))
+        return [(slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
+                for a in range(0, self.n_rows, step)]
+
+    def _lookup(self, a, b, limit):
+        """Relevance of the first ``limit`` ranked items of rows ``a:b``.
+
+        Returns the local row, the position, whether each looked-up item is
+        judged and its relevance (0 if unjudged), the full list lengths and
+        the truth's bounds ``ta, tb``.
+        """
+        ra, rb = self.rec_indptr[a], self.rec_indptr[b]
+        ta, tb = self.truth_indptr[a], self.truth_indptr[b]
+        n = b - a
+        lens = np.diff(self.rec_indptr[a : b + 1])
+        if n and lens.min() == lens.max():
+            # Lists of one length (a 2-D array of ids): work on (n, m) blocks.
+            w = int(lens[0])
+            codes = self.rec_codes[ra:rb].reshape(n, w)[:, : min(limit, w)]
+            row = offs = None
+            row_key = (np.arange(n) * self.span)[:, None]
+        else:
+            row = np.repeat(np.arange(n), lens)
+            offs = np.arange(rb - ra) - np.repeat(self.rec_indptr[a:b] - ra, lens)
+            codes = self.rec_codes[ra:rb]
+            if lens.size and limit < lens.max():
+                keep = offs < limit
+                row, offs, codes = row[keep], offs[keep], codes[keep]
+            row_key = row * self.span
+        if tb == ta:
+            return row, offs, np.zeros(codes.shape, dtype=bool), np.zeros(codes.shape), lens
+        trow, _ = _row_of(self.truth_indptr, a, b)
+        tkeys = trow * self.span + (self.truth_codes[ta:tb] - self.cmin)
+        inside = (codes >= self.cmin) & (codes <= self.cmax)
+        rkeys = np.where(inside, row_key + (codes - self.cmin), -1)
+        pos = np.minimum(np.searchsorted(tkeys, rkeys), tkeys.shape[0] - 1)
+        found = tkeys[pos] == rkeys
+        hit = rkeys[found]
+        if hit.size > 1:
+            s = np.sort(hit)
+            dup = s[1:] == s[:-1]
+            if dup.any():
+                r = int(s[1:][dup][0] // self.span) + a
+                raise ValueError(
+                    f"the ranked list of query {self.query_ids[r]!r} holds the same "
+                    "judged item twice; each item may be ranked once per query."
+                )
+        rel = np.where(found, self.truth_rel[ta + pos], 0.0)
+        return row, offs, found, rel, lens
+
+    def ranked_chunk(self, payload, requests, *, ignore_ties=False):
+        a, b = payload
+        n = b - a
+        L, Li = self._plan(requests)
+        has_ties = self.rec_scores is not None and not ignore_ties
+        # Without ties only the first L positions matter; tie groups may cross L.
+        row, offs, found, rel, lens = self._lookup(a, b, self.n_cols if has_ties else L)
+        W = max(int(lens.max()) if n and has_ties else 0, L)
+        if row is None and rel.shape[1] == W:
+            real = None  # every position holds a ranked item
+            yt, judged = rel, found
+        else:
+            if row is None:
+                m = rel.shape[1]
+                row, offs = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
+                rel, found = rel.ravel(), found.ravel()
+            real = np.zeros((n, W), dtype=bool)
+            real[row, offs] = True
+            yt = np.zeros((n, W))
+            yt[row, offs] = rel
+            judged = np.zeros((n, W), dtype=bool)
+            judged[row, offs] = found
+        # Padding and unjudged items are worth nothing; masking them matters
+        # only where an item of relevance 0 could count.
+        worthless = ~judged if worth_counts(requests) else None
+        values = item_values(yt, requests, a, worthless)
+        if real is not None and worthless is None:
+            for v in values.values():
+                v[~real] = 0.0
+        n_items = np.maximum(lens, 1)
+
+        # Truth side: relevant counts and the ideal gains of each row.
+        ta, tb = self.truth_indptr[a], self.truth_indptr[b]
+        trow, _ = _row_of(self.truth_indptr, a, b)
+        tvals = item_values(self.truth_rel[None, ta:tb], requests, a)
+        n_rel = {key: np.bincount(trow, weights=v[0], minlength=n)
+                 for key, v in tvals.items() if key.startswith("rel:")}
+
+        tied = False
+        if has_ties and n:
+            scores = self.rec_scores[self.rec_indptr[a]:self.rec_indptr[b]]
+            if real is None:
+                sv = scores.reshape(n, W)
+                same = sv[:, 1:] == sv[:, :-1]
+            else:
+                sv = np.full((n, W), -np.inf)
+                sv[row, offs] = scores
+                same = (sv[:, 1:] == sv[:, :-1]) & real[:, 1:]
+            tied = bool(same.any())
+        if tied:
+            start, size, sums = tie_groups(sv, values)
+            sums = {key: v[:, :L] for key, v in sums.items()}
+            rc = RankedChunk(L, start[:, :L], size[:, :L], sums, n_items)
+        else:
+            rc = RankedChunk(L, None, None, {k: v[:, :L] for k, v in values.items()},
+                             n_items)
+        rc.n_relevant = n_rel
+        for req in requests:
+            if req.spec.needs_ideal and req.gain_key not in rc.ideal:
+                rc.ideal[req.gain_key] = _ideal_from_truth(tvals[req.gain_key][0], trow, n,
+                                                           Li)
+        return rc
+
+
+def _ideal_from_truth(gains, trow, n, width):
+    """The ``width`` largest truth gains of each row, increasing (best last)."""
+    out = np.zeros((n, width))
+    if gains.size == 0:
+        return out
+    levels, inv = np.unique(gains, return_inverse=True)
+    # By row, then by gain descending: one integer key.
+    order = np.argsort(trow * levels.shape[0] + (levels.shape[0] - 1 - inv.reshape(-1)),
+                       kind="stable")
+    r = trow[order]
+    new = np.ones(r.shape[0], dtype=bool)
+    new[1:] = r[1:] != r[:-1]
+    first = np.flatnonzero(new)
+    rank = np.arange(r.shape[0]) - np.repeat(first, np.diff(np.append(first, r.shape[0])))
+    keep = rank < width
+    out[r[keep], width - 1 - rank[keep]] = gains[order][keep]
+    return out
+
+
+# -- building the pre-ranked layout ---------------------------------------------------
+
+
+def _common_kind(a, b):
+    """Cast two id arrays to one comparable type (int64, or str for both)."""
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        return a.astype(np.int64, copy=False), b.astype(np.int64, copy=False)
+    return a.astype(str), b.astype(str)
+
+
+def _indptr(codes, n):
+    return np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n)))).astype(np.int64)
+
+
+def group_long(rec_query, rec_item, rec_score=None, *, order="given"):
+    """Long ranked entries -> ``(query_ids, lengths, items, scores)`` grouped by query.
+
+    With ``order="given"`` the entries of each query keep their order (rank
+    order, best first); with ``order="score"`` they are ranked by score
+    descending, ties broken by item id descending (as trec_eval does).
+    """
+    rq = as_ids(rec_query, "the ranked lists' query ids")
+    ri = as_ids(rec_item, "the ranked item ids")
+    if rq.shape != ri.shape:
+        raise ValueError("the ranked lists' query ids and item ids must have one length, "
+                         f"got {rq.shape[0]} and {ri.shape[0]}.")
+    score = None
+    if rec_score is not None:
+        score = as_numeric_array(rec_score, "the ranked lists' scores")
+        if score.shape != rq.shape:
+            raise ValueError("the ranked lists' scores must have one entry per ranked "
+                             f"item ({rq.shape[0]}), got {score.shape[0]}.")
+        check_finite(score, "the ranked lists' scores")
+        score = exact_scores(score)
+    if order == "score":
+        if score is None:
+            raise ValueError("order='score' needs scores.")
+        o = ranked_order(rq, ri, score)
+    else:
+        o = np.argsort(rq, kind="stable")
+    rq, ri = rq[o], ri[o]
+    if score is not None:
+        score = score[o]
+    new = np.ones(rq.shape[0], dtype=bool)
+    new[1:] = rq[1:] != rq[:-1]
+    starts = np.flatnonzero(new)
+    lens = np.diff(np.append(starts, rq.shape[0]))
+    return rq[starts], lens, ri, score
+
+
+def _sort_pairs(rows, codes, n):
+    """Order of (row, code) pairs, or None when they are sorted already."""
+    if rows.size < 2:
+        return None
+    cmin = int(codes.min())
+    span = int(codes.max()) - cmin + 1
+    if n * span < _KEY_LIMIT:
+        key = rows * span + (codes - cmin)
+        if not (key[1:] < key[:-1]).any():
+            return None
+        return np.argsort(key, kind="stable")
+    return np.lexsort((codes, rows))
+
+
+def _plural(what):
+    return "queries" if what == "query" else what + "s"
+
+
+def _examples(ids, limit=3):
+    return ", ".join(map(repr, ids[:limit].tolist())) + (", ..." if ids.size > limit else "")
+
+
+def _check_overlap(run_q, truth_q, queries, what):
+    """Say so when the ranking's and the truth's query ids do not (all) match.
+
+    Nothing in common raises; a partial overlap warns with the counts, since
+    the queries that do not match are left out or score as queries without
+    a relevant item.
+    """
+    run_u, truth_u = np.unique(run_q), np.unique(truth_q)
+    common = np.intersect1d(run_u, truth_u, assume_unique=True)
+    if truth_u.size and common.size == 0:
+        raise ValueError(
+            f"no {what} of the ranking has judgements: the ranking's ids ({_examples(run_u)})"
+            f" and the truth's ({_examples(truth_u)}) have none in common. Check that both "
+            "use the same ids (and the same type: 1 and '1' match, 1 and 'q1' do not)."
+        )
+    missing_truth = np.setdiff1d(run_u, truth_u, assume_unique=True)
+    missing_run = np.setdiff1d(truth_u, run_u, assume_unique=True)
+    notes = []
+    if missing_truth.size:
+        fate = ("score as having no relevant item" if queries == "run"
+                else "are left out")
+        notes.append(f"{missing_truth.size} of {run_u.size} {_plural(what)} of the ranking have no "
+                     f"judgements ({_examples(missing_truth)}) and {fate}")
+    if missing_run.size and queries == "both":
+        notes.append(f"{missing_run.size} of {truth_u.size} judged {_plural(what)} are not in the "
+                     f"ranking ({_examples(missing_run)}) and are left out (complete=True "
+                     "scores them 0)")
+    if notes:
+        warnings.warn("; ".join(notes) + ".", UserWarning, stacklevel=4)
+
+
+def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_rel,
+                    rec_score=None, *, queries="run", what="query", truth_judged=None,
+                    truth_queries=None):
+    """Build :class:`PrerankedInputs` from grouped ranked lists and long truth arrays.
+
+    Parameters
+    ----------
+    run_ids : array-like of shape (n_run,)
+        The query (user) of each ranked list, each once.
+    run_lens : ndarray of shape (n_run,), int
+        Length of each ranked list.
+    rec_item : array-like of shape (sum(run_lens),)
+        The ranked item ids, list after list, each list best first.
+    truth_query, truth_item, truth_rel : array-like of shape (n_truth,)
+        The judged items of each query and their relevance.
+    rec_score : array-like of shape (sum(run_lens),), optional
+        Scores of the ranked items, non-increasing within each list.
+    queries : {"run", "truth", "both"}
+        Which queries become rows: those with a ranked list, those with
+        judgements (queries without a list score as empty lists), or both.
+    what : str
+        What a row is called in messages ("query", "user").
+    truth_judged : ndarray of bool of shape (n_truth,), optional
+        False marks truth entries that name an item without judging it
+        (trec_eval's negative levels): it is never relevant and worth
+        nothing, but its query still belongs to the truth.
+    truth_queries : array-like, optional
+        Every query (user) the truth knows, also those with no judged item
+        (a user whose set of relevant ids is empty). Default: the queries of
+        ``truth_query``.
+    """
+    uq = as_ids(run_ids, f"the {what} ids of the ranked lists")
+    ri = as_ids(rec_item, "the ranked item ids")
+    lens = np.asarray(run_lens, dtype=np.int64)
+    tq = as_ids(truth_query, f"the truth's {what} ids")
+    ti = as_ids(truth_item, "the truth's item ids")
+    tr = as_numeric_array(truth_rel, "the truth's relevance")
+    if not (tq.shape == ti.shape == tr.shape):
+        raise ValueError(f"the truth's {what} ids, item ids and relevance must have one "
+                         f"length, got {tq.shape[0]}, {ti.shape[0]} and {tr.shape[0]}.")
+    check_finite(tr, "the truth's relevance")
+    tr = tr.astype(np.float64)
+    all_tq = (None if truth_queries is None
+              else as_ids(truth_queries, f"the truth's {_plural(what)}"))
+    if truth_judged is not None and not truth_judged.all():
+        # The query keeps its place among the truth's queries; the entry goes.
+        all_tq = tq if all_tq is None else all_tq
+        tq, ti, tr = tq[truth_judged], ti[truth_judged], tr[truth_judged]
+    score = None if rec_score is None else np.asarray(rec_score, dtype=np.float64)
+
+    # Rows: the ranked lists (kept, dropped or completed by the truth's queries).
+    if all_tq is not None:
+        _, all_tq = _common_kind(uq, all_tq)
+    uq, tq = _common_kind(uq, tq)
+    u_order = np.argsort(uq, kind="stable")
+    u_sorted = uq[u_order]
+    if u_sorted.size > 1 and (u_sorted[1:] == u_sorted[:-1]).any():
+        i = int(np.flatnonzero(u_sorted[1:] == u_sorted[:-1])[0])
+        raise ValueError(f"{what} {u_sorted[i]!r} has two ranked lists; give one list "
+                         f"per {what}.")
+    _check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
+    truth_q = np.unique(tq if all_tq is None else all_tq) if queries != "run" else None
+    indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    if queries != "run":
+        keep = np.isin(uq, truth_q)
+        if not keep.all():
+            flat_keep = np.repeat(keep, lens)
+            uq, lens, ri = uq[keep], lens[keep], ri[flat_keep]
+            score = None if score is None else score[flat_keep]
+        if queries == "truth":
+            extra = np.setdiff1d(truth_q, uq, assume_unique=True)
+            uq = np.concatenate((uq, extra))
+            lens = np.concatenate((lens, np.zeros(extra.shape[0], dtype=np.int64)))
+        indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        u_order = np.argsort(uq, kind="stable")
+        u_sorted = uq[u_order]
+    n = uq.shape[0]
+    if n == 0:
+        raise ValueError(f"no {what} has both a ranking and judgements; check that the "
+                         f"{what} ids of the ranking and of the truth match.")
+
+    # Item codes: integers as they are when they fit, else codes in the truth's vocabulary.
+    ri, ti = _common_kind(ri, ti)
+    if ti.dtype.kind == "i" and (ti.size == 0 or int(ti.max()) - int(ti.min()) < (1 << 40)):
+        t_codes, r_codes = ti, ri
+    else:
+        vocab, t_codes = np.unique(ti, return_inverse=True)
+        t_codes = t_codes.reshape(-1).astype(np.int64)
+        if vocab.size:
+            p = np.minimum(np.searchsorted(vocab, ri), vocab.size - 1)
+            r_codes = np.where(vocab[p] == ri, p, -1).astype(np.int64)
+        else:
+            r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
+
+    # Truth rows, sorted by (row, code); a duplicate judgement is an error.
+    pos = np.minimum(np.searchsorted(u_sorted, tq), n - 1)
+    tkeep = u_sorted[pos] == tq
+    del tq
+    if tkeep.all():
+        trows = u_order[pos]
+        ti_kept = ti
+    else:
+        trows = u_order[pos[tkeep]]
+        t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
+    del pos, tkeep
+    t_order = _sort_pairs(trows, t_codes, n)
+    if t_order is not None:
+        trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
+    else:
+        t_order = np.arange(trows.shape[0])
+    if trows.size > 1:
+        dup = (trows[1:] == trows[:-1]) & (t_codes[1:] == t_codes[:-1])
+        if dup.any():
+            i = int(np.flatnonzero(dup)[0])
+            raise ValueError(
+                f"the truth judges item {ti_kept[t_order[i]]!r} twice for {what} "
+                f"{uq[trows[i]]!r}; give each ({what}, item) pair once."
+            )
+    if tr.size and ri.size and not np.isin(r_codes, t_codes).any():
+        warnings.warn(
+            f"no ranked item appears in the truth (ranked ids such as {_examples(ri)}, "
+            f"judged ids such as {_examples(ti)}): every {what} scores as if nothing "
+            "relevant was ranked. Check that both use the same item ids.",
+            UserWarning, stacklevel=3,
+        )
+    return PrerankedInputs(uq, indptr, r_codes, _indptr(trows, n), t_codes, tr,
+                           rec_scores=score)

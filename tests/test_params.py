@@ -1,0 +1,178 @@
+"""The parameter table drives the checks of every public entry point.
+
+Generated from ``sk_rankmetrics._registry.PARAMS``: for every public
+function and method, every parameter the table declares
+
+- has the table's default in the signature;
+- refuses each invalid value the table's constraints produce, with an
+  ``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``) that names
+  the function, the parameter and what is accepted;
+- accepts each valid example the table lists;
+
+and every keyword parameter of a public function is either declared in the
+table or listed below as data.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import matplotlib
+import numpy as np
+import pytest
+
+import sk_rankmetrics as skr
+from sk_rankmetrics import InvalidParameterError
+from sk_rankmetrics._registry import METRICS, PARAMS, param
+
+matplotlib.use("Agg")
+
+Y = np.array([[1, 0, 2], [0, 1, 1]])
+S = np.array([[3, 2, 1], [1, 2, 3]])
+QRELS = skr.TrecQrels(np.array(["q1", "q1", "q2"]), np.array(["a", "b", "c"]),
+                      np.array([1.0, 2.0, 1.0]))
+RUN = skr.TrecRun(np.array(["q1", "q1", "q2", "q2"]), np.array(["a", "x", "c", "y"]),
+                  np.array([2.0, 1.0, 1.0, 2.0]))
+REC = {"u1": ["a", "b", "c"], "u2": ["c", "a"]}
+TRUTH = {"u1": {"a": 1, "c": 2}, "u2": {"c": 1}}
+
+#: Parameters that carry data or objects, checked by the input layer instead.
+DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels", "run",
+        "recommended", "truth", "users", "estimator", "X", "y", "ax", "kwargs", "options",
+        "ks", "values", "names", "path", "df", "query", "item", "relevance", "score", "tag",
+        "docno", "rank", "source", "ranker", "self", "cls", "deep", "query_ids", "per_query",
+        "mean"}
+
+
+def _closed(display):
+    import matplotlib.pyplot as plt
+
+    plt.close(display.figure_)
+    return display
+
+
+def _metric_call(name):
+    spec = METRICS[name]
+    fn = getattr(skr, spec.function)
+    return spec.function, fn, lambda **kw: fn(Y, S, **kw)
+
+
+def _calls():
+    out = [_metric_call(name) for name in METRICS]
+    out += [
+        ("evaluate", skr.evaluate,
+         lambda **kw: skr.evaluate(Y, S, ["ndcg@2", "map@2"], **kw)),
+        ("evaluate_run", skr.evaluate_run,
+         lambda **kw: skr.evaluate_run(QRELS, RUN, ["ndcg", "map", "P_1"], **kw)),
+        ("evaluate_ranked", skr.evaluate_ranked,
+         lambda **kw: skr.evaluate_ranked(REC, TRUTH, ["ndcg", "map@2"], **kw)),
+        ("make_ranking_scorer", skr.make_ranking_scorer,
+         lambda **kw: skr.make_ranking_scorer("ndcg", **kw)),
+        ("RankingScorer", skr.RankingScorer,
+         lambda **kw: skr.RankingScorer("ndcg@2", **kw)),
+        ("MetricAtKDisplay.from_predictions", skr.MetricAtKDisplay.from_predictions,
+         lambda **kw: _closed(skr.MetricAtKDisplay.from_predictions(Y, S, ks=[1, 2], **kw))),
+    ]
+    return out
+
+
+CALLS = _calls()
+CASES = [
+    (where, call, name)
+    for where, fn, call in CALLS
+    for name in inspect.signature(fn).parameters
+    if name not in DATA and (name in PARAMS or f"{where}.{name}" in PARAMS)
+]
+IDS = [f"{where}.{name}" for where, _, name in CASES]
+
+
+def _public_callables():
+    for name in skr.__all__:
+        obj = getattr(skr, name)
+        if inspect.isclass(obj):
+            if issubclass(obj, BaseException):
+                continue
+            yield name, obj.__init__
+            for attr, member in vars(obj).items():
+                if not attr.startswith("_") and (
+                    inspect.isfunction(member) or isinstance(member, classmethod)
+                ):
+                    yield f"{name}.{attr}", getattr(obj, attr)
+        elif callable(obj):
+            yield name, obj
+
+
+@pytest.mark.parametrize(("where", "fn"), list(_public_callables()),
+                         ids=[w for w, _ in _public_callables()])
+def test_signature_defaults_are_the_tables(where, fn):
+    short = where.split(".")[-1] if "." in where else where
+    for name, p in inspect.signature(fn).parameters.items():
+        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or name in DATA:
+            continue
+        declared = PARAMS.get(f"{short}.{name}") or PARAMS.get(name)
+        assert declared is not None, f"{where}: parameter {name!r} is not in the table"
+        if p.default is not p.empty:
+            default = declared.default
+            assert p.default == default or (p.default is None and default is None), (
+                f"{where}: {name}={p.default!r} in the signature, {default!r} in the table"
+            )
+
+
+@pytest.mark.parametrize(("where", "call", "name"), CASES, ids=IDS)
+def test_invalid_values_raise_naming_the_parameter(where, call, name):
+    declared = param(name, where)
+    bad_values = declared.invalid_examples()
+    assert bad_values, f"the table gives no invalid example for {name}"
+    for bad in bad_values:
+        with pytest.raises(InvalidParameterError) as info:
+            call(**{name: bad})
+        message = str(info.value)
+        assert message.startswith(f"{where}: {name}="), message
+        assert "is not accepted" in message and "Accepted: " in message, message
+        assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize(("where", "call", "name"), CASES, ids=IDS)
+def test_valid_examples_are_accepted(where, call, name):
+    for good in param(name, where).examples:
+        call(**{name: good})  # must not raise
+
+
+def test_every_public_function_has_its_parameters_checked():
+    checked = {where for where, _, _ in CASES}
+    for where, fn, _ in CALLS:
+        params = [n for n in inspect.signature(fn).parameters if n not in DATA]
+        if params:
+            assert where in checked, where
+
+
+def test_an_option_no_metric_reads_raises():
+    with pytest.raises(InvalidParameterError, match=r"threshold=2 is read by none of the "
+                                                    r"requested metrics \(ndcg\)"):
+        skr.evaluate_ranked(REC, TRUTH, ["ndcg"], threshold=2)
+    with pytest.raises(InvalidParameterError, match=r"gains=\{1: 3\} is read by none"):
+        skr.evaluate_run(QRELS, RUN, ["map"], gains={1: 3})
+    # Read by one of them: fine.
+    skr.evaluate_ranked(REC, TRUTH, ["ndcg", "map"], threshold=2)
+
+
+def test_an_option_that_contradicts_the_name_raises():
+    with pytest.raises(InvalidParameterError, match=r"'ndcg_exp@2' fixes gain='exponential'"):
+        skr.evaluate(Y, S, [("ndcg_exp@2", {"gain": "linear"})])
+    with pytest.raises(InvalidParameterError, match=r"'dcg_exp' fixes gain='exponential'"):
+        skr.get_scorer("dcg_exp", gain={0: 0, 1: 1, 2: 3})
+    with pytest.raises(InvalidParameterError, match=r"fixes gain='exponential'"):
+        skr.MetricAtKDisplay.from_predictions(Y, S, metric=("ndcg_exp", {"gain": "linear"}),
+                                              ks=[1, 2])
+    # Saying the same thing twice is fine.
+    same = skr.evaluate(Y, S, [("ndcg_exp@2", {"gain": "exponential"})])["ndcg_exp@2"]
+    assert same == skr.ndcg_score(Y, S, k=2, gain="exponential")
+
+
+def test_another_librarys_function_is_not_taken_for_ours():
+    import sklearn.metrics as skm
+
+    with pytest.raises(InvalidParameterError, match=r"use sklearn.metrics.make_scorer"):
+        skr.make_ranking_scorer(skm.ndcg_score)
+    assert skr.make_ranking_scorer(skr.ndcg_score, k=3).metric == "ndcg@3"
