@@ -63,6 +63,9 @@ def reduce_results(raw, requests, policy, weights):
         values, defined = raw[req.label]
         skipped = np.zeros_like(defined)
         if req.spec.normalized:
+            # Exact values lie in [0, 1]; rounding (a tie's mean gain against the
+            # ideal's sum) can land an ulp outside, which a user must never see.
+            np.clip(values, 0.0, 1.0, out=values)
             values = apply_policy(values, defined, policy, req.label)
             if policy == "skip":
                 skipped = ~defined

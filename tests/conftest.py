@@ -9,7 +9,7 @@ import pytest
 
 import sk_rankmetrics
 from sk_rankmetrics import _engine, _inputs
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._registry import METRICS, PARAMS
 
 #: Registered metric names, in registry order (drives the parametrised suites).
 METRIC_NAMES = list(METRICS)
@@ -47,31 +47,30 @@ def reference_kwargs(kwargs):
 
 
 def option_grid(name, n_items):
-    """Option sets of metric ``name`` that the brute-force reference knows.
+    """Option sets of metric ``name``, generated from the parameter table.
 
-    Gains (linear, exponential, a mapping), discounts (log with several bases,
-    Järvelin–Kekäläinen, an array), thresholds, AP denominators and adaptive
-    precision.
+    Every valid example the table lists for each option the metric reads,
+    alone and paired with every example of each other option; plus the
+    values an example cannot state without the row width (a discount array
+    of one value per position).
     """
     spec = METRICS[name]
-    if spec.kind == "gain":
-        grid = [{}, {"gain": "exponential"}, {"gain": {0: 0.0, 1: 1.0, 2: 5.0, 3: 6.5}}]
-        if "discount" in spec.options:
-            grid += [
-                {"log_base": 3},
-                {"log_base": 10, "gain": "exponential"},
-                {"log_base": 1.5},
-                {"discount": "jarvelin"},
-                {"discount": "jarvelin", "log_base": 3},
-                {"discount": np.linspace(1.0, 0.05, max(n_items, 1)) ** 2},
-            ]
-        return grid
-    grid = [{}, {"threshold": 2}, {"threshold": 0.5}]
-    if name == "map":
-        grid += [{"denominator": "relevant"}, {"denominator": "relevant", "threshold": 2}]
-    if name == "precision":
-        grid += [{"adaptive_k": True}, {"adaptive_k": True, "threshold": 3}]
+    singles = [{o: v} for o in spec.options for v in PARAMS[o].examples]
+    pairs = [
+        {o1: v1, o2: v2}
+        for i, o1 in enumerate(spec.options) for o2 in spec.options[i + 1:]
+        for v1 in PARAMS[o1].examples for v2 in PARAMS[o2].examples
+    ]
+    grid = [{}, *singles, *pairs]
+    if "discount" in spec.options:
+        grid.append({"discount": np.linspace(1.0, 0.05, max(n_items, 1)) ** 2})
+        grid.append({"discount": _harmonic})
     return grid
+
+
+def _harmonic(p):
+    """A callable discount: 1 / p."""
+    return 1.0 / np.asarray(p, dtype=float)
 
 
 def k_values(n_items):

@@ -30,6 +30,8 @@ def _disc(p, discount="log", log_base=2):
         return 1.0 / math.log(p + 1, log_base)
     if discount == "jarvelin":
         return 1.0 if p < log_base else 1.0 / math.log(p, log_base)
+    if callable(discount):
+        return float(discount(np.array([p]))[0])
     return float(discount[p - 1])
 
 

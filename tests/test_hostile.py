@@ -1,0 +1,269 @@
+"""Hostile and unusual input: every dtype, extreme magnitudes, huge k, odd containers.
+
+Each case asserts the right number (against the slow reference of
+``tests/reference.py``, which computes with Python integers and exact
+fractions) or the error message. The classes covered, one test each:
+
+- integer relevance near the limits of its dtype (sums must not overflow);
+- scores that float64 cannot hold apart (int64, uint64, long double);
+- every dtype and container scikit-learn accepts (object arrays of numbers,
+  pandas nullable frames) and what it refuses (missing values, masks);
+- huge cut-offs, in the work done as well as in the value;
+- sample weights near the float64 limit;
+- long and odd query ids.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import METRIC_NAMES, option_grid, reference_kwargs, score
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference import reference_mean
+
+import sk_rankmetrics as skr
+from sk_rankmetrics import InvalidParameterError
+from sk_rankmetrics._registry import METRICS
+
+SETTINGS = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+FLOAT_DTYPES = [np.float16, np.float32, np.float64, np.longdouble]
+
+
+def exact(values):
+    """Row-wise exact Python numbers (ints, or Fractions of floats of any width)."""
+    out = []
+    for row in np.asarray(values):
+        if row.dtype.kind in "iub":
+            out.append([int(v) for v in row.tolist()])
+        else:
+            out.append([Fraction(*v.as_integer_ratio()) for v in row])
+    return out
+
+
+def expected(name, y, s, k=None, policy=0.0, **options):
+    spec = METRICS[name]
+    ref = reference_kwargs(options)
+    if spec.takes_k:
+        ref["k"] = k
+    return reference_mean(name, [[float(v) for v in r] for r in exact(y)], exact(s),
+                          no_relevant=policy, **ref)
+
+
+def got(name, y, s, k=None, policy=0.0, **options):
+    return score(name, y, s, k=k, no_relevant=policy, **options)
+
+
+# --- relevance near the limits of its dtype -------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+@pytest.mark.parametrize("name", ["ndcg", "dcg", "cg"])
+@SETTINGS
+@given(data=st.data())
+def test_integer_relevance_near_its_limits_never_overflows(name, dtype, data):
+    info = np.iinfo(dtype)
+    n = data.draw(st.integers(2, 6))
+    y = np.array(data.draw(st.lists(st.sampled_from([0, 1, info.max, info.max - 1, info.max // 2]),
+                                    min_size=n, max_size=n)), dtype=dtype)[None, :]
+    s = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))[None, :]
+    k = data.draw(st.one_of(st.none(), st.integers(1, n + 1)))
+    value = got(name, y, s, k)
+    want = expected(name, y, s, k)
+    assert value == pytest.approx(want, rel=1e-12, abs=1e-12)
+    if METRICS[name].normalized:
+        assert 0.0 <= value <= 1.0
+
+
+def test_the_issues_overflow_examples():
+    assert skr.ndcg_score(np.array([[2**62, 2**62, 0]]), [[1, 1, 0]]) == 1.0
+    assert skr.cumulative_gain_score(np.array([[2**62, 2**62, 0]]), [[1, 1, 0]]) == 2.0**63
+    # uint64 2**63 in a tie with a 0: the expected gain of each tied position is 2**62.
+    y = np.array([[2**63, 0, 0]], dtype=np.uint64)
+    assert skr.ndcg_score(y, [[1, 1, 0]]) == pytest.approx((1 + 1 / np.log2(3)) / 2)
+    y32 = np.array([[2**30] * 5 + [0]], dtype=np.int32)
+    assert skr.ndcg_score(y32, [[1] * 5 + [0]], k=2) == 1.0
+
+
+# --- scores float64 cannot hold apart -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+@SETTINGS
+@given(data=st.data())
+def test_wide_integer_scores_are_ranked_in_their_own_type(name, data):
+    dtype = data.draw(st.sampled_from([np.int64, np.uint64]))
+    base = data.draw(st.sampled_from([2**53, 2**62, 2**63 - 8] if dtype is np.int64
+                                     else [2**53, 2**63, 2**64 - 8]))
+    n_rows, n = data.draw(st.integers(1, 3)), data.draw(st.integers(2, 5))
+    offs = data.draw(st.lists(st.integers(0, 3), min_size=n_rows * n, max_size=n_rows * n))
+    s = (np.array(offs, dtype=dtype) + dtype(base)).reshape(n_rows, n)
+    y = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n_rows * n,
+                                    max_size=n_rows * n))).reshape(n_rows, n)
+    k = data.draw(st.one_of(st.none(), st.integers(1, n))) if METRICS[name].takes_k else None
+    assert got(name, y, s, k) == pytest.approx(expected(name, y, s, k), rel=1e-12, abs=1e-12)
+    # Long format: the same numbers through qid.
+    qid = np.repeat(np.arange(n_rows), n)
+    long = score(name, y.ravel(), s.ravel(), k=k, qid=qid, no_relevant=0.0)
+    assert long == pytest.approx(expected(name, y, s, k), rel=1e-12, abs=1e-12)
+
+
+def test_scores_beyond_float64_precision():
+    s = np.array([[2**53, 2**53 + 1]])
+    assert skr.ndcg_score([[0, 1]], s) == 1.0
+    ld = np.ones((1, 3), dtype=np.longdouble)
+    ld[0, 1] += np.longdouble(2) ** -60
+    if ld[0, 1] == ld[0, 0]:
+        pytest.skip("long double is float64 on this platform")
+    assert skr.ndcg_score([[0, 1, 0]], ld) == 1.0
+    assert skr.ndcg_score([0, 1, 0], ld[0], qid=[1, 1, 1]) == 1.0
+    ts = np.array([1_700_000_000_000_000_001, 1_700_000_000_000_000_000])  # nanoseconds
+    assert skr.mean_average_precision_score([[1, 0]], ts[None, :]) == 1.0
+
+
+# --- every dtype and container -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
+@SETTINGS
+@given(data=st.data())
+def test_every_dtype_and_option_gives_the_reference_number(name, data):
+    n_rows, n = data.draw(st.integers(1, 3)), data.draw(st.integers(2, 6))
+    cells = n_rows * n
+    y = np.array(data.draw(st.lists(st.integers(0, 3), min_size=cells, max_size=cells)))
+    s = np.array(data.draw(st.lists(st.integers(0, 3), min_size=cells, max_size=cells)))
+    y, s = y.reshape(n_rows, n), s.reshape(n_rows, n)
+    ydt = data.draw(st.sampled_from(INT_DTYPES + FLOAT_DTYPES))
+    sdt = data.draw(st.sampled_from(INT_DTYPES + FLOAT_DTYPES + [bool]))
+    yy, ss = y.astype(ydt), s.astype(sdt)
+    container = data.draw(st.sampled_from(["array", "list", "object", "nullable"]))
+    if container == "list":
+        yy_in, ss_in = yy.tolist(), ss.tolist()
+    elif container == "object":
+        yy_in, ss_in = yy.astype(object), ss.astype(object)
+    elif container == "nullable":
+        yy_in = pd.DataFrame(y).astype("Int64")
+        ss_in = pd.DataFrame(s.astype(float)).astype("Float64")
+        ss = s.astype(float)
+    else:
+        yy_in, ss_in = yy, ss
+    options = data.draw(st.sampled_from(option_grid(name, n)))
+    k = data.draw(st.one_of(st.none(), st.integers(1, n + 2))) if METRICS[name].takes_k else None
+    policy = data.draw(st.sampled_from([0.0, 1.0]))
+    value = got(name, yy_in, ss_in, k, policy, **options)
+    assert value == pytest.approx(expected(name, yy, ss, k, policy, **options),
+                                  rel=1e-9, abs=1e-12)
+
+
+def test_missing_values_and_masks_are_refused():
+    with pytest.raises(InvalidParameterError, match=r"y_true has missing values"):
+        skr.ndcg_score(pd.DataFrame([[1, None, 2]], dtype="Int64"), [[3, 2, 1]])
+    with pytest.raises(InvalidParameterError, match=r"y_score has missing values"):
+        skr.ndcg_score([[1, 0, 2]], pd.DataFrame([[1.0, None, 2]], dtype="Float64"))
+    masked = np.ma.masked_array([[1, 0, 2]], mask=[[0, 1, 0]])
+    with pytest.raises(InvalidParameterError, match=r"y_true is a masked array with masked"):
+        skr.ndcg_score(masked, [[3, 2, 1]])
+    with pytest.raises(InvalidParameterError, match=r"y_score is a masked array"):
+        skr.ndcg_score([[1, 0, 2]], np.ma.masked_array([[3, 2, 1]], mask=[[1, 0, 0]]))
+    with pytest.raises(InvalidParameterError, match=r"sample_weight is a masked array"):
+        skr.ndcg_score([[1, 0, 2]], [[3, 2, 1]],
+                       sample_weight=np.ma.masked_array([1.0], mask=[True]))
+    # A mask with nothing masked is a plain array.
+    plain = np.ma.masked_array([[1, 0, 2]], mask=[[0, 0, 0]])
+    assert skr.ndcg_score(plain, [[3, 2, 1]]) == skr.ndcg_score([[1, 0, 2]], [[3, 2, 1]])
+    with pytest.raises(InvalidParameterError, match=r"holds integers beyond the 64-bit range"):
+        skr.ndcg_score(np.array([[2**70, 0]], dtype=object), [[1, 2]])
+
+
+def test_errors_are_value_errors_as_in_scikit_learn():
+    """Code written for sklearn.metrics.ndcg_score catches ValueError."""
+    for kwargs in ({"k": 1.5}, {"ignore_ties": 1}, {"k": "3"}):
+        with pytest.raises(ValueError):
+            skr.ndcg_score([[1, 0, 2]], [[3, 2, 1]], **kwargs)
+    with pytest.raises(ValueError):
+        skr.ndcg_score([["a", "b"]], [[1, 2]])
+    with pytest.raises(ValueError):
+        skr.dcg_score([[1, 0, 2]], [[3, 2, 1]], log_base=1)
+
+
+# --- huge k ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [n for n in METRIC_NAMES if METRICS[n].takes_k])
+@pytest.mark.parametrize("k", [2**63, 10**400])
+def test_huge_k_gives_the_reference_number(name, k):
+    y, s = np.array([[1, 0, 2, 0], [0, 0, 1, 1]]), np.array([[3, 2, 2, 1], [1, 2, 3, 3]])
+    value = got(name, y, s, k)
+    assert value == pytest.approx(expected(name, y, s, k), rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize("k", [10**7, 10**12, 10**400])
+def test_huge_k_costs_what_the_ranking_costs_on_ranked_lists(k):
+    """The work (and memory) of a pre-ranked evaluation follows the lists, not k."""
+    rec = np.tile(np.arange(100), (1000, 1))
+    truth = (np.repeat(np.arange(1000), 3), np.tile([5, 50, 150], 1000))
+    metrics = [f"P@{k}", f"ndcg@{k}", f"map@{k}", f"recall@{k}"]
+    tracemalloc.start()
+    res = skr.evaluate_ranked(rec, truth, metrics)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 64 * 2**20, peak  # tens of MB for 1,000 x 100, whatever k is
+    assert res[f"recall@{k}"] == pytest.approx(2 / 3)
+    assert res[f"P@{k}"] == pytest.approx(2 / k)
+
+
+def test_huge_k_in_metric_names_and_on_the_command_line(tmp_path):
+    out = skr.evaluate([[1, 0, 2]], [[3, 2, 1]], ["ndcg@1000000000000", "P@1000000000000"])
+    assert out["ndcg@1000000000000"] == skr.ndcg_score([[1, 0, 2]], [[3, 2, 1]])
+    assert out["P@1000000000000"] == pytest.approx(2e-12)
+
+
+# --- weights and ids ------------------------------------------------------------------------
+
+
+def test_weights_near_the_float64_limit():
+    y, s = [[1, 0, 2], [0, 1, 0]], [[3, 2, 1], [1, 2, 3]]
+    plain = skr.ndcg_score(y, s)
+    assert skr.ndcg_score(y, s, sample_weight=[1e308, 1e308]) == pytest.approx(plain)
+    assert skr.ndcg_score(y, s, sample_weight=[1.7e308, 0.0]) == pytest.approx(
+        skr.ndcg_score(y[:1], s[:1]))
+    assert skr.ndcg_score(y, s, sample_weight=[5e-324, 5e-324]) == pytest.approx(plain)
+
+
+def test_single_item_queries_only_are_refused_in_long_format():
+    """With one pair per query, per-query and per-pair weights would be the same
+    length: the reading would be a guess. Such data has nothing to rank."""
+    with pytest.raises(ValueError, match=r"every query has a single item \(2 queries, 2 pairs\)"):
+        skr.dcg_score([3, 1], [0.5, 0.2], qid=[2, 1], sample_weight=[1, 0])
+    # One query with two items makes the two readings different lengths:
+    # two weights are per query, in sorted qid order (query 1, then query 2).
+    assert skr.dcg_score([3, 1, 2], [0.5, 0.2, 0.1], qid=[2, 1, 1],
+                         sample_weight=[0, 1]) == 3.0
+    assert skr.dcg_score([3, 1, 2], [0.5, 0.2, 0.1], qid=[2, 1, 1],
+                         sample_weight=[1, 0]) == pytest.approx(1 + 2 / np.log2(3))
+
+
+@pytest.mark.parametrize(("qid", "first_is_second_query"), [
+    (["q" * 5000, "q" * 5000, "r" * 4999 + "\u00e9", "r" * 4999 + "\u00e9"], False),
+    ([2**63 - 1, 2**63 - 1, -(2**63), -(2**63)], True),
+    (np.array([1.0, 1.0, 2.0, 2.0]), False),
+    (np.array([2**64 - 1, 2**64 - 1, 0, 0], dtype=np.uint64), True),
+])
+def test_long_and_extreme_query_ids(qid, first_is_second_query):
+    y, s = [1, 0, 0, 1], [2, 1, 2, 1]
+    by_query = [1.0, 1 / np.log2(3)]  # the first pair's query, then the second's
+    want = by_query[::-1] if first_is_second_query else by_query
+    assert skr.ndcg_score(y, s, qid=qid, per_row=True).tolist() == pytest.approx(want)
+
+
+@pytest.mark.parametrize("qid", [[1, 1, 1.5, 1.5], ["a", "a", 1, 1], [1, 1, np.nan, np.nan],
+                                 [1e17, 1e17, 2.0, 2.0]])
+def test_ids_that_would_be_coerced_are_refused(qid):
+    with pytest.raises(InvalidParameterError, match=r"qid"):
+        skr.ndcg_score([1, 0, 0, 1], [2, 1, 2, 1], qid=np.array(qid, dtype=object))
