@@ -69,6 +69,31 @@ PARAMETER_DOCS = {
     Query id of each entry, for long-format input (queries need not be
     contiguous or sorted). Each query is scored, then the mean is taken
     over queries.""",
+    "mean": """mean : {"arithmetic", "geometric"}, default="arithmetic"
+    How the rows' values are combined: their (weighted) arithmetic mean, or
+    the geometric mean of ``max(value, 1e-5)`` (trec_eval's ``gm_map``,
+    ``gm_bpref``), which rewards systems that do well on every query.""",
+    "judged": """judged : array-like of bool of the shape of y_true, default=None
+    Which items are judged; None means all. An item that is not judged is
+    never relevant and worth nothing, and judgement-based measures (bpref,
+    Judged@k, ...) leave it out. A sparse ``y_true`` does not imply one:
+    its missing entries are judged with relevance 0.""",
+    "max_grade": """max_grade : int, default=4
+    The largest grade of the relevance scale: the user stops at an item of
+    grade ``g`` with probability ``(2**g - 1) / 2**max_grade``. 4 is the
+    TREC Web track's (``gdeval``, which ir_measures' ERR calls).""",
+    "normalize": """normalize : bool, default=False
+    Divide by the ERR of the ideal ranking (nERR, in [0, 1]).""",
+    "p": """p : float, default=0.8
+    Persistence: the probability that the user goes on to the next item
+    (ir_measures' and ranx's default 0.8; trec_eval's is 0.9).""",
+    "graded": """graded : bool, default=False
+    Read graded gains (each level over the row's largest level when that
+    exceeds 1, as trec_eval's ``rbp``) instead of the relevant / not
+    relevant indicator at ``threshold``.""",
+    "beta": """beta : float, default=1.0
+    Weight of recall against precision:
+    ``F_beta = (1 + beta**2) P R / (beta**2 P + R)``.""",
     "per_row": """per_row : bool, default=False
     Return the array of per-row (per-query, in sorted qid order) values
     instead of their mean; rows skipped by ``no_relevant="skip"`` are NaN.""",
@@ -84,6 +109,9 @@ REFERENCES = {
           "           scores. ECIR 2008, LNCS 4956, 414-421.",
     "iir": "Manning, C. D., Raghavan, P. and Schütze, H. (2008). Introduction to\n"
            "           Information Retrieval, chapter 8. Cambridge University Press.",
+    "chapelle": "Chapelle, O., Metzler, D., Zhang, Y. and Grinspan, P. (2009).\n"
+                "           Expected reciprocal rank for graded relevance. CIKM 2009,\n"
+                "           621-630.",
 }
 
 RETURNS_SCORE = """Returns

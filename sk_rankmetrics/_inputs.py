@@ -28,9 +28,18 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ._ordering import RankedChunk, depth, item_values, rank_block, tie_groups, worth_counts
+from ._ordering import (
+    ItemMasks,
+    RankedChunk,
+    check_ties,
+    depth,
+    item_values,
+    rank_block,
+    tie_groups,
+)
 from ._trec import ranked_order
 from ._validation import (
+    InvalidParameterError,
     as_ids,
     as_numeric_array,
     check_finite,
@@ -91,9 +100,10 @@ class DenseInputs:
 
     query_ids = None
 
-    def __init__(self, y_true, y_score):
+    def __init__(self, y_true, y_score, judged=None):
         self.y_true = y_true
         self.y_score = y_score
+        self.judged = judged
         self.n_rows, self.n_cols = y_true.shape
 
     def blocks(self, requests):
@@ -108,7 +118,8 @@ class DenseInputs:
         ys = _sortable(np.asarray(self.y_score[a:b]))
         check_finite(yt, "y_true", a)
         check_finite(ys, "y_score", a)
-        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a)
+        judged = None if self.judged is None else self.judged[a:b]
+        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a, judged=judged)
 
 
 # -- long format ------------------------------------------------------------------
@@ -117,11 +128,12 @@ class DenseInputs:
 class LongInputs:
     """One entry per query-item pair, grouped by ``qid``."""
 
-    def __init__(self, y_true, y_score, qid):
+    def __init__(self, y_true, y_score, qid, judged=None):
         check_finite(y_true, "y_true")
         check_finite(y_score, "y_score")
         self.y_true = np.asarray(y_true, dtype=np.float64)
         self.y_score = exact_scores(y_score)
+        self.judged = judged
         n = qid.shape[0]
         change = np.empty(n, dtype=bool)
         change[:1] = True
@@ -148,6 +160,8 @@ class LongInputs:
             # Gather once, so that the blocks below read memory in order.
             self.y_true = self.y_true[self.order]
             self.y_score = self.y_score[self.order]
+            if self.judged is not None:
+                self.judged = self.judged[self.order]
             sq = qid[self.order]
             np.not_equal(sq[1:], sq[:-1], out=change[1:])
             self.starts = np.flatnonzero(change)
@@ -223,13 +237,35 @@ class LongInputs:
         ys = np.full((nq, width), -np.inf)
         yt.reshape(-1)[dst] = self.y_true[src]
         ys.reshape(-1)[dst] = self.y_score[src]
-        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt)
+        judged = None
+        if self.judged is not None:
+            judged = np.zeros((nq, width), dtype=bool)
+            judged.reshape(-1)[dst] = self.judged[src]
+        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt,
+                          judged=judged)
 
 
-def check_inputs(y_true, y_score, qid=None):
-    """Validate ``y_true`` / ``y_score`` (and ``qid``) and return their layout."""
+def _check_judged(judged, shape):
+    """The ``judged`` mask: bools of the shape of ``y_true`` (None: all judged)."""
+    if judged is None:
+        return None
+    mask = as_numeric_array(judged, "judged")
+    if mask.dtype.kind != "b":
+        if not np.isin(mask, (0, 1)).all():
+            raise InvalidParameterError(
+                "judged must hold True/False (or 1/0), one per entry of y_true, "
+                f"got values such as {mask[~np.isin(mask, (0, 1))].ravel()[0]!r}."
+            )
+        mask = mask.astype(bool)
+    if mask.shape != shape:
+        raise ValueError(f"judged must have the shape of y_true {shape}, got {mask.shape}.")
+    return mask
+
+
+def check_inputs(y_true, y_score, qid=None, judged=None):
+    """Validate ``y_true`` / ``y_score`` (and ``qid``, ``judged``) and return their layout."""
     if qid is not None:
-        return _check_long(y_true, y_score, qid)
+        return _check_long(y_true, y_score, qid, judged)
     yt = as_numeric_array(y_true, "y_true", allow_sparse=True)
     ys = as_numeric_array(y_score, "y_score")
     for arg, v in (("y_true", yt), ("y_score", ys)):
@@ -265,10 +301,13 @@ def check_inputs(y_true, y_score, qid=None):
             f"y_true has {yt.shape[1]} item per row; ranking metrics are only "
             "meaningful with at least 2 items per row."
         )
-    return DenseInputs(yt, ys)
+    judged = _check_judged(judged, yt.shape)
+    if judged is not None and sp.issparse(yt):
+        yt = yt.tocsr()
+    return DenseInputs(yt, ys, judged)
 
 
-def _check_long(y_true, y_score, qid):
+def _check_long(y_true, y_score, qid, judged=None):
     yt = as_numeric_array(y_true, "y_true")
     ys = as_numeric_array(y_score, "y_score")
     q = as_ids(qid, "qid")
@@ -285,7 +324,7 @@ def _check_long(y_true, y_score, qid):
         )
     if q.shape[0] == 0:
         raise ValueError("y_true, y_score and qid are empty; at least one pair is needed.")
-    return LongInputs(yt, ys, q)
+    return LongInputs(yt, ys, q, _check_judged(judged, yt.shape))
 
 
 # -- ranked lists and sparse truth ---------------------------------------------------
@@ -302,8 +341,10 @@ class PrerankedInputs:
 
     - ``rec_indptr``, ``rec_codes`` (and optionally ``rec_scores``): the
       ranked item codes of each row, in rank order;
-    - ``truth_indptr``, ``truth_codes``, ``truth_rel``: the judged items of
-      each row, sorted by code, with their relevance.
+    - ``truth_indptr``, ``truth_codes``, ``truth_rel``: the items the truth
+      names for each row, sorted by code, with their relevance;
+      ``truth_judged`` (optional) is False for items the truth names without
+      judging them (trec_eval's negative levels: in the pool, not judged).
 
     Item codes are integers. The relevance of every ranked item is found by
     one ``searchsorted`` per row block on the keys ``row * span + code``
@@ -314,8 +355,11 @@ class PrerankedInputs:
     """
 
     def __init__(self, query_ids, rec_indptr, rec_codes, truth_indptr, truth_codes,
-                 truth_rel, rec_scores=None):
+                 truth_rel, rec_scores=None, truth_judged=None):
         self.query_ids = query_ids
+        if truth_judged is not None and truth_judged.all():
+            truth_judged = None
+        self.truth_judged = truth_judged
         self.rec_indptr = rec_indptr
         self.rec_codes = rec_codes
         self.rec_scores = rec_scores
@@ -343,7 +387,7 @@ class PrerankedInputs:
         L = self.n_cols if needs_full else min(k_max, self.n_cols)
         if any(not r.spec.takes_k for r in requests):
             L = self.n_cols  # R-precision reads down to R (at most the list)
-        ks = [r.k for r in requests if r.spec.needs_ideal]
+        ks = [r.k for r in requests if r.needs_ideal]
         Li = 0
         if ks:
             Li = self.max_truth if None in ks else min(max(ks), self.max_truth)
@@ -361,8 +405,8 @@ class PrerankedInputs:
         """Relevance of the first ``limit`` ranked items of rows ``a:b``.
 
         Returns the local row, the position, whether each looked-up item is
-        judged and its relevance (0 if unjudged), the full list lengths and
-        the truth's bounds ``ta, tb``.
+        named by the truth (in the pool) and whether it is judged, its
+        relevance (0 if unjudged) and the full list lengths.
         """
         ra, rb = self.rec_indptr[a], self.rec_indptr[b]
         ta, tb = self.truth_indptr[a], self.truth_indptr[b]
@@ -383,7 +427,8 @@ class PrerankedInputs:
                 row, offs, codes = row[keep], offs[keep], codes[keep]
             row_key = row * self.span
         if tb == ta:
-            return row, offs, np.zeros(codes.shape, dtype=bool), np.zeros(codes.shape), lens
+            none = np.zeros(codes.shape, dtype=bool)
+            return row, offs, none, none, np.zeros(codes.shape), lens
         trow, _ = _row_of(self.truth_indptr, a, b)
         tkeys = trow * self.span + (self.truth_codes[ta:tb] - self.cmin)
         inside = (codes >= self.cmin) & (codes <= self.cmax)
@@ -400,8 +445,11 @@ class PrerankedInputs:
                     f"the ranked list of query {self.query_ids[r]!r} holds the same "
                     "judged item twice; each item may be ranked once per query."
                 )
-        rel = np.where(found, self.truth_rel[ta + pos], 0.0)
-        return row, offs, found, rel, lens
+        judged = found
+        if self.truth_judged is not None:
+            judged = found & self.truth_judged[ta + pos]
+        rel = np.where(judged, self.truth_rel[ta + pos], 0.0)
+        return row, offs, found, judged, rel, lens
 
     def ranked_chunk(self, payload, requests, *, ignore_ties=False):
         a, b = payload
@@ -409,37 +457,35 @@ class PrerankedInputs:
         L, Li = self._plan(requests)
         has_ties = self.rec_scores is not None and not ignore_ties
         # Without ties only the first L positions matter; tie groups may cross L.
-        row, offs, found, rel, lens = self._lookup(a, b, self.n_cols if has_ties else L)
+        row, offs, found, judged, rel, lens = self._lookup(
+            a, b, self.n_cols if has_ties else L)
         W = max(int(lens.max()) if n and has_ties else 0, L)
         if row is None and rel.shape[1] == W:
             real = None  # every position holds a ranked item
-            yt, judged = rel, found
+            yt, pool_m, judged_m = rel, found, judged
         else:
             if row is None:
                 m = rel.shape[1]
                 row, offs = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
-                rel, found = rel.ravel(), found.ravel()
+                rel, found, judged = rel.ravel(), found.ravel(), judged.ravel()
             real = np.zeros((n, W), dtype=bool)
             real[row, offs] = True
             yt = np.zeros((n, W))
             yt[row, offs] = rel
-            judged = np.zeros((n, W), dtype=bool)
-            judged[row, offs] = found
-        # Padding and unjudged items are worth nothing; masking them matters
-        # only where an item of relevance 0 could count.
-        worthless = ~judged if worth_counts(requests) else None
-        values = item_values(yt, requests, a, worthless)
-        if real is not None and worthless is None:
-            for v in values.values():
-                v[~real] = 0.0
-        n_items = np.maximum(lens, 1)
-
-        # Truth side: relevant counts and the ideal gains of each row.
+            pool_m = np.zeros((n, W), dtype=bool)
+            pool_m[row, offs] = found
+            judged_m = np.zeros((n, W), dtype=bool)
+            judged_m[row, offs] = judged
+        values = item_values(yt, requests, a, ItemMasks(real=real, judged=judged_m,
+                                                        pool=pool_m))
+        # Truth side: the row totals (R, judged items, ...) and the ideal gains.
         ta, tb = self.truth_indptr[a], self.truth_indptr[b]
         trow, _ = _row_of(self.truth_indptr, a, b)
-        tvals = item_values(self.truth_rel[None, ta:tb], requests, a)
-        n_rel = {key: np.bincount(trow, weights=v[0], minlength=n)
-                 for key, v in tvals.items() if key.startswith("rel:")}
+        tj = None if self.truth_judged is None else self.truth_judged[None, ta:tb]
+        tvals = item_values(self.truth_rel[None, ta:tb], requests, a,
+                            ItemMasks(judged=tj, pool=np.ones((1, tb - ta), dtype=bool)))
+        totals = {key: np.bincount(trow, weights=v[0], minlength=n)
+                  for key, v in tvals.items()}
 
         tied = False
         if has_ties and n:
@@ -452,16 +498,18 @@ class PrerankedInputs:
                 sv[row, offs] = scores
                 same = (sv[:, 1:] == sv[:, :-1]) & real[:, 1:]
             tied = bool(same.any())
+        n_items = np.maximum(lens, 1)
         if tied:
             start, size, sums = tie_groups(sv, values)
             sums = {key: v[:, :L] for key, v in sums.items()}
-            rc = RankedChunk(L, start[:, :L], size[:, :L], sums, n_items)
+            rc = RankedChunk(L, start[:, :L], size[:, :L], sums, n_items, lens)
         else:
             rc = RankedChunk(L, None, None, {k: v[:, :L] for k, v in values.items()},
-                             n_items)
-        rc.n_relevant = n_rel
+                             n_items, lens)
+        rc.totals = totals
+        check_ties(rc, requests, ignore_ties)
         for req in requests:
-            if req.spec.needs_ideal and req.gain_key not in rc.ideal:
+            if req.needs_ideal and req.gain_key not in rc.ideal:
                 rc.ideal[req.gain_key] = _ideal_from_truth(tvals[req.gain_key][0], trow, n,
                                                            Li)
         return rc
@@ -613,8 +661,8 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
         What a row is called in messages ("query", "user").
     truth_judged : ndarray of bool of shape (n_truth,), optional
         False marks truth entries that name an item without judging it
-        (trec_eval's negative levels): it is never relevant and worth
-        nothing, but its query still belongs to the truth.
+        (trec_eval's negative levels): it is in the pool, but never relevant
+        and worth nothing.
     truth_queries : array-like, optional
         Every query (user) the truth knows, also those with no judged item
         (a user whose set of relevant ids is empty). Default: the queries of
@@ -633,10 +681,9 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
     tr = tr.astype(np.float64)
     all_tq = (None if truth_queries is None
               else as_ids(truth_queries, f"the truth's {_plural(what)}"))
+    tj = None
     if truth_judged is not None and not truth_judged.all():
-        # The query keeps its place among the truth's queries; the entry goes.
-        all_tq = tq if all_tq is None else all_tq
-        tq, ti, tr = tq[truth_judged], ti[truth_judged], tr[truth_judged]
+        tj = np.asarray(truth_judged, dtype=bool)
     score = None if rec_score is None else np.asarray(rec_score, dtype=np.float64)
 
     # Rows: the ranked lists (kept, dropped or completed by the truth's queries).
@@ -693,10 +740,12 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
     else:
         trows = u_order[pos[tkeep]]
         t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
+        tj = None if tj is None else tj[tkeep]
     del pos, tkeep
     t_order = _sort_pairs(trows, t_codes, n)
     if t_order is not None:
         trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
+        tj = None if tj is None else tj[t_order]
     else:
         t_order = np.arange(trows.shape[0])
     if trows.size > 1:
@@ -715,4 +764,4 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
             UserWarning, stacklevel=3,
         )
     return PrerankedInputs(uq, indptr, r_codes, _indptr(trows, n), t_codes, tr,
-                           rec_scores=score)
+                           rec_scores=score, truth_judged=tj)

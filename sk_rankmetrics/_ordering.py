@@ -35,10 +35,14 @@ class RankedChunk:
     sums : dict of str -> ndarray of shape (n, L)
         Sum of each item value over the tie group at each position.
     n_items : ndarray of shape (n,), int
-        Real items in each row (fewer than the width for padded rows).
-    n_relevant : dict of str -> ndarray of shape (n,)
-        Relevant items in the whole row, per relevance key (filled by the
-        engine).
+        Real items in each row (fewer than the width for padded rows), at
+        least 1 (a divisor).
+    n_ranked : ndarray of shape (n,), int
+        Items ranked in each row (0 for an empty ranked list).
+    totals : dict of str -> ndarray of shape (n,)
+        The sum of each item value over the whole row: for the relevance
+        indicator, R; for ranked lists, over every item the truth names,
+        ranked or not.
     ideal : dict of str -> ndarray of shape (n, Li)
         The row's ``Li`` largest gains in increasing order (the best last),
         per gain key. ``Li`` may exceed ``L``: the ideal of a ranked list
@@ -49,15 +53,18 @@ class RankedChunk:
     are the ranked values themselves; nothing is allocated for them.
     """
 
-    def __init__(self, L, start, size, sums, n_items):
+    def __init__(self, L, start, size, sums, n_items, n_ranked=None):
         self.L = L
         self.tied = start is not None
         self._start = start
         self._size = size
         self.sums = sums
         self.n_items = n_items
-        self.n_relevant = {}
+        self.n_ranked = n_items if n_ranked is None else n_ranked
+        self.totals = {}
         self.ideal = {}
+        self.real_ties = self.tied  # ties between real items (not padding)
+
 
     @property
     def start(self):
@@ -159,6 +166,10 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
         return RankedChunk(L, None, None, ranked_vals, n_items)
 
     start, size, sums = tie_groups(sv, ranked_vals)
+    # Padding (-inf) ties with padding; only ties between real items count.
+    real = sv > -np.inf
+    real_ties = bool(((sv[:, 1:] == sv[:, :-1]) & real[:, 1:]).any()) or (
+        below is not None and bool(((below == sv[:, -1]) & real[:, -1]).any()))
 
     if below is not None:
         # The last group may continue past position L: count it over the row.
@@ -173,19 +184,47 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
             for name, vals in values.items():
                 tot = np.einsum("ij,ij->i", eq, vals[cut])[:, None]
                 sums[name][cut] = np.where(in_last, tot, sums[name][cut])
-    return RankedChunk(L, start, size, sums, n_items)
+    rc = RankedChunk(L, start, size, sums, n_items)
+    rc.real_ties = real_ties
+    return rc
 
 
 # -- item values ----------------------------------------------------------------
 
-def item_values(yt, requests, row0=0, worthless=None):
-    """Gains and relevance indicators of a chunk, float64, one array per key.
 
-    ``worthless`` marks entries that are worth nothing and are never relevant,
-    whatever the gain of level 0 or the threshold: the padding of long-format
-    chunks and the unjudged items of ranked lists (None: there are none). The
-    gain is not even evaluated on them (a mapping need not name their level).
+class ItemMasks:
+    """Which entries of a block are real items, judged, and named by the truth.
+
+    Each is a bool array of the block's shape, or None (every entry is).
+    ``judged`` implies ``pool`` implies ``real``.
     """
+
+    def __init__(self, real=None, judged=None, pool=None):
+        self.real = real
+        self.judged = judged if judged is not None else real
+        self.pool = pool if pool is not None else self.judged
+
+
+def _indicator(mask, shape):
+    return np.ones(shape) if mask is None else mask.astype(np.float64)
+
+
+def item_values(yt, requests, row0=0, masks=None):
+    """Every item value the requests read, float64, one array per key.
+
+    Items that are not judged (padding, unjudged items of ranked lists, items
+    a ``judged`` mask leaves out) are worth nothing and are never relevant,
+    whatever the gain of level 0 or the threshold; the gain is not even
+    evaluated on them (a mapping need not name their level).
+    """
+    masks = masks or ItemMasks()
+    worthless = None
+    if masks.judged is not None:
+        # Unjudged entries of relevance 0 are already worth nothing unless
+        # level 0 is (a threshold <= 0, a gain mapping): mask only then.
+        unjudged = ~masks.judged
+        if worth_counts(requests) or (yt[unjudged] != 0).any():
+            worthless = unjudged
     values = {}
     real = yt if worthless is None else yt[~worthless]
     for req in requests:
@@ -204,8 +243,7 @@ def item_values(yt, requests, row0=0, worthless=None):
             if req.spec.normalized and g.size and g.min() < 0:
                 raise ValueError(
                     f"the {req.gain.name!r} gain gives negative gains, which "
-                    f"{req.spec.function} cannot normalise; map every level to a "
-                    "gain >= 0."
+                    f"{req.label} cannot normalise; map every level to a gain >= 0."
                 )
             values[req.gain_key] = g
         if req.rel_key is not None and req.rel_key not in values:
@@ -214,13 +252,41 @@ def item_values(yt, requests, row0=0, worthless=None):
             if worthless is not None:
                 rel[worthless] = False
             values[req.rel_key] = rel.astype(np.float64)
+        for key in req.keys:
+            if key in values:
+                continue
+            if key == "judged":
+                values[key] = _indicator(masks.judged, yt.shape)
+            elif key == "pool":
+                values[key] = _indicator(masks.pool, yt.shape)
+            elif key.startswith("grade:"):
+                values[key] = _grade_indicator(yt, int(key[6:]), req, masks.judged)
     return values
+
+
+def _grade_indicator(yt, grade, req, judged):
+    """Whether each judged item has relevance grade ``grade`` (ERR's levels)."""
+    top = req.options["max_grade"]
+    if grade == 1:  # check the grades once per block and request
+        real = yt if judged is None else yt[judged]
+        if real.size and (real.min() < 0 or real.max() > top
+                          or not np.array_equal(real, np.floor(real))):
+            bad = real[(real < 0) | (real > top) | (real != np.floor(real))][0]
+            raise ValueError(
+                f"{req.label}: relevance {bad:g} is not a grade of the scale 0..{top}; ERR "
+                "reads integer grades from 0 to max_grade (raise max_grade, or map the "
+                "relevance to grades)."
+            )
+    out = yt == grade
+    if judged is not None:
+        out &= judged
+    return out.astype(np.float64)
 
 
 def worth_counts(requests):
     """Whether an item of relevance 0 could be worth something: a gain other
     than linear or exponential (which give level 0 nothing), or a threshold
-    <= 0. Only then must padding and unjudged items be masked."""
+    <= 0. Only then must unjudged items be masked out of gains and relevance."""
     return any(
         (req.gain is not None and req.gain.name not in ("linear", "exponential"))
         or (req.rel_key is not None and req.threshold is not None and req.threshold <= 0)
@@ -244,32 +310,52 @@ def ideal_gains(yt, gain, values_gain, width, worthless=None):
 def depth(requests):
     """``(needs_full, k_max)``: whether some request reads every position, and
     the deepest cut-off asked for (1 when none is)."""
-    needs_full = any(r.spec.takes_k and r.k is None for r in requests)
+    needs_full = any((r.spec.takes_k and r.k is None) or r.spec.full for r in requests)
     k_max = max((r.k for r in requests if r.k is not None), default=1)
     return needs_full, k_max
 
 
-def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0):
+def check_ties(rc, requests, ignore_ties):
+    """Raise when a metric without an expected-value rule meets tied scores."""
+    if ignore_ties or not rc.real_ties:
+        return
+    for req in requests:
+        if req.spec.ties == "refuse":
+            raise ValueError(
+                f"{req.label}: the scores of some rows tie, and {req.spec.name} has no "
+                "closed form for its expected value over the orderings of a tie. Break "
+                "the ties (ignore_ties=True takes them in the order of the sort), or "
+                "use evaluate_run(..., setting='trec_eval'), which orders them by "
+                "document id."
+            )
+
+
+def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, judged=None):
     """Rank one block of rows (relevance ``yt``, scores ``ys``) for ``requests``.
 
     The block is ranked down to the deepest cut-off any request needs (at
     most its width, whatever ``k`` is). ``n_items`` gives the real items of
-    padded long-format rows, whose padding holds the score ``-inf``.
+    padded long-format rows, whose padding holds the score ``-inf``;
+    ``judged`` marks the judged items (None: every real item is).
     """
     N = yt.shape[1]
     needs_full, k_max = depth(requests)
-    padded = n_items is not None and worth_counts(requests) and (n_items < N).any()
-    worthless = (ys == -np.inf) if padded else None
-    values = item_values(yt, requests, row0, worthless)
-    n_rel = {key: v.sum(axis=1) for key, v in values.items() if key.startswith("rel:")}
+    real = (ys != -np.inf) if n_items is not None and (n_items < N).any() else None
+    if judged is not None and real is not None:
+        judged = judged & real
+    masks = ItemMasks(real=real, judged=judged)
+    values = item_values(yt, requests, row0, masks)
+    totals = {key: v.sum(axis=1) for key, v in values.items()}
     L = N if needs_full else min(k_max, N)
     for r in requests:
-        if not r.spec.takes_k:  # R-precision reads down to each row's R
-            L = max(L, int(n_rel[r.rel_key].max()))
+        if r.rel_key is not None and not r.spec.takes_k:  # R-precision reads to R
+            L = max(L, int(totals[r.rel_key].max()))
     rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items)
-    rc.n_relevant = n_rel
+    rc.totals = totals
+    check_ties(rc, requests, ignore_ties)
+    worthless = None if masks.judged is None else ~masks.judged
     for req in requests:
-        if req.spec.needs_ideal and req.gain_key not in rc.ideal:
+        if req.needs_ideal and req.gain_key not in rc.ideal:
             rc.ideal[req.gain_key] = ideal_gains(yt, req.gain, values[req.gain_key], rc.L,
                                                  worthless)
     return rc

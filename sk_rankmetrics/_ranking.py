@@ -10,21 +10,25 @@ from ._registry import METRICS, Request, make_requests, validate
 from ._validation import check_sample_weight
 
 __all__ = [
+    "bpref_score",
     "cumulative_gain_score",
     "dcg_score",
+    "err_score",
     "evaluate",
+    "f1_at_k_score",
     "hit_rate_score",
     "mean_average_precision_score",
     "ndcg_score",
     "precision_at_k_score",
     "r_precision_score",
+    "rbp_score",
     "recall_at_k_score",
     "reciprocal_rank_score",
 ]
 
 def _run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
-         qid, per_row):
-    inputs = check_inputs(y_true, y_score, qid)
+         qid, per_row, judged=None):
+    inputs = check_inputs(y_true, y_score, qid, judged)
     if qid is None:
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:
@@ -35,12 +39,12 @@ def _run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
 
 
 def _single(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,
-            qid, per_row, **options):
+            qid, per_row, judged=None, **options):
     spec = METRICS[name]
     req = Request(spec, k, options, label=spec.function)
     out = _run(y_true, y_score, [req], sample_weight=sample_weight,
                ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-               per_row=per_row)
+               per_row=per_row, judged=judged)
     return out[req.label]
 
 
@@ -213,8 +217,8 @@ def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
 @fill_doc()
 def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
                                  ignore_ties=False, threshold=None,
-                                 denominator="min_k_relevant", no_relevant="warn",
-                                 qid=None, per_row=False):
+                                 denominator="min_k_relevant", mean="arithmetic",
+                                 no_relevant="warn", qid=None, per_row=False):
     r"""Mean average precision (MAP@k): AP@k averaged over rows.
 
     .. math::
@@ -234,7 +238,9 @@ def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
     With ties, the exact expected AP is taken [2]_: at position ``p`` inside a
     tie group of ``m`` items with ``r`` relevant, starting after ``B``
     relevant items and being its ``q``-th position, the expected term is
-    ``(r/m (B + 1) + (q - 1) r (r - 1) / (m (m - 1))) / p``.
+    ``(r/m (B + 1) + (q - 1) r (r - 1) / (m (m - 1))) / p``. With
+    ``mean="geometric"`` and ``denominator="relevant"`` this is trec_eval's
+    ``gm_map`` (the name ``"gm_map"`` sets both).
 
     References
     ----------
@@ -251,7 +257,8 @@ def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
     """
     return _single("map", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, denominator=denominator)
+                   per_row=per_row, threshold=threshold, denominator=denominator,
+                   mean=mean)
 
 
 @validate
@@ -457,7 +464,7 @@ def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
     ``("ndcg@10", {"gain": {0: 0, 1: 1, 2: 3}})`` adds options of that
     metric's function.""")
 def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
-             no_relevant="warn", qid=None, per_row=False):
+             no_relevant="warn", qid=None, per_row=False, judged=None):
     r"""Several metrics from one ranking pass.
 
     Each row is ranked once, down to the deepest cut-off asked for, and every
@@ -480,7 +487,11 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
     Notes
     -----
     Names are case-insensitive; ``P@5``, ``ap@10``, ``rr``, ``success@5`` and
-    ``rprec`` are accepted aliases. Unknown names raise with close matches.
+    ``rprec`` are accepted aliases; ir_measures' names (``nDCG@10``, ``AP``,
+    ``RBP(p=0.8)``, ...) mean what they mean there. Every registered measure
+    is available by name, also those without a function of their own
+    (``"infap"``, ``"iprec_at_recall@0.5"``, ``"set_f"``, ``"num_rel"``, ...);
+    :func:`metric_names` lists them. Unknown names raise with close matches.
     An option in a pair is checked as the metric's function checks it; an
     option the metric does not read, or one that contradicts its name
     (``("ndcg_exp@10", {"gain": "linear"})``), raises.
@@ -497,4 +508,206 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
     requests = make_requests(metrics, where="evaluate")
     return _run(y_true, y_score, requests, sample_weight=sample_weight,
                 ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                per_row=per_row)
+                per_row=per_row, judged=judged)
+
+
+@validate
+@fill_doc()
+def err_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
+              max_grade=4, normalize=False, no_relevant="warn", qid=None, per_row=False):
+    r"""Expected reciprocal rank (ERR@k), and its normalised form nERR@k.
+
+    .. math::
+
+        \mathrm{ERR@k} = \sum_{p=1}^{k} \frac{1}{p}\, R_p \prod_{i<p} (1 - R_i),
+        \qquad R = \frac{2^{g} - 1}{2^{g_{\max}}}
+
+    where :math:`g` is the relevance grade of the item at each position: the
+    user scans down the ranking and stops at an item of grade ``g`` with
+    probability ``R``, and ERR is the expected reciprocal of the position
+    where they stop. nERR (``normalize=True``) divides by the ERR of the
+    ideal ranking.
+
+    Parameters
+    ----------
+    %(parameters)s
+
+    %(returns)s
+
+    See Also
+    --------
+    ndcg_score : Another graded measure, without the cascade.
+
+    Notes
+    -----
+    Relevance must be integer grades from 0 to ``max_grade``. With tied
+    scores the exact expected ERR over every ordering of each tie group is
+    taken: the chance of reaching a group is the product of ``1 - R`` over
+    the items before it, and inside a group of ``m`` items the chance of
+    stopping at its ``j``-th item is ``Q[j-1] - Q[j]``, where ``Q[t]`` is the
+    mean of ``prod (1 - R)`` over the group's t-subsets (a hypergeometric
+    recursion over the grades; O(grades * t**2) per tied group, t the
+    group's positions inside the cut-off). A row without a relevant item
+    follows ``no_relevant`` (its ERR would be 0, like its reciprocal rank).
+    ``max_grade=4`` gives ir_measures' ``ERR@k`` (gdeval) [2]_.
+
+    References
+    ----------
+    .. [1] %(chapelle)s
+    .. [2] TREC 2010 Web track evaluation script ``gdeval.pl``.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import err_score
+    >>> y_true = [[3, 2, 0, 1]]
+    >>> y_score = [[4, 3, 2, 1]]
+    >>> round(err_score(y_true, y_score, max_grade=3), 4)
+    0.9009
+    >>> round(err_score(y_true, y_score, max_grade=3, normalize=True), 4)
+    0.9991
+    """
+    return _single("err", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, max_grade=max_grade, normalize=normalize)
+
+
+@validate
+@fill_doc()
+def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
+              threshold=None, p=0.8, graded=False, qid=None, per_row=False):
+    r"""Rank-biased precision (RBP): the rate of gain of a user of persistence p.
+
+    .. math::
+
+        \mathrm{RBP} = (1 - p) \sum_{i=1}^{k} \mathrm{rel}_i\, p^{\,i-1}
+
+    The user looks at the first item and at each next one with probability
+    ``p``; RBP is the expected share of relevant items among those seen.
+
+    Parameters
+    ----------
+    %(parameters)s
+
+    %(returns)s
+
+    Notes
+    -----
+    RBP is not normalised by an ideal: a row whose R relevant items are
+    ranked first scores ``1 - p**R``, and a row without relevant items
+    scores 0 (no policy applies). Ties are averaged exactly (RBP is linear
+    in the relevance at each position). The uncertainty due to unjudged
+    items, trec_eval's ``rbp_resid``, is the name ``"rbp_resid"`` in
+    :func:`evaluate` and :func:`evaluate_run`. ranx's and ir_measures'
+    ``RBP(p=0.8)`` are the defaults; trec_eval's ``rbp`` is
+    ``p=0.9, graded=True``.
+
+    References
+    ----------
+    .. [1] Moffat, A. and Zobel, J. (2008). Rank-biased precision for
+           measurement of retrieval effectiveness. ACM Transactions on
+           Information Systems, 27(1), article 2.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import rbp_score
+    >>> rbp_score([[1, 0, 1]], [[3, 2, 1]], p=0.5)
+    0.625
+    """
+    return _single("rbp", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
+                   per_row=per_row, threshold=threshold, p=p, graded=graded)
+
+
+@validate
+@fill_doc()
+def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
+                  threshold=None, beta=1.0, no_relevant="warn", qid=None, per_row=False):
+    r"""F-measure at k: the harmonic mean of precision at k and recall at k.
+
+    .. math::
+
+        F_\beta\mathrm{@k} = \frac{(1 + \beta^2)\, P\, R}{\beta^2 P + R}
+        = \frac{(1 + \beta^2)\, h}{\beta^2 R_{\mathrm{tot}} + k}
+
+    with ``P = h / k``, ``R = h / R_tot``, ``h`` the relevant items in the
+    top ``k`` and ``R_tot`` the row's relevant items.
+
+    Parameters
+    ----------
+    %(parameters)s
+
+    %(returns)s
+
+    Notes
+    -----
+    Precision divides by ``k`` even when a row is shorter (as ranx's
+    ``f1@k``). Undefined for a row without relevant items (``no_relevant``).
+    Linear in the relevant items of the top k, so ties are averaged exactly.
+    Without ``k`` the whole row counts (trec_eval's ``set_F``).
+
+    References
+    ----------
+    .. [1] van Rijsbergen, C. J. (1979). Information Retrieval, 2nd ed.,
+           chapter 7. Butterworths.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import f1_at_k_score
+    >>> f1_at_k_score([[1, 0, 1, 0]], [[4, 3, 2, 1]], k=2)
+    0.5
+    """
+    return _single("f1", y_true, y_score, k=k, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, threshold=threshold, beta=beta)
+
+
+@validate
+@fill_doc()
+def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, threshold=None,
+                mean="arithmetic", no_relevant="warn", qid=None, per_row=False,
+                judged=None):
+    r"""Binary preference (bpref): judged relevant items ahead of judged non-relevant ones.
+
+    .. math::
+
+        \mathrm{bpref} = \frac{1}{R} \sum_{r} \left(1 -
+        \frac{\min(n_r, R)}{\min(N, R)}\right)
+
+    summed over the ranked relevant items ``r``, with ``n_r`` the judged
+    non-relevant items ranked above ``r``, ``R`` the relevant items and ``N``
+    the judged non-relevant items of the row.
+
+    Parameters
+    ----------
+    %(parameters)s
+
+    %(returns)s
+
+    Notes
+    -----
+    Only judged items count: pass ``judged`` to mark the others (for ranked
+    lists, :func:`evaluate_run` and :func:`evaluate_ranked` know them: every
+    item the truth does not name). With tied scores the expected value over
+    every ordering is exact: inside a tie group with ``q`` judged
+    non-relevant items, the number of them above a given relevant item is
+    uniform on ``0..q``. ``mean="geometric"`` gives trec_eval's ``gm_bpref``.
+    Matches trec_eval's ``bpref`` (``tests/test_trec_eval_compat.py``).
+
+    References
+    ----------
+    .. [1] Buckley, C. and Voorhees, E. M. (2004). Retrieval evaluation with
+           incomplete information. SIGIR 2004, 25-32.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import bpref_score
+    >>> y_true = [[1, 0, 1, 0, 0]]
+    >>> y_score = [[5, 4, 3, 2, 1]]
+    >>> bpref_score(y_true, y_score)
+    0.75
+    >>> bpref_score(y_true, y_score, judged=[[1, 0, 1, 1, 1]])  # item 2 unjudged
+    1.0
+    """
+    return _single("bpref", y_true, y_score, k=None, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, threshold=threshold, mean=mean, judged=judged)

@@ -29,8 +29,16 @@ def apply_policy(values, defined, policy, label):
     return values
 
 
-def weighted_mean(values, weights, skipped):
-    """Mean of ``values`` over rows not ``skipped``, weighted by ``weights``."""
+#: trec_eval's MIN_GEO_MEAN: the floor of a value in a geometric mean.
+MIN_GEO_MEAN = 1e-5
+
+
+def weighted_mean(values, weights, skipped, how="mean"):
+    """Combine the rows that are not ``skipped``, weighted by ``weights``.
+
+    ``how``: ``"mean"`` (the arithmetic mean), ``"geometric"`` (the geometric
+    mean of ``max(value, 1e-5)``, as trec_eval's gm_map) or ``"sum"``.
+    """
     keep = ~skipped
     if not keep.any():
         warn(
@@ -39,19 +47,29 @@ def weighted_mean(values, weights, skipped):
         )
         return float("nan")
     v = values[keep]
-    if weights is None:
-        return float(np.average(v))
-    w = weights[keep]
-    if w.sum() <= 0:
-        raise ValueError(
-            "sample_weight sums to zero over the rows that count; at least one "
-            "weight must be positive."
-        )
+    w = None if weights is None else weights[keep]
+    if how == "sum":
+        total = float(v.sum() if w is None else v @ w)
+        if not np.isfinite(total) and np.isfinite(v).all():
+            raise ValueError("the weighted sum overflows float64; rescale sample_weight.")
+        return total
+    if w is not None:
+        top = w.max()
+        if top <= 0:
+            raise ValueError(
+                "sample_weight sums to zero over the rows that count; at least one "
+                "weight must be positive."
+            )
+        w = w / top  # the mean is unchanged; sums near 1e308 stay finite
+    if how == "geometric":
+        with np.errstate(invalid="ignore"):
+            logs = np.log(np.maximum(v, MIN_GEO_MEAN))
+        return float(np.exp(np.average(logs, weights=w)))
     return float(np.average(v, weights=w))
 
 
 def reduce_results(raw, requests, policy, weights):
-    """Apply the policy to every request's per-row values and average them.
+    """Apply the policy to every request's per-row values and combine them.
 
     Returns
     -------
@@ -69,6 +87,8 @@ def reduce_results(raw, requests, policy, weights):
             values = apply_policy(values, defined, policy, req.label)
             if policy == "skip":
                 skipped = ~defined
+        how = "sum" if req.spec.aggregate == "sum" else (
+            "geometric" if req.options.get("mean") == "geometric" else "mean")
         per_row[req.label] = values
-        means[req.label] = weighted_mean(values, weights, skipped)
+        means[req.label] = weighted_mean(values, weights, skipped, how)
     return per_row, means

@@ -136,6 +136,76 @@ PARAMS = {
         "the estimator methods that give scores, tried in order",
         examples=("predict",),
     ),
+    "max_grade": Param(
+        4, [Interval("integer", 1, 1022)],
+        "the largest relevance grade of the scale: ERR's user stops at grade g with "
+        "probability (2**g - 1) / 2**max_grade (4: the TREC Web track's gdeval)",
+        examples=(3, 6),
+    ),
+    "normalize": Param(
+        False, [Boolean()],
+        "True divides ERR by the ERR of the ideal ranking (nERR)",
+        examples=(True,),
+    ),
+    "p": Param(
+        0.8, [Interval("real", 0, 1, closed="neither")],
+        "RBP's persistence: the probability that the user looks at the next item",
+        examples=(0.5, 0.95),
+    ),
+    "graded": Param(
+        False, [Boolean()],
+        "True makes RBP read graded gains (each level over the row's largest level, as "
+        "trec_eval's rbp) instead of the relevant/not relevant indicator",
+        examples=(True,),
+    ),
+    "zero_if_judged": Param(
+        False, [Boolean()],
+        "True gives a residual of 0 when every ranked item is judged, as trec_eval's "
+        "rbp_resid, instead of the weight p**n of the items after the ranking",
+        examples=(True,),
+    ),
+    "beta": Param(
+        1.0, [Interval("real", 0, None, closed="neither")],
+        "F's weight of recall against precision: F_beta = (1 + beta**2) P R / (beta**2 P + R)",
+        examples=(0.5, 2.0),
+    ),
+    "mean": Param(
+        "arithmetic", [Options("arithmetic", "geometric")],
+        "how the rows' values are averaged: the arithmetic mean, or the geometric mean of "
+        "max(value, 1e-5) (trec_eval's gm_map and gm_bpref)",
+        examples=("geometric",),
+    ),
+    "recall": Param(
+        None, [Interval("real", 0, 1), _NONE],
+        "the recall level at which interpolated precision is read, e.g. "
+        "'iprec_at_recall@0.5'",
+        examples=(0.5, 0.0, 1.0),
+    ),
+    "recall_levels": Param(
+        (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+        [ListOf(Interval("real", 0, 1))],
+        "the recall levels whose interpolated precisions are averaged (11 points by "
+        "default)",
+        examples=((0.2, 0.5, 0.8),),
+    ),
+    "multiple": Param(
+        None, [Interval("real", 0, None, closed="neither"), _NONE],
+        "the multiple of R, the row's number of relevant items, at which precision is "
+        "read, e.g. 'rprec_mult@0.5'",
+        examples=(0.2, 2.0),
+    ),
+    "payoffs": Param(
+        (1.0, -1.0, 0.0, 0.0), [ListOf(Interval("real", None, None), length=4)],
+        "the worth of a retrieved relevant, a retrieved non-relevant, a missed relevant "
+        "and a missed non-relevant item (trec_eval's utility)",
+        examples=((2.0, -1.0, 0.0, 0.0),),
+    ),
+    "n_docs": Param(
+        0, [Interval("integer", 0, None)],
+        "the number of items in the collection, for utility's missed non-relevant items "
+        "(trec_eval's -N)",
+        examples=(1000,),
+    ),
     "from_estimator.response_method": Param(
         "auto", [Options("auto", *RESPONSE_METHODS), ListOf(Options(*RESPONSE_METHODS))],
         "the estimator methods that give scores, tried in order; 'auto' tries "
@@ -197,12 +267,16 @@ class MetricSpec:
     ----------
     name : str
         Canonical short name (``"ndcg"``, ``"map"``, ...).
-    function : str
-        Name of the public function computing it.
+    function : str or None
+        Name of the public function computing it (None: reached by name only,
+        through :func:`evaluate`, the scorers and the run entry points).
     kernel : callable
         ``kernel(rc, req) -> (values, defined)``.
-    kind : {"gain", "binary"}
-        Whether the kernel reads graded gains or the relevance indicator.
+    needs : tuple of str
+        The item values the kernel reads: ``"gain"`` (graded gains),
+        ``"rel"`` (the relevance indicator at ``threshold``), ``"judged"``
+        and ``"pool"`` (whether an item is judged, or named by the truth at
+        all), ``"grades"`` (one indicator per relevance grade).
     options : tuple of str
         The options it reads; their defaults and constraints are in
         :data:`PARAMS`.
@@ -210,30 +284,54 @@ class MetricSpec:
         Whether values lie in [0, 1] and a row without relevant items is
         undefined (handled by the ``no_relevant`` policy).
     takes_k : bool
-        Whether a cut-off ``k`` applies.
+        Whether a cut-off ``k`` applies (``name@k``).
+    at_option : str or None
+        For a metric whose ``@`` takes a real number instead of a cut-off
+        (``"iprec_at_recall@0.5"``): the option it sets.
+    full : bool
+        Whether the kernel reads every position of the ranking (no cut-off
+        applies).
+    aggregate : {"mean", "sum"}
+        How rows are combined: the (weighted) mean, or the sum (counts such
+        as trec_eval's ``num_rel``).
+    ties : {"expected", "refuse"}
+        ``"expected"``: under the default tie rule the kernel gives the exact
+        expected value over every ordering of each tie group. ``"refuse"``: no
+        closed form is known; tied scores raise unless ``ignore_ties=True``
+        (or the trec_eval setting, which breaks ties).
     aliases : tuple of str
         Other accepted names.
     description : str
         One line for tables and help texts.
-    needs_ideal : bool
-        Whether the kernel reads the row's ideal gains (``rc.ideal``).
+    needs_ideal : bool or callable
+        Whether the kernel reads the row's ideal gains (``rc.ideal``); a
+        callable decides from the request's options.
+    always_defined : bool
+        Whether a row without relevant items still has a value (Judged@k):
+        the ``no_relevant`` policy never applies.
     greater_is_better : bool
-        Direction of the metric (every metric here: True).
+        Direction of the metric.
     """
 
-    def __init__(self, name, function, kernel, kind, options, *, normalized=True,
-                 takes_k=True, aliases=(), description="", needs_ideal=False,
-                 greater_is_better=True):
+    def __init__(self, name, function, kernel, needs, options, *, normalized=True,
+                 takes_k=True, at_option=None, full=False, aggregate="mean",
+                 ties="expected", aliases=(), description="", needs_ideal=False,
+                 always_defined=False, greater_is_better=True):
         self.name = name
         self.function = function
         self.kernel = kernel
-        self.kind = kind
+        self.needs = tuple(needs)
         self.options = tuple(options)
         self.normalized = normalized
         self.takes_k = takes_k
+        self.at_option = at_option
+        self.full = full
+        self.aggregate = aggregate
+        self.ties = ties
         self.aliases = tuple(aliases)
         self.description = description
         self.needs_ideal = needs_ideal
+        self.always_defined = always_defined
         self.greater_is_better = greater_is_better
 
     @property
@@ -248,58 +346,132 @@ class MetricSpec:
 METRICS = {}
 
 
-def _register(spec):
-    METRICS[spec.name] = spec
-    return spec
+def _register(name, function, kernel, needs, options, **kwargs):
+    METRICS[name] = MetricSpec(name, function, kernel, needs, options, **kwargs)
 
 
-_register(MetricSpec(
-    "ndcg", "ndcg_score", _kernels.ndcg, "gain", _GAIN_OPTIONS,
-    description="normalised discounted cumulative gain", needs_ideal=True,
-))
-_register(MetricSpec(
-    "dcg", "dcg_score", _kernels.dcg, "gain", _GAIN_OPTIONS, normalized=False,
-    description="discounted cumulative gain",
-))
-_register(MetricSpec(
-    "cg", "cumulative_gain_score", _kernels.cumulative_gain, "gain",
-    ("gain",), normalized=False, aliases=("cumulative_gain",),
-    description="cumulative gain (sum of gains in the top k)",
-))
-_register(MetricSpec(
-    "map", "mean_average_precision_score", _kernels.average_precision, "binary",
-    (*_BINARY_OPTIONS, "denominator"), aliases=("ap", "mean_average_precision"),
-    description="mean average precision",
-))
-_register(MetricSpec(
-    "precision", "precision_at_k_score", _kernels.precision, "binary",
-    (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",),
-    description="precision at k",
-))
-_register(MetricSpec(
-    "recall", "recall_at_k_score", _kernels.recall, "binary", _BINARY_OPTIONS,
-    aliases=("r",), description="recall at k",
-))
-_register(MetricSpec(
-    "hit_rate", "hit_rate_score", _kernels.hit_rate, "binary", _BINARY_OPTIONS,
-    aliases=("hit", "hr", "success"),
-    description="hit rate: any relevant item in the top k",
-))
-_register(MetricSpec(
-    "mrr", "reciprocal_rank_score", _kernels.reciprocal_rank, "binary",
-    _BINARY_OPTIONS, aliases=("rr", "reciprocal_rank", "recip_rank"),
-    description="mean reciprocal rank of the first relevant item",
-))
-_register(MetricSpec(
-    "r_precision", "r_precision_score", _kernels.r_precision, "binary",
-    _BINARY_OPTIONS, takes_k=False, aliases=("rprec", "r-precision"),
-    description="precision at R, the number of relevant items of the row",
-))
+_GAIN = ("gain",)
+_REL = ("rel",)
+_K = _kernels
+
+# The metrics of scikit-learn, LightGBM/XGBoost and every tool's core set.
+_register("ndcg", "ndcg_score", _K.ndcg, _GAIN, _GAIN_OPTIONS, needs_ideal=True,
+          description="normalised discounted cumulative gain")
+_register("dcg", "dcg_score", _K.dcg, _GAIN, _GAIN_OPTIONS, normalized=False,
+          description="discounted cumulative gain")
+_register("cg", "cumulative_gain_score", _K.cumulative_gain, _GAIN, ("gain",),
+          normalized=False, aliases=("cumulative_gain",),
+          description="cumulative gain (sum of gains in the top k)")
+_register("map", "mean_average_precision_score", _K.average_precision, _REL,
+          (*_BINARY_OPTIONS, "denominator", "mean"), aliases=("ap", "mean_average_precision"),
+          description="mean average precision")
+_register("precision", "precision_at_k_score", _K.precision, _REL,
+          (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",), description="precision at k")
+_register("recall", "recall_at_k_score", _K.recall, _REL, _BINARY_OPTIONS,
+          aliases=("r",), description="recall at k")
+_register("hit_rate", "hit_rate_score", _K.hit_rate, _REL, _BINARY_OPTIONS,
+          aliases=("hit", "hr", "success"),
+          description="hit rate: any relevant item in the top k")
+_register("mrr", "reciprocal_rank_score", _K.reciprocal_rank, _REL, _BINARY_OPTIONS,
+          aliases=("rr", "reciprocal_rank", "recip_rank"),
+          description="mean reciprocal rank of the first relevant item")
+_register("r_precision", "r_precision_score", _K.r_precision, _REL, _BINARY_OPTIONS,
+          takes_k=False, aliases=("rprec", "r-precision"),
+          description="precision at R, the number of relevant items of the row")
+
+# Beyond trec_eval: ERR, RBP, F1.
+_register("err", "err_score", _K.err, ("gain", "grades"), ("max_grade", "normalize"),
+          needs_ideal=lambda opts: opts["normalize"], aliases=("expected_reciprocal_rank",),
+          description="expected reciprocal rank (Chapelle et al. 2009); nERR normalised")
+_register("rbp", "rbp_score", _K.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "graded"),
+          normalized=False, needs_ideal=lambda opts: opts["graded"],
+          aliases=("rank_biased_precision",),
+          description="rank-biased precision (Moffat and Zobel 2008)")
+_register("rbp_resid", None, _K.rbp_residual, ("judged",), ("p", "zero_if_judged"),
+          normalized=False, full=True, takes_k=False,
+          description="RBP's residual: the most it could grow if unjudged items were relevant")
+_register("f1", "f1_at_k_score", _K.f1, _REL, (*_BINARY_OPTIONS, "beta"),
+          aliases=("f",), description="F1 at k: harmonic mean of precision and recall at k")
+
+# Judgements: incomplete judgements and judged-only measures.
+_register("bpref", "bpref_score", _K.bpref, ("rel", "judged"), (*_BINARY_OPTIONS, "mean"),
+          takes_k=False, full=True,
+          description="binary preference (Buckley and Voorhees 2004): judged items only")
+_register("infap", None, _K.infap, ("rel", "judged", "pool"), _BINARY_OPTIONS,
+          takes_k=False, full=True, ties="refuse", aliases=("inferred_ap",),
+          description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
+_register("judged", None, _K.judged, ("pool",), (), normalized=True, always_defined=True,
+          aliases=("judged_rate",),
+          description="share of the top k (at most the ranking) the truth names")
+_register("unjudged", None, _K.unjudged, ("judged",), (), normalized=True,
+          always_defined=True, aliases=("unj",), greater_is_better=False,
+          description="share of the top k that is not judged (trec_eval's unj_k)")
+
+# Counts: summed, not averaged, over queries (trec_eval's num_*).
+_register("num_ret", None, _K.num_ret, (), (), normalized=False, takes_k=False,
+          full=True, aggregate="sum", description="number of items ranked")
+_register("num_rel", None, _K.num_rel, _REL, _BINARY_OPTIONS, normalized=False,
+          takes_k=False, aggregate="sum", description="number of relevant items (R)")
+_register("num_rel_ret", None, _K.num_rel_ret, _REL, _BINARY_OPTIONS, normalized=False,
+          takes_k=False, full=True, aggregate="sum",
+          description="number of relevant items ranked")
+_register("num_nonrel_judged_ret", None, _K.num_nonrel_judged_ret, ("rel", "judged"),
+          _BINARY_OPTIONS, normalized=False, takes_k=False, full=True, aggregate="sum",
+          greater_is_better=False, description="number of judged non-relevant items ranked")
+_register("num_q", None, _K.num_q, (), (), normalized=False, takes_k=False,
+          aggregate="sum", description="number of queries")
+
+# Set measures: the ranked items as an unordered set.
+_register("set_p", None, _K.set_precision, _REL, _BINARY_OPTIONS, takes_k=False, full=True,
+          description="precision of the whole ranking")
+_register("set_recall", None, _K.set_recall, _REL, _BINARY_OPTIONS, takes_k=False,
+          full=True, description="recall of the whole ranking")
+_register("set_f", None, _K.set_f, _REL, (*_BINARY_OPTIONS, "beta"), takes_k=False,
+          full=True, description="F_beta of the whole ranking")
+_register("set_map", None, _K.set_map, _REL, _BINARY_OPTIONS, takes_k=False, full=True,
+          description="set precision times set recall")
+_register("set_relative_p", None, _K.set_relative_precision, _REL, _BINARY_OPTIONS,
+          takes_k=False, full=True,
+          description="relevant ranked over min(ranked, R)")
+_register("utility", None, _K.utility, _REL, (*_BINARY_OPTIONS, "payoffs", "n_docs"),
+          normalized=False, takes_k=False, full=True,
+          description="weighted count of the contingency table (trec_eval's utility)")
+
+# Precision at other cut-offs.
+_register("relative_p", None, _K.relative_precision, _REL, _BINARY_OPTIONS,
+          description="relevant in the top k over min(k, R)")
+_register("rprec_mult", None, _K.rprec_mult, _REL, (*_BINARY_OPTIONS, "multiple"),
+          takes_k=False, at_option="multiple", full=True,
+          description="precision at a multiple of R")
+_register("iprec_at_recall", None, _K.iprec_at_recall, _REL, (*_BINARY_OPTIONS, "recall"),
+          takes_k=False, at_option="recall", full=True, ties="refuse",
+          aliases=("iprec",), description="interpolated precision at a recall level")
+_register("11pt_avg", None, _K.eleven_point_average, _REL,
+          (*_BINARY_OPTIONS, "recall_levels"), takes_k=False, full=True, ties="refuse",
+          aliases=("11_pt_avg", "eleven_point_average"),
+          description="interpolated precision averaged over recall levels")
+
+# trec_eval's experimental gain measures.
+_register("bing", None, _K.binary_g, _REL, _BINARY_OPTIONS, takes_k=False, full=True,
+          aliases=("binary_g",),
+          description="binary G: relevant items discounted by the non-relevant ones before")
+_register("g", None, _K.normalized_gain, _GAIN, ("gain",), takes_k=False, full=True,
+          ties="refuse", needs_ideal=True,
+          description="trec_eval's G: gain against the ideal's cumulative cost")
+_register("ndcg_rel", None, _K.ndcg_rel, _GAIN, ("gain",), takes_k=False, full=True,
+          ties="refuse", needs_ideal=True,
+          description="nDCG averaged over the ranks of the relevant items")
+_register("rndcg", None, _K.rndcg, _GAIN, ("gain",), takes_k=False, full=True,
+          ties="refuse", needs_ideal=True,
+          description="nDCG averaged where the ideal gain changes level")
 
 # Shorthand names that fix an option ("ndcg_exp" = ndcg with exponential gain).
 PRESETS = {
     "ndcg_exp": ("ndcg", {"gain": "exponential"}),
     "dcg_exp": ("dcg", {"gain": "exponential"}),
+    "nerr": ("err", {"normalize": True}),
+    "gm_map": ("map", {"mean": "geometric", "denominator": "relevant"}),
+    "gm_bpref": ("bpref", {"mean": "geometric"}),
 }
 
 _ALIASES = {a: s.name for s in METRICS.values() for a in (s.name, *s.aliases)}
@@ -330,7 +502,7 @@ def lookup(name):
     )
 
 
-_NAME_RE = re.compile(r"^\s*([A-Za-z_\-]+)\s*(?:@\s*(\S+))?\s*$")
+_NAME_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:@\s*(\S+))?\s*$")
 
 
 def parse_name(text):
@@ -397,20 +569,33 @@ class Request:
         opts.update(preset)
         for name, value in options.items():
             opts[name] = check_param(name, value, PARAMS[name], where)
+        if spec.at_option is not None and opts[spec.at_option] is None:
+            raise InvalidParameterError(
+                f"{where}: {label!r} needs its {spec.at_option}, written after '@': for "
+                f"example '{spec.name}@0.5'."
+            )
         self.options = opts
         self.gain = self.discount = None
         self.gain_key = self.rel_key = None
-        if spec.kind == "gain":
-            self.gain = resolve_gain(opts["gain"])
-            g = opts["gain"]
+        self.keys = []  # every item value the kernel reads
+        if "gain" in spec.needs:
+            g = opts.get("gain", "linear")
+            self.gain = resolve_gain(g)
             self.gain_key = "gain:" + (g if isinstance(g, str) else f"id{id(g)}")
+            self.keys.append(self.gain_key)
             if "discount" in opts:
                 self.discount = _cached(resolve_discount(
                     opts["discount"], opts["log_base"], normalized=spec.normalized,
                     metric=label,
                 ))
-        else:
-            self.rel_key = f"rel:{opts['threshold']!r}"
+        if "rel" in spec.needs:
+            self.rel_key = f"rel:{opts.get('threshold')!r}"
+            self.keys.append(self.rel_key)
+        self.keys += [key for key in ("judged", "pool") if key in spec.needs]
+        if "grades" in spec.needs:
+            self.keys += [f"grade:{g}" for g in range(1, opts["max_grade"] + 1)]
+        ideal = spec.needs_ideal
+        self.needs_ideal = bool(ideal(opts) if callable(ideal) else ideal)
 
     @property
     def threshold(self):

@@ -301,7 +301,7 @@ def _name_of(metric):
     import sk_rankmetrics
 
     for spec in METRICS.values():
-        if getattr(sk_rankmetrics, spec.function, None) is metric:
+        if spec.function and getattr(sk_rankmetrics, spec.function, None) is metric:
             return spec.name
     raise InvalidParameterError(
         f"metric must be a name such as 'ndcg@10' or one of this package's metric "

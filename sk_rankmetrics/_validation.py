@@ -260,17 +260,23 @@ class ArrayLike:
 
 
 class ListOf:
-    """A non-empty list or tuple whose every item meets ``constraint``."""
+    """A non-empty list or tuple whose every item meets ``constraint``
+    (of exactly ``length`` items if given)."""
 
-    def __init__(self, constraint):
+    def __init__(self, constraint, length=None):
         self.constraint = constraint
+        self.length = length
 
     def accepts(self, x):
         return (isinstance(x, (list, tuple)) and len(x) > 0
+                and (self.length is None or len(x) == self.length)
                 and all(self.constraint.accepts(v) for v in x))
 
     def describe(self):
-        return "a non-empty list of them"
+        what = "a non-empty list" if self.length is None else f"a list of {self.length}"
+        if isinstance(self.constraint, Options):
+            return f"{what} of them"
+        return f"{what} of {self.constraint.describe()}s"
 
     def invalid_examples(self):
         return [[], ["no-such-option"]]
@@ -454,11 +460,7 @@ def check_finite(block, arg, row0=0):
 
 
 def check_sample_weight(sample_weight, n, what=None):
-    """Per-row weights as float64 scaled to a maximum of 1 (None stays None).
-
-    Scaling by the largest weight leaves every weighted mean unchanged and
-    keeps sums of weights near the float64 limit (1e308) finite.
-    """
+    """Per-row weights as float64, finite and >= 0 (None stays None)."""
     if sample_weight is None:
         return None
     w = as_numeric_array(sample_weight, "sample_weight")
@@ -474,8 +476,7 @@ def check_sample_weight(sample_weight, n, what=None):
     if (w < 0).any():
         i = int(np.flatnonzero(w < 0)[0])
         raise ValueError(f"sample_weight must be non-negative; entry {i} is {w[i]:g}.")
-    top = w.max() if w.size else 0.0
-    return w / top if top > 0 else w
+    return w
 
 
 def as_ids(x, arg):

@@ -14,28 +14,77 @@ from sk_rankmetrics._registry import METRICS, PARAMS
 #: Registered metric names, in registry order (drives the parametrised suites).
 METRIC_NAMES = list(METRICS)
 NORMALIZED = [n for n, s in METRICS.items() if s.normalized]
+#: Normalised metrics whose rows without a relevant item follow ``no_relevant``.
+UNDEFINABLE = [n for n, s in METRICS.items() if s.normalized and not s.always_defined]
 TAKES_K = [n for n, s in METRICS.items() if s.takes_k]
+#: Metrics with their own public function (the others are reached by name).
+WITH_FUNCTION = [n for n, s in METRICS.items() if s.function]
+#: Arguments of the engine, as opposed to a metric's own options.
+ENGINE_ARGS = ("sample_weight", "ignore_ties", "no_relevant", "qid", "per_row", "judged")
 
 
 def public(name):
-    """The public function of a registered metric."""
-    return getattr(sk_rankmetrics, METRICS[name].function)
+    """The public function of a registered metric (None if it has none)."""
+    function = METRICS[name].function
+    return getattr(sk_rankmetrics, function) if function else None
+
+
+def default_options(name):
+    """Options a metric cannot do without: the value its name's ``@`` gives."""
+    spec = METRICS[name]
+    return {spec.at_option: PARAMS[spec.at_option].examples[0]} if spec.at_option else {}
 
 
 def score(name, y_true, y_score, *, k=None, **kwargs):
-    """Call metric ``name`` through its public function.
+    """Call metric ``name`` through its public function, or through
+    :func:`sk_rankmetrics.evaluate` when it has none.
 
     ``k`` is passed only to metrics that take one, and ``no_relevant`` only
     to the normalised metrics (DCG and CG have no such argument).
     """
     spec = METRICS[name]
+    if k is not None and not spec.takes_k:
+        raise AssertionError(f"{name} takes no k")
+    fn = public(name)
+    if fn is None or ("judged" in kwargs and "judged" not in _signature(fn)):
+        engine = {a: kwargs.pop(a) for a in ENGINE_ARGS if a in kwargs}
+        options = {**default_options(name), **kwargs}
+        label = name if k is None else f"{name}@{k}"
+        out = sk_rankmetrics.evaluate(y_true, y_score, [(label, options)], **engine)
+        return out[label]
     if spec.takes_k:
         kwargs["k"] = k
-    elif k is not None:
-        raise AssertionError(f"{name} takes no k")
     if not spec.normalized:
         kwargs.pop("no_relevant", None)
-    return public(name)(y_true, y_score, **kwargs)
+    return fn(y_true, y_score, **{**default_options(name), **kwargs})
+
+
+def _signature(fn):
+    import inspect
+
+    return inspect.signature(fn).parameters
+
+
+def untied(scores, relevance=None):
+    """Tie-free scores: each item's rank by (score, relevance, column).
+
+    Unchanged by a strictly increasing transform of the scores; with
+    ``relevance`` given, also by a column permutation of both (items tied on
+    score and relevance are interchangeable for every metric).
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.zeros_like(s) if relevance is None else np.asarray(relevance, dtype=np.float64)
+    col = np.broadcast_to(np.arange(s.shape[-1])[::-1], s.shape)
+    keys = (col, y, s) if relevance is None else (y, s)
+    order = np.lexsort(keys, axis=-1)
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.broadcast_to(np.arange(s.shape[-1]), s.shape), axis=-1)
+    return ranks.astype(np.float64)
+
+
+def scores_for(name, scores, relevance=None):
+    """Tie-free scores for a metric that refuses ties, the scores otherwise."""
+    return untied(scores, relevance) if METRICS[name].ties == "refuse" else scores
 
 
 def reference_kwargs(kwargs):
@@ -59,13 +108,14 @@ def option_grid(name, n_items):
     pairs = [
         {o1: v1, o2: v2}
         for i, o1 in enumerate(spec.options) for o2 in spec.options[i + 1:]
-        for v1 in PARAMS[o1].examples for v2 in PARAMS[o2].examples
+        for v1 in PARAMS[o1].examples[:2] for v2 in PARAMS[o2].examples[:2]
     ]
     grid = [{}, *singles, *pairs]
     if "discount" in spec.options:
         grid.append({"discount": np.linspace(1.0, 0.05, max(n_items, 1)) ** 2})
         grid.append({"discount": _harmonic})
-    return grid
+    base = default_options(name)
+    return [{**base, **opts} for opts in grid]
 
 
 def _harmonic(p):

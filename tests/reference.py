@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -102,7 +103,8 @@ def reciprocal_rank(y, order, k=None, threshold=None):
     return 0.0
 
 
-def average_precision(y, order, k=None, threshold=None, denominator="min_k_relevant"):
+def average_precision(y, order, k=None, threshold=None, denominator="min_k_relevant",
+                      mean="arithmetic"):
     R = n_relevant(y, threshold)
     if R == 0:
         return None
@@ -123,6 +125,317 @@ def r_precision(y, order, threshold=None):
     return sum(1 for i in order[:R] if _is_rel(y[i], threshold)) / R
 
 
+# --- measures beyond the core set: loops after trec_eval's C code -----------------------
+# ``judged`` / ``pool`` are optional per-item flags (None: every item is judged).
+
+
+def _flag(flags, i):
+    return True if flags is None else bool(flags[i])
+
+
+def _rel_j(y, i, threshold, judged):
+    return _flag(judged, i) and _is_rel(y[i], threshold)
+
+
+def err(y, order, k=None, max_grade=4, normalize=False, judged=None):
+    def stop(g):
+        return (2.0 ** g - 1.0) / 2.0 ** max_grade
+
+    def value(grades):
+        out, reach = 0.0, 1.0
+        for p, g in enumerate(grades, start=1):
+            out += reach * stop(g) / p
+            reach *= 1.0 - stop(g)
+        return out
+
+    grades = [y[i] if _flag(judged, i) else 0 for i in _cut(order, k)]
+    v = value(grades)
+    if not any(y[i] > 0 and _flag(judged, i) for i in range(len(y))):
+        return None
+    if not normalize:
+        return v
+    ideal = sorted((y[i] if _flag(judged, i) else 0 for i in range(len(y))), reverse=True)
+    best = value(ideal if k is None else ideal[:k])
+    return None if best == 0 else v / best
+
+
+def rbp(y, order, k=None, p=0.8, threshold=None, graded=False, judged=None):
+    if graded:
+        top = max([y[i] for i in range(len(y)) if _flag(judged, i)] + [0])
+        scale = top if top > 1 else 1.0
+        gains = [(y[i] / scale if _flag(judged, i) else 0.0) for i in _cut(order, k)]
+    else:
+        gains = [float(_rel_j(y, i, threshold, judged)) for i in _cut(order, k)]
+    return (1 - p) * sum(g * p**i for i, g in enumerate(gains))
+
+
+def rbp_resid(y, order, p=0.8, zero_if_judged=False, judged=None):
+    unj = [i for i in range(len(order)) if not _flag(judged, order[i])]
+    if zero_if_judged and not unj:
+        return 0.0
+    return p ** len(order) + (1 - p) * sum(p**i for i in unj)
+
+
+def f1(y, order, k=None, threshold=None, beta=1.0, judged=None):
+    R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
+    if R == 0:
+        return None
+    hits = sum(_rel_j(y, i, threshold, judged) for i in _cut(order, k))
+    kk = len(order) if k is None else k
+    b2 = Fraction(beta) ** 2  # exact, for any k
+    return float((1 + b2) * hits / (b2 * R + kk))
+
+
+def bpref(y, order, threshold=None, judged=None, mean="arithmetic"):
+    R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
+    if R == 0:
+        return None
+    N = sum(_flag(judged, i) and not _is_rel(y[i], threshold) for i in range(len(y)))
+    total, nonrel = 0.0, 0
+    for i in order:
+        if not _flag(judged, i):
+            continue
+        if not _is_rel(y[i], threshold):
+            nonrel += 1
+        else:
+            total += 1.0 - min(nonrel, R) / min(N, R) if nonrel > 0 else 1.0
+    return total / R
+
+
+def infap(y, order, threshold=None, judged=None, pool=None):
+    R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
+    if R == 0:
+        return None
+    total, rel, nonrel, unj = 0.0, 0, 0, 0
+    for j, i in enumerate(order):
+        if not _flag(pool if pool is not None else judged, i):
+            continue
+        if not _flag(judged, i):
+            unj += 1
+            continue
+        if not _is_rel(y[i], threshold):
+            nonrel += 1
+            continue
+        rel += 1
+        if j == 0:
+            total += 1.0
+        else:
+            total += 1.0 / (j + 1) + (j / (j + 1)) * ((rel - 1 + nonrel + unj) / j) * (
+                (rel - 1 + 1e-5) / (rel - 1 + nonrel + 2e-5))
+    return total / R
+
+
+def judged(y, order, k=None, pool=None):
+    top = _cut(order, k)
+    if not top:
+        return 0.0
+    return sum(_flag(pool, i) for i in top) / len(top)
+
+
+def unjudged(y, order, k=None, judged=None):
+    top = _cut(order, k)
+    kk = len(order) if k is None else k
+    return sum(not _flag(judged, i) for i in top) / kk if kk else 0.0
+
+
+def _counts(y, order, threshold, judged):
+    R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
+    hits = sum(_rel_j(y, i, threshold, judged) for i in order)
+    return R, hits, len(order)
+
+
+def num_ret(y, order):
+    return float(len(order))
+
+
+def num_rel(y, order, threshold=None, judged=None):
+    return float(_counts(y, order, threshold, judged)[0])
+
+
+def num_rel_ret(y, order, threshold=None, judged=None):
+    return float(_counts(y, order, threshold, judged)[1])
+
+
+def num_nonrel_judged_ret(y, order, threshold=None, judged=None):
+    return float(sum(_flag(judged, i) and not _is_rel(y[i], threshold) for i in order))
+
+
+def num_q(y, order):
+    return 1.0
+
+
+def set_p(y, order, threshold=None, judged=None):
+    R, hits, n = _counts(y, order, threshold, judged)
+    return None if R == 0 else (hits / n if n else 0.0)
+
+
+def set_recall(y, order, threshold=None, judged=None):
+    R, hits, _ = _counts(y, order, threshold, judged)
+    return None if R == 0 else hits / R
+
+
+def set_f(y, order, threshold=None, beta=1.0, judged=None):
+    R, hits, n = _counts(y, order, threshold, judged)
+    if R == 0:
+        return None
+    if hits == 0:
+        return 0.0
+    P, Rc = hits / n, hits / R
+    return (1 + beta**2) * P * Rc / (beta**2 * P + Rc)
+
+
+def set_map(y, order, threshold=None, judged=None):
+    R, hits, n = _counts(y, order, threshold, judged)
+    return None if R == 0 else (hits * hits / (n * R) if n else 0.0)
+
+
+def set_relative_p(y, order, threshold=None, judged=None):
+    R, hits, n = _counts(y, order, threshold, judged)
+    return None if R == 0 else (hits / min(n, R) if n else 0.0)
+
+
+def utility(y, order, threshold=None, payoffs=(1.0, -1.0, 0.0, 0.0), n_docs=0, judged=None):
+    R, hits, n = _counts(y, order, threshold, judged)
+    a, b, c, d = hits, n - hits, R - hits, n_docs + hits - n - R
+    return payoffs[0] * a + payoffs[1] * b + payoffs[2] * c + payoffs[3] * d
+
+
+def relative_p(y, order, k=None, threshold=None, judged=None):
+    R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
+    if R == 0:
+        return None
+    hits = sum(_rel_j(y, i, threshold, judged) for i in _cut(order, k))
+    kk = len(order) if k is None else k
+    return hits / min(kk, R) if kk else 0.0
+
+
+def rprec_mult(y, order, multiple=1.0, threshold=None, judged=None):
+    R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
+    if R == 0:
+        return None
+    c = int(multiple * R + 0.9)
+    return sum(_rel_j(y, i, threshold, judged) for i in order[:c]) / c
+
+
+def _iprec(y, order, levels, threshold, judged):
+    """trec_eval's interpolated precision, its loop from the bottom of the ranking."""
+    R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
+    if R == 0:
+        return None
+    rels = [_rel_j(y, i, threshold, judged) for i in order]
+    n, found = len(rels), sum(rels)
+    cutoffs = [math.floor(lv * R + 0.5) for lv in levels]  # lround, x >= 0
+    out = [0.0] * len(levels)
+    cur = len(levels) - 1
+    while cur >= 0 and cutoffs[cur] > found:
+        cur -= 1
+    prec = found / n if n else 0.0
+    best, so_far = prec, found
+    i = n
+    while i > 0 and so_far > 0:
+        prec = so_far / i
+        best = max(best, prec)
+        if rels[i - 1]:
+            while cur >= 0 and so_far == cutoffs[cur]:
+                out[cur] = best
+                cur -= 1
+            so_far -= 1
+        i -= 1
+    while cur >= 0:
+        out[cur] = best
+        cur -= 1
+    return out
+
+
+def iprec_at_recall(y, order, recall=0.0, threshold=None, judged=None):
+    out = _iprec(y, order, [recall], threshold, judged)
+    return None if out is None else out[0]
+
+
+def eleven_pt_avg(y, order, threshold=None, recall_levels=tuple(i / 10 for i in range(11)),
+                  judged=None):
+    out = _iprec(y, order, list(recall_levels), threshold, judged)
+    return None if out is None else sum(out) / len(out)
+
+
+def bing(y, order, threshold=None, judged=None):
+    R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
+    if R == 0:
+        return None
+    total, rel = 0.0, 0
+    for i, d in enumerate(order):
+        if _rel_j(y, d, threshold, judged):
+            rel += 1
+            total += 1.0 / math.log2(3 + i - rel)
+    return total / R
+
+
+def _gain_lists(y, order, gain, judged):
+    """The ranking's gains and the ideal gains (judged items), best first."""
+    got = [(_gain(y[i], gain) if _flag(judged, i) else 0.0) for i in order]
+    ideal = sorted((_gain(y[i], gain) for i in range(len(y)) if _flag(judged, i)),
+                   reverse=True)
+    return got, ideal
+
+
+def g(y, order, gain="linear", judged=None):
+    got, ideal = _gain_lists(y, order, gain, judged)
+    total = sum(v for v in ideal if v > 0)
+    if total <= 0:
+        return None
+    out, cost, gained = 0.0, 0.0, 0.0
+    for i, v in enumerate(got):
+        gained += v
+        cost += max(ideal[i] if i < len(ideal) else 0.0, 1.0)
+        if v != 0:
+            out += v / math.log2(2 + cost - gained)
+    return out / total
+
+
+def ndcg_rel(y, order, gain="linear", judged=None):
+    got, ideal = _gain_lists(y, order, gain, judged)
+    positive = [v for v in ideal if v > 0]
+    P = len(positive)
+    if P == 0:
+        return None
+    dcg = idcg = total = 0.0
+    n_rel = 0
+    for i, v in enumerate(got):
+        dcg += v / math.log2(i + 2)
+        if i < P:
+            idcg += positive[i] / math.log2(i + 2)
+        if v > 0:
+            total += dcg / idcg
+            n_rel += 1
+    full = sum(v / math.log2(i + 2) for i, v in enumerate(positive))
+    total += (P - n_rel) * dcg / full
+    return total / P
+
+
+def rndcg(y, order, gain="linear", judged=None):
+    got, ideal = _gain_lists(y, order, gain, judged)
+    positive = [v for v in ideal if v > 0]
+    P = len(positive)
+    if P == 0:
+        return None
+    n = len(got)
+
+    def dcg_to(m):
+        return sum(v / math.log2(i + 2) for i, v in enumerate(got[:m]))
+
+    def idcg_to(m):
+        return sum(v / math.log2(i + 2) for i, v in enumerate(positive[:m]))
+
+    points = []
+    for i in range(1, P + 1):
+        now = positive[i] if i < P else 0.0
+        if now != positive[i - 1]:
+            points.append(dcg_to(min(i, n)) / idcg_to(i))
+    if P + 1 < n:
+        points.append(dcg_to(n) / idcg_to(P))
+    return sum(points) / len(points)
+
+
 METRICS = {
     "ndcg": ndcg,
     "dcg": dcg,
@@ -133,6 +446,33 @@ METRICS = {
     "hit_rate": hit_rate,
     "mrr": reciprocal_rank,
     "r_precision": r_precision,
+    "err": err,
+    "rbp": rbp,
+    "rbp_resid": rbp_resid,
+    "f1": f1,
+    "bpref": bpref,
+    "infap": infap,
+    "judged": judged,
+    "unjudged": unjudged,
+    "num_ret": num_ret,
+    "num_rel": num_rel,
+    "num_rel_ret": num_rel_ret,
+    "num_nonrel_judged_ret": num_nonrel_judged_ret,
+    "num_q": num_q,
+    "set_p": set_p,
+    "set_recall": set_recall,
+    "set_f": set_f,
+    "set_map": set_map,
+    "set_relative_p": set_relative_p,
+    "utility": utility,
+    "relative_p": relative_p,
+    "rprec_mult": rprec_mult,
+    "iprec_at_recall": iprec_at_recall,
+    "11pt_avg": eleven_pt_avg,
+    "bing": bing,
+    "g": g,
+    "ndcg_rel": ndcg_rel,
+    "rndcg": rndcg,
 }
 
 
@@ -158,8 +498,14 @@ def brute_force(metric, y, scores, **kwargs):
     return sum(vals) / len(vals)
 
 
+#: Metrics summed over rows (counts), not averaged.
+SUMMED = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "num_q"}
+
+
 def reference_mean(metric, Y, S, weights=None, no_relevant=0.0, **kwargs):
-    """Weighted mean over rows of the brute-force value, with a fill-in policy."""
+    """Weighted mean over rows of the brute-force value, with a fill-in policy
+    (a sum for counts; a geometric mean of max(value, 1e-5) with mean='geometric')."""
+    geometric = kwargs.get("mean") == "geometric"
     vals, ws = [], []
     for i, (y, s) in enumerate(zip(Y, S)):
         v = brute_force(metric, y, s, **kwargs)
@@ -169,6 +515,11 @@ def reference_mean(metric, Y, S, weights=None, no_relevant=0.0, **kwargs):
             v = no_relevant
         vals.append(v)
         ws.append(1.0 if weights is None else weights[i])
+    if metric in SUMMED:
+        return float(sum(w * v for w, v in zip(ws, vals)))
+    if geometric:
+        logs = [math.log(max(v, 1e-5)) for v in vals]
+        return float(math.exp(np.average(logs, weights=ws)))
     return float(np.average(vals, weights=ws))
 
 

@@ -14,7 +14,15 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import METRIC_NAMES, k_values, option_grid, reference_kwargs, score
+from conftest import (
+    METRIC_NAMES,
+    default_options,
+    k_values,
+    option_grid,
+    reference_kwargs,
+    score,
+    scores_for,
+)
 from reference import brute_force
 
 import sk_rankmetrics as skr
@@ -23,8 +31,10 @@ from sk_rankmetrics._registry import METRICS
 TOL = dict(rel=1e-12, abs=1e-12)
 
 
-def _long_case(seed, n_queries=12, max_len=7, min_len=1, shuffle=True, qid_kind="int"):
-    """Queries of lengths min_len..max_len, tied scores, some without relevant items.
+def _long_case(seed, n_queries=12, max_len=7, min_len=1, shuffle=True, qid_kind="int",
+               ties=True):
+    """Queries of lengths min_len..max_len, tied scores (unless ``ties`` is
+    False), some without relevant items.
 
     Returns the 1-D arrays, the qids, and ``{qid: (y, s)}`` per query.
     """
@@ -38,7 +48,7 @@ def _long_case(seed, n_queries=12, max_len=7, min_len=1, shuffle=True, qid_kind=
         y = rng.integers(0, 4, size=n) * (rng.random(n) < 0.6)
         if rng.random() < 0.2:
             y[:] = 0
-        s = rng.integers(0, 3, size=n).astype(float)
+        s = rng.integers(0, 3, size=n).astype(float) if ties else rng.random(n)
         parts[qid] = (y, s)
     qid = np.concatenate([np.full(len(parts[q][0]), q) for q in ids])
     y = np.concatenate([parts[q][0] for q in ids])
@@ -54,19 +64,25 @@ def _options(name):
     queries must stay invisible: level 0 worth something, threshold <= 0."""
     grid = list(option_grid(name, 1))
     grid = [o for o in grid if "discount" not in o or isinstance(o["discount"], str)]
-    if METRICS[name].kind == "gain":
-        grid.append({"gain": {0: 0.5, 1: 1.0, 2: 2.0, 3: 4.0}})
-        if "discount" in METRICS[name].options:
-            grid.append({"discount": np.linspace(1, 0.1, 7)})
-    else:
-        grid += [{"threshold": 0}, {"threshold": -1}]
+    base = default_options(name)
+    options = METRICS[name].options
+    if "gain" in options:
+        grid.append({**base, "gain": {0: 0.5, 1: 1.0, 2: 2.0, 3: 4.0}})
+        if "discount" in options:
+            grid.append({**base, "discount": np.linspace(1, 0.1, 7)})
+    if "threshold" in options:
+        grid += [{**base, "threshold": 0}, {**base, "threshold": -1}]
     return grid
+
+
+def _ties(name):
+    return METRICS[name].ties != "refuse"
 
 
 @pytest.mark.parametrize("name", METRIC_NAMES)
 @pytest.mark.parametrize("shuffle", [True, False])
 def test_each_query_scored_alone(name, shuffle):
-    y, s, qid, parts = _long_case(1, shuffle=shuffle)
+    y, s, qid, parts = _long_case(1, shuffle=shuffle, ties=_ties(name))
     order = sorted(parts)
     ks = k_values(7) if METRICS[name].takes_k else [None]
     for options, k in itertools.product(_options(name), ks):
@@ -86,7 +102,7 @@ def test_each_query_scored_alone(name, shuffle):
 def test_equals_the_dense_function_per_query(name):
     """Queries of at least 2 items: the dense function on each query's 1 x n
     matrix gives that query's value."""
-    y, s, qid, parts = _long_case(2, n_queries=15, min_len=2, max_len=9)
+    y, s, qid, parts = _long_case(2, n_queries=15, min_len=2, max_len=9, ties=_ties(name))
     k = 3 if METRICS[name].takes_k else None
     rows = score(name, y, s, qid=qid, k=k, per_row=True, no_relevant=np.nan)
     for q, v in zip(sorted(parts), rows):
@@ -94,14 +110,15 @@ def test_equals_the_dense_function_per_query(name):
         alone = score(name, yq.reshape(1, -1), sq.reshape(1, -1), k=k, no_relevant=np.nan)
         assert v == pytest.approx(alone, nan_ok=True, **TOL)
     mean = score(name, y, s, qid=qid, k=k, no_relevant=0.0)
-    assert mean == pytest.approx(np.mean(np.nan_to_num(rows)), **TOL)
+    combine = np.sum if METRICS[name].aggregate == "sum" else np.mean
+    assert mean == pytest.approx(combine(np.nan_to_num(rows)), **TOL)
 
 
 @pytest.mark.parametrize("name", METRIC_NAMES)
 def test_equal_lengths_equal_the_matrix(name):
     rng = np.random.default_rng(3)
     Y = rng.integers(0, 3, size=(20, 5))
-    S = rng.integers(0, 3, size=(20, 5))
+    S = scores_for(name, rng.integers(0, 3, size=(20, 5)))
     qid = np.repeat(np.arange(20), 5)
     perm = rng.permutation(qid.size)
     k = 2 if METRICS[name].takes_k else None
@@ -160,7 +177,7 @@ def test_string_and_pandas_qids(qid_kind):
 
 @pytest.mark.parametrize("name", METRIC_NAMES)
 def test_weights_per_query_and_per_pair(name):
-    y, s, qid, parts = _long_case(6, n_queries=10)
+    y, s, qid, parts = _long_case(6, n_queries=10, ties=_ties(name))
     order = sorted(parts)
     w_query = np.arange(1.0, len(order) + 1)  # in sorted qid order
     w_pair = w_query[np.searchsorted(order, qid)]
@@ -168,7 +185,10 @@ def test_weights_per_query_and_per_pair(name):
     rows = score(name, y, s, qid=qid, k=k, per_row=True, no_relevant=0.0)
     by_query = score(name, y, s, qid=qid, k=k, sample_weight=w_query, no_relevant=0.0)
     by_pair = score(name, y, s, qid=qid, k=k, sample_weight=w_pair, no_relevant=0.0)
-    assert by_query == pytest.approx(np.average(rows, weights=w_query), **TOL)
+    if METRICS[name].aggregate == "sum":
+        assert by_query == pytest.approx(np.sum(rows * w_query), **TOL)
+    else:
+        assert by_query == pytest.approx(np.average(rows, weights=w_query), **TOL)
     assert by_pair == pytest.approx(by_query, **TOL)
     # Zero weight drops a query, as in the matrix layout.
     w0 = w_query.copy()

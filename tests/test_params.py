@@ -41,7 +41,7 @@ DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels
         "recommended", "truth", "users", "estimator", "X", "y", "ax", "kwargs", "options",
         "ks", "values", "names", "path", "df", "query", "item", "relevance", "score", "tag",
         "docno", "rank", "source", "ranker", "self", "cls", "deep", "query_ids", "per_query",
-        "mean"}
+        "judged"}
 
 
 def _closed(display):
@@ -58,7 +58,7 @@ def _metric_call(name):
 
 
 def _calls():
-    out = [_metric_call(name) for name in METRICS]
+    out = [_metric_call(name) for name, spec in METRICS.items() if spec.function]
     out += [
         ("evaluate", skr.evaluate,
          lambda **kw: skr.evaluate(Y, S, ["ndcg@2", "map@2"], **kw)),

@@ -7,11 +7,13 @@ per-user loop on a subsample of a large vectorised case.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
 import pytest
 import reference as ref
+from conftest import default_options
 from sklearn.exceptions import UndefinedMetricWarning
 
 from sk_rankmetrics import (
@@ -23,6 +25,7 @@ from sk_rankmetrics import (
     evaluate_run,
 )
 from sk_rankmetrics import _inputs as ri
+from sk_rankmetrics._registry import METRICS
 
 
 def _random_lists(rng, n_users, n_pool=40, max_len=12, graded=True):
@@ -38,23 +41,28 @@ def _random_lists(rng, n_users, n_pool=40, max_len=12, graded=True):
 
 
 def _reference_value(name, recs, truth, k, **kw):
-    """Reference value of one user: items = recommended + unrecommended truth."""
+    """Reference value of one user: items = recommended + unrecommended truth;
+    an item the truth does not name is unjudged."""
     items = list(recs) + [i for i in truth if i not in set(recs)]
     y = [truth.get(i, 0) for i in items]
+    judged = [i in truth for i in items]
     order = list(range(len(recs)))
     fn = ref.METRICS[name]
+    params = inspect.signature(fn).parameters
+    kwargs = {**default_options(name), **kw}
+    for flag in ("judged", "pool"):
+        if flag in params:
+            kwargs[flag] = judged
+    if METRICS[name].takes_k:
+        kwargs["k"] = k
     if name == "precision" and k is None and not recs:
         # An empty list scores 0 here (the reference would divide by 0).
         return None if not any(v > 0 for v in y) else 0.0
-    if name == "r_precision":
-        return fn(y, order, **kw)
-    if name in ("ndcg", "dcg", "cg"):
-        return fn(y, order, k)
-    return fn(y, order, k, **kw)
+    return fn(y, order, **kwargs)
 
 
-CASES = [(name, k) for name in ref.METRICS for k in (None, 1, 3, 10, 20)
-         if name != "r_precision" or k is None]
+CASES = [(name, k) for name, spec in METRICS.items()
+         for k in ((None, 1, 3, 10, 20) if spec.takes_k else (None,))]
 
 
 @pytest.mark.parametrize(("name", "k"), CASES)
@@ -62,7 +70,7 @@ def test_matches_reference_per_user(name, k):
     rng = np.random.default_rng(7)
     rec, truth = _random_lists(rng, 60)
     label = name if k is None else f"{name}@{k}"
-    res = evaluate_ranked(rec, truth, [label], no_relevant="skip")
+    res = evaluate_ranked(rec, truth, [(label, default_options(name))], no_relevant="skip")
     assert res.query_ids.tolist() == list(rec)
     for u, got in zip(res.query_ids, res.per_query[label]):
         expected = _reference_value(name, rec[u], truth[u], k)
