@@ -29,6 +29,9 @@ import numpy as np
 #: Bytes read per block; a few temporaries of this size are alive at once.
 BLOCK_BYTES = 1 << 22
 
+#: Threads that split blocks (NumPy releases the GIL in most of the work).
+READ_THREADS = max(1, min(2, os.cpu_count() or 1))
+
 #: Readers by file name suffix (streaming decompression).
 COMPRESSION = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
@@ -43,6 +46,24 @@ _K2 = np.uint64(0x94D049BB133111EB)
 _S31, _S27, _S30 = np.uint64(31), np.uint64(27), np.uint64(30)
 #: Elements of the temporaries of one step of the long-token passes.
 _STEP = 1 << 18
+
+
+def bounded_map(fn, items, n_threads):
+    """``map(fn, items)`` in order, on ``n_threads`` threads, few items in flight."""
+    if n_threads <= 1:
+        yield from map(fn, items)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    window = deque()
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        for item in items:
+            window.append(pool.submit(fn, item))
+            if len(window) >= 2 * n_threads:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
 
 
 def compression_of(path):
@@ -76,12 +97,14 @@ class Block:
     newline), followed by 8 zero bytes so that 64-bit loads never run past it;
     ``line0`` is the number of its first line."""
 
-    __slots__ = ("buf", "line0", "n")
+    __slots__ = ("buf", "line0", "n", "n_lf")
 
     def __init__(self, data, n, line0):
-        buf = np.zeros(n + 8, dtype=np.uint8)
+        buf = np.empty(n + 8, dtype=np.uint8)
         buf[:n] = np.frombuffer(data, dtype=np.uint8, count=n)
+        buf[n:] = 0
         self.buf, self.n, self.line0 = buf, n, line0
+        self.n_lf = int(np.count_nonzero(buf[:n] == _LF))
 
     def line_at(self, offset):
         """Line number of the byte at ``offset``."""
@@ -130,7 +153,7 @@ def iter_blocks(fh, name, block_bytes=BLOCK_BYTES, progress=None, total=None):
         block = Block(data, cut, line0)
         _check_utf8(block, data, name)
         yield block
-        line0 += data.count(b"\n", 0, cut)
+        line0 += block.n_lf
         carry = data[cut:]
         if progress is not None and total:
             try:
@@ -190,16 +213,16 @@ def tokenize(block, n_fields, fields, name, layout, extra_ok=False):
     naming the line. With ``extra_ok`` a line may hold more fields (ignored).
     """
     body = block.buf[: block.n]
-    pos = np.flatnonzero(body <= _SPACE)
+    sep = body <= _SPACE
+    pos = np.flatnonzero(sep)
     m = pos.shape[0]
     if m and m % n_fields == 0:
         c = body[pos]
         ends = pos[n_fields - 1 :: n_fields]
         n_lines = ends.shape[0]
-        if (np.count_nonzero(c == _LF) == n_lines and bool((c[n_fields - 1 :: n_fields]
-                                                             == _LF).all())
+        if (block.n_lf == n_lines and bool((c[n_fields - 1 :: n_fields] == _LF).all())
                 and np.count_nonzero(c == _SPACE) + np.count_nonzero(c == _TAB)
-                == m - n_lines and pos[0] > 0 and bool((np.diff(pos) > 1).all())):
+                == m - n_lines and pos[0] > 0 and not (sep[1:] & sep[:-1]).any()):
             first = np.empty(n_lines, dtype=np.int64)
             first[0] = 0
             first[1:] = ends[:-1] + 1
@@ -588,14 +611,23 @@ def _parse_short(U, s, n):
     n_lo = np.minimum(n, 8)
     lo = np.where(n <= 8, U[s] & _MASK[n_lo], U[s + np.maximum(n - 8, 0)])
     lo <<= eight * (8 - n_lo).astype(np.uint64)
-    n_hi = np.clip(n - 8, 0, 8)
-    hi = U[s] & _MASK[n_hi]
-    hi <<= eight * (8 - n_hi).astype(np.uint64)
+    wide = bool((n > 8).any())
+    if wide:
+        n_hi = np.clip(n - 8, 0, 8)
+        hi = U[s] & _MASK[n_hi]
+        hi <<= eight * (8 - n_hi).astype(np.uint64)
+    else:  # every token fits in one word
+        n_hi = np.zeros(s.shape[0], dtype=np.int64)
+        hi = np.zeros(s.shape[0], dtype=np.uint64)
     ascii_ = ((lo | hi) & _M80) == 0
     dig_lo = (lo + _GE_0) & ~(lo + _GE_COLON) & _M80
-    dig_hi = (hi + _GE_0) & ~(hi + _GE_COLON) & _M80
-    dot_lo, dot_hi = _equal_flags(lo, 46), _equal_flags(hi, 46)
-    neg_lo, neg_hi = _equal_flags(lo, 45), _equal_flags(hi, 45)
+    dot_lo = _equal_flags(lo, 46)
+    neg_lo = _equal_flags(lo, 45)
+    if wide:
+        dig_hi = (hi + _GE_0) & ~(hi + _GE_COLON) & _M80
+        dot_hi, neg_hi = _equal_flags(hi, 46), _equal_flags(hi, 45)
+    else:
+        dig_hi = dot_hi = neg_hi = hi
     n_dig = _count_flags(dig_lo) + _count_flags(dig_hi)
     n_dot = _count_flags(dot_lo) + _count_flags(dot_hi)
     # A minus sign only as the first byte (byte 16 - n of the pair).
@@ -607,8 +639,10 @@ def _parse_short(U, s, n):
             & (n_neg == neg.astype(np.uint64)) & (n_dig > 0))
     # Non-digits count as 0; the dot's place is then taken out of the total.
     keep_lo = (dig_lo >> _U(7)) * _U(0xFF)
-    keep_hi = (dig_hi >> _U(7)) * _U(0xFF)
-    total = _eight_digits(hi & keep_hi) * _U(10**8) + _eight_digits(lo & keep_lo)
+    total = _eight_digits(lo & keep_lo)
+    if wide:
+        keep_hi = (dig_hi >> _U(7)) * _U(0xFF)
+        total += _eight_digits(hi & keep_hi) * _U(10**8)
     # Digits after the dot: 15 - (its byte position in the 16-byte pair).
     dot_bit = np.where(dot_lo != 0, dot_lo, dot_hi)
     pos = np.frexp(dot_bit.astype(np.float64))[1] - 8  # 8 * byte + 7 + 1 - 8 = 8 * byte

@@ -19,7 +19,9 @@ import os
 import numpy as np
 
 from ._bytes import (
+    READ_THREADS,
     TokenColumn,
+    bounded_map,
     iter_blocks,
     open_binary,
     parse_numbers,
@@ -69,22 +71,33 @@ def _read_columns(path, what, n_fields, layout, ids, numbers, keep=(), extra_ok=
             total = os.path.getsize(path)
         except OSError:
             total = None
+    def work(block):
+        tok = tokenize(block, n_fields, fields, name, layout, extra_ok)
+        if tok.n_rows == 0:
+            return block, tok, None, None
+        U = words(block.buf)
+        out_ids = [TokenColumn.from_block(block, U, tok.start[i], tok.length[i])
+                   for i in range(len(ids))]
+        out_num = []
+        for i, f in enumerate(numbers, len(ids)):
+            v, ok = parse_numbers(block, U, tok.start[i], tok.length[i])
+            if not ok.all():
+                row = int(np.argmin(ok))
+                s, n = int(tok.start[i][row]), int(tok.length[i][row])
+                text = block.buf[s : s + min(n, 60)].tobytes().decode("utf-8", "replace")
+                raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
+                                 f"{text!r} is not a finite number.")
+            out_num.append(v)
+        return block, tok, out_ids, out_num
+
     with open_binary(path, what) as fh:
-        for block in iter_blocks(fh, name, progress=progress, total=total):
-            tok = tokenize(block, n_fields, fields, name, layout, extra_ok)
-            if tok.n_rows == 0:
+        blocks = iter_blocks(fh, name, progress=progress, total=total)
+        for block, tok, out_ids, out_num in bounded_map(work, blocks, READ_THREADS):
+            if out_ids is None:
                 continue
-            U = words(block.buf)
-            for i, f in enumerate(ids):
-                parts[f].append(TokenColumn.from_block(block, U, tok.start[i], tok.length[i]))
-            for i, f in enumerate(numbers, len(ids)):
-                v, ok = parse_numbers(block, U, tok.start[i], tok.length[i])
-                if not ok.all():
-                    row = int(np.argmin(ok))
-                    s, n = int(tok.start[i][row]), int(tok.length[i][row])
-                    text = block.buf[s : s + min(n, 60)].tobytes().decode("utf-8", "replace")
-                    raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
-                                     f"{text!r} is not a finite number.")
+            for f, part in zip(ids, out_ids):
+                parts[f].append(part)
+            for f, v in zip(numbers, out_num):
                 values[f].append(v)
             if first is None:
                 first = (block, tok)
