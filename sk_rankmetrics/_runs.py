@@ -308,8 +308,11 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
     inputs = build_preranked(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
                              queries="truth" if complete else "both", truth_judged=judged)
-    return _finish(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
-                   progress=progress)
+    res = _finish(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+                  progress=progress)
+    perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
+    return EvaluationResult(res.query_ids[perm], {k: v[perm] for k, v in res.per_query.items()},
+                            res.mean)
 
 
 def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
@@ -356,7 +359,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
     code_o = run_code if order is None else run_code[order]
     score_o = score if order is None else score[order]
     tied = (code_o[1:] == code_o[:-1]) & (score_o[1:] == score_o[:-1])
-    if trec and tied.any():
+    if (trec or max_docs is not None) and tied.any():  # -M cuts in trec_eval's order
         if order is None:
             order = np.arange(run_code.shape[0])
         order = _docno_ties(order, tied, dq)
