@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Mapping
 from itertools import chain, repeat
 
 import numpy as np
 
 from ._engine import compute
-from ._inputs import build_preranked, group_long
+from ._inputs import (
+    PrerankedInputs,
+    _check_overlap,
+    _indptr,
+    _sort_pairs,
+    build_preranked,
+    group_long,
+)
+from ._match import factorize, lookup
 from ._reduce import reduce_results
 from ._registry import (
     METRICS,
@@ -284,6 +293,14 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                         _trec_gain(rel if judged is None else rel[judged], gains))},
         fixed={"denominator": "relevant"} if trec else None,
     )
+    no_relevant = "warn" if no_relevant is None else no_relevant
+    if q._columns is not None and r._columns is not None and len(r):
+        inputs, perm = _preranked_from_columns(q, r, judged, complete=complete,
+                                               max_docs=max_docs, trec=trec)
+        raw = compute(inputs, requests, ignore_ties=trec, progress=progress)
+        per_query, mean = reduce_results(raw, requests, no_relevant, None)
+        return EvaluationResult(inputs.query_ids[perm],
+                                {k: v[perm] for k, v in per_query.items()}, mean)
     run_ids, lens, items, scores = group_long(r.qid, r.docno, r.score, order="score")
     if max_docs is not None:
         starts = np.cumsum(lens) - lens
@@ -291,9 +308,134 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
     inputs = build_preranked(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
                              queries="truth" if complete else "both", truth_judged=judged)
-    return _finish(inputs, requests, ignore_ties=trec,
-                   no_relevant="warn" if no_relevant is None else no_relevant,
-                   progress=progress)
+    res = _finish(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+                  progress=progress)
+    perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
+    return EvaluationResult(res.query_ids[perm], {k: v[perm] for k, v in res.per_query.items()},
+                            res.mean)
+
+
+def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
+    """The pre-ranked layout of a run and qrels read from files, by integer codes.
+
+    Query ids are matched by their bytes (there are few); documents through
+    the keys of :mod:`._match`, each run line looked up once. Rows are the
+    run's queries in byte order of their ids, then (``complete``) the judged
+    queries missing from the run; ``perm`` puts them all in sorted order.
+    Each query's documents are ranked by score descending, ties by docno
+    descending (trec_eval's order); a run already in that order (the usual
+    case) is not sorted again.
+    """
+    rq, dq = r._columns["qid"], r._columns["docno"]
+    tq, td = q._columns["qid"], q._columns["docno"]
+    run_code, run_reps = factorize(rq)  # codes in byte order of the qids
+    truth_code, truth_reps = factorize(tq)
+    run_names = rq.to_strings(run_reps)
+    truth_names = tq.to_strings(truth_reps)
+    _check_overlap(run_names, truth_names, "truth" if complete else "both", "query")
+    # Rows: run queries that have judgements (all judged ones with complete).
+    t_of_run = np.searchsorted(truth_names, run_names)
+    t_of_run = np.where((t_of_run < truth_names.size)
+                        & (truth_names[np.minimum(t_of_run, truth_names.size - 1)]
+                           == run_names), t_of_run, -1)
+    keep_q = t_of_run >= 0
+    score = r.score
+    # Order: by query (byte order of the qid), score descending, docno descending.
+    new = np.empty(run_code.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(run_code[1:], run_code[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    block_q = run_code[starts]
+    contiguous = np.unique(block_q).shape[0] == block_q.shape[0]
+    rising = score[1:] > score[:-1]
+    if contiguous and not rising[~new[1:]].any():
+        order = None
+        if (np.diff(block_q) < 0).any():
+            lens = np.diff(np.append(starts, run_code.shape[0]))
+            by_q = np.argsort(block_q, kind="stable")
+            order = _ranges(starts[by_q], lens[by_q])
+    else:
+        order = np.lexsort((-score, run_code))
+    code_o = run_code if order is None else run_code[order]
+    score_o = score if order is None else score[order]
+    tied = (code_o[1:] == code_o[:-1]) & (score_o[1:] == score_o[:-1])
+    if (trec or max_docs is not None) and tied.any():  # -M cuts in trec_eval's order
+        if order is None:
+            order = np.arange(run_code.shape[0])
+        order = _docno_ties(order, tied, dq)
+    # Documents -> codes in the qrels' docno vocabulary (-1: not judged).
+    doc_code, doc_reps = factorize(td)
+    item = lookup(td, doc_reps, dq)
+    # Keep the rows of kept queries (and cut at max_docs).
+    lens = np.bincount(run_code, minlength=run_reps.shape[0])
+    keep = None
+    if not keep_q.all():
+        keep = keep_q[code_o]
+    if max_docs is not None and lens.max() > max_docs:
+        first = np.concatenate(([0], np.cumsum(lens)[:-1]))
+        cut = np.arange(code_o.shape[0]) - first[code_o] < max_docs
+        keep = cut if keep is None else keep & cut
+    if max_docs is not None:
+        lens = np.minimum(lens, max_docs)
+    if keep is None:
+        items = item if order is None else item[order]
+        scores_o = score_o
+    else:
+        sel = np.flatnonzero(keep) if order is None else order[keep]
+        items, scores_o = item[sel], score[sel]
+    del item
+    lens = np.where(keep_q, lens, 0)[keep_q]
+    rows_t = t_of_run[keep_q]  # truth query of each run row
+    names = run_names[keep_q]
+    if complete:
+        extra = np.setdiff1d(np.arange(truth_names.size), rows_t, assume_unique=True)
+        rows_t = np.concatenate((rows_t, extra))
+        names = np.concatenate((names, truth_names[extra]))
+        lens = np.concatenate((lens, np.zeros(extra.size, dtype=np.int64)))
+    n = names.shape[0]
+    if n == 0:
+        raise ValueError("no query has both a ranking and judgements; check that the "
+                         "query ids of the ranking and of the truth match.")
+    indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    # Truth rows sorted by (row, docno code).
+    row_of_t = np.full(truth_names.size, -1, dtype=np.int64)
+    row_of_t[rows_t] = np.arange(n)
+    trow = row_of_t[truth_code]
+    tkeep = trow >= 0
+    if judged is not None:
+        tkeep &= judged
+    trow, tcode, trel = trow[tkeep], doc_code[tkeep], q.relevance[tkeep]
+    t_order = _sort_pairs(trow, tcode, n)
+    if t_order is not None:
+        trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
+    if trel.size and not (items >= 0).any():
+        warnings.warn(
+            "no ranked item appears in the truth: every query scores as if nothing "
+            "relevant was ranked. Check that both use the same document ids.",
+            UserWarning, stacklevel=4,
+        )
+    inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n), tcode,
+                             trel.astype(np.float64),
+                             rec_scores=None if trec else scores_o)
+    return inputs, np.argsort(names, kind="stable")
+
+
+def _ranges(starts, lens):
+    """Concatenated ``arange(s, s + n)`` for each (s, n)."""
+    total = int(lens.sum())
+    first = np.cumsum(lens) - lens
+    return np.repeat(starts - first, lens) + np.arange(total)
+
+
+def _docno_ties(order, tied, docno):
+    """Reorder each run of tied scores by docno descending (byte order)."""
+    pos = np.flatnonzero(np.concatenate(([False], tied)) | np.concatenate((tied, [False])))
+    grp = np.cumsum(np.concatenate(([True], ~tied)))[pos]  # one id per tie group
+    rank = docno.lex_rank(order[pos])
+    o = np.lexsort((-rank, grp))
+    order = order.copy()
+    order[pos] = order[pos][o]
+    return order
 
 
 def _flatten_lists(lists, n, arg):

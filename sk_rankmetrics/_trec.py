@@ -1,13 +1,15 @@
-"""TREC qrels and run files: vectorised readers and a writer.
+"""TREC qrels and run files: streaming vectorised readers and a writer.
 
 Qrels lines are ``qid iter docno rel``; run lines are ``qid Q0 docno rank score
 tag``. Fields are separated by spaces or tabs. Blank lines are skipped, and so
 are comment lines: a ``#`` starts a comment only as the first character of a
 line, because document ids may contain ``#``.
 
-The reader never creates a Python object per line: the file is read as bytes,
-split into fields with NumPy array operations, and the fields are gathered into
-fixed-width byte-string arrays that NumPy parses in one call.
+The readers never create a Python object per line: the file is read in blocks
+(decompressed on the fly for ``.gz``, ``.bz2`` and ``.xz``), split into fields
+with NumPy array operations, and each id becomes a 64-bit key (see
+:mod:`._bytes`). Ids are turned into strings only when asked for
+(``run.docno``); :func:`~sk_rankmetrics.evaluate_run` matches them by key.
 """
 
 from __future__ import annotations
@@ -16,10 +18,152 @@ import os
 
 import numpy as np
 
-_SPACE, _TAB, _CR, _LF, _HASH = 32, 9, 13, 10, 35
-#: Bytes that separate fields (and lines).
-_SEPARATOR = np.zeros(256, dtype=bool)
-_SEPARATOR[[_SPACE, _TAB, _CR, _LF]] = True
+from ._bytes import (
+    READ_THREADS,
+    TokenColumn,
+    bounded_map,
+    iter_blocks,
+    open_binary,
+    parse_numbers,
+    tokenize,
+    words,
+)
+
+
+class _Lines:
+    """Line number of each row of a file read in blocks."""
+
+    def __init__(self):
+        self.first_row, self.line0, self.line_no = [], [], []
+        self.n = 0
+
+    def add(self, tok):
+        self.first_row.append(self.n)
+        self.line0.append(tok.line0)
+        self.line_no.append(tok.line_no)  # None: the rows are consecutive lines
+        self.n += tok.n_rows
+
+    def line(self, row):
+        i = int(np.searchsorted(self.first_row, row, side="right")) - 1
+        local = row - self.first_row[i]
+        if self.line_no[i] is None:
+            return self.line0[i] + local
+        return int(self.line_no[i][local])
+
+
+def _read_columns(path, what, n_fields, layout, ids, numbers, keep=(), extra_ok=False,
+                  progress=None):
+    """Read a whitespace-separated file: ``ids`` fields as TokenColumns, ``numbers``
+    fields as float64 (every value finite), and the line numbers. The first
+    block's tokens are returned too (fields ``ids``, ``numbers``, ``keep``)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a file path (str or os.PathLike), got "
+                        f"{type(path).__name__}.")
+    name = f"{what} file {os.fspath(path)!r}"
+    fields = [*ids, *numbers, *keep]
+    parts = {f: [] for f in ids}
+    values = {f: [] for f in numbers}
+    lines = _Lines()
+    first = None
+    total = None
+    if progress is not None:
+        try:
+            total = os.path.getsize(path)
+        except OSError:
+            total = None
+    def work(block):
+        tok = tokenize(block, n_fields, fields, name, layout, extra_ok)
+        if tok.n_rows == 0:
+            return block, tok, None, None
+        U = words(block.buf)
+        out_ids = [TokenColumn.from_block(block, U, tok.start[i], tok.length[i])
+                   for i in range(len(ids))]
+        out_num = []
+        for i, f in enumerate(numbers, len(ids)):
+            v, ok = parse_numbers(block, U, tok.start[i], tok.length[i])
+            if not ok.all():
+                row = int(np.argmin(ok))
+                s, n = int(tok.start[i][row]), int(tok.length[i][row])
+                text = block.buf[s : s + min(n, 60)].tobytes().decode("utf-8", "replace")
+                raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
+                                 f"{text!r} is not a finite number.")
+            out_num.append(v)
+        return block, tok, out_ids, out_num
+
+    with open_binary(path, what) as fh:
+        blocks = iter_blocks(fh, name, progress=progress, total=total)
+        for block, tok, out_ids, out_num in bounded_map(work, blocks, READ_THREADS):
+            if out_ids is None:
+                continue
+            for f, part in zip(ids, out_ids):
+                parts[f].append(part)
+            for f, v in zip(numbers, out_num):
+                values[f].append(v)
+            if first is None:
+                first = (block, tok)
+            lines.add(tok)
+    # One column at a time, so that only one is ever held twice.
+    cols = {f: TokenColumn.concat(parts.pop(f)) for f in ids}
+    nums = {f: np.concatenate(values.pop(f)) if values[f] else np.zeros(0) for f in numbers}
+    return name, cols, nums, lines, first
+
+
+def _duplicates(qcol, dcol, lines, name):
+    """Raise on a document listed twice for one query (checked by key, then bytes)."""
+    n = len(qcol)
+    if n < 2:
+        return
+    from ._match import factorize, pair_keys
+
+    key = pair_keys(factorize(qcol)[0], dcol)
+    s = np.sort(key)
+    eq = s[1:] == s[:-1]
+    if not eq.any():
+        return
+    rows = np.flatnonzero(np.isin(key, s[1:][eq]))
+    del s, key
+    seen = {}
+    for r in rows.tolist():  # only rows whose keys collide: a duplicate, or (rarely) a hash clash
+        k = (qcol.bytes_of(r), dcol.bytes_of(r))
+        if k in seen:
+            first, second = sorted((lines.line(seen[k]), lines.line(r)))
+            raise ValueError(
+                f"{name}, line {second}: duplicate document "
+                f"{k[1].decode('utf-8', 'replace')!r} for query "
+                f"{k[0].decode('utf-8', 'replace')!r} (first on line {first})."
+            )
+        seen[k] = r
+
+
+class _Ids:
+    """An id array of a qrels or run: given, or made from the file's columns
+    on first use (a file read by this module keeps 64-bit keys, not strings)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = getattr(obj, "_" + self.name)
+        if value is None:
+            value = obj._columns[self.name].to_strings()
+            setattr(obj, "_" + self.name, value)
+        return value
+
+    def __set__(self, obj, value):
+        setattr(obj, "_" + self.name, np.asarray(value))
+        obj._columns = None
+
+
+def _n_queries(obj):
+    if not len(obj):
+        return 0
+    if obj._columns is not None:
+        from ._match import factorize
+
+        return int(factorize(obj._columns["qid"])[1].shape[0])
+    return int(np.unique(obj.qid).shape[0])
 
 
 class TrecQrels:
@@ -50,17 +194,20 @@ class TrecQrels:
     """
 
     def __init__(self, qid, docno, relevance, source=""):
-        self.qid = np.asarray(qid)
-        self.docno = np.asarray(docno)
+        self._qid = np.asarray(qid)
+        self._docno = np.asarray(docno)
         self.relevance = np.asarray(relevance, dtype=np.float64)
         self.source = source
+        self._columns = None
+
+    qid = _Ids("qid")
+    docno = _Ids("docno")
 
     def __len__(self):
-        return self.qid.shape[0]
+        return self.relevance.shape[0]
 
     def __repr__(self):
-        n_q = np.unique(self.qid).shape[0] if len(self) else 0
-        return f"TrecQrels({len(self)} judgements, {n_q} queries)"
+        return f"TrecQrels({len(self)} judgements, {_n_queries(self)} queries)"
 
 
 class TrecRun:
@@ -83,7 +230,7 @@ class TrecRun:
     -----
     The documents of a query are ranked by :math:`s(q, d)` descending, ties
     broken by docno descending (the order trec_eval uses); ``rank`` is kept
-    but not used.
+    but not used (the file readers do not read it, as trec_eval does not).
 
     Examples
     --------
@@ -95,157 +242,46 @@ class TrecRun:
     """
 
     def __init__(self, qid, docno, score, rank=None, tag="run", source=""):
-        self.qid = np.asarray(qid)
-        self.docno = np.asarray(docno)
+        self._qid = np.asarray(qid)
+        self._docno = np.asarray(docno)
         self.score = np.asarray(score, dtype=np.float64)
         self.rank = None if rank is None else np.asarray(rank)
         self.tag = tag
         self.source = source
+        self._columns = None
+
+    qid = _Ids("qid")
+    docno = _Ids("docno")
 
     def __len__(self):
-        return self.qid.shape[0]
+        return self.score.shape[0]
 
     def __repr__(self):
-        n_q = np.unique(self.qid).shape[0] if len(self) else 0
-        return f"TrecRun({len(self)} documents, {n_q} queries, tag={self.tag!r})"
+        return (f"TrecRun({len(self)} documents, {_n_queries(self)} queries, "
+                f"tag={self.tag!r})")
 
 
-def _read_bytes(path, what):
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{what} must be a file path (str or os.PathLike), got "
-                        f"{type(path).__name__}.")
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise ValueError(f"cannot read {what} file {os.fspath(path)!r}: "
-                         f"{exc.strerror or exc}.") from None
+def _from_file(cls, cols, nums, kwargs):
+    obj = cls.__new__(cls)
+    obj._qid = obj._docno = None
+    obj._columns = cols
+    for k, v in kwargs.items():
+        setattr(obj, k, v)
+    return obj
 
 
-def _tokenize(data, n_fields, name, layout, allow_extra=False):
-    """Split ``data`` into a ``(n_lines, n_fields)`` table of token bounds.
-
-    Returns ``(buf, start, length, line_no)``: token start offsets and lengths
-    of shape (n_lines, n_fields) and the 1-based line number of each row.
-    """
-    buf = np.frombuffer(data, dtype=np.uint8)
-    if buf.size == 0:
-        return buf, np.zeros((0, n_fields), np.int64), np.zeros((0, n_fields), np.int64), \
-            np.zeros(0, np.int64)
-    nl = buf == _LF
-    sep = _SEPARATOR[buf]
-    prev_sep = np.empty_like(sep)
-    prev_sep[0] = True
-    prev_sep[1:] = sep[:-1]
-    starts = np.flatnonzero(~sep & prev_sep)
-    next_sep = np.empty_like(sep)
-    next_sep[-1] = True
-    next_sep[:-1] = sep[1:]
-    ends = np.flatnonzero(~sep & next_sep) + 1
-    nl_pos = np.flatnonzero(nl)
-    tok_line = np.searchsorted(nl_pos, starts)  # 0-based line: newlines before the token
-    n_lines = nl_pos.shape[0] + 1
-    # Comment lines: the first byte of the line is '#'.
-    line_start = np.concatenate(([0], nl_pos + 1))
-    line_start = line_start[line_start < buf.size]
-    comment = np.zeros(n_lines, dtype=bool)
-    comment[: line_start.shape[0]] = buf[line_start] == _HASH
-    if comment.any():
-        keep_tok = ~comment[tok_line]
-        starts, ends, tok_line = starts[keep_tok], ends[keep_tok], tok_line[keep_tok]
-    counts = np.bincount(tok_line, minlength=n_lines)
-    short = counts < n_fields if allow_extra else counts != n_fields
-    bad = (counts != 0) & short
-    if bad.any():
-        line = int(np.flatnonzero(bad)[0])
-        at_least = "at least " if allow_extra else ""
-        raise ValueError(
-            f"{name}, line {line + 1}: expected {at_least}{n_fields} fields ({layout}), "
-            f"found {int(counts[line])}."
-        )
-    if allow_extra and (counts > n_fields).any():
-        # Keep the first n_fields tokens of each line (the rest is a comment).
-        first = np.cumsum(counts) - counts
-        in_line = np.arange(tok_line.shape[0]) - first[tok_line]
-        keep = in_line < n_fields
-        starts, ends, tok_line = starts[keep], ends[keep], tok_line[keep]
-    start = starts.reshape(-1, n_fields)
-    length = (ends - starts).reshape(-1, n_fields)
-    line_no = tok_line[::n_fields] + 1 if n_fields else tok_line
-    return buf, start, length, line_no
-
-
-def _gather(buf, start, length):
-    """Fixed-width byte strings of the tokens at ``start`` with ``length``."""
-    if start.size == 0:
-        return np.zeros(0, dtype="S1")
-    width = int(length.max())
-    out = np.empty((start.shape[0], width), dtype=np.uint8)
-    cols = np.arange(width)
-    step = max(1, (1 << 20) // width)  # bounded temporaries: ~8 MB of indices per block
-    for a in range(0, start.shape[0], step):
-        s, n = start[a : a + step], length[a : a + step]
-        idx = np.minimum(s[:, None] + cols, buf.size - 1)
-        out[a : a + step] = np.where(cols < n[:, None], buf[idx], 0)
-    return out.view(f"S{width}").reshape(-1)
-
-
-def _decode(b):
-    """Byte strings -> str array (UTF-8)."""
-    if b.size == 0:
-        return np.zeros(0, dtype="U1")
-    raw = b.view(np.uint8)
-    if raw.size == 0 or raw.max() < 128:
-        return b.astype(f"U{b.dtype.itemsize}")
-    return np.char.decode(b, "utf-8")
-
-
-def _parse_float(b, line_no, name, field):
-    """Parse byte strings as floats; on failure name the first bad line."""
-    try:
-        out = b.astype(np.float64)
-    except ValueError:
-        out = None
-    if out is not None and np.all(np.isfinite(out)):
-        return out
-    # Bisect down to the first bad entry (log2(n) vectorised casts).
-    lo, hi = 0, b.shape[0]
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        try:
-            ok = bool(np.all(np.isfinite(b[lo:mid].astype(np.float64))))
-        except ValueError:
-            ok = False
-        lo, hi = (mid, hi) if ok else (lo, mid)
-    text = b[lo].decode("utf-8", "replace")
-    raise ValueError(
-        f"{name}, line {int(line_no[lo])}: {field} {text!r} is not a finite number."
-    )
-
-
-def _check_duplicates(qid, docno, line_no, name):
-    if qid.shape[0] < 2:
-        return
-    order = np.lexsort((docno, qid))
-    q, d = qid[order], docno[order]
-    dup = (q[1:] == q[:-1]) & (d[1:] == d[:-1])
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        first, second = sorted((int(line_no[order[i]]), int(line_no[order[i + 1]])))
-        raise ValueError(
-            f"{name}, line {second}: duplicate document {d[i].decode('utf-8', 'replace')!r}"
-            f" for query {q[i].decode('utf-8', 'replace')!r} (first on line {first})."
-        )
-
-
-def read_trec_qrels(path):
+def read_trec_qrels(path, *, progress=None):
     r"""Read a TREC qrels file (``qid iter docno rel`` per line).
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file. Fields are separated by spaces or tabs; blank lines and lines
-        starting with ``#`` are skipped (a ``#`` inside a field is kept).
+        The file (``.gz``, ``.bz2`` and ``.xz`` files are decompressed while
+        read). Fields are separated by spaces or tabs; blank lines and lines
+        starting with ``#`` are skipped (a ``#`` inside a field is kept). A
+        UTF-8 byte-order mark at the start is skipped.
+    progress : callable, optional
+        Called as ``progress(done, total)`` with the bytes read so far.
 
     Returns
     -------
@@ -256,14 +292,15 @@ def read_trec_qrels(path):
     ------
     ValueError
         Naming the file and the line number: a line without exactly 4 fields,
-        a relevance that is not a finite number, or the same document judged
-        twice for one query.
+        a relevance that is not a finite number, the same document judged
+        twice for one query, a control character or bytes that are not UTF-8.
 
     Notes
     -----
     Line :math:`i` sets :math:`\mathrm{rel}(q_i, d_i)`. The file is read in
-    one piece and split with NumPy operations (no Python object per line);
-    memory is a few times the file size.
+    blocks of a few MiB and split with NumPy operations (no Python object per
+    line); memory is a few arrays with one entry per line, whatever the
+    length of the longest id.
 
     Examples
     --------
@@ -276,42 +313,48 @@ def read_trec_qrels(path):
     >>> qrels.docno.tolist(), qrels.relevance.tolist()
     (['d1', 'd2', 'd#7'], [2.0, 0.0, 1.0])
     """
-    name = f"qrels file {os.fspath(path)!r}" if isinstance(path, (str, os.PathLike)) else ""
-    data = _read_bytes(path, "qrels")
-    buf, start, length, line_no = _tokenize(data, 4, name, "qid iter docno rel")
-    qid = _gather(buf, start[:, 0], length[:, 0])
-    docno = _gather(buf, start[:, 2], length[:, 2])
-    rel = _parse_float(_gather(buf, start[:, 3], length[:, 3]), line_no, name, "relevance")
-    _check_duplicates(qid, docno, line_no, name)
-    return TrecQrels(_decode(qid), _decode(docno), rel, source=os.fspath(path))
+    name, cols, nums, lines, _ = _read_columns(
+        path, "qrels", 4, "qid iter docno rel", {0: "qid", 2: "docno"},
+        {3: "relevance"}, progress=progress)
+    cols = {"qid": cols[0], "docno": cols[2]}
+    _duplicates(cols["qid"], cols["docno"], lines, name)
+    return _from_file(TrecQrels, cols, nums, {"relevance": nums[3],
+                                              "source": os.fspath(path)})
 
 
-def read_trec_run(path):
+def read_trec_run(path, *, progress=None):
     r"""Read a TREC run file (``qid Q0 docno rank score tag`` per line).
 
     Parameters
     ----------
     path : str or os.PathLike
-        The file. Fields are separated by spaces or tabs; blank lines and lines
-        starting with ``#`` are skipped.
+        The file (``.gz``, ``.bz2`` and ``.xz`` files are decompressed while
+        read). Fields are separated by spaces or tabs; blank lines and lines
+        starting with ``#`` are skipped; text after the sixth field is
+        ignored. A UTF-8 byte-order mark at the start is skipped.
+    progress : callable, optional
+        Called as ``progress(done, total)`` with the bytes read so far.
 
     Returns
     -------
     run : TrecRun
-        Arrays ``qid``, ``docno`` (str), ``score`` (float) and ``rank`` (the
-        file's rank column), in file order; ``tag`` is the first line's tag.
+        Arrays ``qid``, ``docno`` (str) and ``score`` (float), in file order;
+        ``tag`` is the first line's tag. The rank column is not read (trec_eval
+        ignores it too): ``rank`` is None.
 
     Raises
     ------
     ValueError
         Naming the file and the line number: a line with fewer than 6 fields,
-        a rank or score that is not a finite number, or the same document
-        retrieved twice for one query.
+        a score that is not a finite number, the same document retrieved
+        twice for one query, a control character or bytes that are not UTF-8.
 
     Notes
     -----
-    The rank column is kept but not used for ranking: as in trec_eval, the
-    documents are ranked by the score :math:`s(q, d)`, descending.
+    As in trec_eval, the documents are ranked by the score :math:`s(q, d)`,
+    descending. Ids are kept as 64-bit keys (their bytes up to 8 bytes, a
+    verified hash beyond) and become strings only when ``run.qid`` or
+    ``run.docno`` is read.
 
     Examples
     --------
@@ -324,21 +367,18 @@ def read_trec_run(path):
     >>> run.docno.tolist(), run.score.tolist(), run.tag
     (['d1', 'd2'], [2.5, 1.5], 'bm25')
     """
-    name = f"run file {os.fspath(path)!r}" if isinstance(path, (str, os.PathLike)) else ""
-    data = _read_bytes(path, "run")
-    buf, start, length, line_no = _tokenize(data, 6, name, "qid Q0 docno rank score tag",
-                                          allow_extra=True)
-    qid = _gather(buf, start[:, 0], length[:, 0])
-    docno = _gather(buf, start[:, 2], length[:, 2])
-    rank = _parse_float(_gather(buf, start[:, 3], length[:, 3]), line_no, name, "rank")
-    score = _parse_float(_gather(buf, start[:, 4], length[:, 4]), line_no, name, "score")
-    _check_duplicates(qid, docno, line_no, name)
+    name, cols, nums, lines, first = _read_columns(
+        path, "run", 6, "qid Q0 docno rank score tag", {0: "qid", 2: "docno"},
+        {4: "score"}, keep=(5,), extra_ok=True, progress=progress)
+    cols = {"qid": cols[0], "docno": cols[2]}
+    _duplicates(cols["qid"], cols["docno"], lines, name)
     tag = "run"
-    if start.shape[0]:
-        s, n = int(start[0, 5]), int(length[0, 5])
-        tag = bytes(buf[s:s + n]).decode("utf-8", "replace")
-    return TrecRun(_decode(qid), _decode(docno), score, rank=rank, tag=tag,
-                   source=os.fspath(path))
+    if first is not None:
+        block, tok = first
+        s, n = int(tok.start[3][0]), int(tok.length[3][0])
+        tag = block.buf[s : s + n].tobytes().decode("utf-8", "replace")
+    return _from_file(TrecRun, cols, nums, {"score": nums[4], "rank": None, "tag": tag,
+                                            "source": os.fspath(path)})
 
 
 def ranked_order(qid, docno, score):

@@ -1,7 +1,8 @@
 """The command line: ``sk-rankmetrics`` (also ``python -m sk_rankmetrics``).
 
 Commands, one module each: ``evaluate`` (metrics of one run), ``compare``
-(several runs with paired significance tests) and ``demo`` (bundled data).
+(several runs with paired significance tests), ``trec_eval`` (trec_eval's
+flags and output) and ``demo`` (bundled data).
 
 Exit codes: 0 on success; 2 for a usage error (argparse's usage line and
 one line naming the flag, also for checks made after parsing); 1 for a data
@@ -16,13 +17,13 @@ import sys
 import traceback
 import warnings
 
-from . import compare, demo, evaluate
+from . import compare, demo, evaluate, trec_eval
 from ._common import CommandError, UsageError
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
 
-COMMANDS = (evaluate, compare, demo)
+COMMANDS = (evaluate, compare, trec_eval, demo)
 
 
 def build_parser():

@@ -121,12 +121,15 @@ class Progress:
 
 
 def _detect(path, fmt):
+    """The format of ``path``: named, or from its extension (after .gz/.bz2/.xz)."""
+    from .._bytes import strip_compression
+
     if fmt != "auto":
         return fmt
-    low = os.fspath(path).lower()
+    low = strip_compression(path).lower()
     for ext, name in ((".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet"),
                       (".pq", "parquet"), (".json", "json")):
-        if low.endswith(ext) or low.endswith(ext + ".gz"):
+        if low.endswith(ext):
             return name
     return "trec"
 
@@ -144,16 +147,26 @@ def _read_frame(path, fmt):
     pd = _pandas(f"{fmt} files")
     if fmt == "parquet":
         return pd.read_parquet(path)
-    return pd.read_csv(path, sep="\t" if fmt == "tsv" else ",")
+    # Ids stay text ("007" is not 7); pandas decompresses .gz/.bz2/.xz by extension.
+    try:
+        return pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype=str,
+                           keep_default_na=False, encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{os.fspath(path)!r} is not UTF-8 text ({exc.reason} at byte "
+                           f"{exc.start}).") from None
 
 
 def _read_json(path, kind):
     """ranx-style JSON: {query: {doc: relevance or score}}."""
+    from .._bytes import open_binary
     from .._trec import TrecQrels, TrecRun
 
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        with open_binary(path, kind) as fh:
+            data = json.loads(fh.read().decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{path!r} is not UTF-8 text ({exc.reason} at byte "
+                           f"{exc.start}).") from None
     except OSError as exc:
         raise CommandError(f"cannot read {path!r}: {exc.strerror or exc}.") from None
     except json.JSONDecodeError as exc:
@@ -171,6 +184,11 @@ def _read_json(path, kind):
     except (TypeError, ValueError, OverflowError):
         raise CommandError(f"{path!r}: JSON {kind} values must be numbers within float "
                            "range.") from None
+    if not np.isfinite(vals).all():
+        raise CommandError(f"{path!r}: JSON {kind} values must be finite numbers, got "
+                           f"{vals[~np.isfinite(vals)][0]}.")
+    if (q == "").any() or (docs == "").any():
+        raise CommandError(f"{path!r}: JSON {kind} has an empty query or document id.")
     if kind == "qrels":
         return TrecQrels(q, docs, vals, source=path)
     return TrecRun(q, docs, vals, tag=os.path.basename(path), source=path)
