@@ -377,6 +377,26 @@ class PrerankedInputs:
             self.cmin, self.cmax = 0, 0
         self.span = self.cmax - self.cmin + 2
 
+    def judged_only(self):
+        """The same rows with every ranked item the truth does not judge removed
+        (trec_eval's ``-J``): the lists shrink, the truth stays."""
+        n = self.n_rows
+        if n == 0:
+            return self
+        row, offs, _, judged, _, lens = self._lookup(0, n, max(self.n_cols, 1))
+        if row is None:  # lists of one length: (n, width) arrays
+            keep = judged.reshape(-1)
+        else:
+            keep = np.zeros(self.rec_codes.shape[0], dtype=bool)
+            keep[self.rec_indptr[row] + offs] = judged
+        new_lens = np.bincount(np.repeat(np.arange(n), lens), weights=keep,
+                               minlength=n).astype(np.int64)
+        indptr = np.concatenate(([0], np.cumsum(new_lens))).astype(np.int64)
+        scores = None if self.rec_scores is None else self.rec_scores[keep]
+        return PrerankedInputs(self.query_ids, indptr, self.rec_codes[keep],
+                               self.truth_indptr, self.truth_codes, self.truth_rel,
+                               rec_scores=scores, truth_judged=self.truth_judged)
+
     def _plan(self, requests):
         """``(L, Li)``: ranked positions and ideal positions every block describes.
 

@@ -10,7 +10,6 @@ same engine and kernels as the matrix functions.
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from collections.abc import Mapping
 from itertools import chain, repeat
@@ -38,18 +37,6 @@ from ._registry import (
 )
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
 from ._validation import InvalidParameterError, short_repr
-
-_TREC_CUT = re.compile(r"^(P|recall|success|map_cut|ndcg_cut)_(\d+)$")
-_TREC_BASE = {"P": "precision", "recall": "recall", "success": "hit_rate",
-              "map_cut": "map", "ndcg_cut": "ndcg"}
-
-
-def metric_from_trec_name(name):
-    """Translate a trec_eval measure name (``P_5``, ``ndcg_cut_10``) to ours."""
-    m = _TREC_CUT.match(name.strip())
-    if m:
-        return f"{_TREC_BASE[m.group(1)]}@{m.group(2)}"
-    return name
 
 
 class EvaluationResult:
@@ -125,7 +112,7 @@ def _finish(inputs, requests, *, ignore_ties, no_relevant, progress):
     return EvaluationResult(inputs.query_ids, per_query, mean)
 
 
-def _with_options(metrics, k, *, where, trec_names=False, fixed=None, given=None):
+def _with_options(metrics, k, *, where, fixed=None, given=None):
     """Requests for metric names, each with the common options it reads.
 
     ``given`` maps an option to ``(argument, value, resolved)``: the user's
@@ -136,8 +123,11 @@ def _with_options(metrics, k, *, where, trec_names=False, fixed=None, given=None
     """
     items = []
     for item in as_metric_list(metrics):
-        label, opts = split_request(item)
-        name = metric_from_trec_name(label) if trec_names else label
+        if isinstance(item, tuple) and len(item) == 3:  # from _trec_syntax
+            label, opts, name = item
+        else:
+            label, opts = split_request(item)
+            name = label
         spec, kk, preset = parse_name(name)
         if k is not None and kk is None and spec.takes_k:
             kk = k
@@ -187,6 +177,29 @@ def _as_run(run):
                                 f"got {type(run).__name__}.")
 
 
+#: Options the trec_eval setting gives every metric that reads them (unless
+#: the metric's name or the caller says otherwise).
+_TREC_FIXED = {"denominator": "relevant", "p": 0.9, "graded": True, "zero_if_judged": True}
+
+
+def _trec_syntax(metrics):
+    """Expand trec_eval's ``-m`` syntax (``"P.5,10"``, ``"all_trec"``) into the
+    names trec_eval prints; other names pass through."""
+    from ._trec_eval import MEASURES, SETS, parse_measures, requests
+
+    out = []
+    for item in as_metric_list(metrics):
+        name = item if isinstance(item, str) else None
+        head = name.partition(".")[0] if name else None
+        if name and (name in SETS or ("." in name and head in MEASURES)):
+            chosen = parse_measures([name])
+            for _, printed, key, options in requests(chosen):
+                out.append((printed, dict(options), key))  # label, options, metric
+        else:
+            out.append(item)
+    return out
+
+
 def _trec_gain(levels, gains):
     """A gain mapping over every level: the given gains, others their level."""
     if gains is None:
@@ -202,8 +215,8 @@ def _trec_gain(levels, gains):
 
 @validate
 def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
-                 threshold=None, gains=None, max_docs=None, no_relevant=None,
-                 progress=None):
+                 threshold=None, gains=None, max_docs=None, judged_only=False,
+                 no_relevant=None, progress=None):
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters
@@ -216,9 +229,13 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         :func:`run_from_frame`).
     metrics : str or list of str
         Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"``, ``"mrr"``;
-        trec_eval names (``"P_5"``, ``"map_cut_10"``, ``"ndcg_cut_10"``,
-        ``"recall_100"``, ``"success_5"``, ``"recip_rank"``, ``"Rprec"``) are
-        accepted too.
+        the names trec_eval prints (``"P_5"``, ``"map_cut_10"``,
+        ``"iprec_at_recall_0.10"``, ``"Rprec_mult_0.20"``, ``"set_F"``,
+        ``"bpref"``, ``"gm_map"``, ``"infAP"``, ``"num_rel"``, ...); trec_eval's
+        ``-m`` syntax (``"P.5,10"``, ``"ndcg.1=3,2=9"``, ``"set_F.0.5"``,
+        ``"rbp.p=0.8"``, and the sets ``"official"`` and ``"all_trec"``),
+        which expands into the names trec_eval prints; and ir_measures' names
+        (``"nDCG@10"``, ``"AP@100"``, ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``).
     setting : {"sk_rankmetrics", "trec_eval"}, default="sk_rankmetrics"
         ``"sk_rankmetrics"``: this package's defaults (tied scores averaged
         over their orderings; AP@k divided by min(k, R)). ``"trec_eval"``
@@ -237,6 +254,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     max_docs : int, optional
         Keep only the first ``max_docs`` ranked documents of each query
         (trec_eval ``-M``).
+    judged_only : bool, default=False
+        Remove the documents the qrels do not judge from the ranking before
+        scoring (trec_eval ``-J``).
     no_relevant : "warn", "skip" or float, optional
         Policy for queries without a relevant document (default ``"warn"``;
         ``0.0`` in the trec_eval setting).
@@ -260,7 +280,10 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     Documents are ranked by score, descending; ``rank`` columns are ignored,
     as trec_eval ignores them. In the trec_eval setting the nDCG ideal is taken
     over every judged document of the query, and the nDCG@k ideal over the top
-    min(k, R) of them. Cost: O(n log n) in the number of run lines.
+    min(k, R) of them; ``rbp`` and ``rbp_resid`` take trec_eval's persistence
+    0.9 and graded gains. Counts (``num_rel``, ...) are summed over queries and
+    ``gm_map`` is a geometric mean, as trec_eval prints them. Cost: O(n log n)
+    in the number of run lines.
 
     Examples
     --------
@@ -287,16 +310,18 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         if no_relevant is None:
             no_relevant = 0.0
     requests = _with_options(
-        metrics, None, where="evaluate_run", trec_names=True,
+        _trec_syntax(metrics), None, where="evaluate_run",
         given={"threshold": ("threshold", threshold, threshold),
                "gain": ("gains", gains,
                         _trec_gain(rel if judged is None else rel[judged], gains))},
-        fixed={"denominator": "relevant"} if trec else None,
+        fixed=_TREC_FIXED if trec else None,
     )
     no_relevant = "warn" if no_relevant is None else no_relevant
     if q._columns is not None and r._columns is not None and len(r):
         inputs, perm = _preranked_from_columns(q, r, judged, complete=complete,
                                                max_docs=max_docs, trec=trec)
+        if judged_only:
+            inputs = inputs.judged_only()
         raw = compute(inputs, requests, ignore_ties=trec, progress=progress)
         per_query, mean = reduce_results(raw, requests, no_relevant, None)
         return EvaluationResult(inputs.query_ids[perm],
@@ -308,6 +333,8 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
     inputs = build_preranked(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
                              queries="truth" if complete else "both", truth_judged=judged)
+    if judged_only:
+        inputs = inputs.judged_only()
     res = _finish(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
                   progress=progress)
     perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
@@ -402,12 +429,12 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
     row_of_t[rows_t] = np.arange(n)
     trow = row_of_t[truth_code]
     tkeep = trow >= 0
-    if judged is not None:
-        tkeep &= judged
     trow, tcode, trel = trow[tkeep], doc_code[tkeep], q.relevance[tkeep]
+    tjudged = None if judged is None else judged[tkeep]  # negative levels: pooled, unjudged
     t_order = _sort_pairs(trow, tcode, n)
     if t_order is not None:
         trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
+        tjudged = None if tjudged is None else tjudged[t_order]
     if trel.size and not (items >= 0).any():
         warnings.warn(
             "no ranked item appears in the truth: every query scores as if nothing "
@@ -416,7 +443,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
         )
     inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n), tcode,
                              trel.astype(np.float64),
-                             rec_scores=None if trec else scores_o)
+                             rec_scores=None if trec else scores_o, truth_judged=tjudged)
     return inputs, np.argsort(names, kind="stable")
 
 
@@ -699,3 +726,47 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
         raise InvalidParameterError("the score column must hold numbers.") from None
     return TrecRun(_column(df, _QUERY_COLS, "query", query),
                    _column(df, _ITEM_COLS, "item", item), s, tag=tag, source="data frame")
+
+
+def relevance_strings(qrels, run, query_ids, length, *, max_docs=None, judged_only=False):
+    """trec_eval's relstring: the relevance of each query's first documents.
+
+    One character per document in trec_eval's order: the level (0-9, '>'
+    above 9), '-' for a document the qrels do not name, '.' for one they
+    name with a negative level (pooled, unjudged). Returns one string per
+    query of ``query_ids`` (output formatting: strings per query).
+    """
+    q, r = _as_qrels(qrels), _as_run(run)
+    qid, doc = np.asarray(r.qid).astype(str), np.asarray(r.docno).astype(str)
+    run_ids, lens, items, _ = group_long(qid, doc, r.score, order="score")
+    sep = "\x1f"
+    keys_q = np.char.add(np.char.add(np.asarray(q.qid).astype(str), sep),
+                         np.asarray(q.docno).astype(str))
+    order = np.argsort(keys_q)
+    keys_q, levels = keys_q[order], np.asarray(q.relevance)[order]
+    keys_r = np.char.add(np.char.add(np.repeat(run_ids.astype(str), lens), sep),
+                         items.astype(str))
+    if keys_q.size:
+        pos = np.minimum(np.searchsorted(keys_q, keys_r), keys_q.size - 1)
+        found = keys_q[pos] == keys_r
+        level = np.where(found, levels[pos], 0.0)
+    else:
+        found, level = np.zeros(keys_r.size, dtype=bool), np.zeros(keys_r.size)
+    digits = np.char.mod("%d", np.trunc(np.clip(level, 0, 9)))
+    chars = np.where(~found, "-", np.where(level < 0, ".", np.where(level > 9, ">", digits)))
+    row = np.repeat(np.arange(lens.size), lens)
+    keep = np.ones(keys_r.size, dtype=bool)
+    if max_docs is not None:  # -M cuts first, -J removes after, as trec_eval
+        keep &= np.arange(keys_r.size) - np.repeat(np.cumsum(lens) - lens, lens) < max_docs
+    if judged_only:
+        keep &= found & (level >= 0)
+    # Rank of each kept document within its query.
+    counts = np.bincount(row, weights=keep, minlength=lens.size).astype(np.int64)
+    rank = np.cumsum(keep) - 1 - np.repeat(np.cumsum(counts) - counts, lens)
+    keep &= rank < length
+    row, kept = row[keep], chars[keep]
+    cuts = np.flatnonzero(np.diff(row)) + 1
+    firsts = row[np.concatenate(([0], cuts))] if row.size else np.zeros(0, dtype=np.int64)
+    strings = {run_ids.astype(str)[i]: "".join(part)
+               for i, part in zip(firsts.tolist(), np.split(kept, cuts))}
+    return [strings.get(str(qq), "") for qq in np.asarray(query_ids).tolist()]

@@ -2,20 +2,23 @@
 
 :data:`MEASURES` lists trec_eval 10.0's measures in its own order (the order
 it prints them in). Each entry says how a measure maps to this package: the
-metric it is, the syntax of its parameters (cut-offs such as ``P.5,10`` or
-per-level gains such as ``ndcg.1=3,2=9``), its default parameters, and how
-its ``all`` line is made from the per-query values. A measure without a
-metric is not supported yet: asking for it (by name, or through ``official``,
-``all_trec`` or the default set) raises, naming it. Supporting one is adding
-its metric here.
+metric it is (a name :func:`~sk_rankmetrics._registry.parse_name` reads), the
+syntax of its parameters (``P.5,10``, ``iprec_at_recall.0.1,0.5``,
+``ndcg.1=3,2=9``, ``utility.1,-1,0,0``, ``rbp.p=0.8``), its defaults, how its
+printed names are made and how its ``all`` line is printed. A measure without
+a metric (the preference and judgement-group measures) is not supported:
+asking for it raises, naming it.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 #: trec_eval's default cut-offs.
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
 class TrecMeasure:
@@ -24,32 +27,39 @@ class TrecMeasure:
     Parameters
     ----------
     name : str
-        trec_eval's name (``"P"``, ``"ndcg_cut"``).
+        trec_eval's name (``"P"``, ``"iprec_at_recall"``).
     metric : str or None
-        This package's metric (``"precision"``); None: not supported yet.
-    params : {None, "cutoffs", "gains"}
-        The syntax of ``-m name.PARAMS``.
+        This package's metric (a name :func:`parse_name` reads); None: not
+        supported. Cut-off measures append ``@k`` (or the level).
+    params : {None, "cutoffs", "levels", "gains", "values", "pairs"}
+        The syntax of ``-m name.PARAMS``: integer cut-offs (printed
+        ``name_k``), real levels (printed ``name_0.10``), ``level=gain``
+        pairs, a list of reals, or ``name=value`` pairs (``rbp.p=0.8``).
     defaults : tuple
-        Default cut-offs.
-    average : {"mean", "count", "runid"}
-        How the ``all`` line is made: the mean over queries, the number of
-        queries, or the run tag.
+        Default parameters.
+    show : {"mean", "count", "runid", "integer", "string"}
+        How values are printed: 4 decimals; the number of queries; the run
+        tag; integers (counts); a quoted string (relstring).
     per_query : bool
         Whether ``-q`` prints a line per query.
+    options : callable, optional
+        ``options(params) -> dict``: the package options of the parameters.
     """
 
-    def __init__(self, name, metric=None, params=None, defaults=(), average="mean",
-                 per_query=True):
+    def __init__(self, name, metric=None, params=None, defaults=(), show="mean",
+                 per_query=True, options=None, summary=True):
         self.name = name
         self.metric = metric
         self.params = params
         self.defaults = tuple(defaults)
-        self.average = average
+        self.show = show
         self.per_query = per_query
+        self.options = options
+        self.summary = summary
 
     @property
     def supported(self):
-        return self.metric is not None or self.average in ("count", "runid")
+        return self.metric is not None or self.show in ("count", "runid", "string")
 
 
 def _m(*args, **kwargs):
@@ -57,36 +67,91 @@ def _m(*args, **kwargs):
     return m.name, m
 
 
+def _gain_options(params):
+    return {} if params is None else {"gain": params[1]}
+
+
+def _payoffs(values):
+    if len(values) != 4:
+        raise ValueError("utility takes 4 values (relevant retrieved, non-relevant "
+                         f"retrieved, relevant missed, non-relevant missed), got {len(values)}.")
+    return {"payoffs": tuple(values)}
+
+
+def _recall_levels(values):
+    return {"recall_levels": tuple(values)}
+
+
+def _set_f(values):
+    # trec_eval's x weighs recall against precision: (x + 1) P R / (x P + R),
+    # which is F_beta with beta**2 = x.
+    if values[0] <= 0:
+        raise ValueError(f"set_F takes a positive weight, got {values[0]:g}.")
+    return {"beta": math.sqrt(values[0])}
+
+
+def _rbp(pairs, trec_default=0.9):
+    out = {"p": trec_default, "graded": True}
+    for key, value in (pairs or {}).items():
+        if key != "p":
+            raise ValueError(f"rbp takes p=VALUE (persistence), not {key}={value:g}; per-level "
+                             "gains of rbp are not supported.")
+        out["p"] = value
+    return out
+
+
+def _rbp_resid(pairs):
+    out = _rbp(pairs)
+    del out["graded"]
+    return {**out, "zero_if_judged": True}
+
+
 #: trec_eval 10.0's measures, in its order.
 MEASURES = dict([
-    _m("runid", average="runid", per_query=False),
-    _m("num_q", average="count", per_query=False),
-    _m("num_ret"), _m("num_rel"), _m("num_rel_ret"),
+    _m("runid", show="runid", per_query=False),
+    _m("num_q", show="count", per_query=False),
+    _m("num_ret", "num_ret", show="integer"),
+    _m("num_rel", "num_rel", show="integer"),
+    _m("num_rel_ret", "num_rel_ret", show="integer"),
     _m("map", "map"),
-    _m("gm_map"),
+    _m("gm_map", "gm_map", per_query=False),
     _m("Rprec", "r_precision"),
-    _m("bpref"),
+    _m("bpref", "bpref"),
     _m("recip_rank", "mrr"),
-    _m("iprec_at_recall"),
+    _m("iprec_at_recall", "iprec_at_recall", "levels", _LEVELS),
     _m("P", "precision", "cutoffs", CUTOFFS),
-    _m("relstring"),
+    _m("relstring", params="values", defaults=(10.0,), show="string", summary=False),
     _m("recall", "recall", "cutoffs", CUTOFFS),
-    _m("infAP"), _m("gm_bpref"), _m("Rprec_mult"), _m("utility"), _m("11pt_avg"),
-    _m("binG"), _m("G"), _m("dcg"), _m("ideal_dcg"),
-    _m("ndcg", "ndcg", "gains"),
-    _m("ndcg_rel"), _m("Rndcg"),
+    _m("infAP", "infap"),
+    _m("gm_bpref", "gm_bpref", per_query=False),
+    _m("Rprec_mult", "rprec_mult", "levels", _MULTIPLES),
+    _m("utility", "utility", "values", (1.0, -1.0, 0.0, 0.0), options=_payoffs),
+    _m("11pt_avg", "11pt_avg", "values", _LEVELS, options=_recall_levels),
+    _m("binG", "bing"),
+    _m("G", "g", "gains", options=_gain_options),
+    _m("dcg"), _m("ideal_dcg"),
+    _m("ndcg", "ndcg", "gains", options=_gain_options),
+    _m("ndcg_rel", "ndcg_rel", "gains", options=_gain_options),
+    _m("Rndcg", "rndcg", "gains", options=_gain_options),
     _m("ndcg_cut", "ndcg", "cutoffs", CUTOFFS),
     _m("map_cut", "map", "cutoffs", CUTOFFS),
-    _m("relative_P"),
+    _m("relative_P", "relative_p", "cutoffs", CUTOFFS),
     _m("success", "hit_rate", "cutoffs", (1, 5, 10)),
-    _m("set_P"), _m("set_relative_P"), _m("set_recall"), _m("set_map"), _m("set_F"),
-    _m("num_nonrel_judged_ret"),
+    _m("set_P", "set_p"),
+    _m("set_relative_P", "set_relative_p"),
+    _m("set_recall", "set_recall"),
+    _m("set_map", "set_map"),
+    _m("set_F", "set_f", "values", (1.0,), options=_set_f),
+    _m("num_nonrel_judged_ret", "num_nonrel_judged_ret", show="integer"),
     _m("prefs_num_prefs_poss"), _m("prefs_num_prefs_ful"), _m("prefs_num_prefs_ful_ret"),
     _m("prefs_simp"), _m("prefs_pair"), _m("prefs_avgjg"), _m("prefs_avgjg_Rnonrel"),
     _m("prefs_simp_ret"), _m("prefs_pair_ret"), _m("prefs_avgjg_ret"),
     _m("prefs_avgjg_Rnonrel_ret"), _m("prefs_simp_imp"), _m("prefs_pair_imp"),
     _m("prefs_avgjg_imp"), _m("map_avgjg"), _m("P_avgjg"), _m("Rprec_mult_avgjg"),
-    _m("yaap"), _m("rbp"), _m("rbp_resid"), _m("unj"),
+    _m("yaap"),
+    _m("rbp", "rbp", "pairs", options=_rbp),
+    _m("rbp_resid", "rbp_resid", "pairs", options=_rbp_resid),
+    _m("unj", "unjudged", "cutoffs", (5, 10, 20)),
 ])
 
 _OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
@@ -112,11 +177,14 @@ SETS = {
 }
 
 _LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
-_GAIN = re.compile(r"^\s*([+-]?\d+)\s*=\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$")
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_GAIN = re.compile(rf"^\s*([+-]?\d+)\s*=\s*({_NUMBER})\s*$")
+_PAIR = re.compile(rf"^\s*([A-Za-z_]\w*)\s*=\s*({_NUMBER})\s*$")
+_REAL = re.compile(rf"^\s*({_NUMBER})")
 
 
 class UnsupportedMeasure(ValueError):
-    """A trec_eval measure this package does not compute yet."""
+    """A trec_eval measure this package does not compute."""
 
 
 def _cutoffs(text, spec):
@@ -129,24 +197,35 @@ def _cutoffs(text, spec):
     return tuple(sorted(set(values)))
 
 
-def _gains(text, spec):
-    gains = {}
+def _reals(text, spec):
+    values = []
     for part in text.split(","):
-        m = _GAIN.match(part)
+        m = _REAL.match(part)  # trec_eval reads each with atof
         if not m:
-            raise ValueError(f"measure {spec!r}: {part!r} is not a level=gain pair "
-                             "(such as 1=3).")
-        gains[float(m.group(1))] = float(m.group(2))
-    return gains
+            raise ValueError(f"measure {spec!r}: {part!r} is not a number.")
+        values.append(float(m.group(1)))
+    return tuple(values)
+
+
+def _pairs(text, spec, pattern, what):
+    out = {}
+    for part in text.split(","):
+        m = pattern.match(part)
+        if not m:
+            raise ValueError(f"measure {spec!r}: {part!r} is not a {what} pair.")
+        key = float(m.group(1)) if pattern is _GAIN else m.group(1)
+        out[key] = float(m.group(2))
+    return out
 
 
 def parse_measures(specs):
     """``-m`` arguments -> ``{name: params}`` in trec_eval's order.
 
-    ``params`` is a tuple of cut-offs, a ``(text, gains)`` pair for ``ndcg``
-    with gains, or None. Raises :class:`UnsupportedMeasure` naming every
-    measure asked for (directly or through a set) that is not supported yet,
-    and ValueError for a name trec_eval does not know.
+    ``params`` is a tuple (cut-offs, levels or values), a ``(text, dict)``
+    pair for ``level=gain`` or ``name=value`` parameters, or None for the
+    defaults. Raises :class:`UnsupportedMeasure` naming every measure asked
+    for (directly or through a set) that is not supported, and ValueError
+    for a name trec_eval does not know.
     """
     chosen = {}
     missing = []
@@ -165,43 +244,60 @@ def parse_measures(specs):
                 if n not in missing:
                     missing.append(n)
                 continue
-            if param and m.params is None:
-                raise ValueError(f"measure {spec!r}: {n} takes no parameters.")
-            if m.params == "cutoffs":
-                chosen[n] = _cutoffs(param, spec) if param else m.defaults
-            elif m.params == "gains" and param:
-                chosen[n] = (param, _gains(param, spec))
-            else:
+            if not param:
                 chosen.setdefault(n, None)
+            elif m.params is None:
+                raise ValueError(f"measure {spec!r}: {n} takes no parameters.")
+            elif m.params == "cutoffs":
+                chosen[n] = _cutoffs(param, spec)
+            elif m.params == "levels":
+                values = _reals(param, spec)
+                if len(set(values)) != len(values):
+                    raise ValueError(f"measure {spec!r}: duplicate levels.")
+                chosen[n] = tuple(sorted(values))
+            elif m.params == "values":
+                chosen[n] = (param, _reals(param, spec))
+            elif m.params == "gains":
+                chosen[n] = (param, _pairs(param, spec, _GAIN, "level=gain"))
+            else:
+                chosen[n] = (param, _pairs(param, spec, _PAIR, "name=value"))
     if missing:
         raise UnsupportedMeasure(
-            f"trec_eval measure{'s' if len(missing) > 1 else ''} not supported yet: "
-            f"{', '.join(missing)}; ask for supported ones with -m (for example -m map "
-            "-m P.5,10 -m ndcg_cut.10 -m recip_rank -m Rprec -m recall.100 -m success.10 "
-            "-m map_cut.100 -m ndcg)."
+            f"trec_eval measure{'s' if len(missing) > 1 else ''} not supported: "
+            f"{', '.join(missing)} (preference and judgement-group measures need files "
+            "this package does not read)."
         )
     order = list(MEASURES)
     return dict(sorted(chosen.items(), key=lambda kv: order.index(kv[0])))
 
 
 def requests(chosen):
-    """``[(measure, name, metric, options)]`` of the chosen measures, in output order.
+    """``[(measure, name, key, options)]`` of the chosen measures, in output order.
 
-    ``name`` is the output name (``P_5``), ``metric`` this package's metric
-    (``precision@5``, also the key of the result) and ``options`` the
-    per-level ``gains`` of ``ndcg.L=G,...`` (None otherwise).
+    ``name`` is the printed name (``P_5``, ``ndcg_1=3,2=9``), ``key`` a metric
+    name (also the key of the result) and ``options`` its options (a dict,
+    possibly empty; the gains of ``ndcg.L=G`` come back as a mapping to be
+    completed over the qrels' levels).
     """
     out = []
     for top, params in chosen.items():
         m = MEASURES[top]
         if m.metric is None:
             continue
-        if m.params == "cutoffs":
-            out += [(top, f"{top}_{k}", f"{m.metric}@{k}", None) for k in params]
-        elif m.params == "gains" and params is not None:
-            out.append((top, f"{top}_{params[0]}", m.metric, params[1]))
-        else:
-            out.append((top, top, m.metric, None))
+        if m.params in ("cutoffs", "levels"):
+            values = m.defaults if params is None else params
+            for v in values:
+                name = f"{top}_{v}" if m.params == "cutoffs" else f"{top}_{v:3.2f}"
+                out.append((top, name, name, {}))
+            continue
+        text, value = (None, None) if params is None else params
+        if m.params == "values" and value is None:
+            value = m.defaults
+        options = {}
+        if m.options is not None:
+            options = m.options(value) if m.params != "gains" else m.options(params)
+        name = top if text is None else f"{top}_{text}"
+        out.append((top, name, m.metric, options))
     return out
 
 
@@ -209,27 +305,45 @@ def _line(name, qid, value):
     return f"{name:<22}\t{qid}\t{value}"
 
 
-def format_lines(chosen, rows, result, *, tag, per_query=False, summary=True):
+def _value(show, v):
+    if show == "integer":
+        return f"{round(v)}"
+    return f"{v:6.4f}"
+
+
+def format_lines(chosen, rows, result, *, tag, per_query=False, summary=True,
+                 relstrings=None):
     """trec_eval's output lines for ``result`` (an EvaluationResult).
 
     ``rows`` are the ``(measure, name, key, _)`` of :func:`requests`. Per-query
     lines (``-q``) come first, query by query in the order of
     ``result.query_ids``, then the ``all`` lines (unless ``summary`` is
-    False, trec_eval's ``-n``); values have 4 decimals, counts none.
+    False, trec_eval's ``-n``): 4 decimals, counts as integers.
+    ``relstrings`` maps ``(name, query index)`` to relstring's text.
     """
     lines = []
     if per_query:
         for i, q in enumerate(result.query_ids.tolist()):
-            for _, name, key, _ in rows:
-                lines.append(_line(name, q, f"{result.per_query[key][i]:6.4f}"))
+            for top in chosen:
+                m = MEASURES[top]
+                if not m.per_query:
+                    continue
+                if m.show == "string":
+                    for name, strings in (relstrings or {}).items():
+                        lines.append(_line(name, q, f"'{strings[i]}'"))
+                    continue
+                lines += [_line(name, q, _value(m.show, result.per_query[key][i]))
+                          for t, name, key, _ in rows if t == top]
     if summary:
         for top in chosen:
             m = MEASURES[top]
-            if m.average == "runid":
+            if not m.summary:
+                continue
+            if m.show == "runid":
                 lines.append(_line("runid", "all", tag))
-            elif m.average == "count":
+            elif m.show == "count":
                 lines.append(_line("num_q", "all", len(result.query_ids)))
             else:
-                lines += [_line(name, "all", f"{result.mean[key]:6.4f}")
+                lines += [_line(name, "all", _value(m.show, result.mean[key]))
                           for t, name, key, _ in rows if t == top]
     return lines

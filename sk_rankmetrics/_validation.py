@@ -276,7 +276,7 @@ class ListOf:
         what = "a non-empty list" if self.length is None else f"a list of {self.length}"
         if isinstance(self.constraint, Options):
             return f"{what} of them"
-        return f"{what} of {self.constraint.describe()}s"
+        return f"{what} of values, each {self.constraint.describe()}"
 
     def invalid_examples(self):
         return [[], ["no-such-option"]]

@@ -58,10 +58,9 @@ def table_type(name, convert):
 def metric_type(text):
     """A metric name (this package's, or trec_eval's such as P_5), checked now."""
     from .._registry import parse_name
-    from .._runs import metric_from_trec_name
 
     try:
-        parse_name(metric_from_trec_name(text))
+        parse_name(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
     return text

@@ -15,28 +15,45 @@ from ._common import Progress, UsageError, read_input, table_type
 
 
 def run(args):
+    from .._registry import parse_name
     from .._runs import _trec_gain, evaluate_run
     from .._trec_eval import UnsupportedMeasure, format_lines, parse_measures, requests
 
-    if args.judged_only:
-        raise UsageError("-J (judged documents only) is not supported yet")
     try:
         chosen = parse_measures(args.measure)
+        rows = requests(chosen)
     except (UnsupportedMeasure, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    rows = requests(chosen)
     qrels = read_input(args.qrels, args.qrels_format, "qrels")
     run_ = read_input(args.run, args.run_format, "run")
     levels = qrels.relevance[qrels.relevance >= 0]
-    metrics = [key if gains is None else (key, {"gain": _trec_gain(levels, gains)})
-               for _, _, key, gains in rows]
-    if not metrics:  # only runid / num_q: any metric finds the evaluated queries
-        metrics = ["mrr"]
+    metrics = []
+    for _, _, key, options in rows:
+        if "gain" in options:  # trec_eval's ndcg.L=G: other levels keep their level
+            options = {**options, "gain": _trec_gain(levels, options["gain"])}
+        metrics.append((key, options) if options else key)
+    if not metrics:  # only runid / num_q / relstring: any metric finds the queries
+        metrics = ["num_q"]
+    # -l applies to the measures that read a relevance level (trec_eval
+    # ignores it for the others, such as ndcg).
+    reads_level = any("threshold" in parse_name(m if isinstance(m, str) else m[0])[0].options
+                      for m in metrics)
     prog = Progress("trec_eval", force=args.progress)
     res = evaluate_run(qrels, run_, metrics, setting="trec_eval", complete=args.complete,
-                       threshold=args.level, max_docs=args.max_docs, progress=prog)
+                       threshold=args.level if reads_level else None,
+                       max_docs=args.max_docs, judged_only=args.judged_only, progress=prog)
+    relstrings = None
+    if "relstring" in chosen and args.query:
+        from .._runs import relevance_strings
+
+        param = chosen["relstring"]
+        length = 10 if param is None else int(param[1][0])
+        name = "relstring" if param is None else f"relstring_{param[0]}"
+        relstrings = {name: relevance_strings(qrels, run_, res.query_ids, length,
+                                              max_docs=args.max_docs,
+                                              judged_only=args.judged_only)}
     lines = format_lines(chosen, rows, res, tag=run_.tag, per_query=args.query,
-                         summary=not args.no_summary)
+                         summary=not args.no_summary, relstrings=relstrings)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
     return 0
@@ -49,9 +66,9 @@ def add_parser(sub, parents):
         "trec_eval", help="trec_eval's flags and output (a drop-in for trec_eval)",
         parents=parents,
         description="Score a run against qrels with trec_eval's flags and print exactly the "
-                    "lines trec_eval prints for the measures this package supports: map, "
-                    "Rprec, recip_rank, P, recall, success, map_cut, ndcg, ndcg_cut, num_q, "
-                    "runid. A measure not supported yet is an error naming it.",
+                    "lines trec_eval prints: every measure of all_trec (the preference and "
+                    "judgement-group measures, which need other files, are an error naming "
+                    "them).",
     )
     p.add_argument("qrels", help="qrels file")
     p.add_argument("run", help="run file")
@@ -66,7 +83,8 @@ def add_parser(sub, parents):
     p.add_argument("-l", dest="level", type=table_type("threshold", float), metavar="N",
                    help="lowest relevance level that counts as relevant (default 1)")
     p.add_argument("-J", dest="judged_only", action="store_true",
-                   help="judged documents only (not supported yet: an error)")
+                   help="evaluate over judged documents only: unjudged ones are removed from "
+                        "the ranking first")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE[.PARAMS]",
                    help="measure or set, repeatable: map, P.5,10, ndcg_cut.10, "
                         "ndcg.1=3,2=9, recall.100, success.1,5, official, all_trec "
