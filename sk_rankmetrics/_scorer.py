@@ -166,6 +166,15 @@ class RankingScorer:
       a query. ``qid`` reaches the scorer through metadata routing:
       ``scorer.set_score_request(qid=True)``.
 
+    Inside ``GridSearchCV``, ``cross_validate`` and ``cross_val_score``,
+    scikit-learn records a scorer that raises as a score of NaN
+    (``error_score=np.nan``, their default). A scorer that requests ``qid``
+    and is given none by ``GridSearchCV.fit`` or ``cross_validate`` raises
+    before any fit. Other errors (a 1-D ``y`` with a regressor and no ``qid``,
+    say) can only be seen when the scorer is called: it then warns, naming
+    your line, before it raises; ``error_score="raise"`` stops the search at
+    the first error.
+
     Examples
     --------
     >>> import numpy as np
@@ -286,8 +295,13 @@ class RankingScorer:
         Notes
         -----
         Routed metadata that the scorer has not requested raise scikit-learn's
-        ``UnsetMetadataPassedError``; a requested ``qid`` that is missing at
-        scoring time raises a ``ValueError``.
+        ``UnsetMetadataPassedError``. A requested ``qid`` that is missing
+        raises a ``ValueError``: when scikit-learn routes the metadata of
+        ``GridSearchCV.fit`` or ``cross_validate`` to this scorer, before any
+        fit; otherwise (a dict of scorers, ``cross_val_score``) when the
+        scorer is called, where scikit-learn turns the error into a score of
+        NaN unless ``error_score="raise"`` (the scorer warns first, naming
+        your line).
 
         Examples
         --------
