@@ -546,10 +546,12 @@ def get_scorers(names, **options):
 
 
 def get_scorer_names():
-    """Metric names accepted by :func:`get_scorer` (append ``@k`` for a cut-off).
+    """Every metric name accepted by :func:`get_scorer` (append ``@k`` for a cut-off).
 
-    The list is the metric registry's (:func:`sk_rankmetrics.metric_names`):
-    canonical names, presets such as ``"ndcg_exp"`` and aliases.
+    Like scikit-learn's own ``get_scorer_names``, the list holds every
+    accepted spelling: the canonical names and presets of
+    :func:`sk_rankmetrics.metric_names` and their aliases
+    (``metric_names(aliases=True)`` says which name each alias stands for).
 
     Returns
     -------
@@ -558,13 +560,16 @@ def get_scorer_names():
 
     Notes
     -----
-    Any name may take a cut-off, ``"name@k"``, except ``"r_precision"``.
+    Any name may take a cut-off, ``"name@k"``, except ``"r_precision"`` and
+    its aliases.
 
     Examples
     --------
-    >>> from sk_rankmetrics import get_scorer_names
+    >>> from sk_rankmetrics import get_scorer_names, metric_names
     >>> {"ndcg", "ndcg_exp", "map", "mrr", "precision", "recall", "hit_rate"} <= set(
     ...     get_scorer_names())
     True
+    >>> "p" in get_scorer_names() and "p" not in metric_names()
+    True
     """
-    return metric_names()
+    return sorted({*metric_names(), *metric_names(aliases=True)})

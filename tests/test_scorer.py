@@ -96,7 +96,17 @@ def test_plain_make_scorer_with_multilabel_predict_proba():
 
 
 def test_names_come_from_the_registry():
-    assert get_scorer_names() == metric_names()
+    from sk_rankmetrics._registry import METRICS, PRESETS
+
+    assert metric_names() == sorted({*METRICS, *PRESETS})  # no alias among the names
+    aliases = metric_names(aliases=True)
+    assert set(aliases.values()) <= set(METRICS) and not set(aliases) & set(metric_names())
+    assert aliases["r"] == "recall" and aliases["p"] == "precision"
+    # scikit-learn's get_scorer_names lists every accepted spelling; so does ours
+    assert get_scorer_names() == sorted({*metric_names(), *aliases})
+    for name in get_scorer_names():
+        get_scorer(name if name == "r_precision" or aliases.get(name) == "r_precision"
+                   else f"{name}@3")
     for name in ISSUE_NAMES:
         assert name.split("@")[0] in get_scorer_names()
 
