@@ -219,21 +219,6 @@ def test_get_scorers_options_and_errors():
         get_scorers([3])
 
 
-def test_sklearn_integration_page_examples():
-    import doctest
-    from pathlib import Path
-
-    page = Path(__file__).resolve().parents[1] / "docs" / "sklearn_integration.md"
-    if not page.exists():
-        pytest.skip("docs/sklearn_integration.md is not in this checkout")
-    result = doctest.testfile(
-        str(page), module_relative=False, verbose=False, report=True,
-        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-    )
-    assert result.attempted > 10
-    assert result.failed == 0, f"{result.failed} example(s) of the page failed"
-
-
 def test_sample_weight_reaches_scorers_without_routing():
     """With routing off, GridSearchCV forwards fit's sample_weight to scorers
     that accept it; each scorer then takes a weighted mean over rows."""

@@ -1,0 +1,182 @@
+"""Every code block of README.md and of docs/*.md runs as given.
+
+For each page, in a fresh namespace and a fresh working directory, the
+fenced code blocks run top to bottom in the order of the page, as a reader
+would paste them:
+
+- a ``python`` block with ``>>>`` prompts is a doctest: its printed outputs
+  must match (ELLIPSIS and NORMALIZE_WHITESPACE);
+- any other ``python`` block is executed as a script;
+- in a ``bash`` block, each ``sk-rankmetrics ...`` or ``python -m
+  sk_rankmetrics ...`` command is run and must exit with 0 (installation,
+  test, documentation and benchmark commands are left out);
+- ``text`` blocks and MyST directives (```` ```{include} ````) are not code.
+
+A page passes when every block runs, no output differs and no warning
+escapes (an example that shows a warning catches it). A page whose code needs
+an optional library that is not installed is skipped.
+"""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import shlex
+import subprocess
+import sys
+import traceback
+import warnings
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if p.exists()]
+OPTIONAL = {"matplotlib", "pandas", "polars", "pyarrow", "xgboost", "lightgbm", "selenium"}
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
+_PYTHON = {"python", "py", "python3", "pycon"}
+_SHELL = {"bash", "sh", "shell", "console"}
+_COMMAND = re.compile(r"^(sk-rankmetrics|python3? -m sk_rankmetrics)\b")
+
+
+def code_blocks(text):
+    """``(line number, language, code)`` of each fenced block, nested ones included."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        match = _FENCE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        indent, fence = match["indent"], match["fence"]
+        info = match["info"].strip()
+        body, j = [], i + 1
+        while j < len(lines):
+            stripped = lines[j].strip()
+            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                break
+            line = lines[j]
+            body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
+            j += 1
+        language = info.split()[0].lower() if info else ""
+        yield i + 1, language, "\n".join(body) + "\n"
+        i = j + 1
+
+
+def shell_commands(code):
+    """The package's own commands of a shell block, continuation lines joined."""
+    joined = re.sub(r"\s*\\\n\s*", " ", code)
+    out = []
+    for line in joined.splitlines():
+        line = line.strip()
+        if line.startswith("$ "):
+            line = line[2:]
+        if not line or line.startswith("#"):
+            continue
+        for part in line.split("&&"):
+            part = part.strip()
+            if _COMMAND.match(part):
+                out.append(part)
+    return out
+
+
+def _run_python(code, namespace, where):
+    if re.search(r"^\s*>>>", code, flags=re.MULTILINE):
+        test = doctest.DocTestParser().get_doctest(code, namespace, where, where, 0)
+        report = []
+        runner = doctest.DocTestRunner(
+            optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
+        runner.run(test, out=report.append, clear_globs=False)
+        namespace.update(test.globs)
+        if runner.failures:
+            raise AssertionError("".join(report))
+        return
+    try:
+        exec(compile(code, where, "exec"), namespace)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in OPTIONAL:
+            pytest.skip(f"{where} needs {exc.name}, which is not installed")
+        raise AssertionError(f"{where} failed:\n{traceback.format_exc()}") from None
+    except Exception:
+        raise AssertionError(f"{where} failed:\n{traceback.format_exc()}") from None
+
+
+def _run_shell(code, where, cwd):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    python = shlex.quote(sys.executable)
+    for command in shell_commands(code):
+        line = re.sub(r"^(sk-rankmetrics|python3? -m sk_rankmetrics)",
+                      f"{python} -m sk_rankmetrics", command)
+        out = subprocess.run(["bash", "-c", line], cwd=cwd, env=env, capture_output=True,
+                             text=True, check=False, timeout=300)
+        assert out.returncode == 0, (
+            f"{where}: `{command}` exited with {out.returncode}:\n{out.stdout[-2000:]}"
+            f"{out.stderr[-2000:]}")
+
+
+def run_page(page, cwd):
+    """Run every block of ``page``; return the warnings that escaped."""
+    namespace = {"__name__": "__main__"}
+    relative = page.relative_to(ROOT).as_posix()
+    import sklearn
+
+    # A page may switch scikit-learn's metadata routing on for good, as a
+    # reader's script would; the context restores the configuration after it.
+    with sklearn.config_context(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for lineno, language, code in code_blocks(page.read_text(encoding="utf-8")):
+            where = f"{relative}, the block at line {lineno}"
+            if language in _PYTHON:
+                _run_python(code, namespace, where)
+            elif language in _SHELL:
+                _run_shell(code, where, cwd)
+    return caught
+
+
+@pytest.fixture(autouse=True)
+def _agg_backend():
+    try:
+        import matplotlib
+    except ImportError:
+        yield
+        return
+    backend = matplotlib.get_backend()
+    matplotlib.use("Agg")
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    matplotlib.use(backend)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+def test_every_code_block_runs_as_given(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # files a page writes stay out of the repository
+    caught = run_page(page, tmp_path)
+    escaped = [f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})"
+               for w in caught]
+    assert not escaped, "warnings escaped from the examples:\n" + "\n".join(escaped)
+
+
+def test_the_readme_and_the_guide_have_code():
+    """The parser finds the blocks (a test that ran nothing would pass)."""
+    readme = list(code_blocks((ROOT / "README.md").read_text(encoding="utf-8")))
+    assert sum(lang == "python" for _, lang, _ in readme) >= 3
+    assert any(shell_commands(code) for _, lang, code in readme if lang == "bash")
+
+
+def test_the_parser_finds_nested_blocks_and_commands():
+    text = (
+        "- a list item:\n\n  ```python\n  x = 1\n  ```\n\n"
+        "````bash\n# comment\npython -m pip install . && python -m sk_rankmetrics demo\n"
+        "sk-rankmetrics evaluate a.txt b.txt \\\n  -m ndcg@10\n````\n"
+        "```{include} other.md\n```\n"
+    )
+    blocks = list(code_blocks(text))
+    assert [(lang, code) for _, lang, code in blocks[:1]] == [("python", "x = 1\n")]
+    assert shell_commands(blocks[1][2]) == ["python -m sk_rankmetrics demo",
+                                            "sk-rankmetrics evaluate a.txt b.txt -m ndcg@10"]
+    assert blocks[2][1] == "{include}"
