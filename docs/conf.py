@@ -48,7 +48,21 @@ numpydoc_class_members_toctree = False
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"sk_rankmetrics {release}"
-html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "navbar_align": "left",
+    "header_links_before_dropdown": 5,
+}
+# The pages are reached from the top bar (and the API pages from the API
+# reference); without a left sidebar the text, its tables and its code get the
+# width of the window.
+html_sidebars = {"**": []}
+# The theme's colour mode follows the reader's system; without a default the
+# theme logs a console error on a first visit.
+html_context = {"default_mode": "auto"}
+html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
 
 # Links to the scikit-learn and NumPy docs. The inventories are fetched over the
 # network; a build without network still succeeds (see _OfflineInventories).

@@ -180,3 +180,36 @@ def test_the_parser_finds_nested_blocks_and_commands():
     assert shell_commands(blocks[1][2]) == ["python -m sk_rankmetrics demo",
                                             "sk-rankmetrics evaluate a.txt b.txt -m ndcg@10"]
     assert blocks[2][1] == "{include}"
+
+
+def _extras_of_pyproject():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    out = {}
+    for extra, requirements in data["project"]["optional-dependencies"].items():
+        names = set()
+        for req in requirements:
+            if "darwin'" in req and "==" in req.split(";", 1)[-1]:
+                continue  # the macOS variant of a package listed for other systems
+            names.add(re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0].strip().lower())
+        out[extra] = names
+    return out
+
+
+def test_the_extras_table_is_pyprojects():
+    """docs/getting_started.md lists every extra with exactly its packages."""
+    text = (ROOT / "docs" / "getting_started.md").read_text(encoding="utf-8")
+    table = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and re.fullmatch(r"`\w+`", cells[0]):
+            listed = re.sub(r"\([^)]*\)", "", cells[2])
+            table[cells[0].strip("`")] = {n.strip().lower() for n in listed.split(",")}
+    assert table == _extras_of_pyproject()
+
+
+def test_gallery_code_fits_the_page():
+    """Gallery code is shown in a column of about 80 characters: no line is cut."""
+    for path in sorted((ROOT / "docs" / "examples").glob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert len(line) <= 79, f"{path.name}:{number} has {len(line)} characters"
