@@ -233,10 +233,10 @@ class RankingScorer:
             if _failure_becomes_nan():
                 warn(
                     f"the {self.metric!r} scorer failed, and scikit-learn records the "
-                    f"score of this fit "
-                    f"as nan (error_score=nan is the default of GridSearchCV, "
-                    f"cross_validate and cross_val_score; pass error_score='raise' to "
-                    f"stop at the first error instead). The error: {exc}",
+                    "score of this fit as nan (error_score=nan is the default of "
+                    "GridSearchCV, cross_validate and cross_val_score; pass "
+                    f"error_score='raise' to stop at the first error instead). The "
+                    f"error: {exc}",
                     UserWarning,
                 )
             raise
