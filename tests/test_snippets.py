@@ -41,13 +41,20 @@ _SHELL = {"bash", "sh", "shell", "console"}
 _COMMAND = re.compile(r"^(sk-rankmetrics|python3? -m sk_rankmetrics)\b")
 
 
-def code_blocks(text):
-    """``(line number, language, code)`` of each fenced block, nested ones included."""
+def code_blocks(text, with_sections=False):
+    """``(line number, language, code)`` of each fenced block, nested ones included.
+
+    With ``with_sections``, each tuple ends with the title of the ``##``
+    section that holds the block (None before the first one).
+    """
     lines = text.splitlines()
-    i = 0
+    i, section = 0, None
     while i < len(lines):
         match = _FENCE.match(lines[i])
         if not match:
+            heading = re.match(r"^(#{1,2})\s+(.+?)\s*$", lines[i])
+            if heading:
+                section = heading[2] if len(heading[1]) == 2 else None
             i += 1
             continue
         indent, fence = match["indent"], match["fence"]
@@ -61,7 +68,8 @@ def code_blocks(text):
             body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
             j += 1
         language = info.split()[0].lower() if info else ""
-        yield i + 1, language, "\n".join(body) + "\n"
+        block = (i + 1, language, "\n".join(body) + "\n")
+        yield (*block, section) if with_sections else block
         i = j + 1
 
 
@@ -117,8 +125,9 @@ def _run_shell(code, where, cwd):
             f"{out.stderr[-2000:]}")
 
 
-def run_page(page, cwd):
-    """Run every block of ``page``; return the warnings that escaped."""
+def run_page(page, cwd, sections=None, skip_sections=()):
+    """Run the blocks of ``page`` (of ``sections`` only, if given, and not of
+    ``skip_sections``); return the warnings that escaped."""
     namespace = {"__name__": "__main__"}
     relative = page.relative_to(ROOT).as_posix()
     import sklearn
@@ -127,7 +136,10 @@ def run_page(page, cwd):
     # reader's script would; the context restores the configuration after it.
     with sklearn.config_context(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for lineno, language, code in code_blocks(page.read_text(encoding="utf-8")):
+        for lineno, language, code, section in code_blocks(
+                page.read_text(encoding="utf-8"), with_sections=True):
+            if (sections is not None and section not in sections) or section in skip_sections:
+                continue
             where = f"{relative}, the block at line {lineno}"
             if language in _PYTHON:
                 _run_python(code, namespace, where)
@@ -152,13 +164,51 @@ def _agg_backend():
     matplotlib.use(backend)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
-def test_every_code_block_runs_as_given(page, tmp_path, monkeypatch):
+#: Sections (None: the whole page) whose code is known not to run as given
+#: yet, with the reason. They run in a test of their own that is expected to
+#: fail (strictly: once they run, the test fails until the entry is deleted).
+KNOWN_FAILING = {
+    ("README.md", "Files, ID lists and the command line"):
+        "its commands read qrels.txt and run.txt, which no block creates",
+    ("docs/files_and_cli.md", None):
+        "its commands read qrels.txt and run.txt, which no block creates",
+}
+
+
+def _units():
+    """``(id, page, sections, skip_sections, known failure)`` to test."""
+    out = []
+    for page in PAGES:
+        name = page.relative_to(ROOT).as_posix()
+        known = {sec: why for (p, sec), why in KNOWN_FAILING.items() if p == name}
+        if None in known:
+            out.append((name, page, None, (), known[None]))
+            continue
+        out.append((name, page, None, tuple(known), None))
+        out += [(f"{name}: {sec}", page, (sec,), (), why) for sec, why in known.items()]
+    return [pytest.param(page, sections, skip, id=ident,
+                         marks=[pytest.mark.xfail(reason=why, strict=True)] if why else [])
+            for ident, page, sections, skip, why in out]
+
+
+@pytest.mark.parametrize(("page", "sections", "skip_sections"), _units())
+def test_every_code_block_runs_as_given(page, sections, skip_sections, tmp_path,
+                                        monkeypatch):
     monkeypatch.chdir(tmp_path)  # files a page writes stay out of the repository
-    caught = run_page(page, tmp_path)
+    caught = run_page(page, tmp_path, sections, skip_sections)
     escaped = [f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})"
                for w in caught]
     assert not escaped, "warnings escaped from the examples:\n" + "\n".join(escaped)
+
+
+def test_the_known_failures_name_existing_sections():
+    for (page, section), _ in KNOWN_FAILING.items():
+        path = ROOT / page
+        if not path.exists():
+            continue
+        found = {sec for *_, sec in code_blocks(path.read_text(encoding="utf-8"),
+                                                  with_sections=True)}
+        assert section is None or section in found, (page, section)
 
 
 def test_the_readme_and_the_guide_have_code():
@@ -177,6 +227,10 @@ def test_the_parser_finds_nested_blocks_and_commands():
     )
     blocks = list(code_blocks(text))
     assert [(lang, code) for _, lang, code in blocks[:1]] == [("python", "x = 1\n")]
+    sections = [sec for *_, sec in code_blocks("# Page\n```bash\n```\n## Part two\n"
+                                               "### deeper\n```python\n```\n",
+                                               with_sections=True)]
+    assert sections == [None, "Part two"]
     assert shell_commands(blocks[1][2]) == ["python -m sk_rankmetrics demo",
                                             "sk-rankmetrics evaluate a.txt b.txt -m ndcg@10"]
     assert blocks[2][1] == "{include}"
