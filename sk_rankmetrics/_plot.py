@@ -117,8 +117,11 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
 #: cut-off and every preset has one; a test checks it).
 DISPLAY_NAMES = {
     "ndcg": "nDCG", "dcg": "DCG", "cg": "CG", "map": "MAP", "precision": "precision",
-    "recall": "recall", "hit_rate": "hit rate", "mrr": "MRR",
+    "recall": "recall", "hit_rate": "hit rate", "mrr": "MRR", "err": "ERR", "rbp": "RBP",
+    "f1": "F1", "judged": "judged", "unjudged": "unjudged",
+    "relative_p": "relative precision",
     "ndcg_exp": "nDCG (exponential gain)", "dcg_exp": "DCG (exponential gain)",
+    "nerr": "nERR", "gm_map": "GMAP",
 }
 
 _LINESTYLES = ("-", "--", ":", "-.")

@@ -699,11 +699,11 @@ def metric_names(*, aliases=False):
     Examples
     --------
     >>> from sk_rankmetrics import metric_names
-    >>> metric_names()
-    ['cg', 'dcg', 'dcg_exp', 'hit_rate', 'map', 'mrr', 'ndcg', 'ndcg_exp', 'precision',
-     'r_precision', 'recall']
-    >>> metric_names(aliases=True)["r"]
-    'recall'
+    >>> names = metric_names()
+    >>> "ndcg" in names, "ndcg_exp" in names, "map" in names, "p" in names
+    (True, True, True, False)
+    >>> metric_names(aliases=True)["p"], metric_names(aliases=True)["r"]
+    ('precision', 'recall')
     """
     if aliases:
         return {a: name for a, name in sorted(_ALIASES.items()) if a != name}

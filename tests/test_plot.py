@@ -145,7 +145,8 @@ def test_every_metric_with_a_cut_off_has_a_display_name():
     from sk_rankmetrics._plot import DISPLAY_NAMES
     from sk_rankmetrics._registry import METRICS, PRESETS
 
-    wanted = {name for name, spec in METRICS.items() if spec.takes_k} | set(PRESETS)
+    wanted = {name for name, spec in METRICS.items() if spec.takes_k}
+    wanted |= {name for name, (base, _) in PRESETS.items() if METRICS[base].takes_k}
     assert wanted <= set(DISPLAY_NAMES)
     for name in wanted:
         assert "_" not in DISPLAY_NAMES[name]  # a word, not an identifier
