@@ -1,6 +1,7 @@
 """Sphinx configuration of the sk_rankmetrics documentation."""
 
 import logging
+import re
 import sys
 from pathlib import Path
 
@@ -23,6 +24,9 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # MathJax 3 served from the site itself (_static/mathjax), not from a CDN,
+    # so that formulas render offline and behind firewalls.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
@@ -34,7 +38,7 @@ exclude_patterns = ["_build", "_templates", "examples/README.txt", "auto_example
                     "auto_examples/*.py", "auto_examples/*.md5", "auto_examples/*.json",
                     "auto_examples/*.zip"]
 
-myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_enable_extensions = ["dollarmath", "amsmath", "deflist"]
 myst_heading_anchors = 3
 
 autosummary_generate = True
@@ -44,7 +48,21 @@ numpydoc_class_members_toctree = False
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"sk_rankmetrics {release}"
-html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "navbar_align": "left",
+    "header_links_before_dropdown": 5,
+}
+# The pages are reached from the top bar (and the API pages from the API
+# reference); without a left sidebar the text, its tables and its code get the
+# width of the window.
+html_sidebars = {"**": []}
+# The theme's colour mode follows the reader's system; without a default the
+# theme logs a console error on a first visit.
+html_context = {"default_mode": "auto"}
+html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
 
 # Links to the scikit-learn and NumPy docs. The inventories are fetched over the
 # network; a build without network still succeeds (see _OfflineInventories).
@@ -68,19 +86,32 @@ sphinx_gallery_conf = {
 
 
 class _OfflineInventories(logging.Filter):
-    """Turn intersphinx's "failed to reach any of the inventories" into a note.
+    """Turn intersphinx's "failed to reach any of the inventories" into one note.
 
     Without network the inventories cannot be fetched; cross-references to
     scikit-learn and NumPy then render as plain text instead of failing a
     build run with warnings as errors. Every other warning stays an error.
     """
 
+    said = False
+
     def filter(self, record):
         if "failed to reach any of the inventories" in str(record.msg):
+            if _OfflineInventories.said:
+                return False
+            _OfflineInventories.said = True
             record.levelno, record.levelname = logging.INFO, "INFO"
             record.msg = "intersphinx: inventories not reachable (offline); links left plain."
             record.args = ()
+            record.nonl = False
         return True
+
+
+class _QuietMyst(logging.Filter):
+    """Leave out the whole MyST configuration that myst-parser logs at every build."""
+
+    def filter(self, record):
+        return not re.sub(r"\x1b\[[0-9;]*m", "", str(record.msg)).startswith("myst v")
 
 
 def _skip_generated_request_methods(app, what, name, obj, skip, options):
@@ -94,3 +125,4 @@ def setup(app):
     app.connect("autodoc-skip-member", _skip_generated_request_methods)
     for name in ("sphinx.sphinx.ext.intersphinx", "sphinx.sphinx.ext.intersphinx._load"):
         logging.getLogger(name).addFilter(_OfflineInventories())
+    logging.getLogger("sphinx.myst_parser.sphinx_ext.main").addFilter(_QuietMyst())

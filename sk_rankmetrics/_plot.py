@@ -4,19 +4,26 @@ The values are computed by the engine from one ranking pass per row chunk:
 every ``(metric, k)`` pair is one request of a single engine call, ranked down
 to the largest ``k``. matplotlib is imported inside :meth:`MetricAtKDisplay.plot`
 only, so ``import sk_rankmetrics`` never needs it.
+
+Drawing conventions: one colour per system (one :meth:`~MetricAtKDisplay.plot`
+call), one line style per metric, shared by every system drawn on the same
+axes; integer ticks for ``k``; axis labels and a title that name the metrics;
+a legend that covers no curve.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
+import weakref
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._adapters import DEFAULT_RESPONSE_METHOD, estimator_responses
 from ._ranking import _run
-from ._registry import METRICS, Request, check_k, parse_name, validate
+from ._registry import METRICS, PRESETS, Request, check_k, lookup, parse_name, validate
+from ._validation import warn
 
 
 def _check_ks(ks):
@@ -99,11 +106,85 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if undefined:  # one warning for the whole curve, not one per cut-off
         message = str(undefined[0].message).split(": ", 1)[-1]
-        warnings.warn(f"metric@k curve: {message}", UndefinedMetricWarning, stacklevel=3)
+        warn(f"metric@k curve: {message}", UndefinedMetricWarning)
     return {
         label: np.array([scores[f"{i}@{k}"] for k in ks])
         for i, (label, *_) in enumerate(metrics)
     }
+
+
+#: How each metric is written on axes and in legends (every metric with a
+#: cut-off and every preset has one; a test checks it).
+DISPLAY_NAMES = {
+    "ndcg": "nDCG", "dcg": "DCG", "cg": "CG", "map": "MAP", "precision": "precision",
+    "recall": "recall", "hit_rate": "hit rate", "mrr": "MRR", "err": "ERR", "rbp": "RBP",
+    "f1": "F1", "judged": "judged", "unjudged": "unjudged",
+    "relative_p": "relative precision",
+    "ndcg_exp": "nDCG (exponential gain)", "dcg_exp": "DCG (exponential gain)",
+    "nerr": "nERR", "gm_map": "GMAP",
+}
+
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+def display_name(label):
+    """``"nDCG@k"`` for ``"ndcg"``; options of a ``(name, options)`` label are kept.
+
+    A label that is no metric name (a curve given to the constructor under a
+    name of one's own) is returned unchanged.
+    """
+    head, sep, rest = str(label).partition(" (")
+    try:
+        spec, _ = lookup(head)
+    except ValueError:
+        return str(label)
+    key = head.strip().lower()
+    key = key if key in PRESETS else spec.name
+    name = DISPLAY_NAMES.get(key, key)
+    if " (" in name:  # "nDCG (exponential gain)" -> "nDCG@k (exponential gain)"
+        base, _, note = name.partition(" (")
+        return f"{base}@k ({note}" + (f", {rest}" if sep else "")
+    return f"{name}@k" + (f" ({rest}" if sep else "")
+
+
+#: What this module drew on each axes: line style per metric, the labels and
+#: title it set (so that a label or title of the user's own is left alone).
+_AXES_STATE = weakref.WeakKeyDictionary()
+
+
+def _next_color(ax):
+    """The first colour of the property cycle not used by a line on ``ax``."""
+    from matplotlib import rcParams
+    from matplotlib.colors import to_hex
+
+    cycle = rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
+    used = {to_hex(line.get_color()) for line in ax.get_lines()}
+    free = [c for c in cycle if to_hex(c) not in used]
+    return free[0] if free else cycle[len(used) % len(cycle)]
+
+
+def _covers_a_curve(legend, ax, pad=3.0):
+    """Whether the legend's box crosses or contains a point of a line on ``ax``."""
+    box = legend.get_window_extent().padded(pad)
+    for line in ax.get_lines():
+        path = line.get_transform().transform_path(line.get_path())
+        if path.intersects_bbox(box, filled=False):
+            return True
+        v = path.vertices
+        if np.any((v[:, 0] >= box.x0) & (v[:, 0] <= box.x1)
+                  & (v[:, 1] >= box.y0) & (v[:, 1] <= box.y1)):
+            return True
+    return False
+
+
+def _place_legend(ax):
+    """A legend inside the axes where it covers no curve, else outside on the right."""
+    legend = ax.legend(loc="best")
+    ax.figure.canvas.draw()  # "best" is resolved when the figure is drawn
+    if _covers_a_curve(legend, ax):
+        legend.remove()
+        legend = ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    return legend
 
 
 class MetricAtKDisplay:
@@ -120,20 +201,22 @@ class MetricAtKDisplay:
     ks : array-like of int
         The cut-offs, in plotting order.
     values : dict of str -> array-like of shape (len(ks),)
-        One curve per metric label: the metric's value at each cut-off.
+        One curve per metric: the metric's value at each cut-off, keyed by
+        the metric's name (``"ndcg"``, ``"map"``, ...) or a label of your own.
     name : str, default=None
         Name of the system (the model, the run), shown in the legend.
 
     Attributes
     ----------
-    ks : ndarray of shape (n_ks,)
-        The cut-offs.
-    values_ : dict of str -> ndarray of shape (n_ks,)
-        The metric@k values, one array per metric label.
+    ks : array-like of int
+        The cut-offs, as given.
+    values : dict of str -> array-like
+        The metric@k values, as given (``from_predictions`` and
+        ``from_estimator`` give one ndarray per metric).
     name : str or None
-        Name of the system.
+        Name of the system, as given.
     lines_ : dict of str -> matplotlib Line2D
-        The plotted curves, per metric label (set by :meth:`plot`).
+        The plotted curves, per metric (set by :meth:`plot`).
     line_ : matplotlib Line2D
         The last plotted curve (the only one for a single metric).
     ax_ : matplotlib Axes
@@ -154,27 +237,21 @@ class MetricAtKDisplay:
     ``"warn"`` a single warning is given for the whole curve. matplotlib is
     needed only by :meth:`plot` and is imported there.
 
+    The constructor stores its arguments unchanged, as scikit-learn's
+    displays do; :meth:`plot` checks them and sets the attributes ending in
+    ``_``.
+
     Examples
     --------
     >>> from sk_rankmetrics import MetricAtKDisplay
     >>> display = MetricAtKDisplay(ks=[1, 2, 3], values={"ndcg": [1.0, 0.8, 0.9]})
-    >>> display.values_["ndcg"]
-    array([1. , 0.8, 0.9])
+    >>> display.values["ndcg"]
+    [1.0, 0.8, 0.9]
     """
 
     def __init__(self, *, ks, values, name=None):
-        self.ks = _check_ks(ks)
-        self.values_ = {}
-        for label, vals in dict(values).items():
-            arr = np.asarray(vals, dtype=np.float64)
-            if arr.shape != self.ks.shape:
-                raise ValueError(
-                    f"values[{label!r}] has shape {arr.shape}; it needs one value per "
-                    f"cut-off, shape {self.ks.shape}."
-                )
-            self.values_[label] = arr
-        if not self.values_:
-            raise ValueError("values is empty; give at least one curve.")
+        self.ks = ks
+        self.values = values
         self.name = name
 
     @classmethod
@@ -241,10 +318,12 @@ class MetricAtKDisplay:
         >>> y_score = [[6, 5, 4, 3, 2, 1]]
         >>> d = MetricAtKDisplay.from_predictions(
         ...     y_true, y_score, metric=["dcg", "ndcg"], ks=range(1, 7))
-        >>> d.values_["dcg"].round(3)
+        >>> d.values["dcg"].round(3)
         array([3.   , 4.262, 5.762, 5.762, 6.149, 6.861])
-        >>> round(float(d.values_["ndcg"][-1]), 3)
+        >>> round(float(d.values["ndcg"][-1]), 3)
         0.961
+        >>> d.ax_.get_ylabel()
+        'DCG@k, nDCG@k'
         """
         metrics = _check_metrics(metric)
         ks = _check_ks(ks)
@@ -325,8 +404,10 @@ class MetricAtKDisplay:
         >>> qid = np.array([1, 1, 1, 2, 2, 2])
         >>> model = LinearRegression().fit(X, y)
         >>> d = MetricAtKDisplay.from_estimator(model, X, y, qid=qid, ks=[1, 2, 3])
-        >>> d.values_["ndcg"]
+        >>> d.values["ndcg"]
         array([1., 1., 1.])
+        >>> d.line_.get_label()
+        'LinearRegression'
         """
         if isinstance(response_method, str) and response_method == "auto":
             response_method = DEFAULT_RESPONSE_METHOD
@@ -338,6 +419,29 @@ class MetricAtKDisplay:
                                     sample_weight=sample_weight, ignore_ties=ignore_ties,
                                     no_relevant=no_relevant, qid=qid, name=name, ax=ax,
                                     **kwargs)
+
+    def _checked(self):
+        """``(ks, {label: values})`` as arrays, or a clear error naming the argument."""
+        ks = _check_ks(self.ks)
+        try:
+            items = list(dict(self.values).items())
+        except (TypeError, ValueError):
+            raise TypeError(
+                "values must be a dict {metric name: one value per cut-off}, got "
+                f"{type(self.values).__name__}."
+            ) from None
+        if not items:
+            raise ValueError("values is empty; give at least one curve.")
+        out = {}
+        for label, vals in items:
+            arr = np.asarray(vals, dtype=np.float64)
+            if arr.shape != ks.shape:
+                raise ValueError(
+                    f"values[{label!r}] has shape {arr.shape}; it needs one value per "
+                    f"cut-off, shape {ks.shape}."
+                )
+            out[label] = arr
+        return ks, out
 
     @validate
     def plot(self, ax=None, *, name=None, **kwargs):
@@ -353,7 +457,8 @@ class MetricAtKDisplay:
         name : str, default=None
             Name of the system for the legend; defaults to ``self.name``.
         **kwargs : dict
-            Passed to matplotlib's ``plot`` (``color``, ``linestyle``, ...).
+            Passed to matplotlib's ``plot`` (``color``, ``linestyle``,
+            ``marker``, ...); they override the conventions below.
 
         Returns
         -------
@@ -362,9 +467,17 @@ class MetricAtKDisplay:
 
         Notes
         -----
-        A legend entry is ``"name: metric"`` with several metrics, the metric
-        (or the name alone, with one metric) otherwise. The x label is
-        ``"cut-off k"``; the y label names the metric when there is one.
+        Every line of one call has the same colour, the first colour of
+        matplotlib's cycle that no line on ``ax`` uses yet; each metric has
+        its own line style, the same for every system on the axes. A legend
+        entry is ``"name: nDCG@k"`` with several metrics, the name alone with
+        one. The x axis has integer ticks; the y label names every metric on
+        the axes (``"nDCG@k, MAP@k"``) and so does the title, unless you set
+        your own. The legend goes where it covers no curve: inside the axes
+        if there is room, else outside on the right (a new figure uses
+        matplotlib's constrained layout so that it stays in the picture; with
+        axes of your own, use ``layout="constrained"`` or
+        ``savefig(..., bbox_inches="tight")``).
 
         Examples
         --------
@@ -373,30 +486,55 @@ class MetricAtKDisplay:
         >>> from sk_rankmetrics import MetricAtKDisplay
         >>> d = MetricAtKDisplay(ks=[1, 2, 3], values={"ndcg": [1.0, 0.8, 0.9]})
         >>> d = d.plot(name="model A")
-        >>> d.line_.get_label()
-        'model A'
+        >>> d.line_.get_label(), d.ax_.get_ylabel()
+        ('model A', 'nDCG@k')
         """
+        ks, values = self._checked()
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         if ax is None:
-            _, ax = plt.subplots()
+            _, ax = plt.subplots(layout="constrained")
+        state = _AXES_STATE.setdefault(ax, {"styles": {}, "metrics": [], "ylabel": None,
+                                            "title": None})
         name = self.name if name is None else name
+        style = dict(kwargs)
+        if "color" not in style and "c" not in style:
+            style["color"] = _next_color(ax)
+        if "marker" not in style:
+            style.setdefault("marker", "o")
+            style.setdefault("markersize", 4)
+            style.setdefault("markevery", max(1, round(len(ks) / 15)))
         self.lines_ = {}
-        for label, vals in self.values_.items():
+        for label, vals in values.items():
+            pretty = display_name(label)
+            if pretty not in state["metrics"]:
+                state["metrics"].append(pretty)
+            line_style = dict(style)
+            if "linestyle" not in line_style and "ls" not in line_style:
+                styles = state["styles"]
+                if label not in styles:
+                    styles[label] = _LINESTYLES[len(styles) % len(_LINESTYLES)]
+                line_style["linestyle"] = styles[label]
             if name is None:
-                legend = label
-            elif len(self.values_) == 1:
+                legend = pretty
+            elif len(values) == 1:
                 legend = name
             else:
-                legend = f"{name}: {label}"
-            (self.lines_[label],) = ax.plot(self.ks, vals, label=legend, **kwargs)
+                legend = f"{name}: {pretty}"
+            (self.lines_[label],) = ax.plot(ks, vals, label=legend, **line_style)
         self.line_ = self.lines_[label]
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("cut-off k")
-        if len(self.values_) == 1:
-            ax.set_ylabel(f"{label}@k")
-        else:
-            ax.set_ylabel("metric@k")
-        ax.legend(loc="best")
+        ylabel = ", ".join(state["metrics"])
+        if ax.get_ylabel() in ("", state["ylabel"]):
+            ax.set_ylabel(ylabel)
+            state["ylabel"] = ylabel
+        title = f"{' and '.join(state['metrics'])} by cut-off"
+        if ax.get_title() in ("", state["title"]):
+            ax.set_title(title)
+            state["title"] = title
+        _place_legend(ax)
         self.ax_ = ax
         self.figure_ = ax.figure
         return self

@@ -220,6 +220,11 @@ PARAMS = {
     ),
     "name": Param(None, [Strings(), _NONE], "the system's name, for the legend",
                   examples=("model A",)),
+    "metric_names.aliases": Param(
+        False, [Boolean()],
+        "True returns the aliases, {alias: metric name}, instead of the list of names",
+        examples=(True,),
+    ),
 }
 
 
@@ -773,18 +778,39 @@ def make_requests(metrics, where=None):
     return out
 
 
-def metric_names():
-    """Names accepted by :func:`evaluate` (append ``@k`` for a cut-off).
+@validate
+def metric_names(*, aliases=False):
+    """Names of the metrics accepted by :func:`evaluate` (append ``@k`` for a cut-off).
+
+    Parameters
+    ----------
+    aliases : bool, default=False
+        False: the canonical names and the presets (``"ndcg_exp"``: nDCG with
+        the exponential gain). True: the other accepted spellings instead, as
+        a dict ``{alias: canonical name}`` (``"p"`` is ``"precision"``,
+        ``"r"`` is ``"recall"``, ``"recip_rank"`` is ``"mrr"``, ...).
 
     Returns
     -------
-    names : list of str
-        Canonical metric names, presets and aliases, sorted.
+    names : list of str or dict of str -> str
+        Sorted names, or the aliases with the name each stands for.
+
+    Notes
+    -----
+    Every name and alias may be written in upper or lower case and, except
+    ``"r_precision"``, take a cut-off: ``"ndcg@10"``, ``"P@5"``.
+    :func:`get_scorer_names` lists every accepted spelling, names and
+    aliases together, as scikit-learn's own ``get_scorer_names`` does.
 
     Examples
     --------
     >>> from sk_rankmetrics import metric_names
-    >>> "ndcg" in metric_names() and "ndcg_exp" in metric_names()
-    True
+    >>> names = metric_names()
+    >>> "ndcg" in names, "ndcg_exp" in names, "map" in names, "p" in names
+    (True, True, True, False)
+    >>> metric_names(aliases=True)["p"], metric_names(aliases=True)["r"]
+    ('precision', 'recall')
     """
-    return _all_names()
+    if aliases:
+        return {a: name for a, name in sorted(_ALIASES.items()) if a != name}
+    return sorted({*METRICS, *PRESETS})

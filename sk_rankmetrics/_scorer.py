@@ -11,13 +11,16 @@ metric registry.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._adapters import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
 from ._ranking import evaluate
 from ._registry import METRICS, make_requests, metric_names, parse_name, split_request, validate
-from ._validation import InvalidParameterError, short_repr
+from ._validation import InvalidParameterError, short_repr, warn
 
 __all__ = [
     "RankingScorer",
@@ -32,6 +35,70 @@ _SCORE_PARAMS = ("qid", "sample_weight")
 
 def _routing_enabled():
     return bool(sklearn.get_config().get("enable_metadata_routing", False))
+
+
+def _qid_missing_message(scorer, where):
+    return (
+        f"{scorer!r} requests qid (set_score_request(qid=True)) but none was passed "
+        f"{where}. Give it with the data, e.g. GridSearchCV(...).fit(X, y, qid=qid, "
+        "groups=qid) or cross_validate(..., params={'qid': qid, 'groups': qid})."
+    )
+
+
+class _ScoreRequest(MetadataRequest):
+    """The scorer's metadata request, which refuses a missing ``qid`` while routing.
+
+    scikit-learn routes the metadata given to ``GridSearchCV.fit``,
+    ``cross_validate`` and the like once, before any fit, through the request
+    of every consumer. A scorer that requests ``qid`` and is given none could
+    only fail later, inside the search, where scikit-learn turns the error
+    into a score of NaN; here the mistake is a ``ValueError`` at once.
+    """
+
+    def _route_params(self, *args, **kwargs):
+        params = kwargs.get("params", args[0] if args else None)
+        alias = self.score.requests.get("qid")
+        key = "qid" if alias is True else alias
+        if isinstance(key, str) and isinstance(params, dict) and params.get(key) is None:
+            raise ValueError(_qid_missing_message(
+                self.owner, "along with the data (to fit, or in params=)"))
+        return super()._route_params(*args, **kwargs)
+
+    def __sklearn_clone__(self):
+        # scikit-learn copies a request before routing through it; keep the class.
+        new = super().__sklearn_clone__()
+        new.__class__ = type(self)
+        return new
+
+
+_SKLEARN_DIR = os.path.dirname(os.path.abspath(sklearn.__file__)) + os.sep
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _failure_becomes_nan():
+    """Whether scikit-learn called the scorer and turns an error into a NaN score.
+
+    True when the first caller outside this package is scikit-learn, unless
+    its model-selection code was told ``error_score="raise"`` (read from the
+    frames of ``_score`` and of the multi-metric scorer; where they cannot be
+    read, the answer is True, which at worst gives one warning too many).
+    """
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None or not os.path.abspath(frame.f_code.co_filename).startswith(
+            _SKLEARN_DIR):
+        return False
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _SKLEARN_DIR):
+        local = frame.f_locals
+        if local.get("error_score", None) == "raise":
+            return False
+        if getattr(local.get("self"), "_raise_exc", False) is True:
+            return False
+        frame = frame.f_back
+    return True
 
 
 class RankingScorer:
@@ -99,6 +166,15 @@ class RankingScorer:
       a query. ``qid`` reaches the scorer through metadata routing:
       ``scorer.set_score_request(qid=True)``.
 
+    Inside ``GridSearchCV``, ``cross_validate`` and ``cross_val_score``,
+    scikit-learn records a scorer that raises as a score of NaN
+    (``error_score=np.nan``, their default). A scorer that requests ``qid``
+    and is given none by ``GridSearchCV.fit`` or ``cross_validate`` raises
+    before any fit. Other errors (a 1-D ``y`` with a regressor and no ``qid``,
+    say) can only be seen when the scorer is called: it then warns, naming
+    your line, before it raises; ``error_score="raise"`` stops the search at
+    the first error.
+
     Examples
     --------
     >>> import numpy as np
@@ -151,13 +227,23 @@ class RankingScorer:
         -------
         score : float
         """
+        try:
+            return self._score(estimator, X, y_true, qid=qid, sample_weight=sample_weight)
+        except Exception as exc:
+            if _failure_becomes_nan():
+                warn(
+                    f"the {self.metric!r} scorer failed, and scikit-learn records the "
+                    "score of this fit as nan (error_score=nan is the default of "
+                    "GridSearchCV, cross_validate and cross_val_score; pass "
+                    f"error_score='raise' to stop at the first error instead). The "
+                    f"error: {exc}",
+                    UserWarning,
+                )
+            raise
+
+    def _score(self, estimator, X, y_true, *, qid, sample_weight):
         if qid is None and self._requests_qid():
-            raise ValueError(
-                f"{self!r} requests qid (set_score_request(qid=True)) but none was "
-                "passed: give it with the data, e.g. GridSearchCV(...).fit(X, y, "
-                "qid=qid, groups=qid) or cross_validate(..., params={'qid': qid, "
-                "'groups': qid})."
-            )
+            raise ValueError(_qid_missing_message(self, "to the scorer"))
         if qid is not None:
             n = _num_samples(y_true)
             n_q = _num_samples(qid)
@@ -209,8 +295,13 @@ class RankingScorer:
         Notes
         -----
         Routed metadata that the scorer has not requested raise scikit-learn's
-        ``UnsetMetadataPassedError``; a requested ``qid`` that is missing at
-        scoring time raises a ``ValueError``.
+        ``UnsetMetadataPassedError``. A requested ``qid`` that is missing
+        raises a ``ValueError``: when scikit-learn routes the metadata of
+        ``GridSearchCV.fit`` or ``cross_validate`` to this scorer, before any
+        fit; otherwise (a dict of scorers, ``cross_val_score``) when the
+        scorer is called, where scikit-learn turns the error into a score of
+        NaN unless ``error_score="raise"`` (the scorer warns first, naming
+        your line).
 
         Examples
         --------
@@ -241,7 +332,7 @@ class RankingScorer:
 
     def _get_request(self):
         if self._request is None:
-            request = MetadataRequest(owner=self)
+            request = _ScoreRequest(owner=self)
             for param in _SCORE_PARAMS:
                 request.score.add_request(param=param, alias=None)
             return request
@@ -455,10 +546,12 @@ def get_scorers(names, **options):
 
 
 def get_scorer_names():
-    """Metric names accepted by :func:`get_scorer` (append ``@k`` for a cut-off).
+    """Every metric name accepted by :func:`get_scorer` (append ``@k`` for a cut-off).
 
-    The list is the metric registry's (:func:`sk_rankmetrics.metric_names`):
-    canonical names, presets such as ``"ndcg_exp"`` and aliases.
+    Like scikit-learn's own ``get_scorer_names``, the list holds every
+    accepted spelling: the canonical names and presets of
+    :func:`sk_rankmetrics.metric_names` and their aliases
+    (``metric_names(aliases=True)`` says which name each alias stands for).
 
     Returns
     -------
@@ -467,13 +560,16 @@ def get_scorer_names():
 
     Notes
     -----
-    Any name may take a cut-off, ``"name@k"``, except ``"r_precision"``.
+    Any name may take a cut-off, ``"name@k"``, except ``"r_precision"`` and
+    its aliases.
 
     Examples
     --------
-    >>> from sk_rankmetrics import get_scorer_names
+    >>> from sk_rankmetrics import get_scorer_names, metric_names
     >>> {"ndcg", "ndcg_exp", "map", "mrr", "precision", "recall", "hit_rate"} <= set(
     ...     get_scorer_names())
     True
+    >>> "p" in get_scorer_names() and "p" not in metric_names()
+    True
     """
-    return metric_names()
+    return sorted({*metric_names(), *metric_names(aliases=True)})

@@ -5,6 +5,8 @@ Optional: skipped when xgboost or lightgbm is not installed (``pip install
 sk_rankmetrics[ltr]``).
 """
 
+import inspect
+
 import numpy as np
 import pytest
 import sklearn
@@ -160,8 +162,12 @@ def test_lightgbm_ndcg_and_map_settings_match_its_eval_metrics(k):
     sizes, sizes_v = np.unique(qid, return_counts=True)[1], np.unique(qv, return_counts=True)[1]
     ranker = lgb.LGBMRanker(n_estimators=60, num_leaves=15, min_child_samples=2,
                             n_jobs=1, random_state=0, verbose=-1)
-    ranker.fit(X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sizes_v],
-               eval_at=[k], eval_metric=["ndcg", "map"])
+    if "eval_X" in inspect.signature(ranker.fit).parameters:  # LightGBM >= 4.7
+        held_out = {"eval_X": (Xv,), "eval_y": (yv,)}
+    else:  # older LightGBM (eval_set is deprecated from 4.7 on)
+        held_out = {"eval_set": [(Xv, yv)]}
+    ranker.fit(X, y, group=sizes, eval_group=[sizes_v], eval_at=[k],
+               eval_metric=["ndcg", "map"], **held_out)
     theirs = next(iter(ranker.evals_result_.values()))
     s = ranker.predict(Xv, raw_score=True)
     assert _tie_free(s, qv)

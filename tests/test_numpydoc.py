@@ -5,7 +5,6 @@ Each public function, class and public method must pass numpydoc's checks
 (``.. math::``), a Notes section and a doctested example.
 """
 
-import doctest
 import inspect
 import re
 from pathlib import Path
@@ -80,21 +79,7 @@ def test_every_public_name_is_checked():
 
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-#: Pages of the site whose ``>>>`` examples are run here (their numbers are checked).
-DOCTESTED_PAGES = ["getting_started.md", "user_guide.md", "which_ndcg.md"]
-
-
-@pytest.mark.parametrize("page", DOCTESTED_PAGES)
-def test_docs_page_examples(page):
-    path = DOCS / page
-    if not path.exists():
-        pytest.skip(f"docs/{page} is not in this checkout")
-    result = doctest.testfile(
-        str(path), module_relative=False, verbose=False, report=True,
-        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-    )
-    assert result.attempted > 0, f"docs/{page} has no examples"
-    assert result.failed == 0, f"{result.failed} example(s) of docs/{page} failed"
+# The code of the docs pages is run by tests/test_snippets.py.
 
 
 def test_api_page_lists_every_public_name():

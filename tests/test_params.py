@@ -72,6 +72,7 @@ def _calls():
          lambda **kw: skr.RankingScorer("ndcg@2", **kw)),
         ("MetricAtKDisplay.from_predictions", skr.MetricAtKDisplay.from_predictions,
          lambda **kw: _closed(skr.MetricAtKDisplay.from_predictions(Y, S, ks=[1, 2], **kw))),
+        ("metric_names", skr.metric_names, lambda **kw: skr.metric_names(**kw)),
     ]
     return out
 
@@ -154,7 +155,7 @@ def test_an_option_no_metric_reads_raises():
     with pytest.raises(InvalidParameterError, match=r"gains=\{1: 3\} is read by none"):
         skr.evaluate_run(QRELS, RUN, ["map"], gains={1: 3})
     # Read by one of them: fine.
-    skr.evaluate_ranked(REC, TRUTH, ["ndcg", "map"], threshold=2)
+    skr.evaluate_ranked(REC, TRUTH, ["ndcg", "map"], threshold=2, no_relevant="skip")
 
 
 def test_an_option_that_contradicts_the_name_raises():
