@@ -23,8 +23,6 @@ Each layout has ``n_rows``, ``n_cols``, ``query_ids`` (None for matrices) and
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -44,6 +42,7 @@ from ._validation import (
     as_numeric_array,
     check_finite,
     check_sample_weight,
+    warn,
 )
 
 #: Elements of one (rows x items) block; a few float64/int64 temporaries of
@@ -654,7 +653,7 @@ def _check_overlap(run_q, truth_q, queries, what):
                      f"ranking ({_examples(missing_run)}) and are left out (complete=True "
                      "scores them 0)")
     if notes:
-        warnings.warn("; ".join(notes) + ".", UserWarning, stacklevel=4)
+        warn("; ".join(notes) + ".", UserWarning)
 
 
 def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_rel,
@@ -777,11 +776,10 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
                 f"{uq[trows[i]]!r}; give each ({what}, item) pair once."
             )
     if tr.size and ri.size and not np.isin(r_codes, t_codes).any():
-        warnings.warn(
+        warn(
             f"no ranked item appears in the truth (ranked ids such as {_examples(ri)}, "
             f"judged ids such as {_examples(ti)}): every {what} scores as if nothing "
-            "relevant was ranked. Check that both use the same item ids.",
-            UserWarning, stacklevel=3,
+            "relevant was ranked. Check that both use the same item ids.", UserWarning,
         )
     return PrerankedInputs(uq, indptr, r_codes, _indptr(trows, n), t_codes, tr,
                            rec_scores=score, truth_judged=tj)

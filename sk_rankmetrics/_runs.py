@@ -10,7 +10,6 @@ same engine and kernels as the matrix functions.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping
 from itertools import chain, repeat
 
@@ -36,7 +35,7 @@ from ._registry import (
     validate,
 )
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
-from ._validation import InvalidParameterError, short_repr
+from ._validation import InvalidParameterError, short_repr, warn
 
 
 class EvaluationResult:
@@ -436,10 +435,9 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
         trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
         tjudged = None if tjudged is None else tjudged[t_order]
     if trel.size and not (items >= 0).any():
-        warnings.warn(
+        warn(
             "no ranked item appears in the truth: every query scores as if nothing "
-            "relevant was ranked. Check that both use the same document ids.",
-            UserWarning, stacklevel=4,
+            "relevant was ranked. Check that both use the same document ids.", UserWarning,
         )
     inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n), tcode,
                              trel.astype(np.float64),
