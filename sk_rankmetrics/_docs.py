@@ -94,6 +94,10 @@ PARAMETER_DOCS = {
     "beta": """beta : float, default=1.0
     Weight of recall against precision:
     ``F_beta = (1 + beta**2) P R / (beta**2 P + R)``.""",
+    "max_docs": """max_docs : int, default=None
+    Read only the first ``max_docs`` ranked items: the ranking is cut there
+    first, as trec_eval's ``-M`` (R and the other totals still count every
+    item of the row). None reads the whole ranking.""",
     "per_row": """per_row : bool, default=False
     Return the array of per-row (per-query, in sorted qid order) values
     instead of their mean; rows skipped by ``no_relevant="skip"`` are NaN.""",

@@ -39,6 +39,14 @@ def _bounded_map(fn, items, n_threads):
             yield window.popleft().result()
 
 
+def _view(rc, req):
+    """The ranked chunk a request reads: cut at ``max_docs`` for a measure of the
+    whole ranking that has one."""
+    if req.spec.full and req.depth is not None:
+        return rc.truncated(req.depth)
+    return rc
+
+
 def compute(inputs, requests, *, ignore_ties=False, progress=None):
     """Per-row values and defined-masks of every request.
 
@@ -65,7 +73,7 @@ def compute(inputs, requests, *, ignore_ties=False, progress=None):
         # any non-finite value is reported below as an error.
         with np.errstate(over="ignore", invalid="ignore"):
             rc = inputs.ranked_chunk(payload, requests, ignore_ties=ignore_ties)
-            return rows, [req.spec.kernel(rc, req) for req in requests]
+            return rows, [req.spec.kernel(_view(rc, req), req) for req in requests]
 
     n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
     for done, (rows, results) in enumerate(_bounded_map(work, blocks, n_threads), 1):

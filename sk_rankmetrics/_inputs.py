@@ -404,7 +404,7 @@ class PrerankedInputs:
         """
         needs_full, k_max = depth(requests)
         L = self.n_cols if needs_full else min(k_max, self.n_cols)
-        if any(not r.spec.takes_k for r in requests):
+        if any(r.reads_to_r for r in requests):
             L = self.n_cols  # R-precision reads down to R (at most the list)
         ks = [r.k for r in requests if r.needs_ideal]
         Li = 0

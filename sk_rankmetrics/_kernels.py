@@ -410,8 +410,21 @@ def set_f(rc, req):
 
 
 def set_map(rc, req):
+    """``hits**2 / (ret R)``. Over a whole ranking the hits are fixed; when
+    ``max_docs`` splits a tie group, the group's hits inside the cut are
+    hypergeometric and ``E[hits**2]`` adds their variance."""
     hits, ret, R = _set_counts(rc, req)
-    return _safe_divide(hits * hits, ret * R), R > 0
+    square = hits * hits
+    if rc.tied and rc.L:
+        last = rc.L - 1
+        start, m = rc.start[:, last], rc.size[:, last].astype(np.float64)
+        t = (rc.L - start).astype(np.float64)  # the group's items inside the cut
+        r = rc.sums[req.rel_key][:, last]
+        split = (t < m) & (m > 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = np.where(split, t * (r / m) * (1 - r / m) * (m - t) / (m - 1), 0.0)
+        square = square + var
+    return _safe_divide(square, ret * R), R > 0
 
 
 def set_relative_precision(rc, req):
@@ -470,7 +483,36 @@ def bpref(rc, req):
     c = np.clip(Rr - B, 0.0, q + 1.0)
     expected_min = (c * B + c * (c - 1.0) / 2.0 + (q + 1.0 - c) * Rr) / (q + 1.0)
     terms = rel * (1.0 - expected_min / den)
+    cut = _at_the_cut(rc, rel, q, B, lambda n, r: np.minimum(n, R[r]))
+    if cut is not None:  # a tie group split by max_docs
+        r, c, expected = cut
+        terms[r, c] = rel[r, c] * (1.0 - expected / den[r, 0])
     return _safe_divide(terms.sum(axis=1), R), R > 0
+
+
+def _at_the_cut(rc, rel, q, B, f):
+    """Expected ``f(B + X)`` at positions whose tie group the cut ``L`` splits.
+
+    A relevant item at offset ``i`` of its group has, above it inside the
+    group, a uniform i-subset of the group's other ``m - 1`` items, of which
+    ``q`` count: X is hypergeometric. (Over a whole group the offsets are
+    uniform and X is uniform on 0..q, the closed form the kernels use.)
+    Returns ``(rows, cols, expected)``, or None when no group is split.
+    """
+    split = (rc.start + rc.size > rc.L) & (rel > 0)
+    if not split.any():
+        return None
+    r, c = np.nonzero(split)
+    i = (c - rc.start[r, c]).astype(np.float64)
+    m, qq, BB = rc.size[r, c].astype(np.float64), q[r, c], B[r, c]
+    acc = np.zeros(r.shape[0])
+    for x in range(int(qq.max()) + 1):
+        ok = (x <= qq) & (x <= i) & (i - x <= m - 1 - qq)
+        with np.errstate(invalid="ignore"):
+            logp = (_log_choose(qq, x) + _log_choose(m - 1 - qq, i - x)
+                    - _log_choose(m - 1, i))
+        acc += np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0) * f(BB + x, r)
+    return r, c, acc
 
 
 #: trec_eval's INFAP_EPSILON.
@@ -510,6 +552,10 @@ def binary_g(rc, req):
     lo = B.astype(np.int64)
     hi = np.minimum(lo + q.astype(np.int64) + 1, F.shape[0] - 1)
     expected = (F[hi] - F[lo]) / (q + 1.0)
+    cut = _at_the_cut(rc, rel, q, B, lambda n, r: 1.0 / np.log2(2.0 + n))
+    if cut is not None:  # a tie group split by max_docs
+        r, c, at_cut = cut
+        expected[r, c] = at_cut
     return _safe_divide((rel * expected).sum(axis=1), R), R > 0
 
 

@@ -82,6 +82,26 @@ class RankedChunk:
     def n_rows(self):
         return self.n_items.shape[0]
 
+    def truncated(self, depth):
+        """The same rows ranked down to ``depth`` positions only: the ranking cut
+        there (trec_eval's ``-M``). Totals and ideal gains stay those of the
+        whole row; a tie group the cut splits keeps its whole-group statistics,
+        so that position means remain expected values."""
+        if depth >= self.L and (self.n_ranked <= depth).all():
+            return self
+        L = min(depth, self.L)
+        out = RankedChunk(
+            L,
+            None if self._start is None else self._start[:, :L],
+            None if self._size is None else self._size[:, :L],
+            {k: v[:, :L] for k, v in self.sums.items()},
+            np.minimum(self.n_items, depth),
+            np.minimum(self.n_ranked, depth),
+        )
+        out.tied, out.real_ties = self.tied, self.real_ties
+        out.totals, out.ideal = self.totals, self.ideal
+        return out
+
     def mean(self, name):
         """Expected item value at each position: the tie group's mean."""
         if not self.tied:
@@ -310,8 +330,8 @@ def ideal_gains(yt, gain, values_gain, width, worthless=None):
 def depth(requests):
     """``(needs_full, k_max)``: whether some request reads every position, and
     the deepest cut-off asked for (1 when none is)."""
-    needs_full = any((r.spec.takes_k and r.k is None) or r.spec.full for r in requests)
-    k_max = max((r.k for r in requests if r.k is not None), default=1)
+    needs_full = any(r.depth is None for r in requests)
+    k_max = max((r.depth for r in requests if r.depth is not None), default=1)
     return needs_full, k_max
 
 
@@ -348,14 +368,18 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     totals = {key: v.sum(axis=1) for key, v in values.items()}
     L = N if needs_full else min(k_max, N)
     for r in requests:
-        if r.rel_key is not None and not r.spec.takes_k:  # R-precision reads to R
+        if r.reads_to_r:  # R-precision reads down to R
             L = max(L, int(totals[r.rel_key].max()))
     rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items)
     rc.totals = totals
     check_ties(rc, requests, ignore_ties)
     worthless = None if masks.judged is None else ~masks.judged
+    # The ideal of a measure of the whole ranking (G, ndcg_rel) covers the row.
+    ideal_k = [None if r.spec.full else r.k for r in requests if r.needs_ideal]
+    width = N if None in ideal_k else min(max(ideal_k, default=1), N)
     for req in requests:
         if req.needs_ideal and req.gain_key not in rc.ideal:
-            rc.ideal[req.gain_key] = ideal_gains(yt, req.gain, values[req.gain_key], rc.L,
+            rc.ideal[req.gain_key] = ideal_gains(yt, req.gain, values[req.gain_key],
+                                                 max(width, rc.L) if width < N else N,
                                                  worthless)
     return rc

@@ -664,8 +664,8 @@ def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=Fa
 @validate
 @fill_doc()
 def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, threshold=None,
-                mean="arithmetic", no_relevant="warn", qid=None, per_row=False,
-                judged=None):
+                mean="arithmetic", max_docs=None, no_relevant="warn", qid=None,
+                per_row=False, judged=None):
     r"""Binary preference (bpref): judged relevant items ahead of judged non-relevant ones.
 
     .. math::
@@ -690,7 +690,8 @@ def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, thres
     item the truth does not name). With tied scores the expected value over
     every ordering is exact: inside a tie group with ``q`` judged
     non-relevant items, the number of them above a given relevant item is
-    uniform on ``0..q``. ``mean="geometric"`` gives trec_eval's ``gm_bpref``.
+    uniform on ``0..q`` (at a cut by ``max_docs`` that splits a group, it is
+    hypergeometric). ``mean="geometric"`` gives trec_eval's ``gm_bpref``.
     Matches trec_eval's ``bpref`` (``tests/test_trec_eval_compat.py``).
 
     References
@@ -710,4 +711,5 @@ def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, thres
     """
     return _single("bpref", y_true, y_score, k=None, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, mean=mean, judged=judged)
+                   per_row=per_row, threshold=threshold, mean=mean, max_docs=max_docs,
+                   judged=judged)

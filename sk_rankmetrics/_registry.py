@@ -125,8 +125,9 @@ PARAMS = {
     ),
     "max_docs": Param(
         None, [Interval("integer", 1, None), _NONE],
-        "how many ranked documents of each query are kept (trec_eval's -M)",
-        examples=(100,),
+        "how many ranked items of each row the measure reads: the ranking is cut there "
+        "first (trec_eval's -M); None reads the whole ranking",
+        examples=(100, 3),
     ),
     "progress": Param(
         None, [Callables(), _NONE], "a callable progress(done, total)",
@@ -269,6 +270,8 @@ def validate(func):
 
 _GAIN_OPTIONS = ("gain", "discount", "log_base")
 _BINARY_OPTIONS = ("threshold",)
+# Options of a measure over the whole ranking: max_docs truncates the ranking first.
+_WHOLE = (*_BINARY_OPTIONS, "max_docs")
 
 
 class MetricSpec:
@@ -300,8 +303,9 @@ class MetricSpec:
         For a metric whose ``@`` takes a real number instead of a cut-off
         (``"iprec_at_recall@0.5"``): the option it sets.
     full : bool
-        Whether the kernel reads every position of the ranking (no cut-off
-        applies).
+        Whether the kernel reads the whole ranking (no cut-off applies); such
+        a measure reads the option ``max_docs``, which cuts the ranking first
+        (trec_eval's ``-M``, per measure).
     aggregate : {"mean", "sum"}
         How rows are combined: the (weighted) mean, or the sum (counts such
         as trec_eval's ``num_rel``).
@@ -320,6 +324,9 @@ class MetricSpec:
     always_defined : bool
         Whether a row without relevant items still has a value (Judged@k):
         the ``no_relevant`` policy never applies.
+    reads_to_r : bool
+        Whether the kernel reads each row's ranking down to its R
+        (R-precision).
     greater_is_better : bool
         Direction of the metric.
     """
@@ -327,7 +334,7 @@ class MetricSpec:
     def __init__(self, name, function, kernel, needs, options, *, normalized=True,
                  takes_k=True, at_option=None, full=False, aggregate="mean",
                  ties="expected", aliases=(), description="", needs_ideal=False,
-                 always_defined=False, greater_is_better=True):
+                 always_defined=False, reads_to_r=False, greater_is_better=True):
         self.name = name
         self.function = function
         self.kernel = kernel
@@ -343,6 +350,7 @@ class MetricSpec:
         self.description = description
         self.needs_ideal = needs_ideal
         self.always_defined = always_defined
+        self.reads_to_r = reads_to_r
         self.greater_is_better = greater_is_better
 
     @property
@@ -387,7 +395,7 @@ _register("mrr", "reciprocal_rank_score", _K.reciprocal_rank, _REL, _BINARY_OPTI
           aliases=("rr", "reciprocal_rank", "recip_rank"),
           description="mean reciprocal rank of the first relevant item")
 _register("r_precision", "r_precision_score", _K.r_precision, _REL, _BINARY_OPTIONS,
-          takes_k=False, aliases=("rprec", "r-precision"),
+          takes_k=False, reads_to_r=True, aliases=("rprec", "r-precision"),
           description="precision at R, the number of relevant items of the row")
 
 # Beyond trec_eval: ERR, RBP, F1.
@@ -398,17 +406,17 @@ _register("rbp", "rbp_score", _K.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "
           normalized=False, needs_ideal=lambda opts: opts["graded"],
           aliases=("rank_biased_precision",),
           description="rank-biased precision (Moffat and Zobel 2008)")
-_register("rbp_resid", None, _K.rbp_residual, ("judged",), ("p", "zero_if_judged"),
+_register("rbp_resid", None, _K.rbp_residual, ("judged",), ("p", "zero_if_judged", "max_docs"),
           normalized=False, full=True, takes_k=False,
           description="RBP's residual: the most it could grow if unjudged items were relevant")
 _register("f1", "f1_at_k_score", _K.f1, _REL, (*_BINARY_OPTIONS, "beta"),
           aliases=("f",), description="F1 at k: harmonic mean of precision and recall at k")
 
 # Judgements: incomplete judgements and judged-only measures.
-_register("bpref", "bpref_score", _K.bpref, ("rel", "judged"), (*_BINARY_OPTIONS, "mean"),
+_register("bpref", "bpref_score", _K.bpref, ("rel", "judged"), (*_WHOLE, "mean"),
           takes_k=False, full=True,
           description="binary preference (Buckley and Voorhees 2004): judged items only")
-_register("infap", None, _K.infap, ("rel", "judged", "pool"), _BINARY_OPTIONS,
+_register("infap", None, _K.infap, ("rel", "judged", "pool"), _WHOLE,
           takes_k=False, full=True, ties="refuse", aliases=("inferred_ap",),
           description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
 _register("judged", None, _K.judged, ("pool",), (), normalized=True, always_defined=True,
@@ -419,60 +427,61 @@ _register("unjudged", None, _K.unjudged, ("judged",), (), normalized=True,
           description="share of the top k that is not judged (trec_eval's unj_k)")
 
 # Counts: summed, not averaged, over queries (trec_eval's num_*).
-_register("num_ret", None, _K.num_ret, (), (), normalized=False, takes_k=False,
+_register("num_ret", None, _K.num_ret, (), ("max_docs",), normalized=False, takes_k=False,
           full=True, aggregate="sum", description="number of items ranked")
 _register("num_rel", None, _K.num_rel, _REL, _BINARY_OPTIONS, normalized=False,
           takes_k=False, aggregate="sum", description="number of relevant items (R)")
-_register("num_rel_ret", None, _K.num_rel_ret, _REL, _BINARY_OPTIONS, normalized=False,
+_register("num_rel_ret", None, _K.num_rel_ret, _REL, _WHOLE, normalized=False,
           takes_k=False, full=True, aggregate="sum",
           description="number of relevant items ranked")
 _register("num_nonrel_judged_ret", None, _K.num_nonrel_judged_ret, ("rel", "judged"),
-          _BINARY_OPTIONS, normalized=False, takes_k=False, full=True, aggregate="sum",
+          _WHOLE, normalized=False, takes_k=False, full=True, aggregate="sum",
           greater_is_better=False, description="number of judged non-relevant items ranked")
 _register("num_q", None, _K.num_q, (), (), normalized=False, takes_k=False,
           aggregate="sum", description="number of queries")
 
 # Set measures: the ranked items as an unordered set.
-_register("set_p", None, _K.set_precision, _REL, _BINARY_OPTIONS, takes_k=False, full=True,
+_register("set_p", None, _K.set_precision, _REL, _WHOLE, takes_k=False, full=True,
           description="precision of the whole ranking")
-_register("set_recall", None, _K.set_recall, _REL, _BINARY_OPTIONS, takes_k=False,
+_register("set_recall", None, _K.set_recall, _REL, _WHOLE, takes_k=False,
           full=True, description="recall of the whole ranking")
-_register("set_f", None, _K.set_f, _REL, (*_BINARY_OPTIONS, "beta"), takes_k=False,
+_register("set_f", None, _K.set_f, _REL, (*_WHOLE, "beta"), takes_k=False,
           full=True, description="F_beta of the whole ranking")
-_register("set_map", None, _K.set_map, _REL, _BINARY_OPTIONS, takes_k=False, full=True,
+_register("set_map", None, _K.set_map, _REL, _WHOLE, takes_k=False, full=True,
           description="set precision times set recall")
-_register("set_relative_p", None, _K.set_relative_precision, _REL, _BINARY_OPTIONS,
+_register("set_relative_p", None, _K.set_relative_precision, _REL,
+          _WHOLE,
           takes_k=False, full=True,
           description="relevant ranked over min(ranked, R)")
-_register("utility", None, _K.utility, _REL, (*_BINARY_OPTIONS, "payoffs", "n_docs"),
+_register("utility", None, _K.utility, _REL, (*_WHOLE, "payoffs", "n_docs"),
           normalized=False, takes_k=False, full=True,
           description="weighted count of the contingency table (trec_eval's utility)")
 
 # Precision at other cut-offs.
 _register("relative_p", None, _K.relative_precision, _REL, _BINARY_OPTIONS,
           description="relevant in the top k over min(k, R)")
-_register("rprec_mult", None, _K.rprec_mult, _REL, (*_BINARY_OPTIONS, "multiple"),
+_register("rprec_mult", None, _K.rprec_mult, _REL, (*_WHOLE, "multiple"),
           takes_k=False, at_option="multiple", full=True,
           description="precision at a multiple of R")
-_register("iprec_at_recall", None, _K.iprec_at_recall, _REL, (*_BINARY_OPTIONS, "recall"),
+_register("iprec_at_recall", None, _K.iprec_at_recall, _REL, (*_WHOLE, "recall"),
           takes_k=False, at_option="recall", full=True, ties="refuse",
           aliases=("iprec",), description="interpolated precision at a recall level")
 _register("11pt_avg", None, _K.eleven_point_average, _REL,
-          (*_BINARY_OPTIONS, "recall_levels"), takes_k=False, full=True, ties="refuse",
+          (*_WHOLE, "recall_levels"), takes_k=False, full=True, ties="refuse",
           aliases=("11_pt_avg", "eleven_point_average"),
           description="interpolated precision averaged over recall levels")
 
 # trec_eval's experimental gain measures.
-_register("bing", None, _K.binary_g, _REL, _BINARY_OPTIONS, takes_k=False, full=True,
+_register("bing", None, _K.binary_g, _REL, _WHOLE, takes_k=False, full=True,
           aliases=("binary_g",),
           description="binary G: relevant items discounted by the non-relevant ones before")
-_register("g", None, _K.normalized_gain, _GAIN, ("gain",), takes_k=False, full=True,
+_register("g", None, _K.normalized_gain, _GAIN, ("gain", "max_docs"), takes_k=False, full=True,
           ties="refuse", needs_ideal=True,
           description="trec_eval's G: gain against the ideal's cumulative cost")
-_register("ndcg_rel", None, _K.ndcg_rel, _GAIN, ("gain",), takes_k=False, full=True,
+_register("ndcg_rel", None, _K.ndcg_rel, _GAIN, ("gain", "max_docs"), takes_k=False, full=True,
           ties="refuse", needs_ideal=True,
           description="nDCG averaged over the ranks of the relevant items")
-_register("rndcg", None, _K.rndcg, _GAIN, ("gain",), takes_k=False, full=True,
+_register("rndcg", None, _K.rndcg, _GAIN, ("gain", "max_docs"), takes_k=False, full=True,
           ties="refuse", needs_ideal=True,
           description="nDCG averaged where the ideal gain changes level")
 
@@ -707,6 +716,12 @@ class Request:
             self.keys += [f"grade:{g}" for g in range(1, opts["max_grade"] + 1)]
         ideal = spec.needs_ideal
         self.needs_ideal = bool(ideal(opts) if callable(ideal) else ideal)
+        #: Positions read: the cut-off, ``max_docs`` of a whole-ranking measure,
+        #: or None (every position, or down to R for R-precision).
+        self.depth = k if spec.takes_k else opts.get("max_docs")
+        self.reads_to_r = spec.reads_to_r
+        if not spec.takes_k and not spec.full:
+            self.depth = 1  # no position (num_rel), or R-precision: the engine adds R
 
     @property
     def threshold(self):

@@ -489,10 +489,12 @@ def stable_order(scores):
     return sorted(range(len(scores)), key=lambda i: -scores[i])
 
 
-def brute_force(metric, y, scores, **kwargs):
-    """Mean of ``metric`` over every tie ordering (None when undefined)."""
+def brute_force(metric, y, scores, max_docs=None, **kwargs):
+    """Mean of ``metric`` over every tie ordering (None when undefined).
+
+    ``max_docs`` cuts each ordering first (trec_eval's -M)."""
     fn = METRICS[metric]
-    vals = [fn(list(y), order, **kwargs) for order in orderings(list(scores))]
+    vals = [fn(list(y), order[:max_docs], **kwargs) for order in orderings(list(scores))]
     if vals[0] is None:
         return None
     return sum(vals) / len(vals)
