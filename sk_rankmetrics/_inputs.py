@@ -45,9 +45,11 @@ from ._validation import (
     warn,
 )
 
-#: Elements of one (rows x items) block; a few float64/int64 temporaries of
-#: this size are alive at once (1 MiB each, small enough to stay in cache).
-CHUNK_ELEMENTS = 1 << 17  # halved for full sorts (k=None)
+#: Elements of one (rows x items) block ranked to a cut-off: a few float64 /
+#: int64 temporaries of this size are alive at once (2 MiB each). The
+#: kernels then work on (rows x cut-off) arrays, which should not be so small
+#: that the per-call cost of NumPy dominates (evaluate runs dozens of them).
+CHUNK_ELEMENTS = 1 << 18  # a quarter for full sorts (k=None)
 
 #: Largest key ``row * span + code`` allowed in one block (int64 headroom).
 _KEY_LIMIT = 1 << 62
@@ -57,7 +59,7 @@ def _budget(requests):
     # A full sort per row touches more memory per element than a top-k
     # partition; smaller blocks keep its working set in the CPU cache.
     needs_full, _ = depth(requests)
-    return CHUNK_ELEMENTS // 2 if needs_full else CHUNK_ELEMENTS
+    return CHUNK_ELEMENTS // 4 if needs_full else CHUNK_ELEMENTS
 
 
 def exact_scores(ys):
@@ -505,6 +507,9 @@ class PrerankedInputs:
                             ItemMasks(judged=tj, pool=np.ones((1, tb - ta), dtype=bool)))
         totals = {key: np.bincount(trow, weights=v[0], minlength=n)
                   for key, v in tvals.items()}
+        grades = [key for key in totals if key.startswith("grade:")]
+        if grades:  # ERR's rows with some relevant grade
+            totals.setdefault("rel:None", sum(totals[key] for key in grades))
 
         tied = False
         if has_ties and n:

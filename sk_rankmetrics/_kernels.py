@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._ordering import IdealRuns
+
 
 def _cut(rc, k):
     """Number of positions that count: ``min(k, L)`` (``k`` may be any size)."""
@@ -76,13 +78,48 @@ def recall(rc, req):
 
 
 def r_precision(rc, req):
+    """Relevant items in the top R over R.
+
+    Rows whose R lies within the ranked positions read them. Beyond them (the
+    block was ranked to a shallower cut-off for the other metrics) the top R
+    is every item scored above the R-th largest score ``t``, plus a share of
+    the items tied at ``t``: the expected relevant count of those is the
+    tie's relevant items times the fraction of it the top R holds.
+    """
     n_rel = rc.totals[req.rel_key]
     defined = n_rel > 0
-    cum = np.zeros((rc.n_rows, rc.L + 1))
-    np.cumsum(rc.mean(req.rel_key), axis=1, out=cum[:, 1:])
+    cum = rc.cumulative(req.rel_key)
     r = np.minimum(n_rel, rc.L).astype(np.int64)
     hits = cum[np.arange(rc.n_rows), r]
+    deep = np.flatnonzero(n_rel > rc.L)
+    if deep.size and rc.block is not None:
+        hits[deep] = _relevant_above_rank(rc.block, req.rel_key, deep,
+                                          n_rel[deep].astype(np.int64))
     return hits / np.where(defined, n_rel, 1.0), defined
+
+
+def _relevant_above_rank(block, key, rows, R):
+    """Expected relevant items among the top ``R`` of ``rows`` of a block."""
+    scores, values = block
+    if rows.shape[0] == scores.shape[0]:
+        rows = slice(None)  # every row: no copy
+    ys = scores[rows]
+    rel = values.relevant(rows, key)
+    n = ys.shape[0]
+    t = np.sort(ys, axis=1)[np.arange(n), ys.shape[1] - R][:, None]
+    top = ys >= t
+    n_top = np.count_nonzero(top, axis=1)
+    hits = np.count_nonzero(top & rel, axis=1).astype(np.float64)
+    # Rows where the top R ends inside a tie at t: of the items tied at t only
+    # R - (items above t) are in, each tied item equally likely.
+    tied = np.flatnonzero(n_top > R)
+    if tied.size:
+        at = ys[tied] == t[tied]
+        n_at = np.count_nonzero(at, axis=1)
+        rel_at = np.count_nonzero(at & rel[tied], axis=1)
+        n_above = n_top[tied] - n_at
+        hits[tied] += rel_at * ((R[tied] - n_above) / n_at - 1.0)
+    return hits
 
 
 def _first_relevant_group(rc, req):
@@ -129,6 +166,9 @@ def _first_relevant_survival(rc, req):
 
 
 def hit_rate(rc, req):
+    if not rc.tied:
+        return (rc.cumulative(req.rel_key)[:, _cut(rc, req.k)] > 0).astype(np.float64), \
+            rc.totals[req.rel_key] > 0
     found, _, t, S = _first_relevant_survival(rc, req)
     miss = S[np.arange(rc.n_rows), t]
     return np.where(found, 1.0 - miss, 0.0), rc.totals[req.rel_key] > 0
@@ -144,21 +184,22 @@ def reciprocal_rank(rc, req):
 
 def average_precision(rc, req):
     kc = _cut(rc, req.k)
-    n, L = rc.n_rows, rc.L
-    r = rc.sums[req.rel_key][:, :kc]
-    m = rc.size[:, :kc].astype(float)
-    start = rc.start[:, :kc]
-    mean_rel = rc.mean(req.rel_key)
-    cum = np.zeros((n, L + 1))
-    np.cumsum(mean_rel, axis=1, out=cum[:, 1:])
-    before = np.take_along_axis(cum, start, axis=1)
-    p = np.arange(1, kc + 1)
-    q = p - start  # 1-based place inside the tie group
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pair = np.where(m > 1, r * (r - 1) / (m * np.maximum(m - 1, 1)), 0.0)
-    # E[rel(p) * (relevant items at positions <= p)] / p, by linearity.
-    terms = (mean_rel[:, :kc] * (before + 1.0) + (q - 1) * pair) / p
-    total = terms.sum(axis=1)
+    mean_rel = rc.mean(req.rel_key)[:, :kc]
+    cum = rc.cumulative(req.rel_key)
+    p = np.arange(1.0, kc + 1.0)
+    if not rc.tied:  # rel(p) * (relevant items at positions <= p) / p
+        total = (mean_rel * (cum[:, :kc] + 1.0)) @ (1.0 / p)
+    else:
+        r = rc.sums[req.rel_key][:, :kc]
+        m = rc.size[:, :kc].astype(float)
+        start = rc.start[:, :kc]
+        before = np.take_along_axis(cum, start, axis=1)
+        q = p - start  # 1-based place inside the tie group
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pair = np.where(m > 1, r * (r - 1) / (m * np.maximum(m - 1, 1)), 0.0)
+        # E[rel(p) * (relevant items at positions <= p)] / p, by linearity.
+        terms = (mean_rel * (before + 1.0) + (q - 1) * pair) / p
+        total = terms.sum(axis=1)
     n_rel = rc.totals[req.rel_key]
     if req.k is None or req.options["denominator"] == "relevant":
         denom = n_rel
@@ -173,9 +214,7 @@ def average_precision(rc, req):
 
 def _cumulative(rc, key):
     """``C[:, j]``: the expected sum of ``key`` over the first ``j`` positions."""
-    C = np.zeros((rc.n_rows, rc.L + 1))
-    np.cumsum(rc.mean(key), axis=1, out=C[:, 1:])
-    return C
+    return rc.cumulative(key)
 
 
 def _at(C, cut):
@@ -263,6 +302,12 @@ def err(rc, req):
     n = rc.n_rows
     stop = (2.0 ** np.arange(1, top + 1) - 1.0) / 2.0**top  # grades 1..top
     y = 1.0 - stop
+    if not rc.tied:
+        p_stop = sum(stop[g - 1] * rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1))
+        reach = np.ones((n, kc))
+        np.cumprod(1.0 - p_stop[:, :-1], axis=1, out=reach[:, 1:])
+        value = (reach * p_stop) @ (1.0 / np.arange(1.0, kc + 1.0))
+        return _err_result(rc, req, value, top)
     counts = np.stack([rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1)], axis=-1)
     size = rc.size[:, :kc]
     start = rc.start[:, :kc]
@@ -290,7 +335,12 @@ def err(rc, req):
         p_stop = p_stop.copy()
         p_stop[r, c] = Q[g, o] - Q[g, o + 1]
     value = (reach * p_stop / (pos + 1.0)).sum(axis=1)
-    relevant = sum(rc.totals[f"grade:{g}"] for g in range(1, top + 1)) > 0
+    return _err_result(rc, req, value, top)
+
+
+def _err_result(rc, req, value, top):
+    """ERR, or nERR: ERR over the ideal ordering's ERR."""
+    relevant = rc.totals["rel:None"] > 0  # some item of grade 1 or more
     if not req.options["normalize"]:
         return value, relevant
     grades = rc.ideal[req.gain_key]  # increasing, the best last
@@ -469,13 +519,15 @@ def bpref(rc, req):
     non-relevant items, the number of them above a given relevant item is
     uniform on 0..q (their relative order with it is uniformly random).
     """
-    rel, jud = rc.mean(req.rel_key), rc.mean("judged")
+    rel = rc.mean(req.rel_key)
     R = rc.totals[req.rel_key]
     N = rc.totals["judged"] - R
     den = np.maximum(np.minimum(N, R), 1.0)[:, None]
-    nonrel = jud - rel
-    C = np.zeros((rc.n_rows, rc.L + 1))
-    np.cumsum(nonrel, axis=1, out=C[:, 1:])
+    C = rc.cumulative("judged") - rc.cumulative(req.rel_key)  # judged non-relevant
+    if not rc.tied:
+        terms = rel * (1.0 - np.minimum(C[:, :-1], R[:, None]) / den)
+        return _safe_divide(terms.sum(axis=1), R), R > 0
+    nonrel = rc.mean("judged") - rel
     # Counts, exact integers: sums of tie-group means only approximate them.
     B = np.rint(np.take_along_axis(C, rc.start, axis=1))  # judged non-relevant above
     q = np.rint(nonrel * rc.size)  # the group's judged non-relevant items
@@ -540,11 +592,14 @@ def binary_g(rc, req):
     """trec_eval's binG, exact over tie orderings: each ranked relevant item
     scores ``1 / log2(2 + non-relevant items above it)``; the sum is divided by R."""
     rel = rc.mean(req.rel_key)
+    R = rc.totals[req.rel_key]
+    # Non-relevant ranked items above each position (the first j are real there).
+    C = np.minimum(np.arange(rc.L + 1.0), rc.n_ranked[:, None]) - rc.cumulative(req.rel_key)
+    if not rc.tied:
+        terms = rel / np.log2(2.0 + C[:, :-1])
+        return _safe_divide(terms.sum(axis=1), R), R > 0
     real = (np.arange(rc.L) < rc.n_ranked[:, None]).astype(np.float64)
     nonrel = real - rel
-    R = rc.totals[req.rel_key]
-    C = np.zeros((rc.n_rows, rc.L + 1))
-    np.cumsum(nonrel, axis=1, out=C[:, 1:])
     B = np.rint(np.take_along_axis(C, rc.start, axis=1))  # exact integer counts
     q = np.rint(nonrel * rc.size)
     # F[n] = sum_{i < n} 1 / log2(2 + i); E over a uniform 0..q of 1/log2(2 + B + x).
@@ -600,53 +655,53 @@ def eleven_point_average(rc, req):
 # -- trec_eval's experimental gain measures -------------------------------------------------
 
 
-def _ideal_sequence(rc, req, width):
-    """The row's ideal gains best first, padded with 0 to ``width`` positions."""
-    best = rc.ideal[req.gain_key][:, ::-1]
-    out = np.zeros((rc.n_rows, width))
-    m = min(width, best.shape[1])
-    out[:, :m] = best[:, :m]
-    return out
+def _runs(rc, key):
+    """The ideal's runs of equal positive gain (:class:`IdealRuns`), once per chunk."""
+    if ("runs", key) not in rc.cache:
+        rc.cache[("runs", key)] = IdealRuns.from_sorted(rc.ideal[key])
+    return rc.cache[("runs", key)]
 
 
 def normalized_gain(rc, req):
     """trec_eval's G: ``sum_i g_i / log2(2 + cost_i - gain_i)`` over the positive
     ideal gain, with ``cost_i`` the running sum of ``max(ideal_i, 1)``."""
     g = rc.mean(req.gain_key)
-    width = max(rc.L, rc.ideal[req.gain_key].shape[1])
-    ideal = _ideal_sequence(rc, req, width)
-    cost = np.cumsum(np.maximum(ideal, 1.0), axis=1)[:, : rc.L]
+    runs = _runs(rc, req.gain_key)
+    # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
+    cost = np.cumsum(np.maximum(runs.top(rc.L), 1.0), axis=1)
     gained = np.cumsum(g, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(g != 0, g / np.log2(2.0 + cost - gained), 0.0)
-    total = np.where(ideal > 0, ideal, 0.0).sum(axis=1)
+    total = runs.total
     return _safe_divide(terms.sum(axis=1), total), total > 0
 
 
-def _dcg_prefixes(rc, req):
-    """Running DCG of the ranking and of the positive ideal gains (log2 discount)."""
-    g = rc.mean(req.gain_key)
-    width = max(rc.L, rc.ideal[req.gain_key].shape[1])
-    ideal = _ideal_sequence(rc, req, width)
-    disc = 1.0 / np.log2(np.arange(2.0, width + 2.0))
-    dcg = np.cumsum(g * disc[: rc.L], axis=1)
-    positive = ideal > 0
-    idcg = np.cumsum(np.where(positive, ideal, 0.0) * disc, axis=1)
-    return g, dcg, ideal, idcg, positive.sum(axis=1)
+def _ranked_dcg(rc, req):
+    """``(g, dcg)``: the expected gains and the running DCG (log2) of the ranking,
+    ``dcg[:, j]`` over its first ``j`` positions."""
+    def make(r):
+        dcg = np.zeros((r.n_rows, r.L + 1))
+        np.cumsum(r.mean(req.gain_key) / np.log2(np.arange(2.0, r.L + 2.0)), axis=1,
+                  out=dcg[:, 1:])
+        return dcg
+
+    return rc.mean(req.gain_key), rc._shared(("dcg", req.gain_key), make)[:, : rc.L + 1]
 
 
 def ndcg_rel(rc, req):
     """trec_eval's ndcg_rel: nDCG averaged over the ranks of the relevant items,
     each unranked relevant item contributing the ranking's final nDCG."""
-    g, dcg, _, idcg, P = _dcg_prefixes(rc, req)
-    rows = np.arange(rc.n_rows)
+    runs = _runs(rc, req.gain_key)
+    P = runs.P
+    g, dcg = _ranked_dcg(rc, req)
+    disc = 1.0 / np.log2(np.arange(2.0, rc.L + 2.0))
+    idcg = np.cumsum(runs.top(rc.L) * disc, axis=1)  # down to min(P, L)
     cut = np.clip(np.minimum(np.arange(rc.L), P[:, None] - 1), 0, None)
     idcg_at = np.take_along_axis(idcg, cut, axis=1)
     at_rel = (g > 0) & (np.arange(rc.L) < rc.n_ranked[:, None])
-    ratio = _safe_divide(dcg, idcg_at)
-    full_idcg = idcg[rows, np.clip(P - 1, 0, None)]
-    final = _safe_divide(dcg[rows, np.clip(rc.n_ranked - 1, 0, rc.L - 1)] if rc.L else
-                         np.zeros(rc.n_rows), full_idcg)
+    ratio = _safe_divide(dcg[:, 1:], idcg_at)
+    rows = np.arange(rc.n_rows)
+    final = _safe_divide(dcg[rows, np.minimum(rc.n_ranked, rc.L)], runs.full_idcg)
     total = np.where(at_rel, ratio, 0.0).sum(axis=1) + (P - at_rel.sum(axis=1)) * final
     return _safe_divide(total, P), P > 0
 
@@ -654,26 +709,19 @@ def ndcg_rel(rc, req):
 def rndcg(rc, req):
     """trec_eval's Rndcg: nDCG read where the ideal gain changes level (and at the
     end of the ranking when it ends first), averaged."""
-    _, dcg, ideal, idcg, P = _dcg_prefixes(rc, req)
-    width = ideal.shape[1]
-    n = rc.n_ranked
-    rows = np.arange(rc.n_rows)
-    dcg_full = np.zeros((rc.n_rows, width + 1))
-    dcg_full[:, 1 : rc.L + 1] = dcg
-    # DCG over the ranking's first min(i, n) items, for every i (frozen after n).
-    i = np.arange(width + 1)
-    dcg_excl = dcg_full[rows[:, None], np.minimum(i[None, :], n[:, None])]
-    idcg_excl = np.zeros((rc.n_rows, width + 1))
-    idcg_excl[:, 1:] = idcg
-    nxt = np.concatenate((ideal, np.zeros((rc.n_rows, 1))), axis=1)  # ideal gain at i
-    prev = np.concatenate((ideal[:, :1], ideal), axis=1)  # ideal gain at i - 1
-    boundary = (i >= 1) & (nxt != prev) & (i <= P[:, None]) & (idcg_excl > 0)
-    ratio = _safe_divide(dcg_excl, idcg_excl)
-    total = np.where(boundary, ratio, 0.0).sum(axis=1)
-    count = boundary.sum(axis=1).astype(np.float64)
-    ends_first = P + 1 < n  # the ranking outlives the positive ideal gains
-    full = _safe_divide(dcg_full[rows, np.minimum(n, rc.L)], idcg_excl[rows, np.minimum(P,
-                                                                                    width)])
+    runs = _runs(rc, req.gain_key)
+    _, dcg = _ranked_dcg(rc, req)
+    n = np.minimum(rc.n_ranked, rc.L)
+    # At each run's end: the DCG of the ranking's first min(end, n) items.
+    at = dcg[runs.rows, np.minimum(runs.end, n[runs.rows])]
+    ratio = _safe_divide(at, runs.idcg)
+    N = rc.n_rows
+    total = np.bincount(runs.rows, weights=ratio, minlength=N)
+    count = np.bincount(runs.rows, minlength=N).astype(np.float64)
+    P = runs.P
+    ends_first = P + 1 < rc.n_ranked  # the ranking outlives the positive ideal gains
+    rows = np.arange(N)
+    full = _safe_divide(dcg[rows, n], runs.full_idcg)
     total = total + np.where(ends_first, full, 0.0)
     count = count + ends_first
     return _safe_divide(total, count), P > 0

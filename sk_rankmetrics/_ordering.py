@@ -63,8 +63,14 @@ class RankedChunk:
         self.n_ranked = n_items if n_ranked is None else n_ranked
         self.totals = {}
         self.ideal = {}
+        #: Derived row statistics kernels share (ideal gain runs), by key.
+        self.cache = {}
         self.real_ties = self.tied  # ties between real items (not padding)
-
+        #: ``(scores, BlockValues)`` of the whole rows, for a measure that reads
+        #: beyond ``L`` (R-precision); None for ranked lists (``L`` covers them).
+        self.block = None
+        #: The chunk this one was cut from (itself when not cut).
+        self.root = self
 
     @property
     def start(self):
@@ -99,14 +105,36 @@ class RankedChunk:
             np.minimum(self.n_ranked, depth),
         )
         out.tied, out.real_ties = self.tied, self.real_ties
-        out.totals, out.ideal = self.totals, self.ideal
+        out.totals, out.ideal, out.block = self.totals, self.ideal, self.block
+        out.cache = self.cache  # statistics of whole rows, unchanged by the cut
+        out.root = self.root
         return out
+
+    def _shared(self, key, make):
+        """``make(root)`` computed once per chunk on the uncut chunk, which every
+        cut of it shares (the first ``L`` columns of an uncut array are those
+        of the cut one)."""
+        root = self.root
+        if key not in root.cache:
+            root.cache[key] = make(root)
+        return root.cache[key]
 
     def mean(self, name):
         """Expected item value at each position: the tie group's mean."""
         if not self.tied:
             return self.sums[name]
-        return self.sums[name] / self.size
+        return self._shared(("mean", name), lambda r: r.sums[name] / r.size)[:, : self.L]
+
+    def cumulative(self, name):
+        """``C`` of shape (n, L + 1): ``C[:, j]`` is the expected sum of the item
+        value ``name`` over the first ``j`` positions."""
+
+        def make(r):
+            C = np.zeros((r.n_rows, r.L + 1))
+            np.cumsum(r.mean(name), axis=1, out=C[:, 1:])
+            return C
+
+        return self._shared(("cum", name), make)[:, : self.L + 1]
 
 
 def tie_groups(sv, ranked_vals):
@@ -141,9 +169,10 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
     y_score : ndarray of shape (n, N)
         Scores of any real dtype (compared in that dtype); higher ranks
         earlier. Padding entries (if any) hold ``-inf``.
-    values : dict of str -> ndarray of shape (n, N), float64
+    values : BlockValues or dict of str -> ndarray of shape (n, N), float64
         Item values to be summed per tie group (for example gain and the
-        relevance indicator).
+        relevance indicator): derived at the ranked positions only, or given
+        over the whole rows.
     L : int
         Positions to describe, ``1 <= L <= N``.
     ignore_ties : bool
@@ -174,10 +203,9 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
         top = np.ascontiguousarray((np.argsort(y_score, axis=1) + base)[:, ::-1])
         sv = np.take(flat_scores, top)
         below = None
-    ranked_vals = {
-        name: np.take(np.ascontiguousarray(v).reshape(-1), top)
-        for name, v in values.items()
-    }
+    if isinstance(values, dict):
+        values = _GivenValues(values)
+    ranked_vals = values.at(top)
     if ignore_ties:
         return RankedChunk(L, None, None, ranked_vals, n_items)
     if not (sv[:, 1:] == sv[:, :-1]).any() and (
@@ -201,12 +229,25 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
             eq = y_score[cut] == v
             in_last = start[cut] == start[cut, -1][:, None]
             size[cut] = np.where(in_last, np.count_nonzero(eq, axis=1)[:, None], size[cut])
-            for name, vals in values.items():
-                tot = np.einsum("ij,ij->i", eq, vals[cut])[:, None]
+            for name, vals in values.of_rows(cut).items():
+                tot = np.einsum("ij,ij->i", eq, vals)[:, None]
                 sums[name][cut] = np.where(in_last, tot, sums[name][cut])
     rc = RankedChunk(L, start, size, sums, n_items)
     rc.real_ties = real_ties
     return rc
+
+
+class _GivenValues:
+    """Item values given over whole rows, with :class:`BlockValues`' interface."""
+
+    def __init__(self, values):
+        self.values = {k: np.ascontiguousarray(v) for k, v in values.items()}
+
+    def at(self, flat):
+        return {k: np.take(v.reshape(-1), flat) for k, v in self.values.items()}
+
+    def of_rows(self, rows):
+        return {k: v[rows] for k, v in self.values.items()}
 
 
 # -- item values ----------------------------------------------------------------
@@ -224,38 +265,59 @@ class ItemMasks:
         self.judged = judged if judged is not None else real
         self.pool = pool if pool is not None else self.judged
 
+    def map(self, fn):
+        """The masks with ``fn`` applied to each array (shared arrays stay shared)."""
+        done = {}
+
+        def f(a):
+            if a is None:
+                return None
+            if id(a) not in done:
+                done[id(a)] = fn(a)
+            return done[id(a)]
+
+        return ItemMasks(f(self.real), f(self.judged), f(self.pool))
+
 
 def _indicator(mask, shape):
     return np.ones(shape) if mask is None else mask.astype(np.float64)
 
 
-def item_values(yt, requests, row0=0, masks=None):
-    """Every item value the requests read, float64, one array per key.
+def _unjudged_worthless(yt, requests, masks):
+    """Whether unjudged entries must be masked out of the gains and relevance of
+    ``yt``: only when one of them could be worth something (see worth_counts)."""
+    if masks.judged is None:
+        return None
+    unjudged = ~masks.judged
+    if worth_counts(requests) or (yt[unjudged] != 0).any():
+        return unjudged
+    return None
 
-    Items that are not judged (padding, unjudged items of ranked lists, items
-    a ``judged`` mask leaves out) are worth nothing and are never relevant,
-    whatever the gain of level 0 or the threshold; the gain is not even
-    evaluated on them (a mapping need not name their level).
+
+def check_item_values(yt, requests, row0=0, masks=None):
+    """Raise on relevance the requests' gains or grades cannot take.
+
+    Looks at every judged item of the block (ranked or not): a level a gain
+    mapping does not name, a negative level under a normalised metric, a gain
+    that overflows float64, a grade outside ERR's scale. Monotone elementwise
+    gains (linear, exponential) are checked at the extreme levels only.
+    Returns the mask of worthless entries (see :func:`_unjudged_worthless`).
     """
     masks = masks or ItemMasks()
-    worthless = None
-    if masks.judged is not None:
-        # Unjudged entries of relevance 0 are already worth nothing unless
-        # level 0 is (a threshold <= 0, a gain mapping): mask only then.
-        unjudged = ~masks.judged
-        if worth_counts(requests) or (yt[unjudged] != 0).any():
-            worthless = unjudged
-    values = {}
+    worthless = _unjudged_worthless(yt, requests, masks)
     real = yt if worthless is None else yt[~worthless]
+    extremes = _Extremes(real)
+    seen = set()
     for req in requests:
-        if req.gain_key is not None and req.gain_key not in values:
-            req.gain.check_levels(real, normalized=req.spec.normalized)
-            if worthless is None:
-                g = np.asarray(req.gain(yt), dtype=np.float64)
+        if req.gain_key is not None and (req.gain_key, req.spec.normalized) not in seen:
+            seen.add((req.gain_key, req.spec.normalized))
+            req.gain.check_levels(extremes, normalized=req.spec.normalized)
+            if req.gain.name in ("linear", "exponential"):
+                probe = np.array([extremes.min(), extremes.max()]) if real.size else real
             else:
-                g = np.zeros(yt.shape)
-                g[~worthless] = req.gain(real)
-            if g is not yt and not np.all(np.isfinite(g)):
+                probe = real
+            g = np.asarray(req.gain(probe), dtype=np.float64)
+            if not np.all(np.isfinite(g)):
                 raise ValueError(
                     f"the {req.gain.name!r} gain overflows for some relevance in "
                     f"y_true (rows from {row0}); use a smaller gain."
@@ -265,42 +327,161 @@ def item_values(yt, requests, row0=0, masks=None):
                     f"the {req.gain.name!r} gain gives negative gains, which "
                     f"{req.label} cannot normalise; map every level to a gain >= 0."
                 )
-            values[req.gain_key] = g
-        if req.rel_key is not None and req.rel_key not in values:
-            thr = req.threshold
-            rel = yt > 0 if thr is None else yt >= thr
-            if worthless is not None:
-                rel[worthless] = False
-            values[req.rel_key] = rel.astype(np.float64)
+        if "grades" in req.spec.needs:
+            judged = real if masks.judged is None else yt[masks.judged]
+            _check_grades(extremes if judged is real else _Extremes(judged), req)
+    return worthless
+
+
+class _Extremes:
+    """An array's size, min and max, each computed once (the checks share them)."""
+
+    def __init__(self, a):
+        self.a, self.size, self._min, self._max = a, a.size, None, None
+
+    def min(self):
+        if self._min is None:
+            self._min = self.a.min()
+        return self._min
+
+    def max(self):
+        if self._max is None:
+            self._max = self.a.max()
+        return self._max
+
+    @property
+    def integral(self):
+        return self.a.dtype.kind in "iub" or bool(np.array_equal(self.a, np.floor(self.a)))
+
+
+def _check_grades(real, req):
+    """ERR reads integer grades 0..max_grade (``real``: an :class:`_Extremes`)."""
+    top = req.options["max_grade"]
+    if real.size and (real.min() < 0 or real.max() > top or not real.integral):
+        a = real.a
+        bad = a[(a < 0) | (a > top) | (a != np.floor(a))][0]
+        raise ValueError(
+            f"{req.label}: relevance {bad:g} is not a grade of the scale 0..{top}; ERR "
+            "reads integer grades from 0 to max_grade (raise max_grade, or map the "
+            "relevance to grades)."
+        )
+
+
+def derive_values(yt, requests, masks=None, keys=None):
+    """The item values ``keys`` (None: every key the requests read) of the
+    entries ``yt``, float64 arrays of its shape, unchecked.
+
+    Items that are not judged (padding, unjudged items of ranked lists, items
+    a ``judged`` mask leaves out) are worth nothing and are never relevant,
+    whatever the gain of level 0 or the threshold; the gain is not even
+    evaluated on them (a mapping need not name their level).
+    """
+    masks = masks or ItemMasks()
+    judged = masks.judged
+    values = {}
+    for req in requests:
         for key in req.keys:
-            if key in values:
+            if key in values or (keys is not None and key not in keys):
                 continue
-            if key == "judged":
+            if key == req.gain_key:
+                if judged is None:
+                    g = np.array(req.gain(yt), dtype=np.float64)
+                else:
+                    g = np.zeros(yt.shape)
+                    g[judged] = req.gain(yt[judged])
+                values[key] = g
+            elif key == req.rel_key:
+                values[key] = _relevant(yt, req.threshold, judged)
+            elif key == "judged":
                 values[key] = _indicator(masks.judged, yt.shape)
             elif key == "pool":
                 values[key] = _indicator(masks.pool, yt.shape)
             elif key.startswith("grade:"):
-                values[key] = _grade_indicator(yt, int(key[6:]), req, masks.judged)
+                out = yt == int(key[6:])
+                if judged is not None:
+                    out &= judged
+                values[key] = out.astype(np.float64)
     return values
 
 
-def _grade_indicator(yt, grade, req, judged):
-    """Whether each judged item has relevance grade ``grade`` (ERR's levels)."""
-    top = req.options["max_grade"]
-    if grade == 1:  # check the grades once per block and request
-        real = yt if judged is None else yt[judged]
-        if real.size and (real.min() < 0 or real.max() > top
-                          or not np.array_equal(real, np.floor(real))):
-            bad = real[(real < 0) | (real > top) | (real != np.floor(real))][0]
-            raise ValueError(
-                f"{req.label}: relevance {bad:g} is not a grade of the scale 0..{top}; ERR "
-                "reads integer grades from 0 to max_grade (raise max_grade, or map the "
-                "relevance to grades)."
-            )
-    out = yt == grade
+def _relevant_mask(yt, threshold, judged):
+    rel = yt > 0 if threshold is None else yt >= threshold
     if judged is not None:
-        out &= judged
-    return out.astype(np.float64)
+        rel &= judged
+    return rel
+
+
+def _relevant(yt, threshold, judged):
+    return _relevant_mask(yt, threshold, judged).astype(np.float64)
+
+
+def item_values(yt, requests, row0=0, masks=None):
+    """Every item value the requests read, float64, one array per key: the
+    values of :func:`derive_values`, after the checks of :func:`check_item_values`."""
+    masks = masks or ItemMasks()
+    check_item_values(yt, requests, row0, masks)
+    return derive_values(yt, requests, masks)
+
+
+class BlockValues:
+    """The item values of a block of rows, derived where they are read.
+
+    Only the relevance ``yt`` and the item masks are kept at the block's
+    full width; the values (gains, relevance indicators, grades) are derived
+    for the ranked positions (:meth:`at`), for whole rows when a tie group
+    crosses the cut (:meth:`of_rows`), and summed over rows on demand
+    (:attr:`totals`). The checks run once, over the whole block.
+    """
+
+    def __init__(self, yt, requests, row0=0, masks=None):
+        self.yt = np.ascontiguousarray(yt)
+        self.masks = (masks or ItemMasks()).map(np.ascontiguousarray)
+        self.requests = requests
+        self.worthless = check_item_values(self.yt, requests, row0, self.masks)
+        self.totals = _Totals(self)
+
+    def at(self, flat):
+        """Values of the entries at the flat indices ``flat`` (shaped like it)."""
+        yt = np.take(self.yt.reshape(-1), flat)
+        masks = self.masks.map(lambda a: np.take(a.reshape(-1), flat))
+        return derive_values(yt, self.requests, masks)
+
+    def of_rows(self, rows, keys=None):
+        """Values over the whole rows ``rows``."""
+        masks = self.masks.map(lambda a: a[rows])
+        return derive_values(self.yt[rows], self.requests, masks, keys)
+
+    def relevant(self, rows, key):
+        """Whether each item of the whole rows ``rows`` is relevant under the
+        relevance key ``key`` (bool, not float64: cheaper to count)."""
+        req = next(r for r in self.requests if r.rel_key == key)
+        judged = None if self.masks.judged is None else self.masks.judged[rows]
+        return _relevant_mask(self.yt[rows], req.threshold, judged)
+
+    def full(self, key):
+        """One value over the whole block."""
+        return self.of_rows(slice(None), {key})[key]
+
+
+class _Totals(dict):
+    """Row totals of the item values, computed on first use."""
+
+    def __init__(self, block):
+        super().__init__()
+        self._block = block
+
+    def __missing__(self, key):
+        b = self._block
+        width = b.yt.shape[1]
+        if key in ("judged", "pool") and getattr(b.masks, key) is None:
+            total = np.full(b.yt.shape[0], float(width))
+        elif key == "rel:None" and not any(r.rel_key == key for r in b.requests):
+            # Any relevant item at all (ERR's rows with no relevant grade).
+            total = _relevant(b.yt, None, b.masks.judged).sum(axis=1)
+        else:
+            total = b.full(key).sum(axis=1)
+        self[key] = total
+        return total
 
 
 def worth_counts(requests):
@@ -314,17 +495,132 @@ def worth_counts(requests):
     )
 
 
-def ideal_gains(yt, gain, values_gain, width, worthless=None):
-    """The ``width`` largest gains of each row, in increasing order (best last)."""
+def ideal_gains(yt, gain, full_gain, width, worthless=None):
+    """The ``width`` largest gains of each row, in increasing order (best last).
+
+    ``full_gain()`` gives the gains of the whole block when they cannot be
+    read off the relevance levels (masked entries, a non-monotone gain).
+    """
     N = yt.shape[1]
     # A monotone gain lets relevance be partitioned and only the top k
     # transformed; masked entries (gain 0, any relevance) need the gains.
     by_level = gain.monotone and worthless is None
-    base = yt if by_level else values_gain
+    base = yt if by_level else full_gain()
     if width < N:
         base = np.partition(base, N - width, axis=1)[:, N - width :]
     top = np.sort(base, axis=1)
     return np.asarray(gain(top), dtype=np.float64) if by_level else top
+
+
+class IdealRuns:
+    """A row's ideal ordering (best first) as runs of equal positive gain.
+
+    trec_eval's measures over the whole ideal (G, ndcg_rel, Rndcg) read it
+    only through these runs: where each ends, its DCG, and the counts.
+
+    Attributes
+    ----------
+    rows, end, gain, idcg : ndarray of shape (n_runs,)
+        Row-major, the best run of a row first: the row, the 1-based
+        position where the run ends, its gain, and the log2-discounted DCG
+        of the ideal down to ``end``.
+    P, total, full_idcg : ndarray of shape (n_rows,)
+        Per row: the items of positive gain, their summed gain and their DCG.
+    """
+
+    def __init__(self, rows, end, gain, n_rows):
+        first = np.ones(rows.shape[0], dtype=bool)
+        first[1:] = rows[1:] != rows[:-1]
+        begin = np.where(first, 0, np.concatenate(([0], end[:-1])))
+        width = int(end.max()) if end.size else 0
+        D = np.zeros(width + 1)
+        np.cumsum(1.0 / np.log2(np.arange(2.0, width + 2.0)), out=D[1:])
+        part = gain * (D[end] - D[begin])
+        # Running sum within each row: the global running sum less its value
+        # before the row's first run.
+        c = np.cumsum(part)
+        row_first = np.maximum.accumulate(np.where(first, np.arange(rows.shape[0]), 0))
+        self.rows, self.begin, self.end, self.gain = rows, begin, end, gain
+        self.idcg = c - (c - part)[row_first]
+        last = np.ones(rows.shape[0], dtype=bool)
+        last[:-1] = rows[1:] != rows[:-1]
+        self.P = np.zeros(n_rows, dtype=np.int64)
+        self.P[rows[last]] = end[last]
+        self.total = np.bincount(rows, weights=gain * (end - begin), minlength=n_rows)
+        self.full_idcg = np.bincount(rows, weights=part, minlength=n_rows)
+        self._top = None
+
+    @classmethod
+    def from_sorted(cls, ideal):
+        """From every gain of each row in increasing order, shape (n, W)."""
+        n, W = ideal.shape
+        # Read best first, a run ends at i (1-based) where the gain at i differs
+        # from the one at i - 1 (past the row's end: 0), the latter positive.
+        # In increasing order that is a run's first entry j = W - i.
+        starts = np.empty((n, W), dtype=bool)
+        starts[:, 0] = True
+        np.not_equal(ideal[:, 1:], ideal[:, :-1], out=starts[:, 1:])
+        starts &= ideal > 0
+        rows, j = np.nonzero(starts[:, ::-1])  # best run first within each row
+        return cls(rows, j + 1, ideal[rows, W - 1 - j], n)
+
+    @classmethod
+    def from_counts(cls, counts, gains):
+        """From ``counts[:, u]``, the items of each row with the positive gain
+        ``gains[u]`` (distinct, decreasing)."""
+        ends = np.cumsum(counts, axis=1)
+        rows, u = np.nonzero(counts)
+        return cls(rows, ends[rows, u], gains[u], counts.shape[0])
+
+    def top(self, width):
+        """The positive ideal gains best first, down to ``width`` (0 past P)."""
+        if self._top is None or self._top.shape[1] < width:
+            self._top = self._make_top(width)
+        return self._top[:, :width]
+
+    def _make_top(self, width):
+        out = np.zeros((self.P.shape[0], width))
+        stop = np.minimum(self.end, width)
+        lengths = np.clip(stop - self.begin, 0, None)
+        run = np.repeat(np.arange(lengths.shape[0]), lengths)
+        offset = np.arange(run.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        out[self.rows[run], self.begin[run] + offset] = self.gain[run]
+        return out
+
+
+#: Level spans up to this are counted per row instead of sorted.
+_MAX_LEVEL_SPAN = 64
+
+
+def ideal_runs(yt, gain, full_gain, worthless=None):
+    """The :class:`IdealRuns` of each row's gains.
+
+    Integer relevance levels in a small span with a monotone gain are counted
+    per row (one pass, no sort); any other input sorts the row's gains.
+    ``full_gain()`` gives the block's gains when they cannot be read off the
+    levels (see :func:`ideal_gains`).
+    """
+    n, N = yt.shape
+    if gain.monotone and worthless is None and yt.size:
+        if yt.dtype.kind == "b":
+            yt = yt.view(np.uint8)
+        lo, hi = yt.min(), yt.max()
+        integral = yt.dtype.kind in "iub" or np.array_equal(yt, np.floor(yt))
+        if integral and hi - lo < _MAX_LEVEL_SPAN:
+            lo, span = int(lo), int(hi) - int(lo) + 1
+            keys = np.empty(yt.shape, dtype=np.intp)
+            np.subtract(yt, lo, out=keys, casting="unsafe")  # integral: exact
+            keys += (np.arange(n) * span)[:, None]
+            counts = np.bincount(keys.reshape(-1), minlength=n * span).reshape(n, span)
+            levels = np.arange(lo, lo + span, dtype=np.float64)[::-1]
+            g = np.asarray(gain(levels), dtype=np.float64)  # non-increasing
+            keep = g > 0
+            # Levels of one gain form one run: sum their counts.
+            distinct, inv = np.unique(-g[keep], return_inverse=True)
+            merged = np.zeros((n, distinct.shape[0]), dtype=np.int64)
+            np.add.at(merged.T, inv.reshape(-1), counts[:, ::-1][:, keep].T)
+            return IdealRuns.from_counts(merged, -distinct)
+    return IdealRuns.from_sorted(ideal_gains(yt, gain, full_gain, N, worthless))
 
 
 def depth(requests):
@@ -364,22 +660,26 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     if judged is not None and real is not None:
         judged = judged & real
     masks = ItemMasks(real=real, judged=judged)
-    values = item_values(yt, requests, row0, masks)
-    totals = {key: v.sum(axis=1) for key, v in values.items()}
+    values = BlockValues(yt, requests, row0, masks)
     L = N if needs_full else min(k_max, N)
-    for r in requests:
-        if r.reads_to_r:  # R-precision reads down to R
-            L = max(L, int(totals[r.rel_key].max()))
+    if ignore_ties:
+        for r in requests:
+            if r.reads_to_r:  # R-precision reads down to R, in the order of the sort
+                L = max(L, int(values.totals[r.rel_key].max()))
     rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items)
-    rc.totals = totals
+    rc.totals = values.totals
+    rc.block = (ys, values)
     check_ties(rc, requests, ignore_ties)
-    worthless = None if masks.judged is None else ~masks.judged
-    # The ideal of a measure of the whole ranking (G, ndcg_rel) covers the row.
-    ideal_k = [None if r.spec.full else r.k for r in requests if r.needs_ideal]
+    # A measure of the whole ranking (G, ndcg_rel) reads the ideal's runs.
+    for req in requests:
+        if req.needs_ideal and req.spec.full and ("runs", req.gain_key) not in rc.cache:
+            rc.cache[("runs", req.gain_key)] = ideal_runs(
+                yt, req.gain, lambda key=req.gain_key: values.full(key), values.worthless)
+    ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
     width = N if None in ideal_k else min(max(ideal_k, default=1), N)
     for req in requests:
-        if req.needs_ideal and req.gain_key not in rc.ideal:
-            rc.ideal[req.gain_key] = ideal_gains(yt, req.gain, values[req.gain_key],
-                                                 max(width, rc.L) if width < N else N,
-                                                 worthless)
+        if req.needs_ideal and not req.spec.full and req.gain_key not in rc.ideal:
+            rc.ideal[req.gain_key] = ideal_gains(
+                yt, req.gain, lambda key=req.gain_key: values.full(key),
+                max(width, rc.L) if width < N else N, values.worthless)
     return rc
