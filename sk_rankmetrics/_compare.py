@@ -13,6 +13,7 @@ import inspect
 import json
 import math
 import numbers
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -608,7 +609,7 @@ def _system(name, value):
     if ids is not None:
         uniq, counts = np.unique(ids, return_counts=True)
         if (counts > 1).any():
-            raise ValueError(f"{where}: query {uniq[counts > 1][0]!r} appears "
+            raise ValueError(f"{where}: query {uniq[counts > 1][0].item()!r} appears "
                              f"{int(counts.max())} times; query ids must be unique.")
     return ids, cols
 
@@ -716,8 +717,8 @@ def _pair_queries(systems, on_missing, notes):
             advice = ("Score every query in every system (evaluate_run(..., complete=True), "
                       "or -c on the command line, scores a query missing from a run as 0)")
             if shared.size:
-                advice += (f", or compare on the {shared.size} queries they share with "
-                           "on_missing='drop' (--on-missing drop).")
+                advice += (f", or compare on the {_count(shared.size, 'query', 'queries')} "
+                           "they share with on_missing='drop' (--on-missing drop).")
             else:
                 advice = "They share no query at all. " + advice + "."
             raise ValueError(f"results: the systems do not have the same queries: {detail}. "
@@ -823,8 +824,12 @@ def compare(results, *, metrics=None, test="t-test", correction="holm", baseline
     \mathrm{hits}) / (1 + B)` with random sign vectors [2]_.
 
     **Degenerate inputs** give stated values, never a NaN p-value:
-    differences within round-off (:math:`|d_q| \le 10^{-12} \max(|m_a(q)|,
-    |m_b(q)|)`) count as ties; with one query every p-value is 1, and the
+    a difference that rounds to 0 on a grid of :math:`2^{-40}` times the
+    largest value of the metric (about :math:`10^{-12}` of it) is 0, so that
+    round-off never turns a tie into a win (``0.1 + 0.2 - 0.3``), and the
+    Wilcoxon test ranks the differences rounded to that grid, so that
+    round-off does not break a tie between equal differences (``0.3 - 0.2``
+    and ``0.5 - 0.4``); with one query every p-value is 1, and the
     intervals and effect sizes are NaN (with a warning); when every
     difference is 0 the p-value is 1, the interval (0, 0) and the effect
     size 0; when every difference is the same number :math:`c \ne 0` the
@@ -890,9 +895,9 @@ def compare(results, *, metrics=None, test="t-test", correction="holm", baseline
             notes.append(f"{m}: {_count(dropped, 'query', 'queries')} with NaN in some "
                          f"system {'was' if dropped == 1 else 'were'} left out.")
             if partial:
-                warn(f"compare: for {m!r}, {partial} queries are NaN in some systems but not "
-                     "in others; they are left out of every system's mean and test of this "
-                     "metric, so the means differ from the systems' own.")
+                warn(f"compare: for {m!r}, {_count(partial, 'query', 'queries')} NaN in "
+                     "some systems but not in others; left out of every system's mean and "
+                     "test of this metric, so the means differ from the systems' own.")
         V = V[keep]
         if V.shape[0] == 0:
             raise ValueError(f"results: metric {m!r} has no query with a value in every "
@@ -975,16 +980,21 @@ def _splits(cv, X, y, qid, n):
                                         "a number of folds >= 2, a splitter or a list of "
                                         "(train, test) index arrays.")
         cv = GroupKFold(n_splits=int(cv)) if qid is not None else KFold(n_splits=int(cv))
-    if hasattr(cv, "split"):
-        try:
-            splits = list(cv.split(X, y, groups=qid))
-        except ValueError as exc:
-            raise ValueError(f"compare_estimators: cv={cv!r} could not split the data: "
-                             f"{exc}") from None
-    elif isinstance(cv, (str, bytes, Mapping)) or not hasattr(cv, "__iter__"):
+    if isinstance(cv, (str, bytes, Mapping)) or not (hasattr(cv, "__iter__")
+                                                     or hasattr(cv, "split")):
         raise InvalidParameterError(f"compare_estimators: cv={short_repr(cv)} is not accepted; "
                                     "give a number of folds >= 2, a splitter (such as "
                                     "GroupKFold()) or a list of (train, test) index arrays.")
+    if hasattr(cv, "split"):
+        try:
+            with warnings.catch_warnings():
+                # Splitters that do not read groups say so; whether queries stay
+                # whole is checked below.
+                warnings.filterwarnings("ignore", message="The groups parameter is ignored")
+                splits = list(cv.split(X, y, groups=qid))
+        except ValueError as exc:
+            raise ValueError(f"compare_estimators: cv={cv!r} could not split the data: "
+                             f"{exc}") from None
     else:
         splits = [(np.asarray(tr), np.asarray(te)) for tr, te in cv]
     if not splits:
@@ -994,7 +1004,7 @@ def _splits(cv, X, y, qid, n):
         np.add.at(tested, test, 1)
     if (tested > 1).any():
         i = int(np.flatnonzero(tested > 1)[0])
-        what = f"query {qid[i]!r}" if qid is not None else f"row {i}"
+        what = f"query {qid[i].item()!r}" if qid is not None else f"row {i}"
         raise ValueError(
             f"compare_estimators: {what} is in the test fold of {int(tested[i])} splits; "
             "each query must be tested once, so that it has one out-of-fold value per "
@@ -1004,7 +1014,7 @@ def _splits(cv, X, y, qid, n):
         for fold, (_, test) in enumerate(splits):
             inside = np.isin(qid, qid[test])
             if int(inside.sum()) != len(test):
-                q = qid[inside & (np.bincount(test, minlength=n) == 0)][0]
+                q = qid[inside & (np.bincount(test, minlength=n) == 0)][0].item()
                 raise ValueError(
                     f"compare_estimators: the test fold of split {fold} holds part of query "
                     f"{q!r} only; every query's rows must be in one fold. Split by query: "

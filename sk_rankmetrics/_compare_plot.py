@@ -22,6 +22,10 @@ _COLORS = ("tab:blue", "tab:orange", "0.6")
 _MAX_LABELS = 40
 
 
+def _count(n, word):
+    return f"{n} {word if n == 1 else ('queries' if word == 'query' else word + 's')}"
+
+
 def _two_systems(names, systems):
     if systems is None:
         if len(names) != 2:
@@ -87,10 +91,11 @@ class QueryDifferenceDisplay:
     Notes
     -----
     The constructor stores its arguments unchanged; :meth:`plot` reads them.
-    Ties (:math:`d_q = 0`, within round-off when built by :meth:`from_results`
-    or :meth:`from_predictions`) have no visible bar and are counted in the x
-    label. With at most 40 queries every bar is labelled with its query id;
-    with more, the ticks give the rank of the bar. matplotlib is needed by
+    Ties (:math:`d_q = 0`; :meth:`from_results` and :meth:`from_predictions`
+    set round-off differences to 0 as :func:`compare` does) have no visible
+    bar and are counted in the x label. With at most 40 queries every bar is
+    labelled with its query id; with more, the ticks give the rank of the
+    bar. matplotlib is needed by
     :meth:`plot` only and is imported there.
 
     Examples
@@ -184,7 +189,7 @@ class QueryDifferenceDisplay:
         va = pair[a][1][metric][positions[a]]
         vb = pair[b][1][metric][positions[b]]
         keep = ~(np.isnan(va) | np.isnan(vb))
-        display = cls(differences=_stats.differences(va[keep], vb[keep]),
+        display = cls(differences=_stats.differences(va[keep], vb[keep])[0],
                       query_ids=ids[keep], metric=metric, names=(a, b))
         return display.plot(ax=ax, **kwargs)
 
@@ -258,7 +263,7 @@ class QueryDifferenceDisplay:
         (a, va), (b, vb) = values.items()
         ids = np.unique(np.asarray(qid)) if qid is not None else np.arange(va.shape[0])
         keep = ~(np.isnan(va) | np.isnan(vb))
-        display = cls(differences=_stats.differences(va[keep], vb[keep]),
+        display = cls(differences=_stats.differences(va[keep], vb[keep])[0],
                       query_ids=ids[keep], metric=label, names=(a, b))
         return display.plot(ax=ax, **kwargs)
 
@@ -322,16 +327,16 @@ class QueryDifferenceDisplay:
         self.mean_line_ = ax.axhline(mean, color="0.25", linestyle="--", linewidth=1.2)
         counts = np.bincount(group, minlength=3)
         handles = [
-            Patch(color=_COLORS[0], label=f"{a} higher ({counts[0]} queries)"),
-            Patch(color=_COLORS[1], label=f"{b} higher ({counts[1]} queries)"),
+            Patch(color=_COLORS[0], label=f"{a} higher ({_count(counts[0], 'query')})"),
+            Patch(color=_COLORS[1], label=f"{b} higher ({_count(counts[1], 'query')})"),
             self.mean_line_,
         ]
         self.mean_line_.set_label(f"mean difference {mean:+.4f}")
         ax.legend(handles=handles, loc="best", fontsize="small")
         ax.set_title(f"{metric} per query: {a} - {b}")
         ax.set_ylabel(f"{metric} difference ({a} - {b})")
-        ties = f", {counts[2]} ties" if counts[2] else ""
-        ax.set_xlabel(f"queries, sorted by difference ({n} queries{ties})")
+        ties = f", {_count(counts[2], 'tie')}" if counts[2] else ""
+        ax.set_xlabel(f"queries, sorted by difference ({_count(n, 'query')}{ties})")
         ax.set_xlim(0.5 - 0.1 * (n > 100), n + 0.5 + 0.1 * (n > 100))
         if ids is not None and n <= _MAX_LABELS:
             ax.set_xticks(x)

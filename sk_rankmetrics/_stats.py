@@ -7,8 +7,9 @@ computed. :mod:`sk_rankmetrics._compare` pairs the queries and calls
 
 Rules for degenerate input (stated in :func:`sk_rankmetrics.compare`):
 
-- differences within round-off of zero (``|a - b| <= 1e-12 * max(|a|, |b|)``)
-  are ties, exactly zero;
+- a difference within about 1e-12 of the largest value is 0, and the
+  Wilcoxon test ranks the differences rounded to that grid
+  (:func:`differences`), so that round-off neither makes nor breaks ties;
 - fewer than 2 queries: every p-value is 1, intervals and effect sizes NaN;
 - every difference zero: p = 1, interval (0, 0), effect size 0;
 - every difference the same non-zero number ``c`` (no spread): the t
@@ -35,8 +36,10 @@ from scipy.special import ndtr, ndtri
 TESTS = ("t-test", "wilcoxon", "randomization", "bootstrap", "sign")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 
-#: Relative size under which a difference is round-off, not a difference.
+#: Relative size under which values are equal (round-off, not a difference).
 ROUND_OFF = 1e-12
+#: Differences are rounded to multiples of 2**-GRID_BITS times the largest value.
+GRID_BITS = 40
 #: Exact sign-flip enumeration whenever 2**(n - 1) is at most this (or at most
 #: n_resamples): n <= 16 by default.
 EXACT_MIN = 2**15
@@ -53,11 +56,22 @@ def rng_from(random_state):
 
 
 def differences(a, b):
-    """``a - b`` with round-off differences set to exactly zero."""
+    """``a - b``, and the same rounded to 40 binary digits below the largest value.
+
+    The grid (about ``1e-12`` of the largest ``|a|``, ``|b|``) is far below
+    any real difference of metric values and far above round-off. The first
+    array is exact except that differences the grid rounds to 0 are exactly
+    0, so round-off never makes a tie a win (``0.1 + 0.2 - 0.3``). The
+    rounded array is what tests on ranks read, so that round-off does not
+    break a tie between equal differences (``0.3 - 0.2`` and ``0.5 - 0.4``).
+    """
     d = a - b
-    scale = np.maximum(np.abs(a), np.abs(b))
-    d[np.abs(d) <= ROUND_OFF * scale] = 0.0
-    return d
+    scale = max(float(np.abs(a).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
+    if scale == 0:
+        return d, d.copy()
+    q = 2.0 ** (math.floor(math.log2(scale)) - GRID_BITS)
+    snapped = np.round(d / q) * q
+    return np.where(snapped == 0, 0.0, d), snapped
 
 
 def _spread_free(x):
@@ -292,7 +306,7 @@ def correct(pvalues, method):
 # -- one metric, every comparison ---------------------------------------------------
 
 
-_SCALAR_TESTS = {"t-test": ttest_pvalue, "wilcoxon": wilcoxon_pvalue, "sign": sign_pvalue}
+_SCALAR_TESTS = {"t-test": ttest_pvalue, "sign": sign_pvalue}
 
 
 def compare_metric(V, pairs, *, test, correction, confidence_level, n_resamples, rng):
@@ -316,8 +330,9 @@ def compare_metric(V, pairs, *, test, correction, confidence_level, n_resamples,
         ``exact`` (whether the randomisation test enumerated every sign flip).
     """
     n, _ = V.shape
-    D = np.column_stack([differences(V[:, i], V[:, j]) for i, j in pairs]) if pairs \
-        else np.zeros((n, 0))
+    both = [differences(V[:, i], V[:, j]) for i, j in pairs]
+    D = np.column_stack([d for d, _ in both]) if pairs else np.zeros((n, 0))
+    ranked = [g for _, g in both]  # for Wilcoxon's ranks
     theta_v = bootstrap_means(V, n_resamples, rng)
     intervals = [bca_interval(V[:, s], theta_v[:, s], confidence_level)
                  for s in range(V.shape[1])]
@@ -332,6 +347,8 @@ def compare_metric(V, pairs, *, test, correction, confidence_level, n_resamples,
         raw, exact = randomization_pvalues(D, n_resamples, rng)
     elif test == "bootstrap":
         raw = np.array(boot_p)
+    elif test == "wilcoxon":
+        raw = np.array([wilcoxon_pvalue(g) for g in ranked])
     else:
         fn = _SCALAR_TESTS[test]
         raw = np.array([fn(D[:, c]) for c in range(D.shape[1])])
