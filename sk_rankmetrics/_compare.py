@@ -50,8 +50,12 @@ def format_value(v):
     return "nan" if v != v else f"{v:.4f}"
 
 
-def _signed(v):
-    return "nan" if v != v else f"{v:+.4f}"
+def _signed(v, digits=4):
+    """``+0.0123``; a value that rounds to zero is ``+0.0000``, never ``-0.0000``."""
+    if v != v:
+        return "nan"
+    text = f"{v:+.{digits}f}"
+    return "+" + text[1:] if text[1:].strip("0.") == "" else text
 
 
 def _letter(i):
@@ -344,7 +348,7 @@ class ComparisonReport:
             pair_rows.append([
                 r["metric"], f"{r['system_a']} - {r['system_b']}", _signed(r["difference"]),
                 f"[{_signed(r['ci_low'])}, {_signed(r['ci_high'])}]",
-                "nan" if effect != effect else f"{effect:+.2f}",
+                _signed(effect, 2),
                 f"{r['wins']}/{r['ties']}/{r['losses']}",
                 format_pvalue(r["p_raw"]), format_pvalue(r["p"]),
             ])
@@ -839,9 +843,10 @@ def compare(results, *, metrics=None, test="t-test", correction="holm", baseline
     has the interval :math:`(v, v)`.
 
     Every metric is taken as higher-is-better when marking which system
-    beats which. Cost: :math:`O(B\,n\,S)` per metric for :math:`B` resamples,
-    :math:`n` queries and :math:`S` systems, in blocks of bounded memory,
-    plus one test per pair.
+    beats which. Cost: :math:`O(B\,n\,S)` time per metric for :math:`B`
+    resamples, :math:`n` queries and :math:`S` systems, in blocks of bounded
+    memory, plus the :math:`B \times S` bootstrap means (:math:`8BS` bytes)
+    and one test per pair.
 
     References
     ----------
