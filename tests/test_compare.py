@@ -270,11 +270,16 @@ def test_to_markdown_renders_as_a_table(three):
     assert "best mean of each metric in bold" in html
 
 
-def test_markdown_and_latex_escape_names():
-    results = {"my|run": [0.1, 0.2, 0.3], "b_2&%#": [0.2, 0.3, 0.5]}
+def test_markdown_and_latex_escape_names(tmp_path):
+    results = {"my|run": {"hit_rate@5": [0.1, 0.2, 0.3]},
+               "b_2&%#$~^{}\\": {"hit_rate@5": [0.2, 0.3, 0.5]}}
     report = compare(results, random_state=0)
     assert r"| a | my\|run |" in report.to_markdown()
-    assert r"b & b\_2\&\%\# & " in report.to_latex()
+    latex = report.to_latex()
+    assert r"b & b\_2\&\%\#\$\textasciitilde{}\textasciicircum{}\{\}\textbackslash{} & " \
+        in latex
+    assert r"hit\_rate@5" in latex
+    _compile(latex, tmp_path)
 
 
 def _latex_structure(text, n_rows, n_cols):
@@ -300,10 +305,15 @@ def test_to_latex_structure_and_compilation(three, tmp_path):
     mean = f"{report.means['ndcg']['rerank']:.4f}"
     assert f"\\textbf{{{mean}}}\\textsuperscript{{ac}}" in rerank
     assert "Holm correction over the 3 comparisons" in text
+    _compile(text, tmp_path)
+
+
+def _compile(table, tmp_path):
+    """The table in a minimal document must compile (when a LaTeX is installed)."""
     if shutil.which("pdflatex") is None:
         pytest.skip("no pdflatex: structure checked only")
     doc = tmp_path / "t.tex"
-    doc.write_text("\\documentclass{article}\n\\begin{document}\n" + text
+    doc.write_text("\\documentclass{article}\n\\begin{document}\n" + table
                    + "\n\\end{document}\n")
     out = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
