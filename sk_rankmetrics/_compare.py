@@ -355,12 +355,13 @@ class ComparisonReport:
         parts = [
             _text_table(header, rows, right),
             "",
-            self._legend(),
+            _wrap(self._legend(), _WIDTH),
             "",
             _text_table(pair_header, pair_rows, {2, 4, 5, 6, 7}),
         ]
         if self.notes:
-            parts += ["", "Notes:"] + [f"- {n}" for n in self.notes]
+            parts += ["", "Notes:"] + [_wrap(f"- {n}", _WIDTH, indent="  ")
+                                       for n in self.notes]
         return "\n".join(parts)
 
     def to_markdown(self):
@@ -406,7 +407,8 @@ class ComparisonReport:
                     v += f"<sup>{beaten[m][s]}</sup>"
                 cells.append(v)
             lines.append(f"| {letters[s]} | {cell(s)} | " + " | ".join(cells) + " |")
-        lines += ["", self._legend("<sup>x</sup>") + "; best mean of each metric in bold."]
+        lines += ["", _wrap(self._legend("<sup>x</sup>") + "; best mean of each metric in "
+                            "bold.", _WIDTH)]
         return "\n".join(lines)
 
     def to_latex(self):
@@ -465,7 +467,7 @@ class ComparisonReport:
                 if beaten[m][s]:
                     v += rf"\textsuperscript{{{beaten[m][s]}}}"
                 cells.append(v)
-            lines.append(f"{letters[s]} & {_latex(s)} & " + " & ".join(cells) + r" \\")
+            lines.append(_wrap_row([letters[s], _latex(s), *cells]))
         lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines)
 
@@ -552,16 +554,34 @@ class ComparisonReport:
         return frame
 
 
-def _wrap(text, width=72):
-    """Break a caption into lines of about ``width`` characters (LaTeX ignores them)."""
+#: Width of the lines of text outputs (tables excepted).
+_WIDTH = 88
+
+
+def _wrap(text, width=72, indent=""):
+    """Break ``text`` at spaces into lines of at most about ``width`` characters."""
     words, lines, line = text.split(), [], ""
     for w in words:
         if line and len(line) + 1 + len(w) > width:
             lines.append(line)
-            line = w
+            line = indent + w
         else:
             line = f"{line} {w}" if line else w
     lines.append(line)
+    return "\n".join(lines)
+
+
+def _wrap_row(cells, width=_WIDTH):
+    r"""A LaTeX table row ``a & b & ... \\``, broken after an ``&`` when it gets long
+    (LaTeX reads the line break as a space)."""
+    lines, line = [], cells[0]
+    for c in cells[1:]:
+        if len(line) + 3 + len(c) > width - 3:  # room for the closing " \\"
+            lines.append(line + " &")
+            line = "    " + c
+        else:
+            line = f"{line} & {c}"
+    lines.append(line + r" \\")
     return "\n".join(lines)
 
 

@@ -46,8 +46,8 @@ def test_table_with_markers_legend_and_comparisons(runs):
     assert lines[2].split() == ["#", "system", "ndcg@5", "P@3"]
     best = next(line for line in lines if line.startswith("c  best.txt"))
     assert re.search(r"\^ab", best)  # beats weak (a) and good (b)
-    assert any(line.startswith("^x: significantly better than system x (paired t-test, "
-                               "Holm correction over the 3 comparisons") for line in lines)
+    assert ("^x: significantly better than system x (paired t-test, Holm correction over "
+            "the 3 comparisons") in " ".join(out.stdout.split())
     comparisons = [line for line in lines if line.startswith(("ndcg@5 ", "P@3 "))]
     assert len(comparisons) == 6
     for line in comparisons:
@@ -146,6 +146,8 @@ def test_missing_queries_are_a_data_error_or_dropped(runs, tmp_path):
                              "number > 0 and < 1"),
         (["--seed", "-3"], "argument --seed: '-3' is not accepted: give an integer >= 0"),
         (["--permutations", "50"], "argument --permutations: '50' is not accepted"),
+        (["-o", "report.html"], "-o 'report.html': unknown extension '.html'; use .txt, .md, "
+                                ".tex, .csv, .json or name the format with --output-format"),
     ],
 )
 def test_usage_errors_exit_2(runs, args, match):

@@ -19,9 +19,10 @@ def _blocks():
                       flags=re.S | re.M)
 
 
-def test_every_python_block_runs_top_to_bottom(capsys):
+def test_every_python_block_runs_top_to_bottom(capsys, tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
+    monkeypatch.chdir(tmp_path)  # the page writes TREC files for its command line
     blocks = _blocks()
     assert len(blocks) >= 6
     namespace = {"__name__": "comparing_page"}
@@ -42,3 +43,5 @@ def test_every_python_block_runs_top_to_bottom(capsys):
     assert namespace["vs_bm25"].pairs == [("rerank", "bm25"), ("fusion", "bm25")]
     assert namespace["display"].names == ("rerank", "bm25")
     assert namespace["cv_report"].systems == ["ridge", "tree"]
+    assert {p.name for p in tmp_path.iterdir()} == {"qrels.txt", "bm25.txt", "rerank.txt",
+                                                     "fusion.txt"}

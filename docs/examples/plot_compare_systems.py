@@ -1,6 +1,6 @@
 """
-Comparing systems: a significance table for a paper and the query-level differences
-=====================================================================================
+Comparing systems: a significance table and the per-query differences
+=====================================================================
 
 Three retrieval systems are scored on the same 60 queries. The comparison
 pairs the queries, tests every pair of systems on every metric with a paired
@@ -40,11 +40,14 @@ weak = np.char.endswith(queries, "7")
 scores = {
     "bm25": relevance + rng.normal(scale=2.2, size=queries.size),
     "rm3": relevance + rng.normal(scale=2.0, size=queries.size),
-    "neural": relevance + rng.normal(scale=np.where(weak, 6.0, 1.0), size=queries.size),
+    "neural": relevance
+    + rng.normal(scale=np.where(weak, 6.0, 1.0), size=queries.size),
 }
 metrics = ["ndcg@10", "map@100", "P@10", "mrr"]
-results = {name: evaluate_run(qrels, TrecRun(queries, docs, s, tag=name), metrics)
-           for name, s in scores.items()}
+results = {
+    name: evaluate_run(qrels, TrecRun(queries, docs, s, tag=name), metrics)
+    for name, s in scores.items()
+}
 
 # %%
 # The comparison
@@ -65,28 +68,23 @@ print(report)
 print(report.to_latex())
 
 # %%
-# The same table in Markdown, for a README or an issue:
-
-print(report.to_markdown())
-
-# %%
 # Where does the difference come from?
 # ------------------------------------
 # ``neural`` beats ``bm25`` on average, but not on every query. The sorted
 # per-query differences show many small and medium gains, and a few large
 # losses: the queries of the made-up weakness.
 
-display = QueryDifferenceDisplay.from_results(results, metric="ndcg@10",
-                                              systems=("neural", "bm25"))
+display = QueryDifferenceDisplay.from_results(
+    results, metric="ndcg@10", systems=("neural", "bm25"))
 losses = display.query_ids[display.differences < -0.2]
-print("queries where neural loses more than 0.2 nDCG@10:", ", ".join(losses))
+print("neural loses more than 0.2 nDCG@10 on:", ", ".join(losses))
 
 # %%
 # Two metrics side by side: the plot draws on any axes.
 
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), constrained_layout=True)
-QueryDifferenceDisplay.from_results(results, metric="ndcg@10", systems=("neural", "bm25"),
-                                    ax=axes[0])
-QueryDifferenceDisplay.from_results(results, metric="P@10", systems=("neural", "rm3"),
-                                    ax=axes[1])
+QueryDifferenceDisplay.from_results(
+    results, metric="ndcg@10", systems=("neural", "bm25"), ax=axes[0])
+QueryDifferenceDisplay.from_results(
+    results, metric="P@10", systems=("neural", "rm3"), ax=axes[1])
 plt.show()

@@ -30,7 +30,8 @@ MAX_PERMUTATIONS = PARAMS["n_resamples"].constraints[0].high
 TESTS = PARAMS["test"].constraints[0].values
 CORRECTIONS = (*PARAMS["correction"].constraints[0].values, "none")
 FORMATS = ("table", "markdown", "latex", "csv", "json")
-_EXTENSIONS = {".json": "json", ".csv": "csv", ".md": "markdown", ".tex": "latex"}
+#: Formats of -o by file extension.
+OUTPUTS = {".txt": "table", ".md": "markdown", ".tex": "latex", ".csv": "csv", ".json": "json"}
 
 CSV_FIELDS = ("metric", "system_a", "system_b", "mean_a", "mean_b", "difference", "ci_low",
               "ci_high", "effect_size", "wins", "ties", "losses", "p_raw", "p", "significant",
@@ -97,11 +98,23 @@ def _render(report, fmt, per_query):
     return text + "\n"
 
 
+def _output_format(path, fmt):
+    """The format of ``-o FILE``: named, or from the extension (unknown: an error)."""
+    if fmt:
+        return fmt
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext not in OUTPUTS:
+        raise UsageError(f"-o {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; "
+                         f"use {', '.join(OUTPUTS)} or name the format with --output-format")
+    return OUTPUTS[ext]
+
+
 def run(args):
     from .._compare import compare
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
+    out_fmt = _output_format(args.output, args.output_format) if args.output else None
     labels = _labels(args.runs)
     baseline = _baseline(args.baseline, args.runs, labels)
     qrels = read_input(args.qrels, args.qrels_format, "qrels")
@@ -118,8 +131,7 @@ def run(args):
         text = f"{len(labels)} runs, setting: {setting}\n\n" + text
     print(text, end="")
     if args.output:
-        ext = os.path.splitext(os.fspath(args.output))[1].lower()
-        write_text(args.output, _render(report, _EXTENSIONS.get(ext, "table"), False))
+        write_text(args.output, _render(report, out_fmt, False))
     return 0
 
 
@@ -167,6 +179,8 @@ def add_parser(sub, parents):
                          "markdown formats)")
     cp.add_argument("-o", "--output", metavar="FILE",
                     help="also write the report to FILE, in the format of its extension "
-                         "(.json, .csv, .md, .tex; a text table otherwise)")
+                         "(.txt: the text table, .md, .tex, .csv, .json)")
+    cp.add_argument("--output-format", choices=FORMATS, default=None,
+                    help="format of --output (default: from its extension)")
     cp.set_defaults(func=run, parser=cp)
     return cp
