@@ -5,6 +5,8 @@ nDCG, DCG, CG, MAP@k, precision@k, recall@k, hit rate, MRR and R-precision on
 conventions of scikit-learn, trec_eval, XGBoost/LightGBM and ranx as options.
 """
 
+from ._compare import ComparisonReport, compare, compare_estimators
+from ._compare_plot import QueryDifferenceDisplay
 from ._group_ranker import QueryGroupRanker
 from ._plot import MetricAtKDisplay
 from ._ranking import (
@@ -44,15 +46,19 @@ from ._validation import InvalidParameterError
 __version__ = "0.1.0"
 
 __all__ = [
+    "ComparisonReport",
     "EvaluationResult",
     "InvalidParameterError",
     "MetricAtKDisplay",
+    "QueryDifferenceDisplay",
     "QueryGroupRanker",
     "RankingScorer",
     "TrecQrels",
     "TrecRun",
     "__version__",
     "bpref_score",
+    "compare",
+    "compare_estimators",
     "cumulative_gain_score",
     "dcg_score",
     "err_score",

@@ -226,6 +226,58 @@ PARAMS = {
         "True returns the aliases, {alias: metric name}, instead of the list of names",
         examples=(True,),
     ),
+    # -- comparing systems --
+    "test": Param(
+        "t-test", [Options("t-test", "wilcoxon", "randomization", "bootstrap", "sign")],
+        "the paired two-sided significance test",
+        examples=("wilcoxon", "randomization", "bootstrap", "sign"),
+    ),
+    "correction": Param(
+        "holm", [Options("holm", "bonferroni", "fdr_bh"), _NONE],
+        "the multiple-testing correction over the comparisons of each metric; None for none",
+        examples=("bonferroni", "fdr_bh", None),
+    ),
+    "baseline": Param(
+        None, [Strings(), _NONE],
+        "the system every other one is compared with; None compares every pair",
+        examples=("A",),
+    ),
+    "alpha": Param(
+        0.05, [Interval("real", 0, 1, closed="neither")],
+        "the significance level of the markers",
+        examples=(0.01, 0.1),
+    ),
+    "confidence_level": Param(
+        0.95, [Interval("real", 0, 1, closed="neither")],
+        "the level of the bootstrap confidence intervals",
+        examples=(0.9, 0.99),
+    ),
+    "n_resamples": Param(
+        10_000, [Interval("integer", 100, 10_000_000)],
+        "bootstrap resamples and random sign flips; fewer than 100 give meaningless "
+        "intervals, more than 10 million take too long",
+        examples=(1000,),
+    ),
+    "random_state": Param(
+        None, [Interval("integer", 0, None), _NONE],
+        "the seed of the resamples; None draws a fresh one",
+        examples=(0, 12345),
+    ),
+    "on_missing": Param(
+        "raise", [Options("raise", "drop")],
+        "what to do with queries that some systems lack: raise naming them, or drop them",
+        examples=("drop",),
+    ),
+    "rows": Param(
+        "systems", [Options("systems", "pairs")],
+        "what a row of the table is: a system, or a compared pair of systems and a metric",
+        examples=("pairs",),
+    ),
+    "fit_params": Param(
+        None, [Mappings(), _NONE],
+        "extra arguments of every estimator's fit; per-sample arrays are split with X",
+        examples=({},),
+    ),
 }
 
 

@@ -35,13 +35,30 @@ RUN = skr.TrecRun(np.array(["q1", "q1", "q2", "q2"]), np.array(["a", "x", "c", "
                   np.array([2.0, 1.0, 1.0, 2.0]))
 REC = {"u1": ["a", "b", "c"], "u2": ["c", "a"]}
 TRUTH = {"u1": {"a": 1, "c": 2}, "u2": {"c": 1}}
+#: Per-query values of three systems (the baseline example names "A").
+SYSTEMS = {"A": [0.2, 0.5, 0.1, 0.9, 0.4], "B": [0.3, 0.5, 0.4, 0.8, 0.6],
+           "C": [0.1, 0.2, 0.3, 0.4, 0.5]}
+_RNG = np.random.default_rng(0)
+LTR_QID = np.repeat(np.arange(6), 4)
+LTR = (_RNG.normal(size=(24, 2)), np.tile([2, 1, 0, 0], 6))
+
+
+def _estimators():
+    from sklearn.dummy import DummyRegressor
+    from sklearn.linear_model import Ridge
+
+    return {"A": Ridge(), "B": DummyRegressor()}
+
+
+ESTIMATORS = _estimators()
 
 #: Parameters that carry data or objects, checked by the input layer instead.
 DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels", "run",
         "recommended", "truth", "users", "estimator", "X", "y", "ax", "kwargs", "options",
         "ks", "values", "names", "path", "df", "query", "item", "relevance", "score", "tag",
         "docno", "rank", "source", "ranker", "self", "cls", "deep", "query_ids", "per_query",
-        "judged"}
+        "judged", "results", "estimators", "cv", "scoring", "systems", "pairs", "stats",
+        "settings", "notes", "differences", "y_scores"}
 
 
 def _closed(display):
@@ -73,6 +90,18 @@ def _calls():
         ("MetricAtKDisplay.from_predictions", skr.MetricAtKDisplay.from_predictions,
          lambda **kw: _closed(skr.MetricAtKDisplay.from_predictions(Y, S, ks=[1, 2], **kw))),
         ("metric_names", skr.metric_names, lambda **kw: skr.metric_names(**kw)),
+        ("compare", skr.compare, lambda **kw: skr.compare(SYSTEMS, **kw)),
+        ("compare_estimators", skr.compare_estimators,
+         lambda **kw: skr.compare_estimators(ESTIMATORS, *LTR, qid=LTR_QID, cv=2,
+                                             scoring="ndcg@3", **kw)),
+        ("ComparisonReport.to_frame", skr.ComparisonReport.to_frame,
+         lambda **kw: skr.compare(SYSTEMS, random_state=0).to_frame(**kw)),
+        ("QueryDifferenceDisplay.from_results", skr.QueryDifferenceDisplay.from_results,
+         lambda **kw: _closed(skr.QueryDifferenceDisplay.from_results(
+             {"A": SYSTEMS["A"], "B": SYSTEMS["B"]}, **kw))),
+        ("QueryDifferenceDisplay.from_predictions", skr.QueryDifferenceDisplay.from_predictions,
+         lambda **kw: _closed(skr.QueryDifferenceDisplay.from_predictions(
+             Y, {"A": S, "B": S[:, ::-1]}, **kw))),
     ]
     return out
 

@@ -1,88 +1,186 @@
-"""``sk-rankmetrics compare``: several runs with paired significance tests."""
+"""``sk-rankmetrics compare``: several runs, paired significance tests, a table with markers.
+
+The statistics are :func:`sk_rankmetrics.compare`'s; this module reads the
+files, names the runs, and writes the report in the format asked for.
+"""
 
 from __future__ import annotations
 
-import json
+import csv
+import io
 import os
 
-import numpy as np
-
+from .._registry import PARAMS
 from ._common import (
     UsageError,
     add_run_options,
-    bounded_int,
     evaluate_one,
     fmt_value,
     read_input,
     table,
+    table_type,
     write_text,
 )
 from .evaluate import DEFAULT_METRICS
 
-#: Most sign-flip permutations accepted (10 million take about a minute for
-#: 1,000 queries on one core).
-MAX_PERMUTATIONS = 10_000_000
+#: Most resamples accepted (the table's upper bound: 10 million sign flips
+#: take about a minute for 1,000 queries on one core).
+MAX_PERMUTATIONS = PARAMS["n_resamples"].constraints[0].high
+
+TESTS = PARAMS["test"].constraints[0].values
+CORRECTIONS = (*PARAMS["correction"].constraints[0].values, "none")
+FORMATS = ("table", "markdown", "latex", "csv", "json")
+#: Formats of -o by file extension.
+OUTPUTS = {".txt": "table", ".md": "markdown", ".tex": "latex", ".csv": "csv", ".json": "json"}
+
+CSV_FIELDS = ("metric", "system_a", "system_b", "mean_a", "mean_b", "difference", "ci_low",
+              "ci_high", "effect_size", "wins", "ties", "losses", "p_raw", "p", "significant",
+              "n_queries")
+
+
+def _labels(paths):
+    """Run names: file names, or the paths as given when two file names are the same."""
+    names = [os.path.basename(p) for p in paths]
+    if len(set(names)) < len(names):
+        names = list(paths)
+    if len(set(names)) < len(names):
+        twice = next(p for p in names if names.count(p) > 1)
+        raise UsageError(f"run {twice!r} is given twice")
+    return names
+
+
+def _baseline(text, paths, labels):
+    if text is None:
+        return None
+    for path, label in zip(paths, labels):
+        if text in (label, path, os.path.basename(path)):
+            return label
+    raise UsageError(f"--baseline {text!r} is not one of the runs ({', '.join(labels)})")
+
+
+def _csv(report):
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in report._pair_rows():
+        writer.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def _per_query(report):
+    """Per metric: each run's value and each pair's difference, one line per query."""
+    blocks = []
+    for m in report.metrics:
+        values = report.per_query[m]
+        header = ["query", *report.systems, *(f"{a} - {b}" for a, b in report.pairs)]
+        rows = []
+        diffs = [values[a] - values[b] for a, b in report.pairs]
+        for i, q in enumerate(report.query_ids[m].tolist()):
+            rows.append([str(q), *(fmt_value(values[s][i]) for s in report.systems),
+                         *(f"{d[i]:+.4f}" for d in diffs)])
+        blocks.append(f"{m}, per query:\n" + table(header, rows))
+    return "\n\n".join(blocks)
+
+
+def _render(report, fmt, per_query):
+    if fmt == "markdown":
+        text = report.to_markdown()
+    elif fmt == "latex":
+        text = report.to_latex()
+    elif fmt == "json":
+        text = report.to_json()
+    elif fmt == "csv":
+        return _csv(report)
+    else:
+        text = str(report)
+    if per_query and fmt in ("table", "markdown"):
+        text += "\n\n" + _per_query(report)
+    return text + "\n"
+
+
+def _output_format(path, fmt):
+    """The format of ``-o FILE``: named, or from the extension (unknown: an error)."""
+    if fmt:
+        return fmt
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext not in OUTPUTS:
+        raise UsageError(f"-o {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; "
+                         f"use {', '.join(OUTPUTS)} or name the format with --output-format")
+    return OUTPUTS[ext]
 
 
 def run(args):
-    from .._significance import paired_t_test, randomization_test
+    from .._compare import compare
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
+    out_fmt = _output_format(args.output, args.output_format) if args.output else None
+    labels = _labels(args.runs)
+    baseline = _baseline(args.baseline, args.runs, labels)
     qrels = read_input(args.qrels, args.qrels_format, "qrels")
-    results = [evaluate_one(qrels, p, args, DEFAULT_METRICS) for p in args.runs]
-    common = results[0].query_ids
-    for r in results[1:]:
-        common = np.intersect1d(common, r.query_ids)
-    if common.size == 0:
-        from ._common import CommandError
-
-        raise CommandError("the runs have no evaluated query in common.")
-    names = results[0].metrics
-    labels = [os.path.basename(p) for p in args.runs]
-    rows, records = [], []
-    for m in names:
-        vals = [r.per_query[m][np.searchsorted(r.query_ids, common)] for r in results]
-        base = vals[0]
-        row = [m, fmt_value(float(np.nanmean(base)))]
-        for lab, v in zip(labels[1:], vals[1:]):
-            ok = ~(np.isnan(base) | np.isnan(v))
-            p_t = paired_t_test(v[ok], base[ok])
-            p_r = randomization_test(v[ok], base[ok], permutations=args.permutations,
-                                     seed=args.seed)
-            row += [fmt_value(float(np.nanmean(v))), f"{p_t:.4g}", f"{p_r:.4g}"]
-            records.append({"metric": m, "run": lab, "baseline": labels[0],
-                            "mean": float(np.nanmean(v)), "baseline_mean":
-                            float(np.nanmean(base)), "p_ttest": p_t,
-                            "p_randomization": p_r, "n_queries": int(ok.sum())})
-        rows.append(row)
-    header = ["metric", labels[0]]
-    for lab in labels[1:]:
-        header += [lab, "p(t-test)", "p(random.)"]
-    print(f"{common.size} queries in common; baseline: {labels[0]}; paired two-sided tests, "
-          f"{args.permutations} sign-flip permutations (seed {args.seed})")
-    print(table(header, rows))
+    results = {label: evaluate_one(qrels, path, args, DEFAULT_METRICS)
+               for label, path in zip(labels, args.runs)}
+    report = compare(results, test=args.test,
+                     correction=None if args.correction == "none" else args.correction,
+                     baseline=baseline, alpha=args.alpha,
+                     confidence_level=args.confidence_level, n_resamples=args.permutations,
+                     random_state=args.seed, on_missing=args.on_missing)
+    setting = "trec_eval" if args.trec_eval else "sk_rankmetrics"
+    text = _render(report, args.format, args.per_query)
+    if args.format == "table":
+        text = f"{len(labels)} runs, setting: {setting}\n\n" + text
+    print(text, end="")
     if args.output:
-        write_text(args.output, json.dumps(records, indent=1))
+        write_text(args.output, _render(report, out_fmt, False))
     return 0
 
 
 def add_parser(sub, parents):
     cp = sub.add_parser(
         "compare", help="compare runs with paired significance tests", parents=parents,
-        description="Score several runs against the same qrels; for each run after the "
-                    "first, paired two-sided p-values against the first (baseline): the "
-                    "t-test and a seeded randomisation (sign-flip) test.",
+        description="Score several runs against the same qrels and compare them: each "
+                    "run's mean per metric, with markers naming the runs it beats "
+                    "significantly (paired two-sided tests over the queries, corrected for "
+                    "the comparisons of each metric), then every comparison's difference, "
+                    "bootstrap interval, effect size, wins/ties/losses and p-values.",
     )
     cp.add_argument("qrels", help="qrels file (judgements)")
-    cp.add_argument("runs", nargs="+", metavar="RUN", help="run files; the first is the "
-                    "baseline")
+    cp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
     add_run_options(cp, DEFAULT_METRICS)
-    cp.add_argument("--permutations", type=bounded_int(1, MAX_PERMUTATIONS, "permutations"),
-                    default=10_000,
-                    help="sign-flip permutations of the randomisation test (default 10000, "
-                         f"at most {MAX_PERMUTATIONS:,})")
-    cp.add_argument("--seed", type=int, default=0, help="seed of the randomisation test")
-    cp.add_argument("-o", "--output", metavar="FILE", help="also write the results as JSON")
+    cp.add_argument("--test", choices=TESTS, default=PARAMS["test"].default,
+                    help="paired test (default: t-test)")
+    cp.add_argument("--correction", choices=CORRECTIONS, default=PARAMS["correction"].default,
+                    help="multiple-testing correction over the comparisons of each metric "
+                         "(default: holm)")
+    cp.add_argument("--baseline", metavar="RUN",
+                    help="compare every run with this one (its file name or path) instead of "
+                         "every pair")
+    cp.add_argument("--alpha", type=table_type("alpha", float),
+                    default=PARAMS["alpha"].default,
+                    help="significance level of the markers (default: 0.05)")
+    cp.add_argument("--confidence-level", type=table_type("confidence_level", float),
+                    default=PARAMS["confidence_level"].default, metavar="LEVEL",
+                    help="level of the bootstrap intervals (default: 0.95)")
+    cp.add_argument("--permutations", type=table_type("n_resamples", int),
+                    default=PARAMS["n_resamples"].default, metavar="N",
+                    help="bootstrap resamples and random sign flips (default: 10000, at most "
+                         f"{MAX_PERMUTATIONS:,})")
+    cp.add_argument("--seed", type=table_type("random_state", int), default=0,
+                    help="seed of the resamples and sign flips (default: 0)")
+    cp.add_argument("--on-missing", choices=PARAMS["on_missing"].constraints[0].values,
+                    default=PARAMS["on_missing"].default,
+                    help="queries scored in some runs only: raise an error (default) or "
+                         "leave them out ('drop'); -c scores them as 0 instead")
+    cp.add_argument("--format", choices=FORMATS, default="table",
+                    help="output: a text table (default), Markdown, LaTeX, CSV (one line per "
+                         "comparison) or JSON (everything)")
+    cp.add_argument("-q", "--per-query", action="store_true",
+                    help="also print each query's values and differences (table and "
+                         "markdown formats)")
+    cp.add_argument("-o", "--output", metavar="FILE",
+                    help="also write the report to FILE, in the format of its extension "
+                         "(.txt: the text table, .md, .tex, .csv, .json)")
+    cp.add_argument("--output-format", choices=FORMATS, default=None,
+                    help="format of --output (default: from its extension)")
     cp.set_defaults(func=run, parser=cp)
     return cp

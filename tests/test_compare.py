@@ -1,0 +1,514 @@
+"""compare(), ComparisonReport and compare_estimators(): inputs, pairing, outputs.
+
+The statistics are tested against SciPy and references in ``test_stats.py``;
+here: what the user gives (every accepted form, hostile inputs), how queries
+are paired, what the report holds and prints, and that compare_estimators
+gives the per-query values of ``cross_validate`` on the same splits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as st
+import sklearn
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import GroupKFold, KFold, cross_validate
+from sklearn.tree import DecisionTreeRegressor
+
+from sk_rankmetrics import (
+    EvaluationResult,
+    InvalidParameterError,
+    compare,
+    compare_estimators,
+    evaluate,
+    evaluate_ranked,
+    get_scorer,
+)
+
+
+def _result(ids, **metrics):
+    values = {m: np.asarray(v, dtype=float) for m, v in metrics.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of all-NaN values
+        means = {m: float(np.nanmean(v)) for m, v in values.items()}
+    return EvaluationResult(np.asarray(ids), values, means)
+
+
+@pytest.fixture
+def three():
+    rng = np.random.default_rng(3)
+    ids = np.array([f"q{i:02d}" for i in range(30)])
+    base = rng.uniform(0.2, 0.6, size=30)
+    out = {}
+    for name, shift in (("bm25", 0.0), ("rerank", 0.15), ("fused", 0.02)):
+        out[name] = _result(ids, ndcg=np.clip(base + shift + 0.05 * rng.normal(size=30), 0, 1),
+                            map=np.clip(base / 2 + shift / 2 + 0.05 * rng.normal(size=30), 0, 1))
+    return out
+
+
+# -- pairing and input forms -------------------------------------------------------------
+
+
+def test_queries_are_paired_by_id_whatever_their_order(three):
+    ref = compare(three, random_state=0)
+    order = np.random.default_rng(0).permutation(30)
+    shuffled = dict(three)
+    r = three["fused"]
+    shuffled["fused"] = _result(r.query_ids[order], **{m: v[order] for m, v in
+                                                       r.per_query.items()})
+    again = compare(shuffled, random_state=0)
+    assert again.pvalues_raw == ref.pvalues_raw
+    assert again.intervals == ref.intervals
+    np.testing.assert_array_equal(again.query_ids["ndcg"], three["bm25"].query_ids)
+
+
+def test_every_input_form_gives_the_same_numbers(three):
+    ref = compare({s: r.per_query["ndcg"] for s, r in three.items()}, random_state=0)
+    forms = [
+        {s: {"score": r.per_query["ndcg"]} for s, r in three.items()},
+        {s: r.per_query["ndcg"].tolist() for s, r in three.items()},
+        {s: pd.Series(r.per_query["ndcg"], index=r.query_ids) for s, r in three.items()},
+        {s: pd.DataFrame({"score": r.per_query["ndcg"]}, index=r.query_ids)
+         for s, r in three.items()},
+        {s: _result(r.query_ids, score=r.per_query["ndcg"]) for s, r in three.items()},
+    ]
+    for form in forms:
+        report = compare(form, random_state=0)
+        assert report.metrics == ["score"]
+        assert report.pvalues_raw == ref.pvalues_raw
+        assert report.intervals == ref.intervals
+
+
+def test_evaluation_results_and_their_frames_are_one_input(three):
+    a = compare(three, random_state=1)
+    b = compare({s: r.to_frame() for s, r in three.items()}, random_state=1)
+    assert a.pvalues == b.pvalues and a.means == b.means
+
+
+def test_metrics_are_chosen_and_checked(three):
+    assert compare(three, random_state=0).metrics == ["ndcg", "map"]
+    assert compare(three, metrics="map", random_state=0).metrics == ["map"]
+    with pytest.raises(ValueError, match=r"metrics: 'mrr' is not among the metrics of system "
+                                         r"'bm25' \(ndcg, map\)"):
+        compare(three, metrics=["mrr"])
+    with pytest.raises(InvalidParameterError, match="names a metric twice"):
+        compare(three, metrics=["map", "map"])
+    odd = dict(three)
+    odd["fused"] = _result(three["fused"].query_ids, ndcg=three["fused"].per_query["ndcg"])
+    with pytest.raises(ValueError, match=r"different metrics .* not in both: map\)\. Name "
+                                         r"the metrics to compare with metrics=\[\.\.\.\]"):
+        compare(odd)
+    assert compare(odd, metrics=["ndcg"], random_state=0).metrics == ["ndcg"]
+
+
+def test_missing_queries_are_named_or_dropped(three):
+    r = three["rerank"]
+    keep = np.ones(30, dtype=bool)
+    keep[[3, 17]] = False
+    partial = dict(three)
+    partial["rerank"] = _result(r.query_ids[keep], **{m: v[keep] for m, v in
+                                                      r.per_query.items()})
+    with pytest.raises(ValueError, match=r"do not have the same queries: 'rerank' lacks 2 "
+                                         r"\('q03', 'q17'\)\. .*on the 28 queries they share "
+                                         r"with on_missing='drop'"):
+        compare(partial)
+    report = compare(partial, on_missing="drop", random_state=0)
+    assert report.n_queries == {"ndcg": 28, "map": 28}
+    assert "q03" not in report.query_ids["ndcg"]
+    assert any("2 of 30 queries" in n for n in report.notes)
+    expected = st.ttest_rel(three["bm25"].per_query["map"][keep], r.per_query["map"][keep])
+    assert report.pvalues_raw["map"][("bm25", "rerank")] == pytest.approx(expected.pvalue,
+                                                                          rel=1e-9)
+
+
+def test_systems_sharing_no_query_raise():
+    a = _result(["q1", "q2"], m=[0.1, 0.2])
+    b = _result(["q3", "q4"], m=[0.1, 0.2])
+    for on_missing in ("raise", "drop"):
+        with pytest.raises(ValueError, match="They share no query at all"):
+            compare({"a": a, "b": b}, on_missing=on_missing)
+    c = _result([1, 2], m=[0.1, 0.2])
+    with pytest.raises(ValueError, match="integer query ids and others string ids"):
+        compare({"a": a, "c": c})
+
+
+def test_nan_queries_are_left_out_per_metric(three):
+    nan = {s: _result(r.query_ids, ndcg=r.per_query["ndcg"].copy(), map=r.per_query["map"])
+           for s, r in three.items()}
+    for r in nan.values():
+        r.per_query["ndcg"][[0, 5]] = np.nan  # the same queries in every system: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = compare(nan, random_state=0)
+    assert report.n_queries == {"ndcg": 28, "map": 30}
+    assert report.means["ndcg"]["bm25"] == pytest.approx(np.nanmean(nan["bm25"].per_query[
+        "ndcg"]))
+    assert any("ndcg: 2 queries with NaN" in n for n in report.notes)
+    nan["fused"].per_query["ndcg"][7] = np.nan  # only in one system: warned
+    with pytest.warns(UserWarning, match=r"for 'ndcg', 1 query NaN in some systems but not "
+                                         r"in others"):
+        report = compare(nan, random_state=0)
+    assert report.n_queries["ndcg"] == 27
+    every = {s: _result(r.query_ids, ndcg=np.full(30, np.nan)) for s, r in three.items()}
+    with pytest.raises(ValueError, match="'ndcg' has no query with a value in every system"):
+        compare(every)
+
+
+@pytest.mark.parametrize(
+    ("results", "error", "match"),
+    [
+        ([1, 2, 3], InvalidParameterError, r"results must be a mapping \{system name: scores\}"),
+        ({"a": [0.1, 0.2]}, ValueError, r"holds 1 system\(s\); a comparison needs at least two"),
+        ({"a": [0.1, 0.2], 3: [0.1, 0.2]}, InvalidParameterError,
+         "keyed by system names \\(strings\\), got the key 3"),
+        ({"a": [0.1, 0.2], "b": [0.1, 0.2, 0.3]}, ValueError,
+         r"different numbers of queries \('a': 2, 'b': 3\) and no query ids"),
+        ({"a": [0.1, np.inf], "b": [0.1, 0.2]}, ValueError,
+         r"results\['a'\] is infinite at entry 1"),
+        ({"a": [0.1, "x"], "b": [0.1, 0.2]}, ValueError, r"results\['a'\] must hold numbers"),
+        ({"a": [[0.1, 0.2]], "b": [0.1, 0.2]}, ValueError,
+         r"results\['a'\] must be 1-D \(one value per query\)"),
+        ({"a": {"m": [0.1, 0.2], "n": [0.3]}, "b": {"m": [0.1, 0.2], "n": [0.3, 0.1]}},
+         ValueError, "metric 'n' has 1 values, but the system has 2 queries"),
+        ({"a": {1: [0.1]}, "b": [0.1]}, InvalidParameterError,
+         r"must map metric names \(strings\)"),
+        ({"a": pd.Series([0.1, 0.2], index=["q1", "q1"]), "b": pd.Series([0.1, 0.2])},
+         ValueError, "query 'q1' appears 2 times; query ids must be unique"),
+        ({"a": pd.Series([0.1, 0.2], index=["q1", "q2"]), "b": [0.1, 0.2]},
+         InvalidParameterError, "mixes systems with query ids .* and without"),
+    ],
+)
+def test_hostile_results_raise_clearly(results, error, match):
+    with pytest.raises(error, match=match):
+        compare(results)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"test": "anova"}, r"compare: test='anova' is not accepted \(the paired two-sided "
+                            r"significance test\). Accepted: 't-test', 'wilcoxon'"),
+        ({"correction": "sidak"}, "compare: correction='sidak' is not accepted"),
+        ({"alpha": 0}, "compare: alpha=0 is not accepted"),
+        ({"confidence_level": 1.0}, "compare: confidence_level=1.0 is not accepted"),
+        ({"n_resamples": 10**12}, r"n_resamples=1000000000000 is not accepted .* more than "
+                                  "10 million take too long"),
+        ({"random_state": -1}, "compare: random_state=-1 is not accepted"),
+        ({"baseline": "nobody"}, r"compare: baseline='nobody' is not one of the systems "
+                                 r"\('a', 'b'\)"),
+        ({"on_missing": "zero"}, "compare: on_missing='zero' is not accepted"),
+        ({"metric": "score"}, r"compare\(\): got an unexpected keyword argument 'metric'"),
+    ],
+)
+def test_bad_parameters_raise_naming_them(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        compare({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.2, 0.5]}, **kwargs)
+
+
+# -- pairs, baseline, markers ------------------------------------------------------------------
+
+
+def test_all_pairs_and_baseline_pairs(three):
+    report = compare(three, random_state=0)
+    assert report.pairs == [("bm25", "rerank"), ("bm25", "fused"), ("rerank", "fused")]
+    base = compare(three, baseline="bm25", random_state=0)
+    assert base.pairs == [("rerank", "bm25"), ("fused", "bm25")]
+    d = three["rerank"].per_query["map"] - three["bm25"].per_query["map"]
+    assert base.differences["map"][("rerank", "bm25")] == pytest.approx(d.mean())
+    # Fewer comparisons in the family: smaller Holm adjustments.
+    assert base.pvalues["map"][("rerank", "bm25")] <= 2 * base.pvalues_raw["map"][
+        ("rerank", "bm25")] + 1e-15
+
+
+def test_markers_follow_significance_and_direction(three):
+    report = compare(three, random_state=0)
+    assert report.significant["ndcg"][("bm25", "rerank")]
+    assert report.differences["ndcg"][("bm25", "rerank")] < 0
+    text = str(report)
+    rows = {line.split()[1]: line for line in text.splitlines()[1:4]}
+    assert re.search(r"\^ac\b", rows["rerank"])  # rerank beats bm25 (a) and fused (c)
+    assert "^" not in rows["bm25"]
+    assert "^x: significantly better than system x (paired t-test, Holm correction over " \
+           "the 3 comparisons of each metric, p < 0.05; 30 queries)" in " ".join(text.split())
+    assert max(len(line) for line in text.splitlines() if not line.startswith(
+        ("ndcg ", "map ", "metric "))) <= 88
+    none = compare(three, correction=None, alpha=1e-300, random_state=0)
+    assert "^" not in str(none).splitlines()[1] + str(none).splitlines()[2]
+
+
+def test_str_lists_every_comparison_with_one_p_value_format(three):
+    text = str(compare(three, random_state=0))
+    lines = [line for line in text.splitlines() if line.startswith(("ndcg ", "map "))]
+    assert len(lines) == 6
+    for line in lines:
+        p_raw, p = line.split()[-2:]
+        for value in (p_raw, p):
+            assert re.fullmatch(r"<0\.0001|[01]\.\d{4}", value), value
+        assert re.search(r"\d+/\d+/\d+", line)
+
+
+def test_to_markdown_renders_as_a_table(three):
+    markdown_it = pytest.importorskip("markdown_it")
+    report = compare(three, random_state=0)
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(
+        report.to_markdown())
+    assert html.count("<table>") == 1
+    header = re.findall(r"<th[^>]*>(.*?)</th>", html)
+    assert header == ["#", "system", "ndcg", "map"]
+    rows = re.findall(r"<tr>\s*(.*?)</tr>", html, flags=re.S)[1:]
+    assert len(rows) == 3
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in rows]
+    assert [c[1] for c in cells] == ["bm25", "rerank", "fused"]
+    assert cells[1][2] == "<strong>{:.4f}</strong><sup>ac</sup>".format(
+        report.means["ndcg"]["rerank"])
+    assert "best mean of each metric in bold" in " ".join(html.split())
+
+
+def test_markdown_and_latex_escape_names(tmp_path):
+    results = {"my|run": {"hit_rate@5": [0.1, 0.2, 0.3]},
+               "b_2&%#$~^{}\\": {"hit_rate@5": [0.2, 0.3, 0.5]}}
+    report = compare(results, random_state=0)
+    assert r"| a | my\|run |" in report.to_markdown()
+    latex = report.to_latex()
+    assert r"b & b\_2\&\%\#\$\textasciitilde{}\textasciicircum{}\{\}\textbackslash{} & " \
+        in " ".join(latex.split())
+    assert r"hit\_rate@5" in latex
+    _compile(latex, tmp_path)
+
+
+def _latex_structure(text, n_rows, n_cols):
+    assert text.startswith("\\begin{table}") and text.endswith("\\end{table}")
+    for env in ("table", "tabular"):
+        assert text.count(f"\\begin{{{env}}}") == text.count(f"\\end{{{env}}}") == 1
+    spec = re.search(r"\\begin\{tabular\}\{([lrc]+)\}", text).group(1)
+    assert len(spec) == n_cols
+    body = text[text.index("\\hline"):text.index("\\end{tabular}")]
+    rows = [r for r in body.replace("\\hline", "").split("\\\\") if r.strip()]
+    assert len(rows) == n_rows + 1
+    for row in rows:
+        assert row.replace("\\&", "").count("&") == n_cols - 1, row
+    assert all(len(line) <= 88 for line in body.splitlines())
+    assert text.count("{") == text.count("}")
+    assert "\\caption{" in text
+
+
+def test_to_latex_structure_and_compilation(three, tmp_path):
+    report = compare(three, random_state=0)
+    text = report.to_latex()
+    _latex_structure(text, n_rows=3, n_cols=4)
+    rerank = next(row for row in " ".join(text.split()).split("\\\\")
+                  if row.strip().startswith("b & rerank"))
+    mean = f"{report.means['ndcg']['rerank']:.4f}"
+    assert f"\\textbf{{{mean}}}\\textsuperscript{{ac}}" in rerank
+    assert "Holm correction over the 3 comparisons" in text
+    _compile(text, tmp_path)
+
+
+def _compile(table, tmp_path):
+    """The table in a minimal document must compile (when a LaTeX is installed)."""
+    if shutil.which("pdflatex") is None:
+        pytest.skip("no pdflatex: structure checked only")
+    doc = tmp_path / "t.tex"
+    doc.write_text("\\documentclass{article}\n\\begin{document}\n" + table
+                   + "\n\\end{document}\n")
+    out = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:]
+    assert (tmp_path / "t.pdf").exists()
+
+
+def test_to_json_holds_everything_and_no_nan(three):
+    report = compare({"a": [0.1, 0.3, 0.5], "b": [0.0, 0.2, 0.4]}, random_state=0)
+    doc = json.loads(report.to_json())
+    (comparison,) = doc["comparisons"]
+    assert comparison["effect_size"] is None  # +inf: every difference is 0.1
+    assert comparison["wins"] == 3 and comparison["p"] == pytest.approx(0.25)
+    assert doc["settings"]["test"] == "t-test" and doc["settings"]["correction"] == "holm"
+    full = json.loads(compare(three, random_state=0).to_json())
+    assert set(full) == {"settings", "systems", "metrics", "n_queries", "means", "intervals",
+                         "comparisons", "exact", "notes"}
+    assert len(full["comparisons"]) == 6
+    assert full["intervals"]["ndcg"]["bm25"][0] < full["means"]["ndcg"]["bm25"]
+
+
+def test_to_frame(three):
+    report = compare(three, random_state=0)
+    frame = report.to_frame()
+    assert list(frame.index) == ["bm25", "rerank", "fused"]
+    assert frame.loc["rerank", ("map", "mean")] == report.means["map"]["rerank"]
+    assert frame.loc["rerank", ("map", "ci_low")] == report.intervals["map"]["rerank"][0]
+    pairs = report.to_frame(rows="pairs")
+    assert len(pairs) == 6
+    row = pairs[(pairs.metric == "ndcg") & (pairs.system_a == "bm25")
+                & (pairs.system_b == "fused")].iloc[0]
+    assert row.p == report.pvalues["ndcg"][("bm25", "fused")]
+    assert row.wins + row.ties + row.losses == 30
+
+
+def test_repr(three):
+    assert repr(compare(three, random_state=0)) == (
+        "ComparisonReport(3 systems, 2 metrics, 30 queries, test='t-test', correction='holm')")
+
+
+def test_compare_evaluate_ranked_results():
+    truth = {f"u{i}": {f"i{i % 7}", f"i{(i * 3) % 11}"} for i in range(40)}
+    rng = np.random.default_rng(5)
+    items = [f"i{j}" for j in range(12)]
+    good = {u: sorted(t) + [i for i in items if i not in t][:3] for u, t in truth.items()}
+    rand = {u: list(rng.permutation(items)[:5]) for u in truth}
+    res = {name: evaluate_ranked(rec, truth, ["ndcg@5", "recall@5"])
+           for name, rec in (("good", good), ("random", rand))}
+    report = compare(res, random_state=0)
+    assert report.means["ndcg@5"]["good"] == 1.0
+    assert report.significant["recall@5"][("good", "random")]
+    assert report.win_tie_loss["ndcg@5"][("good", "random")][2] == 0
+
+
+# -- compare_estimators -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ltr():
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(5, 15, size=45)
+    qid = np.repeat(np.arange(45) * 7 + 3, sizes)  # ids not 0..n-1
+    X = rng.normal(size=(qid.size, 4))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.6 * rng.normal(size=qid.size), [0.5, 1.5])
+    first = np.unique(qid, return_index=True)[1]
+    y[first] = np.maximum(y[first], 1)
+    return X, y, qid
+
+
+#: Fast, single-threaded and deterministic: refits give the same models.
+ESTIMATORS = {"ridge": Ridge(alpha=1.0),
+              "tree": DecisionTreeRegressor(max_depth=4, random_state=0)}
+
+
+def test_compare_estimators_values_are_cross_validates(ltr):
+    X, y, qid = ltr
+    cv = GroupKFold(n_splits=3)
+    report = compare_estimators(ESTIMATORS, X, y, qid=qid, cv=cv,
+                                scoring=["ndcg@5", "map@5"], random_state=0)
+    assert report.n_queries == {"ndcg@5": 45, "map@5": 45}
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = get_scorer("ndcg@5").set_score_request(qid=True)
+        for name, est in ESTIMATORS.items():
+            res = cross_validate(est, X, y, cv=cv, scoring=scorer, return_estimator=True,
+                                 return_indices=True, params={"qid": qid, "groups": qid})
+            for fold, (model, test) in enumerate(zip(res["estimator"],
+                                                     res["indices"]["test"])):
+                per_query = evaluate(y[test], model.predict(X[test]), ["ndcg@5", "map@5"],
+                                     qid=qid[test], per_row=True)
+                queries = np.unique(qid[test])
+                pos = np.searchsorted(report.query_ids["ndcg@5"], queries,
+                                      sorter=np.argsort(report.query_ids["ndcg@5"]))
+                order = np.argsort(report.query_ids["ndcg@5"])[pos]
+                for m in ("ndcg@5", "map@5"):
+                    np.testing.assert_allclose(report.per_query[m][name][order],
+                                               per_query[m], rtol=1e-12)
+                # The fold's mean of the per-query values is cross_validate's score.
+                assert report.per_query["ndcg@5"][name][order].mean() == pytest.approx(
+                    res["test_score"][fold], rel=1e-12)
+
+
+def test_compare_estimators_int_cv_is_groupkfold_over_qid(ltr):
+    X, y, qid = ltr
+    a = compare_estimators(ESTIMATORS, X, y, qid=qid, cv=3, scoring="ndcg@5", random_state=0)
+    b = compare_estimators(ESTIMATORS, X, y, qid=qid, cv=GroupKFold(3), scoring="ndcg@5",
+                           random_state=0)
+    assert a.per_query["ndcg@5"]["tree"].tolist() == b.per_query["ndcg@5"]["tree"].tolist()
+    assert a.pvalues == b.pvalues
+    splits = list(GroupKFold(3).split(X, y, groups=qid))
+    c = compare_estimators(ESTIMATORS, X, y, qid=qid, cv=splits, scoring="ndcg@5",
+                           random_state=0)
+    assert c.pvalues == a.pvalues
+
+
+def test_compare_estimators_without_qid_ranks_classes():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 3))
+    y = np.argmax(X + 0.8 * rng.normal(size=(120, 3)), axis=1)
+    report = compare_estimators([LogisticRegression(), LogisticRegression(C=1e-4)], X, y,
+                                cv=KFold(4), scoring=["mrr"], random_state=0)
+    assert report.systems == ["LogisticRegression (1)", "LogisticRegression (2)"]
+    assert report.n_queries["mrr"] == 120
+    np.testing.assert_array_equal(report.query_ids["mrr"], np.arange(120))
+    res = cross_validate(LogisticRegression(), X, y, cv=KFold(4), scoring=get_scorer("mrr"),
+                         return_indices=True)
+    for fold, test in enumerate(res["indices"]["test"]):
+        assert report.per_query["mrr"]["LogisticRegression (1)"][test].mean() == \
+            pytest.approx(res["test_score"][fold], rel=1e-12)
+
+
+def test_compare_estimators_passes_qid_to_rankers_and_fit_params(ltr):
+    pytest.importorskip("lightgbm")
+    from lightgbm import LGBMRanker
+
+    from sk_rankmetrics import QueryGroupRanker
+
+    X, y, qid = ltr
+    report = compare_estimators(
+        {"lgbm": QueryGroupRanker(LGBMRanker(n_estimators=10, min_child_samples=5,
+                                             n_jobs=1, verbose=-1)),
+         "ridge": Ridge()}, X, y, qid=qid, cv=3, scoring="ndcg@5", random_state=0)
+    assert report.n_queries["ndcg@5"] == 45
+    weighted = compare_estimators(ESTIMATORS, X, y, qid=qid, cv=3, scoring="ndcg@5",
+                                  fit_params={"sample_weight": np.ones(len(y))},
+                                  random_state=0)
+    plain = compare_estimators(ESTIMATORS, X, y, qid=qid, cv=3, scoring="ndcg@5",
+                               random_state=0)
+    np.testing.assert_allclose(weighted.per_query["ndcg@5"]["ridge"],
+                               plain.per_query["ndcg@5"]["ridge"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"cv": KFold(3)}, ValueError,
+         r"the test fold of split 0 holds part of query \d+ only; every query's rows must be "
+         r"in one fold"),
+        ({"cv": 1}, InvalidParameterError, "cv=1 is not accepted; give a number of folds >= 2"),
+        ({"cv": "five"}, InvalidParameterError, "cv='five' is not accepted"),
+        ({"cv": 500}, ValueError, "could not split the data"),
+        ({"estimators": {"ridge": Ridge()}}, ValueError, "holds 1 estimator"),
+        ({"estimators": {"ridge": Ridge(), "x": "not an estimator"}}, InvalidParameterError,
+         r"estimators\['x'\] has no fit method"),
+        ({"scoring": "ndgc@5"}, InvalidParameterError, "unknown metric 'ndgc'"),
+        ({"test": "z-test"}, InvalidParameterError, "compare_estimators: test='z-test'"),
+        ({"fit_params": [1]}, InvalidParameterError, "compare_estimators: fit_params=\\[1\\]"),
+    ],
+)
+def test_compare_estimators_hostile_inputs(ltr, kwargs, error, match):
+    X, y, qid = ltr
+    args = {"estimators": ESTIMATORS, "cv": 3, "scoring": "ndcg@5", **kwargs}
+    est = args.pop("estimators")
+    with pytest.raises(error, match=match):
+        compare_estimators(est, X, y, qid=qid, **args)
+
+
+def test_compare_estimators_refuses_queries_tested_twice(ltr):
+    X, y, qid = ltr
+    splits = list(GroupKFold(3).split(X, y, groups=qid))
+    with pytest.raises(ValueError, match=r"query \d+ is in the test fold of 2 splits; each "
+                                         r"query must be tested once"):
+        compare_estimators(ESTIMATORS, X, y, qid=qid, cv=splits + splits[:1],
+                           scoring="ndcg@5")
+    with pytest.raises(ValueError, match="qid has 3 entries but X has"):
+        compare_estimators(ESTIMATORS, X, y, qid=[1, 2, 3], scoring="ndcg@5")
+
+
+def test_compare_estimators_notes_untested_queries(ltr):
+    X, y, qid = ltr
+    splits = list(GroupKFold(3).split(X, y, groups=qid))[:2]
+    report = compare_estimators(ESTIMATORS, X, y, qid=qid, cv=splits, scoring="ndcg@5",
+                                random_state=0)
+    assert report.n_queries["ndcg@5"] < 45
+    assert any("in no test fold of cv were not scored" in n for n in report.notes)
