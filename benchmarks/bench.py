@@ -36,6 +36,7 @@ import sklearn.metrics as skm
 
 import sk_rankmetrics as skr
 import sk_rankmetrics._engine as skr_engine
+import sk_rankmetrics._registry as skr_registry
 
 MiB = 2.0**20
 
@@ -258,6 +259,75 @@ def case_evaluate(cfg, rep):
         t_ours, t_six, informational=True))
 
 
+#: The package's first nine metrics; every other registry entry came with the
+#: measures of trec_eval, ir_measures and ranx.
+FIRST_NINE = ("ndcg", "dcg", "cg", "map", "precision", "recall", "hit_rate", "mrr",
+              "r_precision")
+
+
+def every_measure(depth):
+    """Every registered measure at cut-off ``depth``: ``name@depth`` for those that
+    take a cut-off, ``max_docs=depth`` for measures of the whole ranking (trec_eval's
+    ``-M``), the default parameter for ``rprec_mult`` / ``iprec_at_recall``."""
+    out = []
+    for name, spec in skr_registry.METRICS.items():
+        if spec.takes_k:
+            out.append(f"{name}@{depth}")
+        elif spec.at_option is not None:
+            at = skr_registry.PARAMS[spec.at_option].examples[0]
+            out.append((f"{name}@{at}", {"max_docs": depth}))
+        elif "max_docs" in spec.options:
+            out.append((name, {"max_docs": depth}))
+        else:
+            out.append(name)
+    return out
+
+
+def _label(item):
+    return item if isinstance(item, str) else item[0]
+
+
+def case_every_measure(cfg, rep):
+    """evaluate() with every measure at k=100 against ndcg_score(k=100) alone."""
+    y_true, y_score = matrix_data(cfg)
+    every = every_measure(100)
+    new = [m for m in every if _label(m).split("@")[0] not in FIRST_NINE]
+    kw = {"no_relevant": 0.0}
+    t_ndcg, _ = best_of(lambda: skr.ndcg_score(y_true, y_score, k=100), cfg.repeats)
+    t_new, _ = best_of(lambda: skr.evaluate(y_true, y_score, new, **kw), cfg.repeats)
+    t_all, _ = best_of(lambda: skr.evaluate(y_true, y_score, every, **kw), cfg.repeats)
+    with one_thread():
+        t_ndcg1, _ = best_of(lambda: skr.ndcg_score(y_true, y_score, k=100), cfg.repeats)
+        t_new1, _ = best_of(lambda: skr.evaluate(y_true, y_score, new, **kw), cfg.repeats)
+    # The crowd reads what each measure reads alone (first rows, to keep it short).
+    head = slice(0, min(500, cfg.n_rows))
+    crowd = skr.evaluate(y_true[head], y_score[head], every, **kw)
+    worst, worst_label = 0.0, ""
+    for item in every:
+        alone = skr.evaluate(y_true[head], y_score[head], [item], **kw)[_label(item)]
+        if abs(alone - crowd[_label(item)]) >= worst:
+            worst, worst_label = abs(alone - crowd[_label(item)]), _label(item)
+    rep.check(f"every measure: evaluate() of all {len(every)} vs each alone, largest "
+              f"difference ({worst_label})", worst, 0.0, 1e-12)
+    rep.checks.append(f"every measure: {', '.join(_label(m) for m in every)}")
+
+    def ratio_row(case, t_ours, t_base, target):
+        ratio = t_ours / t_base
+        met = "—" if target is None else ("yes" if ratio <= target else "**no**")
+        return Row(case, fmt_s(t_ours), fmt_s(t_base), f"{ratio:.2f}× ndcg_score's time",
+                   "(informational)" if target is None else f"≤ {target:g}× ndcg_score's time",
+                   met)
+
+    shape = shape_label(cfg)
+    rep.rows.append(ratio_row(
+        f"9. evaluate(the {len(new)} measures added for trec_eval, ir_measures and ranx, "
+        f"at 100), {shape} vs ndcg_score(k=100) alone", t_new, t_ndcg, 3))
+    rep.rows.append(ratio_row("9b. same, both on one thread", t_new1, t_ndcg1, 3))
+    rep.rows.append(ratio_row(
+        f"9c. evaluate(all {len(every)} measures at 100, R-precision included), {shape} "
+        "vs ndcg_score(k=100) alone", t_all, t_ndcg, None))
+
+
 def case_memory(cfg, rep):
     shape = (cfg.mem_rows, cfg.mem_items)
     rng = np.random.default_rng(20240602)
@@ -396,6 +466,7 @@ CASES = {
     "sklearn-full": case_sklearn_full,
     "ignore-ties": case_ignore_ties,
     "evaluate": case_evaluate,
+    "every-measure": case_every_measure,
     "memory": case_memory,
     "long": case_long,
     "heavy-ties": case_heavy_ties,

@@ -175,6 +175,12 @@ def hit_rate(rc, req):
 
 
 def reciprocal_rank(rc, req):
+    if not rc.tied:
+        kc = _cut(rc, req.k)
+        hit = rc.sums[req.rel_key][:, :kc] > 0
+        first = hit.argmax(axis=1)
+        out = np.where(hit[np.arange(rc.n_rows), first], 1.0 / (first + 1.0), 0.0)
+        return out, rc.totals[req.rel_key] > 0
     _, s0, _, S = _first_relevant_survival(rc, req)
     first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
     j = np.arange(1, S.shape[1])
@@ -696,8 +702,8 @@ def ndcg_rel(rc, req):
     g, dcg = _ranked_dcg(rc, req)
     disc = 1.0 / np.log2(np.arange(2.0, rc.L + 2.0))
     idcg = np.cumsum(runs.top(rc.L) * disc, axis=1)  # down to min(P, L)
-    cut = np.clip(np.minimum(np.arange(rc.L), P[:, None] - 1), 0, None)
-    idcg_at = np.take_along_axis(idcg, cut, axis=1)
+    # The ideal DCG down to min(p, P): past P (when P <= L) it stays the full one.
+    idcg_at = np.where(np.arange(rc.L) < P[:, None], idcg, runs.full_idcg[:, None])
     at_rel = (g > 0) & (np.arange(rc.L) < rc.n_ranked[:, None])
     ratio = _safe_divide(dcg[:, 1:], idcg_at)
     rows = np.arange(rc.n_rows)

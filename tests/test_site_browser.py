@@ -50,6 +50,8 @@ PAGES = [
     ("sklearn_integration.html", False),
     ("generated/sk_rankmetrics.ndcg_score.html", True),
     ("auto_examples/plot_metric_at_k.html", False),
+    ("comparing.html", False),
+    ("auto_examples/plot_compare_systems.html", False),
 ]
 
 #: TeX that MathJax would have replaced: delimiters and common commands.
