@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # document the checkout being built
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))  # the site's own extensions
 
 import sk_rankmetrics  # noqa: E402
 
@@ -30,6 +31,8 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    # The metric reference tables, generated from the registry (docs/_ext).
+    "metric_reference",
 ]
 
 templates_path = ["_templates"]

@@ -460,9 +460,13 @@ def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
 @fill_doc(metrics="""metrics : str or list of str or (str, dict) pairs
     Names such as ``"ndcg@10"``, ``"ndcg_exp@10"`` (exponential gain),
     ``"map@10"``, ``"mrr"``, ``"precision@5"``, ``"recall@20"``,
-    ``"hit_rate@10"``, ``"dcg@5"``, ``"cg@5"``, ``"r_precision"``; a pair
+    ``"hit_rate@10"``, ``"r_precision"``, ``"err@20"``, ``"rbp"``,
+    ``"f1@10"``, ``"bpref"``, ``"infap"``, ``"judged@10"``,
+    ``"iprec_at_recall@0.5"``, ``"set_f"``, ``"gm_map"``; trec_eval's printed
+    names (``"P_5"``, ``"ndcg_cut_10"``) and ir_measures' (``"nDCG@10"``,
+    ``"AP@100"``, ``"RBP(p=0.8)"``). A pair
     ``("ndcg@10", {"gain": {0: 0, 1: 1, 2: 3}})`` adds options of that
-    metric's function.""")
+    metric.""")
 def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
              no_relevant="warn", qid=None, per_row=False, judged=None):
     r"""Several metrics from one ranking pass.
@@ -491,10 +495,21 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
     ``RBP(p=0.8)``, ...) mean what they mean there. Every registered measure
     is available by name, also those without a function of their own
     (``"infap"``, ``"iprec_at_recall@0.5"``, ``"set_f"``, ``"num_rel"``, ...);
-    :func:`metric_names` lists them. Unknown names raise with close matches.
-    An option in a pair is checked as the metric's function checks it; an
-    option the metric does not read, or one that contradicts its name
-    (``("ndcg_exp@10", {"gain": "linear"})``), raises.
+    :func:`metric_names` lists them, and the documentation's metric reference
+    gives each one's formula, options and tie rule. Unknown names raise with
+    close matches. An option in a pair is checked as the metric's function
+    checks it; an option the metric does not read, or one that contradicts
+    its name (``("ndcg_exp@10", {"gain": "linear"})``), raises.
+
+    Unjudged items are marked with ``judged``, a boolean mask of the shape of
+    ``y_true`` (one entry per pair in long format). An unjudged item is never
+    relevant and is worth no gain; bpref skips it, infAP counts it as outside
+    the pool, ``judged@k``, ``unjudged@k`` and ``rbp_resid`` count it. A sparse ``y_true`` marks
+    nothing: its missing entries are judged items of relevance 0, as the
+    zeros of a dense matrix (pass ``judged=(y_true != 0).toarray()`` to
+    treat them as unjudged). For TREC runs and ID lists,
+    :func:`evaluate_run` and :func:`evaluate_ranked` take the judged items
+    from the qrels (the truth): every item they name.
 
     Examples
     --------
@@ -504,6 +519,13 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
     >>> scores = evaluate(y_true, y_score, ["ndcg@3", "map@3", "mrr"])
     >>> {name: round(v, 4) for name, v in scores.items()}
     {'ndcg@3': 0.7287, 'map@3': 0.625, 'mrr': 0.75}
+
+    Item 2 of the first row unjudged (bpref leaves it out):
+
+    >>> judged = [[1, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1]]
+    >>> scores = evaluate(y_true, y_score, ["bpref", "judged@3"], judged=judged)
+    >>> {name: round(v, 4) for name, v in scores.items()}
+    {'bpref': 0.375, 'judged@3': 0.8333}
     """
     requests = make_requests(metrics, where="evaluate")
     return _run(y_true, y_score, requests, sample_weight=sample_weight,
@@ -597,8 +619,10 @@ def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
     scores 0 (no policy applies). Ties are averaged exactly (RBP is linear
     in the relevance at each position). The uncertainty due to unjudged
     items, trec_eval's ``rbp_resid``, is the name ``"rbp_resid"`` in
-    :func:`evaluate` and :func:`evaluate_run`. ranx's and ir_measures'
-    ``RBP(p=0.8)`` are the defaults; trec_eval's ``rbp`` is
+    :func:`evaluate` and :func:`evaluate_run`. The defaults give
+    ir_measures' ``RBP(p=0.8,rel=1)`` on integer levels, and ranx's
+    ``rbp.80`` on binary judgements (on graded ones ranx weighs each
+    position by the level itself); trec_eval's ``rbp`` is
     ``p=0.9, graded=True``.
 
     References

@@ -46,6 +46,7 @@ PAGES = [
     ("index.html", False),
     ("getting_started.html", False),
     ("user_guide.html", True),
+    ("metrics.html", True),
     ("which_ndcg.html", True),
     ("sklearn_integration.html", False),
     ("generated/sk_rankmetrics.ndcg_score.html", True),

@@ -34,7 +34,8 @@ def build_parser():
                         help="on an error, show the full Python traceback (for bug reports)")
     parser = argparse.ArgumentParser(
         prog="sk-rankmetrics", parents=[common],
-        description="Ranking metrics (nDCG, MAP, P@k, recall@k, MRR, ...) for TREC runs, "
+        description="Ranking metrics (nDCG, MAP, P@k, recall@k, MRR, ERR, RBP, bpref, "
+                    "infAP and every numeric measure of trec_eval) for TREC runs, "
                     "CSV/Parquet/JSON rankings and the bundled demo.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

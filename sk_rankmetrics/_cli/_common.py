@@ -11,7 +11,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from .._registry import PARAMS
+from .._registry import METRICS, PARAMS
 from .._validation import Constant, check_param
 
 FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json")
@@ -237,14 +237,21 @@ def write_text(path, text):
 
 def add_run_options(p, default_metrics):
     p.add_argument("-m", "--metric", action="append", metavar="NAME", type=metric_type,
-                   help="metric to compute, repeatable: ndcg@10, map, map@100, P@5, "
-                        "recall@100, mrr, hit_rate@10, r_precision, ... or trec_eval names "
-                        "(P_5, ndcg_cut_10, map_cut_100, recip_rank, Rprec). Default: "
+                   help=f"metric to compute, repeatable; any of the {len(METRICS)} measures: "
+                        "ndcg@10, map, map@100, P@5, recall@100, mrr, hit_rate@10, "
+                        "r_precision, err@20, nerr@20, rbp, rbp_resid, f1@10, bpref, gm_map, "
+                        "infap, judged@10, unjudged@10, iprec_at_recall@0.5, 11pt_avg, "
+                        "set_f, num_rel_ret, ...; trec_eval's names (P_5, ndcg_cut_10, "
+                        "map_cut_100, recip_rank, Rprec, iprec_at_recall_0.10, set_F, infAP) "
+                        "and ir_measures' (nDCG@10, AP@100, P(rel=2)@5, RBP(p=0.8), ERR@20). "
+                        "Every name: the metric reference of the documentation "
+                        "(docs/metrics.md) or sk_rankmetrics.metric_names(). Default: "
                         + ", ".join(default_metrics))
     p.add_argument("--trec-eval", action="store_true",
                    help="reproduce trec_eval: ties broken by docno descending, AP divided "
                         "by all relevant documents, negative levels unjudged, queries "
-                        "without relevant documents score 0")
+                        "without relevant documents score 0, RBP with p=0.9 and graded "
+                        "gains")
     p.add_argument("-c", "--complete", action="store_true",
                    help="count queries of the qrels missing from the run as 0 "
                         "(trec_eval -c)")

@@ -87,8 +87,10 @@ def add_parser(sub, parents):
                         "the ranking first")
     p.add_argument("-m", dest="measure", action="append", metavar="MEASURE[.PARAMS]",
                    help="measure or set, repeatable: map, P.5,10, ndcg_cut.10, "
-                        "ndcg.1=3,2=9, recall.100, success.1,5, official, all_trec "
-                        "(default: official)")
+                        "ndcg.1=3,2=9, recall.100, success.1,5, bpref, infAP, gm_map, "
+                        "iprec_at_recall.0.5, set_F.0.5, rbp.p=0.8, utility.1,-1,0,0, "
+                        "official, all_trec (default: official); the metric reference of "
+                        "the documentation (docs/metrics.md) lists every one")
     p.add_argument("--qrels-format", choices=FORMATS, default="auto",
                    help="qrels file format (default: from the extension; TREC otherwise)")
     p.add_argument("--run-format", choices=FORMATS, default="auto",
