@@ -39,17 +39,20 @@ class _Gain:
     def __call__(self, rel):
         return self._func(rel)
 
-    def check_levels(self, rel, *, normalized, arg="y_true"):
-        """Raise when ``rel`` holds levels this gain cannot take."""
+    def check_levels(self, rel, *, normalized, arg="y_true", metric=None):
+        """Raise when ``rel`` holds levels this gain cannot take (``metric``: the
+        label of the metric that reads them, for the message)."""
         if rel.size == 0:
             return
         lo = rel.min()
         if lo < 0 and not self.allows_negative(normalized):
             what = (
-                "a normalised metric (its ideal DCG would be meaningless)"
+                "a normalised metric (its ideal would be meaningless)"
                 if self.name == "linear"
                 else f"the {self.name!r} gain"
             )
+            if metric is not None:
+                what = f"{what}, here {metric},"
             raise ValueError(
                 f"{arg} has negative relevance ({lo:g}), which {what} cannot take. "
                 "Accepted: relevance >= 0, or a gain mapping/callable that turns "

@@ -309,9 +309,12 @@ def check_item_values(yt, requests, row0=0, masks=None):
     extremes = _Extremes(real)
     seen = set()
     for req in requests:
-        if req.gain_key is not None and (req.gain_key, req.spec.normalized) not in seen:
+        # ERR's levels are grades: their own check below says what is accepted.
+        grades = "grades" in req.spec.needs
+        if (req.gain_key is not None and not grades
+                and (req.gain_key, req.spec.normalized) not in seen):
             seen.add((req.gain_key, req.spec.normalized))
-            req.gain.check_levels(extremes, normalized=req.spec.normalized)
+            req.gain.check_levels(extremes, normalized=req.spec.normalized, metric=req.label)
             if req.gain.name in ("linear", "exponential"):
                 probe = np.array([extremes.min(), extremes.max()]) if real.size else real
             else:
@@ -327,7 +330,7 @@ def check_item_values(yt, requests, row0=0, masks=None):
                     f"the {req.gain.name!r} gain gives negative gains, which "
                     f"{req.label} cannot normalise; map every level to a gain >= 0."
                 )
-        if "grades" in req.spec.needs:
+        if grades:
             judged = real if masks.judged is None else yt[masks.judged]
             _check_grades(extremes if judged is real else _Extremes(judged), req)
     return worthless
