@@ -531,6 +531,8 @@ class PrerankedInputs:
             rc = RankedChunk(L, None, None, {k: v[:, :L] for k, v in values.items()},
                              n_items, lens)
         rc.totals = totals
+        if any(r.spec.reads_items for r in requests):
+            rc.items = values  # every ranked position (W >= L when tied)
         check_ties(rc, requests, ignore_ties)
         for req in requests:
             if req.needs_ideal and req.gain_key not in rc.ideal:

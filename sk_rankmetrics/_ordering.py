@@ -47,6 +47,12 @@ class RankedChunk:
         The row's ``Li`` largest gains in increasing order (the best last),
         per gain key. ``Li`` may exceed ``L``: the ideal of a ranked list
         covers every judged item, retrieved or not.
+    items : dict of str -> ndarray of shape (n, W), or None
+        Kept only for a kernel that reads the values of a tie group's members,
+        not only their sum (``MetricSpec.reads_items``): the item values in
+        rank order over the whole ranked row (``W >= L``), so that the members
+        of every group, also one that ``L`` cuts, are at ``start .. start +
+        size - 1``. Which member sits where inside a group means nothing.
 
     When no position is tied (``start``/``size`` passed as None) every group
     is a single item: ``start`` is the position, ``size`` is 1, and the sums
@@ -65,6 +71,7 @@ class RankedChunk:
         self.ideal = {}
         #: Derived row statistics kernels share (ideal gain runs), by key.
         self.cache = {}
+        self.items = None
         self.real_ties = self.tied  # ties between real items (not padding)
         #: ``(scores, BlockValues)`` of the whole rows, for a measure that reads
         #: beyond ``L`` (R-precision); None for ranked lists (``L`` covers them).
@@ -108,6 +115,7 @@ class RankedChunk:
         out.totals, out.ideal, out.block = self.totals, self.ideal, self.block
         out.cache = self.cache  # statistics of whole rows, unchanged by the cut
         out.root = self.root
+        out.items = self.items
         return out
 
     def _shared(self, key, make):
@@ -161,7 +169,7 @@ def tie_groups(sv, ranked_vals):
     return start, size, sums
 
 
-def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
+def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False):
     """Rank the rows of a chunk and describe the first ``L`` positions.
 
     Parameters
@@ -179,6 +187,9 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
         Take the order of the sort as it comes instead of averaging ties.
     n_items : ndarray of shape (n,) or None
         Real items per row; ``None`` means every row has ``N``.
+    keep_items : bool
+        Keep the ranked item values as ``RankedChunk.items`` (``L`` must then
+        be ``N``).
 
     Returns
     -------
@@ -206,12 +217,11 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
     if isinstance(values, dict):
         values = _GivenValues(values)
     ranked_vals = values.at(top)
-    if ignore_ties:
-        return RankedChunk(L, None, None, ranked_vals, n_items)
-    if not (sv[:, 1:] == sv[:, :-1]).any() and (
-        below is None or not (below == sv[:, -1]).any()
-    ):
-        return RankedChunk(L, None, None, ranked_vals, n_items)
+    if ignore_ties or (not (sv[:, 1:] == sv[:, :-1]).any() and (
+            below is None or not (below == sv[:, -1]).any())):
+        rc = RankedChunk(L, None, None, ranked_vals, n_items)
+        rc.items = ranked_vals if keep_items else None
+        return rc
 
     start, size, sums = tie_groups(sv, ranked_vals)
     # Padding (-inf) ties with padding; only ties between real items count.
@@ -234,6 +244,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None):
                 sums[name][cut] = np.where(in_last, tot, sums[name][cut])
     rc = RankedChunk(L, start, size, sums, n_items)
     rc.real_ties = real_ties
+    rc.items = ranked_vals if keep_items else None
     return rc
 
 
@@ -399,6 +410,11 @@ def derive_values(yt, requests, masks=None, keys=None):
                 values[key] = _indicator(masks.judged, yt.shape)
             elif key == "pool":
                 values[key] = _indicator(masks.pool, yt.shape)
+            elif key.startswith("pos:"):  # whether the gain is positive
+                g = values.get(key[4:])
+                if g is None:
+                    g = derive_values(yt, [req], masks, {key[4:]})[key[4:]]
+                values[key] = (g > 0).astype(np.float64)
             elif key.startswith("grade:"):
                 out = yt == int(key[6:])
                 if judged is not None:
@@ -627,9 +643,10 @@ def ideal_runs(yt, gain, full_gain, worthless=None):
 
 
 def depth(requests):
-    """``(needs_full, k_max)``: whether some request reads every position, and
-    the deepest cut-off asked for (1 when none is)."""
-    needs_full = any(r.depth is None for r in requests)
+    """``(needs_full, k_max)``: whether some request reads every position (or
+    the members of every tie group), and the deepest cut-off asked for (1 when
+    none is)."""
+    needs_full = any(r.depth is None or r.spec.reads_items for r in requests)
     k_max = max((r.depth for r in requests if r.depth is not None), default=1)
     return needs_full, k_max
 
@@ -669,7 +686,8 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
         for r in requests:
             if r.reads_to_r:  # R-precision reads down to R, in the order of the sort
                 L = max(L, int(values.totals[r.rel_key].max()))
-    rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items)
+    rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items,
+                    keep_items=any(r.spec.reads_items for r in requests))
     rc.totals = values.totals
     rc.block = (ys, values)
     check_ties(rc, requests, ignore_ties)

@@ -340,7 +340,8 @@ class MetricSpec:
         ``kernel(rc, req) -> (values, defined)``.
     needs : tuple of str
         The item values the kernel reads: ``"gain"`` (graded gains),
-        ``"rel"`` (the relevance indicator at ``threshold``), ``"judged"``
+        ``"positive"`` (whether the gain is positive), ``"rel"`` (the
+        relevance indicator at ``threshold``), ``"judged"``
         and ``"pool"`` (whether an item is judged, or named by the truth at
         all), ``"grades"`` (one indicator per relevance grade).
     options : tuple of str
@@ -379,6 +380,10 @@ class MetricSpec:
     reads_to_r : bool
         Whether the kernel reads each row's ranking down to its R
         (R-precision).
+    reads_items : bool
+        Whether the kernel reads the values of the members of each tie group
+        (``RankedChunk.items``), not only their sums; such a measure ranks
+        whole rows.
     greater_is_better : bool
         Direction of the metric.
     """
@@ -386,7 +391,8 @@ class MetricSpec:
     def __init__(self, name, function, kernel, needs, options, *, normalized=True,
                  takes_k=True, at_option=None, full=False, aggregate="mean",
                  ties="expected", aliases=(), description="", needs_ideal=False,
-                 always_defined=False, reads_to_r=False, greater_is_better=True):
+                 always_defined=False, reads_to_r=False, reads_items=False,
+                 greater_is_better=True):
         self.name = name
         self.function = function
         self.kernel = kernel
@@ -403,6 +409,7 @@ class MetricSpec:
         self.needs_ideal = needs_ideal
         self.always_defined = always_defined
         self.reads_to_r = reads_to_r
+        self.reads_items = reads_items
         self.greater_is_better = greater_is_better
 
     @property
@@ -469,7 +476,7 @@ _register("bpref", "bpref_score", _K.bpref, ("rel", "judged"), (*_WHOLE, "mean")
           takes_k=False, full=True,
           description="binary preference (Buckley and Voorhees 2004): judged items only")
 _register("infap", None, _K.infap, ("rel", "judged", "pool"), _WHOLE,
-          takes_k=False, full=True, ties="refuse", aliases=("inferred_ap",),
+          takes_k=False, full=True, aliases=("inferred_ap",),
           description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
 _register("judged", None, _K.judged, ("pool",), (), normalized=True, always_defined=True,
           aliases=("judged_rate",),
@@ -516,10 +523,10 @@ _register("rprec_mult", None, _K.rprec_mult, _REL, (*_WHOLE, "multiple"),
           takes_k=False, at_option="multiple", full=True,
           description="precision at a multiple of R")
 _register("iprec_at_recall", None, _K.iprec_at_recall, _REL, (*_WHOLE, "recall"),
-          takes_k=False, at_option="recall", full=True, ties="refuse",
+          takes_k=False, at_option="recall", full=True,
           aliases=("iprec",), description="interpolated precision at a recall level")
 _register("11pt_avg", None, _K.eleven_point_average, _REL,
-          (*_WHOLE, "recall_levels"), takes_k=False, full=True, ties="refuse",
+          (*_WHOLE, "recall_levels"), takes_k=False, full=True,
           aliases=("11_pt_avg", "eleven_point_average"),
           description="interpolated precision averaged over recall levels")
 
@@ -528,13 +535,13 @@ _register("bing", None, _K.binary_g, _REL, _WHOLE, takes_k=False, full=True,
           aliases=("binary_g",),
           description="binary G: relevant items discounted by the non-relevant ones before")
 _register("g", None, _K.normalized_gain, _GAIN, ("gain", "max_docs"), takes_k=False, full=True,
-          ties="refuse", needs_ideal=True,
+          needs_ideal=True, reads_items=True,
           description="trec_eval's G: gain against the ideal's cumulative cost")
-_register("ndcg_rel", None, _K.ndcg_rel, _GAIN, ("gain", "max_docs"), takes_k=False, full=True,
-          ties="refuse", needs_ideal=True,
+_register("ndcg_rel", None, _K.ndcg_rel, ("gain", "positive"), ("gain", "max_docs"),
+          takes_k=False, full=True, needs_ideal=True,
           description="nDCG averaged over the ranks of the relevant items")
 _register("rndcg", None, _K.rndcg, _GAIN, ("gain", "max_docs"), takes_k=False, full=True,
-          ties="refuse", needs_ideal=True,
+          needs_ideal=True,
           description="nDCG averaged where the ideal gain changes level")
 
 # Shorthand names that fix an option ("ndcg_exp" = ndcg with exponential gain).
@@ -763,6 +770,8 @@ class Request:
         if "rel" in spec.needs:
             self.rel_key = f"rel:{opts.get('threshold')!r}"
             self.keys.append(self.rel_key)
+        if "positive" in spec.needs:  # whether each item's gain is positive
+            self.keys.append("pos:" + self.gain_key)
         self.keys += [key for key in ("judged", "pool") if key in spec.needs]
         if "grades" in spec.needs:
             self.keys += [f"grade:{g}" for g in range(1, opts["max_grade"] + 1)]
