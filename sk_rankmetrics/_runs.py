@@ -24,7 +24,7 @@ from ._inputs import (
     build_preranked,
     group_long,
 )
-from ._match import factorize, lookup
+from ._match import factorize, factorize_runs
 from ._reduce import reduce_results
 from ._registry import (
     METRICS,
@@ -344,19 +344,21 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
 def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
     """The pre-ranked layout of a run and qrels read from files, by integer codes.
 
-    Query ids are matched by their bytes (there are few); documents through
-    the keys of :mod:`._match`, each run line looked up once. Rows are the
-    run's queries in byte order of their ids, then (``complete``) the judged
-    queries missing from the run; ``perm`` puts them all in sorted order.
-    Each query's documents are ranked by score descending, ties by docno
-    descending (trec_eval's order); a run already in that order (the usual
-    case) is not sorted again.
+    Query ids are matched by their bytes (there are few), one code per run
+    of lines of one query; each run line finds the qrels line judging its
+    (query, document) pair through the pair hashes the readers made, every
+    match verified (see :func:`_judgements`). Rows are the run's queries in
+    byte order of their ids, then (``complete``) the judged queries missing
+    from the run; ``perm`` puts them all in sorted order. Each query's
+    documents are ranked by score descending, ties by docno descending
+    (trec_eval's order); a run already in that order (the usual case) is not
+    sorted again.
     """
     rq, dq = r._columns["qid"], r._columns["docno"]
     tq, td = q._columns["qid"], q._columns["docno"]
-    run_code, run_reps = factorize(rq)  # codes in byte order of the qids
-    truth_code, truth_reps = factorize(tq)
-    run_names = rq.to_strings(run_reps)
+    run_code, run_reps = factorize_runs(rq)  # a code per run of lines, in byte order
+    truth_code, truth_reps = factorize(tq)  # a code per qrels line
+    run_names = rq.heads.to_strings(run_reps)
     truth_names = tq.to_strings(truth_reps)
     _check_overlap(run_names, truth_names, "truth" if complete else "both", "query")
     # Rows: run queries that have judgements (all judged ones with complete).
@@ -365,41 +367,49 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
                         & (truth_names[np.minimum(t_of_run, truth_names.size - 1)]
                            == run_names), t_of_run, -1)
     keep_q = t_of_run >= 0
-    score = r.score
-    # Order: by query (byte order of the qid), score descending, docno descending.
-    new = np.empty(run_code.shape[0], dtype=bool)
-    new[0] = True
+    n_q, score = run_names.shape[0], r.score
+    n = score.shape[0]
+    # Groups: consecutive runs of lines of one query.
+    new = np.ones(run_code.shape[0], dtype=bool)
     np.not_equal(run_code[1:], run_code[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    block_q = run_code[starts]
-    contiguous = np.unique(block_q).shape[0] == block_q.shape[0]
-    rising = score[1:] > score[:-1]
-    if contiguous and not rising[~new[1:]].any():
-        order = None
-        if (np.diff(block_q) < 0).any():
-            lens = np.diff(np.append(starts, run_code.shape[0]))
-            by_q = np.argsort(block_q, kind="stable")
-            order = _ranges(starts[by_q], lens[by_q])
-    else:
-        order = np.lexsort((-score, run_code))
-    code_o = run_code if order is None else run_code[order]
+    gi = np.flatnonzero(new)
+    g_code, g_start, g_len = run_code[gi], rq.starts[gi], np.add.reduceat(rq.lens, gi)
+    lens = np.zeros(n_q, dtype=np.int64)
+    np.add.at(lens, g_code, g_len)
+    # Order: by query (byte order of the qid), score descending, docno descending.
+    order = None
+    in_order = g_code.shape[0] == n_q  # the lines of each query are contiguous
+    if in_order:
+        rising = score[1:] > score[:-1]
+        rising[g_start[1:] - 1] = False  # from one query to the next
+        in_order = not rising.any()
+        del rising
+    if not in_order:
+        order = np.lexsort((-score, np.repeat(run_code, rq.lens)))
+    elif (np.diff(g_code) < 0).any():
+        by_q = np.argsort(g_code, kind="stable")
+        order = _ranges(g_start[by_q], g_len[by_q])
+    first = np.zeros(n_q, dtype=np.int64)  # first ordered line of each query
+    np.cumsum(lens[:-1], out=first[1:])
     score_o = score if order is None else score[order]
-    tied = (code_o[1:] == code_o[:-1]) & (score_o[1:] == score_o[:-1])
+    tied = score_o[1:] == score_o[:-1]
+    tied[first[1:] - 1] = False
     if (trec or max_docs is not None) and tied.any():  # -M cuts in trec_eval's order
-        if order is None:
-            order = np.arange(run_code.shape[0])
-        order = _docno_ties(order, tied, dq)
-    # Documents -> codes in the qrels' docno vocabulary (-1: not judged).
-    doc_code, doc_reps = factorize(td)
-    item = lookup(td, doc_reps, dq)
-    # Keep the rows of kept queries (and cut at max_docs).
-    lens = np.bincount(run_code, minlength=run_reps.shape[0])
+        order = _docno_ties(np.arange(n) if order is None else order, tied, dq)
+    del tied
+    # Documents -> codes in the qrels' docno vocabulary (-1: not judged for the query).
+    doc_code, _ = factorize(td)
+    judge = _judgements(q, r, t_of_run, truth_code, run_code)
+    item = np.full(n, -1, dtype=np.int64)
+    hit = np.flatnonzero(judge >= 0)
+    item[hit] = doc_code[judge[hit]]
+    del judge, hit
+    # Keep the lines of kept queries (and cut at max_docs).
     keep = None
     if not keep_q.all():
-        keep = keep_q[code_o]
+        keep = np.repeat(keep_q, lens)
     if max_docs is not None and lens.max() > max_docs:
-        first = np.concatenate(([0], np.cumsum(lens)[:-1]))
-        cut = np.arange(code_o.shape[0]) - first[code_o] < max_docs
+        cut = np.arange(n) - np.repeat(first, lens) < max_docs
         keep = cut if keep is None else keep & cut
     if max_docs is not None:
         lens = np.minimum(lens, max_docs)
@@ -409,8 +419,8 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
     else:
         sel = np.flatnonzero(keep) if order is None else order[keep]
         items, scores_o = item[sel], score[sel]
-    del item
-    lens = np.where(keep_q, lens, 0)[keep_q]
+    del item, score_o
+    lens = lens[keep_q]
     rows_t = t_of_run[keep_q]  # truth query of each run row
     names = run_names[keep_q]
     if complete:
@@ -418,19 +428,19 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
         rows_t = np.concatenate((rows_t, extra))
         names = np.concatenate((names, truth_names[extra]))
         lens = np.concatenate((lens, np.zeros(extra.size, dtype=np.int64)))
-    n = names.shape[0]
-    if n == 0:
+    n_rows = names.shape[0]
+    if n_rows == 0:
         raise ValueError("no query has both a ranking and judgements; check that the "
                          "query ids of the ranking and of the truth match.")
     indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
     # Truth rows sorted by (row, docno code).
     row_of_t = np.full(truth_names.size, -1, dtype=np.int64)
-    row_of_t[rows_t] = np.arange(n)
+    row_of_t[rows_t] = np.arange(n_rows)
     trow = row_of_t[truth_code]
     tkeep = trow >= 0
     trow, tcode, trel = trow[tkeep], doc_code[tkeep], q.relevance[tkeep]
     tjudged = None if judged is None else judged[tkeep]  # negative levels: pooled, unjudged
-    t_order = _sort_pairs(trow, tcode, n)
+    t_order = _sort_pairs(trow, tcode, n_rows)
     if t_order is not None:
         trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
         tjudged = None if tjudged is None else tjudged[t_order]
@@ -439,10 +449,60 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
             "no ranked item appears in the truth: every query scores as if nothing "
             "relevant was ranked. Check that both use the same document ids.", UserWarning,
         )
-    inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n), tcode,
+    inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n_rows), tcode,
                              trel.astype(np.float64),
                              rec_scores=None if trec else scores_o, truth_judged=tjudged)
     return inputs, np.argsort(names, kind="stable")
+
+
+#: Run lines screened per step (bounded temporaries).
+_SCREEN_STEP = 1 << 16
+
+
+def _judgements(q, r, t_of_run, truth_code, run_code):
+    """The qrels line that judges each run line's (query, document) pair, or -1.
+
+    A bitmap of the qrels' pair hashes screens out most run lines; the rest
+    are found by a sorted search and verified: the same query (by its code)
+    and the same document, byte for byte. A run line whose hash several
+    qrels lines share is checked against each of them.
+    """
+    rp, tp = r._pairs, q._pairs
+    n = rp.shape[0]
+    out = np.full(n, -1, dtype=np.int64)
+    if n == 0 or tp.shape[0] == 0:
+        return out
+    order = np.argsort(tp)
+    sp = tp[order]
+    if n > 8 * sp.shape[0]:
+        bits = int(min(max(np.ceil(np.log2(sp.shape[0] * 32)), 10), 24))
+        shift = np.uint64(64 - bits)
+        table = np.zeros(1 << bits, dtype=bool)
+        table[(sp >> shift).view(np.int64)] = True
+        cand = np.concatenate([
+            np.flatnonzero(table[(rp[a : a + _SCREEN_STEP] >> shift).view(np.int64)]) + a
+            for a in range(0, n, _SCREEN_STEP)])
+    else:
+        cand = np.arange(n)
+    ck = rp[cand]
+    pos = np.minimum(np.searchsorted(sp, ck), sp.shape[0] - 1)
+    hit = sp[pos] == ck
+    cand, pos = cand[hit], pos[hit]
+    rq, dq, td = r._columns["qid"], r._columns["docno"], q._columns["docno"]
+
+    def same(rows, trows):
+        return ((t_of_run[run_code[rq.run_of(rows)]] == truth_code[trows])
+                & dq.same(rows, td, trows))
+
+    ok = same(cand, order[pos])
+    out[cand[ok]] = order[pos[ok]]
+    if not ok.all():  # a hash shared by several qrels lines: try each of them
+        for row, p in zip(cand[~ok].tolist(), pos[~ok].tolist()):
+            for t in order[p : int(np.searchsorted(sp, sp[p], side="right"))].tolist():
+                if same(np.array([row]), np.array([t]))[0]:
+                    out[row] = t
+                    break
+    return out
 
 
 def _ranges(starts, lens):
@@ -453,9 +513,13 @@ def _ranges(starts, lens):
 
 
 def _docno_ties(order, tied, docno):
-    """Reorder each run of tied scores by docno descending (byte order)."""
-    pos = np.flatnonzero(np.concatenate(([False], tied)) | np.concatenate((tied, [False])))
-    grp = np.cumsum(np.concatenate(([True], ~tied)))[pos]  # one id per tie group
+    """Reorder each run of tied scores by docno descending (byte order);
+    ``tied[i]``: the lines at ``order[i]`` and ``order[i + 1]`` are tied."""
+    t = np.flatnonzero(tied)
+    pos = np.union1d(t, t + 1)  # every place inside a tie group
+    start = np.ones(pos.shape[0], dtype=bool)
+    start[1:] = ~tied[pos[1:] - 1]
+    grp = np.cumsum(start)
     rank = docno.lex_rank(order[pos])
     o = np.lexsort((-rank, grp))
     order = order.copy()

@@ -19,14 +19,15 @@ import os
 import numpy as np
 
 from ._bytes import (
-    READ_THREADS,
+    RunColumn,
     TokenColumn,
-    bounded_map,
+    check_utf8,
+    compression_of,
     iter_blocks,
     open_binary,
+    pair_hash,
     parse_numbers,
     tokenize,
-    words,
 )
 
 
@@ -51,79 +52,105 @@ class _Lines:
         return int(self.line_no[i][local])
 
 
-def _read_columns(path, what, n_fields, layout, ids, numbers, keep=(), extra_ok=False,
+class _Growing:
+    """A 1-D array filled block after block, its capacity grown as needed.
+
+    The first capacity comes from an estimate of the number of lines;
+    ``np.empty`` memory that is never written costs no resident memory, so
+    a generous estimate is free, and each block is copied once, into place.
+    """
+
+    def __init__(self, dtype):
+        self.a = np.empty(0, dtype=dtype)
+        self.n = 0
+
+    def reserve(self, capacity):
+        if capacity > self.a.shape[0]:
+            new = np.empty(capacity, dtype=self.a.dtype)
+            new[: self.n] = self.a[: self.n]
+            self.a = new
+
+    def add(self, x):
+        end = self.n + x.shape[0]
+        if end > self.a.shape[0]:
+            self.reserve(max(end, self.a.shape[0] * 3 // 2 + 1024))
+        self.a[self.n : end] = x
+        self.n = end
+
+    def array(self):
+        return self.a[: self.n]
+
+
+def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False,
                   progress=None):
-    """Read a whitespace-separated file: ``ids`` fields as TokenColumns, ``numbers``
-    fields as float64 (every value finite), and the line numbers. The first
-    block's tokens are returned too (fields ``ids``, ``numbers``, ``keep``)."""
+    """Read a whitespace-separated file whose fields 0 and 2 are a query and a
+    document id: the query column as a :class:`RunColumn`, the documents as a
+    :class:`TokenColumn`, the ``numbers`` fields as float64 (every value
+    finite), a hash of each line's (query, document) pair, and the line
+    numbers. The first block's tokens are returned too (fields 0, 2,
+    ``numbers``, ``keep``)."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{what} must be a file path (str or os.PathLike), got "
                         f"{type(path).__name__}.")
     name = f"{what} file {os.fspath(path)!r}"
-    fields = [*ids, *numbers, *keep]
-    parts = {f: [] for f in ids}
-    values = {f: [] for f in numbers}
+    fields = [0, 2, *numbers, *keep]
+    q_parts, d_long = [], []
+    d_keys, pairs = _Growing(np.uint64), _Growing(np.uint64)
+    values = {f: _Growing(np.float64) for f in numbers}
     lines = _Lines()
     first = None
-    total = None
-    if progress is not None:
-        try:
-            total = os.path.getsize(path)
-        except OSError:
-            total = None
-    def work(block):
-        tok = tokenize(block, n_fields, fields, name, layout, extra_ok)
-        if tok.n_rows == 0:
-            return block, tok, None, None
-        U = words(block.buf)
-        out_ids = [TokenColumn.from_block(block, U, tok.start[i], tok.length[i])
-                   for i in range(len(ids))]
-        out_num = []
-        for i, f in enumerate(numbers, len(ids)):
-            v, ok = parse_numbers(block, U, tok.start[i], tok.length[i])
-            if not ok.all():
-                row = int(np.argmin(ok))
-                s, n = int(tok.start[i][row]), int(tok.length[i][row])
-                text = block.buf[s : s + min(n, 60)].tobytes().decode("utf-8", "replace")
-                raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
-                                 f"{text!r} is not a finite number.")
-            out_num.append(v)
-        return block, tok, out_ids, out_num
-
+    try:
+        total = os.path.getsize(path)
+    except OSError:
+        total = None
+    compressed = compression_of(path) != ""
     with open_binary(path, what) as fh:
-        blocks = iter_blocks(fh, name, progress=progress, total=total)
-        for block, tok, out_ids, out_num in bounded_map(work, blocks, READ_THREADS):
-            if out_ids is None:
+        line0 = 1
+        for block in iter_blocks(fh, name, progress=progress, total=total):
+            block.line0 = line0
+            check_utf8(block, name)
+            tok = tokenize(block, n_fields, fields, name, layout, extra_ok)
+            line0 += tok.n_lines
+            if tok.n_rows == 0:
                 continue
-            for f, part in zip(ids, out_ids):
-                parts[f].append(part)
-            for f, v in zip(numbers, out_num):
-                values[f].append(v)
             if first is None:
                 first = (block, tok)
+                if total:  # lines in the file, by the first block's bytes per line
+                    guess = int(total * (4 if compressed else 1.2) * tok.n_rows / block.n)
+                    for col in (d_keys, pairs, *values.values()):
+                        col.reserve(guess + 64)
+            q = RunColumn.from_block(block, tok.start[0], tok.length[0])
+            d = TokenColumn.from_block(block, tok.start[1], tok.length[1])
+            q_parts.append(q[:3])
+            d_keys.add(d[0])
+            d_long.append(d[1:])
+            pairs.add(pair_hash(q[3], d[0]))
+            for i, f in enumerate(numbers, 2):
+                v, ok = parse_numbers(block, tok.start[i], tok.length[i])
+                if not ok.all():
+                    row = int(np.argmin(ok))
+                    text = block.text(int(tok.start[i][row]), int(tok.length[i][row]))
+                    raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
+                                     f"{text!r} is not a finite number.")
+                values[f].add(v)
             lines.add(tok)
-    # One column at a time, so that only one is ever held twice.
-    cols = {f: TokenColumn.concat(parts.pop(f)) for f in ids}
-    nums = {f: np.concatenate(values.pop(f)) if values[f] else np.zeros(0) for f in numbers}
-    return name, cols, nums, lines, first
+    docs = TokenColumn.concat(d_long, [p[2] for p in q_parts], keys=d_keys.array())
+    cols = {"qid": RunColumn.concat(q_parts), "docno": docs}
+    return name, cols, pairs.array(), {f: v.array() for f, v in values.items()}, lines, first
 
 
-def _duplicates(qcol, dcol, lines, name):
-    """Raise on a document listed twice for one query (checked by key, then bytes)."""
-    n = len(qcol)
-    if n < 2:
+def _duplicates(pairs, qcol, dcol, lines, name):
+    """Raise on a document listed twice for one query (checked by pair hash, then bytes)."""
+    if pairs.shape[0] < 2:
         return
-    from ._match import factorize, pair_keys
-
-    key = pair_keys(factorize(qcol)[0], dcol)
-    s = np.sort(key)
+    s = np.sort(pairs)
     eq = s[1:] == s[:-1]
     if not eq.any():
         return
-    rows = np.flatnonzero(np.isin(key, s[1:][eq]))
-    del s, key
+    rows = np.flatnonzero(np.isin(pairs, s[1:][eq]))
+    del s
     seen = {}
-    for r in rows.tolist():  # only rows whose keys collide: a duplicate, or (rarely) a hash clash
+    for r in rows.tolist():  # only rows whose hashes collide: a duplicate, or (rarely) a clash
         k = (qcol.bytes_of(r), dcol.bytes_of(r))
         if k in seen:
             first, second = sorted((lines.line(seen[k]), lines.line(r)))
@@ -152,8 +179,11 @@ class _Ids:
         return value
 
     def __set__(self, obj, value):
+        if obj._columns is not None:  # the file's columns go: keep the other ids as strings
+            for other in ("qid", "docno"):
+                getattr(obj, other)
         setattr(obj, "_" + self.name, np.asarray(value))
-        obj._columns = None
+        obj._columns = obj._pairs = None
 
 
 def _n_queries(obj):
@@ -198,7 +228,7 @@ class TrecQrels:
         self._docno = np.asarray(docno)
         self.relevance = np.asarray(relevance, dtype=np.float64)
         self.source = source
-        self._columns = None
+        self._columns = self._pairs = None
 
     qid = _Ids("qid")
     docno = _Ids("docno")
@@ -248,7 +278,7 @@ class TrecRun:
         self.rank = None if rank is None else np.asarray(rank)
         self.tag = tag
         self.source = source
-        self._columns = None
+        self._columns = self._pairs = None
 
     qid = _Ids("qid")
     docno = _Ids("docno")
@@ -261,10 +291,11 @@ class TrecRun:
                 f"tag={self.tag!r})")
 
 
-def _from_file(cls, cols, nums, kwargs):
+def _from_file(cls, cols, pairs, kwargs):
     obj = cls.__new__(cls)
     obj._qid = obj._docno = None
     obj._columns = cols
+    obj._pairs = pairs
     for k, v in kwargs.items():
         setattr(obj, k, v)
     return obj
@@ -313,13 +344,11 @@ def read_trec_qrels(path, *, progress=None):
     >>> qrels.docno.tolist(), qrels.relevance.tolist()
     (['d1', 'd2', 'd#7'], [2.0, 0.0, 1.0])
     """
-    name, cols, nums, lines, _ = _read_columns(
-        path, "qrels", 4, "qid iter docno rel", {0: "qid", 2: "docno"},
-        {3: "relevance"}, progress=progress)
-    cols = {"qid": cols[0], "docno": cols[2]}
-    _duplicates(cols["qid"], cols["docno"], lines, name)
-    return _from_file(TrecQrels, cols, nums, {"relevance": nums[3],
-                                              "source": os.fspath(path)})
+    name, cols, pairs, nums, lines, _ = _read_columns(
+        path, "qrels", 4, "qid iter docno rel", {3: "relevance"}, progress=progress)
+    _duplicates(pairs, cols["qid"], cols["docno"], lines, name)
+    return _from_file(TrecQrels, cols, pairs, {"relevance": nums[3],
+                                               "source": os.fspath(path)})
 
 
 def read_trec_run(path, *, progress=None):
@@ -367,17 +396,15 @@ def read_trec_run(path, *, progress=None):
     >>> run.docno.tolist(), run.score.tolist(), run.tag
     (['d1', 'd2'], [2.5, 1.5], 'bm25')
     """
-    name, cols, nums, lines, first = _read_columns(
-        path, "run", 6, "qid Q0 docno rank score tag", {0: "qid", 2: "docno"},
-        {4: "score"}, keep=(5,), extra_ok=True, progress=progress)
-    cols = {"qid": cols[0], "docno": cols[2]}
-    _duplicates(cols["qid"], cols["docno"], lines, name)
+    name, cols, pairs, nums, lines, first = _read_columns(
+        path, "run", 6, "qid Q0 docno rank score tag", {4: "score"}, keep=(5,),
+        extra_ok=True, progress=progress)
+    _duplicates(pairs, cols["qid"], cols["docno"], lines, name)
     tag = "run"
     if first is not None:
         block, tok = first
-        s, n = int(tok.start[3][0]), int(tok.length[3][0])
-        tag = block.buf[s : s + n].tobytes().decode("utf-8", "replace")
-    return _from_file(TrecRun, cols, nums, {"score": nums[4], "rank": None, "tag": tag,
+        tag = block.text(int(tok.start[3][0]), int(tok.length[3][0]), limit=1 << 20)
+    return _from_file(TrecRun, cols, pairs, {"score": nums[4], "rank": None, "tag": tag,
                                             "source": os.fspath(path)})
 
 

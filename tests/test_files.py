@@ -201,12 +201,65 @@ def test_number_parser_is_exact():
     texts = [f"{v:.{int(p)}f}" for v, p in zip(vals, rng.integers(0, 10, vals.size))]
     texts += ["-0.5", ".5", "5.", "007", "1e5", "+3", "123456789012345", "0.000000000001"]
     data = (" ".join(texts) + "\n").encode()
-    block = B.Block(data, len(data), 1)
+    block = B.Block.from_bytes(data)
     starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
-    got, ok = B.parse_numbers(block, B.words(block.buf), starts,
-                              np.array([len(t) for t in texts]))
+    got, ok = B.parse_numbers(block, starts, np.array([len(t) for t in texts]))
     assert ok.all()
     assert got.tolist() == [float(t) for t in texts]
+
+
+def _parse_texts(texts):
+    data = (" ".join(texts) + "\n").encode()
+    block = B.Block.from_bytes(data)
+    starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
+    return B.parse_numbers(block, starts, np.array([len(t) for t in texts]))
+
+
+def _python_number(text):
+    """float(text) where the readers accept it (finite, no underscore), else None."""
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if np.isfinite(v) and "_" not in text else None
+
+
+def _assert_parsed_like_python(texts):
+    got, ok = _parse_texts(texts)
+    for t, g, o in zip(texts, got.tolist(), ok.tolist()):
+        want = _python_number(t)
+        assert o == (want is not None), t
+        if o:
+            assert g == want and np.signbit(g) == np.signbit(want), (t, g, want)
+
+
+def test_number_parser_matches_python_on_random_tokens():
+    # Every length from 1 to 20 bytes (one word, two words, the slow path),
+    # digits with a dot and a minus sign anywhere, and malformed tokens.
+    rng = np.random.default_rng(11)
+    alphabet = np.array(list("0123456789") * 6 + list(".-") * 2 + list("e+x"))
+    texts = []
+    for n in range(1, 21):
+        chars = alphabet[rng.integers(0, alphabet.size, (3000, n))]
+        texts += ["".join(row) for row in chars]
+        digits = rng.integers(0, 10, (3000, n)).astype(str)
+        dot = rng.integers(-1, n, 3000)
+        for row, d, neg in zip(digits, dot, rng.random(3000) < 0.5):
+            row = list(row)
+            if d >= 0:
+                row[d] = "."
+            texts.append(("-" if neg else "") + "".join(row))
+    _assert_parsed_like_python(texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(
+    st.from_regex(r"-?[0-9]{0,17}\.?[0-9]{0,17}", fullmatch=True).filter(bool),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(-10**20, 10**20).map(str),
+    st.text("0123456789.-+eE", min_size=1, max_size=18)), min_size=1, max_size=40))
+def test_number_parser_matches_python(texts):
+    _assert_parsed_like_python(texts)
 
 
 def test_cli_json_and_csv_hostile(tmp_path):
