@@ -1,6 +1,6 @@
 """Byte-level machinery of the file readers: blocks, tokens, keys and numbers.
 
-A file is read in blocks of about 1 MiB that end at a newline (a line is
+A file is read in blocks of 512 KiB that end at a newline (a line is
 never split across blocks); compressed files (``.gz``, ``.bz2``, ``.xz``)
 are decompressed on the fly. The blocks are small enough for the arrays of
 one block to stay in the processor's cache, which makes the array passes
@@ -34,7 +34,10 @@ import os
 import numpy as np
 
 #: Bytes read per block; a few temporaries of this size are alive at once.
-BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 1 << 19
+
+#: Threads that split blocks (NumPy releases the GIL in most of the work).
+READ_THREADS = max(1, min(2, os.cpu_count() or 1))
 
 #: Zero bytes before and after the data of a block, so that a 64-bit load
 #: that ends at the first byte or starts at the last stays in the buffer.
@@ -54,6 +57,24 @@ _K2 = np.uint64(0x94D049BB133111EB)
 _S31, _S27, _S30 = np.uint64(31), np.uint64(27), np.uint64(30)
 #: Elements of the temporaries of one step of the long-token passes.
 _STEP = 1 << 18
+
+
+def bounded_map(fn, items, n_threads):
+    """``map(fn, items)`` in order, on ``n_threads`` threads, few items in flight."""
+    if n_threads <= 1:
+        yield from map(fn, items)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    window = deque()
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        for item in items:
+            window.append(pool.submit(fn, item))
+            if len(window) >= 2 * n_threads:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
 
 
 def compression_of(path):
@@ -212,11 +233,11 @@ class Tokens:
     line of the block, blank and comment lines included.
     """
 
-    __slots__ = ("length", "line0", "line_no", "n_lines", "n_rows", "start")
+    __slots__ = ("length", "line0", "line_no", "n_bytes", "n_lines", "n_rows", "start")
 
-    def __init__(self, start, length, line0, line_no, n_lines):
+    def __init__(self, start, length, line0, line_no, n_lines, n_bytes=0):
         self.start, self.length, self.line0, self.line_no = start, length, line0, line_no
-        self.n_lines = n_lines
+        self.n_lines, self.n_bytes = n_lines, n_bytes
         self.n_rows = start[0].shape[0] if start else 0
 
     def line(self, row):
@@ -236,29 +257,34 @@ def tokenize(block, n_fields, fields, name, layout, extra_ok=False):
     naming the line. With ``extra_ok`` a line may hold more fields (ignored).
     """
     body = block.body
-    sep = body <= _SPACE
-    pos = np.flatnonzero(sep)
+    pos = np.flatnonzero(body <= _SPACE)
     m = pos.shape[0]
-    if m and m % n_fields == 0 and pos[0] > 0:
+    if m and m % n_fields == 0:
         # The usual block: every line holds n_fields fields, one space or tab apart.
-        c = body[pos]
         n_lines = m // n_fields
+        c = body[pos]
         ends = pos[n_fields - 1 :: n_fields]
-        if (np.count_nonzero(c == _LF) == n_lines and (c[n_fields - 1 :: n_fields] == _LF).all()
-                and np.count_nonzero(c == _SPACE) + np.count_nonzero(c == _TAB) == m - n_lines
-                and not (sep[1:] & sep[:-1]).any() and body[0] != _HASH
-                and not (body[ends[:-1] + 1] == _HASH).any()):
+        if ((c[n_fields - 1 :: n_fields] == _LF).all()
+                and np.count_nonzero(c == _SPACE) + np.count_nonzero(c == _TAB) == m - n_lines):
             start, length = [], []
-            for f in fields:
+            for f in range(n_fields):
                 if f == 0:
                     s = np.empty(n_lines, dtype=np.int64)
                     s[0] = 0
                     np.add(ends[:-1], 1, out=s[1:])
                 else:
                     s = pos[f - 1 :: n_fields] + 1
-                start.append(s)
-                length.append(pos[f::n_fields] - s)
-            return Tokens(start, length, block.line0, None, n_lines)
+                n = pos[f::n_fields] - s
+                if n.min() == 0:  # an empty field: blank lines, runs of spaces, ...
+                    break
+                if f in fields:
+                    start.append(s)
+                    length.append(n)
+            else:
+                if body[0] != _HASH and not (body[ends[:-1] + 1] == _HASH).any():
+                    order = [sorted(fields).index(f) for f in fields]
+                    return Tokens([start[i] for i in order], [length[i] for i in order],
+                                  block.line0, None, n_lines, block.n)
     return _tokenize_general(block, pos, n_fields, fields, name, layout, extra_ok)
 
 
@@ -311,7 +337,8 @@ def _tokenize_general(block, pos, n_fields, fields, name, layout, extra_ok):
     lengths = ends.reshape(-1, n_fields) - starts
     line_no = tok_line[::n_fields] + block.line0
     return Tokens([starts[:, f].copy() for f in fields],
-                  [lengths[:, f].copy() for f in fields], block.line0, line_no, n_lines)
+                  [lengths[:, f].copy() for f in fields], block.line0, line_no, n_lines,
+                  block.n)
 
 
 # -- keys -------------------------------------------------------------------------

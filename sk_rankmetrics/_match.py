@@ -30,27 +30,30 @@ def factorize_runs(col):
     return factorize(col.heads)
 
 
-def factorize(col):
-    """Exact codes of a column, numbered in byte order of the ids.
+def factorize(col, ordered=True):
+    """Exact codes of a column, numbered in byte order of the ids (in no
+    particular order with ``ordered=False``, which saves sorting the ids).
 
     Returns ``(codes, reps)``: ``codes[i]`` (int32 when that holds them) for
     every entry, and ``reps[c]``, an entry holding id ``c``. Runs of equal
     keys (ids usually come in runs) are collapsed first. The result is kept
     on the column (it is asked for when reading and when evaluating).
     """
-    cached = getattr(col, "_factorized", None)
-    if cached is not None:
-        return cached
+    cache = getattr(col, "_factorized", None)
+    if cache is None:
+        cache = col._factorized = {}
+    if True in cache or ordered in cache:
+        return cache.get(True) or cache[ordered]
     if isinstance(col, RunColumn):
-        codes, reps = factorize(col.heads)
+        codes, reps = factorize(col.heads, ordered)
         out = np.repeat(codes, col.lens), col.starts[reps]
     else:
-        out = _factorize(col)
-    col._factorized = out
+        out = _factorize(col, ordered)
+    cache[ordered] = out
     return out
 
 
-def _factorize(col):
+def _factorize(col, ordered):
     keys = col.keys
     n = keys.shape[0]
     if n == 0:
@@ -80,13 +83,17 @@ def _factorize(col):
         codes_u = _exact_codes(col, np.arange(n))
         reps = np.zeros(int(codes_u.max()) + 1, dtype=np.int64)
         reps[codes_u[::-1]] = np.arange(n)[::-1]
+        if not ordered:
+            return codes_u, reps
         order = np.argsort(col.lex_rank(reps), kind="stable")
         remap = np.empty_like(order)
         remap[order] = np.arange(order.shape[0])
         return remap[codes_u], reps[order]
+    dtype = np.int32 if reps.shape[0] < 2**31 else np.int64
+    if not ordered:
+        return codes_u.astype(dtype)[run], reps
     # Number the codes in byte order of the ids.
     order = np.argsort(col.lex_rank(reps), kind="stable")
     remap = np.empty_like(order)
     remap[order] = np.arange(order.shape[0])
-    dtype = np.int32 if order.shape[0] < 2**31 else np.int64
     return remap.astype(dtype)[codes_u][run], reps[order]

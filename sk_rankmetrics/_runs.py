@@ -394,16 +394,16 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
     score_o = score if order is None else score[order]
     tied = score_o[1:] == score_o[:-1]
     tied[first[1:] - 1] = False
+    ties = None
     if (trec or max_docs is not None) and tied.any():  # -M cuts in trec_eval's order
-        order = _docno_ties(np.arange(n) if order is None else order, tied, dq)
+        ties = _docno_ties(order, tied, dq)
     del tied
     # Documents -> codes in the qrels' docno vocabulary (-1: not judged for the query).
-    doc_code, _ = factorize(td)
-    judge = _judgements(q, r, t_of_run, truth_code, run_code)
-    item = np.full(n, -1, dtype=np.int64)
-    hit = np.flatnonzero(judge >= 0)
-    item[hit] = doc_code[judge[hit]]
-    del judge, hit
+    doc_code, _ = factorize(td, ordered=False)
+    item = np.full(n, -1, dtype=doc_code.dtype)
+    lines, judgement = _judgements(q, r, t_of_run, truth_code, run_code)
+    item[lines] = doc_code[judgement]
+    del lines, judgement
     # Keep the lines of kept queries (and cut at max_docs).
     keep = None
     if not keep_q.all():
@@ -413,6 +413,12 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
         keep = cut if keep is None else keep & cut
     if max_docs is not None:
         lens = np.minimum(lens, max_docs)
+    if ties is not None:  # lines at places ties[0] become lines ties[1]
+        if order is None and keep is None:
+            item[ties[0]] = item[ties[1]]
+        else:
+            order = np.arange(n) if order is None else order
+            order[ties[0]] = ties[1]
     if keep is None:
         items = item if order is None else item[order]
         scores_o = score_o
@@ -460,7 +466,8 @@ _SCREEN_STEP = 1 << 16
 
 
 def _judgements(q, r, t_of_run, truth_code, run_code):
-    """The qrels line that judges each run line's (query, document) pair, or -1.
+    """The run lines whose (query, document) pair the qrels judge, and the
+    qrels line judging each.
 
     A bitmap of the qrels' pair hashes screens out most run lines; the rest
     are found by a sorted search and verified: the same query (by its code)
@@ -469,9 +476,8 @@ def _judgements(q, r, t_of_run, truth_code, run_code):
     """
     rp, tp = r._pairs, q._pairs
     n = rp.shape[0]
-    out = np.full(n, -1, dtype=np.int64)
     if n == 0 or tp.shape[0] == 0:
-        return out
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     order = np.argsort(tp)
     sp = tp[order]
     if n > 8 * sp.shape[0]:
@@ -494,15 +500,16 @@ def _judgements(q, r, t_of_run, truth_code, run_code):
         return ((t_of_run[run_code[rq.run_of(rows)]] == truth_code[trows])
                 & dq.same(rows, td, trows))
 
-    ok = same(cand, order[pos])
-    out[cand[ok]] = order[pos[ok]]
+    trows = order[pos]
+    ok = same(cand, trows)
     if not ok.all():  # a hash shared by several qrels lines: try each of them
-        for row, p in zip(cand[~ok].tolist(), pos[~ok].tolist()):
+        for i in np.flatnonzero(~ok).tolist():
+            p = int(pos[i])
             for t in order[p : int(np.searchsorted(sp, sp[p], side="right"))].tolist():
-                if same(np.array([row]), np.array([t]))[0]:
-                    out[row] = t
+                if same(cand[i : i + 1], np.array([t]))[0]:
+                    trows[i], ok[i] = t, True
                     break
-    return out
+    return cand[ok], trows[ok]
 
 
 def _ranges(starts, lens):
@@ -513,18 +520,21 @@ def _ranges(starts, lens):
 
 
 def _docno_ties(order, tied, docno):
-    """Reorder each run of tied scores by docno descending (byte order);
-    ``tied[i]``: the lines at ``order[i]`` and ``order[i + 1]`` are tied."""
+    """Each run of tied scores in docno descending order (byte order).
+
+    ``tied[i]``: the lines at places ``i`` and ``i + 1`` of the ranked
+    order (``order``, None for the file's order) have equal scores. Returns
+    ``(places, lines)``: the places inside tie groups and the line each one
+    then holds.
+    """
     t = np.flatnonzero(tied)
     pos = np.union1d(t, t + 1)  # every place inside a tie group
     start = np.ones(pos.shape[0], dtype=bool)
     start[1:] = ~tied[pos[1:] - 1]
     grp = np.cumsum(start)
-    rank = docno.lex_rank(order[pos])
-    o = np.lexsort((-rank, grp))
-    order = order.copy()
-    order[pos] = order[pos][o]
-    return order
+    lines = pos if order is None else order[pos]
+    rank = docno.lex_rank(lines)
+    return pos, lines[np.lexsort((-rank, grp))]
 
 
 def _flatten_lists(lists, n, arg):

@@ -18,9 +18,12 @@ import os
 
 import numpy as np
 
+from . import _bytes
 from ._bytes import (
+    _LF,
     RunColumn,
     TokenColumn,
+    bounded_map,
     check_utf8,
     compression_of,
     iter_blocks,
@@ -87,56 +90,80 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
     document id: the query column as a :class:`RunColumn`, the documents as a
     :class:`TokenColumn`, the ``numbers`` fields as float64 (every value
     finite), a hash of each line's (query, document) pair, and the line
-    numbers. The first block's tokens are returned too (fields 0, 2,
-    ``numbers``, ``keep``)."""
+    numbers. Also returns the text of the ``keep`` fields of the first line.
+
+    The blocks are split on :data:`READ_THREADS` threads (NumPy releases the
+    GIL in most of the work), a few blocks in flight; they are put together
+    in file order, so the first bad line of the file is the one reported.
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{what} must be a file path (str or os.PathLike), got "
                         f"{type(path).__name__}.")
     name = f"{what} file {os.fspath(path)!r}"
-    fields = [0, 2, *numbers, *keep]
+    fields = [0, 2, *numbers]
     q_parts, d_long = [], []
     d_keys, pairs = _Growing(np.uint64), _Growing(np.uint64)
     values = {f: _Growing(np.float64) for f in numbers}
     lines = _Lines()
-    first = None
+    head = None
     try:
         total = os.path.getsize(path)
     except OSError:
         total = None
     compressed = compression_of(path) != ""
-    with open_binary(path, what) as fh:
+
+    def split(block):
+        check_utf8(block, name)
+        tok = tokenize(block, n_fields, fields if block.line0 > 1 else [*fields, *keep],
+                       name, layout, extra_ok)
+        if tok.n_rows == 0:
+            return tok, None
+        q = RunColumn.from_block(block, tok.start[0], tok.length[0])
+        d = TokenColumn.from_block(block, tok.start[1], tok.length[1])
+        out = [q[:3], d, pair_hash(q[3], d[0])]
+        for i, f in enumerate(numbers, 2):
+            v, ok = parse_numbers(block, tok.start[i], tok.length[i])
+            if not ok.all():
+                row = int(np.argmin(ok))
+                text = block.text(int(tok.start[i][row]), int(tok.length[i][row]))
+                raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
+                                 f"{text!r} is not a finite number.")
+            out.append(v)
+        if block.line0 == 1 and keep:
+            out.append([block.text(int(s[0]), int(n[0]), limit=1 << 20)
+                        for s, n in zip(tok.start[-len(keep):], tok.length[-len(keep):])])
+        return tok, out
+
+    def numbered(blocks):
         line0 = 1
-        for block in iter_blocks(fh, name, progress=progress, total=total):
+        for block in blocks:
             block.line0 = line0
-            check_utf8(block, name)
-            tok = tokenize(block, n_fields, fields, name, layout, extra_ok)
-            line0 += tok.n_lines
-            if tok.n_rows == 0:
+            line0 += int(np.count_nonzero(block.body == _LF))
+            yield block
+
+    with open_binary(path, what) as fh:
+        threads = _bytes.READ_THREADS if total and total > 4 * _bytes.BLOCK_BYTES else 1
+        blocks = numbered(iter_blocks(fh, name, _bytes.BLOCK_BYTES, progress, total))
+        for tok, out in bounded_map(split, blocks, threads):
+            if out is None:
                 continue
-            if first is None:
-                first = (block, tok)
+            if head is None:
+                head = out[3 + len(numbers)] if keep else []
                 if total:  # lines in the file, by the first block's bytes per line
-                    guess = int(total * (4 if compressed else 1.2) * tok.n_rows / block.n)
+                    n = tok.n_rows
+                    guess = int(total * (4 if compressed else 1.2) * n / max(tok.n_bytes, 1))
                     for col in (d_keys, pairs, *values.values()):
                         col.reserve(guess + 64)
-            q = RunColumn.from_block(block, tok.start[0], tok.length[0])
-            d = TokenColumn.from_block(block, tok.start[1], tok.length[1])
-            q_parts.append(q[:3])
-            d_keys.add(d[0])
-            d_long.append(d[1:])
-            pairs.add(pair_hash(q[3], d[0]))
-            for i, f in enumerate(numbers, 2):
-                v, ok = parse_numbers(block, tok.start[i], tok.length[i])
-                if not ok.all():
-                    row = int(np.argmin(ok))
-                    text = block.text(int(tok.start[i][row]), int(tok.length[i][row]))
-                    raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
-                                     f"{text!r} is not a finite number.")
+            q_parts.append(out[0])
+            d_keys.add(out[1][0])
+            d_long.append(out[1][1:])
+            pairs.add(out[2])
+            for f, v in zip(numbers, out[3:]):
                 values[f].add(v)
             lines.add(tok)
     docs = TokenColumn.concat(d_long, [p[2] for p in q_parts], keys=d_keys.array())
     cols = {"qid": RunColumn.concat(q_parts), "docno": docs}
-    return name, cols, pairs.array(), {f: v.array() for f, v in values.items()}, lines, first
+    return name, cols, pairs.array(), {f: v.array() for f, v in values.items()}, lines, head
 
 
 def _duplicates(pairs, qcol, dcol, lines, name):
@@ -396,14 +423,11 @@ def read_trec_run(path, *, progress=None):
     >>> run.docno.tolist(), run.score.tolist(), run.tag
     (['d1', 'd2'], [2.5, 1.5], 'bm25')
     """
-    name, cols, pairs, nums, lines, first = _read_columns(
+    name, cols, pairs, nums, lines, head = _read_columns(
         path, "run", 6, "qid Q0 docno rank score tag", {4: "score"}, keep=(5,),
         extra_ok=True, progress=progress)
     _duplicates(pairs, cols["qid"], cols["docno"], lines, name)
-    tag = "run"
-    if first is not None:
-        block, tok = first
-        tag = block.text(int(tok.start[3][0]), int(tok.length[3][0]), limit=1 << 20)
+    tag = head[0] if head else "run"
     return _from_file(TrecRun, cols, pairs, {"score": nums[4], "rank": None, "tag": tag,
                                             "source": os.fspath(path)})
 
