@@ -36,8 +36,25 @@ import numpy as np
 #: Bytes read per block; a few temporaries of this size are alive at once.
 BLOCK_BYTES = 1 << 19
 
-#: Threads that split blocks (NumPy releases the GIL in most of the work).
+#: Threads that split blocks (NumPy releases the GIL in most of the work);
+#: see :func:`read_threads`.
 READ_THREADS = max(1, min(2, os.cpu_count() or 1))
+
+
+def read_threads():
+    """Threads to split blocks on: :data:`READ_THREADS` when a core is idle.
+
+    A second thread halves the splitting time on an idle core, but when
+    every core is busy (a 1-minute load average at or above the number of
+    cores minus one half) the threads only take turns, and one is faster.
+    """
+    if READ_THREADS <= 1:
+        return 1
+    try:
+        busy = os.getloadavg()[0] >= (os.cpu_count() or 1) - 0.5
+    except (AttributeError, OSError):  # no load average (Windows)
+        busy = False
+    return 1 if busy else READ_THREADS
 
 #: Zero bytes before and after the data of a block, so that a 64-bit load
 #: that ends at the first byte or starts at the last stays in the buffer.

@@ -142,7 +142,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
             yield block
 
     with open_binary(path, what) as fh:
-        threads = _bytes.READ_THREADS if total and total > 4 * _bytes.BLOCK_BYTES else 1
+        threads = _bytes.read_threads() if total and total > 4 * _bytes.BLOCK_BYTES else 1
         blocks = numbered(iter_blocks(fh, name, _bytes.BLOCK_BYTES, progress, total))
         for tok, out in bounded_map(split, blocks, threads):
             if out is None:
