@@ -71,3 +71,11 @@ def test_shuffled_rows_score_as_sorted_rows(n_queries, offset, dtype, seed):
             a = fn(y, s, qid=qid, k=3)
             b = fn(y[perm], s[perm], qid=qid[perm], k=3)
             assert a == pytest.approx(b, abs=1e-12)
+
+
+def test_many_rows_and_ids():
+    # Row indices beyond 16 bits and ids spread over most of 2**32.
+    rng = np.random.default_rng(5)
+    qid = rng.integers(-(2**31), 2**31 - 2, 150_000) // 7 * 7
+    _check_groups(qid)
+    _check_groups(qid.astype(np.int32))
