@@ -260,7 +260,11 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         Policy for queries without a relevant document (default ``"warn"``;
         ``0.0`` in the trec_eval setting).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each block of queries.
+        Called as ``progress(done, total)`` after each block of queries. If
+        it also has a ``phase(label)`` method (as the command line's progress
+        bar has), that is called when matching the run to the qrels
+        (``"matching"``, then ``progress(step, 4)`` after each of its steps)
+        and when the evaluation starts (``"evaluating"``).
 
     Returns
     -------
@@ -316,11 +320,13 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         fixed=_TREC_FIXED if trec else None,
     )
     no_relevant = "warn" if no_relevant is None else no_relevant
+    steps = _phase(progress, "matching")
     if q._columns is not None and r._columns is not None and len(r):
         inputs, perm = _preranked_from_columns(q, r, judged, complete=complete,
-                                               max_docs=max_docs, trec=trec)
+                                               max_docs=max_docs, trec=trec, steps=steps)
         if judged_only:
             inputs = inputs.judged_only()
+        _phase(progress, "evaluating")
         raw = compute(inputs, requests, ignore_ties=trec, progress=progress)
         per_query, mean = reduce_results(raw, requests, no_relevant, None)
         return EvaluationResult(inputs.query_ids[perm],
@@ -334,6 +340,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                              queries="truth" if complete else "both", truth_judged=judged)
     if judged_only:
         inputs = inputs.judged_only()
+    _phase(progress, "evaluating")
     res = _finish(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
                   progress=progress)
     perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
@@ -341,7 +348,22 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                             res.mean)
 
 
-def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
+def _phase(progress, label):
+    """Tell a progress display that shows phases (the command line's bar, which
+    has a ``phase`` method) that ``label`` starts; returns the callable for the
+    phase's own steps, or None."""
+    start = getattr(progress, "phase", None)
+    if start is None:
+        return None
+    start(label)
+    return progress
+
+
+#: Steps of :func:`_preranked_from_columns` reported to a progress display.
+_MATCH_STEPS = 4
+
+
+def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=None):
     """The pre-ranked layout of a run and qrels read from files, by integer codes.
 
     Query ids are matched by their bytes (there are few), one code per run
@@ -361,6 +383,8 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
     run_names = rq.heads.to_strings(run_reps)
     truth_names = tq.to_strings(truth_reps)
     _check_overlap(run_names, truth_names, "truth" if complete else "both", "query")
+    step = steps or (lambda done, total: None)
+    step(1, _MATCH_STEPS)
     # Rows: run queries that have judgements (all judged ones with complete).
     t_of_run = np.searchsorted(truth_names, run_names)
     t_of_run = np.where((t_of_run < truth_names.size)
@@ -398,12 +422,14 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
     if (trec or max_docs is not None) and tied.any():  # -M cuts in trec_eval's order
         ties = _docno_ties(order, tied, dq)
     del tied
+    step(2, _MATCH_STEPS)
     # Documents -> codes in the qrels' docno vocabulary (-1: not judged for the query).
     doc_code, _ = factorize(td, ordered=False)
     item = np.full(n, -1, dtype=doc_code.dtype)
     lines, judgement = _judgements(q, r, t_of_run, truth_code, run_code)
     item[lines] = doc_code[judgement]
     del lines, judgement
+    step(3, _MATCH_STEPS)
     # Keep the lines of kept queries (and cut at max_docs).
     keep = None
     if not keep_q.all():
@@ -458,6 +484,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
     inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n_rows), tcode,
                              trel.astype(np.float64),
                              rec_scores=None if trec else scores_o, truth_judged=tjudged)
+    step(_MATCH_STEPS, _MATCH_STEPS)
     return inputs, np.argsort(names, kind="stable")
 
 

@@ -8,8 +8,12 @@ import bz2
 import gzip
 import json
 import lzma
+import os
+import subprocess
+import sys
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -296,3 +300,48 @@ def test_output_precision_round_trip(tmp_path):
             sep = "\t" if ext == "tsv" else ","
             assert float(text.splitlines()[-1].split(sep)[1]) == want
     assert main(["evaluate", str(q), str(r), "-o", str(tmp_path / "o.txt")]) == 2
+
+
+@pytest.mark.parametrize("command", ["evaluate", "trec_eval"])
+def test_progress_bar_labels_every_phase(tmp_path, command):
+    q, r = _files(tmp_path, qname="judged.txt", rname="bm25.txt")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, "-m", "sk_rankmetrics", command, str(q), str(r),
+                          "--progress"], capture_output=True, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    # Each phase redraws its line (carriage returns) and ends it with a newline.
+    lines = [line.split("\r")[-1] for line in out.stderr.decode().split("\n") if line]
+    labels = [line.split(" [")[0] for line in lines]
+    assert labels == ["reading qrels judged.txt", "reading run bm25.txt", "matching",
+                      "evaluating"]
+    assert all("100%" in line for line in lines)
+    assert out.stdout  # the results still go to stdout
+    # Without --progress and without a terminal: nothing on stderr.
+    quiet = subprocess.run([sys.executable, "-m", "sk_rankmetrics", command, str(q), str(r)],
+                           capture_output=True, cwd=tmp_path, env=env)
+    assert quiet.returncode == 0 and quiet.stderr == b""
+    assert quiet.stdout == out.stdout
+
+
+def test_progress_shows_only_slow_phases_on_a_terminal():
+    import io
+
+    from sk_rankmetrics._cli._common import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    prog = Progress("", delay=3600, stream=stream)
+    prog.phase("reading run r.txt")
+    prog(50, 100)
+    prog.phase("matching")
+    prog.close()
+    assert stream.getvalue() == ""  # nothing took an hour
+    prog = Progress("", delay=0.0, stream=stream)
+    prog.phase("evaluating")
+    prog(1, 4)
+    prog.close()
+    assert stream.getvalue().endswith("evaluating [##############################] 100%   0.0s\n")
