@@ -316,6 +316,7 @@ def test_progress_bar_labels_every_phase(tmp_path, command):
     assert labels == ["reading qrels judged.txt", "reading run bm25.txt", "matching",
                       "evaluating"]
     assert all("100%" in line for line in lines)
+    assert " MiB " in lines[0] and " 4/4 " in lines[2]
     assert out.stdout  # the results still go to stdout
     # Without --progress and without a terminal: nothing on stderr.
     quiet = subprocess.run([sys.executable, "-m", "sk_rankmetrics", command, str(q), str(r)],
@@ -344,4 +345,4 @@ def test_progress_shows_only_slow_phases_on_a_terminal():
     prog.phase("evaluating")
     prog(1, 4)
     prog.close()
-    assert stream.getvalue().endswith("evaluating [##############################] 100%   0.0s\n")
+    assert stream.getvalue().endswith("evaluating [##############################] 100% 4/4 0.0s\n")

@@ -104,11 +104,14 @@ class Progress:
         self.t0 = time.monotonic()
         self.shown = False
         self.last = (0, 0)
+        self.unit = None
 
-    def phase(self, label):
-        """End the current phase's line (if drawn) and start a new phase."""
+    def phase(self, label, unit=None):
+        """End the current phase's line (if drawn) and start a new phase;
+        ``unit="bytes"`` shows its counts in MiB."""
         self.close()
         self.label, self.t0, self.shown, self.last = label, time.monotonic(), False, (0, 0)
+        self.unit = unit
         if self.enabled and self.delay == 0:
             self(0, 0)
 
@@ -123,8 +126,12 @@ class Progress:
         frac = min(done / total, 1.0) if total else 0.0
         width = 30
         bar = "#" * int(frac * width)
-        self.stream.write(f"\r{self.label} [{bar:<{width}}] {100 * frac:3.0f}% "
-                          f"{elapsed:5.1f}s")
+        if self.unit == "bytes":
+            count = f"{done / 2**20:.1f}/{total / 2**20:.1f} MiB"
+        else:
+            count = f"{done}/{total}"
+        self.stream.write(f"\r{self.label} [{bar:<{width}}] {100 * frac:3.0f}% {count} "
+                          f"{elapsed:.1f}s")
         self.stream.flush()
 
     def close(self):
@@ -228,7 +235,7 @@ def read_input(path, fmt, kind, progress=None):
 
     fmt = _detect(path, fmt)
     if progress is not None:
-        progress.phase(f"reading {kind} {os.path.basename(path)}")
+        progress.phase(f"reading {kind} {os.path.basename(path)}", unit="bytes")
     if fmt == "trec":
         reader = read_trec_qrels if kind == "qrels" else read_trec_run
         return reader(path, progress=progress)
