@@ -242,9 +242,12 @@ def read_input(path, fmt, kind, progress=None):
     if fmt == "json":
         return _read_json(path, kind)
     frame = _read_frame(path, fmt)
-    if kind == "qrels":
-        return qrels_from_frame(frame)
-    return run_from_frame(frame, tag=os.path.basename(path))
+    try:
+        if kind == "qrels":
+            return qrels_from_frame(frame)
+        return run_from_frame(frame, tag=os.path.basename(path))
+    except ValueError as exc:  # no column, or two, for a role; a missing value
+        raise CommandError(f"{os.fspath(path)!r}: {exc}") from None
 
 
 # -- output -----------------------------------------------------------------
