@@ -94,6 +94,29 @@ def bounded_map(fn, items, n_threads):
             yield window.popleft().result()
 
 
+_ALLOCATOR_READY = False
+
+
+def keep_freed_memory():
+    """Let the C allocator reuse the memory of one block for the next.
+
+    The arrays of a block (a few hundred KiB each) are freed before the next
+    block makes the same ones. glibc returns freed memory to the system as
+    soon as its free pool passes a threshold that starts small, so every
+    block would page its arrays in afresh (a page fault per 4 KiB, slow on
+    virtual machines). The threshold grows to twice the largest memory-mapped
+    block freed so far (up to 32 MiB): one 30 MiB array, allocated and freed
+    once per process, brings it there, as the first large array of any NumPy
+    program would. Other allocators are not affected by this, and memory use
+    does not grow with it: the pool is bounded by that threshold.
+    """
+    global _ALLOCATOR_READY
+    if not _ALLOCATOR_READY:
+        _ALLOCATOR_READY = True
+        del_me = np.empty(30 << 20, dtype=np.uint8)  # never written: no page is touched
+        del del_me
+
+
 def compression_of(path):
     """The compression suffix of ``path`` (``".gz"``, ...) or ``""``."""
     low = os.fspath(path).lower()
@@ -131,10 +154,10 @@ class Block:
     counted).
     """
 
-    __slots__ = ("U", "body", "buf", "line0", "n")
+    __slots__ = ("U", "body", "buf", "line0", "n", "raw")
 
-    def __init__(self, buf, n, line0=1):
-        self.buf, self.n, self.line0 = buf, n, line0
+    def __init__(self, buf, n, line0=1, raw=None):
+        self.buf, self.n, self.line0, self.raw = buf, n, line0, raw
         self.body = buf[PAD : PAD + n]
         self.U = words(buf)
 
@@ -169,22 +192,34 @@ def _fill(fh, view, name):
     return got
 
 
-def iter_blocks(fh, name, block_bytes=BLOCK_BYTES, progress=None, total=None):
+def iter_blocks(fh, name, block_bytes=BLOCK_BYTES, progress=None, total=None, pool=None):
     """Yield the :class:`Block` objects of an open binary file.
 
-    Each block is read straight into its own buffer (``readinto``); only the
+    Each block is read straight into a buffer (``readinto``); only the
     unfinished last line is copied into the next one. A UTF-8 byte-order mark
     at the start is skipped; a UTF-16 or UTF-32 one raises. ``progress(done,
     total)`` is called after each block with the bytes read so far (of the
     compressed file, when ``total`` is its size). The blocks' ``line0`` is
     left to the caller (see :func:`check_utf8` and :func:`tokenize`).
+
+    ``pool``, a list, holds buffers the caller is done with (``block.raw``):
+    they are filled again instead of new ones, so that a file is read into
+    the memory of a few blocks, not into fresh memory for every block (fresh
+    memory costs a page fault per page on first use).
     """
     carry = b""
     first = True
     while True:
         nc = len(carry)
         size = max(block_bytes, nc)  # a line longer than a block: read on, doubling
-        raw = bytearray(PAD + nc + size + PAD)
+        need = PAD + nc + size + PAD
+        raw = None
+        while pool and raw is None:
+            raw = pool.pop()
+            if len(raw) != need:
+                raw = None
+        if raw is None:
+            raw = bytearray(need)
         view = memoryview(raw)
         view[PAD : PAD + nc] = carry
         got = _fill(fh, view[PAD + nc : PAD + nc + size], name)
@@ -202,16 +237,16 @@ def iter_blocks(fh, name, block_bytes=BLOCK_BYTES, progress=None, total=None):
         if got == 0:
             if end > PAD:  # the last line has no newline
                 raw[end] = _LF
-                yield Block(np.frombuffer(raw, dtype=np.uint8), end + 1 - PAD)
+                view[end + 1 : end + 1 + PAD] = bytes(PAD)
+                yield Block(np.frombuffer(raw, dtype=np.uint8), end + 1 - PAD, raw=raw)
             return
         cut = raw.rfind(b"\n", PAD, end) + 1
         if cut == 0:
             carry = bytes(view[PAD:end])
             continue
         carry = bytes(view[cut:end])
-        stop = min(end, cut + PAD)
-        view[cut:stop] = bytes(stop - cut)
-        yield Block(np.frombuffer(raw, dtype=np.uint8), cut - PAD)
+        view[cut : cut + PAD] = bytes(PAD)  # the zero bytes after the data
+        yield Block(np.frombuffer(raw, dtype=np.uint8), cut - PAD, raw=raw)
         if progress is not None and total:
             try:
                 done = fh.tell() if not hasattr(fh, "fileobj") else fh.fileobj.tell()

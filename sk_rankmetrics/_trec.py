@@ -117,7 +117,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
         tok = tokenize(block, n_fields, fields if block.line0 > 1 else [*fields, *keep],
                        name, layout, extra_ok)
         if tok.n_rows == 0:
-            return tok, None
+            return block, tok, None
         q = RunColumn.from_block(block, tok.start[0], tok.length[0])
         d = TokenColumn.from_block(block, tok.start[1], tok.length[1])
         out = [q[:3], d, pair_hash(q[3], d[0])]
@@ -132,7 +132,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
         if block.line0 == 1 and keep:
             out.append([block.text(int(s[0]), int(n[0]), limit=1 << 20)
                         for s, n in zip(tok.start[-len(keep):], tok.length[-len(keep):])])
-        return tok, out
+        return block, tok, out
 
     def numbered(blocks):
         line0 = 1
@@ -142,9 +142,14 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
             yield block
 
     with open_binary(path, what) as fh:
-        threads = _bytes.read_threads() if total and total > 4 * _bytes.BLOCK_BYTES else 1
-        blocks = numbered(iter_blocks(fh, name, _bytes.BLOCK_BYTES, progress, total))
-        for tok, out in bounded_map(split, blocks, threads):
+        large = total and total > 4 * _bytes.BLOCK_BYTES
+        threads = _bytes.read_threads() if large else 1
+        if large:
+            _bytes.keep_freed_memory()
+        pool = []  # the buffers of the blocks done with, to read the next ones into
+        blocks = numbered(iter_blocks(fh, name, _bytes.BLOCK_BYTES, progress, total, pool))
+        for block, tok, out in bounded_map(split, blocks, threads):
+            pool.append(block.raw)
             if out is None:
                 continue
             if head is None:
@@ -170,12 +175,18 @@ def _duplicates(pairs, qcol, dcol, lines, name):
     """Raise on a document listed twice for one query (checked by pair hash, then bytes)."""
     if pairs.shape[0] < 2:
         return
-    s = np.sort(pairs)
-    eq = s[1:] == s[:-1]
+    # Half of each hash first (as uniform as the whole, half the bytes to sort);
+    # the lines sharing a half are then compared by their whole hash.
+    half = np.sort(pairs.view(np.uint32)[::2])
+    eq = half[1:] == half[:-1]
     if not eq.any():
         return
-    rows = np.flatnonzero(np.isin(pairs, s[1:][eq]))
-    del s
+    shared = half[1:][eq]
+    del half, eq
+    rows = np.flatnonzero(np.isin(pairs.view(np.uint32)[::2], shared))
+    s = np.sort(pairs[rows])
+    same = s[1:][s[1:] == s[:-1]]
+    rows = rows[np.isin(pairs[rows], same)]
     seen = {}
     for r in rows.tolist():  # only rows whose hashes collide: a duplicate, or (rarely) a clash
         k = (qcol.bytes_of(r), dcol.bytes_of(r))

@@ -346,3 +346,21 @@ def test_progress_shows_only_slow_phases_on_a_terminal():
     prog(1, 4)
     prog.close()
     assert stream.getvalue().endswith("evaluating [##############################] 100% 4/4 0.0s\n")
+
+
+def test_duplicate_check_when_half_hashes_collide(tmp_path, monkeypatch):
+    # The check sorts one half of each pair hash first: make those halves
+    # collide for most lines, and it must still find only true duplicates.
+    import sk_rankmetrics._trec as trec
+
+    real = trec.pair_hash
+    monkeypatch.setattr(trec, "pair_hash",
+                        lambda q, d: real(q, d) & np.uint64(0xFFFFFFFF0000000F))
+    lines = [f"q{i % 7} Q0 doc{i} 1 {i % 5} t" for i in range(3000)]
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert len(read_trec_run(path)) == 3000
+    path.write_text("\n".join([*lines, "q3 Q0 doc1403 1 0.5 t"]) + "\n")
+    with pytest.raises(ValueError, match=r"line 3001: duplicate document 'doc1403' for query "
+                                         r"'q3' \(first on line 1404\)"):
+        read_trec_run(path)
