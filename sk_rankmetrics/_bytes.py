@@ -696,6 +696,16 @@ class RunColumn:
         """The run of each of ``rows``."""
         return np.searchsorted(self.starts, rows, side="right") - 1
 
+    def keys_between(self, a, b):
+        """The keys of rows ``a:b`` (made from the runs, without the whole column)."""
+        if b <= a:
+            return np.zeros(0, dtype=np.uint64)
+        r0, r1 = (int(x) for x in self.run_of(np.array([a, b - 1])))
+        lens = self.lens[r0 : r1 + 1].copy()
+        lens[0] -= a - int(self.starts[r0])
+        lens[-1] = b - max(a, int(self.starts[r1]))
+        return np.repeat(self.heads.keys[r0 : r1 + 1], lens)
+
     def key_of(self, rows):
         return self.heads.keys[self.run_of(rows)]
 
@@ -756,6 +766,15 @@ def pair_hash(qkeys, dkeys):
     h = qkeys * _K1
     h ^= dkeys
     return _mix(h, inplace=True)
+
+
+#: Lines per chunk of the passes over pair hashes (bounded temporaries).
+PAIR_STEP = 1 << 16
+
+
+def pair_hashes(cols, a, b):
+    """The pair hashes of lines ``a:b`` of a file's ``{"qid", "docno"}`` columns."""
+    return pair_hash(cols["qid"].keys_between(a, b), cols["docno"].keys[a:b])
 
 
 def _offset_in_group(ra):

@@ -15,6 +15,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from ._bytes import PAIR_STEP, pair_hashes
 from ._engine import compute
 from ._inputs import (
     PrerankedInputs,
@@ -488,36 +489,36 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
     return inputs, np.argsort(names, kind="stable")
 
 
-#: Run lines screened per step (bounded temporaries).
-_SCREEN_STEP = 1 << 16
 
 
 def _judgements(q, r, t_of_run, truth_code, run_code):
     """The run lines whose (query, document) pair the qrels judge, and the
     qrels line judging each.
 
-    A bitmap of the qrels' pair hashes screens out most run lines; the rest
-    are found by a sorted search and verified: the same query (by its code)
+    A bitmap of the qrels' pair hashes screens out most run lines (their
+    hashes are made a chunk of lines at a time); the rest are found by a
+    sorted search and verified: the same query (by its code)
     and the same document, byte for byte. A run line whose hash several
     qrels lines share is checked against each of them.
     """
-    rp, tp = r._pairs, q._pairs
-    n = rp.shape[0]
-    if n == 0 or tp.shape[0] == 0:
+    rc, tc = r._columns, q._columns
+    n, n_t = len(r), len(q)
+    if n == 0 or n_t == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    tp = pair_hashes(tc, 0, n_t)
     order = np.argsort(tp)
     sp = tp[order]
-    if n > 8 * sp.shape[0]:
-        bits = int(min(max(np.ceil(np.log2(sp.shape[0] * 32)), 10), 24))
-        shift = np.uint64(64 - bits)
-        table = np.zeros(1 << bits, dtype=bool)
-        table[(sp >> shift).view(np.int64)] = True
-        cand = np.concatenate([
-            np.flatnonzero(table[(rp[a : a + _SCREEN_STEP] >> shift).view(np.int64)]) + a
-            for a in range(0, n, _SCREEN_STEP)])
-    else:
-        cand = np.arange(n)
-    ck = rp[cand]
+    bits = int(min(max(np.ceil(np.log2(n_t * 32)), 10), 24))
+    shift = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[(sp >> shift).view(np.int64)] = True
+    cand, ck = [], []
+    for a in range(0, n, PAIR_STEP):  # run lines a chunk at a time, hashes made on the fly
+        h = pair_hashes(rc, a, min(a + PAIR_STEP, n))
+        hit = np.flatnonzero(table[(h >> shift).view(np.int64)])
+        cand.append(hit + a)
+        ck.append(h[hit])
+    cand, ck = np.concatenate(cand), np.concatenate(ck)
     pos = np.minimum(np.searchsorted(sp, ck), sp.shape[0] - 1)
     hit = sp[pos] == ck
     cand, pos = cand[hit], pos[hit]

@@ -21,6 +21,7 @@ import numpy as np
 from . import _bytes
 from ._bytes import (
     _LF,
+    PAIR_STEP,
     RunColumn,
     TokenColumn,
     bounded_map,
@@ -28,7 +29,7 @@ from ._bytes import (
     compression_of,
     iter_blocks,
     open_binary,
-    pair_hash,
+    pair_hashes,
     parse_numbers,
     tokenize,
 )
@@ -102,7 +103,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
     name = f"{what} file {os.fspath(path)!r}"
     fields = [0, 2, *numbers]
     q_parts, d_long = [], []
-    d_keys, pairs = _Growing(np.uint64), _Growing(np.uint64)
+    d_keys = _Growing(np.uint64)
     values = {f: _Growing(np.float64) for f in numbers}
     lines = _Lines()
     head = None
@@ -120,7 +121,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
             return block, tok, None
         q = RunColumn.from_block(block, tok.start[0], tok.length[0])
         d = TokenColumn.from_block(block, tok.start[1], tok.length[1])
-        out = [q[:3], d, pair_hash(q[3], d[0])]
+        out = [q[:3], d]
         for i, f in enumerate(numbers, 2):
             v, ok = parse_numbers(block, tok.start[i], tok.length[i])
             if not ok.all():
@@ -153,42 +154,58 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
             if out is None:
                 continue
             if head is None:
-                head = out[3 + len(numbers)] if keep else []
+                head = out[2 + len(numbers)] if keep else []
                 if total:  # lines in the file, by the first block's bytes per line
                     n = tok.n_rows
                     guess = int(total * (4 if compressed else 1.2) * n / max(tok.n_bytes, 1))
-                    for col in (d_keys, pairs, *values.values()):
+                    for col in (d_keys, *values.values()):
                         col.reserve(guess + 64)
             q_parts.append(out[0])
             d_keys.add(out[1][0])
             d_long.append(out[1][1:])
-            pairs.add(out[2])
-            for f, v in zip(numbers, out[3:]):
+            for f, v in zip(numbers, out[2:]):
                 values[f].add(v)
             lines.add(tok)
     docs = TokenColumn.concat(d_long, [p[2] for p in q_parts], keys=d_keys.array())
     cols = {"qid": RunColumn.concat(q_parts), "docno": docs}
-    return name, cols, pairs.array(), {f: v.array() for f, v in values.items()}, lines, head
+    return name, cols, {f: v.array() for f, v in values.items()}, lines, head
 
 
-def _duplicates(pairs, qcol, dcol, lines, name):
-    """Raise on a document listed twice for one query (checked by pair hash, then bytes)."""
-    if pairs.shape[0] < 2:
+def _duplicates(cols, lines, name):
+    """Raise on a document listed twice for one query (checked by pair hash, then bytes).
+
+    When the lines of each query are contiguous (the usual file), a duplicate
+    lies within one query: the pair hashes are sorted a few queries at a
+    time, in small chunks. Otherwise they are sorted all together.
+    """
+    qcol, dcol = cols["qid"], cols["docno"]
+    n = len(qcol)
+    if n < 2:
         return
-    # Half of each hash first (as uniform as the whole, half the bytes to sort);
-    # the lines sharing a half are then compared by their whole hash.
-    half = np.sort(pairs.view(np.uint32)[::2])
-    eq = half[1:] == half[:-1]
-    if not eq.any():
+    from ._match import factorize_runs
+
+    codes, _ = factorize_runs(qcol)
+    new = np.ones(codes.shape[0], dtype=bool)
+    new[1:] = codes[1:] != codes[:-1]
+    first = qcol.starts[new]  # the first line of each query's lines
+    if first.shape[0] == np.unique(codes).shape[0]:  # contiguous
+        # Chunks of about PAIR_STEP lines that start where a query starts.
+        at = np.searchsorted(first, np.arange(0, n, PAIR_STEP), side="right") - 1
+        cuts = first[np.unique(at)]
+        bounds = [*cuts.tolist(), n]
+    else:
+        bounds = [0, n]
+    rows = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        h = pair_hashes(cols, a, b)
+        s = np.sort(h)
+        eq = s[1:] == s[:-1]
+        if eq.any():
+            rows.append(np.flatnonzero(np.isin(h, s[1:][eq])) + a)
+    if not rows:
         return
-    shared = half[1:][eq]
-    del half, eq
-    rows = np.flatnonzero(np.isin(pairs.view(np.uint32)[::2], shared))
-    s = np.sort(pairs[rows])
-    same = s[1:][s[1:] == s[:-1]]
-    rows = rows[np.isin(pairs[rows], same)]
     seen = {}
-    for r in rows.tolist():  # only rows whose hashes collide: a duplicate, or (rarely) a clash
+    for r in np.concatenate(rows).tolist():  # lines whose hashes collide: duplicates, or clashes
         k = (qcol.bytes_of(r), dcol.bytes_of(r))
         if k in seen:
             first, second = sorted((lines.line(seen[k]), lines.line(r)))
@@ -221,7 +238,7 @@ class _Ids:
             for other in ("qid", "docno"):
                 getattr(obj, other)
         setattr(obj, "_" + self.name, np.asarray(value))
-        obj._columns = obj._pairs = None
+        obj._columns = None
 
 
 def _n_queries(obj):
@@ -266,7 +283,7 @@ class TrecQrels:
         self._docno = np.asarray(docno)
         self.relevance = np.asarray(relevance, dtype=np.float64)
         self.source = source
-        self._columns = self._pairs = None
+        self._columns = None
 
     qid = _Ids("qid")
     docno = _Ids("docno")
@@ -316,7 +333,7 @@ class TrecRun:
         self.rank = None if rank is None else np.asarray(rank)
         self.tag = tag
         self.source = source
-        self._columns = self._pairs = None
+        self._columns = None
 
     qid = _Ids("qid")
     docno = _Ids("docno")
@@ -329,11 +346,10 @@ class TrecRun:
                 f"tag={self.tag!r})")
 
 
-def _from_file(cls, cols, pairs, kwargs):
+def _from_file(cls, cols, kwargs):
     obj = cls.__new__(cls)
     obj._qid = obj._docno = None
     obj._columns = cols
-    obj._pairs = pairs
     for k, v in kwargs.items():
         setattr(obj, k, v)
     return obj
@@ -382,10 +398,10 @@ def read_trec_qrels(path, *, progress=None):
     >>> qrels.docno.tolist(), qrels.relevance.tolist()
     (['d1', 'd2', 'd#7'], [2.0, 0.0, 1.0])
     """
-    name, cols, pairs, nums, lines, _ = _read_columns(
+    name, cols, nums, lines, _ = _read_columns(
         path, "qrels", 4, "qid iter docno rel", {3: "relevance"}, progress=progress)
-    _duplicates(pairs, cols["qid"], cols["docno"], lines, name)
-    return _from_file(TrecQrels, cols, pairs, {"relevance": nums[3],
+    _duplicates(cols, lines, name)
+    return _from_file(TrecQrels, cols, {"relevance": nums[3],
                                                "source": os.fspath(path)})
 
 
@@ -434,12 +450,12 @@ def read_trec_run(path, *, progress=None):
     >>> run.docno.tolist(), run.score.tolist(), run.tag
     (['d1', 'd2'], [2.5, 1.5], 'bm25')
     """
-    name, cols, pairs, nums, lines, head = _read_columns(
+    name, cols, nums, lines, head = _read_columns(
         path, "run", 6, "qid Q0 docno rank score tag", {4: "score"}, keep=(5,),
         extra_ok=True, progress=progress)
-    _duplicates(pairs, cols["qid"], cols["docno"], lines, name)
+    _duplicates(cols, lines, name)
     tag = head[0] if head else "run"
-    return _from_file(TrecRun, cols, pairs, {"score": nums[4], "rank": None, "tag": tag,
+    return _from_file(TrecRun, cols, {"score": nums[4], "rank": None, "tag": tag,
                                             "source": os.fspath(path)})
 
 

@@ -348,14 +348,18 @@ def test_progress_shows_only_slow_phases_on_a_terminal():
     assert stream.getvalue().endswith("evaluating [##############################] 100% 4/4 0.0s\n")
 
 
-def test_duplicate_check_when_half_hashes_collide(tmp_path, monkeypatch):
-    # The check sorts one half of each pair hash first: make those halves
-    # collide for most lines, and it must still find only true duplicates.
-    import sk_rankmetrics._trec as trec
-
-    real = trec.pair_hash
-    monkeypatch.setattr(trec, "pair_hash",
-                        lambda q, d: real(q, d) & np.uint64(0xFFFFFFFF0000000F))
+def test_duplicate_check_when_pair_hashes_collide(tmp_path, monkeypatch):
+    # Pair hashes of a few distinct values: lines sharing one are compared by
+    # their bytes, only true duplicates are reported, and run lines are
+    # matched to the qrels line of their own (query, document).
+    rng = np.random.default_rng(2)
+    qrels, run = _random_trec(rng, long_ids=True)
+    q, r = _files(tmp_path, "".join(f"{a} 0 {b} {c}\n" for a, b, c in qrels),
+                  "".join(f"{a} Q0 {b} 0 {c} t\n" for a, b, c in run))
+    honest = _means(q, r)
+    real = B.pair_hash
+    monkeypatch.setattr(B, "pair_hash", lambda qk, dk: real(qk, dk) & np.uint64(0xF))
+    assert _means(q, r) == honest
     lines = [f"q{i % 7} Q0 doc{i} 1 {i % 5} t" for i in range(3000)]
     path = tmp_path / "run.txt"
     path.write_text("\n".join(lines) + "\n")
@@ -363,4 +367,27 @@ def test_duplicate_check_when_half_hashes_collide(tmp_path, monkeypatch):
     path.write_text("\n".join([*lines, "q3 Q0 doc1403 1 0.5 t"]) + "\n")
     with pytest.raises(ValueError, match=r"line 3001: duplicate document 'doc1403' for query "
                                          r"'q3' \(first on line 1404\)"):
+        read_trec_run(path)
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_duplicates_found_across_chunks(tmp_path, monkeypatch, contiguous):
+    # Pair hashes are sorted a chunk of whole queries at a time (when each
+    # query's lines are contiguous): a duplicate far apart in a query longer
+    # than a chunk, or in a file whose queries are interleaved, is found.
+    import sk_rankmetrics._trec as trec
+
+    monkeypatch.setattr(trec, "PAIR_STEP", 100)
+    lines = [f"q{i // 700} Q0 d{i % 700} 1 {i % 9} t" for i in range(2100)]
+    if not contiguous:
+        lines = lines[::2] + lines[1::2]
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert len(read_trec_run(path)) == 2100
+    dup = lines[:]
+    at = 1300 if contiguous else 1500  # contiguous: inside the same query, 550 lines on
+    dup.insert(at, lines[750].replace(" 1 ", " 2 "))
+    path.write_text("\n".join(dup) + "\n")
+    with pytest.raises(ValueError, match=f"line {at + 1}: duplicate document .* \\(first on "
+                                         "line 751\\)"):
         read_trec_run(path)
