@@ -391,3 +391,26 @@ def test_duplicates_found_across_chunks(tmp_path, monkeypatch, contiguous):
     with pytest.raises(ValueError, match=f"line {at + 1}: duplicate document .* \\(first on "
                                          "line 751\\)"):
         read_trec_run(path)
+
+
+def test_two_threads_read_what_one_reads(tmp_path, monkeypatch):
+    # Small blocks, split on two threads: the same columns, and the first bad
+    # line of the file is the one reported, whatever thread meets it first.
+    rng = np.random.default_rng(9)
+    lines = [f"q{i // 300} Q0 d{rng.integers(10**9)}-{i} {i} {rng.normal():.6f} t"
+             for i in range(6000)]
+    lines[2500] = "# a comment\n\n" + lines[2500]  # a block on the general path
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(B, "BLOCK_BYTES", 4096)
+    one = read_trec_run(path)
+    monkeypatch.setattr(B, "read_threads", lambda: 2)
+    two = read_trec_run(path)
+    assert two.qid.tolist() == one.qid.tolist() and two.docno.tolist() == one.docno.tolist()
+    assert two.score.tolist() == one.score.tolist() and len(two) == 6000
+    bad = lines[:]
+    bad[4000] = bad[4000].rsplit(" ", 2)[0] + " x t"
+    bad[5000] = "q1 Q0"
+    path.write_text("\n".join(bad) + "\n")
+    with pytest.raises(ValueError, match="line 4003: score 'x' is not a finite number"):
+        read_trec_run(path)
