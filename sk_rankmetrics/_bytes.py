@@ -957,7 +957,10 @@ def _parse_words(block, s, n):
     good &= n_dot <= _U(1)
     good &= n_nd < n.astype(np.uint64)
     v = mant.astype(np.float64)
-    v /= _POW10[np.minimum(frac, _U(22)).astype(np.intp)]
+    frac = frac.view(np.int64)  # small values: the same numbers
+    if frac.max(initial=0) > 22:  # malformed tokens only (several dots)
+        np.minimum(frac, 22, out=frac)
+    v /= _POW10[frac]
     np.negative(v, out=v, where=neg)
     return v, good
 
