@@ -369,8 +369,8 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
 
     Query ids are matched by their bytes (there are few), one code per run
     of lines of one query; each run line finds the qrels line judging its
-    (query, document) pair through the pair hashes the readers made, every
-    match verified (see :func:`_judgements`). Rows are the run's queries in
+    (query, document) pair through a hash of the pair, every match verified
+    (see :func:`_judgements`). Rows are the run's queries in
     byte order of their ids, then (``complete``) the judged queries missing
     from the run; ``perm`` puts them all in sorted order. Each query's
     documents are ranked by score descending, ties by docno descending

@@ -115,8 +115,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
 
     def split(block):
         check_utf8(block, name)
-        tok = tokenize(block, n_fields, fields if block.line0 > 1 else [*fields, *keep],
-                       name, layout, extra_ok)
+        tok = tokenize(block, n_fields, [*fields, *keep], name, layout, extra_ok)
         if tok.n_rows == 0:
             return block, tok, None
         q = RunColumn.from_block(block, tok.start[0], tok.length[0])
@@ -130,16 +129,18 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
                 raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
                                  f"{text!r} is not a finite number.")
             out.append(v)
-        if block.line0 == 1 and keep:
+        if keep:  # the text of the kept fields of the block's first line
             out.append([block.text(int(s[0]), int(n[0]), limit=1 << 20)
                         for s, n in zip(tok.start[-len(keep):], tok.length[-len(keep):])])
         return block, tok, out
 
+    line0 = [1]  # the number of the next block's first line
+
     def numbered(blocks):
-        line0 = 1
         for block in blocks:
-            block.line0 = line0
-            line0 += int(np.count_nonzero(block.body == _LF))
+            block.line0 = line0[0]
+            if threads > 1:  # counted now; on one thread, once the block is split
+                line0[0] += int(np.count_nonzero(block.body == _LF))
             yield block
 
     with open_binary(path, what) as fh:
@@ -151,6 +152,8 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
         blocks = numbered(iter_blocks(fh, name, _bytes.BLOCK_BYTES, progress, total, pool))
         for block, tok, out in bounded_map(split, blocks, threads):
             pool.append(block.raw)
+            if threads == 1:
+                line0[0] += tok.n_lines
             if out is None:
                 continue
             if head is None:

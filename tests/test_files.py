@@ -414,3 +414,16 @@ def test_two_threads_read_what_one_reads(tmp_path, monkeypatch):
     path.write_text("\n".join(bad) + "\n")
     with pytest.raises(ValueError, match="line 4003: score 'x' is not a finite number"):
         read_trec_run(path)
+
+
+def test_a_first_block_of_comments_only(tmp_path, monkeypatch):
+    # The run tag comes from the first data line, whatever block holds it.
+    monkeypatch.setattr(B, "BLOCK_BYTES", 256)
+    path = tmp_path / "run.txt"
+    path.write_text("# a comment line of many words\n" * 40 + "q1 Q0 a 1 2.5 mytag\n"
+                    "q1 Q0 b 2 x mytag\n")
+    with pytest.raises(ValueError, match="line 42: score 'x'"):
+        read_trec_run(path)
+    path.write_text("# a comment line of many words\n" * 40 + "q1 Q0 a 1 2.5 mytag\n")
+    run = read_trec_run(path)
+    assert run.tag == "mytag" and run.docno.tolist() == ["a"]
