@@ -1,12 +1,15 @@
 """Byte-level machinery of the file readers: blocks, tokens, keys and numbers.
 
-A file is read in blocks of a few MiB that end at a newline (a line is never
-split across blocks); compressed files (``.gz``, ``.bz2``, ``.xz``) are
-decompressed on the fly. Each block is split into tokens with NumPy array
-operations: one comparison finds the separator bytes, and a block whose
-lines all hold the expected number of single-space or tab separated fields
-(the usual case) needs nothing more. Other blocks (blank lines, comments,
-CRLF, runs of spaces, extra fields) take a general path.
+A file is read in blocks of 512 KiB that end at a newline (a line is
+never split across blocks); compressed files (``.gz``, ``.bz2``, ``.xz``)
+are decompressed on the fly. The blocks are small enough for the arrays of
+one block to stay in the processor's cache, which makes the array passes
+below several times faster than over a whole file. Each block is split
+into tokens with NumPy array operations: one comparison finds the separator
+bytes, and a block whose lines all hold the expected number of
+single-space or tab separated fields (the usual case) needs nothing more.
+Other blocks (blank lines, comments, CRLF, runs of spaces, extra fields)
+take a general path.
 
 Every token becomes a 64-bit key: its own bytes when it has at most 8 (an
 exact key, since a token holds no NUL byte), otherwise a hash of its 8-byte
@@ -15,6 +18,10 @@ token is verified byte for byte, so a hash collision can never merge two
 ids. The bytes of tokens longer than 8 are kept in a side store; memory is
 bounded by the block size plus a few arrays with one entry per line, and
 never grows with the longest token.
+
+Numbers of up to 16 characters of the form ``[-]digits[.digits]`` are
+parsed with 64-bit word arithmetic, eight characters at a time, and are
+correctly rounded; other numbers go through NumPy's own parser.
 """
 
 from __future__ import annotations
@@ -27,15 +34,37 @@ import os
 import numpy as np
 
 #: Bytes read per block; a few temporaries of this size are alive at once.
-BLOCK_BYTES = 1 << 22
+BLOCK_BYTES = 1 << 19
 
-#: Threads that split blocks (NumPy releases the GIL in most of the work).
+#: Threads that split blocks (NumPy releases the GIL in most of the work);
+#: see :func:`read_threads`.
 READ_THREADS = max(1, min(2, os.cpu_count() or 1))
+
+
+def read_threads():
+    """Threads to split blocks on: :data:`READ_THREADS` when a core is idle.
+
+    A second thread cuts the splitting time by about 40% on an idle core;
+    when every core is busy (a 1-minute load average at or above the number
+    of cores minus one half) the threads only take turns, and one is faster.
+    """
+    if READ_THREADS <= 1:
+        return 1
+    try:
+        busy = os.getloadavg()[0] >= (os.cpu_count() or 1) - 0.5
+    except (AttributeError, OSError):  # no load average (Windows)
+        busy = False
+    return 1 if busy else READ_THREADS
+
+
+#: Zero bytes before and after the data of a block, so that a 64-bit load
+#: that ends at the first byte or starts at the last stays in the buffer.
+PAD = 16
 
 #: Readers by file name suffix (streaming decompression).
 COMPRESSION = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
-_LF, _CR, _TAB, _SPACE, _HASH = 10, 13, 9, 32, 35
+_LF, _CR, _TAB, _SPACE, _HASH, _MINUS = 10, 13, 9, 32, 35, 45
 _BOM = b"\xef\xbb\xbf"
 
 #: _MASK[n] keeps the first n bytes of a little-endian 64-bit word.
@@ -66,6 +95,29 @@ def bounded_map(fn, items, n_threads):
             yield window.popleft().result()
 
 
+_ALLOCATOR_READY = False
+
+
+def keep_freed_memory():
+    """Let the C allocator reuse the memory of one block for the next.
+
+    The arrays of a block (a few hundred KiB each) are freed before the next
+    block makes the same ones. glibc returns freed memory to the system as
+    soon as its free pool passes a threshold that starts small, so every
+    block would page its arrays in afresh (a page fault per 4 KiB, slow on
+    virtual machines). The threshold grows to twice the largest memory-mapped
+    block freed so far (up to 32 MiB): one 30 MiB array, allocated and freed
+    once per process, brings it there, as the first large array of any NumPy
+    program would. Other allocators are not affected by this, and memory use
+    does not grow with it: the pool is bounded by that threshold.
+    """
+    global _ALLOCATOR_READY
+    if not _ALLOCATOR_READY:
+        _ALLOCATOR_READY = True
+        del_me = np.empty(30 << 20, dtype=np.uint8)  # never written: no page is touched
+        del del_me
+
+
 def compression_of(path):
     """The compression suffix of ``path`` (``".gz"``, ...) or ``""``."""
     low = os.fspath(path).lower()
@@ -93,68 +145,109 @@ def open_binary(path, what):
 
 
 class Block:
-    """One block of a file: ``buf[:n]`` holds whole lines (the last ends with a
-    newline), followed by 8 zero bytes so that 64-bit loads never run past it;
-    ``line0`` is the number of its first line."""
+    """One block of a file.
 
-    __slots__ = ("buf", "line0", "n", "n_lf")
+    ``body`` (``n`` bytes) holds whole lines, the last ending with a newline;
+    ``buf`` is ``body`` with :data:`PAD` zero bytes on each side, and
+    ``U = words(buf)``, so that ``U[i + PAD]`` is the little-endian word of
+    the 8 bytes of ``body`` that start at offset ``i``. ``line0`` is the
+    number of the first line (set by the reader once the lines before it are
+    counted).
+    """
 
-    def __init__(self, data, n, line0):
-        buf = np.empty(n + 8, dtype=np.uint8)
-        buf[:n] = np.frombuffer(data, dtype=np.uint8, count=n)
-        buf[n:] = 0
-        self.buf, self.n, self.line0 = buf, n, line0
-        self.n_lf = int(np.count_nonzero(buf[:n] == _LF))
+    __slots__ = ("U", "body", "buf", "line0", "n", "raw")
+
+    def __init__(self, buf, n, line0=1, raw=None):
+        self.buf, self.n, self.line0, self.raw = buf, n, line0, raw
+        self.body = buf[PAD : PAD + n]
+        self.U = words(buf)
+
+    @classmethod
+    def from_bytes(cls, data, line0=1):
+        """A block holding ``data`` (whole lines)."""
+        buf = np.zeros(len(data) + 2 * PAD, dtype=np.uint8)
+        buf[PAD : PAD + len(data)] = np.frombuffer(data, dtype=np.uint8)
+        return cls(buf, len(data), line0)
 
     def line_at(self, offset):
         """Line number of the byte at ``offset``."""
-        return self.line0 + int(np.count_nonzero(self.buf[:offset] == _LF))
+        return self.line0 + int(np.count_nonzero(self.body[:offset] == _LF))
+
+    def text(self, start, length, limit=60):
+        """A token's text (at most ``limit`` bytes), for messages."""
+        return self.body[start : start + min(length, limit)].tobytes().decode("utf-8",
+                                                                             "replace")
 
 
-def _read(fh, size, name):
-    try:
-        return fh.read(size)
-    except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
-        raise ValueError(f"cannot read {name}: {exc}.") from None
+def _fill(fh, view, name):
+    """Read into ``view`` until it is full or the file ends; the bytes read."""
+    got = 0
+    while got < len(view):
+        try:
+            k = fh.readinto(view[got:])
+        except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
+            raise ValueError(f"cannot read {name}: {exc}.") from None
+        if not k:
+            break
+        got += k
+    return got
 
 
-def iter_blocks(fh, name, block_bytes=BLOCK_BYTES, progress=None, total=None):
+def iter_blocks(fh, name, block_bytes=BLOCK_BYTES, progress=None, total=None, pool=None):
     """Yield the :class:`Block` objects of an open binary file.
 
-    A UTF-8 byte-order mark at the start is skipped; a UTF-16 or UTF-32 one
-    raises, as does any byte sequence that is not UTF-8 (naming the line).
-    ``progress(done, total)`` is called after each block with the bytes read
-    so far (of the compressed file, when ``total`` is its size).
+    Each block is read straight into a buffer (``readinto``); only the
+    unfinished last line is copied into the next one. A UTF-8 byte-order mark
+    at the start is skipped; a UTF-16 or UTF-32 one raises. ``progress(done,
+    total)`` is called after each block with the bytes read so far (of the
+    compressed file, when ``total`` is its size). The blocks' ``line0`` is
+    left to the caller (see :func:`check_utf8` and :func:`tokenize`).
+
+    ``pool``, a list, holds buffers the caller is done with (``block.raw``):
+    they are filled again instead of new ones, so that a file is read into
+    the memory of a few blocks, not into fresh memory for every block (fresh
+    memory costs a page fault per page on first use).
     """
     carry = b""
-    line0 = 1
     first = True
     while True:
-        chunk = _read(fh, block_bytes, name)
-        data = carry + chunk if carry else chunk
-        if first and data:
-            if data[:3] == _BOM:
-                data = data[3:]
-            elif data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] == b"\x00\x00\xfe\xff":
+        nc = len(carry)
+        size = max(block_bytes, nc)  # a line longer than a block: read on, doubling
+        need = PAD + nc + size + PAD
+        raw = None
+        while pool and raw is None:
+            raw = pool.pop()
+            if len(raw) != need:
+                raw = None
+        if raw is None:
+            raw = bytearray(need)
+        view = memoryview(raw)
+        view[PAD : PAD + nc] = carry
+        got = _fill(fh, view[PAD + nc : PAD + nc + size], name)
+        end = PAD + nc + got
+        if first and end > PAD:
+            first = False
+            if raw[PAD : PAD + 3] == _BOM:
+                raw[PAD : end - 3] = raw[PAD + 3 : end]
+                end -= 3
+                raw[end : end + 3] = b"\0\0\0"
+            elif (raw[PAD : PAD + 2] in (b"\xff\xfe", b"\xfe\xff")
+                  or raw[PAD : PAD + 4] == b"\x00\x00\xfe\xff"):
                 raise ValueError(f"{name} is UTF-16 or UTF-32 text (it starts with that "
                                  "byte-order mark); save it as UTF-8.")
-            first = False
-        if not chunk:
-            if data:
-                data += b"\n"
-                block = Block(data, len(data), line0)
-                _check_utf8(block, data, name)
-                yield block
+        if got == 0:
+            if end > PAD:  # the last line has no newline
+                raw[end] = _LF
+                view[end + 1 : end + 1 + PAD] = bytes(PAD)
+                yield Block(np.frombuffer(raw, dtype=np.uint8), end + 1 - PAD, raw=raw)
             return
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:  # one line longer than a block: read on
-            carry = data
+        cut = raw.rfind(b"\n", PAD, end) + 1
+        if cut == 0:
+            carry = bytes(view[PAD:end])
             continue
-        block = Block(data, cut, line0)
-        _check_utf8(block, data, name)
-        yield block
-        line0 += block.n_lf
-        carry = data[cut:]
+        carry = bytes(view[cut:end])
+        view[cut : cut + PAD] = bytes(PAD)  # the zero bytes after the data
+        yield Block(np.frombuffer(raw, dtype=np.uint8), cut - PAD, raw=raw)
         if progress is not None and total:
             try:
                 done = fh.tell() if not hasattr(fh, "fileobj") else fh.fileobj.tell()
@@ -163,14 +256,16 @@ def iter_blocks(fh, name, block_bytes=BLOCK_BYTES, progress=None, total=None):
             progress(min(done, total), total)
 
 
-def _check_utf8(block, data, name):
-    body = block.buf[: block.n]
+def check_utf8(block, name):
+    """Raise, naming the line, if the block's bytes are not UTF-8 text."""
+    body = block.body
     if block.n == 0 or body.max() < 128:
         return
     try:
-        str(memoryview(data)[: block.n], "utf-8")
+        str(memoryview(block.buf)[PAD : PAD + block.n], "utf-8")
     except UnicodeDecodeError as exc:
         line = block.line_at(exc.start)
+        data = body.tobytes()
         start = data.rfind(b"\n", 0, exc.start) + 1
         raise ValueError(
             f"{name}, line {line}: byte 0x{data[exc.start]:02x} (column "
@@ -187,13 +282,15 @@ class Tokens:
 
     ``start[f]`` and ``length[f]`` give field ``f`` of every data line; row
     ``i`` is line ``line0 + i`` when ``line_no`` is None (no blank or comment
-    line in the block), else line ``line_no[i]``.
+    line in the block), else line ``line_no[i]``. ``n_lines`` counts every
+    line of the block, blank and comment lines included.
     """
 
-    __slots__ = ("length", "line0", "line_no", "n_rows", "start")
+    __slots__ = ("length", "line0", "line_no", "n_bytes", "n_lines", "n_rows", "start")
 
-    def __init__(self, start, length, line0, line_no):
+    def __init__(self, start, length, line0, line_no, n_lines, n_bytes=0):
         self.start, self.length, self.line0, self.line_no = start, length, line0, line_no
+        self.n_lines, self.n_bytes = n_lines, n_bytes
         self.n_rows = start[0].shape[0] if start else 0
 
     def line(self, row):
@@ -212,32 +309,40 @@ def tokenize(block, n_fields, fields, name, layout, extra_ok=False):
     A line with a wrong number of fields or a control character raises,
     naming the line. With ``extra_ok`` a line may hold more fields (ignored).
     """
-    body = block.buf[: block.n]
-    sep = body <= _SPACE
-    pos = np.flatnonzero(sep)
+    body = block.body
+    pos = np.flatnonzero(body <= _SPACE)
     m = pos.shape[0]
     if m and m % n_fields == 0:
+        # The usual block: every line holds n_fields fields, one space or tab apart.
+        n_lines = m // n_fields
         c = body[pos]
         ends = pos[n_fields - 1 :: n_fields]
-        n_lines = ends.shape[0]
-        if (block.n_lf == n_lines and bool((c[n_fields - 1 :: n_fields] == _LF).all())
-                and np.count_nonzero(c == _SPACE) + np.count_nonzero(c == _TAB)
-                == m - n_lines and pos[0] > 0 and not (sep[1:] & sep[:-1]).any()):
-            first = np.empty(n_lines, dtype=np.int64)
-            first[0] = 0
-            first[1:] = ends[:-1] + 1
-            if not (body[first] == _HASH).any():
-                start, length = [], []
-                for f in fields:
-                    s = first if f == 0 else pos[f - 1 :: n_fields] + 1
+        if ((c[n_fields - 1 :: n_fields] == _LF).all()
+                and np.count_nonzero(c == _SPACE) + np.count_nonzero(c == _TAB) == m - n_lines):
+            start, length = [], []
+            for f in range(n_fields):
+                if f == 0:
+                    s = np.empty(n_lines, dtype=np.int64)
+                    s[0] = 0
+                    np.add(ends[:-1], 1, out=s[1:])
+                else:
+                    s = pos[f - 1 :: n_fields] + 1
+                n = pos[f::n_fields] - s
+                if n.min() == 0:  # an empty field: blank lines, runs of spaces, ...
+                    break
+                if f in fields:
                     start.append(s)
-                    length.append(pos[f::n_fields] - s)
-                return Tokens(start, length, block.line0, None)
+                    length.append(n)
+            else:
+                if body[0] != _HASH and not (body[ends[:-1] + 1] == _HASH).any():
+                    order = [sorted(fields).index(f) for f in fields]
+                    return Tokens([start[i] for i in order], [length[i] for i in order],
+                                  block.line0, None, n_lines, block.n)
     return _tokenize_general(block, pos, n_fields, fields, name, layout, extra_ok)
 
 
 def _tokenize_general(block, pos, n_fields, fields, name, layout, extra_ok):
-    body = block.buf[: block.n]
+    body = block.body
     c = body[pos]
     ctl = (c != _SPACE) & (c != _TAB) & (c != _LF) & (c != _CR)
     if ctl.any():
@@ -285,7 +390,8 @@ def _tokenize_general(block, pos, n_fields, fields, name, layout, extra_ok):
     lengths = ends.reshape(-1, n_fields) - starts
     line_no = tok_line[::n_fields] + block.line0
     return Tokens([starts[:, f].copy() for f in fields],
-                  [lengths[:, f].copy() for f in fields], block.line0, line_no)
+                  [lengths[:, f].copy() for f in fields], block.line0, line_no, n_lines,
+                  block.n)
 
 
 # -- keys -------------------------------------------------------------------------
@@ -320,7 +426,8 @@ def hash_long(word_at, lengths):
 
 
 def _word_loader(U, starts, lengths):
-    """``word_at(j, rows)``: the j-th word of tokens ``rows``, masked past their end."""
+    """``word_at(j, rows)``: the j-th word of tokens ``rows``, masked past their end
+    (``U[starts[i]]`` is the first word of token ``i``)."""
 
     def word_at(j, rows):
         s, n = starts[rows], lengths[rows]
@@ -330,13 +437,15 @@ def _word_loader(U, starts, lengths):
     return word_at
 
 
-def token_keys(U, starts, lengths):
-    """The 64-bit key of each token (exact up to 8 bytes, a hash beyond)."""
-    keys = U[starts] & _MASK[np.minimum(lengths, 8)]
+def token_keys(block, starts, lengths):
+    """The 64-bit key of each token of a block (exact up to 8 bytes, a hash beyond)."""
+    U = block.U
+    at = starts + PAD
+    keys = U[at]
+    keys &= _MASK[np.minimum(lengths, 8)]
     long = np.flatnonzero(lengths > 8)
     if long.size:
-        keys[long] = hash_long(_word_loader(U, starts[long], lengths[long]),
-                               lengths[long])
+        keys[long] = hash_long(_word_loader(U, at[long], lengths[long]), lengths[long])
     return keys
 
 
@@ -371,30 +480,37 @@ class TokenColumn:
     def __len__(self):
         return self.keys.shape[0]
 
+    def key_of(self, rows):
+        """The keys of entries ``rows``."""
+        return self.keys[rows]
+
     @classmethod
-    def concat(cls, parts):
-        """Join the ``(keys, long_rows, blob, offsets)`` parts of the blocks."""
+    def concat(cls, parts, sizes=None, keys=None):
+        """Join the ``(keys, long_rows, blob, offsets)`` parts of the blocks; or,
+        given ``keys`` (of every entry), the ``(long_rows, blob, offsets)``
+        parts of blocks of ``sizes`` entries."""
+        if keys is None:
+            keys = (np.concatenate([p[0] for p in parts]) if len(parts) > 1 else
+                    parts[0][0] if parts else np.zeros(0, np.uint64))
+            sizes = [p[0].shape[0] for p in parts]
+            parts = [p[1:] for p in parts]
         if not parts:
-            return cls(np.zeros(0, np.uint64), np.zeros(0, np.int64),
-                       np.zeros(1, np.int64), np.zeros(8, np.uint8))
-        keys = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-        base = np.cumsum([0] + [p[0].shape[0] for p in parts[:-1]])
-        rows = np.concatenate([p[1] + b for p, b in zip(parts, base)])
-        blob_len = np.cumsum([0] + [p[3][-1] for p in parts])
-        off = np.concatenate([p[3][:-1] + b for p, b in zip(parts, blob_len[:-1])]
+            return cls(keys, np.zeros(0, np.int64), np.zeros(1, np.int64),
+                       np.zeros(8, np.uint8))
+        base = np.cumsum([0, *sizes[:-1]])
+        rows = np.concatenate([p[0] + b for p, b in zip(parts, base)])
+        blob_len = np.cumsum([0] + [p[2][-1] for p in parts])
+        off = np.concatenate([p[2][:-1] + b for p, b in zip(parts, blob_len[:-1])]
                              + [np.array([blob_len[-1]], dtype=np.int64)])
         blob = np.zeros(int(blob_len[-1]) + 8, dtype=np.uint8)
         for p, b in zip(parts, blob_len[:-1]):
-            blob[b : b + p[3][-1]] = p[2][: p[3][-1]]
-        return cls(keys, rows, off.astype(np.int64), blob)
+            blob[b : b + p[2][-1]] = p[1][: p[2][-1]]
+        return cls(keys, rows.astype(np.int64), off.astype(np.int64), blob)
 
     @classmethod
-    def from_block(cls, block, U, starts, lengths):
+    def from_block(cls, block, starts, lengths):
         """The part of one block: keys, long rows, their bytes and offsets."""
-        keys = token_keys(U, starts, lengths)
-        long = np.flatnonzero(lengths > 8)
-        blob, off = gather_bytes(block.buf, starts[long], lengths[long])
-        return keys, long, blob, off
+        return (token_keys(block, starts, lengths), *_long_part(block, starts, lengths))
 
     # -- access ---------------------------------------------------------------
 
@@ -432,7 +548,7 @@ class TokenColumn:
         """Whether entry ``rows[i]`` equals entry ``other_rows[i]`` of ``other``, byte for byte."""
         rows = np.asarray(rows, dtype=np.int64)
         other_rows = np.asarray(other_rows, dtype=np.int64)
-        eq = self.keys[rows] == other.keys[other_rows]
+        eq = self.key_of(rows) == other.key_of(other_rows)
         la, lb = self._long_index(rows), other._long_index(other_rows)
         eq &= (la >= 0) == (lb >= 0)
         check = np.flatnonzero(eq & (la >= 0))
@@ -520,6 +636,148 @@ class TokenColumn:
         return rank
 
 
+class RunColumn:
+    """A column of ids stored once per run of equal neighbours (query ids).
+
+    The ids of a TREC file's query column come in long runs (one per query,
+    or a few when a query's lines are split across blocks). ``heads`` is a
+    :class:`TokenColumn` of the id of each run, ``starts[j]`` the first row
+    of run ``j``, and ``lens[j]`` its length; rows are looked up in their run.
+    Neighbours are put in one run only when their bytes are equal.
+    """
+
+    def __init__(self, heads, starts, lens):
+        self.heads, self.starts, self.lens = heads, starts, lens
+        self.n = int(lens.sum())
+        self._keys = None
+
+    def __len__(self):
+        return self.n
+
+    @classmethod
+    def concat(cls, parts):
+        """Join the ``(head part, local starts, n rows)`` parts of the blocks."""
+        heads = TokenColumn.concat([p[0] for p in parts])
+        if not parts:
+            return cls(heads, np.zeros(0, np.int64), np.zeros(0, np.int64))
+        base = np.cumsum([0] + [p[2] for p in parts])
+        starts = np.concatenate([p[1] + b for p, b in zip(parts, base[:-1])])
+        lens = np.diff(np.append(starts, base[-1]))
+        return cls(heads, starts, lens)
+
+    @classmethod
+    def from_block(cls, block, starts, lengths):
+        """The part of one block: its runs of byte-equal ids ``(head part, run
+        starts, n rows)``, and the key of every row."""
+        keys = token_keys(block, starts, lengths)
+        same = keys[1:] == keys[:-1]
+        check = np.flatnonzero(same & (lengths[1:] > 8))
+        if check.size:  # hashed keys: equal bytes, or a new run
+            same[check] = _equal_tokens(block, starts[check], lengths[check],
+                                        starts[check + 1], lengths[check + 1])
+        first = np.flatnonzero(~same) + 1
+        run = np.empty(first.shape[0] + 1, dtype=np.int64)
+        run[0] = 0
+        run[1:] = first
+        head = (keys[run], *_long_part(block, starts[run], lengths[run]))
+        return head, run, starts.shape[0], keys
+
+    @property
+    def keys(self):
+        """The key of every row (made on first use)."""
+        if self._keys is None:
+            self._keys = np.repeat(self.heads.keys, self.lens)
+        return self._keys
+
+    @property
+    def long_rows(self):
+        return self.starts[self.heads.long_rows]
+
+    def run_of(self, rows):
+        """The run of each of ``rows``."""
+        return np.searchsorted(self.starts, rows, side="right") - 1
+
+    def keys_between(self, a, b):
+        """The keys of rows ``a:b`` (made from the runs, without the whole column)."""
+        if b <= a:
+            return np.zeros(0, dtype=np.uint64)
+        r0, r1 = (int(x) for x in self.run_of(np.array([a, b - 1])))
+        lens = self.lens[r0 : r1 + 1].copy()
+        lens[0] -= a - int(self.starts[r0])
+        lens[-1] = b - max(a, int(self.starts[r1]))
+        return np.repeat(self.heads.keys[r0 : r1 + 1], lens)
+
+    def key_of(self, rows):
+        return self.heads.keys[self.run_of(rows)]
+
+    def _long_index(self, rows):
+        return self.heads._long_index(self.run_of(rows))
+
+    @property
+    def long_off(self):
+        return self.heads.long_off
+
+    def lengths(self, rows):
+        return self.heads.lengths(self.run_of(np.asarray(rows, dtype=np.int64)))
+
+    def word(self, rows, j, li=None):
+        return self.heads.word(self.run_of(np.asarray(rows, dtype=np.int64)), j, li)
+
+    def same(self, rows, other, other_rows):
+        return self.heads.same(self.run_of(np.asarray(rows, dtype=np.int64)), other,
+                               other_rows)
+
+    def bytes_of(self, row):
+        return self.heads.bytes_of(int(self.run_of(np.array([row]))[0]))
+
+    def text(self, row):
+        return self.bytes_of(row).decode("utf-8", "replace")
+
+    def to_strings(self, rows=None):
+        if rows is None:
+            return np.repeat(self.heads.to_strings(), self.lens)
+        return self.heads.to_strings(self.run_of(np.asarray(rows, dtype=np.int64)))
+
+    def lex_rank(self, rows):
+        return self.heads.lex_rank(self.run_of(np.asarray(rows, dtype=np.int64)))
+
+
+def _long_part(block, starts, lengths):
+    """Rows of the tokens longer than 8 bytes, their bytes and offsets."""
+    long = np.flatnonzero(lengths > 8)
+    blob, off = gather_bytes(block.body, starts[long], lengths[long])
+    return long, blob, off
+
+
+def _equal_tokens(block, s1, n1, s2, n2):
+    """Whether tokens (s1, n1) and (s2, n2) of a block hold the same bytes."""
+    U = block.U
+    eq = n1 == n2
+    for j in range(int(n1.max() + 7) // 8 if n1.size else 0):
+        live = np.flatnonzero(eq & (n1 > 8 * j))
+        if not live.size:
+            break
+        mask = _MASK[np.clip(n1[live] - 8 * j, 0, 8)]
+        eq[live] = (U[s1[live] + PAD + 8 * j] & mask) == (U[s2[live] + PAD + 8 * j] & mask)
+    return eq
+
+
+def pair_hash(qkeys, dkeys):
+    """One 64-bit hash per (query key, document key) pair; equal pairs, equal hashes."""
+    h = qkeys * _K1
+    h ^= dkeys
+    return _mix(h, inplace=True)
+
+
+#: Lines per chunk of the passes over pair hashes (bounded temporaries).
+PAIR_STEP = 1 << 16
+
+
+def pair_hashes(cols, a, b):
+    """The pair hashes of lines ``a:b`` of a file's ``{"qid", "docno"}`` columns."""
+    return pair_hash(cols["qid"].keys_between(a, b), cols["docno"].keys[a:b])
+
+
 def _offset_in_group(ra):
     """Index of each entry within its run of equal values (``ra`` sorted)."""
     n = ra.shape[0]
@@ -542,30 +800,35 @@ def _decode(b):
 # -- numbers ------------------------------------------------------------------------
 
 _POW10 = 10.0 ** np.arange(23)
+#: Longest token parsed with word arithmetic (two 64-bit words).
+_FAST_BYTES = 16
 
 
-def parse_numbers(block, U, starts, lengths):
-    """Parse decimal tokens as float64; returns ``(values, ok)``.
+def parse_numbers(block, starts, lengths):
+    """Parse decimal tokens of a block as float64; returns ``(values, ok)``.
 
-    Tokens of the form ``[-]digits[.digits]`` with at most 15 characters are
-    parsed exactly with array arithmetic (a mantissa below 2**53 divided by
-    an exact power of ten is correctly rounded); the others (exponents,
-    ``+`` signs, long mantissas, words) go through NumPy's own parser.
-    ``ok`` is False where a token is not a finite number.
+    Tokens of the form ``[-]digits[.digits]`` with at most 16 characters are
+    parsed exactly with word arithmetic (see :func:`_parse_words`); the
+    others (exponents, ``+`` signs, long mantissas, words) go through
+    NumPy's own parser. ``ok`` is False where a token is not a finite number.
     """
     n = starts.shape[0]
-    vals = np.empty(n)
-    fast = lengths <= 15
-    idx = np.flatnonzero(fast)
-    if idx.size:
-        v, good = _parse_short(U, starts[idx], lengths[idx])
-        vals[idx] = v
-        fast[idx] = good
-    slow = np.flatnonzero(~fast)
+    fast = lengths <= _FAST_BYTES
+    if fast.all():
+        vals, good = _parse_words(block, starts, lengths)
+        if good.all():
+            return vals, good
+        slow = np.flatnonzero(~good)
+    else:
+        vals = np.empty(n)
+        idx = np.flatnonzero(fast)
+        good = np.zeros(n, dtype=bool)
+        if idx.size:
+            vals[idx], good[idx] = _parse_words(block, starts[idx], lengths[idx])
+        slow = np.flatnonzero(~good)
     ok = np.ones(n, dtype=bool)
-    if slow.size:
-        blob, off = gather_bytes(block.buf, starts[slow], lengths[slow])
-        vals[slow], ok[slow] = _parse_slow(blob, off)
+    blob, off = gather_bytes(block.body, starts[slow], lengths[slow])
+    vals[slow], ok[slow] = _parse_slow(blob, off)
     return vals, ok
 
 
@@ -573,86 +836,134 @@ _U = np.uint64
 _L01 = _U(0x0101010101010101)
 _M80 = _U(0x8080808080808080)
 _M7F = _U(0x7F7F7F7F7F7F7F7F)
-_M0F = _U(0x0F0F0F0F0F0F0F0F)
-_GE_0 = _U(0x5050505050505050)  # + this sets a byte's high bit iff byte >= '0'
-_GE_COLON = _U(0x4646464646464646)  # ... iff byte >= ':' (one past '9')
-_POW10_INT = np.array([10**i for i in range(17)], dtype=np.uint64)
-
-
-def _equal_flags(x, byte):
-    """High bit of each byte of ``x`` set where that byte equals ``byte`` (ASCII ``x``)."""
-    y = x ^ (_L01 * _U(byte))
-    return ~(((y & _M7F) + _M7F) | y) & _M80
-
-
-def _count_flags(flags):
-    """Number of bytes whose high bit is set."""
-    return ((flags >> _U(7)) * _L01) >> _U(56)
+_C30 = _U(0x3030303030303030)  # '0' in every byte
+_C2E = _U(0x2E2E2E2E2E2E2E2E)  # '.' in every byte
+_C76 = _U(0x7676767676767676)  # + this sets a byte's high bit iff the byte is above 9
+_S7, _S8, _S56 = _U(7), _U(8), _U(56)
+#: _HI[n] keeps the last n bytes of a word (a token right-aligned in it);
+#: _HI80[n] keeps their high bits.
+_HI = np.array([((1 << 64) - 1) ^ ((1 << (8 * (8 - i))) - 1) for i in range(9)],
+               dtype=np.uint64)
+_HI80 = _HI & _M80
 
 
 def _eight_digits(x):
     """Value of 8 decimal digits (byte values 0-9, first digit in the lowest byte)."""
-    x = ((x & _M0F) * _U(2561)) >> _U(8)
-    x = ((x & _U(0x00FF00FF00FF00FF)) * _U(6553601)) >> _U(16)
-    return ((x & _U(0x0000FFFF0000FFFF)) * _U(42949672960001)) >> _U(32)
+    x = (x * _U(2561)) >> _S8
+    x &= _U(0x00FF00FF00FF00FF)
+    x *= _U(6553601)
+    x >>= _U(16)
+    x &= _U(0x0000FFFF0000FFFF)
+    x *= _U(42949672960001)
+    x >>= _U(32)
+    return x
 
 
-def _parse_short(U, s, n):
-    """Tokens of 1 to 15 bytes of the form ``[-]digits[.digits]``, 8 bytes at a time.
+def _classify(x, keep80):
+    """For a word ``x`` holding token bytes where ``keep80`` has high bits:
+    the digits as byte values 0-9 (every other byte 0), the high bit of each
+    non-digit token byte, and the low bit of each '.' byte."""
+    d = x ^ _C30
+    t = d & _M7F
+    t += _C76
+    t |= d
+    t &= _M80  # bytes above 9 once '0' is taken away: the non-digits
+    keep = t >> _S7
+    keep *= _U(0xFF)
+    np.invert(keep, out=keep)
+    d &= keep
+    t &= keep80
+    e = x ^ _C2E  # zero bytes where x holds '.'
+    u = e & _M7F
+    u += _M7F
+    u |= e
+    np.invert(u, out=u)
+    u &= _M80
+    u >>= _S7
+    return d, t, u
 
-    Each token is right-aligned in two 64-bit words (``hi`` holds its first
-    ``n - 8`` bytes, ``lo`` its last 8, zeros in front) and every test is a
-    word operation: digits, dots and minus signs are flagged per byte, the
-    digits are combined eight at a time, and the dot's position gives the
-    power of ten. The mantissa stays below 10**15 < 2**53, so dividing it by
-    an exact power of ten rounds correctly.
+
+def _count(flags):
+    """Number of bytes of ``flags`` whose high bit (``shift=7``) is set."""
+    return ((flags >> _S7) * _L01) >> _S56
+
+
+def _drop_dot(z, g):
+    """Digits ``z`` with the dot at byte flag ``g`` (0x01 there, or 0) taken out:
+    the bytes before it move up by one byte."""
+    below = np.maximum(g, _U(1))
+    below -= _U(1)
+    below &= z
+    below *= _U(255)
+    return z + below
+
+
+def _after_dot(g):
+    """Number of bytes of a word after the dot flagged by ``g`` (0 without one)."""
+    h = g * _L01
+    h -= g
+    h *= _L01
+    return h >> _S56
+
+
+def _parse_words(block, s, n):
+    """Tokens of 1 to 16 bytes of the form ``[-]digits[.digits]``, 8 bytes at a time.
+
+    Each token is right-aligned in two 64-bit words (``lo`` holds its last 8
+    bytes, ``hi`` the bytes before those, zeros in front), one load each.
+    Non-digits and dots are flagged per byte; a token is well formed when its
+    non-digits are at most one dot plus a leading minus sign, and it has a
+    digit. The dot is taken out by moving the bytes before it up by one, the
+    digits are combined eight at a time, and the number of bytes after the
+    dot gives the power of ten. With a dot the mantissa has at most 15 digits
+    (below 2**53), and dividing it by an exact power of ten rounds
+    correctly; without one, the integer (up to 16 digits) is converted with
+    one rounding.
     """
-    eight = _U(8)
+    U = block.U
+    end = s + n
+    end += PAD - 8
+    lo = U[end]
     n_lo = np.minimum(n, 8)
-    lo = np.where(n <= 8, U[s] & _MASK[n_lo], U[s + np.maximum(n - 8, 0)])
-    lo <<= eight * (8 - n_lo).astype(np.uint64)
-    wide = bool((n > 8).any())
-    if wide:
+    lo &= _HI[n_lo]
+    neg = block.body[s] == _MINUS
+    z_lo, nd, g_lo = _classify(lo, _HI80[n_lo])
+    n_nd = _count(nd)
+    n_dot = g_lo * _L01
+    n_dot >>= _S56
+    if int(n.max()) > 8:
+        end -= 8
+        hi = U[end]
         n_hi = np.clip(n - 8, 0, 8)
-        hi = U[s] & _MASK[n_hi]
-        hi <<= eight * (8 - n_hi).astype(np.uint64)
-    else:  # every token fits in one word
-        n_hi = np.zeros(s.shape[0], dtype=np.int64)
-        hi = np.zeros(s.shape[0], dtype=np.uint64)
-    ascii_ = ((lo | hi) & _M80) == 0
-    dig_lo = (lo + _GE_0) & ~(lo + _GE_COLON) & _M80
-    dot_lo = _equal_flags(lo, 46)
-    neg_lo = _equal_flags(lo, 45)
-    if wide:
-        dig_hi = (hi + _GE_0) & ~(hi + _GE_COLON) & _M80
-        dot_hi, neg_hi = _equal_flags(hi, 46), _equal_flags(hi, 45)
+        hi &= _HI[n_hi]
+        z_hi, nd_hi, g_hi = _classify(hi, _HI80[n_hi])
+        n_nd += _count(nd_hi)
+        n_dot += (g_hi * _L01) >> _S56
+        # A dot in lo: the last byte of hi moves into lo; in hi: hi's bytes move.
+        in_lo = g_lo != 0
+        carry = z_hi >> _S56
+        carry *= in_lo
+        z_lo = _drop_dot(z_lo, g_lo)
+        z_lo += carry
+        z_hi = np.where(in_lo, z_hi << _S8, _drop_dot(z_hi, g_hi))
+        mant = _eight_digits(z_hi)
+        mant *= _U(10**8)
+        mant += _eight_digits(z_lo)
+        frac = _after_dot(g_lo)
+        frac += np.where(g_hi != 0, _after_dot(g_hi) + _S8, _U(0))
     else:
-        dig_hi = dot_hi = neg_hi = hi
-    n_dig = _count_flags(dig_lo) + _count_flags(dig_hi)
-    n_dot = _count_flags(dot_lo) + _count_flags(dot_hi)
-    # A minus sign only as the first byte (byte 16 - n of the pair).
-    first_neg = np.where(n <= 8, neg_lo >> (eight * (8 - n_lo).astype(np.uint64)),
-                         neg_hi >> (eight * (8 - n_hi).astype(np.uint64))) & _U(0x80)
-    n_neg = _count_flags(neg_lo) + _count_flags(neg_hi)
-    neg = first_neg != 0
-    good = (ascii_ & (n_dig + n_dot + n_neg == n.astype(np.uint64)) & (n_dot <= 1)
-            & (n_neg == neg.astype(np.uint64)) & (n_dig > 0))
-    # Non-digits count as 0; the dot's place is then taken out of the total.
-    keep_lo = (dig_lo >> _U(7)) * _U(0xFF)
-    total = _eight_digits(lo & keep_lo)
-    if wide:
-        keep_hi = (dig_hi >> _U(7)) * _U(0xFF)
-        total += _eight_digits(hi & keep_hi) * _U(10**8)
-    # Digits after the dot: 15 - (its byte position in the 16-byte pair).
-    dot_bit = np.where(dot_lo != 0, dot_lo, dot_hi)
-    pos = np.frexp(dot_bit.astype(np.float64))[1] - 8  # 8 * byte + 7 + 1 - 8 = 8 * byte
-    frac = np.where(n_dot > 0, np.where(dot_lo != 0, 7 - pos // 8, 15 - pos // 8), 0)
-    frac = np.clip(frac, 0, 15)
-    p = _POW10_INT[frac]
-    right = total % p
-    mant = np.where(n_dot > 0, (total - right) // _U(10) + right, total)
-    v = mant.astype(np.float64) / _POW10[frac]
-    return np.where(neg, -v, v), good
+        mant = _eight_digits(_drop_dot(z_lo, g_lo))
+        frac = _after_dot(g_lo)
+    good = n_nd == n_dot + neg
+    good &= n_dot <= _U(1)
+    good &= n_nd < n.astype(np.uint64)
+    v = mant.astype(np.float64)
+    frac = frac.view(np.int64)  # small values: the same numbers
+    if frac.max(initial=0) > 22:  # malformed tokens only (several dots)
+        np.minimum(frac, 22, out=frac)
+    v /= _POW10[frac]
+    np.negative(v, out=v, where=neg)
+    return v, good
 
 
 def _parse_slow(blob, off):

@@ -11,19 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._bytes import _K0, _mix
-
-
-def pair_keys(codes, col):
-    """One 64-bit key per (code, id) pair (equal pairs have equal keys)."""
-    out = codes.astype(np.uint64)
-    out *= _K0
-    out += col.keys
-    return _mix(out, inplace=True)
-
-
-#: Entries screened per step (bounded temporaries).
-_STEP = 1 << 20
+from ._bytes import RunColumn
 
 
 def _exact_codes(col, rows):
@@ -35,22 +23,37 @@ def _exact_codes(col, rows):
     return out
 
 
-def factorize(col):
-    """Exact codes of a column, numbered in byte order of the ids.
+def factorize_runs(col):
+    """Codes of the runs of a :class:`~._bytes.RunColumn`, numbered in byte
+    order of the ids: ``(codes, reps)``, ``codes[j]`` for run ``j`` and
+    ``reps[c]`` a run holding id ``c``."""
+    return factorize(col.heads)
+
+
+def factorize(col, ordered=True):
+    """Exact codes of a column, numbered in byte order of the ids (in no
+    particular order with ``ordered=False``, which saves sorting the ids).
 
     Returns ``(codes, reps)``: ``codes[i]`` (int32 when that holds them) for
     every entry, and ``reps[c]``, an entry holding id ``c``. Runs of equal
     keys (ids usually come in runs) are collapsed first. The result is kept
     on the column (it is asked for when reading and when evaluating).
     """
-    cached = getattr(col, "_factorized", None)
-    if cached is not None:
-        return cached
-    col._factorized = out = _factorize(col)
+    cache = getattr(col, "_factorized", None)
+    if cache is None:
+        cache = col._factorized = {}
+    if True in cache or ordered in cache:
+        return cache.get(True) or cache[ordered]
+    if isinstance(col, RunColumn):
+        codes, reps = factorize(col.heads, ordered)
+        out = np.repeat(codes, col.lens), col.starts[reps]
+    else:
+        out = _factorize(col, ordered)
+    cache[ordered] = out
     return out
 
 
-def _factorize(col):
+def _factorize(col, ordered):
     keys = col.keys
     n = keys.shape[0]
     if n == 0:
@@ -80,56 +83,17 @@ def _factorize(col):
         codes_u = _exact_codes(col, np.arange(n))
         reps = np.zeros(int(codes_u.max()) + 1, dtype=np.int64)
         reps[codes_u[::-1]] = np.arange(n)[::-1]
+        if not ordered:
+            return codes_u, reps
         order = np.argsort(col.lex_rank(reps), kind="stable")
         remap = np.empty_like(order)
         remap[order] = np.arange(order.shape[0])
         return remap[codes_u], reps[order]
+    dtype = np.int32 if reps.shape[0] < 2**31 else np.int64
+    if not ordered:
+        return codes_u.astype(dtype)[run], reps
     # Number the codes in byte order of the ids.
     order = np.argsort(col.lex_rank(reps), kind="stable")
     remap = np.empty_like(order)
     remap[order] = np.arange(order.shape[0])
-    dtype = np.int32 if order.shape[0] < 2**31 else np.int64
     return remap.astype(dtype)[codes_u][run], reps[order]
-
-
-def lookup(vocab, vocab_rows, col):
-    """Position in ``vocab_rows`` of the id of each entry of ``col``, or -1.
-
-    ``vocab_rows`` are entries of column ``vocab`` holding distinct ids.
-    A bitmap of the vocabulary's keys screens out most entries of a large
-    column; the rest are found by a sorted search and verified.
-    """
-    n = len(col)
-    out = np.full(n, -1, dtype=np.int64)
-    if n == 0 or vocab_rows.shape[0] == 0:
-        return out
-    vk = vocab.keys[vocab_rows]
-    order = np.argsort(vk, kind="stable")
-    sk = vk[order]
-    if n > 8 * vk.shape[0]:
-        bits = int(min(max(np.ceil(np.log2(vk.shape[0] * 32)), 10), 26))
-        shift = np.uint64(64 - bits)
-        table = np.zeros(1 << bits, dtype=bool)
-        table[(_mix(vk) >> shift).astype(np.intp)] = True
-        cand = np.concatenate([
-            np.flatnonzero(table[(_mix(col.keys[a : a + _STEP]) >> shift).astype(np.intp)]) + a
-            for a in range(0, n, _STEP)])
-    else:
-        cand = np.arange(n)
-    ck = col.keys[cand]
-    p = np.minimum(np.searchsorted(sk, ck), sk.shape[0] - 1)
-    hit = sk[p] == ck
-    cand, p = cand[hit], p[hit]
-    pos = order[p]
-    ok = col.same(cand, vocab, vocab_rows[pos])
-    clash = sk[1:] == sk[:-1]
-    if ok.all() and not clash.any():
-        out[cand] = pos
-        return out
-    # A key shared by different ids: look those entries up by their bytes.
-    by_bytes = {vocab.bytes_of(r): i for i, r in enumerate(vocab_rows.tolist())}
-    out[cand[ok]] = pos[ok]
-    shared = np.isin(ck[hit], sk[1:][clash]) | ~ok
-    for r in cand[shared].tolist():
-        out[r] = by_bytes.get(col.bytes_of(r), -1)
-    return out

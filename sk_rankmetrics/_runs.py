@@ -15,6 +15,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from ._bytes import PAIR_STEP, pair_hashes
 from ._engine import compute
 from ._inputs import (
     PrerankedInputs,
@@ -24,7 +25,7 @@ from ._inputs import (
     build_preranked,
     group_long,
 )
-from ._match import factorize, lookup
+from ._match import factorize, factorize_runs
 from ._reduce import reduce_results
 from ._registry import (
     METRICS,
@@ -260,7 +261,11 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         Policy for queries without a relevant document (default ``"warn"``;
         ``0.0`` in the trec_eval setting).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each block of queries.
+        Called as ``progress(done, total)`` after each block of queries. If
+        it also has a ``phase(label)`` method (as the command line's progress
+        bar has), that is called when matching the run to the qrels
+        (``"matching"``, then ``progress(step, 4)`` after each of its steps)
+        and when the evaluation starts (``"evaluating"``).
 
     Returns
     -------
@@ -316,11 +321,13 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         fixed=_TREC_FIXED if trec else None,
     )
     no_relevant = "warn" if no_relevant is None else no_relevant
+    steps = _phase(progress, "matching")
     if q._columns is not None and r._columns is not None and len(r):
         inputs, perm = _preranked_from_columns(q, r, judged, complete=complete,
-                                               max_docs=max_docs, trec=trec)
+                                               max_docs=max_docs, trec=trec, steps=steps)
         if judged_only:
             inputs = inputs.judged_only()
+        _phase(progress, "evaluating")
         raw = compute(inputs, requests, ignore_ties=trec, progress=progress)
         per_query, mean = reduce_results(raw, requests, no_relevant, None)
         return EvaluationResult(inputs.query_ids[perm],
@@ -334,6 +341,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                              queries="truth" if complete else "both", truth_judged=judged)
     if judged_only:
         inputs = inputs.judged_only()
+    _phase(progress, "evaluating")
     res = _finish(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
                   progress=progress)
     perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
@@ -341,76 +349,111 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                             res.mean)
 
 
-def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
+def _phase(progress, label):
+    """Tell a progress display that shows phases (the command line's bar, which
+    has a ``phase`` method) that ``label`` starts; returns the callable for the
+    phase's own steps, or None."""
+    start = getattr(progress, "phase", None)
+    if start is None:
+        return None
+    start(label)
+    return progress
+
+
+#: Steps of :func:`_preranked_from_columns` reported to a progress display.
+_MATCH_STEPS = 4
+
+
+def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=None):
     """The pre-ranked layout of a run and qrels read from files, by integer codes.
 
-    Query ids are matched by their bytes (there are few); documents through
-    the keys of :mod:`._match`, each run line looked up once. Rows are the
-    run's queries in byte order of their ids, then (``complete``) the judged
-    queries missing from the run; ``perm`` puts them all in sorted order.
-    Each query's documents are ranked by score descending, ties by docno
-    descending (trec_eval's order); a run already in that order (the usual
-    case) is not sorted again.
+    Query ids are matched by their bytes (there are few), one code per run
+    of lines of one query; each run line finds the qrels line judging its
+    (query, document) pair through a hash of the pair, every match verified
+    (see :func:`_judgements`). Rows are the run's queries in
+    byte order of their ids, then (``complete``) the judged queries missing
+    from the run; ``perm`` puts them all in sorted order. Each query's
+    documents are ranked by score descending, ties by docno descending
+    (trec_eval's order); a run already in that order (the usual case) is not
+    sorted again.
     """
     rq, dq = r._columns["qid"], r._columns["docno"]
     tq, td = q._columns["qid"], q._columns["docno"]
-    run_code, run_reps = factorize(rq)  # codes in byte order of the qids
-    truth_code, truth_reps = factorize(tq)
-    run_names = rq.to_strings(run_reps)
+    run_code, run_reps = factorize_runs(rq)  # a code per run of lines, in byte order
+    truth_code, truth_reps = factorize(tq)  # a code per qrels line
+    run_names = rq.heads.to_strings(run_reps)
     truth_names = tq.to_strings(truth_reps)
     _check_overlap(run_names, truth_names, "truth" if complete else "both", "query")
+    step = steps or (lambda done, total: None)
+    step(1, _MATCH_STEPS)
     # Rows: run queries that have judgements (all judged ones with complete).
     t_of_run = np.searchsorted(truth_names, run_names)
     t_of_run = np.where((t_of_run < truth_names.size)
                         & (truth_names[np.minimum(t_of_run, truth_names.size - 1)]
                            == run_names), t_of_run, -1)
     keep_q = t_of_run >= 0
-    score = r.score
-    # Order: by query (byte order of the qid), score descending, docno descending.
-    new = np.empty(run_code.shape[0], dtype=bool)
-    new[0] = True
+    n_q, score = run_names.shape[0], r.score
+    n = score.shape[0]
+    # Groups: consecutive runs of lines of one query.
+    new = np.ones(run_code.shape[0], dtype=bool)
     np.not_equal(run_code[1:], run_code[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    block_q = run_code[starts]
-    contiguous = np.unique(block_q).shape[0] == block_q.shape[0]
-    rising = score[1:] > score[:-1]
-    if contiguous and not rising[~new[1:]].any():
-        order = None
-        if (np.diff(block_q) < 0).any():
-            lens = np.diff(np.append(starts, run_code.shape[0]))
-            by_q = np.argsort(block_q, kind="stable")
-            order = _ranges(starts[by_q], lens[by_q])
-    else:
-        order = np.lexsort((-score, run_code))
-    code_o = run_code if order is None else run_code[order]
+    gi = np.flatnonzero(new)
+    g_code, g_start, g_len = run_code[gi], rq.starts[gi], np.add.reduceat(rq.lens, gi)
+    lens = np.zeros(n_q, dtype=np.int64)
+    np.add.at(lens, g_code, g_len)
+    # Order: by query (byte order of the qid), score descending, docno descending.
+    order = None
+    in_order = g_code.shape[0] == n_q  # the lines of each query are contiguous
+    if in_order:
+        rising = score[1:] > score[:-1]
+        rising[g_start[1:] - 1] = False  # from one query to the next
+        in_order = not rising.any()
+        del rising
+    if not in_order:
+        order = np.lexsort((-score, np.repeat(run_code, rq.lens)))
+    elif (np.diff(g_code) < 0).any():
+        by_q = np.argsort(g_code, kind="stable")
+        order = _ranges(g_start[by_q], g_len[by_q])
+    first = np.zeros(n_q, dtype=np.int64)  # first ordered line of each query
+    np.cumsum(lens[:-1], out=first[1:])
     score_o = score if order is None else score[order]
-    tied = (code_o[1:] == code_o[:-1]) & (score_o[1:] == score_o[:-1])
+    tied = score_o[1:] == score_o[:-1]
+    tied[first[1:] - 1] = False
+    ties = None
     if (trec or max_docs is not None) and tied.any():  # -M cuts in trec_eval's order
-        if order is None:
-            order = np.arange(run_code.shape[0])
-        order = _docno_ties(order, tied, dq)
-    # Documents -> codes in the qrels' docno vocabulary (-1: not judged).
-    doc_code, doc_reps = factorize(td)
-    item = lookup(td, doc_reps, dq)
-    # Keep the rows of kept queries (and cut at max_docs).
-    lens = np.bincount(run_code, minlength=run_reps.shape[0])
+        ties = _docno_ties(order, tied, dq)
+    del tied
+    step(2, _MATCH_STEPS)
+    # Documents -> codes in the qrels' docno vocabulary (-1: not judged for the query).
+    doc_code, _ = factorize(td, ordered=False)
+    item = np.full(n, -1, dtype=doc_code.dtype)
+    lines, judgement = _judgements(q, r, t_of_run, truth_code, run_code)
+    item[lines] = doc_code[judgement]
+    del lines, judgement
+    step(3, _MATCH_STEPS)
+    # Keep the lines of kept queries (and cut at max_docs).
     keep = None
     if not keep_q.all():
-        keep = keep_q[code_o]
+        keep = np.repeat(keep_q, lens)
     if max_docs is not None and lens.max() > max_docs:
-        first = np.concatenate(([0], np.cumsum(lens)[:-1]))
-        cut = np.arange(code_o.shape[0]) - first[code_o] < max_docs
+        cut = np.arange(n) - np.repeat(first, lens) < max_docs
         keep = cut if keep is None else keep & cut
     if max_docs is not None:
         lens = np.minimum(lens, max_docs)
+    if ties is not None:  # lines at places ties[0] become lines ties[1]
+        if order is None and keep is None:
+            item[ties[0]] = item[ties[1]]
+        else:
+            order = np.arange(n) if order is None else order
+            order[ties[0]] = ties[1]
     if keep is None:
         items = item if order is None else item[order]
         scores_o = score_o
     else:
         sel = np.flatnonzero(keep) if order is None else order[keep]
         items, scores_o = item[sel], score[sel]
-    del item
-    lens = np.where(keep_q, lens, 0)[keep_q]
+    del item, score_o
+    lens = lens[keep_q]
     rows_t = t_of_run[keep_q]  # truth query of each run row
     names = run_names[keep_q]
     if complete:
@@ -418,19 +461,19 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
         rows_t = np.concatenate((rows_t, extra))
         names = np.concatenate((names, truth_names[extra]))
         lens = np.concatenate((lens, np.zeros(extra.size, dtype=np.int64)))
-    n = names.shape[0]
-    if n == 0:
+    n_rows = names.shape[0]
+    if n_rows == 0:
         raise ValueError("no query has both a ranking and judgements; check that the "
                          "query ids of the ranking and of the truth match.")
     indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
     # Truth rows sorted by (row, docno code).
     row_of_t = np.full(truth_names.size, -1, dtype=np.int64)
-    row_of_t[rows_t] = np.arange(n)
+    row_of_t[rows_t] = np.arange(n_rows)
     trow = row_of_t[truth_code]
     tkeep = trow >= 0
     trow, tcode, trel = trow[tkeep], doc_code[tkeep], q.relevance[tkeep]
     tjudged = None if judged is None else judged[tkeep]  # negative levels: pooled, unjudged
-    t_order = _sort_pairs(trow, tcode, n)
+    t_order = _sort_pairs(trow, tcode, n_rows)
     if t_order is not None:
         trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
         tjudged = None if tjudged is None else tjudged[t_order]
@@ -439,10 +482,62 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec):
             "no ranked item appears in the truth: every query scores as if nothing "
             "relevant was ranked. Check that both use the same document ids.", UserWarning,
         )
-    inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n), tcode,
+    inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n_rows), tcode,
                              trel.astype(np.float64),
                              rec_scores=None if trec else scores_o, truth_judged=tjudged)
+    step(_MATCH_STEPS, _MATCH_STEPS)
     return inputs, np.argsort(names, kind="stable")
+
+
+
+
+def _judgements(q, r, t_of_run, truth_code, run_code):
+    """The run lines whose (query, document) pair the qrels judge, and the
+    qrels line judging each.
+
+    A bitmap of the qrels' pair hashes screens out most run lines (their
+    hashes are made a chunk of lines at a time); the rest are found by a
+    sorted search and verified: the same query (by its code)
+    and the same document, byte for byte. A run line whose hash several
+    qrels lines share is checked against each of them.
+    """
+    rc, tc = r._columns, q._columns
+    n, n_t = len(r), len(q)
+    if n == 0 or n_t == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    tp = pair_hashes(tc, 0, n_t)
+    order = np.argsort(tp)
+    sp = tp[order]
+    bits = int(min(max(np.ceil(np.log2(n_t * 32)), 10), 24))
+    shift = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[(sp >> shift).view(np.int64)] = True
+    cand, ck = [], []
+    for a in range(0, n, PAIR_STEP):  # run lines a chunk at a time, hashes made on the fly
+        h = pair_hashes(rc, a, min(a + PAIR_STEP, n))
+        hit = np.flatnonzero(table[(h >> shift).view(np.int64)])
+        cand.append(hit + a)
+        ck.append(h[hit])
+    cand, ck = np.concatenate(cand), np.concatenate(ck)
+    pos = np.minimum(np.searchsorted(sp, ck), sp.shape[0] - 1)
+    hit = sp[pos] == ck
+    cand, pos = cand[hit], pos[hit]
+    rq, dq, td = r._columns["qid"], r._columns["docno"], q._columns["docno"]
+
+    def same(rows, trows):
+        return ((t_of_run[run_code[rq.run_of(rows)]] == truth_code[trows])
+                & dq.same(rows, td, trows))
+
+    trows = order[pos]
+    ok = same(cand, trows)
+    if not ok.all():  # a hash shared by several qrels lines: try each of them
+        for i in np.flatnonzero(~ok).tolist():
+            p = int(pos[i])
+            for t in order[p : int(np.searchsorted(sp, sp[p], side="right"))].tolist():
+                if same(cand[i : i + 1], np.array([t]))[0]:
+                    trows[i], ok[i] = t, True
+                    break
+    return cand[ok], trows[ok]
 
 
 def _ranges(starts, lens):
@@ -453,14 +548,21 @@ def _ranges(starts, lens):
 
 
 def _docno_ties(order, tied, docno):
-    """Reorder each run of tied scores by docno descending (byte order)."""
-    pos = np.flatnonzero(np.concatenate(([False], tied)) | np.concatenate((tied, [False])))
-    grp = np.cumsum(np.concatenate(([True], ~tied)))[pos]  # one id per tie group
-    rank = docno.lex_rank(order[pos])
-    o = np.lexsort((-rank, grp))
-    order = order.copy()
-    order[pos] = order[pos][o]
-    return order
+    """Each run of tied scores in docno descending order (byte order).
+
+    ``tied[i]``: the lines at places ``i`` and ``i + 1`` of the ranked
+    order (``order``, None for the file's order) have equal scores. Returns
+    ``(places, lines)``: the places inside tie groups and the line each one
+    then holds.
+    """
+    t = np.flatnonzero(tied)
+    pos = np.union1d(t, t + 1)  # every place inside a tie group
+    start = np.ones(pos.shape[0], dtype=bool)
+    start[1:] = ~tied[pos[1:] - 1]
+    grp = np.cumsum(start)
+    lines = pos if order is None else order[pos]
+    rank = docno.lex_rank(lines)
+    return pos, lines[np.lexsort((-rank, grp))]
 
 
 def _flatten_lists(lists, n, arg):
@@ -630,21 +732,78 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
                    progress=progress)
 
 
-def _column(df, names, what, given):
-    if given is not None:
-        if given not in df.columns:
-            raise ValueError(f"the data frame has no column {given!r} for the {what}; "
-                             f"its columns are {list(df.columns)}.")
-        return df[given].to_numpy()
-    for c in names:
-        if c in df.columns:
-            return df[c].to_numpy()
-    raise ValueError(f"cannot find the {what} column: looked for {list(names)}, the data "
-                     f"frame has {list(df.columns)}; name it with the matching argument.")
+def _columns(df, roles, where):
+    """The columns of a data frame (pandas or polars) for each role, as arrays.
+
+    ``roles`` maps a role (``"query"``, ...) to ``(argument, given name,
+    candidate names)``. A role without a given name takes the one candidate
+    the frame has: none, or several (``qid`` and ``query``, say), is an
+    error naming them. Two roles may not share a column, and a column may
+    not hold a missing value (None, NaN, pandas' NA, polars' null).
+    """
+    have = [str(c) for c in df.columns]
+    chosen = {}
+    for role, (arg, given, names) in roles.items():
+        if given is not None:
+            if given not in have:
+                raise ValueError(f"{where}: the data frame has no column {given!r} for the "
+                                 f"{role} ({arg}={given!r}); its columns are {have}.")
+            chosen[role] = given
+            continue
+        found = [c for c in names if c in have]
+        if not found:
+            raise ValueError(f"{where}: cannot find the {role} column: looked for "
+                             f"{list(names)}, the data frame has {have}; name it with "
+                             f"{arg}=....")
+        if len(found) > 1:
+            raise ValueError(f"{where}: the data frame has {len(found)} columns that could "
+                             f"hold the {role}: {found}; name the one to use with "
+                             f"{arg}={found[0]!r} (or drop the others).")
+        chosen[role] = found[0]
+    names = list(chosen.values())
+    for name in set(names):
+        if names.count(name) > 1:
+            roles_of = [r for r, c in chosen.items() if c == name]
+            raise ValueError(f"{where}: column {name!r} is chosen for both the "
+                             f"{' and the '.join(roles_of)}; each needs a column of its own.")
+    out = {}
+    for role, name in chosen.items():
+        col = df[name]
+        missing = _first_missing(col)
+        if missing is not None:
+            raise ValueError(f"{where}: the {role} column {name!r} has a missing value "
+                             f"(row {missing}); every row needs one.")
+        out[role] = np.asarray(col.to_numpy())
+    return out
+
+
+def _first_missing(col):
+    """Position of the first missing value of a pandas or polars column, or None."""
+    if hasattr(col, "null_count"):  # polars
+        if col.null_count() == 0 and not (col.dtype.is_float() and col.is_nan().any()):
+            return None
+        mask = col.is_null()
+        if col.dtype.is_float():
+            mask = mask | col.is_nan().fill_null(True)
+        return int(np.flatnonzero(mask.to_numpy())[0])
+    if hasattr(col, "isna"):  # pandas
+        mask = np.asarray(col.isna())
+        return int(np.flatnonzero(mask)[0]) if mask.any() else None
+    return None
 
 
 _QUERY_COLS = ("query", "qid", "query_id", "user", "user_id", "topic")
 _ITEM_COLS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
+_REL_COLS = ("relevance", "rel", "label", "grade", "y_true")
+_SCORE_COLS = ("score", "sim", "y_score", "prediction")
+
+
+def _numbers(values, role):
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"the {role} column must hold numbers, got values such "
+                                    f"as {short_repr(values[:3].tolist())}.") from None
 
 
 def qrels_from_frame(df, *, query=None, item=None, relevance=None):
@@ -652,21 +811,32 @@ def qrels_from_frame(df, *, query=None, item=None, relevance=None):
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    df : pandas.DataFrame or polars.DataFrame
         One row per judged (query, item) pair.
     query, item, relevance : str, optional
-        Column names; by default the first of ``query``/``qid``/``user``...,
-        ``item``/``docno``/``doc_id``... and ``relevance``/``rel``/``label``
-        that exists.
+        Column names. By default each is the one column of the frame named
+        like it: ``query``, ``qid``, ``query_id``, ``user``, ``user_id`` or
+        ``topic``; ``item``, ``docno``, ``doc_id``, ``docid``, ``item_id``,
+        ``document`` or ``doc``; ``relevance``, ``rel``, ``label``, ``grade``
+        or ``y_true``. A frame with two of them for one role (``qid`` and
+        ``query``) must name the one to use.
 
     Returns
     -------
     qrels : TrecQrels
         The judgements, ready for :func:`evaluate_run`.
 
+    Raises
+    ------
+    ValueError
+        A role with no column or with several candidate columns, one column
+        for two roles, or a missing value (None, NaN, null).
+
     Notes
     -----
     Row :math:`i` sets :math:`\mathrm{rel}(q_i, d_i)`; ids keep their dtype.
+    pandas and polars frames are read the same way (neither is required by
+    the package).
 
     Examples
     --------
@@ -675,15 +845,16 @@ def qrels_from_frame(df, *, query=None, item=None, relevance=None):
     >>> df = pd.DataFrame({"qid": [1, 1], "docno": ["a", "b"], "rel": [2, 0]})
     >>> qrels_from_frame(df)
     TrecQrels(2 judgements, 1 queries)
+    >>> both = df.assign(query=["x", "x"])
+    >>> qrels_from_frame(both, query="qid").qid.tolist()
+    [1, 1]
     """
-    rel = _column(df, ("relevance", "rel", "label", "grade", "y_true"), "relevance",
-                  relevance)
-    try:
-        rel = np.asarray(rel, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidParameterError("the relevance column must hold numbers.") from None
-    return TrecQrels(_column(df, _QUERY_COLS, "query", query),
-                     _column(df, _ITEM_COLS, "item", item), rel, source="data frame")
+    cols = _columns(df, {"query": ("query", query, _QUERY_COLS),
+                         "item": ("item", item, _ITEM_COLS),
+                         "relevance": ("relevance", relevance, _REL_COLS)},
+                    "qrels_from_frame")
+    return TrecQrels(cols["query"], cols["item"], _numbers(cols["relevance"], "relevance"),
+                     source="data frame")
 
 
 def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
@@ -691,12 +862,13 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    df : pandas.DataFrame or polars.DataFrame
         One row per ranked (query, item) pair.
     query, item, score : str, optional
-        Column names; by default the first of ``query``/``qid``/``user``...,
-        ``item``/``docno``/``doc_id``... and ``score``/``sim``/``y_score``
-        that exists.
+        Column names. By default each is the one column of the frame named
+        like it: as in :func:`qrels_from_frame` for the query and the item;
+        ``score``, ``sim``, ``y_score`` or ``prediction`` for the score. A
+        frame with two of them for one role must name the one to use.
     tag : str, default="run"
         Run tag.
 
@@ -704,6 +876,12 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
     -------
     run : TrecRun
         The ranking, ready for :func:`evaluate_run`.
+
+    Raises
+    ------
+    ValueError
+        A role with no column or with several candidate columns, one column
+        for two roles, or a missing value (None, NaN, null).
 
     Notes
     -----
@@ -717,13 +895,11 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
     >>> run_from_frame(df, tag="bm25")
     TrecRun(2 documents, 1 queries, tag='bm25')
     """
-    s = _column(df, ("score", "sim", "y_score", "prediction"), "score", score)
-    try:
-        s = np.asarray(s, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidParameterError("the score column must hold numbers.") from None
-    return TrecRun(_column(df, _QUERY_COLS, "query", query),
-                   _column(df, _ITEM_COLS, "item", item), s, tag=tag, source="data frame")
+    cols = _columns(df, {"query": ("query", query, _QUERY_COLS),
+                         "item": ("item", item, _ITEM_COLS),
+                         "score": ("score", score, _SCORE_COLS)}, "run_from_frame")
+    return TrecRun(cols["query"], cols["item"], _numbers(cols["score"], "score"), tag=tag,
+                   source="data frame")
 
 
 def relevance_strings(qrels, run, query_ids, length, *, max_docs=None, judged_only=False):

@@ -18,15 +18,20 @@ import os
 
 import numpy as np
 
+from . import _bytes
 from ._bytes import (
-    READ_THREADS,
+    _LF,
+    PAIR_STEP,
+    RunColumn,
     TokenColumn,
     bounded_map,
+    check_utf8,
+    compression_of,
     iter_blocks,
     open_binary,
+    pair_hashes,
     parse_numbers,
     tokenize,
-    words,
 )
 
 
@@ -51,79 +56,159 @@ class _Lines:
         return int(self.line_no[i][local])
 
 
-def _read_columns(path, what, n_fields, layout, ids, numbers, keep=(), extra_ok=False,
+class _Growing:
+    """A 1-D array filled block after block, its capacity grown as needed.
+
+    The first capacity comes from an estimate of the number of lines;
+    ``np.empty`` memory that is never written costs no resident memory, so
+    a generous estimate is free, and each block is copied once, into place.
+    """
+
+    def __init__(self, dtype):
+        self.a = np.empty(0, dtype=dtype)
+        self.n = 0
+
+    def reserve(self, capacity):
+        if capacity > self.a.shape[0]:
+            new = np.empty(capacity, dtype=self.a.dtype)
+            new[: self.n] = self.a[: self.n]
+            self.a = new
+
+    def add(self, x):
+        end = self.n + x.shape[0]
+        if end > self.a.shape[0]:
+            self.reserve(max(end, self.a.shape[0] * 3 // 2 + 1024))
+        self.a[self.n : end] = x
+        self.n = end
+
+    def array(self):
+        return self.a[: self.n]
+
+
+def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False,
                   progress=None):
-    """Read a whitespace-separated file: ``ids`` fields as TokenColumns, ``numbers``
-    fields as float64 (every value finite), and the line numbers. The first
-    block's tokens are returned too (fields ``ids``, ``numbers``, ``keep``)."""
+    """Read a whitespace-separated file whose fields 0 and 2 are a query and a
+    document id: the query column as a :class:`RunColumn`, the documents as a
+    :class:`TokenColumn`, the ``numbers`` fields as float64 (every value
+    finite), a hash of each line's (query, document) pair, and the line
+    numbers. Also returns the text of the ``keep`` fields of the first line.
+
+    The blocks are split on :data:`READ_THREADS` threads (NumPy releases the
+    GIL in most of the work), a few blocks in flight; they are put together
+    in file order, so the first bad line of the file is the one reported.
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{what} must be a file path (str or os.PathLike), got "
                         f"{type(path).__name__}.")
     name = f"{what} file {os.fspath(path)!r}"
-    fields = [*ids, *numbers, *keep]
-    parts = {f: [] for f in ids}
-    values = {f: [] for f in numbers}
+    fields = [0, 2, *numbers]
+    q_parts, d_long = [], []
+    d_keys = _Growing(np.uint64)
+    values = {f: _Growing(np.float64) for f in numbers}
     lines = _Lines()
-    first = None
-    total = None
-    if progress is not None:
-        try:
-            total = os.path.getsize(path)
-        except OSError:
-            total = None
-    def work(block):
-        tok = tokenize(block, n_fields, fields, name, layout, extra_ok)
+    head = None
+    try:
+        total = os.path.getsize(path)
+    except OSError:
+        total = None
+    compressed = compression_of(path) != ""
+
+    def split(block):
+        check_utf8(block, name)
+        tok = tokenize(block, n_fields, [*fields, *keep], name, layout, extra_ok)
         if tok.n_rows == 0:
-            return block, tok, None, None
-        U = words(block.buf)
-        out_ids = [TokenColumn.from_block(block, U, tok.start[i], tok.length[i])
-                   for i in range(len(ids))]
-        out_num = []
-        for i, f in enumerate(numbers, len(ids)):
-            v, ok = parse_numbers(block, U, tok.start[i], tok.length[i])
+            return block, tok, None
+        q = RunColumn.from_block(block, tok.start[0], tok.length[0])
+        d = TokenColumn.from_block(block, tok.start[1], tok.length[1])
+        out = [q[:3], d]
+        for i, f in enumerate(numbers, 2):
+            v, ok = parse_numbers(block, tok.start[i], tok.length[i])
             if not ok.all():
                 row = int(np.argmin(ok))
-                s, n = int(tok.start[i][row]), int(tok.length[i][row])
-                text = block.buf[s : s + min(n, 60)].tobytes().decode("utf-8", "replace")
+                text = block.text(int(tok.start[i][row]), int(tok.length[i][row]))
                 raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
                                  f"{text!r} is not a finite number.")
-            out_num.append(v)
-        return block, tok, out_ids, out_num
+            out.append(v)
+        if keep:  # the text of the kept fields of the block's first line
+            out.append([block.text(int(s[0]), int(n[0]), limit=1 << 20)
+                        for s, n in zip(tok.start[-len(keep):], tok.length[-len(keep):])])
+        return block, tok, out
+
+    line0 = [1]  # the number of the next block's first line
+
+    def numbered(blocks):
+        for block in blocks:
+            block.line0 = line0[0]
+            if threads > 1:  # counted now; on one thread, once the block is split
+                line0[0] += int(np.count_nonzero(block.body == _LF))
+            yield block
 
     with open_binary(path, what) as fh:
-        blocks = iter_blocks(fh, name, progress=progress, total=total)
-        for block, tok, out_ids, out_num in bounded_map(work, blocks, READ_THREADS):
-            if out_ids is None:
+        large = total and total > 4 * _bytes.BLOCK_BYTES
+        threads = _bytes.read_threads() if large else 1
+        if large:
+            _bytes.keep_freed_memory()
+        pool = []  # the buffers of the blocks done with, to read the next ones into
+        blocks = numbered(iter_blocks(fh, name, _bytes.BLOCK_BYTES, progress, total, pool))
+        for block, tok, out in bounded_map(split, blocks, threads):
+            pool.append(block.raw)
+            if threads == 1:
+                line0[0] += tok.n_lines
+            if out is None:
                 continue
-            for f, part in zip(ids, out_ids):
-                parts[f].append(part)
-            for f, v in zip(numbers, out_num):
-                values[f].append(v)
-            if first is None:
-                first = (block, tok)
+            if head is None:
+                head = out[2 + len(numbers)] if keep else []
+                if total:  # lines in the file, by the first block's bytes per line
+                    n = tok.n_rows
+                    guess = int(total * (4 if compressed else 1.2) * n / max(tok.n_bytes, 1))
+                    for col in (d_keys, *values.values()):
+                        col.reserve(guess + 64)
+            q_parts.append(out[0])
+            d_keys.add(out[1][0])
+            d_long.append(out[1][1:])
+            for f, v in zip(numbers, out[2:]):
+                values[f].add(v)
             lines.add(tok)
-    # One column at a time, so that only one is ever held twice.
-    cols = {f: TokenColumn.concat(parts.pop(f)) for f in ids}
-    nums = {f: np.concatenate(values.pop(f)) if values[f] else np.zeros(0) for f in numbers}
-    return name, cols, nums, lines, first
+    docs = TokenColumn.concat(d_long, [p[2] for p in q_parts], keys=d_keys.array())
+    cols = {"qid": RunColumn.concat(q_parts), "docno": docs}
+    return name, cols, {f: v.array() for f, v in values.items()}, lines, head
 
 
-def _duplicates(qcol, dcol, lines, name):
-    """Raise on a document listed twice for one query (checked by key, then bytes)."""
+def _duplicates(cols, lines, name):
+    """Raise on a document listed twice for one query (checked by pair hash, then bytes).
+
+    When the lines of each query are contiguous (the usual file), a duplicate
+    lies within one query: the pair hashes are sorted a few queries at a
+    time, in small chunks. Otherwise they are sorted all together.
+    """
+    qcol, dcol = cols["qid"], cols["docno"]
     n = len(qcol)
     if n < 2:
         return
-    from ._match import factorize, pair_keys
+    from ._match import factorize_runs
 
-    key = pair_keys(factorize(qcol)[0], dcol)
-    s = np.sort(key)
-    eq = s[1:] == s[:-1]
-    if not eq.any():
+    codes, _ = factorize_runs(qcol)
+    new = np.ones(codes.shape[0], dtype=bool)
+    new[1:] = codes[1:] != codes[:-1]
+    first = qcol.starts[new]  # the first line of each query's lines
+    if first.shape[0] == np.unique(codes).shape[0]:  # contiguous
+        # Chunks of about PAIR_STEP lines that start where a query starts.
+        at = np.searchsorted(first, np.arange(0, n, PAIR_STEP), side="right") - 1
+        cuts = first[np.unique(at)]
+        bounds = [*cuts.tolist(), n]
+    else:
+        bounds = [0, n]
+    rows = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        h = pair_hashes(cols, a, b)
+        s = np.sort(h)
+        eq = s[1:] == s[:-1]
+        if eq.any():
+            rows.append(np.flatnonzero(np.isin(h, s[1:][eq])) + a)
+    if not rows:
         return
-    rows = np.flatnonzero(np.isin(key, s[1:][eq]))
-    del s, key
     seen = {}
-    for r in rows.tolist():  # only rows whose keys collide: a duplicate, or (rarely) a hash clash
+    for r in np.concatenate(rows).tolist():  # lines whose hashes collide: duplicates, or clashes
         k = (qcol.bytes_of(r), dcol.bytes_of(r))
         if k in seen:
             first, second = sorted((lines.line(seen[k]), lines.line(r)))
@@ -152,6 +237,9 @@ class _Ids:
         return value
 
     def __set__(self, obj, value):
+        if obj._columns is not None:  # the file's columns go: keep the other ids as strings
+            for other in ("qid", "docno"):
+                getattr(obj, other)
         setattr(obj, "_" + self.name, np.asarray(value))
         obj._columns = None
 
@@ -261,7 +349,7 @@ class TrecRun:
                 f"tag={self.tag!r})")
 
 
-def _from_file(cls, cols, nums, kwargs):
+def _from_file(cls, cols, kwargs):
     obj = cls.__new__(cls)
     obj._qid = obj._docno = None
     obj._columns = cols
@@ -314,12 +402,10 @@ def read_trec_qrels(path, *, progress=None):
     (['d1', 'd2', 'd#7'], [2.0, 0.0, 1.0])
     """
     name, cols, nums, lines, _ = _read_columns(
-        path, "qrels", 4, "qid iter docno rel", {0: "qid", 2: "docno"},
-        {3: "relevance"}, progress=progress)
-    cols = {"qid": cols[0], "docno": cols[2]}
-    _duplicates(cols["qid"], cols["docno"], lines, name)
-    return _from_file(TrecQrels, cols, nums, {"relevance": nums[3],
-                                              "source": os.fspath(path)})
+        path, "qrels", 4, "qid iter docno rel", {3: "relevance"}, progress=progress)
+    _duplicates(cols, lines, name)
+    return _from_file(TrecQrels, cols, {"relevance": nums[3],
+                                               "source": os.fspath(path)})
 
 
 def read_trec_run(path, *, progress=None):
@@ -367,17 +453,12 @@ def read_trec_run(path, *, progress=None):
     >>> run.docno.tolist(), run.score.tolist(), run.tag
     (['d1', 'd2'], [2.5, 1.5], 'bm25')
     """
-    name, cols, nums, lines, first = _read_columns(
-        path, "run", 6, "qid Q0 docno rank score tag", {0: "qid", 2: "docno"},
-        {4: "score"}, keep=(5,), extra_ok=True, progress=progress)
-    cols = {"qid": cols[0], "docno": cols[2]}
-    _duplicates(cols["qid"], cols["docno"], lines, name)
-    tag = "run"
-    if first is not None:
-        block, tok = first
-        s, n = int(tok.start[3][0]), int(tok.length[3][0])
-        tag = block.buf[s : s + n].tobytes().decode("utf-8", "replace")
-    return _from_file(TrecRun, cols, nums, {"score": nums[4], "rank": None, "tag": tag,
+    name, cols, nums, lines, head = _read_columns(
+        path, "run", 6, "qid Q0 docno rank score tag", {4: "score"}, keep=(5,),
+        extra_ok=True, progress=progress)
+    _duplicates(cols, lines, name)
+    tag = head[0] if head else "run"
+    return _from_file(TrecRun, cols, {"score": nums[4], "rank": None, "tag": tag,
                                             "source": os.fspath(path)})
 
 

@@ -8,8 +8,12 @@ import bz2
 import gzip
 import json
 import lzma
+import os
+import subprocess
+import sys
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -201,12 +205,65 @@ def test_number_parser_is_exact():
     texts = [f"{v:.{int(p)}f}" for v, p in zip(vals, rng.integers(0, 10, vals.size))]
     texts += ["-0.5", ".5", "5.", "007", "1e5", "+3", "123456789012345", "0.000000000001"]
     data = (" ".join(texts) + "\n").encode()
-    block = B.Block(data, len(data), 1)
+    block = B.Block.from_bytes(data)
     starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
-    got, ok = B.parse_numbers(block, B.words(block.buf), starts,
-                              np.array([len(t) for t in texts]))
+    got, ok = B.parse_numbers(block, starts, np.array([len(t) for t in texts]))
     assert ok.all()
     assert got.tolist() == [float(t) for t in texts]
+
+
+def _parse_texts(texts):
+    data = (" ".join(texts) + "\n").encode()
+    block = B.Block.from_bytes(data)
+    starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
+    return B.parse_numbers(block, starts, np.array([len(t) for t in texts]))
+
+
+def _python_number(text):
+    """float(text) where the readers accept it (finite, no underscore), else None."""
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if np.isfinite(v) and "_" not in text else None
+
+
+def _assert_parsed_like_python(texts):
+    got, ok = _parse_texts(texts)
+    for t, g, o in zip(texts, got.tolist(), ok.tolist()):
+        want = _python_number(t)
+        assert o == (want is not None), t
+        if o:
+            assert g == want and np.signbit(g) == np.signbit(want), (t, g, want)
+
+
+def test_number_parser_matches_python_on_random_tokens():
+    # Every length from 1 to 20 bytes (one word, two words, the slow path),
+    # digits with a dot and a minus sign anywhere, and malformed tokens.
+    rng = np.random.default_rng(11)
+    alphabet = np.array(list("0123456789") * 6 + list(".-") * 2 + list("e+x"))
+    texts = []
+    for n in range(1, 21):
+        chars = alphabet[rng.integers(0, alphabet.size, (3000, n))]
+        texts += ["".join(row) for row in chars]
+        digits = rng.integers(0, 10, (3000, n)).astype(str)
+        dot = rng.integers(-1, n, 3000)
+        for row, d, neg in zip(digits, dot, rng.random(3000) < 0.5):
+            row = list(row)
+            if d >= 0:
+                row[d] = "."
+            texts.append(("-" if neg else "") + "".join(row))
+    _assert_parsed_like_python(texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(
+    st.from_regex(r"-?[0-9]{0,17}\.?[0-9]{0,17}", fullmatch=True).filter(bool),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(-10**20, 10**20).map(str),
+    st.text("0123456789.-+eE", min_size=1, max_size=18)), min_size=1, max_size=40))
+def test_number_parser_matches_python(texts):
+    _assert_parsed_like_python(texts)
 
 
 def test_cli_json_and_csv_hostile(tmp_path):
@@ -243,3 +300,130 @@ def test_output_precision_round_trip(tmp_path):
             sep = "\t" if ext == "tsv" else ","
             assert float(text.splitlines()[-1].split(sep)[1]) == want
     assert main(["evaluate", str(q), str(r), "-o", str(tmp_path / "o.txt")]) == 2
+
+
+@pytest.mark.parametrize("command", ["evaluate", "trec_eval"])
+def test_progress_bar_labels_every_phase(tmp_path, command):
+    q, r = _files(tmp_path, qname="judged.txt", rname="bm25.txt")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, "-m", "sk_rankmetrics", command, str(q), str(r),
+                          "--progress"], capture_output=True, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    # Each phase redraws its line (carriage returns) and ends it with a newline.
+    lines = [line.split("\r")[-1] for line in out.stderr.decode().split("\n") if line]
+    labels = [line.split(" [")[0] for line in lines]
+    assert labels == ["reading qrels judged.txt", "reading run bm25.txt", "matching",
+                      "evaluating"]
+    assert all("100%" in line for line in lines)
+    assert " MiB " in lines[0] and " 4/4 " in lines[2]
+    assert out.stdout  # the results still go to stdout
+    # Without --progress and without a terminal: nothing on stderr.
+    quiet = subprocess.run([sys.executable, "-m", "sk_rankmetrics", command, str(q), str(r)],
+                           capture_output=True, cwd=tmp_path, env=env)
+    assert quiet.returncode == 0 and quiet.stderr == b""
+    assert quiet.stdout == out.stdout
+
+
+def test_progress_shows_only_slow_phases_on_a_terminal():
+    import io
+
+    from sk_rankmetrics._cli._common import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    prog = Progress("", delay=3600, stream=stream)
+    prog.phase("reading run r.txt")
+    prog(50, 100)
+    prog.phase("matching")
+    prog.close()
+    assert stream.getvalue() == ""  # nothing took an hour
+    prog = Progress("", delay=0.0, stream=stream)
+    prog.phase("evaluating")
+    prog(1, 4)
+    prog.close()
+    assert stream.getvalue().endswith("evaluating [##############################] 100% 4/4 0.0s\n")
+
+
+def test_duplicate_check_when_pair_hashes_collide(tmp_path, monkeypatch):
+    # Pair hashes of a few distinct values: lines sharing one are compared by
+    # their bytes, only true duplicates are reported, and run lines are
+    # matched to the qrels line of their own (query, document).
+    rng = np.random.default_rng(2)
+    qrels, run = _random_trec(rng, long_ids=True)
+    q, r = _files(tmp_path, "".join(f"{a} 0 {b} {c}\n" for a, b, c in qrels),
+                  "".join(f"{a} Q0 {b} 0 {c} t\n" for a, b, c in run))
+    honest = _means(q, r)
+    real = B.pair_hash
+    monkeypatch.setattr(B, "pair_hash", lambda qk, dk: real(qk, dk) & np.uint64(0xF))
+    assert _means(q, r) == honest
+    lines = [f"q{i % 7} Q0 doc{i} 1 {i % 5} t" for i in range(3000)]
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert len(read_trec_run(path)) == 3000
+    path.write_text("\n".join([*lines, "q3 Q0 doc1403 1 0.5 t"]) + "\n")
+    with pytest.raises(ValueError, match=r"line 3001: duplicate document 'doc1403' for query "
+                                         r"'q3' \(first on line 1404\)"):
+        read_trec_run(path)
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_duplicates_found_across_chunks(tmp_path, monkeypatch, contiguous):
+    # Pair hashes are sorted a chunk of whole queries at a time (when each
+    # query's lines are contiguous): a duplicate far apart in a query longer
+    # than a chunk, or in a file whose queries are interleaved, is found.
+    import sk_rankmetrics._trec as trec
+
+    monkeypatch.setattr(trec, "PAIR_STEP", 100)
+    lines = [f"q{i // 700} Q0 d{i % 700} 1 {i % 9} t" for i in range(2100)]
+    if not contiguous:
+        lines = lines[::2] + lines[1::2]
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert len(read_trec_run(path)) == 2100
+    dup = lines[:]
+    at = 1300 if contiguous else 1500  # contiguous: inside the same query, 550 lines on
+    dup.insert(at, lines[750].replace(" 1 ", " 2 "))
+    path.write_text("\n".join(dup) + "\n")
+    with pytest.raises(ValueError, match=f"line {at + 1}: duplicate document .* \\(first on "
+                                         "line 751\\)"):
+        read_trec_run(path)
+
+
+def test_two_threads_read_what_one_reads(tmp_path, monkeypatch):
+    # Small blocks, split on two threads: the same columns, and the first bad
+    # line of the file is the one reported, whatever thread meets it first.
+    rng = np.random.default_rng(9)
+    lines = [f"q{i // 300} Q0 d{rng.integers(10**9)}-{i} {i} {rng.normal():.6f} t"
+             for i in range(6000)]
+    lines[2500] = "# a comment\n\n" + lines[2500]  # a block on the general path
+    path = tmp_path / "run.txt"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(B, "BLOCK_BYTES", 4096)
+    one = read_trec_run(path)
+    monkeypatch.setattr(B, "read_threads", lambda: 2)
+    two = read_trec_run(path)
+    assert two.qid.tolist() == one.qid.tolist() and two.docno.tolist() == one.docno.tolist()
+    assert two.score.tolist() == one.score.tolist() and len(two) == 6000
+    bad = lines[:]
+    bad[4000] = bad[4000].rsplit(" ", 2)[0] + " x t"
+    bad[5000] = "q1 Q0"
+    path.write_text("\n".join(bad) + "\n")
+    with pytest.raises(ValueError, match="line 4003: score 'x' is not a finite number"):
+        read_trec_run(path)
+
+
+def test_a_first_block_of_comments_only(tmp_path, monkeypatch):
+    # The run tag comes from the first data line, whatever block holds it.
+    monkeypatch.setattr(B, "BLOCK_BYTES", 256)
+    path = tmp_path / "run.txt"
+    path.write_text("# a comment line of many words\n" * 40 + "q1 Q0 a 1 2.5 mytag\n"
+                    "q1 Q0 b 2 x mytag\n")
+    with pytest.raises(ValueError, match="line 42: score 'x'"):
+        read_trec_run(path)
+    path.write_text("# a comment line of many words\n" * 40 + "q1 Q0 a 1 2.5 mytag\n")
+    run = read_trec_run(path)
+    assert run.tag == "mytag" and run.docno.tolist() == ["a"]

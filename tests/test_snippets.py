@@ -167,12 +167,7 @@ def _agg_backend():
 #: Sections (None: the whole page) whose code is known not to run as given
 #: yet, with the reason. They run in a test of their own that is expected to
 #: fail (strictly: once they run, the test fails until the entry is deleted).
-KNOWN_FAILING = {
-    ("README.md", "Files, ID lists and the command line"):
-        "its commands read qrels.txt and run.txt, which no block creates",
-    ("docs/files_and_cli.md", None):
-        "its commands read qrels.txt and run.txt, which no block creates",
-}
+KNOWN_FAILING = {}
 
 
 def _units():

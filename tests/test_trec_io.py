@@ -10,6 +10,7 @@ import pytest
 from sk_rankmetrics import (
     TrecQrels,
     TrecRun,
+    evaluate_run,
     qrels_from_frame,
     read_trec_qrels,
     read_trec_run,
@@ -176,3 +177,52 @@ def test_frames():
         qrels_from_frame(pd.DataFrame({"query": [1], "item": [2], "rel": [1]}), query="zz")
     with pytest.raises(TypeError, match="relevance column must hold numbers"):
         qrels_from_frame(pd.DataFrame({"query": [1], "item": [2], "rel": ["high"]}))
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_frames_of_either_library_score_as_arrays(library):
+    lib = pytest.importorskip(library)
+    rng = np.random.default_rng(4)
+    q = {"qid": np.repeat(["q1", "q2", "q3"], 4), "docno": np.tile(["a", "b", "c", "d"], 3),
+         "rel": rng.integers(0, 3, 12)}
+    r = {"topic": np.repeat(["q1", "q2", "q4"], 3), "doc": np.tile(["a", "c", "x"], 3),
+         "sim": rng.integers(0, 3, 9).astype(float)}
+    arrays = (TrecQrels(q["qid"], q["docno"], q["rel"]), TrecRun(r["topic"], r["doc"], r["sim"]))
+    frames = (qrels_from_frame(lib.DataFrame(q)), run_from_frame(lib.DataFrame(r)))
+    metrics = ["ndcg_cut_10", "map", "P_2"]
+    with pytest.warns(UserWarning, match="no judgements"):
+        want = evaluate_run(*arrays, metrics, setting="trec_eval")
+    with pytest.warns(UserWarning, match="no judgements"):
+        got = evaluate_run(lib.DataFrame(q), lib.DataFrame(r), metrics, setting="trec_eval")
+    assert got.mean == want.mean and got.query_ids.tolist() == want.query_ids.tolist()
+    assert frames[0].docno.tolist() == q["docno"].tolist()
+    assert frames[1].score.tolist() == r["sim"].tolist()
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_frame_columns_are_never_guessed(library):
+    lib = pytest.importorskip(library)
+    both = lib.DataFrame({"qid": ["q1"], "query": ["other"], "docno": ["a"], "rel": [1]})
+    with pytest.raises(ValueError, match=r"2 columns that could hold the query: \['query', "
+                                         r"'qid'\]; name the one to use with query="):
+        qrels_from_frame(both)
+    assert qrels_from_frame(both, query="qid").qid.tolist() == ["q1"]
+    assert qrels_from_frame(both, query="query").qid.tolist() == ["other"]
+    two_scores = lib.DataFrame({"qid": ["q"], "docno": ["a"], "score": [1.0], "sim": [2.0]})
+    with pytest.raises(ValueError, match=r"could hold the score: \['score', 'sim'\]"):
+        run_from_frame(two_scores)
+    assert run_from_frame(two_scores, score="sim").score.tolist() == [2.0]
+    with pytest.raises(ValueError, match="'qid' is chosen for both the query and the item"):
+        qrels_from_frame(both, query="qid", item="qid")
+    with pytest.raises(ValueError, match="cannot find the relevance column"):
+        qrels_from_frame(lib.DataFrame({"qid": ["q"], "docno": ["a"]}))
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+@pytest.mark.parametrize(("column", "values"), [("qid", ["q1", None]), ("rel", [1.0, None]),
+                                                ("rel", [1.0, float("nan")])])
+def test_frame_missing_values_are_errors(library, column, values):
+    lib = pytest.importorskip(library)
+    data = {"qid": ["q1", "q2"], "docno": ["a", "b"], "rel": [1.0, 2.0], column: values}
+    with pytest.raises(ValueError, match=f"column '{column}' has a missing value \\(row 1\\)"):
+        qrels_from_frame(lib.DataFrame(data))

@@ -86,34 +86,65 @@ def bounded_int(low, high, what):
 
 
 class Progress:
-    """A small progress bar on stderr, shown only once work takes over ``delay`` s.
+    """A progress bar on stderr, one line per phase of the work.
 
-    Shown when stderr is a terminal, or always when ``force`` is true.
+    Each phase ("reading run run.txt", "matching", "evaluating") gets its own
+    labelled line, drawn once the phase has run for ``delay`` seconds, so
+    that only the slow phases show. Shown when stderr is a terminal, or
+    always (from the start of each phase) when ``force`` is true. Called as
+    ``progress(done, total)``; :meth:`phase` starts the next phase.
     """
 
     def __init__(self, label, *, force=False, delay=2.0, stream=None):
-        self.label = label
         self.stream = sys.stderr if stream is None else stream
         isatty = getattr(self.stream, "isatty", lambda: False)()
         self.enabled = bool(force or isatty)
         self.delay = 0.0 if force else delay
+        self.label = label
         self.t0 = time.monotonic()
         self.shown = False
+        self.last = (0, 0)
+        self.unit = None
+
+    def phase(self, label, unit=None):
+        """End the current phase's line (if drawn) and start a new phase;
+        ``unit="bytes"`` shows its counts in MiB."""
+        self.close()
+        self.label, self.t0, self.shown, self.last = label, time.monotonic(), False, (0, 0)
+        self.unit = unit
+        if self.enabled and self.delay == 0:
+            self(0, 0)
 
     def __call__(self, done, total):
         if not self.enabled:
             return
+        self.last = (done, total)
         elapsed = time.monotonic() - self.t0
         if elapsed < self.delay and not self.shown:
             return
         self.shown = True
-        frac = done / total if total else 1.0
+        frac = min(done / total, 1.0) if total else 0.0
         width = 30
         bar = "#" * int(frac * width)
-        self.stream.write(f"\r{self.label} [{bar:<{width}}] {done}/{total} {elapsed:5.1f}s")
-        if done >= total:
-            self.stream.write("\n")
+        if self.unit == "bytes":
+            count = f"{done / 2**20:.1f}/{total / 2**20:.1f} MiB"
+        else:
+            count = f"{done}/{total}"
+        self.stream.write(f"\r{self.label} [{bar:<{width}}] {100 * frac:3.0f}% {count} "
+                          f"{elapsed:.1f}s")
         self.stream.flush()
+
+    def close(self):
+        """Finish the current phase's line: complete, with a newline."""
+        if self.shown:
+            done, total = self.last
+            if total and done < total:
+                self(total, total)
+            elif not total:
+                self(1, 1)
+            self.stream.write("\n")
+            self.stream.flush()
+            self.shown = False
 
 
 # -- reading inputs ---------------------------------------------------------
@@ -193,20 +224,30 @@ def _read_json(path, kind):
     return TrecRun(q, docs, vals, tag=os.path.basename(path), source=path)
 
 
-def read_input(path, fmt, kind):
-    """Qrels (``kind="qrels"``) or a run from a file in any of ``FORMATS``."""
+def read_input(path, fmt, kind, progress=None):
+    """Qrels (``kind="qrels"``) or a run from a file in any of ``FORMATS``.
+
+    ``progress`` (a :class:`Progress`) shows the reading of TREC files as a
+    phase of its own.
+    """
     from .._runs import qrels_from_frame, run_from_frame
     from .._trec import read_trec_qrels, read_trec_run
 
     fmt = _detect(path, fmt)
+    if progress is not None:
+        progress.phase(f"reading {kind} {os.path.basename(path)}", unit="bytes")
     if fmt == "trec":
-        return read_trec_qrels(path) if kind == "qrels" else read_trec_run(path)
+        reader = read_trec_qrels if kind == "qrels" else read_trec_run
+        return reader(path, progress=progress)
     if fmt == "json":
         return _read_json(path, kind)
     frame = _read_frame(path, fmt)
-    if kind == "qrels":
-        return qrels_from_frame(frame)
-    return run_from_frame(frame, tag=os.path.basename(path))
+    try:
+        if kind == "qrels":
+            return qrels_from_frame(frame)
+        return run_from_frame(frame, tag=os.path.basename(path))
+    except ValueError as exc:  # no column, or two, for a role; a missing value
+        raise CommandError(f"{os.fspath(path)!r}: {exc}") from None
 
 
 # -- output -----------------------------------------------------------------
@@ -276,10 +317,15 @@ def run_settings(args):
                 complete=args.complete, threshold=args.threshold, max_docs=args.max_docs)
 
 
-def evaluate_one(qrels, run_path, args, default_metrics):
+def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
+    """The metrics of one run file against ``qrels``; the phases (reading the
+    run, matching, evaluating) shown by ``progress`` (default: a new bar)."""
     from .._runs import evaluate_run
 
-    run = read_input(run_path, args.run_format, "run")
-    prog = Progress(os.path.basename(run_path), force=args.progress)
-    return evaluate_run(qrels, run, args.metric or list(default_metrics),
-                        progress=prog, **run_settings(args))
+    prog = Progress("", force=args.progress) if progress is None else progress
+    run = read_input(run_path, args.run_format, "run", prog)
+    try:
+        return evaluate_run(qrels, run, args.metric or list(default_metrics),
+                            progress=prog, **run_settings(args))
+    finally:
+        prog.close()

@@ -6,6 +6,7 @@ import json
 import os
 
 from ._common import (
+    Progress,
     UsageError,
     add_run_options,
     evaluate_one,
@@ -75,8 +76,9 @@ def _trec_eval_lines(res, per_query):
 
 def run(args):
     out_fmt = output_format(args.output, args.output_format) if args.output else None
-    qrels = read_input(args.qrels, args.qrels_format, "qrels")
-    res = evaluate_one(qrels, args.run, args, DEFAULT_METRICS)
+    prog = Progress("", force=args.progress)
+    qrels = read_input(args.qrels, args.qrels_format, "qrels", prog)
+    res = evaluate_one(qrels, args.run, args, DEFAULT_METRICS, prog)
     names = res.metrics
     if args.format == "trec_eval":
         print("\n".join(_trec_eval_lines(res, args.per_query)))

@@ -24,8 +24,9 @@ def run(args):
         rows = requests(chosen)
     except (UnsupportedMeasure, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    qrels = read_input(args.qrels, args.qrels_format, "qrels")
-    run_ = read_input(args.run, args.run_format, "run")
+    prog = Progress("", force=args.progress)
+    qrels = read_input(args.qrels, args.qrels_format, "qrels", prog)
+    run_ = read_input(args.run, args.run_format, "run", prog)
     levels = qrels.relevance[qrels.relevance >= 0]
     metrics = []
     for _, _, key, options in rows:
@@ -38,10 +39,13 @@ def run(args):
     # ignores it for the others, such as ndcg).
     reads_level = any("threshold" in parse_name(m if isinstance(m, str) else m[0])[0].options
                       for m in metrics)
-    prog = Progress("trec_eval", force=args.progress)
-    res = evaluate_run(qrels, run_, metrics, setting="trec_eval", complete=args.complete,
-                       threshold=args.level if reads_level else None,
-                       max_docs=args.max_docs, judged_only=args.judged_only, progress=prog)
+    try:
+        res = evaluate_run(qrels, run_, metrics, setting="trec_eval", complete=args.complete,
+                           threshold=args.level if reads_level else None,
+                           max_docs=args.max_docs, judged_only=args.judged_only,
+                           progress=prog)
+    finally:
+        prog.close()
     relstrings = None
     if "relstring" in chosen and args.query:
         from .._runs import relevance_strings

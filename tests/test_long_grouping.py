@@ -1,0 +1,81 @@
+"""Long format in any row order: the grouping by query id against a plain sort.
+
+Integer ids are grouped by sorting packed 64-bit keys (id offset, row index);
+other ids, and integers spanning 2**32 values or more, by an argsort. Every
+path must give the groups a plain sort gives, and the metrics the sorted
+input gives.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._inputs import _group_by_id
+
+DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def _check_groups(qid):
+    order, starts, ids = _group_by_id(qid)
+    assert sorted(order.tolist()) == list(range(qid.shape[0]))  # a permutation
+    grouped = qid[order]
+    assert np.all(grouped[1:] >= grouped[:-1])  # groups in sorted order
+    np.testing.assert_array_equal(ids, np.unique(qid))
+    np.testing.assert_array_equal(grouped[starts], ids)
+    sizes = np.diff(np.append(starts, qid.shape[0]))
+    np.testing.assert_array_equal(sizes, np.unique(qid, return_counts=True)[1])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(DTYPES), st.data())
+def test_integer_ids_of_every_dtype_and_range(dtype, data):
+    info = np.iinfo(dtype)
+    lo = data.draw(st.integers(int(info.min), int(info.max)))
+    width = data.draw(st.sampled_from([1, 3, 200, 70_000, 2**32, 2**40]))
+    hi = min(int(info.max), lo + width - 1)
+    values = data.draw(st.lists(st.integers(lo, hi), min_size=1, max_size=60))
+    _check_groups(np.array(values, dtype=dtype))
+
+
+@pytest.mark.parametrize("qid", [
+    np.array(["b", "a", "b", "c", "a"]),
+    np.array([2.5, 1.0, 2.5, 1.0]),
+    np.array([0, 2**62, 0, -(2**62)]),  # a span beyond 2**32: argsort
+    np.array([7, 7, 7]),
+])
+def test_other_ids(qid):
+    _check_groups(qid)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 40), st.integers(0, 2**31), st.sampled_from(["int64", "uint32", "int16"]),
+       st.integers(0, 2**32 - 1))
+def test_shuffled_rows_score_as_sorted_rows(n_queries, offset, dtype, seed):
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(2, 9, n_queries)
+    ids = (np.arange(n_queries) * 3 + offset % 1000).astype(dtype)
+    qid = np.repeat(ids, lens)
+    y = rng.integers(0, 4, qid.shape[0]).astype(float)
+    s = rng.integers(0, 5, qid.shape[0]).astype(float)  # ties
+    perm = rng.permutation(qid.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # queries without a relevant item
+        for name in ("ndcg_score", "mean_average_precision_score", "reciprocal_rank_score"):
+            fn = getattr(skr, name)
+            a = fn(y, s, qid=qid, k=3)
+            b = fn(y[perm], s[perm], qid=qid[perm], k=3)
+            assert a == pytest.approx(b, abs=1e-12)
+
+
+def test_many_rows_and_ids():
+    # Row indices beyond 16 bits and ids spread over most of 2**32.
+    rng = np.random.default_rng(5)
+    qid = rng.integers(-(2**31), 2**31 - 2, 150_000) // 7 * 7
+    _check_groups(qid)
+    _check_groups(qid.astype(np.int32))
