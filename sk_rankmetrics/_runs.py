@@ -15,7 +15,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from ._engine import compute
+from ._engine import compute as engine_compute
 from ._inputs import (
     PrerankedInputs,
     _check_overlap,
@@ -35,7 +35,7 @@ from ._registry import (
     validate,
 )
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
-from ._validation import InvalidParameterError, short_repr, warn
+from ._validation import InvalidParameterError, is_dask, short_repr, warn
 
 
 class EvaluationResult:
@@ -106,7 +106,7 @@ class EvaluationResult:
 
 
 def _finish(inputs, requests, *, ignore_ties, no_relevant, progress):
-    raw = compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
     return EvaluationResult(inputs.query_ids, per_query, mean)
 
@@ -215,17 +215,18 @@ def _trec_gain(levels, gains):
 @validate
 def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
                  threshold=None, gains=None, max_docs=None, judged_only=False,
-                 no_relevant=None, progress=None):
+                 no_relevant=None, progress=None, compute=True):
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters
     ----------
-    qrels : TrecQrels, path or pandas.DataFrame
+    qrels : TrecQrels, path, pandas.DataFrame or dask.dataframe.DataFrame
         Judgements (a path is read with :func:`read_trec_qrels`, a data frame
-        with :func:`qrels_from_frame`).
-    run : TrecRun, path or pandas.DataFrame
+        with :func:`qrels_from_frame`; a Dask data frame needs the column
+        names that function looks for by default).
+    run : TrecRun, path, pandas.DataFrame or dask.dataframe.DataFrame
         The ranking to score (read with :func:`read_trec_run` or
-        :func:`run_from_frame`).
+        :func:`run_from_frame`; the same for Dask).
     metrics : str or list of str
         Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"``, ``"mrr"``;
         the names trec_eval prints (``"P_5"``, ``"map_cut_10"``,
@@ -260,7 +261,12 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         Policy for queries without a relevant document (default ``"warn"``;
         ``0.0`` in the trec_eval setting).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each block of queries.
+        Called as ``progress(done, total)`` after each block of queries (not
+        with Dask inputs, which have Dask's own progress bars).
+    compute : bool, default=True
+        With a Dask data frame: ``False`` returns the result uncomputed (its
+        ``compute()`` gives the EvaluationResult). In-memory inputs are always
+        computed.
 
     Returns
     -------
@@ -296,6 +302,13 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'P_2': 0.25, 'map': 0.4167, 'ndcg': 0.4751}
     """
+    if is_dask(qrels, run):
+        from ._dask import evaluate_run as evaluate_dask
+
+        return evaluate_dask(qrels, run, metrics, setting=setting, complete=complete,
+                             threshold=threshold, gains=gains, max_docs=max_docs,
+                             judged_only=judged_only, no_relevant=no_relevant,
+                             progress=progress, compute=compute)
     q, r = _as_qrels(qrels), _as_run(run)
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
@@ -321,7 +334,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                                                max_docs=max_docs, trec=trec)
         if judged_only:
             inputs = inputs.judged_only()
-        raw = compute(inputs, requests, ignore_ties=trec, progress=progress)
+        raw = engine_compute(inputs, requests, ignore_ties=trec, progress=progress)
         per_query, mean = reduce_results(raw, requests, no_relevant, None)
         return EvaluationResult(inputs.query_ids[perm],
                                 {k: v[perm] for k, v in per_query.items()}, mean)
@@ -556,20 +569,24 @@ def _truth(truth, users):
 
 @validate
 def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete=False,
-                    threshold=None, no_relevant="warn", progress=None):
+                    threshold=None, no_relevant="warn", progress=None, compute=True):
     r"""Score ranked ID lists (recommendations) against ground-truth ids.
 
     Parameters
     ----------
-    recommended : dict, 2-D array or list
+    recommended : dict, 2-D array, list, dask.bag.Bag or dask.dataframe.DataFrame
         Ranked item ids per user, best first: ``{user: [id, ...]}``, a 2-D
         array of shape (n_users, n_recs) (the fast path for many users) or a
-        list of id lists. Lists may have different lengths.
-    truth : dict, list or tuple
+        list of id lists. Lists may have different lengths. With Dask: a bag
+        of ``(user, [id, ...])`` pairs, or a data frame with user, item and
+        ``rank`` columns (1 = best).
+    truth : dict, list, tuple, dask.bag.Bag or dask.dataframe.DataFrame
         Relevant ids per user: ``{user: {id, ...}}`` (binary relevance) or
         ``{user: {id: relevance}}`` (graded); a list aligned with
         ``recommended``; or a tuple of parallel arrays ``(user_ids, item_ids)``
-        or ``(user_ids, item_ids, relevance)``.
+        or ``(user_ids, item_ids, relevance)``. With Dask: a bag of
+        ``(user, ids)`` pairs, or a data frame with user, item (and
+        relevance) columns.
     metrics : str or list of str
         Names such as ``"ndcg@100"``, ``"map@10"``, ``"recall@50"``, ``"mrr"``.
     k : int, optional
@@ -584,13 +601,18 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     no_relevant : "warn", "skip" or float, default="warn"
         Policy for users without a relevant item.
     progress : callable, optional
-        Called as ``progress(done, total)`` after each block of users.
+        Called as ``progress(done, total)`` after each block of users (not
+        with Dask inputs).
+    compute : bool, default=True
+        With Dask inputs: ``False`` returns the result uncomputed (its
+        ``compute()`` gives the EvaluationResult).
 
     Returns
     -------
     result : EvaluationResult
         Per-user values (``result.per_query``, users in the order of
-        ``recommended`` in ``result.query_ids``) and means (``result.mean``).
+        ``recommended`` in ``result.query_ids``; in sorted order with Dask
+        inputs) and means (``result.mean``).
 
     Notes
     -----
@@ -619,6 +641,12 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
     """
+    if is_dask(recommended, truth):
+        from ._dask import evaluate_ranked as evaluate_dask
+
+        return evaluate_dask(recommended, truth, metrics, k=k, users=users,
+                             complete=complete, threshold=threshold,
+                             no_relevant=no_relevant, progress=progress, compute=compute)
     ids, lens, flat = _recommended(recommended, users)
     tu, ti, trel, known = _truth(truth, users)
     requests = _with_options(metrics, k, where="evaluate_ranked",
@@ -645,6 +673,8 @@ def _column(df, names, what, given):
 
 _QUERY_COLS = ("query", "qid", "query_id", "user", "user_id", "topic")
 _ITEM_COLS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
+_RELEVANCE_COLS = ("relevance", "rel", "label", "grade", "y_true")
+_SCORE_COLS = ("score", "sim", "y_score", "prediction")
 
 
 def qrels_from_frame(df, *, query=None, item=None, relevance=None):
@@ -676,8 +706,7 @@ def qrels_from_frame(df, *, query=None, item=None, relevance=None):
     >>> qrels_from_frame(df)
     TrecQrels(2 judgements, 1 queries)
     """
-    rel = _column(df, ("relevance", "rel", "label", "grade", "y_true"), "relevance",
-                  relevance)
+    rel = _column(df, _RELEVANCE_COLS, "relevance", relevance)
     try:
         rel = np.asarray(rel, dtype=np.float64)
     except (TypeError, ValueError):
@@ -717,7 +746,7 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
     >>> run_from_frame(df, tag="bm25")
     TrecRun(2 documents, 1 queries, tag='bm25')
     """
-    s = _column(df, ("score", "sim", "y_score", "prediction"), "score", score)
+    s = _column(df, _SCORE_COLS, "score", score)
     try:
         s = np.asarray(s, dtype=np.float64)
     except (TypeError, ValueError):
