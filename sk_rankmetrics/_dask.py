@@ -357,6 +357,16 @@ def _dask_array(x, arg, da, dd):
     )
 
 
+def _check_numeric_dtype(dtype, arg):
+    """Refuse string dtypes at once (object columns are read partition by partition)."""
+    kind = getattr(dtype, "kind", "O")
+    text = str(dtype).lower()
+    if kind not in "biufO" or (kind == "O" and ("str" in text or "string" in text)):
+        raise InvalidParameterError(
+            f"{arg} must hold numbers (bool, int or float), got dtype {dtype}."
+        )
+
+
 def _known(x, arg):
     if any(np.isnan(c) for dim in x.chunks for c in dim):
         raise ValueError(
@@ -385,10 +395,7 @@ def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_tie
                 "shape (n_rows, n_items) is needed: one row per query, one column per "
                 "item. For long format (one entry per query-item pair) pass qid=..."
             )
-        if v.dtype.kind not in "biufO":
-            raise InvalidParameterError(
-                f"{arg} must hold numbers (bool, int or float), got dtype {v.dtype}."
-            )
+        _check_numeric_dtype(v.dtype, arg)
     if yt.shape != ys.shape:
         raise ValueError(f"y_true and y_score must have the same shape, got {yt.shape} and "
                          f"{ys.shape}.")
@@ -509,11 +516,16 @@ def _id_kind(dtype, arg):
     return "str"
 
 
-def _ids(values, arg, kind):
-    """Ids as :func:`as_ids` reads them, in the kind chosen for the whole data."""
+def _ids(values, arg, kind, strict=True):
+    """Ids as :func:`as_ids` reads them, in the kind chosen for the whole data.
+
+    ``strict``: an object column that holds integers where strings were
+    expected raises (a query id column of one dtype); otherwise integers
+    become strings, as in memory when the other side's ids are strings.
+    """
     ids = as_ids(values, arg)
     if kind == "str" and ids.dtype.kind != "U":
-        if values.dtype.kind == "O":
+        if strict and np.asarray(values).dtype.kind == "O":
             raise InvalidParameterError(
                 f"{arg} has dtype object and holds integers in some partitions; with Dask, "
                 "give the ids one dtype (.astype(int) or .astype(str))."
@@ -609,10 +621,7 @@ def _long_rows(y_true, y_score, qid, requests, *, sample_weight, judged, ignore_
             + "; take them from one data frame (or chunk the arrays alike)."
         )
     for arg, s in (("y_true", yt), ("y_score", ys)):
-        if s.dtype.kind not in "biufO":
-            raise InvalidParameterError(
-                f"{arg} must hold numbers (bool, int or float), got dtype {s.dtype}."
-            )
+        _check_numeric_dtype(s.dtype, arg)
     plan = _Plan(requests, ignore_ties=ignore_ties, kind="long",
                  has_w=sample_weight is not None, has_j=judged is not None,
                  qid_kind=_id_kind(q.dtype, "qid"), score_kind=_score_kind(ys.dtype, "y_score"))
@@ -717,8 +726,9 @@ def _score_by_index(*parts, plan, divisions, partition_info=None):
         if outside.any():
             bad = q[np.flatnonzero(outside)[0]]
             raise ValueError(
-                f"qid: partition {number} holds query {bad!r}, outside its divisions "
-                f"[{lo!r}, {hi!r}{']' if last else ')'}: the data are not partitioned by "
+                f"qid: partition {number} holds query {_show(bad)}, outside its divisions "
+                f"[{_show(lo)}, {_show(hi)}{']' if last else ')'}: the data are not "
+                "partitioned by "
                 "qid as the divisions of its index say, so a query could be split between "
                 "partitions. Rebuild the index with set_index('qid'), or drop the "
                 "divisions (clear_divisions()) to have the pairs shuffled by qid."
@@ -730,6 +740,10 @@ def _score_by_index(*parts, plan, divisions, partition_info=None):
     if j is not None:
         j = _judged(j)
     return _score_long(yt, ys, q, w, j, plan, where)
+
+
+def _show(x):
+    return repr(x.item() if isinstance(x, np.generic) else x)
 
 
 def _fresh_id(q):
@@ -1105,13 +1119,12 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
         )
     requests = _with_options(metrics, k, where="evaluate_ranked",
                              given={"threshold": ("threshold", threshold, threshold)})
-    rec, rec_kinds = _lists_frame(recommended, dd, pd)
-    tru, tru_kinds = _truth_frame(truth, dd, pd)
+    rec_kinds, rec_frame = _lists_side(recommended, dd)
+    tru_kinds, tru_frame = _truth_side(truth, dd, pd)
     kinds = (_common_kind(rec_kinds[0], tru_kinds[0]),
-             _common_kind(*rec_kinds[1:], *tru_kinds[1:]))
+             _common_kind(*(k for k in (rec_kinds[1], tru_kinds[1]) if k is not None)))
     meta = _shared_meta(kinds)
-    sides = [f.map_partitions(_retype, kinds=kinds, meta=meta) for f in (rec, tru)]
-    both = _together(sides, kinds, dd)
+    both = _together([rec_frame(kinds, meta), tru_frame(kinds, meta)], kinds, dd)
     plan = _Plan(requests, kind="ranked", what="user", complete=complete, kinds=kinds)
     rows = both.map_partitions(_score_ranked, plan=plan,
                                meta=plan.rows_meta(pd.Index(meta["qid"], name="user")))
@@ -1120,43 +1133,91 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
                        check)
 
 
-def _dtype_of(values):
-    return np.asarray(values).dtype
-
-
-def _lists_frame(recommended, dd, pd):
-    """Ranked lists as a long Dask frame (user, item, rank, list id) and the meta
-    dtypes of its ids (None where they are only known per partition)."""
+def _lists_side(recommended, dd):
+    """The ranked lists' id dtypes (user, item; None: unknown) and a function of
+    the chosen kinds that builds their long Dask frame (user, item, rank, list)."""
     import dask.bag as db
 
     if isinstance(recommended, db.Bag):
-        parts = recommended.to_delayed()
-        frames = [_delayed_part(_bag_lists, p, i) for i, p in enumerate(parts)]
-        meta = _shared_meta(("str", "str"))
-        return dd.from_delayed(frames, meta=meta.astype({"qid": object, "docno": object}),
-                               verify_meta=False), _bag_kinds(recommended)
+        def build(kinds, meta):
+            parts = recommended.to_delayed()
+            frames = [_delayed_part(_bag_lists, p, i, kinds) for i, p in enumerate(parts)]
+            return dd.from_delayed(frames, meta=meta, verify_meta=False)
+
+        return _bag_kinds(recommended), build
     if isinstance(recommended, dd.DataFrame):
         cols = recommended.columns
         ucol = _find_column(cols, _QUERY_COLS, "user", "recommended lists")
         icol = _find_column(cols, _ITEM_COLS, "item", "recommended lists")
-        for rcol in _RANK_COLS:
-            if rcol in cols:
-                break
-        else:
+        rcol = next((c for c in _RANK_COLS if c in cols), None)
+        if rcol is None:
             raise ValueError(
                 "recommended as a Dask DataFrame must have one row per (user, item) with a "
                 f"rank column ({', '.join(_RANK_COLS)}; 1 = best): the order of rows does "
                 f"not survive a shuffle. Its columns are {list(cols)}."
             )
-        kinds = (recommended[ucol].dtype, recommended[icol].dtype)
-        frame = recommended.map_partitions(
-            _frame_lists, cols=(ucol, icol, rcol),
-            meta=_shared_meta(("str", "str")).astype({"qid": object, "docno": object}))
-        return frame, kinds
+
+        def build(kinds, meta):
+            return recommended.map_partitions(_frame_lists, cols=(ucol, icol, rcol),
+                                              kinds=kinds, meta=meta)
+
+        return (recommended[ucol].dtype, recommended[icol].dtype), build
     raise InvalidParameterError(
         "recommended must be a Dask bag of (user, ranked ids) pairs or a Dask DataFrame "
         f"with user, item and rank columns, got {type(recommended).__name__}."
     )
+
+
+def _truth_side(truth, dd, pd):
+    """The truth's id dtypes and a function of the chosen kinds that builds its
+    long Dask frame (user, item, relevance; kind 2: a user with no relevant item)."""
+    import dask.bag as db
+
+    if isinstance(truth, db.Bag):
+        def build(kinds, meta):
+            parts = truth.to_delayed()
+            frames = [_delayed_part(_bag_truth, p, i, kinds) for i, p in enumerate(parts)]
+            return dd.from_delayed(frames, meta=meta, verify_meta=False)
+
+        return _bag_kinds(truth), build
+    if isinstance(truth, dd.DataFrame):
+        cols = truth.columns
+        ucol = _find_column(cols, _QUERY_COLS, "user", "truth")
+        icol = _find_column(cols, _ITEM_COLS, "item", "truth")
+        rcol = next((c for c in _RELEVANCE_COLS if c in cols), None)
+
+        def build(kinds, meta):
+            return truth.map_partitions(_frame_truth, cols=(ucol, icol, rcol), kinds=kinds,
+                                        meta=meta)
+
+        return (truth[ucol].dtype, truth[icol].dtype), build
+    if is_dask(truth):
+        raise InvalidParameterError("truth must be a Dask bag or DataFrame (or in memory), "
+                                    f"got {type(truth).__name__}.")
+    from ._runs import _truth
+
+    if isinstance(truth, (list, np.ndarray)):
+        raise InvalidParameterError(
+            "truth as a list aligned with recommended cannot go with Dask inputs; give a "
+            "dict {user: ids}, a tuple (user_ids, item_ids[, relevance]) or a Dask "
+            "collection."
+        )
+    tu, ti, trel, known = _truth(truth, None)
+    tu, ti = np.asarray(tu), np.asarray(ti)
+
+    def build(kinds, meta):
+        frame = _truth_rows(tu, ti, np.asarray(trel, dtype=np.float64), known, 0, kinds)
+        return dd.from_pandas(frame, npartitions=1)
+
+    return (_id_dtype(tu), _id_dtype(ti) if ti.size else None), build
+
+
+def _id_dtype(values):
+    """The dtype ids of ``values`` would have (object arrays: of their first entry)."""
+    a = np.asarray(values)
+    if a.dtype.kind == "O" and a.size:
+        a = np.asarray(a[:1].tolist())
+    return a.dtype if a.dtype.kind in "iuU" else np.dtype("O")
 
 
 def _bag_kinds(bag):
@@ -1173,7 +1234,7 @@ def _bag_kinds(bag):
     head = bag.take(1, npartitions=-1, warn=False, compute=False).to_delayed()
     first = [x for part in dask.compute(*head) for x in part]
     if not first:
-        return np.dtype("O"), np.dtype("O")
+        return np.dtype("O"), None
     pair = first[0]
     try:
         user, ids = pair
@@ -1183,127 +1244,85 @@ def _bag_kinds(bag):
             f"a Dask bag of ranked lists or truth must hold (user, ids) pairs, got "
             f"{type(pair).__name__}."
         ) from None
-    kinds = []
-    for v in ([user], items):
-        a = np.asarray(v)
-        kinds.append(a.dtype if a.size and a.dtype.kind in "iuU" else np.dtype("O"))
-    if not items:
-        kinds[1] = None
-    return tuple(k for k in kinds if k is not None)
+    return _id_dtype([user]), (_id_dtype(items) if items else None)
 
 
-def _delayed_part(fn, part, number):
+def _delayed_part(fn, part, number, kinds):
     import dask
 
-    return dask.delayed(fn, pure=True)(part, number)
+    return dask.delayed(fn, pure=True)(part, number, kinds)
 
 
-def _bag_lists(pairs, number):
-    """One bag partition of (user, ranked ids) pairs as long rows."""
-    import pandas as pd
-
-    from ._runs import _flatten_lists
-
-    pairs = list(pairs)
+def _pairs_of(part, number, what):
+    pairs = list(part)
     n = len(pairs)
     if n and not (np.fromiter(map(len, pairs), dtype=np.int64, count=n) == 2).all():
         raise InvalidParameterError(
-            f"recommended as a Dask bag must hold (user, ranked ids) pairs (in partition "
-            f"{number})."
+            f"{what} as a Dask bag must hold (user, ids) pairs (in partition {number})."
         )
+    return pairs, n
+
+
+def _typed(users, items, value, lid, kind, kinds):
+    """The shared layout of one side, ids in the kinds chosen for both sides."""
+    import pandas as pd
+
+    return pd.DataFrame({"qid": _ids(np.asarray(users), "the user ids", kinds[0],
+                                     strict=False),
+                         "docno": _ids(np.asarray(items), "the item ids", kinds[1],
+                                       strict=False),
+                         "value": np.asarray(value, dtype=np.float64),
+                         "list": np.asarray(lid, dtype=np.int64),
+                         "kind": np.asarray(kind, dtype=np.int8)})
+
+
+def _bag_lists(part, number, kinds):
+    """One bag partition of (user, ranked ids) pairs as long rows."""
+    from ._runs import _flatten_lists
+
+    pairs, n = _pairs_of(part, number, "recommended")
     users, lists = zip(*pairs) if n else ((), ())
     lens, flat = _flatten_lists(list(lists), n, "recommended")
     where = np.repeat(np.arange(n), lens)
     rank = np.arange(flat.shape[0]) - np.repeat(np.cumsum(lens) - lens, lens)
-    return pd.DataFrame({
-        "qid": pd.Series(np.asarray(users, dtype=object)[where], dtype=object),
-        "docno": pd.Series(np.asarray(flat, dtype=object), dtype=object),
-        "value": rank.astype(np.float64),
-        "list": (number << 32) + where.astype(np.int64),
-        "kind": np.zeros(flat.shape[0], dtype=np.int8),
-    })
+    users = np.asarray(users if n else np.zeros(0, dtype=np.int64))
+    with _context(f"recommended in partition {number}"):
+        return _typed(users[where], flat, rank, (number << 32) + where,
+                      np.zeros(flat.shape[0]), kinds)
 
 
-def _frame_lists(part, cols, partition_info=None):
-    import pandas as pd
-
-    where = f"recommended lists {_in_partition(partition_info)}"
-    with _context(where):
+def _frame_lists(part, cols, kinds, partition_info=None):
+    with _context(f"recommended lists {_in_partition(partition_info)}"):
         rank = as_numeric_array(part[cols[2]], "the rank column")
         check_finite(rank, "the rank column")
-    return pd.DataFrame({"qid": part[cols[0]].to_numpy(dtype=object),
-                         "docno": part[cols[1]].to_numpy(dtype=object),
-                         "value": rank.astype(np.float64),
-                         "list": np.zeros(len(part), dtype=np.int64),
-                         "kind": np.zeros(len(part), dtype=np.int8)})
+        n = len(part)
+        return _typed(part[cols[0]].to_numpy(), part[cols[1]].to_numpy(), rank,
+                      np.zeros(n), np.zeros(n), kinds)
 
 
-def _truth_frame(truth, dd, pd):
-    import dask.bag as db
-
-    meta = _shared_meta(("str", "str")).astype({"qid": object, "docno": object})
-    if isinstance(truth, db.Bag):
-        parts = truth.to_delayed()
-        frames = [_delayed_part(_bag_truth, p, i) for i, p in enumerate(parts)]
-        return dd.from_delayed(frames, meta=meta, verify_meta=False), _bag_kinds(truth)
-    if isinstance(truth, dd.DataFrame):
-        cols = truth.columns
-        ucol = _find_column(cols, _QUERY_COLS, "user", "truth")
-        icol = _find_column(cols, _ITEM_COLS, "item", "truth")
-        rcol = next((c for c in _RELEVANCE_COLS if c in cols), None)
-        kinds = (truth[ucol].dtype, truth[icol].dtype)
-        return truth.map_partitions(_frame_truth, cols=(ucol, icol, rcol), meta=meta), kinds
-    if is_dask(truth):
-        raise InvalidParameterError("truth must be a Dask bag or DataFrame (or in memory), "
-                                    f"got {type(truth).__name__}.")
-    from ._runs import _truth
-
-    if isinstance(truth, (list, np.ndarray)):
-        raise InvalidParameterError(
-            "truth as a list aligned with recommended cannot go with Dask inputs; give a "
-            "dict {user: ids}, a tuple (user_ids, item_ids[, relevance]) or a Dask "
-            "collection."
-        )
-    tu, ti, trel, known = _truth(truth, None)
-    frame = _truth_rows(np.asarray(tu), np.asarray(ti), np.asarray(trel, dtype=np.float64),
-                        None if known is None else np.asarray(known), 0)
-    return dd.from_pandas(frame, npartitions=1), (_dtype_of(tu), _dtype_of(ti))
-
-
-def _truth_rows(tu, ti, trel, known, number):
+def _truth_rows(tu, ti, trel, known, number, kinds, lid=None):
     """Long truth rows, plus one row (kind 2) per known user without an item."""
-    import pandas as pd
-
-    users = np.asarray(tu, dtype=object)
-    items = np.asarray(ti, dtype=object)
-    kind = np.ones(users.shape[0], dtype=np.int8)
-    lid = np.full(users.shape[0], number << 32, dtype=np.int64)
-    if known is not None:
-        empty = np.setdiff1d(np.asarray(known), np.asarray(tu)) if len(known) else known
-        if len(empty):
-            users = np.concatenate((users, np.asarray(empty, dtype=object)))
-            pad = items[:1] if items.size else np.asarray(empty[:1], dtype=object)
-            items = np.concatenate((items, np.repeat(pad, len(empty))))
-            trel = np.concatenate((trel, np.zeros(len(empty))))
-            kind = np.concatenate((kind, np.full(len(empty), 2, dtype=np.int8)))
-            lid = np.concatenate((lid, np.full(len(empty), number << 32, dtype=np.int64)))
-    return pd.DataFrame({"qid": pd.Series(users, dtype=object),
-                         "docno": pd.Series(items, dtype=object),
-                         "value": np.asarray(trel, dtype=np.float64), "list": lid,
-                         "kind": kind})
+    n = np.asarray(tu).shape[0]
+    lid = np.full(n, number << 32, dtype=np.int64) if lid is None else lid
+    users, items, kind = np.asarray(tu), np.asarray(ti), np.ones(n)
+    if known is not None and len(known):
+        empty = np.setdiff1d(np.asarray(known), users)
+        if empty.size:
+            pad = np.zeros(empty.size, dtype=np.int64) if kinds[1] == "int" else np.full(
+                empty.size, "-")
+            users = np.concatenate((users.astype(empty.dtype), empty))
+            items = np.concatenate((items, pad)) if items.size else pad
+            trel = np.concatenate((trel, np.zeros(empty.size)))
+            kind = np.concatenate((kind, np.full(empty.size, 2)))
+            lid = np.concatenate((lid, np.full(empty.size, number << 32, dtype=np.int64)))
+    return _typed(users, items, trel, lid, kind, kinds)
 
 
-def _bag_truth(pairs, number):
+def _bag_truth(part, number, kinds):
     """One bag partition of (user, ids or {id: relevance}) pairs as long rows."""
     from ._runs import _truth
 
-    pairs = list(pairs)
-    n = len(pairs)
-    if n and not (np.fromiter(map(len, pairs), dtype=np.int64, count=n) == 2).all():
-        raise InvalidParameterError(
-            "truth as a Dask bag must hold (user, relevant ids) or (user, {id: relevance}) "
-            f"pairs (in partition {number})."
-        )
+    pairs, n = _pairs_of(part, number, "truth")
     truth = dict(pairs)
     if len(truth) != n:
         from collections import Counter
@@ -1312,18 +1331,11 @@ def _bag_truth(pairs, number):
         raise ValueError(f"user {dup!r} has two truth entries in the truth bag (partition "
                          f"{number}); give one per user.")
     tu, ti, trel, known = _truth(truth, None)
-    frame = _truth_rows(tu, ti, np.asarray(trel, dtype=np.float64), known, number)
-    frame["list"] = frame["list"] + _user_codes(frame["qid"].to_numpy())
-    return frame
+    with _context(f"truth in partition {number}"):
+        return _truth_rows(tu, ti, np.asarray(trel, dtype=np.float64), known, number, kinds)
 
 
-def _user_codes(users):
-    return np.unique(users.astype(str), return_inverse=True)[1].reshape(-1).astype(np.int64)
-
-
-def _frame_truth(part, cols, partition_info=None):
-    import pandas as pd
-
+def _frame_truth(part, cols, kinds, partition_info=None):
     n = len(part)
     with _context(f"truth {_in_partition(partition_info)}"):
         if cols[2] is None:
@@ -1331,39 +1343,8 @@ def _frame_truth(part, cols, partition_info=None):
         else:
             rel = as_numeric_array(part[cols[2]], "the truth's relevance")
             check_finite(rel, "the truth's relevance")
-    return pd.DataFrame({"qid": part[cols[0]].to_numpy(dtype=object),
-                         "docno": part[cols[1]].to_numpy(dtype=object),
-                         "value": np.asarray(rel, dtype=np.float64),
-                         "list": np.zeros(n, dtype=np.int64),
-                         "kind": np.ones(n, dtype=np.int8)})
-
-
-def _retype(part, kinds, partition_info=None):
-    """Ids in the kinds chosen for both sides (as in memory: int64, or str for both)."""
-    out = part.copy()
-    docno = _id_values(part["docno"])
-    no_item = part["kind"].to_numpy() == 2
-    if no_item.any():  # a user without relevant items: the item is a placeholder
-        docno = np.where(no_item, 0 if kinds[1] == "int" else "-", docno)
-    with _context(_in_partition(partition_info)):
-        out["qid"] = _ids(_id_values(part["qid"]), "the user ids", kinds[0])
-        out["docno"] = _ids(docno, "the item ids", kinds[1])
-    return out
-
-
-def _id_values(series):
-    values = series.to_numpy()
-    if values.dtype.kind == "O" and values.size:
-        # Object columns of one Python type become that type's array.
-        first = values[0]
-        if isinstance(first, (int, np.integer)) and not isinstance(first, bool):
-            try:
-                return values.astype(np.int64)
-            except (TypeError, ValueError, OverflowError):
-                return values
-    return values
-
-
+        return _typed(part[cols[0]].to_numpy(), part[cols[1]].to_numpy(), rel, np.zeros(n),
+                      np.ones(n), kinds)
 def _score_ranked(part, plan, partition_info=None):
     """Per-user rows of one partition, through the in-memory pre-ranked layout."""
     import pandas as pd
