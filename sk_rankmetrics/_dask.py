@@ -768,7 +768,11 @@ def _score_long(yt, ys, q, w, j, plan, where):
         return plan.rows_meta(index_meta)
     dummy = None
     with _context(where):
-        if np.unique(q).size == q.size:
+        try:
+            inputs = check_inputs(yt, ys, q, j)
+        except ValueError:
+            if np.unique(q).size != q.size:
+                raise
             # Every query of this partition has one item, which the in-memory
             # check refuses (rightly, for the whole data); a query of two items
             # with a fresh id keeps the engine going and is dropped after.
@@ -778,7 +782,7 @@ def _score_long(yt, ys, q, w, j, plan, where):
             q = np.append(q, [dummy, dummy])
             w = None if w is None else np.append(w, [1.0, 1.0])
             j = None if j is None else np.append(j, [True, True])
-        inputs = check_inputs(yt, ys, q, j)
+            inputs = check_inputs(yt, ys, q, j)
         weights = inputs.query_weights(w)
         raw = engine_compute(inputs, plan.requests, ignore_ties=plan.ignore_ties)
     n_items = np.empty(inputs.n_rows)
