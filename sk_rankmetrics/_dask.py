@@ -379,6 +379,11 @@ def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_tie
     _, da, dd, pd = _modules()
     yt = _dask_array(y_true, "y_true", da, dd)
     ys = _dask_array(y_score, "y_score", da, dd)
+    if sp.issparse(y_true):
+        raise InvalidParameterError(
+            "a scipy.sparse y_true cannot go with Dask inputs; pass it as a Dask array "
+            "(of dense row blocks) or score it in memory."
+        )
     like = yt if yt is not None else ys
     if like is None:  # only sample_weight or judged is a Dask collection
         yt = da.from_array(as_numeric_array(y_true, "y_true"))
