@@ -39,6 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._engine import compute as engine_compute
+from ._engine import one_thread
 from ._inputs import check_inputs
 from ._reduce import PARTIAL_FIELDS, combine, finish, how_of, partial, policy_values
 from ._runs import (
@@ -480,7 +481,8 @@ def _matrix_block(yt, ys, *extra, plan, block_info=None):
         _check_weights(w, row0)
     with _context(f"in rows {row0} to {row0 + n - 1}"):
         inputs = check_inputs(yt, ys, None, j)
-        raw = engine_compute(inputs, plan.requests, ignore_ties=plan.ignore_ties)
+        with one_thread():
+            raw = engine_compute(inputs, plan.requests, ignore_ties=plan.ignore_ties)
     return plan.rows(raw, np.arange(n), w, yt.shape[1]).to_numpy(dtype=np.float64)
 
 
@@ -789,7 +791,8 @@ def _score_long(yt, ys, q, w, j, plan, where):
             j = None if j is None else np.append(j, [True, True])
             inputs = check_inputs(yt, ys, q, j)
         weights = inputs.query_weights(w)
-        raw = engine_compute(inputs, plan.requests, ignore_ties=plan.ignore_ties)
+        with one_thread():
+            raw = engine_compute(inputs, plan.requests, ignore_ties=plan.ignore_ties)
     n_items = np.empty(inputs.n_rows)
     n_items[inputs.row_of_group] = inputs.counts
     rows = plan.rows(raw, pd.Index(inputs.query_ids, name="qid"), weights, n_items)
@@ -1061,7 +1064,8 @@ def _score_run(part, plan, partition_info=None):
         dummy = _fresh_id(tq)
         rq, rd, rs = np.array([dummy]), td[:1], np.zeros(1)
         tq, td, tr = np.append(tq, dummy), np.append(td, td[:1]), np.append(tr, 1.0)
-    with quiet(), _context(_in_partition(partition_info) + " after the shuffle by query"):
+    with quiet(), one_thread(), _context(_in_partition(partition_info)
+                                         + " after the shuffle by query"):
         res = evaluate_in_memory(TrecQrels(tq, td, tr), TrecRun(rq, rd, rs),
                                  **plan.options, no_relevant="skip")
     rows = plan.rows(_raw_from_result(res, plan), pd.Index(res.query_ids, name="query"),
@@ -1404,7 +1408,7 @@ def _score_ranked(part, plan, partition_info=None):
     index = pd.Index(user[:0], name="user")
     if ids.size == 0:
         return plan.rows_meta(index)
-    with quiet(), _context(where):
+    with quiet(), one_thread(), _context(where):
         inputs = build_preranked(ids, lens, ri, tu, ti, tr, queries="run", what="user",
                                  truth_queries=truth_users)
         raw = engine_compute(inputs, plan.requests, ignore_ties=True)
