@@ -22,10 +22,13 @@ measures the default for comparison.
     ``ndcg@10`` and ``map`` in one ``evaluate``, (a1) partitioned by query
     (``qid`` the index, known divisions: no shuffle) and (a2) with the pairs
     of every query spread over all partitions (the hash shuffle on ``qid``);
-    (a3) a 100,000 x 200 matrix chunked by rows; (a4) ``evaluate_run`` on a
-    2 M-line run and its qrels as Dask data frames (the run and qrels are
-    shuffled together on the query). Target for (a1) and (a3): within 1.5x
-    of the in-memory time, or faster. Means must agree to 1e-12.
+    (a1c) a1 in 2 partitions of 5.2 M pairs (the size docs/scale.md advises),
+    (a1b) 52.5 M pairs in 10 such partitions; (a3) a 100,000 x 200 matrix
+    chunked by rows; (a4) ``evaluate_run`` on a 2 M-line run and its qrels as
+    Dask data frames (the run and qrels are shuffled together on the query).
+    Target for a1, a1c, a1b and a3: within 1.5x of the in-memory time, or
+    faster.
+    Means must agree to 1e-12.
 (b) **Out of core**: ``--scale`` pairs (1e9 at full scale) generated lazily,
     partition by partition, on the workers (``dask.dataframe.from_map``; the
     data never exist whole anywhere), queries of 10 to 190 documents with
@@ -251,6 +254,32 @@ def case_long(client, quick, repeats, rows):
                  "all of them: hash shuffle on qid)", t_dask2, t_mem2, None))
 
 
+def case_partition_size(client, quick, repeats, rows):
+    """(a1c), (a1b): partitions of the documented size (about 5 M pairs)."""
+    for label, n_queries, n_parts in (("a1c", 100_000, 2), ("a1b", 500_000, 10)):
+        _partitioned(client, label, n_queries // (10 if quick else 1), n_parts, repeats,
+                     rows)
+
+
+def _partitioned(client, label, n_queries, n_parts, repeats, rows):
+    lo, hi = 10, 200
+    pairs = n_queries // n_parts * (lo + hi) // 2
+    frame = pd.concat([partition(i, pairs, lo, hi) for i in range(n_parts)])
+    y, s, q = frame.y.to_numpy(), frame.s.to_numpy(), frame.index.to_numpy()
+    del frame
+    ddf = lazy_pairs(n_parts, pairs, lo, hi).persist()
+    wait(ddf)
+    hold(client)
+    log(f"({label}) {len(y):,} pairs; {load()}")
+    t_mem, mem = best(lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0), repeats)
+    t_dask, got = best(lambda: skr.evaluate(ddf.y, ddf.s, METRICS, qid=ddf.index,
+                                            no_relevant=0.0), repeats)
+    for m in METRICS:
+        agree(f"({label}) {m}", got[m], mem[m])
+    rows.append((f"{label}. as a1, {len(y) / 1e6:.1f} M pairs in {n_parts} partitions of "
+                 f"{pairs / 1e6:.1f} M", t_dask, t_mem, 1.5))
+
+
 def case_matrix(client, quick, repeats, rows):
     """(a3) a matrix chunked by rows."""
     n_rows = 20_000 if quick else 100_000
@@ -294,7 +323,7 @@ def case_run(client, quick, repeats, rows):
 
 def part_fits(client, quick, repeats):
     rows = []
-    for case in (case_long, case_matrix, case_run):
+    for case in (case_long, case_partition_size, case_matrix, case_run):
         case(client, quick, repeats, rows)
     print("| case | Dask, 2 workers | in memory | ratio (Dask / in memory) | target | met |")
     print("|---|---|---|---|---|---|")
