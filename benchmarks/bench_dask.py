@@ -102,6 +102,18 @@ def best(fn, repeats):
     return min(times), out
 
 
+def duel(dask_fn, memory_fn, repeats):
+    """Best times of the Dask call and the in-memory call, repeats alternated so
+    that both meet the same load of the (shared) machine."""
+    td, tm, out_d, out_m = [], [], None, None
+    for _ in range(repeats):
+        t, out_m = best(memory_fn, 1)
+        tm.append(t)
+        t, out_d = best(dask_fn, 1)
+        td.append(t)
+    return min(td), out_d, min(tm), out_m
+
+
 def hold(client):
     """Remember what the cluster holds now (the persisted inputs)."""
     CLIENT[:] = [(client, len(client.who_has()))]
@@ -196,11 +208,17 @@ def scattered(client, frame, n_parts):
     return dd.from_delayed(futures, meta=frame.iloc[:0], verify_meta=False)
 
 
-def scattered_matrix(client, x, n_parts):
-    bounds = np.linspace(0, x.shape[0], n_parts + 1).astype(int)
-    futures = client.scatter([x[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
-    return da.concatenate([da.from_delayed(f, shape=(b - a, x.shape[1]), dtype=x.dtype)
-                           for f, a, b in zip(futures, bounds[:-1], bounds[1:])])
+def scattered_matrices(client, arrays, n_parts):
+    """Row blocks of ``arrays`` held by the workers, block i of every array on
+    the same worker (as if each worker had read its own rows)."""
+    workers = sorted(client.scheduler_info()["workers"])
+    bounds = np.linspace(0, arrays[0].shape[0], n_parts + 1).astype(int)
+    out = [[] for _ in arrays]
+    for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+        for blocks, x in zip(out, arrays):
+            f = client.scatter(x[a:b], workers=[workers[i % len(workers)]])
+            blocks.append(da.from_delayed(f, shape=(b - a, x.shape[1]), dtype=x.dtype))
+    return [da.concatenate(blocks) for blocks in out]
 
 
 def case_long(client, quick, repeats, rows):
@@ -217,9 +235,9 @@ def case_long(client, quick, repeats, rows):
     wait(ddf)
     hold(client)
     log(f"(a1) {n:,} pairs, {np.unique(q).size:,} queries; {load()}")
-    t_mem, mem = best(lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0), repeats)
-    t_dask, got = best(lambda: skr.evaluate(ddf.y, ddf.s, METRICS, qid=ddf.index,
-                                            no_relevant=0.0), repeats)
+    t_dask, got, t_mem, mem = duel(
+        lambda: skr.evaluate(ddf.y, ddf.s, METRICS, qid=ddf.index, no_relevant=0.0),
+        lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0), repeats)
     for m in METRICS:
         agree(f"(a1) {m}", got[m], mem[m])
     rows.append((f"a1. evaluate(ndcg@10, map), long format, {n / 1e6:.1f} M pairs, "
@@ -243,11 +261,11 @@ def case_long(client, quick, repeats, rows):
     dsh = scattered(client, shuffled, n_parts)
     hold(client)
     log(f"(a2) shuffled rows; {load()}")
-    t_mem2, mem2 = best(lambda: skr.evaluate(shuffled.y.to_numpy(), shuffled.s.to_numpy(),
+    t_dask2, got2, t_mem2, mem2 = duel(
+        lambda: skr.evaluate(dsh.y, dsh.s, METRICS, qid=dsh.qid, no_relevant=0.0),
+        lambda: skr.evaluate(shuffled.y.to_numpy(), shuffled.s.to_numpy(),
                                              METRICS, qid=shuffled.qid.to_numpy(),
                                              no_relevant=0.0), repeats)
-    t_dask2, got2 = best(lambda: skr.evaluate(dsh.y, dsh.s, METRICS, qid=dsh.qid,
-                                              no_relevant=0.0), max(1, repeats - 1))
     for m in METRICS:
         agree(f"(a2) {m}", got2[m], mem2[m])
     rows.append((f"a2. the same pairs in random order ({n_parts} partitions, each query in "
@@ -271,9 +289,9 @@ def _partitioned(client, label, n_queries, n_parts, repeats, rows):
     wait(ddf)
     hold(client)
     log(f"({label}) {len(y):,} pairs; {load()}")
-    t_mem, mem = best(lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0), repeats)
-    t_dask, got = best(lambda: skr.evaluate(ddf.y, ddf.s, METRICS, qid=ddf.index,
-                                            no_relevant=0.0), repeats)
+    t_dask, got, t_mem, mem = duel(
+        lambda: skr.evaluate(ddf.y, ddf.s, METRICS, qid=ddf.index, no_relevant=0.0),
+        lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0), repeats)
     for m in METRICS:
         agree(f"({label}) {m}", got[m], mem[m])
     rows.append((f"{label}. as a1, {len(y) / 1e6:.1f} M pairs in {n_parts} partitions of "
@@ -287,11 +305,12 @@ def case_matrix(client, quick, repeats, rows):
     Y = (rng.integers(0, 5, (n_rows, 200)) * (rng.random((n_rows, 200)) < 0.3)).astype(
         np.int8)
     S = rng.random((n_rows, 200))
-    Yd, Sd = scattered_matrix(client, Y, 8), scattered_matrix(client, S, 8)
+    Yd, Sd = scattered_matrices(client, (Y, S), 8)
     hold(client)
     log(f"(a3) {n_rows:,} x 200 matrix; {load()}")
-    t_mem, mem = best(lambda: skr.evaluate(Y, S, METRICS, no_relevant=0.0), repeats)
-    t_dask, got = best(lambda: skr.evaluate(Yd, Sd, METRICS, no_relevant=0.0), repeats)
+    t_dask, got, t_mem, mem = duel(
+        lambda: skr.evaluate(Yd, Sd, METRICS, no_relevant=0.0),
+        lambda: skr.evaluate(Y, S, METRICS, no_relevant=0.0), repeats)
     for m in METRICS:
         agree(f"(a3) {m}", got[m], mem[m])
     rows.append((f"a3. evaluate(ndcg@10, map), {n_rows:,} x 200 matrix (8 row chunks)",
@@ -312,8 +331,9 @@ def case_run(client, quick, repeats, rows):
     dq, dr = scattered(client, qrels, 4), scattered(client, run, 8)
     hold(client)
     log(f"(a4) run of {len(run):,} lines; {load()}")
-    t_mem, mem = best(lambda: skr.evaluate_run(qrels, run, METRICS), repeats)
-    t_dask, got = best(lambda: skr.evaluate_run(dq, dr, METRICS), max(1, repeats - 1))
+    t_dask, got, t_mem, mem = duel(
+        lambda: skr.evaluate_run(dq, dr, METRICS),
+        lambda: skr.evaluate_run(qrels, run, METRICS), repeats)
     for m in METRICS:
         agree(f"(a4) {m}", got.mean[m], mem.mean[m])
     rows.append((f"a4. evaluate_run(ndcg@10, map), run of {len(run) / 1e6:.1f} M lines in "
@@ -399,7 +419,7 @@ def main(argv=None):
     ap.add_argument("--scales", default="1e7,3e7,1e8,3e8",
                     help="comma-separated sizes for --part growth")
     ap.add_argument("--pairs-per-partition", type=float, default=5e6)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--quick", action="store_true",
                     help="small sizes: (a) 10,000 queries, (c) 1e6 and 3e6, (b) 1e7")
     args = ap.parse_args(argv)
