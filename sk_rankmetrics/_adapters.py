@@ -12,7 +12,8 @@ Two layouts come out:
   score per query-item pair, from a regressor, a ranker or a classifier.
 
 Loops here run over response methods and over the labels of a multilabel
-estimator, never over rows or queries.
+estimator, never over rows or queries. Dask arrays (a Dask-aware estimator's
+predictions on Dask data) stay Dask arrays: the metrics take them as they are.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 from sklearn.base import is_classifier
 
 from ._registry import RESPONSE_METHODS
-from ._validation import InvalidParameterError
+from ._validation import InvalidParameterError, is_dask
 
 #: Order in which response methods are tried (the first one the estimator has).
 DEFAULT_RESPONSE_METHOD = RESPONSE_METHODS
@@ -49,9 +50,19 @@ def check_response_method(response_method):
 
 
 def _as_numpy(x):
+    """``x`` as a NumPy array; Dask collections stay lazy (a Dask data frame
+    becomes a Dask array, a Dask Series stays as it is)."""
+    if is_dask(x):
+        return x.to_dask_array(lengths=True) if getattr(x, "ndim", 1) == 2 and hasattr(
+            x, "to_dask_array") else x
     if hasattr(x, "to_numpy"):
         x = x.to_numpy()
     return np.asarray(x)
+
+
+def _same_shape(a, b):
+    """Equal shapes; a Dask array's unknown lengths (NaN) match any length."""
+    return len(a) == len(b) and all(x == y or x != x or y != y for x, y in zip(a, b))
 
 
 def _numeric(classes):
@@ -65,7 +76,7 @@ def _expected_label(proba, classes, what):
     it is the expected grade. Non-numeric classes work only when there are two
     of them (the score is the probability of the second, as in scikit-learn).
     """
-    proba = np.asarray(proba, dtype=np.float64)
+    proba = _as_numpy(proba).astype(np.float64)
     if proba.ndim != 2:
         raise ValueError(f"{what}: predict_proba returned shape {proba.shape}, not 2-D.")
     if classes is None:
@@ -167,15 +178,15 @@ def _one_of_classes(estimator, X, y, methods):
     # A test label not in classes_ gives an all-zero row (no relevant item).
     y_bin = (y[:, None] == classes[None, :]).astype(np.float64)
     method = _pick_method(estimator, methods)
-    out = np.asarray(_call(estimator, method, X))
+    out = _as_numpy(_call(estimator, method, X))
     if method == "predict":
         score = (out[:, None] == classes[None, :]).astype(np.float64)
     elif out.ndim == 1:  # binary decision_function: score of classes_[1]
         out = out.astype(np.float64)
-        score = np.column_stack([-out, out])
+        score = np.stack([-out, out], axis=1)
     else:
         score = out.astype(np.float64)
-    if score.shape != y_bin.shape:
+    if not _same_shape(score.shape, y_bin.shape):
         raise ValueError(
             f"{type(estimator).__name__}.{method} returned shape {out.shape}, which "
             f"does not match {classes.shape[0]} classes for {y.shape[0]} samples."
@@ -196,16 +207,16 @@ def _multi_output(estimator, X, y, methods):
             _expected_label(p, c, f"{name}, output {j}")
             for j, (p, c) in enumerate(zip(out, classes))
         ]
-        score = np.column_stack(cols)
+        score = np.stack(cols, axis=1)
     else:
-        score = np.asarray(out)
+        score = _as_numpy(out)
         if score.dtype.kind not in "biuf":
             raise ValueError(
                 f"{name}.{method} returned non-numeric values ({score.dtype}); "
                 "use a response method that gives scores."
             )
         score = score.astype(np.float64)
-    if score.shape != y.shape:
+    if not _same_shape(score.shape, y.shape):
         raise ValueError(
             f"{name}.{method} returned shape {score.shape} but y has shape {y.shape}; "
             "a matrix y needs one score per sample and output."
@@ -223,7 +234,7 @@ def _long(estimator, X, y, methods):
         )
     if not is_classifier(estimator):
         method = _pick_method(estimator, methods)
-        score = np.asarray(_call(estimator, method, X))
+        score = _as_numpy(_call(estimator, method, X))
         if score.ndim == 2 and score.shape[1] == 1:
             score = score[:, 0]
         if score.ndim != 1:
@@ -251,7 +262,7 @@ def _long(estimator, X, y, methods):
     if method == "predict_proba":
         score = _expected_label(out, classes, name)
     else:
-        score = np.asarray(out)
+        score = _as_numpy(out)
         if method == "predict" and not _numeric(classes):
             score = score == classes[1]
         score = score.astype(np.float64)

@@ -101,6 +101,13 @@ PARAMETER_DOCS = {
     "per_row": """per_row : bool, default=False
     Return the array of per-row (per-query, in sorted qid order) values
     instead of their mean; rows skipped by ``no_relevant="skip"`` are NaN.""",
+    "compute": """compute : bool, default=True
+    For Dask inputs (the guide's "Evaluating at scale"): ``True`` computes
+    the result and returns it as for in-memory inputs; ``False`` returns
+    lazy Dask objects instead, as dask-ml does: the mean as a 0-d Dask
+    array, per-row values as a Dask array (matrices) or a Dask Series
+    indexed by query id (long format). In-memory inputs are always
+    computed.""",
 }
 
 #: References cited by several docstrings (continuation lines aligned for ``.. [n]``).

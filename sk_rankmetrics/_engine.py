@@ -9,8 +9,10 @@ offers the same two methods, ``blocks`` and ``ranked_chunk``.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -18,6 +20,25 @@ import numpy as np
 N_THREADS = max(1, min(4, os.cpu_count() or 1))
 #: Inputs smaller than this are ranked in the calling thread.
 PARALLEL_MIN_ELEMENTS = 1 << 20
+
+
+_local = threading.local()
+
+
+@contextmanager
+def one_thread():
+    """Rank in the calling thread only, in this thread's calls.
+
+    Dask partitions are already scored in parallel (one task per worker
+    thread); a thread pool per partition on top would only oversubscribe the
+    cores.
+    """
+    before = getattr(_local, "one", False)
+    _local.one = True
+    try:
+        yield
+    finally:
+        _local.one = before
 
 
 def _bounded_map(fn, items, n_threads):
@@ -76,6 +97,8 @@ def compute(inputs, requests, *, ignore_ties=False, progress=None):
             return rows, [req.spec.kernel(_view(rc, req), req) for req in requests]
 
     n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
+    if getattr(_local, "one", False):
+        n_threads = 1
     for done, (rows, results) in enumerate(_bounded_map(work, blocks, n_threads), 1):
         for req, (vals, defined) in zip(requests, results):
             if not np.isfinite(vals).all():

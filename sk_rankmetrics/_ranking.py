@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from ._docs import fill_doc
-from ._engine import compute
+from ._engine import compute as engine_compute
 from ._inputs import check_inputs
 from ._reduce import reduce_results
 from ._registry import METRICS, Request, make_requests, validate
-from ._validation import check_sample_weight
+from ._validation import check_sample_weight, is_dask
 
 __all__ = [
     "bpref_score",
@@ -27,24 +27,30 @@ __all__ = [
 ]
 
 def _run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
-         qid, per_row, judged=None):
+         qid, per_row, judged=None, compute=True):
+    if is_dask(y_true, y_score, qid, sample_weight, judged):
+        from ._dask import run
+
+        return run(y_true, y_score, requests, sample_weight=sample_weight,
+                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                   per_row=per_row, judged=judged, compute=compute)
     inputs = check_inputs(y_true, y_score, qid, judged)
     if qid is None:
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:
         weights = inputs.query_weights(sample_weight)
-    raw = compute(inputs, requests, ignore_ties=ignore_ties)
+    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
     values, means = reduce_results(raw, requests, no_relevant, weights)
     return values if per_row else means
 
 
 def _single(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,
-            qid, per_row, judged=None, **options):
+            qid, per_row, judged=None, compute=True, **options):
     spec = METRICS[name]
     req = Request(spec, k, options, label=spec.function)
     out = _run(y_true, y_score, [req], sample_weight=sample_weight,
                ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-               per_row=per_row, judged=judged)
+               per_row=per_row, judged=judged, compute=compute)
     return out[req.label]
 
 
@@ -54,7 +60,7 @@ def _single(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant
     gain (as in scikit-learn).""")
 def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None,
               ignore_ties=False, gain="linear", discount="log", qid=None,
-              per_row=False):
+              per_row=False, compute=True):
     r"""Discounted cumulative gain (DCG@k).
 
     .. math::
@@ -102,14 +108,15 @@ def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None,
     """
     return _single("dcg", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
-                   per_row=per_row, gain=gain, discount=discount, log_base=log_base)
+                   per_row=per_row, gain=gain, discount=discount, log_base=log_base,
+                   compute=compute)
 
 
 @validate
 @fill_doc()
 def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
                gain="linear", discount="log", log_base=2, no_relevant="warn",
-               qid=None, per_row=False):
+               qid=None, per_row=False, compute=True):
     r"""Normalised discounted cumulative gain (nDCG@k).
 
     .. math::
@@ -170,14 +177,15 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     """
     return _single("ndcg", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, gain=gain, discount=discount, log_base=log_base)
+                   per_row=per_row, gain=gain, discount=discount, log_base=log_base,
+                   compute=compute)
 
 
 @validate
 @fill_doc(gain="""gain : {"linear", "exponential"}, mapping or callable, default="linear"
     See :func:`ndcg_score`.""")
 def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
-                          ignore_ties=False, gain="linear", qid=None, per_row=False):
+                          ignore_ties=False, gain="linear", qid=None, per_row=False, compute=True):
     r"""Cumulative gain (CG@k): the sum of the gains in the top ``k``.
 
     .. math::
@@ -210,7 +218,7 @@ def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
     """
     return _single("cg", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
-                   per_row=per_row, gain=gain)
+                   per_row=per_row, gain=gain, compute=compute)
 
 
 @validate
@@ -218,7 +226,7 @@ def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
 def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
                                  ignore_ties=False, threshold=None,
                                  denominator="min_k_relevant", mean="arithmetic",
-                                 no_relevant="warn", qid=None, per_row=False):
+                                 no_relevant="warn", qid=None, per_row=False, compute=True):
     r"""Mean average precision (MAP@k): AP@k averaged over rows.
 
     .. math::
@@ -258,14 +266,14 @@ def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
     return _single("map", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, denominator=denominator,
-                   mean=mean)
+                   mean=mean, compute=compute)
 
 
 @validate
 @fill_doc()
 def precision_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
                          ignore_ties=False, threshold=None, adaptive_k=False,
-                         no_relevant="warn", qid=None, per_row=False):
+                         no_relevant="warn", qid=None, per_row=False, compute=True):
     r"""Precision at k: the share of relevant items in the top ``k``.
 
     .. math::
@@ -296,14 +304,14 @@ def precision_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
     """
     return _single("precision", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, adaptive_k=adaptive_k)
+                   per_row=per_row, threshold=threshold, adaptive_k=adaptive_k, compute=compute)
 
 
 @validate
 @fill_doc()
 def recall_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
                       ignore_ties=False, threshold=None, no_relevant="warn",
-                      qid=None, per_row=False):
+                      qid=None, per_row=False, compute=True):
     r"""Recall at k: the share of the row's relevant items found in the top ``k``.
 
     .. math::
@@ -332,14 +340,14 @@ def recall_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
     """
     return _single("recall", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold)
+                   per_row=per_row, threshold=threshold, compute=compute)
 
 
 @validate
 @fill_doc()
 def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
                    ignore_ties=False, threshold=None, no_relevant="warn",
-                   qid=None, per_row=False):
+                   qid=None, per_row=False, compute=True):
     r"""Hit rate at k: 1 when any relevant item is in the top ``k``, else 0.
 
     .. math::
@@ -370,7 +378,7 @@ def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
     """
     return _single("hit_rate", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold)
+                   per_row=per_row, threshold=threshold, compute=compute)
 
 
 @validate
@@ -379,7 +387,7 @@ def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
     means no cut-off (trec_eval ``recip_rank``).""")
 def reciprocal_rank_score(y_true, y_score, *, k=None, sample_weight=None,
                           ignore_ties=False, threshold=None, no_relevant="warn",
-                          qid=None, per_row=False):
+                          qid=None, per_row=False, compute=True):
     r"""Mean reciprocal rank (MRR): 1 / rank of the first relevant item.
 
     .. math::
@@ -416,13 +424,13 @@ def reciprocal_rank_score(y_true, y_score, *, k=None, sample_weight=None,
     """
     return _single("mrr", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold)
+                   per_row=per_row, threshold=threshold, compute=compute)
 
 
 @validate
 @fill_doc()
 def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
-                      threshold=None, no_relevant="warn", qid=None, per_row=False):
+                      threshold=None, no_relevant="warn", qid=None, per_row=False, compute=True):
     r"""R-precision: precision at ``R``, the number of relevant items of the row.
 
     .. math::
@@ -453,7 +461,7 @@ def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
     return _single("r_precision", y_true, y_score, k=None,
                    sample_weight=sample_weight, ignore_ties=ignore_ties,
                    no_relevant=no_relevant, qid=qid, per_row=per_row,
-                   threshold=threshold)
+                   threshold=threshold, compute=compute)
 
 
 @validate
@@ -468,7 +476,7 @@ def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
     ``("ndcg@10", {"gain": {0: 0, 1: 1, 2: 3}})`` adds options of that
     metric.""")
 def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
-             no_relevant="warn", qid=None, per_row=False, judged=None):
+             no_relevant="warn", qid=None, per_row=False, judged=None, compute=True):
     r"""Several metrics from one ranking pass.
 
     Each row is ranked once, down to the deepest cut-off asked for, and every
@@ -530,13 +538,14 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
     requests = make_requests(metrics, where="evaluate")
     return _run(y_true, y_score, requests, sample_weight=sample_weight,
                 ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                per_row=per_row, judged=judged)
+                per_row=per_row, judged=judged, compute=compute)
 
 
 @validate
 @fill_doc()
 def err_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
-              max_grade=4, normalize=False, no_relevant="warn", qid=None, per_row=False):
+              max_grade=4, normalize=False, no_relevant="warn", qid=None, per_row=False,
+              compute=True):
     r"""Expected reciprocal rank (ERR@k), and its normalised form nERR@k.
 
     .. math::
@@ -590,13 +599,13 @@ def err_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
     """
     return _single("err", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, max_grade=max_grade, normalize=normalize)
+                   per_row=per_row, max_grade=max_grade, normalize=normalize, compute=compute)
 
 
 @validate
 @fill_doc()
 def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
-              threshold=None, p=0.8, graded=False, qid=None, per_row=False):
+              threshold=None, p=0.8, graded=False, qid=None, per_row=False, compute=True):
     r"""Rank-biased precision (RBP): the rate of gain of a user of persistence p.
 
     .. math::
@@ -639,13 +648,14 @@ def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
     """
     return _single("rbp", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
-                   per_row=per_row, threshold=threshold, p=p, graded=graded)
+                   per_row=per_row, threshold=threshold, p=p, graded=graded, compute=compute)
 
 
 @validate
 @fill_doc()
 def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
-                  threshold=None, beta=1.0, no_relevant="warn", qid=None, per_row=False):
+                  threshold=None, beta=1.0, no_relevant="warn", qid=None, per_row=False,
+                  compute=True):
     r"""F-measure at k: the harmonic mean of precision at k and recall at k.
 
     .. math::
@@ -682,14 +692,14 @@ def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=Fa
     """
     return _single("f1", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, beta=beta)
+                   per_row=per_row, threshold=threshold, beta=beta, compute=compute)
 
 
 @validate
 @fill_doc()
 def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, threshold=None,
                 mean="arithmetic", max_docs=None, no_relevant="warn", qid=None,
-                per_row=False, judged=None):
+                per_row=False, judged=None, compute=True):
     r"""Binary preference (bpref): judged relevant items ahead of judged non-relevant ones.
 
     .. math::
@@ -736,4 +746,4 @@ def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, thres
     return _single("bpref", y_true, y_score, k=None, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, mean=mean, max_docs=max_docs,
-                   judged=judged)
+                   judged=judged, compute=compute)

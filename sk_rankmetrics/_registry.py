@@ -221,6 +221,13 @@ PARAMS = {
     ),
     "name": Param(None, [Strings(), _NONE], "the system's name, for the legend",
                   examples=("model A",)),
+    # -- Dask --
+    "compute": Param(
+        True, [Boolean()],
+        "for Dask inputs: True computes the result and returns it as for in-memory inputs, "
+        "False returns lazy Dask objects (in-memory inputs are always computed)",
+        examples=(False,),
+    ),
     "metric_names.aliases": Param(
         False, [Boolean()],
         "True returns the aliases, {alias: metric name}, instead of the list of names",

@@ -16,7 +16,7 @@ from itertools import chain, repeat
 import numpy as np
 
 from ._bytes import PAIR_STEP, pair_hashes
-from ._engine import compute
+from ._engine import compute as engine_compute
 from ._inputs import (
     PrerankedInputs,
     _check_overlap,
@@ -36,7 +36,7 @@ from ._registry import (
     validate,
 )
 from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
-from ._validation import InvalidParameterError, short_repr, warn
+from ._validation import InvalidParameterError, is_dask, short_repr, warn
 
 
 class EvaluationResult:
@@ -107,7 +107,7 @@ class EvaluationResult:
 
 
 def _finish(inputs, requests, *, ignore_ties, no_relevant, progress):
-    raw = compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
     return EvaluationResult(inputs.query_ids, per_query, mean)
 
@@ -216,17 +216,18 @@ def _trec_gain(levels, gains):
 @validate
 def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
                  threshold=None, gains=None, max_docs=None, judged_only=False,
-                 no_relevant=None, progress=None):
+                 no_relevant=None, progress=None, compute=True):
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters
     ----------
-    qrels : TrecQrels, path or pandas.DataFrame
+    qrels : TrecQrels, path, pandas.DataFrame or dask.dataframe.DataFrame
         Judgements (a path is read with :func:`read_trec_qrels`, a data frame
-        with :func:`qrels_from_frame`).
-    run : TrecRun, path or pandas.DataFrame
+        with :func:`qrels_from_frame`; a Dask data frame needs the column
+        names that function looks for by default).
+    run : TrecRun, path, pandas.DataFrame or dask.dataframe.DataFrame
         The ranking to score (read with :func:`read_trec_run` or
-        :func:`run_from_frame`).
+        :func:`run_from_frame`; the same for Dask).
     metrics : str or list of str
         Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"``, ``"mrr"``;
         the names trec_eval prints (``"P_5"``, ``"map_cut_10"``,
@@ -265,7 +266,12 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         it also has a ``phase(label)`` method (as the command line's progress
         bar has), that is called when matching the run to the qrels
         (``"matching"``, then ``progress(step, 4)`` after each of its steps)
-        and when the evaluation starts (``"evaluating"``).
+        and when the evaluation starts (``"evaluating"``). Not called with
+        Dask inputs, which have Dask's own progress bars.
+    compute : bool, default=True
+        With a Dask data frame: ``False`` returns the result uncomputed (its
+        ``compute()`` gives the EvaluationResult). In-memory inputs are always
+        computed.
 
     Returns
     -------
@@ -301,6 +307,13 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'P_2': 0.25, 'map': 0.4167, 'ndcg': 0.4751}
     """
+    if is_dask(qrels, run):
+        from ._dask import evaluate_run as evaluate_dask
+
+        return evaluate_dask(qrels, run, metrics, setting=setting, complete=complete,
+                             threshold=threshold, gains=gains, max_docs=max_docs,
+                             judged_only=judged_only, no_relevant=no_relevant,
+                             progress=progress, compute=compute)
     q, r = _as_qrels(qrels), _as_run(run)
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
@@ -328,7 +341,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         if judged_only:
             inputs = inputs.judged_only()
         _phase(progress, "evaluating")
-        raw = compute(inputs, requests, ignore_ties=trec, progress=progress)
+        raw = engine_compute(inputs, requests, ignore_ties=trec, progress=progress)
         per_query, mean = reduce_results(raw, requests, no_relevant, None)
         return EvaluationResult(inputs.query_ids[perm],
                                 {k: v[perm] for k, v in per_query.items()}, mean)
@@ -658,20 +671,24 @@ def _truth(truth, users):
 
 @validate
 def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete=False,
-                    threshold=None, no_relevant="warn", progress=None):
+                    threshold=None, no_relevant="warn", progress=None, compute=True):
     r"""Score ranked ID lists (recommendations) against ground-truth ids.
 
     Parameters
     ----------
-    recommended : dict, 2-D array or list
+    recommended : dict, 2-D array, list, dask.bag.Bag or dask.dataframe.DataFrame
         Ranked item ids per user, best first: ``{user: [id, ...]}``, a 2-D
         array of shape (n_users, n_recs) (the fast path for many users) or a
-        list of id lists. Lists may have different lengths.
-    truth : dict, list or tuple
+        list of id lists. Lists may have different lengths. With Dask: a bag
+        of ``(user, [id, ...])`` pairs, or a data frame with user, item and
+        ``rank`` columns (1 = best).
+    truth : dict, list, tuple, dask.bag.Bag or dask.dataframe.DataFrame
         Relevant ids per user: ``{user: {id, ...}}`` (binary relevance) or
         ``{user: {id: relevance}}`` (graded); a list aligned with
         ``recommended``; or a tuple of parallel arrays ``(user_ids, item_ids)``
-        or ``(user_ids, item_ids, relevance)``.
+        or ``(user_ids, item_ids, relevance)``. With Dask: a bag of
+        ``(user, ids)`` pairs, or a data frame with user, item (and
+        relevance) columns.
     metrics : str or list of str
         Names such as ``"ndcg@100"``, ``"map@10"``, ``"recall@50"``, ``"mrr"``.
     k : int, optional
@@ -686,13 +703,18 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     no_relevant : "warn", "skip" or float, default="warn"
         Policy for users without a relevant item.
     progress : callable, optional
-        Called as ``progress(done, total)`` after each block of users.
+        Called as ``progress(done, total)`` after each block of users (not
+        with Dask inputs).
+    compute : bool, default=True
+        With Dask inputs: ``False`` returns the result uncomputed (its
+        ``compute()`` gives the EvaluationResult).
 
     Returns
     -------
     result : EvaluationResult
         Per-user values (``result.per_query``, users in the order of
-        ``recommended`` in ``result.query_ids``) and means (``result.mean``).
+        ``recommended`` in ``result.query_ids``; in sorted order with Dask
+        inputs) and means (``result.mean``).
 
     Notes
     -----
@@ -721,6 +743,12 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
     """
+    if is_dask(recommended, truth):
+        from ._dask import evaluate_ranked as evaluate_dask
+
+        return evaluate_dask(recommended, truth, metrics, k=k, users=users,
+                             complete=complete, threshold=threshold,
+                             no_relevant=no_relevant, progress=progress, compute=compute)
     ids, lens, flat = _recommended(recommended, users)
     tu, ti, trel, known = _truth(truth, users)
     requests = _with_options(metrics, k, where="evaluate_ranked",

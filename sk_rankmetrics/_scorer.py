@@ -20,7 +20,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from ._adapters import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
 from ._ranking import evaluate
 from ._registry import METRICS, make_requests, metric_names, parse_name, split_request, validate
-from ._validation import InvalidParameterError, short_repr, warn
+from ._validation import InvalidParameterError, is_dask, short_repr, warn
 
 __all__ = [
     "RankingScorer",
@@ -247,7 +247,7 @@ class RankingScorer:
         if qid is not None:
             n = _num_samples(y_true)
             n_q = _num_samples(qid)
-            if n_q != n:
+            if n is not None and n_q is not None and n_q != n:
                 raise ValueError(
                     f"qid has {n_q} entries but y has {n} samples; qid needs one query "
                     "id per sample (row of X). Under cross-validation pass qid for the "
@@ -376,6 +376,11 @@ class RankingScorer:
 
 
 def _num_samples(x):
+    """The length of ``x``; None when it is not known yet (a Dask collection,
+    whose partitions the Dask path checks one by one)."""
+    if is_dask(x):
+        n = float(x.shape[0]) if hasattr(x, "chunks") else float("nan")  # arrays only
+        return None if n != n else int(n)
     if hasattr(x, "shape") and len(x.shape):
         return int(x.shape[0])
     return len(x)

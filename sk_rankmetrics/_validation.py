@@ -18,8 +18,10 @@ import math
 import numbers
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Mapping
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,10 +86,33 @@ def _library_dirs():
     return tuple(dirs)
 
 
+_quiet = threading.local()
+
+
+@contextmanager
+def quiet():
+    """Silence :func:`warn` in the current thread only.
+
+    Dask partitions are scored by the in-memory functions, whose warnings
+    would describe one partition (and, on a cluster, land in a worker's
+    log); the caller reports the whole data's instead. Unlike
+    ``warnings.catch_warnings``, this changes no process-wide state, so the
+    threads that score other partitions are not affected.
+    """
+    before = getattr(_quiet, "on", False)
+    _quiet.on = True
+    try:
+        yield
+    finally:
+        _quiet.on = before
+
+
 def warn(message, category=UserWarning):
     """``warnings.warn`` with the stack level of the first caller outside this
     package (and outside scikit-learn and joblib, which call scorers), so that
     the warning names the user's line."""
+    if getattr(_quiet, "on", False):
+        return
     dirs = _library_dirs()
     frame, level = sys._getframe(1), 2  # level 2: warn's caller
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(dirs):
@@ -339,6 +364,19 @@ def check_param(name, value, param, where=None):
 
 
 # -- data arrays ----------------------------------------------------------------------
+
+def is_dask(*objs):
+    """Whether any of ``objs`` is a Dask collection.
+
+    Never imports Dask: an object can only be a Dask collection once Dask is
+    imported, so without it in ``sys.modules`` the answer is False at once.
+    """
+    if "dask" not in sys.modules:
+        return False
+    from dask.base import is_dask_collection
+
+    return any(o is not None and is_dask_collection(o) for o in objs)
+
 
 def _refuse_mask(x, arg):
     if isinstance(x, np.ma.MaskedArray) and np.ma.getmaskarray(x).any():

@@ -53,6 +53,7 @@ PAGES = [
     ("auto_examples/plot_metric_at_k.html", False),
     ("comparing.html", False),
     ("auto_examples/plot_compare_systems.html", False),
+    ("scale.html", False),
 ]
 
 #: TeX that MathJax would have replaced: delimiters and common commands.

@@ -33,7 +33,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if p.exists()]
-OPTIONAL = {"matplotlib", "pandas", "polars", "pyarrow", "xgboost", "lightgbm", "selenium"}
+OPTIONAL = {"matplotlib", "pandas", "polars", "pyarrow", "xgboost", "lightgbm", "selenium",
+            "dask", "distributed"}
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
 _PYTHON = {"python", "py", "python3", "pycon"}
