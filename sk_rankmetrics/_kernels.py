@@ -703,11 +703,23 @@ def _count_relevant_side(d, n0):
     return np.full(np.shape(d), _IPREC_SIDE == "relevant")
 
 
+def _recall_cut(level, R, req):
+    """The rank among the relevant items at which recall ``level`` is read.
+
+    ``lround(level * R)`` as trec_eval 10, or ``floor(level * R + 0.9)`` as
+    trec_eval 9 (and pytrec_eval, ir_measures and ranx with it); at least 1.
+    """
+    if req.options.get("recall_rounding", "lround") == "plus_0.9":
+        return np.maximum(np.floor(level * R + 0.9), 1.0)
+    return np.maximum(_lround(level * R), 1.0)
+
+
 def _interpolated(rc, req, levels):
     r"""Interpolated precision at recall ``levels`` (trec_eval's iprec_at_recall),
     exact over tie orderings.
 
-    At the c-th relevant item, ``c = lround(level * R)`` (at least 1), it is
+    At the c-th relevant item, ``c = lround(level * R)`` (at least 1; with
+    ``recall_rounding="plus_0.9"``, ``floor(level * R + 0.9)``), it is
     the largest precision at that rank or below,
 
     .. math::
@@ -743,7 +755,7 @@ def _interpolated(rc, req, levels):
         found = C[:, -1]
         out = []
         for level in levels:
-            c = np.maximum(_lround(level * R), 1.0)
+            c = _recall_cut(level, R, req)
             # Rank (0-based) of the c-th relevant item: the first with C == c.
             at = np.argmax((C >= c[:, None] - 0.5) & (rel > 0.5), axis=1)
             value = best_below[np.arange(n_rows), at]
@@ -776,7 +788,7 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     end_count = C0 + r_g
     q_D, q_valid, q_star, q_g, q_t0 = [], [], [], [], []
     for level in levels:
-        c = np.maximum(_lround(level * R), 1.0)
+        c = _recall_cut(level, R, req)
         hit = end_count >= c[:, None] - 0.5
         found = hit.any(axis=1) & (R > 0)
         p = np.argmax(hit, axis=1)

@@ -188,6 +188,13 @@ PARAMS = {
         "'iprec_at_recall@0.5'",
         examples=(0.5, 0.0, 1.0),
     ),
+    "recall_rounding": Param(
+        "lround", [Options("lround", "plus_0.9")],
+        "how recall level x picks the c-th relevant item: 'lround' rounds x R to the "
+        "nearest integer, halves up (trec_eval 10); 'plus_0.9' takes floor(x R + 0.9) "
+        "(trec_eval 9, pytrec_eval, ir_measures' IPrec, ranx); c is at least 1",
+        examples=("plus_0.9",),
+    ),
     "recall_levels": Param(
         (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
         [ListOf(Interval("real", 0, 1))],
@@ -529,11 +536,12 @@ _register("relative_p", None, _K.relative_precision, _REL, _BINARY_OPTIONS,
 _register("rprec_mult", None, _K.rprec_mult, _REL, (*_WHOLE, "multiple"),
           takes_k=False, at_option="multiple", full=True,
           description="precision at a multiple of R")
-_register("iprec_at_recall", None, _K.iprec_at_recall, _REL, (*_WHOLE, "recall"),
+_register("iprec_at_recall", None, _K.iprec_at_recall, _REL,
+          (*_WHOLE, "recall", "recall_rounding"),
           takes_k=False, at_option="recall", full=True,
           aliases=("iprec",), description="interpolated precision at a recall level")
 _register("11pt_avg", None, _K.eleven_point_average, _REL,
-          (*_WHOLE, "recall_levels"), takes_k=False, full=True,
+          (*_WHOLE, "recall_levels", "recall_rounding"), takes_k=False, full=True,
           aliases=("11_pt_avg", "eleven_point_average"),
           description="interpolated precision averaged over recall levels")
 
@@ -611,7 +619,8 @@ IR_MEASURES = {
     "Judged": ("judged", {}), "NumRet": ("num_ret", {}), "NumRel": ("num_rel", {}),
     "NumRelRet": ("num_rel_ret", {}), "NumQ": ("num_q", {}), "SetP": ("set_p", {}),
     "SetR": ("set_recall", {}), "SetF": ("set_f", {}), "SetAP": ("set_map", {}),
-    "IPrec": ("iprec_at_recall", {}), "RBP": ("rbp", {}), "ERR": ("err", {}),
+    "IPrec": ("iprec_at_recall", {"recall_rounding": "plus_0.9"}),
+    "RBP": ("rbp", {}), "ERR": ("err", {}),
     "Success": ("hit_rate", {}),
 }
 _IRM_RE = re.compile(r"^\s*([A-Za-z]+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$")

@@ -317,14 +317,18 @@ def rprec_mult(y, order, multiple=1.0, threshold=None, judged=None):
     return sum(_rel_j(y, i, threshold, judged) for i in order[:c]) / c
 
 
-def _iprec(y, order, levels, threshold, judged):
-    """trec_eval's interpolated precision, its loop from the bottom of the ranking."""
+def _iprec(y, order, levels, threshold, judged, recall_rounding="lround"):
+    """trec_eval's interpolated precision, its loop from the bottom of the ranking
+    (trec_eval 10's lround, or trec_eval 9's + 0.9 and truncation)."""
     R = sum(_rel_j(y, i, threshold, judged) for i in range(len(y)))
     if R == 0:
         return None
     rels = [_rel_j(y, i, threshold, judged) for i in order]
     n, found = len(rels), sum(rels)
-    cutoffs = [math.floor(lv * R + 0.5) for lv in levels]  # lround, x >= 0
+    if recall_rounding == "plus_0.9":
+        cutoffs = [int(lv * R + 0.9) for lv in levels]
+    else:
+        cutoffs = [math.floor(lv * R + 0.5) for lv in levels]  # lround, x >= 0
     out = [0.0] * len(levels)
     cur = len(levels) - 1
     while cur >= 0 and cutoffs[cur] > found:
@@ -347,14 +351,15 @@ def _iprec(y, order, levels, threshold, judged):
     return out
 
 
-def iprec_at_recall(y, order, recall=0.0, threshold=None, judged=None):
-    out = _iprec(y, order, [recall], threshold, judged)
+def iprec_at_recall(y, order, recall=0.0, threshold=None, judged=None,
+                    recall_rounding="lround"):
+    out = _iprec(y, order, [recall], threshold, judged, recall_rounding)
     return None if out is None else out[0]
 
 
 def eleven_pt_avg(y, order, threshold=None, recall_levels=tuple(i / 10 for i in range(11)),
-                  judged=None):
-    out = _iprec(y, order, list(recall_levels), threshold, judged)
+                  judged=None, recall_rounding="lround"):
+    out = _iprec(y, order, list(recall_levels), threshold, judged, recall_rounding)
     return None if out is None else sum(out) / len(out)
 
 

@@ -229,16 +229,21 @@ IPREC_QRELS = {"1": {"a": 1, "d": 1, "e": 1, "b": 0, "c": 0}}
 IPREC_RUN = {"1": {"a": 6.0, "b": 5.0, "c": 4.0, "d": 3.0, "e": 2.0, "f": 1.0}}
 
 
-def test_interpolated_precision_rounds_as_trec_eval_10_not_9():
+def test_interpolated_precision_rounds_as_trec_eval_10_or_as_9_when_asked():
     pytrec_eval = pytest.importorskip("pytrec_eval")
     ref = pytrec_eval.RelevanceEvaluator(IPREC_QRELS, {"iprec_at_recall", "11pt_avg"})
     ref = ref.evaluate(IPREC_RUN)["1"]
     assert ref["iprec_at_recall_0.40"] == pytest.approx(0.6)
     assert ref["11pt_avg"] == pytest.approx(0.7455, abs=5e-5)
     y, s = [[1, 0, 0, 1, 1, 0]], [[6, 5, 4, 3, 2, 1]]
-    got = evaluate(y, s, ["iprec_at_recall@0.4", "IPrec@0.4", "11pt_avg"])
-    assert got["iprec_at_recall@0.4"] == got["IPrec@0.4"] == 1.0
+    v9 = {"recall_rounding": "plus_0.9"}
+    got = evaluate(y, s, ["iprec_at_recall@0.4", "IPrec@0.4", "11pt_avg",
+                          ("11_pt_avg", v9), ("iprec@0.4", v9)])
+    assert got["iprec_at_recall@0.4"] == 1.0
     assert got["11pt_avg"] == pytest.approx(0.7818, abs=5e-5)
+    # trec_eval 9's rule, which ir_measures' IPrec implies.
+    assert got["IPrec@0.4"] == got["iprec@0.4"] == ref["iprec_at_recall_0.40"]
+    assert got["11_pt_avg"] == pytest.approx(ref["11pt_avg"], abs=1e-12)
     # The two rules agree where the fractional part of x R is outside [0.1, 0.5).
     for level in (0.0, 0.1, 0.2, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
         got = evaluate(y, s, [f"iprec_at_recall@{level}"])[f"iprec_at_recall@{level}"]
@@ -249,6 +254,8 @@ def test_ir_measures_iprec_is_trec_eval_9s():
     ir_measures = pytest.importorskip("ir_measures")
     value = ir_measures.calc_aggregate([ir_measures.IPrec @ 0.4], IPREC_QRELS, IPREC_RUN)
     assert list(value.values()) == [pytest.approx(0.6)]
+    got = evaluate([[1, 0, 0, 1, 1, 0]], [[6, 5, 4, 3, 2, 1]], ["IPrec@0.4"])
+    assert got["IPrec@0.4"] == pytest.approx(0.6, abs=1e-12)
 
 
 def test_ir_measures_computes_rbp_only_with_rel():

@@ -92,6 +92,8 @@ def options(draw, name):
             opts["recall"] = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4, 0.5, 0.75, 1.0]))
         if name == "11pt_avg" and draw(st.booleans()):
             opts["recall_levels"] = (0.0, 0.3, 0.5, 1.0)
+        if name in ("iprec_at_recall", "11pt_avg") and draw(st.booleans()):
+            opts["recall_rounding"] = "plus_0.9"
     return opts
 
 

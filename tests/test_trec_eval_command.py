@@ -188,3 +188,26 @@ def test_matches_pytrec_eval_per_query(tmp_path, seed):
             else:
                 got = res.per_query[m][i]
             assert abs(got - want) <= 1e-9, (seed, m, q, got, want)
+    # trec_eval 9's rounding of the recall levels: recall_rounding="plus_0.9",
+    # which ir_measures' IPrec implies.
+    v9 = [(m, {"recall_rounding": "plus_0.9"}) for m in ref[judged[0]]
+          if m.rpartition("_")[0] in VERSION_10_ROUNDING or m in VERSION_10_ROUNDING]
+    assert len(v9) == 12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res9 = evaluate_run(tmp_path / "q.txt", tmp_path / "r.txt", v9, setting="trec_eval",
+                            threshold=level, max_docs=max_docs, complete=complete,
+                            judged_only=judged_only)
+        irm = evaluate_run(tmp_path / "q.txt", tmp_path / "r.txt",
+                           [f"IPrec(rel={level})@0.4"], setting="trec_eval",
+                           max_docs=max_docs, complete=complete, judged_only=judged_only)
+    for m, _ in v9:
+        for i, q in enumerate(res9.query_ids.tolist()):
+            if q not in ref:
+                continue
+            # With no document left to rank (-J removing every one), trec_eval 9
+            # divides 0 by 0; trec_eval 10 and this package give 0.
+            want = 0.0 if np.isnan(ref[q][m]) else ref[q][m]
+            assert abs(res9.per_query[m][i] - want) <= 1e-9, (seed, m, q)
+    np.testing.assert_allclose(irm.per_query[f"IPrec(rel={level})@0.4"],
+                               res9.per_query["iprec_at_recall_0.40"], atol=0, rtol=0)
