@@ -744,24 +744,33 @@ def _interpolated(rc, req, levels):
     if L == 0:
         return [np.zeros(n_rows) for _ in levels], R > 0
     n = np.minimum(rc.n_ranked, L)
-    size = rc.size
-    r_g = np.rint(rel * size)
-    mixed = (r_g > 0) & (r_g < size)
-    C = np.cumsum(rel, axis=1)
-    ranks = np.arange(1.0, L + 1.0)
-    if not mixed.any():  # every position's relevance is known
-        prec = np.where(ranks <= n[:, None], C / ranks, 0.0)
-        best_below = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
-        found = C[:, -1]
-        out = []
-        for level in levels:
-            c = _recall_cut(level, R, req)
-            # Rank (0-based) of the c-th relevant item: the first with C == c.
-            at = np.argmax((C >= c[:, None] - 0.5) & (rel > 0.5), axis=1)
-            value = best_below[np.arange(n_rows), at]
-            out.append(np.where(c <= found + 0.5, value, 0.0))
-        return out, R > 0
-    return _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C), R > 0
+    if rc.tied:
+        size = rc.size
+        r_g = np.rint(rel * size)
+        mixed = (r_g > 0) & (r_g < size)
+        if mixed.any():
+            C = np.cumsum(rel, axis=1)
+            return _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C), R > 0
+    # Every position's relevance is known. The suffix maxima of precision and
+    # the ranks of the relevant items serve every level (and both measures).
+    key = ("iprec", req.rel_key, L)
+    if key not in rc.cache:
+        C = np.cumsum(rel, axis=1)
+        prec = np.where(np.arange(1.0, L + 1.0) <= n[:, None], C / np.arange(1.0, L + 1.0), 0.0)
+        best_below = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1].reshape(-1)
+        # The relevant items' flat positions, row after row: the c-th of row i
+        # is entry first[i] + c - 1.
+        flat_at = np.flatnonzero(rel > 0.5)
+        found = np.rint(C[:, -1]).astype(np.int64)
+        rc.cache[key] = (best_below, flat_at, found, np.cumsum(found) - found)
+    best_below, flat_at, found, first = rc.cache[key]
+    out = []
+    for level in levels:
+        c = _recall_cut(level, R, req).astype(np.int64)
+        ok = c <= found
+        pick = flat_at[np.where(ok, first + c - 1, 0)] if flat_at.size else 0
+        out.append(np.where(ok, best_below[pick], 0.0))
+    return out, R > 0
 
 
 def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
@@ -1223,9 +1232,11 @@ def _mixed_groups(rc, key):
     rows, starts = np.nonzero(first)
     if rows.size == 0:
         return None
-    sizes = rc.size[rows, starts]
     items = rc.items[key]
     W = items.shape[1]
+    # A group of real items that runs past L was ranked over the whole row (W =
+    # N); one that still runs past W is padding (-inf), whose members all hold 0.
+    sizes = np.minimum(rc.size[rows, starts], W - starts)
     gid = np.repeat(np.arange(rows.size), sizes)
     offset = np.arange(gid.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     vals = items.reshape(-1)[np.repeat(rows * W + starts, sizes) + offset]

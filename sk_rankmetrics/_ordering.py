@@ -188,8 +188,9 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     n_items : ndarray of shape (n,) or None
         Real items per row; ``None`` means every row has ``N``.
     keep_items : bool
-        Keep the ranked item values as ``RankedChunk.items`` (``L`` must then
-        be ``N``).
+        Keep the ranked item values as ``RankedChunk.items``. When a tie group
+        of real items runs past position ``L``, its members beyond ``L`` are
+        needed too: the chunk is then ranked over whole rows (``L = N``).
 
     Returns
     -------
@@ -210,6 +211,9 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         order = np.argsort(top_scores, axis=1)[:, ::-1]
         top = np.take_along_axis(top, order, axis=1)
         sv = np.take_along_axis(top_scores, order, axis=1)
+        if keep_items and not ignore_ties and bool(
+                ((below == sv[:, -1]) & (below > -np.inf)).any()):
+            return rank_chunk(y_score, values, N, n_items=n_items, keep_items=True)
     else:
         top = np.ascontiguousarray((np.argsort(y_score, axis=1) + base)[:, ::-1])
         sv = np.take(flat_scores, top)
@@ -308,11 +312,21 @@ def _unjudged_worthless(yt, requests, masks):
 def check_item_values(yt, requests, row0=0, masks=None):
     """Raise on relevance the requests' gains or grades cannot take.
 
+    Returns the mask of worthless entries (see :func:`_unjudged_worthless`);
+    :func:`_checked_extremes` also gives the block's extreme levels.
+    """
+    return _checked_extremes(yt, requests, row0, masks)[0]
+
+
+def _checked_extremes(yt, requests, row0=0, masks=None):
+    """:func:`check_item_values`, returning ``(worthless, extremes)``.
+
     Looks at every judged item of the block (ranked or not): a level a gain
     mapping does not name, a negative level under a normalised metric, a gain
     that overflows float64, a grade outside ERR's scale. Monotone elementwise
     gains (linear, exponential) are checked at the extreme levels only.
-    Returns the mask of worthless entries (see :func:`_unjudged_worthless`).
+    ``extremes`` (an :class:`_Extremes`) holds the min and max of the
+    entries that are not worthless, once computed.
     """
     masks = masks or ItemMasks()
     worthless = _unjudged_worthless(yt, requests, masks)
@@ -344,7 +358,7 @@ def check_item_values(yt, requests, row0=0, masks=None):
         if grades:
             judged = real if masks.judged is None else yt[masks.judged]
             _check_grades(extremes if judged is real else _Extremes(judged), req)
-    return worthless
+    return worthless, extremes
 
 
 class _Extremes:
@@ -456,7 +470,7 @@ class BlockValues:
         self.yt = np.ascontiguousarray(yt)
         self.masks = (masks or ItemMasks()).map(np.ascontiguousarray)
         self.requests = requests
-        self.worthless = check_item_values(self.yt, requests, row0, self.masks)
+        self.worthless, self.extremes = _checked_extremes(self.yt, requests, row0, self.masks)
         self.totals = _Totals(self)
 
     def at(self, flat):
@@ -611,25 +625,29 @@ class IdealRuns:
 _MAX_LEVEL_SPAN = 64
 
 
-def ideal_runs(yt, gain, full_gain, worthless=None):
+def ideal_runs(yt, gain, full_gain, worthless=None, extremes=None):
     """The :class:`IdealRuns` of each row's gains.
 
     Integer relevance levels in a small span with a monotone gain are counted
     per row (one pass, no sort); any other input sorts the row's gains.
     ``full_gain()`` gives the block's gains when they cannot be read off the
-    levels (see :func:`ideal_gains`).
+    levels (see :func:`ideal_gains`). ``extremes`` (an :class:`_Extremes` of
+    ``yt``) spares a pass for its min and max.
     """
     n, N = yt.shape
     if gain.monotone and worthless is None and yt.size:
         if yt.dtype.kind == "b":
             yt = yt.view(np.uint8)
-        lo, hi = yt.min(), yt.max()
+        if extremes is None or extremes.a is not yt:
+            extremes = _Extremes(yt)
+        lo, hi = extremes.min(), extremes.max()
         integral = yt.dtype.kind in "iub" or np.array_equal(yt, np.floor(yt))
-        if integral and hi - lo < _MAX_LEVEL_SPAN:
+        if integral and -2**52 < lo and hi < 2**52 and hi - lo < _MAX_LEVEL_SPAN:
             lo, span = int(lo), int(hi) - int(lo) + 1
             keys = np.empty(yt.shape, dtype=np.intp)
-            np.subtract(yt, lo, out=keys, casting="unsafe")  # integral: exact
-            keys += (np.arange(n) * span)[:, None]
+            # Level minus lo plus the row's offset, in one pass (integral: exact).
+            np.add(yt, (np.arange(n, dtype=np.intp) * span - lo)[:, None], out=keys,
+                   casting="unsafe")
             counts = np.bincount(keys.reshape(-1), minlength=n * span).reshape(n, span)
             levels = np.arange(lo, lo + span, dtype=np.float64)[::-1]
             g = np.asarray(gain(levels), dtype=np.float64)  # non-increasing
@@ -643,10 +661,11 @@ def ideal_runs(yt, gain, full_gain, worthless=None):
 
 
 def depth(requests):
-    """``(needs_full, k_max)``: whether some request reads every position (or
-    the members of every tie group), and the deepest cut-off asked for (1 when
-    none is)."""
-    needs_full = any(r.depth is None or r.spec.reads_items for r in requests)
+    """``(needs_full, k_max)``: whether some request reads every position, and
+    the deepest cut-off asked for (1 when none is). A measure that reads the
+    members of each tie group (``reads_items``) gets them also when a group
+    runs past ``k_max``: :func:`rank_chunk` then ranks whole rows."""
+    needs_full = any(r.depth is None for r in requests)
     k_max = max((r.depth for r in requests if r.depth is not None), default=1)
     return needs_full, k_max
 
@@ -695,7 +714,8 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     for req in requests:
         if req.needs_ideal and req.spec.full and ("runs", req.gain_key) not in rc.cache:
             rc.cache[("runs", req.gain_key)] = ideal_runs(
-                yt, req.gain, lambda key=req.gain_key: values.full(key), values.worthless)
+                yt, req.gain, lambda key=req.gain_key: values.full(key), values.worthless,
+                values.extremes)
     ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
     width = N if None in ideal_k else min(max(ideal_k, default=1), N)
     for req in requests:

@@ -372,3 +372,15 @@ def test_interpolated_precision_counted_over_either_side(name, side, monkeypatch
         want = [_brute(name, y[i], s[i], max_docs=opts.get("max_docs"), judged=judged[i],
                        **_ref_options(name, opts)) for i in range(3)]
         np.testing.assert_allclose(got, want, **TOL, err_msg=f"{name} {opts}")
+
+
+def test_g_cut_by_max_docs_in_a_padded_block():
+    """Long format, a cut-off below the longest query: a tied query of two items
+    sits in a block padded to four (its padding ties past the cut)."""
+    y = [0, 0, 0, 0, 0, 1, 1, 1]
+    s = [0, 1, 1, 1, 0, 0, 0, 0]
+    qid = np.repeat([0, 1, 2], [4, 2, 2])
+    got = evaluate(y, s, [("g", {"max_docs": 3})], qid=qid, per_row=True, no_relevant=np.nan)
+    want = [_brute("g", y[a:b], s[a:b], max_docs=3) for a, b in ((0, 4), (4, 6), (6, 8))]
+    np.testing.assert_allclose(got["g"], want, **TOL)
+    assert got["g"][1] == pytest.approx(0.8154648767857288)
