@@ -273,3 +273,22 @@ def test_long_and_extreme_query_ids(qid, first_is_second_query):
 def test_ids_that_would_be_coerced_are_refused(qid):
     with pytest.raises(InvalidParameterError, match=r"qid"):
         skr.ndcg_score([1, 0, 0, 1], [2, 1, 2, 1], qid=np.array(qid, dtype=object))
+
+
+def test_unjudged_items_are_never_relevant_nor_worth_a_gain(tmp_path):
+    """A threshold <= 0, or a gain for level 0, never reaches a document the qrels
+    do not name: trec_eval 10's numbers (-l0 and -m ndcg.0=1,1=4) on the run that
+    ranks an unjudged d3 first, then d1 (level 0), then d2 (level 1)."""
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d1 0\nq1 0 d2 1\n")
+    run.write_text("q1 Q0 d3 1 3 t\nq1 Q0 d1 2 2 t\nq1 Q0 d2 3 1 t\n")
+    got = skr.evaluate_run(qrels, run, ["P_1", "map", "recall_3"], setting="trec_eval",
+                           threshold=0).mean
+    assert got == pytest.approx({"P_1": 0.0, "map": 0.5833333333333333, "recall_3": 1.0})
+    ndcg = skr.evaluate_run(qrels, run, [("ndcg", {"gain": {0: 1, 1: 4}})],
+                            setting="trec_eval").mean["ndcg"]
+    assert ndcg == pytest.approx(0.5681212831057167, abs=1e-12)  # trec_eval: 0.5681
+    ranked = skr.evaluate_ranked({"q1": ["d3", "d1", "d2"]}, {"q1": {"d1": 0, "d2": 1}},
+                                 ["precision@1", "map", "recall@3"], threshold=0).mean
+    assert ranked == pytest.approx({"precision@1": 0.0, "map": 0.5833333333333333,
+                                    "recall@3": 1.0})
