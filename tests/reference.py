@@ -531,8 +531,9 @@ def reference_mean(metric, Y, S, weights=None, no_relevant=0.0, **kwargs):
 
 
 def article_playlist_ndcg(one_gt, one_rec, cap=100):
-    """The playlist nDCG of the Korean nDCG article (``shared/seeds``), as its
-    Python function: binary gains, natural log, ``cap`` recommendations (100)."""
+    """The playlist nDCG of the article "추천시스템의 성능을 비교 평가하기 위한
+    지표인 nDCG" (``shared/seeds/000``), as its Python function: binary gains,
+    natural log, ``cap`` recommendations (100)."""
     dcg = 0.0
     if len(one_gt) >= cap:
         idcg = sum(1.0 / np.log(i + 1) for i in range(1, cap + 1))

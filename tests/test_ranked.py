@@ -1,7 +1,9 @@
 """Ranked ID lists (recommender output) scored by ``evaluate_ranked``.
 
 Checked against the slow per-row reference of ``tests/reference.py``, the
-playlist nDCG formula of the Korean nDCG article in ../shared/seeds, and a
+playlist nDCG formula of the article "추천시스템의 성능을 비교 평가하기 위한
+지표인 nDCG" ("nDCG, a metric to compare the performance of recommender
+systems"), and a
 per-user loop on a subsample of a large vectorised case.
 """
 

@@ -2,7 +2,7 @@
 
 Commands, one module each: ``evaluate`` (metrics of one run), ``compare``
 (several runs with paired significance tests), ``trec_eval`` (trec_eval's
-flags and output) and ``demo`` (bundled data).
+flags and output) and ``demo`` (on seeded data it generates).
 
 Exit codes: 0 on success; 2 for a usage error (argparse's usage line and
 one line naming the flag, also for checks made after parsing); 1 for a data
@@ -36,7 +36,7 @@ def build_parser():
         prog="sk-rankmetrics", parents=[common],
         description="Ranking metrics (nDCG, MAP, P@k, recall@k, MRR, ERR, RBP, bpref, "
                     "infAP and every numeric measure of trec_eval) for TREC runs, "
-                    "CSV/Parquet/JSON rankings and the bundled demo.",
+                    "CSV/Parquet/JSON rankings, and a demo on generated data.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
