@@ -46,12 +46,17 @@ from ._validation import (
 )
 
 #: Elements of one (rows x items) block ranked to a cut-off: a few float64 /
-#: int64 temporaries of this size are alive at once (8 MiB each). The
+#: int64 temporaries of this size are alive at once (2 MiB each). The
 #: kernels then work on (rows x cut-off) arrays, which should not be so small
-#: that the per-call cost of NumPy dominates (evaluate runs dozens of them:
-#: with every measure at 100 on 1,000 items, 2**18 spent a third of the time
-#: in calls on 256-row blocks; ranking one metric is as fast at 2**20).
-CHUNK_ELEMENTS = 1 << 20  # a quarter for full sorts (k=None)
+#: that the per-call cost of NumPy dominates (evaluate runs dozens of them).
+CHUNK_ELEMENTS = 1 << 18  # a quarter for full sorts (k=None)
+
+#: Dense matrices ranked to a cut-off take blocks this many times larger: with
+#: every measure at 100 on 1,000 items, blocks of 2**18 spent a third of the
+#: time in NumPy calls on 256-row blocks, and one metric ranks as fast with
+#: 2**20. (Padded long-format blocks are slower with it: their rows are
+#: grouped and padded per block.)
+DENSE_FACTOR = 4
 
 #: Largest key ``row * span + code`` allowed in one block (int64 headroom).
 _KEY_LIMIT = 1 << 62
@@ -110,7 +115,10 @@ class DenseInputs:
         self.n_rows, self.n_cols = y_true.shape
 
     def blocks(self, requests):
-        step = max(1, _budget(requests) // self.n_cols)
+        budget = _budget(requests)
+        if budget == CHUNK_ELEMENTS:  # ranked to a cut-off
+            budget *= DENSE_FACTOR
+        step = max(1, budget // self.n_cols)
         return [(slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
                 for a in range(0, self.n_rows, step)]
 

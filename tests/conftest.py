@@ -144,5 +144,6 @@ def tied_scores(rng, n_rows, n_items, n_levels=3):
 def small_chunks(monkeypatch):
     """Make the engine cut its input into many chunks and use the thread pool."""
     monkeypatch.setattr(_inputs, "CHUNK_ELEMENTS", 400)
+    monkeypatch.setattr(_inputs, "DENSE_FACTOR", 1)
     monkeypatch.setattr(_engine, "PARALLEL_MIN_ELEMENTS", 1)
     monkeypatch.setattr(_engine, "N_THREADS", 3)
