@@ -623,6 +623,8 @@ class IdealRuns:
 
 #: Level spans up to this are counted per row instead of sorted.
 _MAX_LEVEL_SPAN = 64
+#: Entries whose level keys are counted at once (1 MiB of keys).
+_COUNT_ELEMENTS = 1 << 17
 
 
 def ideal_runs(yt, gain, full_gain, worthless=None, extremes=None):
@@ -644,11 +646,19 @@ def ideal_runs(yt, gain, full_gain, worthless=None, extremes=None):
         integral = yt.dtype.kind in "iub" or np.array_equal(yt, np.floor(yt))
         if integral and -2**52 < lo and hi < 2**52 and hi - lo < _MAX_LEVEL_SPAN:
             lo, span = int(lo), int(hi) - int(lo) + 1
-            keys = np.empty(yt.shape, dtype=np.intp)
-            # Level minus lo plus the row's offset, in one pass (integral: exact).
-            np.add(yt, (np.arange(n, dtype=np.intp) * span - lo)[:, None], out=keys,
-                   casting="unsafe")
-            counts = np.bincount(keys.reshape(-1), minlength=n * span).reshape(n, span)
+            # Level minus lo plus the row's offset (integral: exact), counted a
+            # few rows at a time so that the keys stay in the CPU cache.
+            offsets = (np.arange(n, dtype=np.intp) * span - lo)[:, None]
+            step = max(1, _COUNT_ELEMENTS // max(N, 1))
+            keys = np.empty((min(step, n), N), dtype=np.intp)
+            counts = np.empty(n * span, dtype=np.intp)
+            for a in range(0, n, step):
+                b = min(a + step, n)
+                part = keys[: b - a]
+                np.add(yt[a:b], offsets[a:b] - a * span, out=part, casting="unsafe")
+                counts[a * span:b * span] = np.bincount(part.reshape(-1),
+                                                        minlength=(b - a) * span)
+            counts = counts.reshape(n, span)
             levels = np.arange(lo, lo + span, dtype=np.float64)[::-1]
             g = np.asarray(gain(levels), dtype=np.float64)  # non-increasing
             keep = g > 0

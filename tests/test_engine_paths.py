@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import sk_rankmetrics as skr
 from sk_rankmetrics._conventions import resolve_gain
+from sk_rankmetrics import _ordering
 from sk_rankmetrics._ordering import IdealRuns, ideal_gains, ideal_runs
 
 GAINS = ["linear", "exponential", {-1: 0.0, 0: 0.0, 1: 1.0, 2: 1.0, 3: 5.0},
@@ -49,8 +50,12 @@ def _brute_runs(yt, gain):
     n=st.integers(1, 6), N=st.integers(1, 9), lo=st.integers(-1, 1), hi=st.integers(0, 3),
     dtype=st.sampled_from(["int64", "float64", "uint8", "bool"]),
     gain=st.sampled_from(range(len(GAINS))), seed=st.integers(0, 2**32 - 1),
+    count=st.sampled_from([1, 7, 1 << 17]),
 )
-def test_counted_ideal_runs_equal_the_sorted_ones_and_a_loop(n, N, lo, hi, dtype, gain, seed):
+def test_counted_ideal_runs_equal_the_sorted_ones_and_a_loop(n, N, lo, hi, dtype, gain, seed,
+                                                             count):
+    """``count``: the entries counted at once (1 and 7 count a row, or a few, at
+    a time)."""
     rng = np.random.default_rng(seed)
     lo = max(lo, 0) if dtype in ("uint8", "bool") else lo
     hi = 1 if dtype == "bool" else max(hi, lo)
@@ -58,7 +63,12 @@ def test_counted_ideal_runs_equal_the_sorted_ones_and_a_loop(n, N, lo, hi, dtype
     g = resolve_gain(GAINS[gain])
     if isinstance(GAINS[gain], dict) and yt.min() < -1:
         return
-    counted = ideal_runs(yt, g, None)
+    before = _ordering._COUNT_ELEMENTS
+    _ordering._COUNT_ELEMENTS = count
+    try:
+        counted = ideal_runs(yt, g, None)
+    finally:
+        _ordering._COUNT_ELEMENTS = before
     full = np.asarray(g(yt.astype(float)), dtype=float)
     by_sort = IdealRuns.from_sorted(ideal_gains(yt.astype(float), g, lambda: full, N))
     for a, b in zip(_fields(counted), _fields(by_sort)):
