@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._conventions import resolve_gain
 from sk_rankmetrics import _ordering
+from sk_rankmetrics._conventions import resolve_gain
 from sk_rankmetrics._ordering import IdealRuns, ideal_gains, ideal_runs
 
 GAINS = ["linear", "exponential", {-1: 0.0, 0: 0.0, 1: 1.0, 2: 1.0, 3: 5.0},
