@@ -552,6 +552,10 @@ def test_evaluate_run_lazy_and_errors():
         skr.evaluate_run(dq, dr, ["map"], progress=print)
     with pytest.raises(ValueError, match=r"cannot find the relevance column of the qrels"):
         skr.evaluate_run(dq.rename(columns={"relevance": "x"}), dr, ["map"])
+    # Two columns that could hold one role: an error, never a guess.
+    with pytest.raises(ValueError, match=r"run has 2 columns that could hold the query: "
+                                         r"\['query', 'qid'\]"):
+        skr.evaluate_run(dq, dr.assign(query=dr.qid + "x"), ["map"])
     other = dd.from_pandas(qrels.assign(qid="x" + qrels.qid), npartitions=2)
     with pytest.raises(ValueError, match="no query of the ranking has judgements"):
         skr.evaluate_run(other, dr, ["map"])
