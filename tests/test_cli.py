@@ -77,6 +77,20 @@ def test_evaluate_default_metrics_and_trec_eval_flag(files):
     assert out.stdout.splitlines()[-1].split() == ["all", "0.5000"]
 
 
+def test_evaluate_takes_trec_eval_measure_syntax(files):
+    """-m P.5,10 and sets such as official, as the trec_eval command takes them."""
+    qrels, run_a, _ = files
+    args = ["-m", "P.5,10", "-m", "ndcg_cut.10", "-m", "rbp.p=0.8"]
+    ours = run_cli("evaluate", qrels, run_a, "--trec-eval", *args, "--format", "trec_eval")
+    assert ours.returncode == 0, ours.stderr
+    theirs = run_cli("trec_eval", *args, qrels, run_a)
+    assert ours.stdout == theirs.stdout
+    assert [line.split()[0] for line in ours.stdout.splitlines()] == [
+        "P_5", "P_10", "ndcg_cut_10", "rbp_p=0.8"]
+    bad = run_cli("evaluate", qrels, run_a, "-m", "rbp.0.8")
+    assert bad.returncode == 2 and "'0.8' is not a name=value pair" in bad.stderr
+
+
 def test_evaluate_reproduces_trec_eval_on_reference_files():
     te = SHARED / "trec_eval"
     if not te.exists():

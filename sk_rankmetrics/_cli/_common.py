@@ -56,11 +56,16 @@ def table_type(name, convert):
 
 
 def metric_type(text):
-    """A metric name (this package's, or trec_eval's such as P_5), checked now."""
+    """A metric name (this package's, trec_eval's such as P_5, or trec_eval's -m
+    syntax such as P.5,10 or all_trec), checked now."""
     from .._registry import parse_name
+    from .._trec_eval import MEASURES, SETS, parse_measures
 
     try:
-        parse_name(text)
+        if text in SETS or ("." in text and text.partition(".")[0] in MEASURES):
+            parse_measures([text])
+        else:
+            parse_name(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
     return text
@@ -284,7 +289,9 @@ def add_run_options(p, default_metrics):
                         "infap, judged@10, unjudged@10, iprec_at_recall@0.5, 11pt_avg, "
                         "set_f, num_rel_ret, ...; trec_eval's names (P_5, ndcg_cut_10, "
                         "map_cut_100, recip_rank, Rprec, iprec_at_recall_0.10, set_F, infAP) "
-                        "and ir_measures' (nDCG@10, AP@100, P(rel=2)@5, RBP(p=0.8), ERR@20). "
+                        "and their -m syntax (P.5,10, ndcg.1=3,2=9, rbp.p=0.8, official, "
+                        "all_trec), and ir_measures' (nDCG@10, AP@100, P(rel=2)@5, "
+                        "RBP(p=0.8), ERR@20). "
                         "Every name: the metric reference of the documentation "
                         "(docs/metrics.md) or sk_rankmetrics.metric_names(). Default: "
                         + ", ".join(default_metrics))
