@@ -687,8 +687,11 @@ def binary_g(rc, req):
 #: The most steps the exact interpolated precision may spend on one tie group:
 #: ``d * (n0 + 1) * min(d, n0)**2``, with ``d`` the group's relevant items from
 #: the recall cut-off on and ``n0`` its other items (at most ``d * (n0 + 1)``
-#: breakpoints, a count of ``min(d, n0)**2`` steps at each).
-IPREC_BUDGET = 4_000_000
+#: breakpoints, a count of ``min(d, n0)**2`` steps at each). About 4e8 steps
+#: take a second: an all-tied row of 1,000 items with 50 relevant (1.2e8 steps)
+#: takes 0.8 s and 150 MiB, one with 100 relevant (9e8) would take 4 s. The
+#: time of many such rows grows with their number.
+IPREC_BUDGET = 200_000_000
 #: Recursion cells handled at once (memory).
 _IPREC_BATCH = 1 << 21
 #: The side of a tie group the counts run over: None takes the smaller one

@@ -300,6 +300,14 @@ def test_the_metric_help_names_measures_that_parse(command):
     assert f"any of the {len(METRICS)} measures" in text
     assert "docs/metrics.md" in text
     listed = text.split("measures:", 1)[1].split("Every name", 1)[0]
+    # trec_eval's -m syntax, listed in its own parentheses, parses as the
+    # trec_eval command's -m does.
+    head, syntax = listed.split("and their -m syntax (", 1)
+    syntax, tail = syntax.split(")", 1)
+    specs = [part.strip() for part in re.split(r", (?=[A-Za-z])", syntax)]
+    assert specs == ["P.5,10", "ndcg.1=3,2=9", "rbp.p=0.8", "official", "all_trec"]
+    parse_measures(specs)
+    listed = head + tail
     tokens = re.findall(r"[A-Za-z0-9_]+(?:\.[0-9]+)?(?:\([a-z]+=[^)]*\))?(?:@[0-9.]+)?",
                         listed)
     names = [n for n in tokens if n not in ("trec_eval", "s", "names", "and", "ir_measures")]

@@ -384,3 +384,21 @@ def test_g_cut_by_max_docs_in_a_padded_block():
     want = [_brute("g", y[a:b], s[a:b], max_docs=3) for a, b in ((0, 4), (4, 6), (6, 8))]
     np.testing.assert_allclose(got["g"], want, **TOL)
     assert got["g"][1] == pytest.approx(0.8154648767857288)
+
+
+def test_tie_groups_beyond_the_budget_raise_naming_the_way_out():
+    """G and interpolated precision sum over the arrangements of a tie group's
+    levels; a group too large for that is an error, never a slow surprise."""
+    y = np.zeros((1, 1000))
+    y[0, :100] = 1
+    with pytest.raises(ValueError, match=r"11pt_avg: a tie group of 1000 items \(100 of "
+                                         r"them relevant\).*ignore_ties=True"):
+        evaluate(y, np.zeros((1, 1000)), ["11pt_avg"])
+    y[0, 50:100] = 0  # 50 relevant of 1,000: within the budget
+    got = evaluate(y, np.zeros((1, 1000)), ["11pt_avg", "iprec_at_recall@0.5"])
+    assert 0.05 < got["iprec_at_recall@0.5"] < got["11pt_avg"] < 0.1
+    levels = np.random.default_rng(0).integers(0, 4, (1, 100))
+    with pytest.raises(ValueError, match=r"g: a tie group of 100 items with 4 distinct gains"):
+        evaluate(levels, np.zeros((1, 100)), ["g"])
+    # Breaking the ties is the way out.
+    assert 0 < evaluate(levels, np.zeros((1, 100)), ["g"], ignore_ties=True)["g"] < 1
