@@ -78,7 +78,13 @@ _STEP = 1 << 18
 
 
 def bounded_map(fn, items, n_threads):
-    """``map(fn, items)`` in order, on ``n_threads`` threads, few items in flight."""
+    """``map(fn, items)`` in order, on ``n_threads`` threads, at most
+    ``2 * n_threads`` items in flight.
+
+    NumPy releases the GIL in sorts, partitions, takes and the byte scans of
+    the readers, so the items (row blocks of the engine, file blocks of the
+    readers) run in parallel; the window bounds the memory of those in flight.
+    """
     if n_threads <= 1:
         yield from map(fn, items)
         return

@@ -823,15 +823,21 @@ def _common_kind(*dtypes):
     return "int" if all(k in "iuf" for k in kinds) else "str"
 
 
-def _find_column(columns, names, what, side):
+def _optional_column(columns, names, what, side):
+    """The one column of ``names`` the frame has, or None; two is an error."""
     found = [c for c in names if c in columns]
     if len(found) > 1:
         raise ValueError(
             f"the Dask data frame of the {side} has {len(found)} columns that could hold the "
             f"{what}: {found}; keep one of them (drop or rename the others)."
         )
-    if found:
-        return found[0]
+    return found[0] if found else None
+
+
+def _find_column(columns, names, what, side):
+    found = _optional_column(columns, names, what, side)
+    if found is not None:
+        return found
     raise ValueError(
         f"cannot find the {what} column of the {side}: looked for {list(names)}, the Dask "
         f"data frame has {list(columns)}; rename the column to one of these names."
@@ -1151,23 +1157,28 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
                        check)
 
 
+def _bag_builder(bag, part_fn, dd):
+    """A function of the chosen kinds that turns each partition of ``bag`` into
+    a long Dask frame with ``part_fn``."""
+    def build(kinds, meta):
+        frames = [_delayed_part(part_fn, p, i, kinds) for i, p in enumerate(bag.to_delayed())]
+        return dd.from_delayed(frames, meta=meta, verify_meta=False)
+
+    return build
+
+
 def _lists_side(recommended, dd):
     """The ranked lists' id dtypes (user, item; None: unknown) and a function of
     the chosen kinds that builds their long Dask frame (user, item, rank, list)."""
     import dask.bag as db
 
     if isinstance(recommended, db.Bag):
-        def build(kinds, meta):
-            parts = recommended.to_delayed()
-            frames = [_delayed_part(_bag_lists, p, i, kinds) for i, p in enumerate(parts)]
-            return dd.from_delayed(frames, meta=meta, verify_meta=False)
-
-        return _bag_kinds(recommended), build
+        return _bag_kinds(recommended), _bag_builder(recommended, _bag_lists, dd)
     if isinstance(recommended, dd.DataFrame):
         cols = recommended.columns
         ucol = _find_column(cols, _QUERY_COLS, "user", "recommended lists")
         icol = _find_column(cols, _ITEM_COLS, "item", "recommended lists")
-        rcol = next((c for c in _RANK_COLS if c in cols), None)
+        rcol = _optional_column(cols, _RANK_COLS, "rank", "recommended lists")
         if rcol is None:
             raise ValueError(
                 "recommended as a Dask DataFrame must have one row per (user, item) with a "
@@ -1192,17 +1203,12 @@ def _truth_side(truth, dd, pd):
     import dask.bag as db
 
     if isinstance(truth, db.Bag):
-        def build(kinds, meta):
-            parts = truth.to_delayed()
-            frames = [_delayed_part(_bag_truth, p, i, kinds) for i, p in enumerate(parts)]
-            return dd.from_delayed(frames, meta=meta, verify_meta=False)
-
-        return _bag_kinds(truth), build
+        return _bag_kinds(truth), _bag_builder(truth, _bag_truth, dd)
     if isinstance(truth, dd.DataFrame):
         cols = truth.columns
         ucol = _find_column(cols, _QUERY_COLS, "user", "truth")
         icol = _find_column(cols, _ITEM_COLS, "item", "truth")
-        rcol = next((c for c in _REL_COLS if c in cols), None)
+        rcol = _optional_column(cols, _REL_COLS, "relevance", "truth")
 
         def build(kinds, meta):
             return truth.map_partitions(_frame_truth, cols=(ucol, icol, rcol), kinds=kinds,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
+
+from ._bytes import bounded_map
 
 #: Threads that rank row blocks in parallel (NumPy releases the GIL).
 N_THREADS = max(1, min(4, os.cpu_count() or 1))
@@ -39,25 +39,6 @@ def one_thread():
         yield
     finally:
         _local.one = before
-
-
-def _bounded_map(fn, items, n_threads):
-    """``map(fn, items)`` on a thread pool, at most ``2 * n_threads`` in flight.
-
-    NumPy releases the GIL in sorts, partitions and takes, so row blocks run
-    in parallel; the window keeps the memory of blocks in flight bounded.
-    """
-    if n_threads <= 1:
-        yield from map(fn, items)
-        return
-    window = deque()
-    with ThreadPoolExecutor(max_workers=n_threads) as pool:
-        for item in items:
-            window.append(pool.submit(fn, item))
-            if len(window) >= 2 * n_threads:
-                yield window.popleft().result()
-        while window:
-            yield window.popleft().result()
 
 
 def _view(rc, req):
@@ -99,7 +80,7 @@ def compute(inputs, requests, *, ignore_ties=False, progress=None):
     n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
     if getattr(_local, "one", False):
         n_threads = 1
-    for done, (rows, results) in enumerate(_bounded_map(work, blocks, n_threads), 1):
+    for done, (rows, results) in enumerate(bounded_map(work, blocks, n_threads), 1):
         for req, (vals, defined) in zip(requests, results):
             if not np.isfinite(vals).all():
                 raise ValueError(

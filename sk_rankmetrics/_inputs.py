@@ -62,11 +62,13 @@ DENSE_FACTOR = 4
 _KEY_LIMIT = 1 << 62
 
 
-def _budget(requests):
+def _budget(requests, dense=False):
     # A full sort per row touches more memory per element than a top-k
     # partition; smaller blocks keep its working set in the CPU cache.
     needs_full, _ = depth(requests)
-    return CHUNK_ELEMENTS // 4 if needs_full else CHUNK_ELEMENTS
+    if needs_full:
+        return CHUNK_ELEMENTS // 4
+    return CHUNK_ELEMENTS * DENSE_FACTOR if dense else CHUNK_ELEMENTS
 
 
 def exact_scores(ys):
@@ -115,10 +117,7 @@ class DenseInputs:
         self.n_rows, self.n_cols = y_true.shape
 
     def blocks(self, requests):
-        budget = _budget(requests)
-        if budget == CHUNK_ELEMENTS:  # ranked to a cut-off
-            budget *= DENSE_FACTOR
-        step = max(1, budget // self.n_cols)
+        step = max(1, _budget(requests, dense=True) // self.n_cols)
         return [(slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
                 for a in range(0, self.n_rows, step)]
 

@@ -646,6 +646,16 @@ def test_evaluate_ranked_refuses_ambiguous_lists():
     truth_bag = db.from_sequence([("u1", {"a"}), ("u1", {"b"})], npartitions=2)
     with pytest.raises(ValueError, match="user 'u1' has two truth entries"):
         skr.evaluate_ranked(db.from_sequence([("u1", ["a"])]), truth_bag, ["mrr"])
+    # Two columns that could hold one role: an error, never the first one found.
+    two_rel = dd.from_pandas(pd.DataFrame({"user": ["u1"], "item": ["a"], "rel": [1],
+                                           "relevance": [0]}), npartitions=1)
+    with pytest.raises(ValueError, match=r"truth has 2 columns that could hold the "
+                                         r"relevance: \['relevance', 'rel'\]"):
+        skr.evaluate_ranked(db.from_sequence([("u1", ["a"])]), two_rel, ["mrr"])
+    two_ranks = dd.from_pandas(pd.DataFrame({"user": ["u1"], "item": ["a"], "rank": [1],
+                                             "position": [2]}), npartitions=1)
+    with pytest.raises(ValueError, match="could hold the rank"):
+        skr.evaluate_ranked(two_ranks, {"u1": {"a"}}, ["mrr"])
 
 
 def test_evaluate_ranked_lazy():

@@ -250,6 +250,16 @@ def test_interpolated_precision_rounds_as_trec_eval_10_or_as_9_when_asked():
         assert got == pytest.approx(ref[f"iprec_at_recall_{level:.2f}"], abs=1e-12)
 
 
+@pytest.mark.parametrize("bad", ["x", "trec_eval_9", 0.9, None])
+def test_recall_rounding_refuses_what_it_does_not_know(bad):
+    with pytest.raises(ValueError, match=r"recall_rounding=.* is not accepted .*Accepted: "
+                                         r"'lround', 'plus_0.9'"):
+        evaluate([[1, 0]], [[1, 0]], [("11pt_avg", {"recall_rounding": bad})])
+    with pytest.raises(ValueError, match=r"'ndcg' does not read the option\(s\) "
+                                         r"recall_rounding"):
+        evaluate([[1, 0]], [[1, 0]], [("ndcg", {"recall_rounding": "plus_0.9"})])
+
+
 def test_ir_measures_iprec_is_trec_eval_9s():
     ir_measures = pytest.importorskip("ir_measures")
     value = ir_measures.calc_aggregate([ir_measures.IPrec @ 0.4], IPREC_QRELS, IPREC_RUN)
