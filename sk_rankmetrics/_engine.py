@@ -15,6 +15,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ._bytes import bounded_map
+from ._validation import thread_flag
 
 #: Threads that rank row blocks in parallel (NumPy releases the GIL).
 N_THREADS = max(1, min(4, os.cpu_count() or 1))
@@ -33,12 +34,8 @@ def one_thread():
     thread); a thread pool per partition on top would only oversubscribe the
     cores.
     """
-    before = getattr(_local, "one", False)
-    _local.one = True
-    try:
+    with thread_flag(_local):
         yield
-    finally:
-        _local.one = before
 
 
 def _view(rc, req):
@@ -78,7 +75,7 @@ def compute(inputs, requests, *, ignore_ties=False, progress=None):
             return rows, [req.spec.kernel(_view(rc, req), req) for req in requests]
 
     n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
-    if getattr(_local, "one", False):
+    if getattr(_local, "on", False):
         n_threads = 1
     for done, (rows, results) in enumerate(bounded_map(work, blocks, n_threads), 1):
         for req, (vals, defined) in zip(requests, results):

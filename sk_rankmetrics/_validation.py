@@ -99,12 +99,20 @@ def quiet():
     ``warnings.catch_warnings``, this changes no process-wide state, so the
     threads that score other partitions are not affected.
     """
-    before = getattr(_quiet, "on", False)
-    _quiet.on = True
+    with thread_flag(_quiet):
+        yield
+
+
+@contextmanager
+def thread_flag(local):
+    """Set ``local.on`` for the calling thread while the block runs (nested
+    blocks restore what they found)."""
+    before = getattr(local, "on", False)
+    local.on = True
     try:
         yield
     finally:
-        _quiet.on = before
+        local.on = before
 
 
 def warn(message, category=UserWarning):

@@ -543,3 +543,20 @@ def article_playlist_ndcg(one_gt, one_rec, cap=100):
         if r in one_gt:
             dcg += 1.0 / np.log(i + 2)
     return dcg / idcg
+
+
+#: The qrels and run of ranx's own tests (bpref_test.py, f1_test.py,
+#: rank_biased_precision_test.py), used by the tests of the tool values and of
+#: the docs' claims about ranx.
+RANX_QRELS = {
+    "q1": {"d2": 1, "d5": 1, "d1": 0, "d4": 0},
+    "q2": {"d2": 1, "d5": 1, "d1": 0, "d6": 0},
+    "q3": {"d2": 1, "d5": 1, "d7": 1, "d1": 0, "d6": 0, "d8": 0},
+    "q4": {"d2": 1, "d4": 1, "d6": 1, "d9": 1, "d1": 0, "d3": 0, "d7": 0, "d8": 0},
+}
+RANX_RUN = {
+    "q1": ["d1", "d2", "d3", "d4"],
+    "q2": ["d1", "d2", "d3", "d4", "d5", "d6"],
+    "q3": ["d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8"],
+    "q4": ["d1", "d2", "d3", "d4", "d6", "d7", "d8"],
+}

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference import RANX_QRELS, RANX_RUN
 
 from sk_rankmetrics import bpref_score, evaluate, evaluate_run
 from sk_rankmetrics._registry import IR_MEASURES, METRICS, MetricSpec, parse_name
@@ -180,19 +181,6 @@ def test_each_trec_eval_m_name_expands_as_the_page_says(row, tmp_path):
 
 
 # -- the claims of the pages about other tools ---------------------------------------------
-
-RANX_QRELS = {
-    "q1": {"d2": 1, "d5": 1, "d1": 0, "d4": 0},
-    "q2": {"d2": 1, "d5": 1, "d1": 0, "d6": 0},
-    "q3": {"d2": 1, "d5": 1, "d7": 1, "d1": 0, "d6": 0, "d8": 0},
-    "q4": {"d2": 1, "d4": 1, "d6": 1, "d9": 1, "d1": 0, "d3": 0, "d7": 0, "d8": 0},
-}
-RANX_RUN = {
-    "q1": ["d1", "d2", "d3", "d4"],
-    "q2": ["d1", "d2", "d3", "d4", "d5", "d6"],
-    "q3": ["d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8"],
-    "q4": ["d1", "d2", "d3", "d4", "d6", "d7", "d8"],
-}
 
 
 def test_the_worked_bpref_example_is_trec_evals():

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference import RANX_QRELS, RANX_RUN
 
 from sk_rankmetrics import TrecQrels, TrecRun, evaluate_ranked, evaluate_run
 
@@ -114,19 +115,8 @@ def test_cwl_eval_values_of_ir_measures():
                                    err_msg=name)
 
 
-# ranx's tests (bpref_test.py, f1_test.py, rank_biased_precision_test.py).
-RANX_QRELS = {
-    "q1": {"d2": 1, "d5": 1, "d1": 0, "d4": 0},
-    "q2": {"d2": 1, "d5": 1, "d1": 0, "d6": 0},
-    "q3": {"d2": 1, "d5": 1, "d7": 1, "d1": 0, "d6": 0, "d8": 0},
-    "q4": {"d2": 1, "d4": 1, "d6": 1, "d9": 1, "d1": 0, "d3": 0, "d7": 0, "d8": 0},
-}
-RANX_RUN = {
-    "q1": ["d1", "d2", "d3", "d4"],
-    "q2": ["d1", "d2", "d3", "d4", "d5", "d6"],
-    "q3": ["d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8"],
-    "q4": ["d1", "d2", "d3", "d4", "d6", "d7", "d8"],
-}
+# ranx's tests (bpref_test.py, f1_test.py, rank_biased_precision_test.py), on
+# tests/reference.py's RANX_QRELS and RANX_RUN.
 
 
 def test_bpref_values_of_ranx():
