@@ -73,7 +73,9 @@ def _linear(rel):
 
 
 def _exponential(rel):
-    return np.exp2(rel) - 1.0
+    # In float64 whatever the levels' dtype: float32 levels would lose
+    # digits of 2**rel - 1 (1e-7 of the value).
+    return np.exp2(np.asarray(rel, dtype=np.float64)) - 1.0
 
 
 def _mapping_gain(mapping):

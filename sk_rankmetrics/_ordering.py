@@ -241,10 +241,17 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
             cut = slice(None) if cut.size == n else cut
             v = sv[cut, -1][:, None]
             eq = y_score[cut] == v
+            m = eq.shape[0]
             in_last = start[cut] == start[cut, -1][:, None]
             size[cut] = np.where(in_last, np.count_nonzero(eq, axis=1)[:, None], size[cut])
-            for name, vals in values.of_rows(cut).items():
-                tot = np.einsum("ij,ij->i", eq, vals)[:, None]
+            # The values of the group's members only (a pass over whole rows
+            # would cost the block's width whatever the group's size).
+            flat = np.flatnonzero(eq)
+            r = flat // N
+            if not isinstance(cut, slice):
+                flat = cut[r] * N + flat % N
+            for name, vals in values.at(flat).items():
+                tot = np.bincount(r, weights=vals, minlength=m)[:, None]
                 sums[name][cut] = np.where(in_last, tot, sums[name][cut])
     rc = RankedChunk(L, start, size, sums, n_items)
     rc.real_ties = real_ties
@@ -366,6 +373,7 @@ class _Extremes:
 
     def __init__(self, a):
         self.a, self.size, self._min, self._max = a, a.size, None, None
+        self._integral = None
 
     def min(self):
         if self._min is None:
@@ -379,7 +387,10 @@ class _Extremes:
 
     @property
     def integral(self):
-        return self.a.dtype.kind in "iub" or bool(np.array_equal(self.a, np.floor(self.a)))
+        if self._integral is None:
+            a = self.a
+            self._integral = a.dtype.kind in "iub" or bool(np.array_equal(a, np.floor(a)))
+        return self._integral
 
 
 def _check_grades(real, req):
@@ -528,21 +539,83 @@ def worth_counts(requests):
     )
 
 
-def ideal_gains(yt, gain, full_gain, width, worthless=None):
+def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=None):
     """The ``width`` largest gains of each row, in increasing order (best last).
 
     ``full_gain()`` gives the gains of the whole block when they cannot be
     read off the relevance levels (masked entries, a non-monotone gain).
+    Integer levels in a small span are counted per row (:func:`ideal_runs`;
+    ``runs`` passes the block's runs when they are already counted); any other
+    input goes through :func:`top_values`, whose cost does not depend on how
+    the values are distributed.
     """
     N = yt.shape[1]
     # A monotone gain lets relevance be partitioned and only the top k
     # transformed; masked entries (gain 0, any relevance) need the gains.
     by_level = gain.monotone and worthless is None
+    if by_level and width < N:
+        if runs is None:
+            runs = _counted(yt, gain, extremes)
+        if runs is not None and runs.complete:
+            # Every gain of the row is >= 0 and the positive ones are in the
+            # runs: the rest of the top ``width`` are zeros.
+            return runs.top(width)[:, ::-1]
     base = yt if by_level else full_gain()
-    if width < N:
-        base = np.partition(base, N - width, axis=1)[:, N - width :]
-    top = np.sort(base, axis=1)
+    top = top_values(base, width)
     return np.asarray(gain(top), dtype=np.float64) if by_level else top
+
+
+#: A sample of this many entries tells whether a dense block repeats values.
+_SAMPLE = 1 << 14
+
+
+def top_values(a, width):
+    """The ``width`` largest entries of each row of ``a``, in increasing order.
+
+    NumPy's selection (``np.partition``) is fast on distinct values but
+    degrades by an order of magnitude on rows where one value dominates
+    (the zeros of sparse relevance) for types of 16 bits and more, while its
+    sort does not. So: one-byte types are partitioned; rows that are mostly
+    non-positive have their positive entries gathered and sorted; a block
+    that repeats its values is sorted; distinct values are partitioned.
+    """
+    n, N = a.shape
+    if width >= N:
+        return np.sort(a, axis=1)
+    if a.dtype.kind == "b":
+        a = a.view(np.uint8)
+    if a.dtype.itemsize == 1:
+        return np.sort(np.partition(a, N - width, axis=1)[:, N - width:], axis=1)
+    pos = a > 0
+    P = np.count_nonzero(pos, axis=1)
+    total = int(P.sum())
+    if total <= a.size // 4 and n:
+        widest = int(P.max())
+        if widest * n <= a.size // 2:
+            top = _top_positive(a, pos, P, width, widest)
+            if top is not None:
+                return top
+    sample = a.reshape(-1)[: _SAMPLE]
+    if np.unique(sample).shape[0] * 4 < sample.shape[0]:
+        return np.sort(a, axis=1)[:, N - width:]
+    return np.sort(np.partition(a, N - width, axis=1)[:, N - width:], axis=1)
+
+
+def _top_positive(a, pos, P, width, widest):
+    """:func:`top_values` from the positive entries of each row, or None when
+    a row with fewer than ``width`` of them has a negative entry."""
+    n = a.shape[0]
+    short = P < width
+    if short.any() and bool((a[short] < 0).any()):
+        return None
+    vals = a[pos]  # row-major: each row's positive entries together
+    cols = max(widest, width)
+    pad = np.zeros((n, cols), dtype=a.dtype)
+    ends = np.cumsum(P)
+    within = np.arange(vals.shape[0]) - np.repeat(ends - P, P)
+    # Right-aligned: zeros (the rows' other entries) come first.
+    pad[np.repeat(np.arange(n), P), cols - np.repeat(P, P) + within] = vals
+    return np.sort(pad, axis=1)[:, cols - width:]
 
 
 class IdealRuns:
@@ -582,6 +655,9 @@ class IdealRuns:
         self.total = np.bincount(rows, weights=gain * (end - begin), minlength=n_rows)
         self.full_idcg = np.bincount(rows, weights=part, minlength=n_rows)
         self._top = None
+        #: Whether no item of the rows has a negative gain, so that the
+        #: positions past the runs hold gain 0 (set by the constructors).
+        self.complete = False
 
     @classmethod
     def from_sorted(cls, ideal):
@@ -595,7 +671,9 @@ class IdealRuns:
         np.not_equal(ideal[:, 1:], ideal[:, :-1], out=starts[:, 1:])
         starts &= ideal > 0
         rows, j = np.nonzero(starts[:, ::-1])  # best run first within each row
-        return cls(rows, j + 1, ideal[rows, W - 1 - j], n)
+        runs = cls(rows, j + 1, ideal[rows, W - 1 - j], n)
+        runs.complete = bool(ideal[:, 0].min() >= 0) if ideal.size else True
+        return runs
 
     @classmethod
     def from_counts(cls, counts, gains):
@@ -636,38 +714,84 @@ def ideal_runs(yt, gain, full_gain, worthless=None, extremes=None):
     levels (see :func:`ideal_gains`). ``extremes`` (an :class:`_Extremes` of
     ``yt``) spares a pass for its min and max.
     """
-    n, N = yt.shape
-    if gain.monotone and worthless is None and yt.size:
-        if yt.dtype.kind == "b":
-            yt = yt.view(np.uint8)
-        if extremes is None or extremes.a is not yt:
-            extremes = _Extremes(yt)
-        lo, hi = extremes.min(), extremes.max()
-        integral = yt.dtype.kind in "iub" or np.array_equal(yt, np.floor(yt))
-        if integral and -2**52 < lo and hi < 2**52 and hi - lo < _MAX_LEVEL_SPAN:
-            lo, span = int(lo), int(hi) - int(lo) + 1
-            # Level minus lo plus the row's offset (integral: exact), counted a
-            # few rows at a time so that the keys stay in the CPU cache.
-            offsets = (np.arange(n, dtype=np.intp) * span - lo)[:, None]
-            step = max(1, _COUNT_ELEMENTS // max(N, 1))
-            keys = np.empty((min(step, n), N), dtype=np.intp)
-            counts = np.empty(n * span, dtype=np.intp)
-            for a in range(0, n, step):
-                b = min(a + step, n)
-                part = keys[: b - a]
-                np.add(yt[a:b], offsets[a:b] - a * span, out=part, casting="unsafe")
-                counts[a * span:b * span] = np.bincount(part.reshape(-1),
-                                                        minlength=(b - a) * span)
-            counts = counts.reshape(n, span)
-            levels = np.arange(lo, lo + span, dtype=np.float64)[::-1]
-            g = np.asarray(gain(levels), dtype=np.float64)  # non-increasing
-            keep = g > 0
-            # Levels of one gain form one run: sum their counts.
-            distinct, inv = np.unique(-g[keep], return_inverse=True)
-            merged = np.zeros((n, distinct.shape[0]), dtype=np.int64)
-            np.add.at(merged.T, inv.reshape(-1), counts[:, ::-1][:, keep].T)
-            return IdealRuns.from_counts(merged, -distinct)
+    N = yt.shape[1]
+    if worthless is None:
+        runs = _counted(yt, gain, extremes)
+        if runs is not None:
+            return runs
     return IdealRuns.from_sorted(ideal_gains(yt, gain, full_gain, N, worthless))
+
+
+def _counted(yt, gain, extremes=None):
+    """The :class:`IdealRuns` of ``yt`` by counting its levels (a monotone
+    gain, integer levels in a span of at most ``_MAX_LEVEL_SPAN``), or None."""
+    if not gain.monotone or not yt.size:
+        return None
+    if yt.dtype.kind == "b":
+        yt = yt.view(np.uint8)
+    if extremes is None or extremes.a is not yt:
+        extremes = _Extremes(yt)
+    lo, hi = float(extremes.min()), float(extremes.max())
+    if not (-2**52 < lo and hi < 2**52 and np.ceil(hi) - np.floor(lo) < _MAX_LEVEL_SPAN):
+        return None
+    return _counted_runs(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)))
+
+
+def _counted_runs(yt, gain, extremes, lo, hi):
+    """:func:`ideal_runs` by counting the levels ``lo..hi`` of each row, or
+    None when a level that could have a positive gain is not an integer."""
+    n, N = yt.shape
+    span = hi - lo + 1
+    levels = np.arange(lo, hi + 1, dtype=np.float64)[::-1]
+    g = np.asarray(gain(levels), dtype=np.float64)  # non-increasing
+    keep = g > 0
+    if keep.any():
+        # Only entries above the highest level of gain <= 0 can be worth
+        # something (the gain is monotone); where they are few (sparse
+        # relevance), only they are read, and only they must be integers.
+        boundary = levels[keep][-1] - 1
+        counted = yt > boundary
+        m = int(np.count_nonzero(counted))
+        if m * 4 <= yt.size:
+            flat = np.flatnonzero(counted)
+            vals = np.take(yt.reshape(-1), flat)
+            if vals.dtype.kind == "f" and not np.array_equal(vals, np.floor(vals)):
+                return None
+            keys = (flat // N) * span
+            keys += vals.astype(np.intp) - lo
+            counts = np.bincount(keys, minlength=n * span)
+        elif extremes.integral:
+            counts = _count_levels(yt, lo, span)
+        else:
+            return None
+        counts = counts.reshape(n, span)
+        # Levels of one gain form one run: sum their counts.
+        distinct, inv = np.unique(-g[keep], return_inverse=True)
+        merged = np.zeros((n, distinct.shape[0]), dtype=np.int64)
+        np.add.at(merged.T, inv.reshape(-1), counts[:, ::-1][:, keep].T)
+        runs = IdealRuns.from_counts(merged, -distinct)
+    else:
+        # Every level up to ceil(max) has gain <= 0, so every entry has.
+        runs = IdealRuns.from_counts(np.zeros((n, 0), dtype=np.int64), g[:0])
+    runs.complete = bool(g[-1] >= 0)  # the lowest level's gain (monotone)
+    return runs
+
+
+def _count_levels(yt, lo, span):
+    """``counts[r * span + l]``: the entries of row ``r`` at level ``lo + l``
+    (integral levels), counted a few rows at a time so that the keys stay in
+    the CPU cache."""
+    n, N = yt.shape
+    offsets = (np.arange(n, dtype=np.intp) * span - lo)[:, None]
+    step = max(1, _COUNT_ELEMENTS // max(N, 1))
+    keys = np.empty((min(step, n), N), dtype=np.intp)
+    counts = np.empty(n * span, dtype=np.intp)
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        part = keys[: b - a]
+        np.add(yt[a:b], offsets[a:b] - a * span, out=part, casting="unsafe")
+        counts[a * span:b * span] = np.bincount(part.reshape(-1), minlength=(b - a) * span)
+    return counts
 
 
 def depth(requests):
@@ -732,5 +856,6 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
         if req.needs_ideal and not req.spec.full and req.gain_key not in rc.ideal:
             rc.ideal[req.gain_key] = ideal_gains(
                 yt, req.gain, lambda key=req.gain_key: values.full(key),
-                max(width, rc.L) if width < N else N, values.worthless)
+                max(width, rc.L) if width < N else N, values.worthless, values.extremes,
+                rc.cache.get(("runs", req.gain_key)))
     return rc
