@@ -18,6 +18,8 @@ The metric kernels take it from there; no kernel sees an item index.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -637,27 +639,51 @@ class IdealRuns:
     def __init__(self, rows, end, gain, n_rows):
         first = np.ones(rows.shape[0], dtype=bool)
         first[1:] = rows[1:] != rows[:-1]
-        begin = np.where(first, 0, np.concatenate(([0], end[:-1])))
-        width = int(end.max()) if end.size else 0
-        D = np.zeros(width + 1)
-        np.cumsum(1.0 / np.log2(np.arange(2.0, width + 2.0)), out=D[1:])
-        part = gain * (D[end] - D[begin])
-        # Running sum within each row: the global running sum less its value
-        # before the row's first run.
-        c = np.cumsum(part)
-        row_first = np.maximum.accumulate(np.where(first, np.arange(rows.shape[0]), 0))
-        self.rows, self.begin, self.end, self.gain = rows, begin, end, gain
-        self.idcg = c - (c - part)[row_first]
-        last = np.ones(rows.shape[0], dtype=bool)
-        last[:-1] = rows[1:] != rows[:-1]
-        self.P = np.zeros(n_rows, dtype=np.int64)
-        self.P[rows[last]] = end[last]
-        self.total = np.bincount(rows, weights=gain * (end - begin), minlength=n_rows)
-        self.full_idcg = np.bincount(rows, weights=part, minlength=n_rows)
+        self._first = first
+        self.n_rows = n_rows
+        self.rows, self.end, self.gain = rows, end, gain
+        self.begin = np.where(first, 0, np.concatenate(([0], end[:-1])))
         self._top = None
         #: Whether no item of the rows has a negative gain, so that the
         #: positions past the runs hold gain 0 (set by the constructors).
         self.complete = False
+
+    # The statistics below serve the measures of the whole ideal (G,
+    # ndcg_rel, Rndcg); a cut-off's ideal reads only :meth:`top`.
+    @functools.cached_property
+    def _part(self):
+        width = int(self.end.max()) if self.end.size else 0
+        D = np.zeros(width + 1)
+        np.cumsum(1.0 / np.log2(np.arange(2.0, width + 2.0)), out=D[1:])
+        return self.gain * (D[self.end] - D[self.begin])
+
+    @functools.cached_property
+    def idcg(self):
+        # Running sum within each row: the global running sum less its value
+        # before the row's first run.
+        part = self._part
+        c = np.cumsum(part)
+        row_first = np.maximum.accumulate(
+            np.where(self._first, np.arange(self.rows.shape[0]), 0))
+        return c - (c - part)[row_first]
+
+    @functools.cached_property
+    def P(self):
+        rows = self.rows
+        last = np.ones(rows.shape[0], dtype=bool)
+        last[:-1] = rows[1:] != rows[:-1]
+        P = np.zeros(self.n_rows, dtype=np.int64)
+        P[rows[last]] = self.end[last]
+        return P
+
+    @functools.cached_property
+    def total(self):
+        return np.bincount(self.rows, weights=self.gain * (self.end - self.begin),
+                           minlength=self.n_rows)
+
+    @functools.cached_property
+    def full_idcg(self):
+        return np.bincount(self.rows, weights=self._part, minlength=self.n_rows)
 
     @classmethod
     def from_sorted(cls, ideal):
@@ -690,7 +716,7 @@ class IdealRuns:
         return self._top[:, :width]
 
     def _make_top(self, width):
-        out = np.zeros((self.P.shape[0], width))
+        out = np.zeros((self.n_rows, width))
         stop = np.minimum(self.end, width)
         lengths = np.clip(stop - self.begin, 0, None)
         run = np.repeat(np.arange(lengths.shape[0]), lengths)
@@ -768,7 +794,9 @@ def _counted_runs(yt, gain, extremes, lo, hi):
         # Levels of one gain form one run: sum their counts.
         distinct, inv = np.unique(-g[keep], return_inverse=True)
         merged = np.zeros((n, distinct.shape[0]), dtype=np.int64)
-        np.add.at(merged.T, inv.reshape(-1), counts[:, ::-1][:, keep].T)
+        kept = counts[:, ::-1][:, keep]
+        for j, u in enumerate(inv.reshape(-1).tolist()):  # a level at a time
+            merged[:, u] += kept[:, j]
         runs = IdealRuns.from_counts(merged, -distinct)
     else:
         # Every level up to ceil(max) has gain <= 0, so every entry has.
