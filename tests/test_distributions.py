@@ -156,3 +156,81 @@ def test_float32_relevance_gets_float64_gains():
         got = score("ndcg", y, s, k=k, gain="exponential", per_row=True)
         expected = score("ndcg", y.astype(np.float64), s, k=k, gain="exponential", per_row=True)
         np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0)
+
+
+def _check_selection(a, L, top, below):
+    n, N = a.shape
+    expected = np.sort(a, axis=1)[:, ::-1]
+    got = np.sort(np.take(a.reshape(-1), top), axis=1)[:, ::-1]
+    np.testing.assert_array_equal(got, expected[:, :L])
+    np.testing.assert_array_equal(below, expected[:, L])
+    assert ((top // N) == np.arange(n)[:, None]).all()  # each row's own entries
+    assert all(len(set(row)) == L for row in top.tolist())  # no entry twice
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(2, 300),
+       L=st.integers(1, 40), dtype=st.sampled_from(["float64", "float32", "int64", "int16"]),
+       density=st.sampled_from([0.01, 0.1, 0.4, 0.7]), v=st.sampled_from([0, 5, -3]),
+       late=st.booleans())
+def test_selection_around_a_dominant_score(seed, n, N, L, dtype, density, v, late):
+    """Scores where one value fills most of each row (``late``: the rows' first
+    columns hold none of it): the entries above it, filled up with entries
+    equal to it, are the L largest, and ``below`` the largest of the rest."""
+    from sk_rankmetrics._ordering import _select_above, select_top
+
+    rng = np.random.default_rng(seed)
+    L = min(L, N - 1)
+    other = rng.integers(-10, 10, size=(n, N)) if dtype[0] == "i" else rng.random((n, N)) * 20 - 10
+    a = np.where(rng.random((n, N)) < density, other, v).astype(dtype)
+    if late:
+        a[:, : N // 2] = np.where(a[:, : N // 2] == v, v - 1, a[:, : N // 2])
+    picked = _select_above(a, L, a.dtype.type(v))
+    if picked is not None:
+        _check_selection(a, L, *picked)
+    _check_selection(a, L, *select_top(a, L))
+
+
+@pytest.mark.parametrize("fill", [0.0, 1.0, -1e300])
+def test_metrics_with_a_dominant_score_equal_the_partitioned_path(monkeypatch, fill):
+    """Every metric with a cut-off, on scores that are mostly one value (the
+    lowest or the highest), gives the number of the plain partition: the
+    routes differ in cost only."""
+    from sk_rankmetrics import _ordering
+
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, size=(300, 60))
+    y[rng.random(y.shape) < 0.8] = 0
+    s = np.where(rng.random(y.shape) < 0.15, rng.random(y.shape), fill)
+    s[:, 0] = 0.5  # never a row of one value only
+    names = [n for n, spec in METRICS.items() if spec.takes_k and spec.ties != "refuse"]
+    reqs = [(f"{n}@{k}", default_options(n)) for n in names for k in (1, 5, 20)]
+    fast = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
+    monkeypatch.setattr(_ordering, "_dominant", lambda a: None)
+    plain = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
+    for r, _ in reqs:
+        np.testing.assert_allclose(fast[r], plain[r], rtol=1e-12, atol=1e-12, err_msg=r)
+
+
+def test_long_format_with_a_dominant_score_equals_the_partitioned_path(monkeypatch):
+    """Long format (padded blocks, padding scored -inf) whose scores are mostly
+    zero: the selection around the dominant score is taken, and gives the
+    plain partition's numbers."""
+    from sk_rankmetrics import _ordering
+
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(25, 80, size=400)
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    y = np.where(rng.random(qid.size) < 0.1, rng.integers(1, 4, qid.size), 0)
+    s = np.where(rng.random(qid.size) < 0.2, rng.integers(1, 5, qid.size), 0).astype(float)
+    reqs = ["ndcg@10", "map@10", "precision@5", "recall@20", "mrr@10", "err@10"]
+    taken = []
+    select = _ordering._select_above
+    monkeypatch.setattr(_ordering, "_select_above",
+                        lambda a, L, v: taken.append(select(a, L, v)) or taken[-1])
+    fast = evaluate(y, s, reqs, qid=qid, per_row=True, no_relevant=np.nan)
+    assert any(t is not None for t in taken)
+    monkeypatch.setattr(_ordering, "_dominant", lambda a: None)
+    plain = evaluate(y, s, reqs, qid=qid, per_row=True, no_relevant=np.nan)
+    for r in reqs:
+        np.testing.assert_allclose(fast[r], plain[r], rtol=1e-12, atol=1e-12, err_msg=r)
