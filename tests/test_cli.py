@@ -223,3 +223,51 @@ def test_console_script_entry_point():
     from sk_rankmetrics._cli import main
 
     assert main(["demo", "--no-grid-search"]) == 0
+
+
+def test_trec_eval_command_imports_neither_sklearn_nor_pandas():
+    """The command's file path starts as fast as NumPy: importing the command
+    module and scoring the bundled files leaves scikit-learn, pandas and
+    matplotlib unimported (the package's public names load lazily)."""
+    data = ROOT / "sk_rankmetrics" / "data"
+    code = (
+        "import io, sys, contextlib\n"
+        "from sk_rankmetrics._cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    rc = main(['trec_eval', '-m', 'map', {str(data / 'qrels.txt')!r}, "
+        f"{str(data / 'bm25.txt')!r}])\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'sklearn', 'pandas', 'matplotlib'})\n"
+        "print(rc, out.getvalue().split(), heavy)\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0 ['map', 'all', '0.4443'] []"
+
+
+def test_public_names_load_lazily_and_all_are_listed():
+    code = (
+        "import sys, sk_rankmetrics as s\n"
+        "before = 'sklearn' in sys.modules or 'pandas' in sys.modules\n"
+        "missing = sorted(set(s.__all__) - set(dir(s)))\n"
+        "from sk_rankmetrics import get_scorer, ndcg_score\n"
+        "objs = [getattr(s, n) for n in s.__all__]\n"
+        "print(before, missing, 'sklearn' in sys.modules, ndcg_score is s.ndcg_score)\n"
+        "try:\n"
+        "    s.no_such_name\n"
+        "except AttributeError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "False [] True True",
+        "module 'sk_rankmetrics' has no attribute 'no_such_name'",
+    ]
