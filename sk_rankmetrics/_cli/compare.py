@@ -11,6 +11,7 @@ import io
 import os
 
 from .._registry import PARAMS
+from .._validation import printable as _printable
 from ._common import (
     UsageError,
     add_names_option,
@@ -69,7 +70,8 @@ def _per_query(report):
     blocks = []
     for m in report.metrics:
         values = report.per_query[m]
-        header = ["query", *report.systems, *(f"{a} - {b}" for a, b in report.pairs)]
+        header = ["query", *map(_printable, report.systems),
+                  *(f"{_printable(a)} - {_printable(b)}" for a, b in report.pairs)]
         rows = []
         diffs = [values[a] - values[b] for a, b in report.pairs]
         for i, q in enumerate(report.query_ids[m].tolist()):

@@ -7,9 +7,12 @@ the same, or by ``--names``.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 
+from .._validation import printable as _printable
 from ._common import (
     Progress,
     UsageError,
@@ -75,12 +78,14 @@ def _render(results, fmt):
         else:
             doc = {"runs": {name: _json_doc(res) for name, res in results.items()}}
         return json.dumps(doc, indent=1, allow_nan=True) + "\n"
-    sep = "\t" if fmt == "tsv" else ","
     header, rows = _flat_rows(results)
+    out = io.StringIO()
+    # csv quotes a name or id holding the separator, a quote or a line break.
+    writer = csv.writer(out, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+    writer.writerow(header)
     # repr: the shortest text that reads back as the same float.
-    lines = [sep.join(header)]
-    lines += [sep.join(v if isinstance(v, str) else repr(v) for v in row) for row in rows]
-    return "\n".join(lines) + "\n"
+    writer.writerows([v if isinstance(v, str) else repr(v) for v in row] for row in rows)
+    return out.getvalue()
 
 
 def _write_output(path, results, fmt):
@@ -121,6 +126,7 @@ def _table(results, per_query, setting):
         rows.append(["all"] + [fmt_value(first.mean[m]) for m in names])
         return (f"{len(first.query_ids)} queries, setting: {setting}\n"
                 + table(["query", *names], rows))
+    results = {_printable(name): res for name, res in results.items()}  # one line each
     counts = {name: len(res.query_ids) for name, res in results.items()}
     if len(set(counts.values())) == 1:
         queries = f"{next(iter(counts.values()))} queries each"
