@@ -210,7 +210,11 @@ class ComparisonReport:
     higher one (every metric here: higher is better). Text outputs mark it
     with the other system's letter: ``^ab`` in :meth:`__str__`, a superscript
     in :meth:`to_markdown` and :meth:`to_latex`, where the best mean of each
-    metric is also set in bold. p-values are written one way everywhere:
+    metric is also set in bold. Beyond 26 systems, systems are numbered and a
+    marker lists numbers and ranges separated by commas (``^1,3-5,27``).
+    Every output escapes the names (control characters as ``\n``-style
+    escapes; Markdown's and LaTeX's special characters), so that no name can
+    break a table. p-values are written one way everywhere:
     four decimals, ``<0.0001`` below that. In :meth:`to_json` non-finite
     numbers (an infinite effect size, the NaN interval of a single query)
     are ``null``.
