@@ -381,3 +381,23 @@ def test_compare_names_runs_by_tag_names_or_file(three_runs):
     bad = run_cli("compare", qrels, run_a, run_c, "--baseline", "A", *common)
     assert bad.returncode == 2
     assert "--baseline 'A' matches 2 runs (run_a.txt, run_c.txt)" in bad.stderr
+
+
+def test_compare_markdown_and_latex_carry_the_comparisons(files):
+    qrels, run_a, run_b = files
+    common = ("-m", "mrr", "--permutations", "100", "-c")
+    out = run_cli("compare", qrels, run_a, run_b, *common, "--format", "markdown", "-q")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "| metric | comparison | difference | 95% CI | effect | W/T/L | p (raw) | p (holm) |" \
+        in lines
+    (pair,) = [line for line in lines if line.startswith("| mrr | A - B |")]
+    assert len(pair.split(" | ")) == 8
+    # -q: each query's values as a Markdown table too
+    assert "| query | A | B | A - B |" in lines
+    assert "| q1 | 1.0000 | 0.0000 | +1.0000 |" in lines
+    out = run_cli("compare", qrels, run_a, run_b, *common, "--format", "latex")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("\\begin{tabular}") == 2
+    assert "\\caption{Paired comparisons" in out.stdout
+    assert "mrr & A $-$ B & +0.5000 &" in out.stdout

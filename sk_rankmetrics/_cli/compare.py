@@ -65,19 +65,28 @@ def _csv(report):
     return out.getvalue()
 
 
-def _per_query(report):
-    """Per metric: each run's value and each pair's difference, one line per query."""
+def _per_query(report, markdown=False):
+    """Per metric: each run's value and each pair's difference, one line per query
+    (a text table, or a Markdown table with ``markdown``)."""
+    from .._compare import _markdown
+
+    name = _markdown if markdown else _printable
     blocks = []
     for m in report.metrics:
         values = report.per_query[m]
-        header = ["query", *map(_printable, report.systems),
-                  *(f"{_printable(a)} - {_printable(b)}" for a, b in report.pairs)]
+        header = ["query", *map(name, report.systems),
+                  *(f"{name(a)} - {name(b)}" for a, b in report.pairs)]
         rows = []
         diffs = [values[a] - values[b] for a, b in report.pairs]
         for i, q in enumerate(report.query_ids[m].tolist()):
-            rows.append([str(q), *(fmt_value(values[s][i]) for s in report.systems),
+            rows.append([name(q), *(fmt_value(values[s][i]) for s in report.systems),
                          *(f"{d[i]:+.4f}" for d in diffs)])
-        blocks.append(f"{m}, per query:\n" + table(header, rows))
+        if markdown:
+            lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+            lines += ["| " + " | ".join(row) + " |" for row in rows]
+            blocks.append(f"{name(m)}, per query:\n\n" + "\n".join(lines))
+        else:
+            blocks.append(f"{name(m)}, per query:\n" + table(header, rows))
     return "\n\n".join(blocks)
 
 
@@ -93,7 +102,7 @@ def _render(report, fmt, per_query):
     else:
         text = str(report)
     if per_query and fmt in ("table", "markdown"):
-        text += "\n\n" + _per_query(report)
+        text += "\n\n" + _per_query(report, markdown=fmt == "markdown")
     return text + "\n"
 
 
