@@ -105,7 +105,7 @@ def _trec_eval_lines(results, per_query):
     for run_name, res in results.items():
         names = res.metrics
         if len(results) > 1:  # trec_eval's runid line starts each run's block
-            lines.append(_line("runid", "all", run_name))
+            lines.append(_line("runid", "all", _printable(run_name)))
         if per_query:
             for i, q in enumerate(res.query_ids.tolist()):
                 lines += [_line(m, q, f"{res.per_query[m][i]:6.4f}") for m in names]
@@ -126,14 +126,14 @@ def _table(results, per_query, setting):
         rows.append(["all"] + [fmt_value(first.mean[m]) for m in names])
         return (f"{len(first.query_ids)} queries, setting: {setting}\n"
                 + table(["query", *names], rows))
-    results = {_printable(name): res for name, res in results.items()}  # one line each
-    counts = {name: len(res.query_ids) for name, res in results.items()}
-    if len(set(counts.values())) == 1:
-        queries = f"{next(iter(counts.values()))} queries each"
+    shown = [(_printable(name), res) for name, res in results.items()]  # one line each
+    counts = [len(res.query_ids) for _, res in shown]
+    if len(set(counts)) == 1:
+        queries = f"{counts[0]} queries each"
     else:
-        queries = "queries: " + ", ".join(f"{k} {v}" for k, v in counts.items())
+        queries = "queries: " + ", ".join(f"{k} {n}" for (k, _), n in zip(shown, counts))
     rows = []
-    for run_name, res in results.items():
+    for run_name, res in shown:
         if per_query:
             rows += [[run_name, str(q)] + [fmt_value(res.per_query[m][i]) for m in names]
                      for i, q in enumerate(res.query_ids.tolist())]
