@@ -21,6 +21,7 @@ import numpy as np
 from . import _stats
 from ._registry import RESPONSE_METHODS, as_metric_list, split_request, validate
 from ._validation import InvalidParameterError, as_ids, as_numeric_array, short_repr, warn
+from ._validation import printable as _printable
 
 __all__ = ["ComparisonReport", "compare", "compare_estimators"]
 
@@ -58,14 +59,46 @@ def _signed(v, digits=4):
     return "+" + text[1:] if text[1:].strip("0.") == "" else text
 
 
-def _letter(i):
-    """``a``, ``b``, ..., ``z``, ``aa``, ``ab``, ... for system ``i``."""
-    out = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        out = chr(97 + r) + out
-    return out
+#: Up to this many systems, each is marked by a letter (``a`` to ``z``) and a marker
+#: lists letters (``^ac``); beyond, by its number, and a marker lists numbers
+#: and ranges separated by commas (``^1,3-5,27``) so that they never run together.
+_MAX_LETTERS = 26
+
+
+def _system_ids(n):
+    """The marks of ``n`` systems: letters up to 26 systems, numbers beyond."""
+    if n <= _MAX_LETTERS:
+        return [chr(97 + i) for i in range(n)]
+    return [str(i + 1) for i in range(n)]
+
+
+def _marker(indices, n, dash="-"):
+    """The marker naming the systems at ``indices`` (sorted positions) among ``n``:
+    ``ac`` with letters; ``1,3-5`` with numbers (three or more in a row as a range)."""
+    if n <= _MAX_LETTERS:
+        return "".join(chr(97 + i) for i in indices)
+    parts, start = [], 0
+    while start < len(indices):
+        end = start
+        while end + 1 < len(indices) and indices[end + 1] == indices[end] + 1:
+            end += 1
+        lo, hi = indices[start] + 1, indices[end] + 1
+        if end - start >= 2:
+            parts.append(f"{lo}{dash}{hi}")
+        else:
+            parts += [str(i + 1) for i in indices[start:end + 1]]
+        start = end + 1
+    return ",".join(parts)
+
+
+#: Characters a Markdown table cell escapes with a backslash: the cell separator,
+#: emphasis, code, links, HTML and entities.
+_MARKDOWN_SPECIAL = frozenset("\\|*_`[]<>&~")
+
+
+def _markdown(text):
+    """``text`` as the content of a Markdown table cell, shown as written."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in _printable(text))
 
 
 def _finite_or_none(v):
@@ -77,11 +110,13 @@ def _finite_or_none(v):
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  "|": r"\textbar{}"}
 
 
 def _latex(text):
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
+    """``text`` as LaTeX text, shown as written (on one line)."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in _printable(text))
 
 
 def _text_table(header, rows, right=()):
@@ -175,7 +210,11 @@ class ComparisonReport:
     higher one (every metric here: higher is better). Text outputs mark it
     with the other system's letter: ``^ab`` in :meth:`__str__`, a superscript
     in :meth:`to_markdown` and :meth:`to_latex`, where the best mean of each
-    metric is also set in bold. p-values are written one way everywhere:
+    metric is also set in bold. Beyond 26 systems, systems are numbered and a
+    marker lists numbers and ranges separated by commas (``^1,3-5,27``).
+    Every output escapes the names (control characters as ``\n``-style
+    escapes; Markdown's and LaTeX's special characters), so that no name can
+    break a table. p-values are written one way everywhere:
     four decimals, ``<0.0001`` below that. In :meth:`to_json` non-finite
     numbers (an infinite effect size, the NaN interval of a single query)
     are ``null``.
@@ -248,22 +287,23 @@ class ComparisonReport:
     # -- derived ------------------------------------------------------------------------
 
     def _letters(self):
-        return {s: _letter(i) for i, s in enumerate(self.systems)}
+        """Each system's mark: its letter (up to 26 systems) or its number."""
+        return dict(zip(self.systems, _system_ids(len(self.systems))))
 
-    def _beaten(self, metric):
-        """Per system, the letters of the systems it significantly beats."""
-        letters = self._letters()
+    def _beaten(self, metric, dash="-"):
+        """Per system, the marker naming the systems it significantly beats."""
+        index = {s: i for i, s in enumerate(self.systems)}
         out = {s: [] for s in self.systems}
         for (a, b), sig in self.significant[metric].items():
             if not sig:
                 continue
             d = self.differences[metric][(a, b)]
             if d > 0:
-                out[a].append(b)
+                out[a].append(index[b])
             elif d < 0:
-                out[b].append(a)
-        return {s: "".join(letters[o] for o in self.systems if o in beaten)
-                for s, beaten in out.items()}
+                out[b].append(index[a])
+        n = len(self.systems)
+        return {s: _marker(sorted(beaten), n, dash) for s, beaten in out.items()}
 
     def _best(self, metric):
         vals = self.means[metric]
@@ -288,8 +328,33 @@ class ComparisonReport:
 
     def _legend(self, sup="^x"):
         test, corr = self._family()
-        return (f"{sup}: significantly better than system x ({test}, {corr}, p < "
-                f"{self.alpha:g}; {self._queries_text()})")
+        if len(self.systems) > _MAX_LETTERS:  # numbered systems
+            what = (f"{sup.replace('x', '1,3-5')}: significantly better than systems 1, 3, "
+                    "4 and 5")
+        else:
+            what = f"{sup}: significantly better than system x"
+        return f"{what} ({test}, {corr}, p < {self.alpha:g}; {self._queries_text()})"
+
+    def _pair_cells(self, name, dash="-", pvalue=format_pvalue):
+        """The cells of the comparisons table, one list per (metric, pair), with
+        the names passed through ``name``."""
+        rows = []
+        for r in self._pair_rows():
+            rows.append([
+                name(r["metric"]), f"{name(r['system_a'])} {dash} {name(r['system_b'])}",
+                _signed(r["difference"]),
+                f"[{_signed(r['ci_low'])}, {_signed(r['ci_high'])}]",
+                _signed(r["effect_size"], 2),
+                f"{r['wins']}/{r['ties']}/{r['losses']}",
+                pvalue(r["p_raw"]), pvalue(r["p"]),
+            ])
+        return rows
+
+    def _pair_header(self):
+        level = f"{self.confidence_level * 100:g}% CI"
+        corr = "p" if self.correction is None else f"p ({self.correction})"
+        return ["metric", "comparison", "difference", level, "effect", "W/T/L", "p (raw)",
+                corr]
 
     def _pair_rows(self):
         """One dict per (metric, pair), for :meth:`to_frame` and the command line."""
@@ -328,51 +393,41 @@ class ComparisonReport:
         """
         letters = self._letters()
         beaten = {m: self._beaten(m) for m in self.metrics}
-        header = ["#", "system", *self.metrics]
+        header = ["#", "system", *map(_printable, self.metrics)]
         columns = []
         for m in self.metrics:
             vals = [format_value(self.means[m][s]) for s in self.systems]
             marks = [f"^{beaten[m][s]}" if beaten[m][s] else "" for s in self.systems]
             wv, wm = max(map(len, vals)), max(map(len, marks))
             columns.append([f"{v:>{wv}}{k:<{wm}}" for v, k in zip(vals, marks)])
-        rows = [[letters[s], s, *(col[i] for col in columns)]
+        rows = [[letters[s], _printable(s), *(col[i] for col in columns)]
                 for i, s in enumerate(self.systems)]
-        right = set()
-        level = f"{self.confidence_level * 100:g}% CI"
-        corr = "p" if self.correction is None else f"p ({self.correction})"
-        pair_header = ["metric", "comparison", "difference", level, "effect", "W/T/L",
-                       "p (raw)", corr]
-        pair_rows = []
-        for r in self._pair_rows():
-            effect = r["effect_size"]
-            pair_rows.append([
-                r["metric"], f"{r['system_a']} - {r['system_b']}", _signed(r["difference"]),
-                f"[{_signed(r['ci_low'])}, {_signed(r['ci_high'])}]",
-                _signed(effect, 2),
-                f"{r['wins']}/{r['ties']}/{r['losses']}",
-                format_pvalue(r["p_raw"]), format_pvalue(r["p"]),
-            ])
         parts = [
-            _text_table(header, rows, right),
+            _text_table(header, rows, set()),
             "",
             _wrap(self._legend(), _WIDTH),
             "",
-            _text_table(pair_header, pair_rows, {2, 4, 5, 6, 7}),
+            _text_table(self._pair_header(), self._pair_cells(_printable),
+                        {2, 4, 5, 6, 7}),
         ]
         if self.notes:
-            parts += ["", "Notes:"] + [_wrap(f"- {n}", _WIDTH, indent="  ")
+            parts += ["", "Notes:"] + [_wrap(f"- {_printable(n)}", _WIDTH, indent="  ")
                                        for n in self.notes]
         return "\n".join(parts)
 
     def to_markdown(self):
-        """The systems x metrics table as Markdown (GitHub's pipe tables).
+        """The report as Markdown (GitHub's pipe tables): both tables of the text report.
 
         Returns
         -------
         text : str
-            The table, then a line explaining the markers. The best mean of
-            each metric is in bold; ``<sup>ab</sup>`` names the systems it
-            significantly beats.
+            The systems x metrics table and a line explaining its markers,
+            then the table of every comparison (difference, interval, effect
+            size, wins/ties/losses, raw and corrected p-values), then the
+            notes. The best mean of each metric is in bold; ``<sup>ab</sup>``
+            names the systems it significantly beats (beyond 26 systems,
+            numbers such as ``<sup>1,3-5</sup>``). Names are escaped: no name
+            can break a table or format its cell.
 
         Examples
         --------
@@ -388,14 +443,15 @@ class ComparisonReport:
         <sup>x</sup>: significantly better than system x (paired t-test, one
         comparison per metric, p < 0.05; 4 queries); best mean of each metric in
         bold.
+        <BLANKLINE>
+        | metric | comparison | difference | 95% CI | effect | W/T/L | p (raw) | p (holm) |
+        |---|---|---:|---:|---:|---:|---:|---:|
+        | score | A - B | -0.1250 | [-0.1750, -0.1000] | -2.50 | 0/0/4 | 0.0154 | 0.0154 |
         """
-        def cell(text):
-            return str(text).replace("|", r"\|")
-
         letters = self._letters()
         beaten = {m: self._beaten(m) for m in self.metrics}
         best = {m: self._best(m) for m in self.metrics}
-        lines = ["| # | system | " + " | ".join(cell(m) for m in self.metrics) + " |",
+        lines = ["| # | system | " + " | ".join(map(_markdown, self.metrics)) + " |",
                  "|---|---|" + "---:|" * len(self.metrics)]
         for s in self.systems:
             cells = []
@@ -406,22 +462,33 @@ class ComparisonReport:
                 if beaten[m][s]:
                     v += f"<sup>{beaten[m][s]}</sup>"
                 cells.append(v)
-            lines.append(f"| {letters[s]} | {cell(s)} | " + " | ".join(cells) + " |")
+            lines.append(f"| {letters[s]} | {_markdown(s)} | " + " | ".join(cells) + " |")
         lines += ["", _wrap(self._legend("<sup>x</sup>") + "; best mean of each metric in "
-                            "bold.", _WIDTH)]
+                            "bold.", _WIDTH), ""]
+        header = self._pair_header()
+        lines += ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
+        lines += ["| " + " | ".join(row) + " |"
+                  for row in self._pair_cells(_markdown, pvalue=lambda p:
+                                              format_pvalue(p).replace("<", "\\<"))]
+        if self.notes:
+            lines += ["", "Notes:", ""] + [f"- {_markdown(n)}" for n in self.notes]
         return "\n".join(lines)
 
     def to_latex(self):
-        r"""The systems x metrics table as a LaTeX ``table`` for a paper.
+        r"""The report as two LaTeX ``table`` environments for a paper.
 
         Returns
         -------
         text : str
-            A ``table`` environment with a ``tabular``: one row per system
-            (its letter, its name), one column per metric; the best mean of
-            each metric in ``\textbf``, ``\textsuperscript`` letters naming
-            the systems it significantly beats, and a caption that says so.
-            It needs no LaTeX package.
+            The systems x metrics table: one row per system (its letter, its
+            name), one column per metric; the best mean of each metric in
+            ``\textbf``, ``\textsuperscript`` letters naming the systems it
+            significantly beats (beyond 26 systems, numbers such as
+            ``1,3--5``), and a caption that says so. Then the table of every
+            comparison (difference, interval, effect size, wins/ties/losses,
+            raw and corrected p-values), with the notes in its caption. Names
+            are escaped (LaTeX's special characters, control characters). It
+            needs no LaTeX package.
 
         Examples
         --------
@@ -443,17 +510,30 @@ class ComparisonReport:
         \hline
         \end{tabular}
         \end{table}
+        <BLANKLINE>
+        \begin{table}
+        \centering
+        \caption{Paired comparisons (paired t-test, one comparison per metric):
+        ...
+        A $-$ B & $-$0.1250 & [$-$0.1750, $-$0.1000] & $-$2.50 & 0/0/4 & 0.0154 &
+            0.0154 \\
+        ...
+        \end{table}
         """
         letters = self._letters()
-        beaten = {m: self._beaten(m) for m in self.metrics}
+        beaten = {m: self._beaten(m, dash="--") for m in self.metrics}
         best = {m: self._best(m) for m in self.metrics}
         test, corr = self._family()
         counts = sorted(set(self.n_queries.values()))
         over = (f"over {counts[0]} queries" if len(counts) == 1 else "over "
                 + ", ".join(f"{n} queries ({_latex(m)})" for m, n in self.n_queries.items()))
+        if len(self.systems) > _MAX_LETTERS:
+            marks = ("A superscript number: significantly better than that system "
+                     "(1,3--5: systems 1, 3, 4 and 5)")
+        else:
+            marks = "A superscript letter: significantly better than that system"
         caption = (f"Mean of each metric {over}. Bold: the best system of each metric. "
-                   f"A superscript letter: significantly better than that system "
-                   f"({test}, {corr}, $p < {self.alpha:g}$).")
+                   f"{marks} ({test}, {corr}, $p < {self.alpha:g}$).")
         lines = [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
                  rf"\begin{{tabular}}{{ll{'r' * len(self.metrics)}}}", r"\hline",
                  r"\# & System & " + " & ".join(_latex(m) for m in self.metrics) + r" \\",
@@ -468,6 +548,25 @@ class ComparisonReport:
                     v += rf"\textsuperscript{{{beaten[m][s]}}}"
                 cells.append(v)
             lines.append(_wrap_row([letters[s], _latex(s), *cells]))
+        lines += [r"\hline", r"\end{tabular}", r"\end{table}", ""]
+        level = f"{self.confidence_level * 100:g}"
+        caption = (f"Paired comparisons ({test}, {corr}): the difference of the means "
+                   f"(first system minus second), its {level}\\% bootstrap confidence "
+                   "interval, the effect size (mean difference over the standard deviation "
+                   "of the differences), the queries where the first system wins, ties "
+                   "and loses, and the raw and corrected $p$-values.")
+        if self.notes:
+            caption += " Notes: " + " ".join(_latex(n) for n in self.notes)
+        p_corr = ("$p$" if self.correction is None
+                  else f"$p$ ({_CORRECTION_NAMES[self.correction]})")
+        header = ["Metric", "Comparison", "Difference", f"{level}\\% CI", "Effect", "W/T/L",
+                  "$p$ (raw)", p_corr]
+        lines += [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
+                  r"\begin{tabular}{llrrrrrr}", r"\hline", _wrap_row(header), r"\hline"]
+        for row in self._pair_cells(_latex, dash="$-$",
+                                    pvalue=lambda p: format_pvalue(p).replace("<", "$<$")):
+            row[2:5] = [c.replace("-", "$-$") for c in row[2:5]]  # minus signs
+            lines.append(_wrap_row(row))
         lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines)
 

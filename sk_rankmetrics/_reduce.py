@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._validation import warn
+
+
+def _undefined(message):
+    """Warn with scikit-learn's ``UndefinedMetricWarning``, imported only
+    when a warning is due (the file and command-line path never imports
+    scikit-learn otherwise)."""
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    warn(message, UndefinedMetricWarning)
 
 
 def apply_policy(values, defined, policy, label):
@@ -15,11 +23,10 @@ def apply_policy(values, defined, policy, label):
     values = values.copy()
     if policy == "warn":
         n_bad = int((~defined).sum())
-        warn(
+        _undefined(
             f"{label}: {n_bad} of {defined.size} rows have no relevant item; they "
             "score 0 and count in the mean. Set no_relevant='skip', 0.0, 1.0 or "
-            "nan to choose (and silence this warning).",
-            UndefinedMetricWarning,
+            "nan to choose (and silence this warning)."
         )
         values[~defined] = 0.0
     elif policy == "skip":
@@ -41,9 +48,8 @@ def weighted_mean(values, weights, skipped, how="mean"):
     """
     keep = ~skipped
     if not keep.any():
-        warn(
-            "every row was skipped (no row has a relevant item); the score is NaN.",
-            UndefinedMetricWarning,
+        _undefined(
+            "every row was skipped (no row has a relevant item); the score is NaN."
         )
         return float("nan")
     v = values[keep]
@@ -177,16 +183,14 @@ def finish(part, label, policy, how):
     warnings and errors."""
     rows, undefined, kept, top, w, wv, wlog, total = (float(x) for x in part)
     if policy == "warn" and undefined:
-        warn(
+        _undefined(
             f"{label}: {int(undefined)} of {int(rows)} rows have no relevant item; they "
             "score 0 and count in the mean. Set no_relevant='skip', 0.0, 1.0 or "
-            "nan to choose (and silence this warning).",
-            UndefinedMetricWarning,
+            "nan to choose (and silence this warning)."
         )
     if not kept:
-        warn(
-            "every row was skipped (no row has a relevant item); the score is NaN.",
-            UndefinedMetricWarning,
+        _undefined(
+            "every row was skipped (no row has a relevant item); the score is NaN."
         )
         return float("nan")
     if how == "sum":

@@ -115,6 +115,15 @@ def thread_flag(local):
         local.on = before
 
 
+def printable(text):
+    """``text`` on one line: each character that is not printable (newline, tab,
+    other control and separator characters) as its Python escape, ``\\n``."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def warn(message, category=UserWarning):
     """``warnings.warn`` with the stack level of the first caller outside this
     package (and outside scikit-learn and joblib, which call scorers), so that

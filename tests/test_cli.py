@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -127,7 +128,7 @@ def test_compare_prints_p_values_and_is_seeded(files, tmp_path):
     assert {r["metric"] for r in doc["comparisons"]} == {"mrr", "ndcg@3"}
     for r in doc["comparisons"]:
         assert 0 < r["p_raw"] <= 1 and 0 < r["p"] <= 1
-        assert (r["system_a"], r["system_b"]) == ("run_a.txt", "run_b.txt")
+        assert (r["system_a"], r["system_b"]) == ("A", "B")  # the run tags
 
 
 def test_demo_prints_table_and_grid_search():
@@ -212,7 +213,16 @@ def test_traceback_flag_shows_the_full_traceback(files, tmp_path):
 
 def test_usage_errors_exit_2():
     out = run_cli()
-    assert out.returncode == 2 and "usage:" in out.stderr
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("usage: sk-rankmetrics")
+    for command, summary in (("evaluate", "score one run or several against qrels"),
+                             ("compare", "compare runs with paired significance tests"),
+                             ("trec_eval", "trec_eval's flags and output"),
+                             ("demo", "score three rankers")):
+        assert re.search(rf"^ +{command} +{re.escape(summary)}", out.stderr, re.M), command
+    assert out.stderr.splitlines()[-1] == (
+        "sk-rankmetrics: error: give a command (evaluate, compare, trec_eval, demo); "
+        "'sk-rankmetrics COMMAND --help' describes one")
     out = run_cli("evaluate", "only-one-file")
     assert out.returncode == 2
 
@@ -223,3 +233,171 @@ def test_console_script_entry_point():
     from sk_rankmetrics._cli import main
 
     assert main(["demo", "--no-grid-search"]) == 0
+
+
+def test_trec_eval_command_imports_neither_sklearn_nor_pandas():
+    """The command's file path starts as fast as NumPy: importing the command
+    module and scoring the bundled files leaves scikit-learn, pandas and
+    matplotlib unimported (the package's public names load lazily)."""
+    data = ROOT / "sk_rankmetrics" / "data"
+    code = (
+        "import io, sys, contextlib\n"
+        "from sk_rankmetrics._cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    rc = main(['trec_eval', '-m', 'map', {str(data / 'qrels.txt')!r}, "
+        f"{str(data / 'bm25.txt')!r}])\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'sklearn', 'pandas', 'matplotlib'})\n"
+        "print(rc, out.getvalue().split(), heavy)\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0 ['map', 'all', '0.4443'] []"
+
+
+def test_public_names_load_lazily_and_all_are_listed():
+    code = (
+        "import sys, sk_rankmetrics as s\n"
+        "before = 'sklearn' in sys.modules or 'pandas' in sys.modules\n"
+        "missing = sorted(set(s.__all__) - set(dir(s)))\n"
+        "from sk_rankmetrics import get_scorer, ndcg_score\n"
+        "objs = [getattr(s, n) for n in s.__all__]\n"
+        "print(before, missing, 'sklearn' in sys.modules, ndcg_score is s.ndcg_score)\n"
+        "try:\n"
+        "    s.no_such_name\n"
+        "except AttributeError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "False [] True True",
+        "module 'sk_rankmetrics' has no attribute 'no_such_name'",
+    ]
+
+
+@pytest.fixture
+def three_runs(files, tmp_path):
+    """The runs of ``files`` and a third, run_c.txt, with run_b's rankings and tag A."""
+    qrels, run_a, run_b = files
+    run_c = tmp_path / "run_c.txt"
+    run_c.write_text(run_b.read_text().replace(" B\n", " A\n"))
+    return qrels, run_a, run_b, run_c
+
+
+def test_evaluate_several_runs_one_table_named_by_tag(three_runs):
+    qrels, run_a, run_b, _ = three_runs
+    out = run_cli("evaluate", qrels, run_a, run_b, "-m", "mrr", "-m", "P@2", "--progress")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "2 runs, 2 queries each, setting: sk_rankmetrics"
+    assert [line.split() for line in lines[1:]] == [
+        ["run", "mrr", "P@2"], ["A", "0.7500", "0.5000"], ["B", "0.0000", "0.0000"]]
+    # the phases of the progress bar, in order: the qrels are read once
+    labels = [line.split(" [")[0] for line in out.stderr.splitlines() if " [" in line]
+    phases = [p for i, p in enumerate(labels) if i == 0 or p != labels[i - 1]]
+    assert phases == ["reading qrels qrels.txt", "reading run run_a.txt", "matching",
+                      "evaluating", "reading run run_b.txt", "matching", "evaluating"]
+    # each warning names the run it is about
+    assert "warning: " + str(run_a) + ": 1 of 3 judged queries" in out.stderr
+    assert "warning: " + str(run_b) + ": 1 of 3 judged queries" in out.stderr
+    out = run_cli("evaluate", qrels, run_a, run_b, "-m", "mrr", "-q")
+    rows = [line.split() for line in out.stdout.splitlines()[1:]]
+    assert rows == [["run", "query", "mrr"], ["A", "q1", "1.0000"], ["A", "q2", "0.5000"],
+                    ["A", "all", "0.7500"], ["B", "q1", "0.0000"], ["B", "q2", "0.0000"],
+                    ["B", "all", "0.0000"]]
+
+
+def test_evaluate_several_runs_clashing_tags_or_names(three_runs):
+    qrels, run_a, run_b, run_c = three_runs
+    out = run_cli("evaluate", qrels, run_a, run_b, run_c, "-m", "mrr")
+    assert out.returncode == 0, out.stderr
+    # run_a and run_c share the tag A: every run is named by its file name
+    assert [line.split()[0] for line in out.stdout.splitlines()[2:]] == [
+        "run_a.txt", "run_b.txt", "run_c.txt"]
+    out = run_cli("evaluate", qrels, run_a, run_b, run_c, "-m", "mrr", "--names", "x,y,z")
+    assert [line.split()[0] for line in out.stdout.splitlines()[2:]] == ["x", "y", "z"]
+    for names, match in (("x,y", "--names gives 2 name(s) for 3 run(s)"),
+                         ("x,y,x", "--names gives 'x' twice"),
+                         ("x,,z", "argument --names: 'x,,z' has an empty name")):
+        bad = run_cli("evaluate", qrels, run_a, run_b, run_c, "--names", names)
+        assert bad.returncode == 2 and bad.stdout == ""
+        assert match in bad.stderr.strip().splitlines()[-1]
+    bad = run_cli("evaluate", qrels, run_a, run_b, run_a)
+    assert bad.returncode == 2 and f"run {str(run_a)!r} is given twice" in bad.stderr
+
+
+def test_evaluate_several_runs_every_output_format(three_runs, tmp_path):
+    qrels, run_a, run_b, _ = three_runs
+    args = ("evaluate", qrels, run_a, run_b, "-m", "mrr")
+    flat = [["run", "query", "mrr"], ["A", "q1", "1.0"], ["A", "q2", "0.5"],
+            ["A", "all", "0.75"], ["B", "q1", "0.0"], ["B", "q2", "0.0"], ["B", "all", "0.0"]]
+    for fmt, sep in (("csv", ","), ("tsv", "\t")):
+        out = run_cli(*args, "--format", fmt, "-o", tmp_path / f"o.{fmt}")
+        assert out.returncode == 0, out.stderr
+        assert [line.split(sep) for line in out.stdout.splitlines()] == flat
+        assert (tmp_path / f"o.{fmt}").read_text() == out.stdout
+    out = run_cli(*args, "--format", "json", "-o", tmp_path / "o.json")
+    doc = json.loads(out.stdout)
+    assert list(doc["runs"]) == ["A", "B"]
+    assert doc["runs"]["A"] == {"mean": {"mrr": 0.75},
+                                "per_query": {"q1": {"mrr": 1.0}, "q2": {"mrr": 0.5}}}
+    assert json.loads((tmp_path / "o.json").read_text()) == doc
+    out = run_cli(*args, "--format", "trec_eval")
+    assert [line.split() for line in out.stdout.splitlines()] == [
+        ["runid", "all", "A"], ["mrr", "all", "0.7500"],
+        ["runid", "all", "B"], ["mrr", "all", "0.0000"]]
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    out = run_cli(*args, "-o", tmp_path / "o.parquet")
+    assert out.returncode == 0, out.stderr
+    frame = pd.read_parquet(tmp_path / "o.parquet")
+    assert frame.columns.tolist() == ["run", "query", "mrr"]
+    assert frame.values.tolist() == [[r[0], r[1], float(r[2])] for r in flat[1:]]
+
+
+def test_compare_names_runs_by_tag_names_or_file(three_runs):
+    qrels, run_a, run_b, run_c = three_runs
+    common = ("-m", "mrr", "--format", "json", "--permutations", "100")
+    out = run_cli("compare", qrels, run_a, run_b, "--baseline", "B", *common)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["systems"] == ["A", "B"]
+    assert [(r["system_a"], r["system_b"]) for r in doc["comparisons"]] == [("A", "B")]
+    out = run_cli("compare", qrels, run_a, run_c, *common)
+    assert json.loads(out.stdout)["systems"] == ["run_a.txt", "run_c.txt"]  # tags clash
+    out = run_cli("compare", qrels, run_a, run_c, "--names", "bm25,dense",
+                  "--baseline", "run_c.txt", *common)
+    doc = json.loads(out.stdout)
+    assert doc["systems"] == ["bm25", "dense"]
+    assert [(r["system_a"], r["system_b"]) for r in doc["comparisons"]] == [("bm25", "dense")]
+    bad = run_cli("compare", qrels, run_a, run_c, "--baseline", "A", *common)
+    assert bad.returncode == 2
+    assert "--baseline 'A' matches 2 runs (run_a.txt, run_c.txt)" in bad.stderr
+
+
+def test_compare_markdown_and_latex_carry_the_comparisons(files):
+    qrels, run_a, run_b = files
+    common = ("-m", "mrr", "--permutations", "100", "-c")
+    out = run_cli("compare", qrels, run_a, run_b, *common, "--format", "markdown", "-q")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "| metric | comparison | difference | 95% CI | effect | W/T/L | p (raw) | p (holm) |" \
+        in lines
+    (pair,) = [line for line in lines if line.startswith("| mrr | A - B |")]
+    assert len(pair.split(" | ")) == 8
+    # -q: each query's values as a Markdown table too
+    assert "| query | A | B | A - B |" in lines
+    assert "| q1 | 1.0000 | 0.0000 | +1.0000 |" in lines
+    out = run_cli("compare", qrels, run_a, run_b, *common, "--format", "latex")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("\\begin{tabular}") == 2
+    assert "\\caption{Paired comparisons" in out.stdout
+    assert "mrr & A $-$ B & +0.5000 &" in out.stdout

@@ -32,6 +32,7 @@ from sk_rankmetrics import (
     evaluate_ranked,
     get_scorer,
 )
+from sk_rankmetrics._compare import _marker, format_pvalue
 
 
 def _result(ids, **metrics):
@@ -260,16 +261,32 @@ def test_to_markdown_renders_as_a_table(three):
     report = compare(three, random_state=0)
     html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(
         report.to_markdown())
-    assert html.count("<table>") == 1
-    header = re.findall(r"<th[^>]*>(.*?)</th>", html)
+    assert html.count("<table>") == 2  # the systems, then every comparison
+    means, pairs = html.split("</table>")[:2]
+    header = re.findall(r"<th[^>]*>(.*?)</th>", means)
     assert header == ["#", "system", "ndcg", "map"]
-    rows = re.findall(r"<tr>\s*(.*?)</tr>", html, flags=re.S)[1:]
+    rows = re.findall(r"<tr>\s*(.*?)</tr>", means, flags=re.S)[1:]
     assert len(rows) == 3
     cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in rows]
     assert [c[1] for c in cells] == ["bm25", "rerank", "fused"]
     assert cells[1][2] == "<strong>{:.4f}</strong><sup>ac</sup>".format(
         report.means["ndcg"]["rerank"])
     assert "best mean of each metric in bold" in " ".join(html.split())
+    # the comparisons table: the text report's, p-values included
+    assert re.findall(r"<th[^>]*>(.*?)</th>", pairs) == [
+        "metric", "comparison", "difference", "95% CI", "effect", "W/T/L", "p (raw)",
+        "p (holm)"]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", r)
+            for r in re.findall(r"<tr>\s*(.*?)</tr>", pairs, flags=re.S)[1:]]
+    assert len(rows) == 6
+    text_rows = [line.split() for line in str(report).splitlines()
+                 if line.startswith(("ndcg ", "map "))]
+    for row, text_row in zip(rows, text_rows):
+        row = [c.replace("&lt;", "<") for c in row]
+        assert row[0] == text_row[0] and row[1] == " ".join(text_row[1:4])
+        assert row[2] == text_row[4] and row[5:] == text_row[-3:]
+    p = report.pvalues["ndcg"][("bm25", "rerank")]
+    assert rows[0][-1].replace("&lt;", "<") == format_pvalue(p)
 
 
 def test_markdown_and_latex_escape_names(tmp_path):
@@ -284,7 +301,100 @@ def test_markdown_and_latex_escape_names(tmp_path):
     _compile(latex, tmp_path)
 
 
-def _latex_structure(text, n_rows, n_cols):
+def test_a_name_with_a_newline_and_a_bar_breaks_no_table(tmp_path):
+    markdown_it = pytest.importorskip("markdown_it")
+    evil = "run\n| x | y |\n<b>*bold*</b>&amp;\\"
+    results = {evil: {"mrr": [0.9, 0.8, 0.7, 0.9]}, "base": {"mrr": [0.1, 0.2, 0.1, 0.3]}}
+    report = compare(results, random_state=0)
+    shown = "run\\n| x | y |\\n<b>*bold*</b>&amp;\\"  # the newlines as \n
+    text = str(report)
+    assert text.splitlines()[1].split(None, 2)[1:] == [shown.split()[0],
+                                                     text.splitlines()[1].split(None, 2)[2]]
+    assert len(text.splitlines()[:3]) == 3 and "b  base" in text.splitlines()[2]
+    assert f"{shown} - base" in text
+    # Markdown: every row keeps its cells, and the name shows as written
+    markdown = report.to_markdown()
+    html = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(
+        markdown)
+    assert html.count("<table>") == 2 and "<b>" not in html and "<em>" not in html
+    tables = html.split("</table>")[:2]
+    for table, width in zip(tables, (3, 8)):
+        for row in re.findall(r"<tr>\s*(.*?)</tr>", table, flags=re.S):
+            assert len(re.findall(r"<t[hd][^>]*>", row)) == width, row
+    name_cell = re.findall(r"<td[^>]*>(.*?)</td>", tables[0])[1]
+    assert name_cell == shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # LaTeX: both tables keep their shape; the specials are escaped
+    latex = report.to_latex()
+    _latex_structure(latex, n_rows=2, n_cols=3, n_pairs=1, width=None)  # a long name
+    assert ("run\\textbackslash{}n\\textbar{} x \\textbar{} y \\textbar{}\\textbackslash{}n"
+            "\\textless{}b\\textgreater{}*bold*") in latex
+    _compile(latex, tmp_path)
+
+
+def test_markers_of_30_systems_stay_readable(tmp_path):
+    rng = np.random.default_rng(0)
+    base = rng.uniform(size=40)
+    # 30 systems, each 0.05 better than the one before: most pairs significant
+    results = {f"s{i}": base + 0.05 * i + 0.01 * rng.normal(size=40) for i in range(30)}
+    report = compare(results, correction=None, n_resamples=200, random_state=0)
+    index = {s: i for i, s in enumerate(report.systems)}
+    beaten = {s: set() for s in report.systems}
+    for (a, b), sig in report.significant["score"].items():
+        if sig:
+            d = report.differences["score"][(a, b)]
+            beaten[a if d > 0 else b].add(index[b if d > 0 else a] + 1)
+
+    def expand(marker, dash="-"):
+        out = set()
+        for part in marker.split(","):
+            lo, _, hi = part.partition(dash)
+            out |= set(range(int(lo), int(hi or lo) + 1))
+        return out
+
+    assert len(beaten["s29"]) == 29  # the best beats every other
+    assert _marker([0, 1, 2, 4, 6, 7, 8, 9, 28], 30) == "1-3,5,7-10,29"
+    assert _marker([0, 1, 3, 4], 30, "--") == "1,2,4,5"  # ranges from three in a row
+    assert _marker([0, 2, 3], 26) == "acd"
+    lines = str(report).splitlines()
+    assert [line.split()[0] for line in lines[1:31]] == [str(i) for i in range(1, 31)]
+    for line, s in zip(lines[1:31], report.systems):
+        mark = line.split()[-1].partition("^")[2]
+        assert re.fullmatch(r"(\d+(-\d+)?(,\d+(-\d+)?)*)?", mark), mark
+        assert (expand(mark) if mark else set()) == beaten[s], s
+    assert lines[30].endswith("^1-29")
+    assert "^1,3-5: significantly better than systems 1, 3, 4 and 5" in " ".join(
+        str(report).split())
+    markdown = report.to_markdown()
+    marks = dict(re.findall(r"^\| \d+ \| (s\d+) \| [^|]*?(?:<sup>([\d,-]+)</sup>)? \|$",
+                            markdown, flags=re.M))
+    assert len(marks) == 30
+    assert all((expand(m) if m else set()) == beaten[s] for s, m in marks.items())
+    latex = report.to_latex()
+    _latex_structure(latex, n_rows=30, n_cols=3, n_pairs=435)
+    sups = dict(re.findall(r"^\d+ & (s\d+) & .*?(?:\\textsuperscript\{([\d,-]+)\})? \\\\$",
+                           latex, flags=re.M))
+    assert len(sups) == 30
+    assert all((expand(m, "--") if m else set()) == beaten[s] for s, m in sups.items())
+    assert "A superscript number" in latex
+    # up to 26 systems: letters, as before
+    few = compare({k: results[k] for k in list(results)[:26]}, correction=None,
+                  n_resamples=200, random_state=0)
+    assert str(few).splitlines()[26].startswith("z  s25") and "^abcdefghijklmnopqrstuvwxy" \
+        in str(few).splitlines()[26]
+
+
+def _latex_structure(text, n_rows, n_cols, n_pairs=None, width=88):
+    """Both tables of to_latex(): the systems (n_rows x n_cols), then, when
+    n_pairs is given, the comparisons (n_pairs rows of 8 columns); lines of at
+    most ``width`` characters (None: not checked)."""
+    means, pairs = text.split("\n\n")
+    _latex_table(means, n_rows, n_cols, width)
+    if n_pairs is not None:
+        _latex_table(pairs, n_pairs, 8, width)
+        assert "\\caption{Paired comparisons" in pairs
+
+
+def _latex_table(text, n_rows, n_cols, width):
     assert text.startswith("\\begin{table}") and text.endswith("\\end{table}")
     for env in ("table", "tabular"):
         assert text.count(f"\\begin{{{env}}}") == text.count(f"\\end{{{env}}}") == 1
@@ -295,7 +405,7 @@ def _latex_structure(text, n_rows, n_cols):
     assert len(rows) == n_rows + 1
     for row in rows:
         assert row.replace("\\&", "").count("&") == n_cols - 1, row
-    assert all(len(line) <= 88 for line in body.splitlines())
+    assert width is None or all(len(line) <= width for line in body.splitlines())
     assert text.count("{") == text.count("}")
     assert "\\caption{" in text
 
@@ -303,7 +413,8 @@ def _latex_structure(text, n_rows, n_cols):
 def test_to_latex_structure_and_compilation(three, tmp_path):
     report = compare(three, random_state=0)
     text = report.to_latex()
-    _latex_structure(text, n_rows=3, n_cols=4)
+    _latex_structure(text, n_rows=3, n_cols=4, n_pairs=6)
+    assert "bm25 $-$ rerank & $-$" in text  # minus signs in math mode
     rerank = next(row for row in " ".join(text.split()).split("\\\\")
                   if row.strip().startswith("b & rerank"))
     mean = f"{report.means['ndcg']['rerank']:.4f}"

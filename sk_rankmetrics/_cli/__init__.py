@@ -40,10 +40,19 @@ def build_parser():
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
     for command in COMMANDS:
         command.add_parser(sub, [common])
     return parser
+
+
+def _no_command(parser):
+    """No command given: the help, which lists every command with its summary,
+    then the error line (exit code 2, as for any missing argument)."""
+    parser.print_help(sys.stderr)
+    names = ", ".join(c.__name__.rpartition(".")[2] for c in COMMANDS)
+    sys.stderr.write(f"{parser.prog}: error: give a command ({names}); "
+                     f"'{parser.prog} COMMAND --help' describes one\n")
+    return EXIT_USAGE
 
 
 def _one_line(exc):
@@ -54,6 +63,8 @@ def main(argv=None):
     """Run the command line; return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:
+        return _no_command(parser)
 
     def show(message, category, filename, lineno, file=None, line=None):
         sys.stderr.write(f"sk-rankmetrics: warning: {' '.join(str(message).split())}\n")

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from itertools import chain, repeat
 
 import numpy as np
@@ -324,15 +325,83 @@ def run_settings(args):
                 complete=args.complete, threshold=args.threshold, max_docs=args.max_docs)
 
 
+def names_type(text):
+    """``--names a,b,...``: one name per run, comma-separated, none empty."""
+    names = [n.strip() for n in text.split(",")]
+    if any(not n for n in names):
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty name; give one name per "
+                                         "run, separated by commas (--names bm25,dense)")
+    return names
+
+
+def add_names_option(p):
+    p.add_argument("--names", type=names_type, metavar="A,B,...",
+                   help="names of the runs, comma-separated, in the order of the files "
+                        "(default: each run's tag, the 6th column of a TREC run; the file "
+                        "names when two runs share a tag)")
+
+
+def check_paths(paths):
+    """The same file may not be given twice."""
+    seen = set()
+    for p in paths:
+        key = os.path.normcase(os.path.abspath(p))
+        if key in seen:
+            raise UsageError(f"run {p!r} is given twice")
+        seen.add(key)
+
+
+def run_names(paths, tags, names=None):
+    """The runs' names: ``names`` if given; else the run tags if no two runs
+    share one; else the file names, or the paths as given where two file
+    names are the same."""
+    if names is not None:
+        if len(names) != len(paths):
+            raise UsageError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); "
+                             "give one per run, in the order of the files")
+        twice = [n for n in names if names.count(n) > 1]
+        if twice:
+            raise UsageError(f"--names gives {twice[0]!r} twice; each run needs its own name")
+        return list(names)
+    for candidate in (list(tags), [os.path.basename(p) for p in paths], list(paths)):
+        if len(set(candidate)) == len(candidate):
+            return candidate
+    twice = next(p for p in paths if list(paths).count(p) > 1)
+    raise UsageError(f"run {twice!r} is given twice")
+
+
 def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
-    """The metrics of one run file against ``qrels``; the phases (reading the
-    run, matching, evaluating) shown by ``progress`` (default: a new bar)."""
+    """The run tag and the metrics of one run file against ``qrels``; the
+    phases (reading the run, matching, evaluating) shown by ``progress``
+    (default: a new bar)."""
     from .._runs import evaluate_run
 
     prog = Progress("", force=args.progress) if progress is None else progress
     run = read_input(run_path, args.run_format, "run", prog)
     try:
-        return evaluate_run(qrels, run, args.metric or list(default_metrics),
-                            progress=prog, **run_settings(args))
+        return run.tag, evaluate_run(qrels, run, args.metric or list(default_metrics),
+                                     progress=prog, **run_settings(args))
     finally:
         prog.close()
+
+
+def evaluate_runs(qrels, paths, args, default_metrics, progress=None):
+    """Each run file's metrics against the same ``qrels``, by run name
+    (:func:`run_names`), in the order of ``paths``, and the run tags. One run
+    is read at a time."""
+    check_paths(paths)
+    names = getattr(args, "names", None)
+    if names is not None:
+        run_names(paths, paths, names)  # a wrong count fails before any file is read
+    tags, results = [], []
+    for path in paths:
+        if len(paths) == 1:
+            tag, res = evaluate_one(qrels, path, args, default_metrics, progress)
+        else:  # each warning names the run file it is about
+            with warnings.catch_warnings(record=True) as caught:
+                tag, res = evaluate_one(qrels, path, args, default_metrics, progress)
+            for w in caught:
+                warnings.warn(f"{os.fspath(path)}: {w.message}", w.category, stacklevel=2)
+        tags.append(tag)
+        results.append(res)
+    return dict(zip(run_names(paths, tags, names), results)), tags

@@ -11,10 +11,12 @@ import io
 import os
 
 from .._registry import PARAMS
+from .._validation import printable as _printable
 from ._common import (
     UsageError,
+    add_names_option,
     add_run_options,
-    evaluate_one,
+    evaluate_runs,
     fmt_value,
     read_input,
     table,
@@ -38,24 +40,20 @@ CSV_FIELDS = ("metric", "system_a", "system_b", "mean_a", "mean_b", "difference"
               "n_queries")
 
 
-def _labels(paths):
-    """Run names: file names, or the paths as given when two file names are the same."""
-    names = [os.path.basename(p) for p in paths]
-    if len(set(names)) < len(names):
-        names = list(paths)
-    if len(set(names)) < len(names):
-        twice = next(p for p in names if names.count(p) > 1)
-        raise UsageError(f"run {twice!r} is given twice")
-    return names
-
-
-def _baseline(text, paths, labels):
+def _baseline(text, paths, names, tags):
+    """The run ``--baseline`` names: by its name, tag, path or file name."""
     if text is None:
         return None
-    for path, label in zip(paths, labels):
-        if text in (label, path, os.path.basename(path)):
-            return label
-    raise UsageError(f"--baseline {text!r} is not one of the runs ({', '.join(labels)})")
+    if text in names:
+        return text
+    found = [name for name, path, tag in zip(names, paths, tags)
+             if text in (tag, path, os.path.basename(path))]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise UsageError(f"--baseline {text!r} matches {len(found)} runs "
+                         f"({', '.join(found)}); give one of their names")
+    raise UsageError(f"--baseline {text!r} is not one of the runs ({', '.join(names)})")
 
 
 def _csv(report):
@@ -67,18 +65,28 @@ def _csv(report):
     return out.getvalue()
 
 
-def _per_query(report):
-    """Per metric: each run's value and each pair's difference, one line per query."""
+def _per_query(report, markdown=False):
+    """Per metric: each run's value and each pair's difference, one line per query
+    (a text table, or a Markdown table with ``markdown``)."""
+    from .._compare import _markdown
+
+    name = _markdown if markdown else _printable
     blocks = []
     for m in report.metrics:
         values = report.per_query[m]
-        header = ["query", *report.systems, *(f"{a} - {b}" for a, b in report.pairs)]
+        header = ["query", *map(name, report.systems),
+                  *(f"{name(a)} - {name(b)}" for a, b in report.pairs)]
         rows = []
         diffs = [values[a] - values[b] for a, b in report.pairs]
         for i, q in enumerate(report.query_ids[m].tolist()):
-            rows.append([str(q), *(fmt_value(values[s][i]) for s in report.systems),
+            rows.append([name(q), *(fmt_value(values[s][i]) for s in report.systems),
                          *(f"{d[i]:+.4f}" for d in diffs)])
-        blocks.append(f"{m}, per query:\n" + table(header, rows))
+        if markdown:
+            lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+            lines += ["| " + " | ".join(row) + " |" for row in rows]
+            blocks.append(f"{name(m)}, per query:\n\n" + "\n".join(lines))
+        else:
+            blocks.append(f"{name(m)}, per query:\n" + table(header, rows))
     return "\n\n".join(blocks)
 
 
@@ -94,7 +102,7 @@ def _render(report, fmt, per_query):
     else:
         text = str(report)
     if per_query and fmt in ("table", "markdown"):
-        text += "\n\n" + _per_query(report)
+        text += "\n\n" + _per_query(report, markdown=fmt == "markdown")
     return text + "\n"
 
 
@@ -115,11 +123,10 @@ def run(args):
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
     out_fmt = _output_format(args.output, args.output_format) if args.output else None
-    labels = _labels(args.runs)
-    baseline = _baseline(args.baseline, args.runs, labels)
     qrels = read_input(args.qrels, args.qrels_format, "qrels")
-    results = {label: evaluate_one(qrels, path, args, DEFAULT_METRICS)
-               for label, path in zip(labels, args.runs)}
+    results, tags = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS)
+    labels = list(results)
+    baseline = _baseline(args.baseline, args.runs, labels, tags)
     report = compare(results, test=args.test,
                      correction=None if args.correction == "none" else args.correction,
                      baseline=baseline, alpha=args.alpha,
@@ -147,14 +154,15 @@ def add_parser(sub, parents):
     cp.add_argument("qrels", help="qrels file (judgements)")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
     add_run_options(cp, DEFAULT_METRICS)
+    add_names_option(cp)
     cp.add_argument("--test", choices=TESTS, default=PARAMS["test"].default,
                     help="paired test (default: t-test)")
     cp.add_argument("--correction", choices=CORRECTIONS, default=PARAMS["correction"].default,
                     help="multiple-testing correction over the comparisons of each metric "
                          "(default: holm)")
     cp.add_argument("--baseline", metavar="RUN",
-                    help="compare every run with this one (its file name or path) instead of "
-                         "every pair")
+                    help="compare every run with this one (its name, run tag, file name or "
+                         "path) instead of every pair")
     cp.add_argument("--alpha", type=table_type("alpha", float),
                     default=PARAMS["alpha"].default,
                     help="significance level of the markers (default: 0.05)")
