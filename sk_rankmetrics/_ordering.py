@@ -656,6 +656,9 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=
     by_level = gain.monotone and worthless is None
     if by_level and width < N:
         if runs is None:
+            top = _top_levels(yt, gain, extremes, width)
+            if top is not None:
+                return top
             runs = _counted(yt, gain, extremes)
         if runs is not None and runs.complete:
             # Every gain of the row is >= 0 and the positive ones are in the
@@ -664,6 +667,55 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=
     base = yt if by_level else full_gain()
     top = top_values(base, width)
     return np.asarray(gain(top), dtype=np.float64) if by_level else top
+
+
+def _top_levels(yt, gain, extremes, width, passes=2):
+    """:func:`ideal_gains` read off the highest integer levels, or None.
+
+    Where the highest level fills many positions of each row (dense graded
+    relevance), the top ``width`` gains are known after comparing the rows
+    with that level and the next: one pass per level instead of counting
+    every level. Rows still short after ``passes`` levels are counted.
+    Applies to integer dtypes whose levels' gains are all >= 0; a sample of
+    the block decides whether the highest level is common enough.
+    """
+    n, N = yt.shape
+    if not gain.monotone or yt.dtype.kind not in "iu" or not yt.size:
+        return None
+    ex = extremes if extremes is not None and extremes.a is yt else _Extremes(yt)
+    lo, hi = int(ex.min()), int(ex.max())
+    if hi - lo >= _MAX_LEVEL_SPAN:
+        return None
+    sample = yt.reshape(-1)[:_SAMPLE]
+    if np.count_nonzero(sample == hi) * N < 2 * width * sample.shape[0]:
+        return None
+    levels = np.arange(hi, lo - 1, -1, dtype=np.float64)
+    g = np.asarray(gain(levels), dtype=np.float64)
+    if g[-1] < 0:
+        return None
+    out = np.zeros((n, width))  # best first
+    filled = np.zeros(n, dtype=np.intp)
+    rows = np.arange(n)
+    j = np.arange(width)
+    for level, value in zip(levels[:passes].tolist(), g[:passes].tolist()):
+        if value <= 0 or not rows.size:
+            break
+        sub = yt if rows.size == n else yt[rows]
+        have = filled[rows]
+        upto = np.minimum(have + np.count_nonzero(sub == level, axis=1), width)
+        out[rows] = np.where((j >= have[:, None]) & (j < upto[:, None]), value, out[rows])
+        filled[rows] = upto
+        rows = rows[upto < width]
+        if levels.shape[0] == 1:
+            break
+    else:
+        if rows.size:
+            # The rows still short: every level counted (the general route).
+            runs = _counted(yt[rows], gain)
+            if runs is None or not runs.complete:
+                return None
+            out[rows] = runs.top(width)
+    return out[:, ::-1]
 
 
 #: A sample of this many entries tells whether a dense block repeats values.

@@ -234,3 +234,26 @@ def test_long_format_with_a_dominant_score_equals_the_partitioned_path(monkeypat
     plain = evaluate(y, s, reqs, qid=qid, per_row=True, no_relevant=np.nan)
     for r in reqs:
         np.testing.assert_allclose(fast[r], plain[r], rtol=1e-12, atol=1e-12, err_msg=r)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(2, 200),
+       top=st.integers(0, 5), zeros=st.floats(0, 1), dtype=st.sampled_from(["int8", "int64",
+                                                                             "uint16"]),
+       gain=st.sampled_from(["linear", "exponential"]), passes=st.integers(1, 3),
+       width=st.integers(1, 199))
+def test_ideal_read_off_the_highest_levels(seed, n, N, top, zeros, dtype, gain, passes, width):
+    """Dense graded relevance: the top gains read level by level from the
+    highest (rows still short counted) equal the sorted gains, when taken."""
+    from sk_rankmetrics._ordering import _top_levels
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, top + 1, size=(n, N))
+    y[rng.random((n, N)) < zeros] = 0
+    y = y.astype(dtype)
+    w = min(width, N - 1)
+    g = resolve_gain(gain)
+    got = _top_levels(y, g, None, w, passes=passes)
+    if got is not None:
+        expected = np.sort(np.asarray(g(y.astype(float))), axis=1)[:, N - w:]
+        np.testing.assert_array_equal(got, expected)
