@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import math
 import re
 
 from . import _kernels
@@ -661,6 +662,27 @@ def _ir_measures_options(text, params):
     return options
 
 
+def _ir_measures_meaning(measure, text, spec, options):
+    """What ir_measures means by a measure's parameters, where it differs from
+    the package's option of the same name.
+
+    ``NumRet(rel=r)`` counts the retrieved documents at level >= r (ir_measures
+    defines ``NumRelRet`` as ``NumRet(rel=1)``); ``SetF(beta=b)`` hands ``b``
+    to trec_eval's ``set_F``, which weighs recall by ``b`` where the F-measure
+    weighs it by ``beta**2``.
+    """
+    if measure == "NumRet" and "threshold" in options:
+        return METRICS["num_rel_ret"], options
+    if measure == "SetF" and "beta" in options:
+        b = options["beta"]
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not b > 0:
+            raise InvalidParameterError(
+                f"{text!r}: beta must be a positive number, got {b!r}."
+            )
+        options = {**options, "beta": math.sqrt(b)}
+    return spec, options
+
+
 def _at_value(spec, text, value):
     """The ``@`` part of a name: a cut-off, or the metric's real-valued option."""
     if spec.at_option is not None:
@@ -707,6 +729,7 @@ def parse_name(text):
         options = dict(options)
         if irm.group(2):
             options.update(_ir_measures_options(text, irm.group(2)))
+            spec, options = _ir_measures_meaning(irm.group(1), text, spec, options)
         k = None
         if irm.group(3) is not None:
             k, at = _at_value(spec, text, irm.group(3))
