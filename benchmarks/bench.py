@@ -5,6 +5,8 @@ Usage::
     python benchmarks/bench.py            # full run (a few minutes on 2 cores)
     python benchmarks/bench.py --quick    # smaller inputs, under a minute
     python benchmarks/bench.py --only sklearn-k10 --only memory
+    python benchmarks/bench.py --only grid  # the grid of benchmarks/grid.py (minutes)
+    python benchmarks/bench.py --only grid --quick --shapes 2000x1000 --metrics ndcg@10
 
 Every case builds seeded data, times each side as the best of a few repeats
 (``time.perf_counter``) in the same process, and the script prints one
@@ -38,6 +40,9 @@ import sk_rankmetrics as skr
 import sk_rankmetrics._engine as skr_engine
 import sk_rankmetrics._registry as skr_registry
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grid  # benchmarks/grid.py
+
 MiB = 2.0**20
 
 
@@ -52,6 +57,9 @@ class Config:
     repeats: int  # repeats of sk_rankmetrics calls
     base_repeats: int  # repeats of the (slower) baselines
     n_check: int  # queries compared with pytrec_eval
+    grid_shapes: tuple = ()  # names of grid.SHAPES / grid.QUICK_SHAPES (empty: all)
+    grid_metrics: tuple = ()  # names of grid.METRICS (empty: all)
+    grid_parts: tuple = ()  # names of grid.PARTS (empty: all)
 
 
 FULL = Config(False, 10_000, 1_000, 2_000, 20_000, 100_000, 5, 3, 2_000)
@@ -76,6 +84,7 @@ class Report:
         self.checks = []
         self.failed = []
         self.skipped = []
+        self.extra = []  # lines printed after the table (the grid's)
 
     def check(self, label, ours, theirs, tol):
         diff = abs(float(ours) - float(theirs))
@@ -460,6 +469,62 @@ def case_long(cfg, rep):
         t_shuf, t_pt, informational=True))
 
 
+def case_grid(cfg, rep):
+    """Every cell of the grid (benchmarks/grid.py) against its floor, one thread."""
+    shapes = grid.QUICK_SHAPES if cfg.quick else grid.SHAPES
+    if cfg.grid_shapes:
+        shapes = {name: shapes[name] for name in cfg.grid_shapes}
+    metrics = list(cfg.grid_metrics or grid.METRICS)
+    parts = cfg.grid_parts or grid.PARTS
+
+    agreed = []
+
+    def check(label, ours, theirs):
+        # evaluate()'s ndcg@10 must equal ndcg_score's in every cell; only
+        # disagreements are listed.
+        if abs(float(ours) - float(theirs)) <= 1e-12:
+            agreed.append(label)
+        else:
+            rep.check(f"grid: {label}: evaluate()['ndcg@10'] vs ndcg_score", ours, theirs,
+                      1e-12)
+
+    cells = []
+    t0 = time.perf_counter()
+    if "matrix" in parts:
+        cells += grid.matrix_cells(shapes, metrics, cfg.repeats, log=log, check=check)
+    if "long" in parts:
+        n_q = cfg.n_queries
+        cells += grid.long_cells(n_q, metrics, max(2, cfg.repeats - 2), log=log, check=check)
+    if "ranked" in parts:
+        cells += grid.ranked_cells(cfg.n_queries, 100, metrics, cfg.repeats, log=log,
+                                   check=check)
+    rep.checks.append(f"grid: evaluate()['ndcg@10'] equals ndcg_score(k=10) to 1e-12 in "
+                      f"{len(agreed)} of {len(cells)} cells")
+    ex = rep.extra
+    ex.append(f"Grid ({time.perf_counter() - t0:.0f} s): sk_rankmetrics on one thread "
+              "(one_thread()), each ratio the best of "
+              f"{cfg.repeats} (long format: {max(2, cfg.repeats - 2)}) timings over the best "
+              "of the floor's, timed in turns; bounds: "
+              + ", ".join(f"{m} {grid.TARGET[m]:g}×" for m in metrics)
+              + f" (matrices), {grid.LONG_TARGET:g}× (long format, ranked lists).")
+    ex.append("")
+    ex += grid.table(cells, metrics)
+    ex.append("")
+    ex += [f"- {line}" for line in grid.summary(cells, metrics)]
+    ex += [f"- skipped: {line}" for line in grid.SKIPPED]
+    over = [(c.label, m) for c in cells for m in c.over()]
+    ex.append(f"- {len(over)} of {sum(len(c.times) for c in cells)} measurements over "
+              "their bound")
+    if "sklearn" in parts:
+        shape = (cfg.n_rows, cfg.n_items)
+        t_ours, t_sk = grid.sklearn_row(shape, cfg.repeats, cfg.base_repeats, log=log,
+                                        check=lambda lab, a, b: rep.check(lab, a, b, 1e-12))
+        rep.rows.append(speed_row(
+            f"grid. ndcg_score k=10, {shape[0]:,} × {shape[1]:,}, graded 1..4 on 5 % of "
+            "the items (int64), default threads, vs scikit-learn", t_ours, t_sk,
+            grid.SKLEARN_TARGET))
+
+
 CASES = {
     "sklearn-k10": case_sklearn_k10,
     "argpartition-k10": case_argpartition_k10,
@@ -470,6 +535,7 @@ CASES = {
     "memory": case_memory,
     "long": case_long,
     "heavy-ties": case_heavy_ties,
+    "grid": case_grid,
 }
 
 
@@ -491,6 +557,9 @@ def print_table(rep, cfg, elapsed):
         print(f"- skipped: {line}")
     for line in rep.checks:
         print(f"- {line}")
+    if rep.extra:
+        print()
+        print(*rep.extra, sep="\n")
 
 
 def main(argv=None):
@@ -501,13 +570,31 @@ def main(argv=None):
                         help=f"run only this case (repeatable): {', '.join(CASES)}")
     parser.add_argument("--repeats", type=int, default=None,
                         help="repeats of each sk_rankmetrics call (best is kept)")
+    parser.add_argument("--shapes", action="append", metavar="SHAPE", default=[],
+                        help="grid: matrix shapes to run (repeatable): "
+                        f"{', '.join(grid.SHAPES)}; with --quick {', '.join(grid.QUICK_SHAPES)}")
+    parser.add_argument("--metrics", action="append", metavar="METRIC", default=[],
+                        choices=list(grid.METRICS),
+                        help=f"grid: metrics to time (repeatable): {', '.join(grid.METRICS)}")
+    parser.add_argument("--parts", action="append", metavar="PART", default=[],
+                        choices=list(grid.PARTS),
+                        help=f"grid: parts to run (repeatable): {', '.join(grid.PARTS)}")
     args = parser.parse_args(argv)
     cfg = QUICK if args.quick else FULL
+    known = grid.QUICK_SHAPES if args.quick else grid.SHAPES
+    for name in args.shapes:
+        if name not in known:
+            parser.error(f"--shapes: {name!r} is not a grid shape"
+                         f"{' of --quick' if args.quick else ''}; use one of "
+                         f"{', '.join(known)}")
+    cfg = dataclasses.replace(cfg, grid_shapes=tuple(args.shapes),
+                              grid_metrics=tuple(args.metrics), grid_parts=tuple(args.parts))
     if args.repeats is not None:
         if args.repeats < 1:
             parser.error("--repeats must be at least 1")
         cfg = dataclasses.replace(cfg, repeats=args.repeats)
-    names = args.only or list(CASES)
+    # The grid takes minutes: it runs when asked for (--only grid).
+    names = args.only or [name for name in CASES if name != "grid"]
     rep = Report()
     t0 = time.perf_counter()
     for name in CASES:

@@ -1,0 +1,356 @@
+"""The benchmark grid: every metric against the least work of its layout.
+
+Used by ``benchmarks/bench.py --only grid`` (the full grid) and by
+``benchmarks/guard.py`` (a small version of it, for CI). Each cell times an
+sk_rankmetrics call on one thread and a *floor* on the same data, in turns,
+in the same process, and reports the ratio of the two best times:
+
+- matrices: ``np.argpartition(-y_score, 10, axis=1)`` of the same ``y_score``
+  (the least work any exact top-10 ranking of the rows must do);
+- long format, ``qid`` shuffled: ``np.argsort(qid)`` (grouping the pairs);
+- long format, ``qid`` sorted: ``np.argsort(-S, axis=1)`` of the scores laid
+  out one query per row (``S`` padded with ``-inf``; the layout is built
+  outside the timing): the scores sorted within queries;
+- ranked ID lists: sorting the truth's ``(user, item)`` keys and looking up
+  the keys of the recommendations a cut-off of 10 reads in them
+  (``np.sort`` and ``np.searchsorted``).
+
+The grid's axes are the relevance of ``y_true`` (how many items are relevant
+and how), the scores (float64, float32, integers 0..19 with heavy ties), the
+shapes and the dtype of ``y_true``; combinations that cannot hold the
+relevance (graded levels in a bool, fractional gains in an integer) are
+skipped and listed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import itertools
+import statistics
+import time
+
+import numpy as np
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._engine import one_thread
+
+K = 10
+SIX = ["ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10", "hit_rate@10"]
+
+#: name -> (how to draw it, the y_true dtypes it is measured in)
+RELEVANCE = {
+    "binary 2 %": ("binary", ("int8", "int32", "int64", "float64", "bool")),
+    "graded 1..4 on 5 %": ("graded", ("int8", "int32", "int64", "float64")),
+    "dense graded 0..4": ("dense", ("int8", "int32", "int64", "float64")),
+    "float gains on 5 %": ("float", ("float64",)),
+}
+SKIPPED = [
+    "bool y_true for graded, dense graded and float relevance (a bool holds 0 or 1 only)",
+    "integer y_true for float relevance (the gains would be truncated)",
+    "the relevance distribution 'bool' is the cell 'binary 2 %' in dtype bool",
+]
+SCORES = ("float64", "float32", "int 0..19")
+SHAPES = {
+    "10000x1000": (10_000, 1_000),
+    "100000x100": (100_000, 100),
+    "1000x100000": (1_000, 100_000),
+}
+QUICK_SHAPES = {
+    "2000x1000": (2_000, 1_000),
+    "20000x100": (20_000, 100),
+    "200x100000": (200, 100_000),
+}
+METRICS = ("ndcg@10", "map@10", "recall@10", "six")
+#: Ratio to the floor a cell must not exceed.
+TARGET = {"ndcg@10": 1.5, "map@10": 1.5, "recall@10": 1.5, "six": 2.5}
+LONG_TARGET = 2.0
+SKLEARN_TARGET = 15.0
+PARTS = ("matrix", "sklearn", "long", "ranked")
+#: Item ids of the ranked lists are drawn from 0..CATALOG-1.
+CATALOG = 1_000_000
+
+
+def relevance(kind, shape, rng):
+    """Seeded ``y_true`` of one relevance distribution (int64 or float64)."""
+    u = rng.random(shape)
+    if kind == "binary":
+        return (u < 0.02).astype(np.int64)
+    if kind == "graded":
+        return np.where(u < 0.05, rng.integers(1, 5, size=shape), 0)
+    if kind == "dense":
+        return rng.integers(0, 5, size=shape)
+    if kind == "float":
+        return np.where(u < 0.05, 4.0 * rng.random(shape) + 1e-3, 0.0)
+    raise ValueError(f"unknown relevance kind {kind!r}")
+
+
+def scores(name, base):
+    """The scores of one kind from uniform floats ``base``."""
+    if name == "float64":
+        return base
+    if name == "float32":
+        return base.astype(np.float32)
+    if name == "int 0..19":
+        return np.floor(base * 20).astype(np.int64)
+    raise ValueError(f"unknown scores {name!r}")
+
+
+def as_dtype(y, dtype):
+    return y.astype(bool) if dtype == "bool" else y.astype(dtype)
+
+
+@dataclasses.dataclass
+class Cell:
+    part: str
+    label: str  # the cell's coordinates
+    floor: float  # best time of the floor (s)
+    times: dict  # metric -> best time (s)
+    targets: dict  # metric -> bound on the ratio
+
+    def ratio(self, metric):
+        return self.times[metric] / self.floor
+
+    def over(self):
+        return [m for m in self.times if self.ratio(m) > self.targets[m]]
+
+
+def _timed(fn):
+    gc.collect()
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def measure(floor, calls, repeats):
+    """Best times of ``floor`` and of each of ``calls`` (name -> fn), the calls
+    taking turns with the floor in every repeat; and the calls' last results."""
+    best_floor = float("inf")
+    best = dict.fromkeys(calls, float("inf"))
+    results = {}
+    for _ in range(repeats):
+        best_floor = min(best_floor, _timed(floor)[0])
+        for name, fn in calls.items():
+            t, results[name] = _timed(fn)
+            best[name] = min(best[name], t)
+    return best_floor, best, results
+
+
+def metric_calls(metrics, y_true, y_score, **kw):
+    """name -> a call of sk_rankmetrics on these inputs."""
+    single = {
+        "ndcg@10": skr.ndcg_score,
+        "map@10": skr.mean_average_precision_score,
+        "recall@10": skr.recall_at_k_score,
+    }
+    calls = {}
+    for m in metrics:
+        if m == "six":
+            calls[m] = lambda: skr.evaluate(y_true, y_score, SIX, no_relevant=0.0, **kw)
+        else:
+            calls[m] = (lambda f: lambda: f(y_true, y_score, k=K, no_relevant=0.0, **kw))(
+                single[m])
+    return calls
+
+
+def _agree(results, check):
+    """``evaluate``'s ndcg@10 and ndcg_score's must be equal (to 1e-12)."""
+    if check is not None and "six" in results and "ndcg@10" in results:
+        check(results["six"]["ndcg@10"], results["ndcg@10"])
+
+
+def matrix_cells(shapes, metrics, repeats, *, scores_axis=SCORES, dtypes=None, log=print,
+                 check=None):
+    """One cell per shape x scores x relevance x dtype of ``y_true``, on one thread."""
+    out = []
+    for sname, shape in shapes.items():
+        rng = np.random.default_rng(20261125)
+        base = rng.random(shape)
+        rels = {name: relevance(kind, shape, rng) for name, (kind, _) in RELEVANCE.items()}
+        for score_name in scores_axis:
+            ys = scores(score_name, base)
+            neg = -ys
+            for rname, (_, rdtypes) in RELEVANCE.items():
+                for dt in rdtypes:
+                    if dtypes is not None and dt not in dtypes:
+                        continue
+                    yt = as_dtype(rels[rname], dt)
+                    label = f"{sname} | {score_name} | {rname} | {dt}"
+                    log(f"grid: {label}")
+                    with one_thread():
+                        f, t, res = measure(
+                            lambda neg=neg: np.argpartition(neg, K, axis=1),
+                            metric_calls(metrics, yt, ys), repeats)
+                    _agree(res, check and (lambda a, b, label=label: check(label, a, b)))
+                    out.append(Cell("matrix", label, f, t, {m: TARGET[m] for m in t}))
+                    del yt
+            del ys, neg
+        del base, rels
+    return out
+
+
+def sklearn_row(shape, repeats, base_repeats, check=None, log=print):
+    """ndcg_score(k=10) with the default threads against scikit-learn's (ties
+    averaged) on graded relevance on 5 % of the items."""
+    import sklearn.metrics as skm
+
+    rng = np.random.default_rng(20261126)
+    ys = rng.random(shape)
+    yt = relevance("graded", shape, rng)
+    log(f"grid: sklearn {shape}")
+    t_ours = min(_timed(lambda: skr.ndcg_score(yt, ys, k=K, no_relevant=0.0))[0]
+                 for _ in range(repeats))
+    v_ours = skr.ndcg_score(yt, ys, k=K, no_relevant=0.0)
+    t_sk, v_sk = float("inf"), None
+    for _ in range(base_repeats):
+        t, v_sk = _timed(lambda: skm.ndcg_score(yt, ys, k=K))
+        t_sk = min(t_sk, t)
+    if check is not None:
+        check("sklearn: ndcg@10 vs sklearn.metrics.ndcg_score", v_ours, v_sk)
+    return t_ours, t_sk
+
+
+def long_data(n_queries, rng):
+    """Queries of 10..200 items (seeded), sorted and contiguous by ``qid``."""
+    lengths = rng.integers(10, 201, size=n_queries)
+    qid = np.repeat(np.arange(n_queries), lengths)
+    return qid, lengths
+
+
+def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..19"),
+               log=print, check=None):
+    """Long format: relevance x scores x qid {sorted, shuffled}; float64 y_true
+    (the long format converts y_true to float64 first)."""
+    out = []
+    rng = np.random.default_rng(20261127)
+    qid, lengths = long_data(n_queries, rng)
+    n = qid.shape[0]
+    base = rng.random(n)
+    perm = rng.permutation(n)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    offs = np.arange(n) - np.repeat(starts, lengths)
+    for score_name in scores_axis:
+        ys = scores(score_name, base)
+        # The scores of each query in one row, best possible first after argsort.
+        padded = np.full((n_queries, int(lengths.max())), np.inf)
+        padded[qid, offs] = -ys.astype(np.float64)
+        for rname, (kind, _) in RELEVANCE.items():
+            yt = relevance(kind, n, rng).astype(np.float64)
+            for order in ("sorted", "shuffled"):
+                label = (f"long {n_queries:,} queries, {n:,} rows | {score_name} | {rname} | "
+                         f"qid {order}")
+                log(f"grid: {label}")
+                if order == "sorted":
+                    q, t_, s_ = qid, yt, ys
+
+                    def floor(padded=padded):
+                        return np.argsort(padded, axis=1)
+                else:
+                    q, t_, s_ = qid[perm], yt[perm], ys[perm]
+
+                    def floor(q=q):
+                        return np.argsort(q)
+                with one_thread():
+                    f, t, res = measure(floor, metric_calls(metrics, t_, s_, qid=q), repeats)
+                _agree(res, check and (lambda a, b, label=label: check(label, a, b)))
+                out.append(Cell("long", label, f, t, dict.fromkeys(t, LONG_TARGET)))
+        del padded
+    return out
+
+
+def ranked_data(n_users, n_recs, rng, graded):
+    """2-D recommended ids (distinct per user) and the truth as parallel arrays:
+    1..20 relevant ids per user, half of them among the user's recommendations."""
+    catalog = CATALOG
+    rec = np.empty((n_users, n_recs), dtype=np.int64)
+    # Distinct ids per user: a random start and stride through the catalog.
+    start = rng.integers(0, catalog, size=n_users)[:, None]
+    stride = rng.choice(np.array([7, 11, 13, 17, 19, 23]), size=n_users)[:, None]
+    rec[:] = (start + stride * np.arange(n_recs)) % catalog
+    n_rel = rng.integers(1, 21, size=n_users)
+    users = np.repeat(np.arange(n_users), n_rel)
+    inside = rng.random(users.shape[0]) < 0.5
+    pos = rng.integers(0, n_recs, size=users.shape[0])
+    items = np.where(inside, rec[users, pos], rng.integers(0, catalog, size=users.shape[0]))
+    # Drop duplicated (user, item) pairs.
+    key = users * catalog + items
+    _, first = np.unique(key, return_index=True)
+    users, items = users[first], items[first]
+    if graded:
+        return rec, (users, items, rng.integers(1, 5, size=users.shape[0]))
+    return rec, (users, items)
+
+
+def ranked_cells(n_users, n_recs, metrics, repeats, *, log=print, check=None):
+    """Ranked ID lists (``evaluate_ranked``): truth binary or graded, given in
+    user order or shuffled."""
+    out = []
+    single = {"ndcg@10": ["ndcg@10"], "map@10": ["map@10"], "recall@10": ["recall@10"],
+              "six": SIX}
+    for graded in (False, True):
+        rng = np.random.default_rng(20261128 + graded)
+        rec, truth = ranked_data(n_users, n_recs, rng, graded)
+        rec_keys = np.arange(n_users)[:, None] * CATALOG + rec[:, :K]
+        for order in ("by user", "shuffled"):
+            if order == "shuffled":
+                p = rng.permutation(truth[0].shape[0])
+                tr = tuple(a[p] for a in truth)
+            else:
+                tr = truth
+            label = (f"ranked lists {n_users:,} users x {n_recs} ids | truth "
+                     f"{'graded 1..4' if graded else 'binary'}, {truth[0].shape[0]:,} pairs, "
+                     f"{order}")
+            log(f"grid: {label}")
+
+            def floor(tr=tr, rec_keys=rec_keys):
+                keys = np.sort(tr[0] * CATALOG + tr[1])
+                return np.searchsorted(keys, rec_keys)
+
+            def call(names, rec=rec, tr=tr):
+                return lambda: skr.evaluate_ranked(rec, tr, names, no_relevant=0.0)
+
+            calls = {m: call(single[m]) for m in metrics}
+            with one_thread():
+                f, t, res = measure(floor, calls, repeats)
+            if check is not None and "six" in res and "ndcg@10" in res:
+                check(label, res["six"].mean["ndcg@10"], res["ndcg@10"].mean["ndcg@10"])
+            out.append(Cell("ranked", label, f, t, dict.fromkeys(t, LONG_TARGET)))
+    return out
+
+
+def fmt_s(t):
+    return f"{t:.3f} s" if t >= 0.01 else f"{t * 1e3:.2f} ms"
+
+
+def table(cells, metrics):
+    """Markdown lines: one row per cell, the ratio of each metric to the floor,
+    cells over their bound marked."""
+    lines = ["| cell (shape | scores | relevance | y_true dtype) | floor | "
+             + " | ".join(f"{m} / floor" for m in metrics) + " |",
+             "|---|---:|" + "---:|" * len(metrics)]
+    for c in cells:
+        parts = []
+        for m in metrics:
+            if m not in c.times:
+                parts.append("—")
+                continue
+            r = c.ratio(m)
+            parts.append(f"**{r:.2f}× over {c.targets[m]:g}×**" if r > c.targets[m]
+                         else f"{r:.2f}×")
+        lines.append(f"| {c.label} | {fmt_s(c.floor)} | " + " | ".join(parts) + " |")
+    return lines
+
+
+def summary(cells, metrics):
+    """Per metric and part: the worst cell and the median ratio (the typical cell)."""
+    lines = []
+    for part, m in itertools.product(PARTS, metrics):
+        rs = [(c.ratio(m), c.label) for c in cells if c.part == part and m in c.times]
+        if not rs:
+            continue
+        worst = max(rs)
+        n_over = sum(1 for c in cells if c.part == part and m in c.over())
+        lines.append(f"{part}, {m}: median {statistics.median(r for r, _ in rs):.2f}× the "
+                     f"floor, worst {worst[0]:.2f}× ({worst[1]}); {n_over} of {len(rs)} "
+                     "cells over target")
+    return lines
