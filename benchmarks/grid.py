@@ -116,7 +116,6 @@ class Cell:
 
 
 def _timed(fn):
-    gc.collect()
     t0 = time.perf_counter()
     out = fn()
     return time.perf_counter() - t0, out
@@ -124,15 +123,25 @@ def _timed(fn):
 
 def measure(floor, calls, repeats):
     """Best times of ``floor`` and of each of ``calls`` (name -> fn), the calls
-    taking turns with the floor in every repeat; and the calls' last results."""
+    taking turns with the floor in every repeat; and the calls' last results.
+
+    The garbage collector runs once before and is off during the timings (a
+    full collection takes a good part of a second once scikit-learn and SciPy
+    are imported; the calls create few Python objects).
+    """
     best_floor = float("inf")
     best = dict.fromkeys(calls, float("inf"))
     results = {}
-    for _ in range(repeats):
-        best_floor = min(best_floor, _timed(floor)[0])
-        for name, fn in calls.items():
-            t, results[name] = _timed(fn)
-            best[name] = min(best[name], t)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(repeats):
+            best_floor = min(best_floor, _timed(floor)[0])
+            for name, fn in calls.items():
+                t, results[name] = _timed(fn)
+                best[name] = min(best[name], t)
+    finally:
+        gc.enable()
     return best_floor, best, results
 
 
@@ -198,13 +207,12 @@ def sklearn_row(shape, repeats, base_repeats, check=None, log=print):
     ys = rng.random(shape)
     yt = relevance("graded", shape, rng)
     log(f"grid: sklearn {shape}")
-    t_ours = min(_timed(lambda: skr.ndcg_score(yt, ys, k=K, no_relevant=0.0))[0]
-                 for _ in range(repeats))
-    v_ours = skr.ndcg_score(yt, ys, k=K, no_relevant=0.0)
-    t_sk, v_sk = float("inf"), None
-    for _ in range(base_repeats):
-        t, v_sk = _timed(lambda: skm.ndcg_score(yt, ys, k=K))
-        t_sk = min(t_sk, t)
+    _, t, res = measure(lambda: None,
+                        {"ours": lambda: skr.ndcg_score(yt, ys, k=K, no_relevant=0.0)}, repeats)
+    t_ours, v_ours = t["ours"], res["ours"]
+    _, t, res = measure(lambda: None, {"sk": lambda: skm.ndcg_score(yt, ys, k=K)},
+                        base_repeats)
+    t_sk, v_sk = t["sk"], res["sk"]
     if check is not None:
         check("sklearn: ndcg@10 vs sklearn.metrics.ndcg_score", v_ours, v_sk)
     return t_ours, t_sk

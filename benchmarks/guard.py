@@ -1,0 +1,96 @@
+"""CI guard: a small version of the benchmark grid, failing on a pathology.
+
+Usage::
+
+    python benchmarks/guard.py              # about 10 s; exit status 1 names the cells
+    python benchmarks/guard.py --verbose    # also name each cell on stderr as it runs
+    python benchmarks/guard.py --bound 3    # a tighter bound
+
+Every relevance distribution and dtype of ``y_true`` of ``benchmarks/grid.py``,
+float64 and tied integer scores, on a 2,000 x 500 matrix, and the long format
+(float64 scores, sorted and shuffled ``qid``, 5,000 queries of 10 to 200
+items); ndcg@10 and ``evaluate`` of six metrics at 10, each the best of 5
+calls on one thread, against the best of 5 of its floor timed in turns with
+it (see grid.py). A
+cell over the bound (4x its floor by default) is a pathology, a step whose
+cost depends on the values rather than on the shape; the bound is generous so
+that noise on a shared machine (20 %) does not trip it. Timing assertions stay
+out of the unit tests: this is a benchmark check run by ``.ci/run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grid  # benchmarks/grid.py
+
+SHAPES = {"2000x500": (2_000, 500)}
+SCORES = ("float64", "int 0..19")
+N_QUERIES = 5_000
+LONG_SCORES = ("float64",)
+#: ndcg@10 (one metric) and evaluate of the six: map@10 and recall@10 alone
+#: rank as ndcg@10 does and are left to the full grid, to keep the guard short.
+METRICS = ("ndcg@10", "six")
+REPEATS = 5
+BOUND = 4.0
+
+
+def run(bound=BOUND, repeats=REPEATS, log=None):
+    """The guard's cells, and the (cell, metric, ratio) over ``bound``."""
+    log = log or (lambda msg: None)
+    problems = []
+
+    def check(label, ours, theirs):
+        if abs(float(ours) - float(theirs)) > 1e-12:
+            problems.append(f"{label}: evaluate()['ndcg@10'] = {float(ours)!r} but "
+                            f"ndcg_score(k=10) = {float(theirs)!r}")
+
+    cells = grid.matrix_cells(SHAPES, METRICS, repeats, scores_axis=SCORES, log=log,
+                              check=check)
+    cells += grid.long_cells(N_QUERIES, METRICS, repeats, scores_axis=LONG_SCORES,
+                             log=log, check=check)
+    for c in cells:
+        c.targets = dict.fromkeys(c.times, bound)
+    over = [(c.label, m, c.ratio(m)) for c in cells for m in c.over()]
+    return cells, over, problems
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bound", type=float, default=BOUND,
+                        help=f"largest ratio to the floor allowed (default {BOUND:g})")
+    parser.add_argument("--repeats", type=int, default=REPEATS,
+                        help=f"timings of each call, the best kept (default {REPEATS})")
+    parser.add_argument("--verbose", action="store_true", help="name each cell as it runs")
+    args = parser.parse_args(argv)
+    if args.bound <= 1:
+        parser.error(f"--bound must be above 1 (a ratio to the floor), got {args.bound:g}")
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
+    t0 = time.perf_counter()
+    log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if args.verbose else None
+    cells, over, problems = run(args.bound, args.repeats, log)
+    print(f"benchmark guard: {len(cells)} cells, best of {args.repeats}, one thread, bound "
+          f"{args.bound:g}× the floor ({time.perf_counter() - t0:.1f} s)")
+    print()
+    print(*grid.table(cells, METRICS), sep="\n")
+    print()
+    for label, metric, ratio in over:
+        print(f"OVER THE BOUND: {label} | {metric}: {ratio:.2f}× the floor "
+              f"(bound {args.bound:g}×)")
+    for line in problems:
+        print(f"DISAGREEMENT: {line}")
+    if over or problems:
+        print(f"benchmark guard FAILED: {len(over)} measurement(s) over {args.bound:g}× "
+              f"their floor, {len(problems)} disagreement(s)")
+        return 1
+    print(f"benchmark guard passed: every measurement within {args.bound:g}× its floor")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
