@@ -66,7 +66,7 @@ METRICS = ("ndcg@10", "map@10", "recall@10", "six")
 TARGET = {"ndcg@10": 1.5, "map@10": 1.5, "recall@10": 1.5, "six": 2.5}
 LONG_TARGET = 2.0
 SKLEARN_TARGET = 15.0
-PARTS = ("matrix", "sklearn", "long", "ranked")
+PARTS = ("matrix", "sklearn", "long", "ranked", "files", "dask")
 #: Item ids of the ranked lists are drawn from 0..CATALOG-1.
 CATALOG = 1_000_000
 
@@ -107,9 +107,11 @@ class Cell:
     floor: float  # best time of the floor (s)
     times: dict  # metric -> best time (s)
     targets: dict  # metric -> bound on the ratio
+    floors: dict = None  # metric -> its own floor, when they differ (files)
 
     def ratio(self, metric):
-        return self.times[metric] / self.floor
+        floor = self.floor if self.floors is None else self.floors[metric]
+        return self.times[metric] / floor
 
     def over(self):
         return [m for m in self.times if self.ratio(m) > self.targets[m]]
@@ -330,11 +332,33 @@ def fmt_s(t):
     return f"{t:.3f} s" if t >= 0.01 else f"{t * 1e3:.2f} ms"
 
 
-def table(cells, metrics):
-    """Markdown lines: one row per cell, the ratio of each metric to the floor,
-    cells over their bound marked."""
-    lines = ["| cell (shape | scores | relevance | y_true dtype) | floor | "
-             + " | ".join(f"{m} / floor" for m in metrics) + " |",
+HEADERS = {
+    "matrix": "cell (shape | scores | relevance | y_true dtype)",
+    "long": "cell (long format | scores | relevance | qid)",
+    "ranked": "cell (ranked ID lists | truth)",
+    "files": "cell (files | run scores | qrels levels); floor: the same stage on the "
+             "first row's files",
+    "dask": "cell (Dask, synchronous scheduler); floor: the in-memory call",
+}
+
+
+def table(cells, metrics=None):
+    """Markdown lines: one table per part, one row per cell, the ratio of each
+    measurement to its floor, those over their bound marked."""
+    lines = []
+    for part in dict.fromkeys(c.part for c in cells):
+        these = [c for c in cells if c.part == part]
+        cols = list(dict.fromkeys(m for c in these for m in c.times))
+        if metrics is not None and part in ("matrix", "long", "ranked"):
+            cols = [m for m in metrics if m in cols]
+        if lines:
+            lines.append("")
+        lines += _part_table(these, cols, HEADERS.get(part, "cell"))
+    return lines
+
+
+def _part_table(cells, metrics, header):
+    lines = [f"| {header} | floor | " + " | ".join(f"{m} / floor" for m in metrics) + " |",
              "|---|---:|" + "---:|" * len(metrics)]
     for c in cells:
         parts = []
@@ -352,7 +376,8 @@ def table(cells, metrics):
 def summary(cells, metrics):
     """Per metric and part: the worst cell and the median ratio (the typical cell)."""
     lines = []
-    for part, m in itertools.product(PARTS, metrics):
+    names = list(dict.fromkeys([*metrics, *(m for c in cells for m in c.times)]))
+    for part, m in itertools.product(PARTS, names):
         rs = [(c.ratio(m), c.label) for c in cells if c.part == part and m in c.times]
         if not rs:
             continue
@@ -362,3 +387,157 @@ def summary(cells, metrics):
                      f"floor, worst {worst[0]:.2f}× ({worst[1]}); {n_over} of {len(rs)} "
                      "cells over target")
     return lines
+
+
+# -- other paths: TREC files and Dask partitions -------------------------------------
+
+
+def write_trec(folder, name, n_topics, scores_kind, levels_kind, rng, n_docs=1_000,
+               n_judged=200):
+    """A run (``n_docs`` per topic, descending scores) and qrels (``n_judged`` per
+    topic, half of them among the run's documents), written to ``folder``."""
+    import os
+
+    n = n_topics * n_docs
+    topic = np.repeat(np.arange(n_topics) + 1001, n_docs)
+    doc = (rng.integers(0, 3_000_000, n_topics).repeat(n_docs)
+           + np.tile(np.arange(n_docs) * 2_999, n_topics)) % 3_000_000
+    u = rng.random((n_topics, n_docs))
+    if scores_kind == "distinct":
+        text = [f"{v:.4f}" for v in (-np.sort(-np.round(u * 50, 4), axis=1)).ravel().tolist()]
+    elif scores_kind == "integers 0..19":
+        text = [str(v) for v in (-np.sort(-np.floor(u * 20), axis=1)).astype(int).ravel()
+                .tolist()]
+    elif scores_kind == "all equal":
+        text = ["1"] * n
+    else:
+        raise ValueError(f"unknown scores {scores_kind!r}")
+    rank = np.tile(np.arange(1, n_docs + 1), n_topics).tolist()
+    run = os.path.join(folder, f"{name}.run")
+    with open(run, "w") as fh:
+        fh.write("".join(f"{t} Q0 D{d} {k} {v} grid\n" for t, d, k, v in
+                         zip(topic.tolist(), doc.tolist(), rank, text)))
+    picks = rng.random((n_topics, n_docs)).argsort(axis=1)[:, : n_judged // 2]
+    in_run = doc.reshape(n_topics, n_docs)[np.arange(n_topics)[:, None], picks]
+    others = rng.integers(3_000_000, 4_000_000, (n_topics, n_judged // 2))
+    jdoc = np.concatenate([in_run, others], axis=1).ravel()
+    jtopic = np.repeat(np.arange(n_topics) + 1001, n_judged)
+    if levels_kind == "graded 0..3":
+        lev = rng.integers(0, 4, jdoc.shape[0])
+    elif levels_kind == "95 % level 0":
+        lev = np.where(rng.random(jdoc.shape[0]) < 0.05, rng.integers(1, 4, jdoc.shape[0]), 0)
+    else:
+        raise ValueError(f"unknown levels {levels_kind!r}")
+    qrels = os.path.join(folder, f"{name}.qrels")
+    with open(qrels, "w") as fh:
+        fh.write("".join(f"{t} 0 D{d} {v}\n" for t, d, v in
+                         zip(jtopic.tolist(), jdoc.tolist(), lev.tolist())))
+    return qrels, run
+
+
+FILE_VARIANTS = [("distinct", "graded 0..3"), ("distinct", "95 % level 0"),
+                 ("integers 0..19", "graded 0..3"), ("integers 0..19", "95 % level 0"),
+                 ("all equal", "95 % level 0")]
+
+
+def file_cells(n_topics, repeats, *, log=print, check=None):
+    """Reading and scoring TREC files whose values are the hard cases (qrels with
+    mostly level 0, runs with many equal scores), each stage against the same
+    stage on the files of the first variant (distinct scores, graded levels):
+    the same size, so a ratio far above 1 is a cost that depends on the values."""
+    import tempfile
+
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {}
+        for i, (sk, lk) in enumerate(FILE_VARIANTS):
+            files[(sk, lk)] = write_trec(tmp, f"v{i}", n_topics, sk, lk,
+                                         np.random.default_rng(20261129))
+        q0, r0 = files[FILE_VARIANTS[0]]
+        qrels0, run0 = skr.read_trec_qrels(q0), skr.read_trec_run(r0)
+        for sk, lk in FILE_VARIANTS:
+            q, r = files[(sk, lk)]
+            label = (f"files {n_topics:,} topics x 1,000 docs, 200 judged | run scores {sk} | "
+                     f"qrels {lk}")
+            log(f"grid: {label}")
+            qrels, run = skr.read_trec_qrels(q), skr.read_trec_run(r)
+            times = {}
+            floors = {}
+            with one_thread():
+                for stage, floor, call in [
+                    ("read_trec_run", lambda: skr.read_trec_run(r0),
+                     lambda r=r: skr.read_trec_run(r)),
+                    ("read_trec_qrels", lambda: skr.read_trec_qrels(q0),
+                     lambda q=q: skr.read_trec_qrels(q)),
+                    ("evaluate_run", lambda: skr.evaluate_run(qrels0, run0, SIX),
+                     lambda qrels=qrels, run=run: skr.evaluate_run(qrels, run, SIX)),
+                ]:
+                    f, t, _ = measure(floor, {stage: call}, repeats)
+                    floors[stage], times[stage] = f, t[stage]
+            # The table's floor column shows the three stages' floors added up;
+            # each stage's ratio is to its own floor.
+            out.append(Cell("files", label, sum(floors.values()), times,
+                            dict.fromkeys(times, LONG_TARGET), floors))
+    return out
+
+
+def dask_cells(n_queries, repeats, *, log=print, check=None):
+    """Dask partitions on the synchronous scheduler against the in-memory call on
+    the same arrays (both on one thread): the long format with qid as a sorted
+    index with known divisions and with qid shuffled, and a matrix in row
+    chunks."""
+    try:
+        import dask
+        import dask.array as da
+        import dask.dataframe as dd
+        import pandas as pd
+    except ImportError as exc:
+        log(f"grid: dask part skipped ({exc})")
+        return []
+    out = []
+    rng = np.random.default_rng(20261130)
+    qid, _ = long_data(n_queries, rng)
+    n = qid.shape[0]
+    ys = rng.random(n)
+    metrics = ["ndcg@10", "map@10"]
+    for rname in ("graded 1..4 on 5 %", "dense graded 0..4"):
+        yt = relevance(RELEVANCE[rname][0], n, rng).astype(np.float64)
+        for order in ("sorted (index, known divisions)", "shuffled"):
+            if order == "shuffled":
+                p = rng.permutation(n)
+                q, y, s = qid[p], yt[p], ys[p]
+                ddf = dd.from_pandas(pd.DataFrame({"q": q, "y": y, "s": s}), npartitions=8)
+                args = (ddf.y, ddf.s)
+                kw = {"qid": ddf.q}
+            else:
+                q, y, s = qid, yt, ys
+                ddf = dd.from_pandas(pd.DataFrame({"y": y, "s": s}, index=q), npartitions=8,
+                                     sort=True)
+                args = (ddf.y, ddf.s)
+                kw = {"qid": ddf.index}
+            label = (f"dask long {n_queries:,} queries, {n:,} rows, 8 partitions | {rname} | "
+                     f"qid {order}")
+            log(f"grid: {label}")
+            with one_thread(), dask.config.set(scheduler="synchronous"):
+                f, t, res = measure(
+                    lambda q=q, y=y, s=s: skr.evaluate(y, s, metrics, qid=q, no_relevant=0.0),
+                    {"dask": lambda args=args, kw=kw: skr.evaluate(*args, metrics,
+                                                                   no_relevant=0.0, **kw)},
+                    repeats)
+            if check is not None:
+                mem = skr.evaluate(y, s, metrics, qid=q, no_relevant=0.0)
+                check(label, res["dask"]["ndcg@10"], mem["ndcg@10"])
+            out.append(Cell("dask", label, f, t, {"dask": LONG_TARGET}))
+    shape = (n_queries * 2, 200)
+    Y = relevance("graded", shape, rng).astype(np.int8)
+    S = rng.random(shape)
+    Yd, Sd = da.from_array(Y, chunks=(shape[0] // 8, 200)), da.from_array(S, chunks=(
+        shape[0] // 8, 200))
+    label = f"dask matrix {shape[0]:,} x 200, 8 row chunks | graded 1..4 on 5 % | int8"
+    log(f"grid: {label}")
+    with one_thread(), dask.config.set(scheduler="synchronous"):
+        f, t, res = measure(lambda: skr.evaluate(Y, S, metrics, no_relevant=0.0),
+                            {"dask": lambda: skr.evaluate(Yd, Sd, metrics, no_relevant=0.0)},
+                            repeats)
+    out.append(Cell("dask", label, f, t, {"dask": LONG_TARGET}))
+    return out
