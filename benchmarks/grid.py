@@ -171,8 +171,9 @@ def _agree(results, check):
 
 
 def matrix_cells(shapes, metrics, repeats, *, scores_axis=SCORES, dtypes=None, log=print,
-                 check=None):
-    """One cell per shape x scores x relevance x dtype of ``y_true``, on one thread."""
+                 check=None, only=None):
+    """One cell per shape x scores x relevance x dtype of ``y_true``, on one thread
+    (only the cells whose labels are in ``only``, if given)."""
     out = []
     for sname, shape in shapes.items():
         rng = np.random.default_rng(20261125)
@@ -185,8 +186,10 @@ def matrix_cells(shapes, metrics, repeats, *, scores_axis=SCORES, dtypes=None, l
                 for dt in rdtypes:
                     if dtypes is not None and dt not in dtypes:
                         continue
-                    yt = as_dtype(rels[rname], dt)
                     label = f"{sname} | {score_name} | {rname} | {dt}"
+                    if only is not None and label not in only:
+                        continue
+                    yt = as_dtype(rels[rname], dt)
                     log(f"grid: {label}")
                     with one_thread():
                         f, t, res = measure(
@@ -228,9 +231,10 @@ def long_data(n_queries, rng):
 
 
 def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..19"),
-               log=print, check=None):
+               log=print, check=None, only=None):
     """Long format: relevance x scores x qid {sorted, shuffled}; float64 y_true
-    (the long format converts y_true to float64 first)."""
+    (the long format converts y_true to float64 first). Only the cells whose
+    labels are in ``only``, if given."""
     out = []
     rng = np.random.default_rng(20261127)
     qid, lengths = long_data(n_queries, rng)
@@ -249,6 +253,8 @@ def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..1
             for order in ("sorted", "shuffled"):
                 label = (f"long {n_queries:,} queries, {n:,} rows | {score_name} | {rname} | "
                          f"qid {order}")
+                if only is not None and label not in only:
+                    continue
                 log(f"grid: {label}")
                 if order == "sorted":
                     q, t_, s_ = qid, yt, ys
@@ -419,7 +425,9 @@ def write_trec(folder, name, n_topics, scores_kind, levels_kind, rng, n_docs=1_0
                          zip(topic.tolist(), doc.tolist(), rank, text)))
     picks = rng.random((n_topics, n_docs)).argsort(axis=1)[:, : n_judged // 2]
     in_run = doc.reshape(n_topics, n_docs)[np.arange(n_topics)[:, None], picks]
-    others = rng.integers(3_000_000, 4_000_000, (n_topics, n_judged // 2))
+    # Judged documents outside the run, distinct within a topic.
+    others = 3_000_000 + (rng.integers(0, 1_000_000, n_topics)[:, None]
+                          + np.arange(n_judged // 2) * 13) % 1_000_000
     jdoc = np.concatenate([in_run, others], axis=1).ravel()
     jtopic = np.repeat(np.arange(n_topics) + 1001, n_judged)
     if levels_kind == "graded 0..3":

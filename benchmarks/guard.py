@@ -8,13 +8,14 @@ Usage::
 
 Every relevance distribution and dtype of ``y_true`` of ``benchmarks/grid.py``,
 float64 and tied integer scores, on a 2,000 x 500 matrix, and the long format
-(float64 scores, sorted and shuffled ``qid``, 5,000 queries of 10 to 200
+(float64 scores, sorted and shuffled ``qid``, 3,000 queries of 10 to 200
 items); ndcg@10 and ``evaluate`` of six metrics at 10, each the best of 5
 calls on one thread, against the best of 5 of its floor timed in turns with
 it (see grid.py). A
-cell over the bound (4x its floor by default) is a pathology, a step whose
-cost depends on the values rather than on the shape; the bound is generous so
-that noise on a shared machine (20 %) does not trip it. Timing assertions stay
+cell over the bound (4x its floor by default) is measured again (best of 10)
+and fails if it is still over: a pathology, a step whose cost depends on the
+values rather than on the shape. The bound is generous and the second
+measurement there so that noise on a shared machine does not trip it. Timing assertions stay
 out of the unit tests: this is a benchmark check run by ``.ci/run``.
 """
 
@@ -30,7 +31,7 @@ import grid  # benchmarks/grid.py
 
 SHAPES = {"2000x500": (2_000, 500)}
 SCORES = ("float64", "int 0..19")
-N_QUERIES = 5_000
+N_QUERIES = 3_000
 LONG_SCORES = ("float64",)
 #: ndcg@10 (one metric) and evaluate of the six: map@10 and recall@10 alone
 #: rank as ndcg@10 does and are left to the full grid, to keep the guard short.
@@ -39,8 +40,22 @@ REPEATS = 5
 BOUND = 4.0
 
 
+def measure_cells(repeats, log, check, only=None):
+    cells = grid.matrix_cells(SHAPES, METRICS, repeats, scores_axis=SCORES, log=log,
+                              check=check, only=only)
+    cells += grid.long_cells(N_QUERIES, METRICS, repeats, scores_axis=LONG_SCORES,
+                             log=log, check=check, only=only)
+    return cells
+
+
 def run(bound=BOUND, repeats=REPEATS, log=None):
-    """The guard's cells, and the (cell, metric, ratio) over ``bound``."""
+    """The guard's cells, the (cell, metric, ratio) over ``bound``, and the
+    disagreements between evaluate and ndcg_score.
+
+    A cell over the bound is measured again with twice the repeats, and keeps
+    the lower of its two ratios: a pathology is over the bound every time, a
+    busy moment of the machine seldom twice.
+    """
     log = log or (lambda msg: None)
     problems = []
 
@@ -49,12 +64,18 @@ def run(bound=BOUND, repeats=REPEATS, log=None):
             problems.append(f"{label}: evaluate()['ndcg@10'] = {float(ours)!r} but "
                             f"ndcg_score(k=10) = {float(theirs)!r}")
 
-    cells = grid.matrix_cells(SHAPES, METRICS, repeats, scores_axis=SCORES, log=log,
-                              check=check)
-    cells += grid.long_cells(N_QUERIES, METRICS, repeats, scores_axis=LONG_SCORES,
-                             log=log, check=check)
+    cells = measure_cells(repeats, log, check)
     for c in cells:
         c.targets = dict.fromkeys(c.times, bound)
+    suspects = {c.label: c for c in cells if c.over()}
+    if suspects:
+        log(f"guard: measuring again the {len(suspects)} cell(s) over the bound")
+        for again in measure_cells(2 * repeats, log, check, only=set(suspects)):
+            c = suspects[again.label]
+            # Keep, per metric, the lower of the two ratios (times scaled to
+            # the first floor).
+            for m in c.times:
+                c.times[m] = min(c.ratio(m), again.ratio(m)) * c.floor
     over = [(c.label, m, c.ratio(m)) for c in cells for m in c.over()]
     return cells, over, problems
 
