@@ -443,6 +443,8 @@ def write_trec(folder, name, n_topics, scores_kind, levels_kind, rng, n_docs=1_0
     return qrels, run
 
 
+#: trec_eval's names, scored in its setting (equal scores ordered by docno).
+TREC_MEASURES = ["ndcg_cut_10", "map", "P_10", "recip_rank", "recall_100"]
 FILE_VARIANTS = [("distinct", "graded 0..3"), ("distinct", "95 % level 0"),
                  ("integers 0..19", "graded 0..3"), ("integers 0..19", "95 % level 0"),
                  ("all equal", "95 % level 0")]
@@ -452,7 +454,10 @@ def file_cells(n_topics, repeats, *, log=print, check=None):
     """Reading and scoring TREC files whose values are the hard cases (qrels with
     mostly level 0, runs with many equal scores), each stage against the same
     stage on the files of the first variant (distinct scores, graded levels):
-    the same size, so a ratio far above 1 is a cost that depends on the values."""
+    the same size, so a ratio far above 1 is a cost that depends on the values.
+    Stages: the two readers, ``evaluate_run`` of the six metrics, and
+    ``evaluate_run`` of trec_eval's measures in the trec_eval setting (which
+    orders equal scores by document name)."""
     import tempfile
 
     out = []
@@ -479,6 +484,10 @@ def file_cells(n_topics, repeats, *, log=print, check=None):
                      lambda q=q: skr.read_trec_qrels(q)),
                     ("evaluate_run", lambda: skr.evaluate_run(qrels0, run0, SIX),
                      lambda qrels=qrels, run=run: skr.evaluate_run(qrels, run, SIX)),
+                    ("evaluate_run trec_eval", lambda: skr.evaluate_run(
+                        qrels0, run0, TREC_MEASURES, setting="trec_eval"),
+                     lambda qrels=qrels, run=run: skr.evaluate_run(
+                         qrels, run, TREC_MEASURES, setting="trec_eval")),
                 ]:
                     f, t, _ = measure(floor, {stage: call}, repeats)
                     floors[stage], times[stage] = f, t[stage]
