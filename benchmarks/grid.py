@@ -8,9 +8,9 @@ in the same process, and reports the ratio of the two best times:
 - matrices: ``np.argpartition(-y_score, 10, axis=1)`` of the same ``y_score``
   (the least work any exact top-10 ranking of the rows must do);
 - long format, ``qid`` shuffled: ``np.argsort(qid)`` (grouping the pairs);
-- long format, ``qid`` sorted: ``np.argsort(-S, axis=1)`` of the scores laid
-  out one query per row (``S`` padded with ``-inf``; the layout is built
-  outside the timing): the scores sorted within queries;
+- long format, ``qid`` sorted: the scores sorted within queries, as NumPy
+  can (it has no sort by segments): laid out one query per row, padded, and
+  ``np.argsort(-S, axis=1)`` of that layout ``S``, both timed;
 - ranked ID lists: sorting the truth's ``(user, item)`` keys and looking up
   the keys of the recommendations a cut-off of 10 reads in them
   (``np.sort`` and ``np.searchsorted``).
@@ -243,11 +243,10 @@ def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..1
     perm = rng.permutation(n)
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     offs = np.arange(n) - np.repeat(starts, lengths)
+    width = int(lengths.max())
     for score_name in scores_axis:
         ys = scores(score_name, base)
-        # The scores of each query in one row, best possible first after argsort.
-        padded = np.full((n_queries, int(lengths.max())), np.inf)
-        padded[qid, offs] = -ys.astype(np.float64)
+        neg = -ys.astype(np.float64)
         for rname, (kind, _) in RELEVANCE.items():
             yt = relevance(kind, n, rng).astype(np.float64)
             for order in ("sorted", "shuffled"):
@@ -259,7 +258,11 @@ def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..1
                 if order == "sorted":
                     q, t_, s_ = qid, yt, ys
 
-                    def floor(padded=padded):
+                    def floor(neg=neg):
+                        # The scores of each query in one row (padded), then
+                        # sorted within rows: NumPy has no sort by segments.
+                        padded = np.full((n_queries, width), np.inf)
+                        padded[qid, offs] = neg
                         return np.argsort(padded, axis=1)
                 else:
                     q, t_, s_ = qid[perm], yt[perm], ys[perm]
@@ -270,7 +273,6 @@ def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..1
                     f, t, res = measure(floor, metric_calls(metrics, t_, s_, qid=q), repeats)
                 _agree(res, check and (lambda a, b, label=label: check(label, a, b)))
                 out.append(Cell("long", label, f, t, dict.fromkeys(t, LONG_TARGET)))
-        del padded
     return out
 
 
