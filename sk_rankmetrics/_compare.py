@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _stats
 from ._registry import RESPONSE_METHODS, as_metric_list, split_request, validate
-from ._validation import InvalidParameterError, as_ids, as_numeric_array, short_repr, warn
+from ._validation import InvalidParameterError, as_ids, as_numeric_array, short_repr, unique, warn
 from ._validation import printable as _printable
 
 __all__ = ["ComparisonReport", "compare", "compare_estimators"]
@@ -826,7 +826,7 @@ def _pair_queries(systems, on_missing, notes):
         raise ValueError("results: some systems have integer query ids and others string ids "
                          f"({', '.join(f'{s!r}: {ids[s].dtype}' for s in names)}), so no "
                          "query can be paired; give the ids one type.")
-    union = np.unique(np.concatenate([ids[s] for s in names]))
+    union = unique(np.concatenate([ids[s] for s in names]))
     lacking = {s: np.setdiff1d(union, ids[s]) for s in names}
     missing = {s: v for s, v in lacking.items() if v.size}
     first = ids[names[0]]
@@ -1329,7 +1329,7 @@ def compare_estimators(estimators, X, y, *, qid=None, cv=5, scoring, fit_params=
             values = evaluate(y_true, y_score, scoring, qid=q_test, per_row=True,
                               no_relevant=no_relevant, ignore_ties=ignore_ties)
             ids, cols = collected[name]
-            ids.append(np.unique(q_test) if qid is not None else np.asarray(test_idx))
+            ids.append(unique(q_test) if qid is not None else np.asarray(test_idx))
             for m in labels:
                 cols[m].append(np.asarray(values[m], dtype=np.float64))
     results = {name: _OutOfFold(np.concatenate(ids), {m: np.concatenate(v)

@@ -12,7 +12,7 @@ import numpy as np
 from . import _stats
 from ._compare import _choose_metrics, _pair_queries, _systems
 from ._registry import split_request, validate
-from ._validation import InvalidParameterError, short_repr
+from ._validation import InvalidParameterError, short_repr, unique
 
 __all__ = ["QueryDifferenceDisplay"]
 
@@ -261,7 +261,7 @@ class QueryDifferenceDisplay:
                                          ignore_ties=ignore_ties,
                                          no_relevant=no_relevant)[label]
         (a, va), (b, vb) = values.items()
-        ids = np.unique(np.asarray(qid)) if qid is not None else np.arange(va.shape[0])
+        ids = unique(np.asarray(qid)) if qid is not None else np.arange(va.shape[0])
         keep = ~(np.isnan(va) | np.isnan(vb))
         display = cls(differences=_stats.differences(va[keep], vb[keep])[0],
                       query_ids=ids[keep], metric=label, names=(a, b))

@@ -64,6 +64,7 @@ from ._validation import (
     check_finite,
     is_dask,
     quiet,
+    unique,
     warn,
 )
 
@@ -762,7 +763,7 @@ def _fresh_id(q):
         return hi + 1
     if lo > np.iinfo(np.int64).min:
         return lo - 1
-    u = np.unique(q)
+    u = unique(q)
     return int(u[np.flatnonzero(np.diff(u) > 1)[0]] + 1)
 
 
@@ -778,7 +779,7 @@ def _score_long(yt, ys, q, w, j, plan, where):
         try:
             inputs = check_inputs(yt, ys, q, j)
         except ValueError:
-            if np.unique(q).size != q.size:
+            if unique(q).size != q.size:
                 raise
             # Every query of this partition has one item, which the in-memory
             # check refuses (rightly, for the whole data); a query of two items
@@ -914,7 +915,7 @@ def _overlap_stats(part, kinds):
 
     kind, qid, doc, _, _ = _split(part, kinds)
     ranked, judged = kind == 0, kind != 0
-    run_q, truth_q = np.unique(qid[ranked]), np.unique(qid[judged])
+    run_q, truth_q = unique(qid[ranked]), unique(qid[judged])
     missing_truth = np.setdiff1d(run_q, truth_q, assume_unique=True)
     missing_run = np.setdiff1d(truth_q, run_q, assume_unique=True)
     items = kind == 1  # truth lines that name an item (not a user's empty set)
@@ -1399,7 +1400,7 @@ def _score_ranked(part, plan, partition_info=None):
         if clash.any():
             raise ValueError(f"user {s_u[1:][clash][0].item()!r} has two truth entries; give "
                              f"one per user ({where}).")
-    known = np.union1d(tu, user[kind == 2])
+    known = unique(np.concatenate([tu, user[kind == 2]]))
     rec_users, starts = np.unique(ru, return_index=True)
     lens = np.diff(np.append(starts, ru.shape[0]))
     if plan.complete:  # rows: every user the truth knows

@@ -42,6 +42,7 @@ from ._validation import (
     as_numeric_array,
     check_finite,
     check_sample_weight,
+    unique,
     warn,
 )
 
@@ -683,7 +684,7 @@ def _check_overlap(run_q, truth_q, queries, what):
     the queries that do not match are left out or score as queries without
     a relevant item.
     """
-    run_u, truth_u = np.unique(run_q), np.unique(truth_q)
+    run_u, truth_u = unique(run_q), unique(truth_q)
     common = np.intersect1d(run_u, truth_u, assume_unique=True)
     if truth_u.size and common.size == 0:
         raise ValueError(
@@ -767,7 +768,7 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
         raise ValueError(f"{what} {u_sorted[i]!r} has two ranked lists; give one list "
                          f"per {what}.")
     _check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
-    truth_q = np.unique(tq if all_tq is None else all_tq) if queries != "run" else None
+    truth_q = unique(tq if all_tq is None else all_tq) if queries != "run" else None
     indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
     if queries != "run":
         keep = np.isin(uq, truth_q)

@@ -568,8 +568,10 @@ def _docno_ties(order, tied, docno):
     ``(places, lines)``: the places inside tie groups and the line each one
     then holds.
     """
-    t = np.flatnonzero(tied)
-    pos = np.union1d(t, t + 1)  # every place inside a tie group
+    inside = np.zeros(tied.shape[0] + 1, dtype=bool)
+    inside[:-1] = tied
+    inside[1:] |= tied
+    pos = np.flatnonzero(inside)  # every place inside a tie group
     start = np.ones(pos.shape[0], dtype=bool)
     start[1:] = ~tied[pos[1:] - 1]
     grp = np.cumsum(start)

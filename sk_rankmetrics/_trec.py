@@ -33,6 +33,7 @@ from ._bytes import (
     parse_numbers,
     tokenize,
 )
+from ._validation import unique
 
 
 class _Lines:
@@ -191,10 +192,10 @@ def _duplicates(cols, lines, name):
     new = np.ones(codes.shape[0], dtype=bool)
     new[1:] = codes[1:] != codes[:-1]
     first = qcol.starts[new]  # the first line of each query's lines
-    if first.shape[0] == np.unique(codes).shape[0]:  # contiguous
+    if first.shape[0] == unique(codes).shape[0]:  # contiguous
         # Chunks of about PAIR_STEP lines that start where a query starts.
         at = np.searchsorted(first, np.arange(0, n, PAIR_STEP), side="right") - 1
-        cuts = first[np.unique(at)]
+        cuts = first[unique(at)]
         bounds = [*cuts.tolist(), n]
     else:
         bounds = [0, n]
@@ -251,7 +252,7 @@ def _n_queries(obj):
         from ._match import factorize
 
         return int(factorize(obj._columns["qid"])[1].shape[0])
-    return int(np.unique(obj.qid).shape[0])
+    return int(unique(obj.qid).shape[0])
 
 
 class TrecQrels:
