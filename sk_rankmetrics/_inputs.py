@@ -235,10 +235,12 @@ class LongInputs:
         cnt = self.counts[qs]
         width = int(cnt.max())
         nq = qs.shape[0]
-        row = np.repeat(np.arange(nq), cnt)
-        offs = np.arange(row.shape[0]) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        src = np.repeat(self.starts[qs], cnt) + offs
-        dst = row * width + offs
+        # Entry j of query i goes from starts[i] + j to i * width + j: both
+        # are a per-query offset repeated over its entries, plus a running index.
+        first = np.cumsum(cnt) - cnt
+        step = np.arange(int(first[-1] + cnt[-1]))
+        src = np.repeat(self.starts[qs] - first, cnt) + step
+        dst = np.repeat(np.arange(nq) * width - first, cnt) + step
         yt = np.zeros((nq, width))
         ys = np.full((nq, width), -np.inf)
         yt.reshape(-1)[dst] = self.y_true[src]
