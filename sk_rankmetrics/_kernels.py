@@ -1405,7 +1405,10 @@ def ndcg_rel(rc, req):
 
 def rndcg(rc, req):
     """trec_eval's Rndcg: nDCG read where the ideal gain changes level (and at the
-    end of the ranking when it ends first), averaged."""
+    end of the ranking when it ends first), averaged. A row without a relevant
+    item at ``threshold`` is undefined, as trec_eval returns 0 for a query
+    whose number of relevant documents at the level (``-l``) is 0, although
+    the gains ignore the level."""
     runs = _runs(rc, req.gain_key)
     _, dcg = _ranked_dcg(rc, req)
     n = np.minimum(rc.n_ranked, rc.L)
@@ -1421,4 +1424,4 @@ def rndcg(rc, req):
     full = _safe_divide(dcg[rows, n], runs.full_idcg)
     total = total + np.where(ends_first, full, 0.0)
     count = count + ends_first
-    return _safe_divide(total, count), P > 0
+    return _safe_divide(total, count), (P > 0) & (rc.totals[req.rel_key] > 0)

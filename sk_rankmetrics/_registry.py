@@ -556,8 +556,8 @@ _register("g", None, _K.normalized_gain, _GAIN, ("gain", "max_docs"), takes_k=Fa
 _register("ndcg_rel", None, _K.ndcg_rel, ("gain", "positive"), ("gain", "max_docs"),
           takes_k=False, full=True, needs_ideal=True,
           description="nDCG averaged over the ranks of the relevant items")
-_register("rndcg", None, _K.rndcg, _GAIN, ("gain", "max_docs"), takes_k=False, full=True,
-          needs_ideal=True,
+_register("rndcg", None, _K.rndcg, ("gain", "rel"), ("gain", "threshold", "max_docs"),
+          takes_k=False, full=True, needs_ideal=True,
           description="nDCG averaged where the ideal gain changes level")
 
 # Shorthand names that fix an option ("ndcg_exp" = ndcg with exponential gain).
