@@ -311,16 +311,34 @@ def _value(show, v):
     return f"{v:6.4f}"
 
 
+def complete_num_rel(relevance):
+    """trec_eval 10's ``num_rel`` summary under ``-c``: the qrels lines with a level above 0.
+
+    With ``-c``, trec_eval's ``te_calc_avg_num_rel`` (``m_num_rel.c``) replaces
+    the sum of the per-query values by a count over every query of the qrels
+    of the judgements whose (integer) level is above 0, whatever ``-l`` says;
+    the per-query lines respect ``-l``. The command prints this count; the
+    trec_eval setting of ``evaluate_run`` keeps the sum of its per-query values
+    (docs/which_ndcg.md, "num_rel under -c").
+    """
+    import numpy as np
+
+    return int(np.count_nonzero(np.trunc(np.asarray(relevance, dtype=float)) > 0))
+
+
 def format_lines(chosen, rows, result, *, tag, per_query=False, summary=True,
-                 relstrings=None):
+                 relstrings=None, summaries=None):
     """trec_eval's output lines for ``result`` (an EvaluationResult).
 
     ``rows`` are the ``(measure, name, key, _)`` of :func:`requests`. Per-query
     lines (``-q``) come first, query by query in the order of
     ``result.query_ids``, then the ``all`` lines (unless ``summary`` is
     False, trec_eval's ``-n``): 4 decimals, counts as integers.
-    ``relstrings`` maps ``(name, query index)`` to relstring's text.
+    ``relstrings`` maps ``(name, query index)`` to relstring's text;
+    ``summaries`` maps a printed name to the value its ``all`` line prints
+    instead of the result's mean (``num_rel`` under ``-c``).
     """
+    summaries = summaries or {}
     lines = []
     if per_query:
         for i, q in enumerate(result.query_ids.tolist()):
@@ -344,6 +362,7 @@ def format_lines(chosen, rows, result, *, tag, per_query=False, summary=True,
             elif m.show == "count":
                 lines.append(_line("num_q", "all", len(result.query_ids)))
             else:
-                lines += [_line(name, "all", _value(m.show, result.mean[key]))
+                lines += [_line(name, "all",
+                                _value(m.show, summaries.get(name, result.mean[key])))
                           for t, name, key, _ in rows if t == top]
     return lines

@@ -17,7 +17,13 @@ from ._common import Progress, UsageError, read_input, table_type
 def run(args):
     from .._registry import parse_name
     from .._runs import _trec_gain, evaluate_run
-    from .._trec_eval import UnsupportedMeasure, format_lines, parse_measures, requests
+    from .._trec_eval import (
+        UnsupportedMeasure,
+        complete_num_rel,
+        format_lines,
+        parse_measures,
+        requests,
+    )
 
     try:
         chosen = parse_measures(args.measure)
@@ -56,8 +62,11 @@ def run(args):
         relstrings = {name: relevance_strings(qrels, run_, res.query_ids, length,
                                               max_docs=args.max_docs,
                                               judged_only=args.judged_only)}
+    # trec_eval's own rule for num_rel's summary under -c (see complete_num_rel).
+    summaries = {"num_rel": complete_num_rel(qrels.relevance)} if args.complete else None
     lines = format_lines(chosen, rows, res, tag=run_.tag, per_query=args.query,
-                         summary=not args.no_summary, relstrings=relstrings)
+                         summary=not args.no_summary, relstrings=relstrings,
+                         summaries=summaries)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
     return 0
