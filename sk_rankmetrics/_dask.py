@@ -47,12 +47,10 @@ from ._runs import (
     _QUERY_COLS,
     _REL_COLS,
     _SCORE_COLS,
-    _TREC_FIXED,
     EvaluationResult,
     _as_qrels,
     _as_run,
-    _trec_gain,
-    _trec_syntax,
+    _run_requests,
     _with_options,
 )
 from ._runs import evaluate_run as evaluate_in_memory
@@ -1018,18 +1016,14 @@ def _raw_from_result(res, plan):
 
 
 def evaluate_run(qrels, run, metrics, *, setting, complete, threshold, gains, max_docs,
-                 judged_only, no_relevant, progress, compute):
+                 judged_only, n_docs, no_relevant, progress, compute):
     """:func:`sk_rankmetrics.evaluate_run` for Dask data frames."""
 
     _, _, dd, pd = _modules()
     _no_progress(progress, "evaluate_run")
     trec = setting == "trec_eval"
-    requests = _with_options(
-        _trec_syntax(metrics), None, where="evaluate_run",
-        given={"threshold": ("threshold", threshold, threshold),
-               "gain": ("gains", gains, _trec_gain(np.zeros(0), gains))},
-        fixed=_TREC_FIXED if trec else None,
-    )
+    requests = _run_requests(metrics, trec, np.zeros(0), threshold=threshold, gains=gains,
+                             max_docs=max_docs, judged_only=judged_only, n_docs=n_docs)
     policy = (0.0 if trec else "warn") if no_relevant is None else no_relevant
     q, qcols = _long_frame(qrels, "qrels", dd, pd, _REL_COLS, "relevance")
     r, rcols = _long_frame(run, "run", dd, pd, _SCORE_COLS, "score")
@@ -1042,7 +1036,7 @@ def evaluate_run(qrels, run, metrics, *, setting, complete, threshold, gains, ma
     both = _together(sides, kinds, dd)
     options = {"metrics": metrics, "setting": setting, "complete": complete,
                "threshold": threshold, "gains": gains, "max_docs": max_docs,
-               "judged_only": judged_only}
+               "judged_only": judged_only, "n_docs": n_docs}
     plan = _Plan(requests, kind="run", what="query", options=options, kinds=kinds)
     rows = both.map_partitions(_score_run, plan=plan,
                                meta=plan.rows_meta(pd.Index(meta["qid"], name="query")))

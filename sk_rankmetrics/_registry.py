@@ -130,6 +130,12 @@ PARAMS = {
         "first (trec_eval's -M); None reads the whole ranking",
         examples=(100, 3),
     ),
+    "evaluate_run.n_docs": Param(
+        None, [Interval("integer", 0, None), _NONE],
+        "the number of documents in the collection, for utility's missed non-relevant "
+        "documents (trec_eval's -N); None means 0",
+        examples=(1000,),
+    ),
     "progress": Param(
         None, [Callables(), _NONE], "a callable progress(done, total)",
     ),

@@ -112,15 +112,21 @@ def _finish(inputs, requests, *, ignore_ties, no_relevant, progress):
     return EvaluationResult(inputs.query_ids, per_query, mean)
 
 
-def _with_options(metrics, k, *, where, fixed=None, given=None):
+def _with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
     """Requests for metric names, each with the common options it reads.
 
     ``given`` maps an option to ``(argument, value, resolved)``: the user's
-    argument name and value (``None``: not given) and the option value it
-    becomes. An argument that no requested metric reads raises, since it
-    would be silently ignored. ``fixed`` are options the setting imposes on
-    every metric that reads them.
+    argument name and value (``None`` or ``False``: not given) and the option
+    value it becomes. Whether a metric reads an argument is asked of one rule,
+    :func:`._trec_eval.reads_option` (trec_eval's table in the trec_eval
+    setting, ``trec``): the argument reaches exactly the metrics that read it,
+    and an argument that no requested metric reads raises, since it would be
+    silently ignored. ``max_docs`` and ``judged_only`` are checked only: they
+    act on the ranking before any metric. ``fixed`` are options the setting
+    imposes on every metric that reads them.
     """
+    from ._trec_eval import reads_option
+
     items = []
     for item in as_metric_list(metrics):
         if isinstance(item, tuple) and len(item) == 3:  # from _trec_syntax
@@ -133,20 +139,30 @@ def _with_options(metrics, k, *, where, fixed=None, given=None):
             kk = k
         items.append((label, spec, kk, preset, opts))
     common = dict(fixed or {})
+    reads = {}
     for option, (arg, value, resolved) in (given or {}).items():
-        if value is None:
+        if value is None or value is False:
             continue
-        if not any(option in spec.options for _, spec, *_ in items):
-            readers = sorted({s.name for s in METRICS.values() if option in s.options})
+        if option == "gain":  # not one of trec_eval's global options
+            reads[option] = {label for label, spec, *_ in items if option in spec.options}
+        else:
+            reads[option] = {label for label, spec, *_ in items
+                             if reads_option(spec, option, trec)}
+        if not reads[option]:
+            readers = sorted({s.name for s in METRICS.values()
+                              if (reads_option(s, option, trec) if option != "gain"
+                                  else option in s.options)})
             raise InvalidParameterError(
                 f"{where}: {arg}={short_repr(value)} is read by none of the requested "
                 f"metrics ({', '.join(label for label, *_ in items)}); it applies to "
                 f"{', '.join(readers)}."
             )
-        common[option] = resolved
+        if option not in ("max_docs", "judged_only"):
+            common[option] = resolved
     requests = []
     for label, spec, kk, preset, opts in items:
-        extra = {o: v for o, v in common.items() if o in spec.options and o not in preset}
+        extra = {o: v for o, v in common.items() if o in spec.options and o not in preset
+                 and (o not in reads or label in reads[o])}
         requests.append(Request(spec, kk, {**extra, **opts}, label, preset=preset,
                                 where=where))
     labels = [r.label for r in requests]
@@ -200,6 +216,20 @@ def _trec_syntax(metrics):
     return out
 
 
+def _run_requests(metrics, trec, levels, *, threshold, gains, max_docs, judged_only, n_docs):
+    """evaluate_run's requests: each global argument reaches the metrics that
+    read it (:func:`._trec_eval.reads_option`), and one read by none raises."""
+    return _with_options(
+        _trec_syntax(metrics), None, where="evaluate_run",
+        given={"threshold": ("threshold", threshold, threshold),
+               "gain": ("gains", gains, _trec_gain(levels, gains)),
+               "max_docs": ("max_docs", max_docs, max_docs),
+               "judged_only": ("judged_only", judged_only, judged_only),
+               "n_docs": ("n_docs", n_docs, n_docs)},
+        fixed=_TREC_FIXED if trec else None, trec=trec,
+    )
+
+
 def _trec_gain(levels, gains):
     """A gain mapping over every level: the given gains, others their level."""
     if gains is None:
@@ -216,7 +246,7 @@ def _trec_gain(levels, gains):
 @validate
 def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
                  threshold=None, gains=None, max_docs=None, judged_only=False,
-                 no_relevant=None, progress=None, compute=True):
+                 n_docs=None, no_relevant=None, progress=None, compute=True):
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters
@@ -258,6 +288,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     judged_only : bool, default=False
         Remove the documents the qrels do not judge from the ranking before
         scoring (trec_eval ``-J``).
+    n_docs : int, optional
+        Number of documents in the collection, for ``utility``'s missed
+        non-relevant documents (trec_eval ``-N``; default 0).
     no_relevant : "warn", "skip" or float, optional
         Policy for queries without a relevant document (default ``"warn"``;
         ``0.0`` in the trec_eval setting).
@@ -312,8 +345,8 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
 
         return evaluate_dask(qrels, run, metrics, setting=setting, complete=complete,
                              threshold=threshold, gains=gains, max_docs=max_docs,
-                             judged_only=judged_only, no_relevant=no_relevant,
-                             progress=progress, compute=compute)
+                             judged_only=judged_only, n_docs=n_docs,
+                             no_relevant=no_relevant, progress=progress, compute=compute)
     q, r = _as_qrels(qrels), _as_run(run)
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
@@ -326,13 +359,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         judged = rel >= 0
         if no_relevant is None:
             no_relevant = 0.0
-    requests = _with_options(
-        _trec_syntax(metrics), None, where="evaluate_run",
-        given={"threshold": ("threshold", threshold, threshold),
-               "gain": ("gains", gains,
-                        _trec_gain(rel if judged is None else rel[judged], gains))},
-        fixed=_TREC_FIXED if trec else None,
-    )
+    requests = _run_requests(metrics, trec, rel if judged is None else rel[judged],
+                             threshold=threshold, gains=gains, max_docs=max_docs,
+                             judged_only=judged_only, n_docs=n_docs)
     no_relevant = "warn" if no_relevant is None else no_relevant
     steps = _phase(progress, "matching")
     if q._columns is not None and r._columns is not None and len(r):

@@ -154,6 +154,88 @@ MEASURES = dict([
     _m("unj", "unjudged", "cutoffs", (5, 10, 20)),
 ])
 
+#: trec_eval's global options and the arguments of evaluate_run they become.
+GLOBAL_OPTIONS = {"-l": "threshold", "-M": "max_docs", "-J": "judged_only", "-N": "n_docs",
+                  "-c": "complete"}
+
+_ALL = "lMJc"
+#: Which global options each measure reads, from trec_eval 10.0's source: a letter
+#: of ``-l``, ``-M``, ``-J``, ``-N``, ``-c`` when the option can change the
+#: measure's value (per query, or for ``-c`` its ``all`` line).
+#:
+#: - ``-M`` and ``-J`` act in ``te_form_res_rels`` (``form_res_rels.c``), which
+#:   cuts the ranking at ``-M`` and, with ``-J``, drops the unjudged documents:
+#:   every measure of the ranking reads them, except where dropping unjudged
+#:   documents cannot change the value (``num_rel_ret``, ``num_nonrel_judged_ret``,
+#:   ``bpref``, ``gm_bpref``, ``set_recall``: judged documents keep their order).
+#:   ``num_rel`` counts the qrels only.
+#: - ``-l`` is ``epi->relevance_level``: ``res_rels.num_rel`` and every test
+#:   ``rel >= relevance_level`` in the ``m_*.c`` files. The gain measures
+#:   (``ndcg*``, ``G``, ``rbp*``) and ``unj`` read levels, not the level;
+#:   ``Rndcg`` reads it only to return 0 when ``num_rel`` is 0.
+#: - ``-N`` is ``epi->num_docs_in_coll``, read by ``m_utility.c`` alone (its
+#:   fourth payoff, the missed non-relevant documents).
+#: - ``-c`` (``trec_eval.c``) adds the qrels' queries missing from the run, with
+#:   an empty ranking: it changes every mean, ``num_q`` and ``num_rel``'s sum, but
+#:   not the sums of retrieved documents, which the added queries leave at 0.
+READS = {
+    "runid": "", "num_q": "c", "num_ret": "MJ", "num_rel": "lc", "num_rel_ret": "lM",
+    "map": _ALL, "gm_map": _ALL, "Rprec": _ALL, "bpref": "lMc", "recip_rank": _ALL,
+    "iprec_at_recall": _ALL, "P": _ALL, "relstring": "MJ", "recall": _ALL, "infAP": _ALL,
+    "gm_bpref": "lMc", "Rprec_mult": _ALL, "utility": "lMJNc", "11pt_avg": _ALL,
+    "binG": _ALL, "G": "MJc", "ndcg": "MJc", "ndcg_rel": "MJc", "Rndcg": _ALL,
+    "ndcg_cut": "MJc", "map_cut": _ALL, "relative_P": _ALL, "success": _ALL,
+    "set_P": _ALL, "set_relative_P": _ALL, "set_recall": "lMc", "set_map": _ALL,
+    "set_F": _ALL, "num_nonrel_judged_ret": "lM", "rbp": "MJc", "rbp_resid": "MJc",
+    "unj": "MJc",
+}
+
+
+def reads(measure):
+    """The evaluate_run arguments (``threshold``, ...) trec_eval's ``measure`` reads."""
+    letters = READS[measure]
+    return frozenset(arg for flag, arg in GLOBAL_OPTIONS.items() if flag[1] in letters)
+
+
+def _by_metric():
+    from ._registry import parse_name
+
+    out = {}
+    for name in READS:
+        if MEASURES[name].metric is None:
+            continue
+        metric = parse_name(MEASURES[name].metric)[0].name
+        # A package metric behind several trec_eval measures (map, map_cut, gm_map)
+        # reads what they all read; only -c may differ (gm_map has no per-query line).
+        out[metric] = out.get(metric, frozenset()) | reads(name)
+    return out
+
+
+_READS_BY_METRIC = None
+
+
+def reads_option(spec, option, trec):
+    """Whether metric ``spec`` reads evaluate_run's argument ``option``.
+
+    A metric that is a trec_eval measure reads what :data:`READS` says (for
+    ``threshold``, in the trec_eval setting only: outside it ``rbp`` is binary
+    at the threshold, in it graded, as trec_eval's). Another metric reads
+    ``threshold`` and ``n_docs`` when they are its options, and ``max_docs``,
+    ``judged_only`` and ``complete`` always (they change its ranking or its
+    queries). The engine passes an argument to the
+    metrics that read it, and an argument that no requested metric reads raises:
+    both ask this function.
+    """
+    global _READS_BY_METRIC
+    if _READS_BY_METRIC is None:
+        _READS_BY_METRIC = _by_metric()
+    if spec.name in _READS_BY_METRIC and (trec or option != "threshold"):
+        return option in _READS_BY_METRIC[spec.name]
+    if option in ("threshold", "n_docs"):
+        return option in spec.options
+    return True
+
+
 _OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
              "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")
 #: trec_eval's measure sets (``-m official``, ...); ``official`` is the default.

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 
-from sk_rankmetrics import evaluate_run
+import numpy as np
+import pytest
+
+from sk_rankmetrics import InvalidParameterError, evaluate_run
 from sk_rankmetrics._cli import main as cli_main
+from sk_rankmetrics._registry import parse_name
+from sk_rankmetrics._trec_eval import MEASURES, READS, SETS, parse_measures, reads, requests
 
 
 def cli(*args):
@@ -62,3 +68,113 @@ def test_num_rel_summary_under_complete(tmp_path):
     res = evaluate_run(q, r, ["num_rel"], setting="trec_eval", complete=True, threshold=2)
     assert res.per_query["num_rel"].tolist() == [1.0, 1.0]
     assert res["num_rel"] == 2.0
+
+
+def tie_heavy(seed, n_queries=6, missing=0):
+    """Random TREC qrels and run texts with many tied scores: levels -1..3 (the
+    first judgement of each query is not negative: trec_eval 10 cannot read a
+    query judged only negative), unjudged documents, and ``missing`` queries of
+    the qrels absent from the run."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(1, n_queries + 1):
+        docs = [f"d{j:02d}" for j in range(rng.integers(3, 25))]
+        judged = rng.choice(len(docs), size=rng.integers(1, len(docs) + 1), replace=False)
+        for i, j in enumerate(sorted(judged)):
+            level = int(rng.choice([0, 1, 2, 3] + ([-1] if i else [])))
+            qrels.append(f"{q} 0 {docs[j]} {level}")
+        if q > n_queries - missing:
+            continue
+        pool = docs + [f"x{j:02d}" for j in range(rng.integers(0, 6))]
+        ranked = list(rng.permutation(pool)[: rng.integers(1, len(pool) + 1)])
+        if not any(d in {docs[j] for j in judged} for d in ranked):
+            ranked.append(docs[judged[0]])  # trec_eval -J prints -nan without one
+        scores = rng.integers(0, 4, size=len(ranked)) / 2
+        run += [f"{q} Q0 {d} {i + 1} {s:g} sys" for i, (d, s) in enumerate(zip(ranked, scores))]
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
+
+
+def _files(tmp_path, seed, missing=0, name="t"):
+    qrels, run = tie_heavy(seed, missing=missing)
+    q, r = tmp_path / f"{name}{seed}.qrels", tmp_path / f"{name}{seed}.run"
+    q.write_text(qrels)
+    r.write_text(run)
+    return q, r
+
+
+#: Every measure of all_trec (utility with a fourth payoff, which -N reaches).
+ALL_TREC = ["all_trec", "utility.1,-1,0,1"]
+#: Each option: (evaluate_run's arguments with it, trec_eval's flag letter).
+CHANGES = {"threshold": ({"threshold": 2}, "l"), "max_docs": ({"max_docs": 3}, "M"),
+           "judged_only": ({"judged_only": True}, "J"), "n_docs": ({"n_docs": 50}, "N"),
+           "complete": ({"complete": True}, "c")}
+
+
+def _printed():
+    """``{printed name: trec_eval measure}`` of ALL_TREC."""
+    return {name: top for top, name, _, _ in requests(parse_measures(ALL_TREC))}
+
+
+@pytest.mark.filterwarnings("ignore:.*judged queries are not in the ranking")
+def test_each_option_changes_exactly_the_measures_that_read_it(tmp_path):
+    """Walk trec_eval's table (_trec_eval.READS): with every measure of all_trec
+    in one call, an option changes a measure's value on some input exactly when
+    the table says the measure reads it (per query; -c: the summary)."""
+    printed = _printed()
+    changed = {option: set() for option in CHANGES}
+    for seed in range(8):
+        q, r = _files(tmp_path, seed, missing=2)
+        base = evaluate_run(q, r, ALL_TREC, setting="trec_eval")
+        for option, (kwargs, _) in CHANGES.items():
+            other = evaluate_run(q, r, ALL_TREC, setting="trec_eval", **kwargs)
+            for name in printed:
+                if option == "complete":
+                    differs = not np.isclose(base[name], other[name], rtol=0, atol=1e-12)
+                else:
+                    differs = not np.allclose(base.per_query[name], other.per_query[name],
+                                              rtol=0, atol=1e-12)
+                if differs:
+                    changed[option].add(name)
+    for option, (_, letter) in CHANGES.items():
+        says = {name for name, top in printed.items() if letter in READS[top]}
+        # Cut-offs beyond every ranking (P_1000) cannot change with -M 3 or -J,
+        # nor the first position (success_1) or 0.2 R (R < 16 here) with -M 3.
+        deep = {name for name in says
+                if option in ("max_docs", "judged_only")
+                and re.search(r"_(30|100|200|500|1000)$", name)}
+        if option == "max_docs":
+            deep |= {"success_1", "Rprec_mult_0.20"}
+        assert changed[option] <= says, (option, sorted(changed[option] - says))
+        assert says - deep <= changed[option], (option, sorted(says - deep - changed[option]))
+
+
+@pytest.mark.parametrize("option", ["threshold", "max_docs", "judged_only", "n_docs"])
+def test_an_option_read_by_no_requested_measure_raises(tmp_path, option):
+    """The same table decides the refusal: each measure alone, with an option the
+    table says it does not read, raises naming the option."""
+    q, r = _files(tmp_path, 0)
+    kwargs, letter = CHANGES[option]
+    for top in READS:
+        if MEASURES[top].metric is None or top in ("relstring",):
+            continue
+        spec = {"cutoffs": f"{top}.5", "levels": f"{top}.0.5"}.get(MEASURES[top].params, top)
+        spec = spec if top != "utility" else "utility.1,-1,0,1"
+        if letter in READS[top]:
+            evaluate_run(q, r, [spec], setting="trec_eval", **kwargs)
+        else:
+            with pytest.raises(InvalidParameterError, match=f"{option}=.* is read by none"):
+                evaluate_run(q, r, [spec], setting="trec_eval", **kwargs)
+
+
+def test_the_table_agrees_with_the_registry():
+    """A measure the table says reads -l or -N has the option in the registry
+    (the engine can pass it), and every all_trec measure is in the table."""
+    for top in SETS["all_trec"]:
+        assert top in READS
+    for top, letters in READS.items():
+        if MEASURES[top].metric is None:
+            continue
+        spec = parse_name(MEASURES[top].metric)[0]
+        assert ("l" in letters) <= ("threshold" in spec.options), top
+        assert ("N" in letters) == ("n_docs" in spec.options), top
+        assert reads(top) <= {"threshold", "max_docs", "judged_only", "n_docs", "complete"}

@@ -22,6 +22,7 @@ def run(args):
         complete_num_rel,
         format_lines,
         parse_measures,
+        reads_option,
         requests,
     )
 
@@ -41,15 +42,19 @@ def run(args):
         metrics.append((key, options) if options else key)
     if not metrics:  # only runid / num_q / relstring: any metric finds the queries
         metrics = ["num_q"]
-    # -l applies to the measures that read a relevance level (trec_eval
-    # ignores it for the others, such as ndcg).
-    reads_level = any("threshold" in parse_name(m if isinstance(m, str) else m[0])[0].options
-                      for m in metrics)
+    # A global option reaches the measures that read it (trec_eval's table,
+    # _trec_eval.READS); trec_eval ignores it for the others (-l for ndcg).
+    specs = [parse_name(m if isinstance(m, str) else m[0])[0] for m in metrics]
+
+    def given(option, value):
+        return value if any(reads_option(s, option, True) for s in specs) else None
+
     try:
         res = evaluate_run(qrels, run_, metrics, setting="trec_eval", complete=args.complete,
-                           threshold=args.level if reads_level else None,
-                           max_docs=args.max_docs, judged_only=args.judged_only,
-                           progress=prog)
+                           threshold=given("threshold", args.level),
+                           max_docs=given("max_docs", args.max_docs),
+                           judged_only=bool(given("judged_only", args.judged_only)),
+                           n_docs=given("n_docs", args.n_docs), progress=prog)
     finally:
         prog.close()
     relstrings = None
@@ -95,6 +100,9 @@ def add_parser(sub, parents):
                    help="only the first N ranked documents of each query")
     p.add_argument("-l", dest="level", type=table_type("threshold", float), metavar="N",
                    help="lowest relevance level that counts as relevant (default 1)")
+    p.add_argument("-N", dest="n_docs", type=table_type("n_docs", int), metavar="N",
+                   help="number of documents in the collection (utility's missed "
+                        "non-relevant documents)")
     p.add_argument("-J", dest="judged_only", action="store_true",
                    help="evaluate over judged documents only: unjudged ones are removed from "
                         "the ranking first")
