@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sk_rankmetrics import InvalidParameterError, evaluate_run
 from sk_rankmetrics._cli import main as cli_main
@@ -178,3 +180,25 @@ def test_the_table_agrees_with_the_registry():
         assert ("l" in letters) <= ("threshold" in spec.options), top
         assert ("N" in letters) == ("n_docs" in spec.options), top
         assert reads(top) <= {"threshold", "max_docs", "judged_only", "n_docs", "complete"}
+
+
+#: The names all_trec prints (each one a name evaluate_run reads).
+_NAMES = sorted(name for top, name, _, _ in requests(parse_measures(["all_trec"])))
+
+
+@pytest.mark.filterwarnings("ignore:.*judged queries are not in the ranking")
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), subset=st.lists(st.sampled_from(_NAMES), min_size=1,
+                                                    max_size=12, unique=True),
+       complete=st.booleans())
+def test_a_value_does_not_depend_on_the_other_measures(tmp_path_factory, seed, subset,
+                                                        complete):
+    """Random subsets of all_trec on random tie-heavy files: each measure's value
+    (per query and summary) equals its value when it is asked for alone."""
+    q, r = _files(tmp_path_factory.mktemp("subset"), seed, missing=1)
+    together = evaluate_run(q, r, subset, setting="trec_eval", complete=complete)
+    for name in subset:
+        alone = evaluate_run(q, r, [name], setting="trec_eval", complete=complete)
+        np.testing.assert_array_equal(together.per_query[name], alone.per_query[name],
+                                      err_msg=f"{name} with {subset}")
+        assert together[name] == alone[name], (name, subset)
