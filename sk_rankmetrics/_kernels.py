@@ -539,7 +539,10 @@ def bpref(rc, req):
     C = rc.cumulative("judged") - rc.cumulative(req.rel_key)  # judged non-relevant
     if not rc.tied:
         terms = rel * (1.0 - np.minimum(C[:, :-1], R[:, None]) / den)
-        return _safe_divide(terms.sum(axis=1), R), R > 0
+        # Summed left to right, as trec_eval adds them: a pairwise sum can land on
+        # the other side of a 4th-decimal rounding (0.49375 printed 0.4938, not 0.4937).
+        total = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(len(R))
+        return _safe_divide(total, R), R > 0
     nonrel = rc.mean("judged") - rel
     # Counts, exact integers: sums of tie-group means only approximate them.
     B = np.rint(np.take_along_axis(C, rc.start, axis=1))  # judged non-relevant above

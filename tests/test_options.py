@@ -111,7 +111,21 @@ def test_ndcg_row_with_only_zero_gains_is_undefined():
 
 # --- threshold -------------------------------------------------------------------------------
 
-BINARY = [n for n in METRIC_NAMES if "threshold" in METRICS[n].options]
+# Rndcg reads threshold only to leave rows without a relevant item undefined (as
+# trec_eval's -l): its gains stay graded (test_rndcg_threshold_only_decides_defined).
+BINARY = [n for n in METRIC_NAMES if "threshold" in METRICS[n].options and n != "rndcg"]
+
+
+def test_rndcg_threshold_only_decides_defined():
+    rng = np.random.default_rng(0)
+    y = random_relevance(rng, 30, 6)
+    s = tied_scores(rng, 30, 6)
+    plain = score("rndcg", y, s, no_relevant=np.nan, per_row=True)
+    at3 = score("rndcg", y, s, threshold=3, no_relevant=np.nan, per_row=True)
+    none_at3 = ~(y >= 3).any(axis=1)
+    assert none_at3.any() and (~none_at3 & ~np.isnan(plain)).any()
+    assert np.isnan(at3[none_at3]).all()
+    np.testing.assert_allclose(at3[~none_at3], plain[~none_at3], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", BINARY)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,7 +73,7 @@ def test_num_rel_summary_under_complete(tmp_path):
     assert res["num_rel"] == 2.0
 
 
-def tie_heavy(seed, n_queries=6, missing=0):
+def tie_heavy(seed, n_queries=6, missing=0, n_docs=25):
     """Random TREC qrels and run texts with many tied scores: levels -1..3 (the
     first judgement of each query is not negative: trec_eval 10 cannot read a
     query judged only negative), unjudged documents, and ``missing`` queries of
@@ -80,14 +81,14 @@ def tie_heavy(seed, n_queries=6, missing=0):
     rng = np.random.default_rng(seed)
     qrels, run = [], []
     for q in range(1, n_queries + 1):
-        docs = [f"d{j:02d}" for j in range(rng.integers(3, 25))]
+        docs = [f"d{j:02d}" for j in range(rng.integers(3, n_docs))]
         judged = rng.choice(len(docs), size=rng.integers(1, len(docs) + 1), replace=False)
         for i, j in enumerate(sorted(judged)):
             level = int(rng.choice([0, 1, 2, 3] + ([-1] if i else [])))
             qrels.append(f"{q} 0 {docs[j]} {level}")
         if q > n_queries - missing:
             continue
-        pool = docs + [f"x{j:02d}" for j in range(rng.integers(0, 6))]
+        pool = docs + [f"x{j:02d}" for j in range(rng.integers(0, 6 + n_docs // 4))]
         ranked = list(rng.permutation(pool)[: rng.integers(1, len(pool) + 1)])
         if not any(d in {docs[j] for j in judged} for d in ranked):
             ranked.append(docs[judged[0]])  # trec_eval -J prints -nan without one
@@ -202,3 +203,48 @@ def test_a_value_does_not_depend_on_the_other_measures(tmp_path_factory, seed, s
         np.testing.assert_array_equal(together.per_query[name], alone.per_query[name],
                                       err_msg=f"{name} with {subset}")
         assert together[name] == alone[name], (name, subset)
+
+
+DATA = Path(__file__).resolve().parent / "data" / "trec_eval10"
+#: (output, qrels, run, trec_eval's flags, evaluate_run's arguments): tests/data/trec_eval10.
+REFERENCE = [
+    ("out.ties.aql2", "qrels.ties", "run.ties", ["-l", "2"], {"threshold": 2}),
+    ("out.ties_missing.aqcl2M50", "qrels.ties_missing", "run.ties_missing",
+     ["-c", "-l", "2", "-M", "50"], {"complete": True, "threshold": 2, "max_docs": 50}),
+    ("out.ties.aqJ", "qrels.ties", "run.ties", ["-J"], {"judged_only": True}),
+]
+
+
+@pytest.mark.parametrize(("out", "qrels", "run", "flags", "kwargs"), REFERENCE,
+                         ids=[c[0] for c in REFERENCE])
+def test_command_prints_trec_eval_10s_bytes(out, qrels, run, flags, kwargs):
+    code, got = cli("trec_eval", "-q", "-m", "all_trec", *flags, DATA / qrels, DATA / run)
+    assert code == 0
+    assert got == (DATA / out).read_text()
+
+
+@pytest.mark.parametrize(("out", "qrels", "run", "flags", "kwargs"), REFERENCE,
+                         ids=[c[0] for c in REFERENCE])
+def test_evaluate_run_gives_trec_eval_10s_values(out, qrels, run, flags, kwargs):
+    """Every value of the output from Python, to the 4 decimals trec_eval prints;
+    num_rel's summary under -c is the sum of its per-query values (the documented
+    decision, see test_num_rel_summary_under_complete)."""
+    res = evaluate_run(DATA / qrels, DATA / run, ["all_trec"], setting="trec_eval", **kwargs)
+    counts = {name for name, m in MEASURES.items() if m.show == "integer"}
+    qids = res.query_ids.astype(str).tolist()
+    checked = 0
+    for line in (DATA / out).read_text().splitlines():
+        name, qid, want = (f.strip() for f in line.split("\t"))
+        if name not in res.per_query:
+            assert name in ("runid", "num_q", "relstring")
+            continue
+        if qid == "all":
+            if name == "num_rel" and kwargs.get("complete"):
+                want = str(int(res.per_query[name].sum()))
+            value = res[name]
+        else:
+            value = res.per_query[name][qids.index(qid)]
+        got = f"{round(value)}" if name in counts else f"{value:6.4f}"
+        assert got == want, (name, qid)
+        checked += 1
+    assert checked > 1000
