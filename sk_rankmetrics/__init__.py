@@ -46,6 +46,8 @@ _LAZY = {
     "get_scorer_names": "_scorer",
     "get_scorers": "_scorer",
     "make_ranking_scorer": "_scorer",
+    "read_qrels": "_formats",
+    "read_run": "_formats",
     "TrecQrels": "_trec",
     "TrecRun": "_trec",
     "read_trec_qrels": "_trec",
@@ -57,6 +59,7 @@ _LAZY = {
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._compare import ComparisonReport, compare, compare_estimators
     from ._compare_plot import QueryDifferenceDisplay
+    from ._formats import read_qrels, read_run
     from ._group_ranker import QueryGroupRanker
     from ._plot import MetricAtKDisplay
     from ._ranking import (
@@ -142,6 +145,8 @@ __all__ = [
     "qrels_from_frame",
     "r_precision_score",
     "rbp_score",
+    "read_qrels",
+    "read_run",
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_k_score",

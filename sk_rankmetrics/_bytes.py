@@ -137,12 +137,27 @@ def strip_compression(path):
     return text[: len(text) - len(suffix)] if suffix else text
 
 
+#: Compressed files by their first bytes (gzip, bzip2, xz), whatever their name.
+MAGIC = ((b"\x1f\x8b", ".gz"), (b"BZh", ".bz2"), (b"\xfd7zXZ\x00", ".xz"))
+
+
+def sniff_compression(path):
+    """The compression of ``path`` read from its first bytes (``".gz"``, ...) or ``""``."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(6)
+    except OSError:
+        return ""
+    return next((suffix for magic, suffix in MAGIC if head.startswith(magic)), "")
+
+
 def open_binary(path, what):
-    """Open ``path`` for reading bytes, decompressing by suffix."""
+    """Open ``path`` for reading bytes, decompressing gzip, bzip2 and xz files
+    recognised by their first bytes (whatever their name)."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{what} must be a file path (str or os.PathLike), got "
                         f"{type(path).__name__}.")
-    opener = COMPRESSION.get(compression_of(path), open)
+    opener = COMPRESSION.get(sniff_compression(path), open)
     try:
         return opener(path, "rb")
     except OSError as exc:

@@ -843,15 +843,16 @@ def _find_column(columns, names, what, side):
     )
 
 
-def _long_frame(x, side, dd, pd, value_names, value_what):
-    """A side (run, qrels) as a Dask data frame and its (query, item, value) columns."""
+def _long_frame(x, side, dd, pd, value_names, value_what, fmt="auto"):
+    """A side (run, qrels) as a Dask data frame and its (query, item, value) columns
+    (a path is read as evaluate_run and the command read it, in format ``fmt``)."""
     if is_dask(x):
         if not isinstance(x, dd.DataFrame):
             raise InvalidParameterError(f"{side} must be a Dask DataFrame, got "
                                         f"{type(x).__name__}.")
         frame = x
     else:
-        obj = _as_run(x) if side == "run" else _as_qrels(x)
+        obj = _as_run(x, fmt) if side == "run" else _as_qrels(x, fmt)
         value = obj.score if side == "run" else obj.relevance
         frame = dd.from_pandas(pd.DataFrame({"qid": obj.qid, "docno": obj.docno,
                                              value_names[0]: value}), npartitions=1)
@@ -1016,7 +1017,8 @@ def _raw_from_result(res, plan):
 
 
 def evaluate_run(qrels, run, metrics, *, setting, complete, threshold, gains, max_docs,
-                 judged_only, n_docs, no_relevant, progress, compute):
+                 judged_only, n_docs, no_relevant, qrels_format, run_format, progress,
+                 compute):
     """:func:`sk_rankmetrics.evaluate_run` for Dask data frames."""
 
     _, _, dd, pd = _modules()
@@ -1025,8 +1027,8 @@ def evaluate_run(qrels, run, metrics, *, setting, complete, threshold, gains, ma
     requests = _run_requests(metrics, trec, np.zeros(0), threshold=threshold, gains=gains,
                              max_docs=max_docs, judged_only=judged_only, n_docs=n_docs)
     policy = (0.0 if trec else "warn") if no_relevant is None else no_relevant
-    q, qcols = _long_frame(qrels, "qrels", dd, pd, _REL_COLS, "relevance")
-    r, rcols = _long_frame(run, "run", dd, pd, _SCORE_COLS, "score")
+    q, qcols = _long_frame(qrels, "qrels", dd, pd, _REL_COLS, "relevance", qrels_format)
+    r, rcols = _long_frame(run, "run", dd, pd, _SCORE_COLS, "score", run_format)
     kinds = (_common_kind(q[qcols[0]].dtype, r[rcols[0]].dtype),
              _common_kind(q[qcols[1]].dtype, r[rcols[1]].dtype))
     meta = _shared_meta(kinds)

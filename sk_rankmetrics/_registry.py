@@ -130,6 +130,21 @@ PARAMS = {
         "first (trec_eval's -M); None reads the whole ranking",
         examples=(100, 3),
     ),
+    "format": Param(
+        "auto", [Options("auto", "trec", "csv", "tsv", "parquet", "json")],
+        "the file format: 'auto' decides by the extension, then by the content",
+        examples=("csv", "trec"),
+    ),
+    "qrels_format": Param(
+        "auto", [Options("auto", "trec", "csv", "tsv", "parquet", "json")],
+        "the format of a qrels path: 'auto' decides by the extension, then by the content",
+        examples=("csv", "trec"),
+    ),
+    "run_format": Param(
+        "auto", [Options("auto", "trec", "csv", "tsv", "parquet", "json")],
+        "the format of a run path: 'auto' decides by the extension, then by the content",
+        examples=("parquet", "trec"),
+    ),
     "evaluate_run.n_docs": Param(
         None, [Interval("integer", 0, None), _NONE],
         "the number of documents in the collection, for utility's missed non-relevant "

@@ -17,6 +17,7 @@ import numpy as np
 
 from ._bytes import PAIR_STEP, pair_hashes
 from ._engine import compute as engine_compute
+from ._formats import read_qrels, read_run
 from ._inputs import (
     PrerankedInputs,
     _check_overlap,
@@ -35,7 +36,7 @@ from ._registry import (
     split_request,
     validate,
 )
-from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run
+from ._trec import TrecQrels, TrecRun
 from ._validation import InvalidParameterError, is_dask, short_repr, warn
 
 
@@ -171,22 +172,22 @@ def _with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
     return requests
 
 
-def _as_qrels(qrels):
+def _as_qrels(qrels, fmt="auto"):
     if isinstance(qrels, TrecQrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
-        return read_trec_qrels(qrels)
+        return read_qrels(qrels, format=fmt)
     if hasattr(qrels, "columns"):
         return qrels_from_frame(qrels)
     raise InvalidParameterError("qrels must be a TrecQrels, a path to a qrels file or a data "
                                 f"frame, got {type(qrels).__name__}.")
 
 
-def _as_run(run):
+def _as_run(run, fmt="auto"):
     if isinstance(run, TrecRun):
         return run
     if isinstance(run, (str, os.PathLike)):
-        return read_trec_run(run)
+        return read_run(run, format=fmt)
     if hasattr(run, "columns"):
         return run_from_frame(run)
     raise InvalidParameterError("run must be a TrecRun, a path to a run file or a data frame, "
@@ -246,18 +247,20 @@ def _trec_gain(levels, gains):
 @validate
 def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
                  threshold=None, gains=None, max_docs=None, judged_only=False,
-                 n_docs=None, no_relevant=None, progress=None, compute=True):
+                 n_docs=None, no_relevant=None, qrels_format="auto", run_format="auto",
+                 progress=None, compute=True):
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters
     ----------
     qrels : TrecQrels, path, pandas.DataFrame or dask.dataframe.DataFrame
-        Judgements (a path is read with :func:`read_trec_qrels`, a data frame
-        with :func:`qrels_from_frame`; a Dask data frame needs the column
-        names that function looks for by default).
+        Judgements (a path is read with :func:`read_qrels`, as the command
+        line reads it: by ``qrels_format``, its extension or its content; a
+        data frame with :func:`qrels_from_frame`; a Dask data frame needs the
+        column names that function looks for by default).
     run : TrecRun, path, pandas.DataFrame or dask.dataframe.DataFrame
-        The ranking to score (read with :func:`read_trec_run` or
-        :func:`run_from_frame`; the same for Dask).
+        The ranking to score (a path is read with :func:`read_run`; a data
+        frame with :func:`run_from_frame`; the same for Dask).
     metrics : str or list of str
         Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"``, ``"mrr"``;
         the names trec_eval prints (``"P_5"``, ``"map_cut_10"``,
@@ -294,6 +297,11 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     no_relevant : "warn", "skip" or float, optional
         Policy for queries without a relevant document (default ``"warn"``;
         ``0.0`` in the trec_eval setting).
+    qrels_format, run_format : {"auto", "trec", "csv", "tsv", "parquet", "json"}, \
+default="auto"
+        The format of a qrels or run given as a path (``--qrels-format`` and
+        ``--run-format`` of the command line); ``"auto"``: by the extension,
+        then by the content (see :func:`read_qrels`).
     progress : callable, optional
         Called as ``progress(done, total)`` after each block of queries. If
         it also has a ``phase(label)`` method (as the command line's progress
@@ -346,8 +354,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         return evaluate_dask(qrels, run, metrics, setting=setting, complete=complete,
                              threshold=threshold, gains=gains, max_docs=max_docs,
                              judged_only=judged_only, n_docs=n_docs,
-                             no_relevant=no_relevant, progress=progress, compute=compute)
-    q, r = _as_qrels(qrels), _as_run(run)
+                             no_relevant=no_relevant, qrels_format=qrels_format,
+                             run_format=run_format, progress=progress, compute=compute)
+    q, r = _as_qrels(qrels, qrels_format), _as_run(run, run_format)
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
     rel = q.relevance
@@ -633,7 +642,11 @@ def _flatten_lists(lists, n, arg):
     return lens, np.array(list(chain.from_iterable(lists)))
 
 
-def _recommended(recommended, users):
+def _recommended(recommended, users, fmt="auto"):
+    if isinstance(recommended, (str, os.PathLike)):  # a run file, read as evaluate_run does
+        r = read_run(recommended, format=fmt)
+        ids, lens, flat, _ = group_long(r.qid, r.docno, r.score, order="score")
+        return ids, lens, flat
     if isinstance(recommended, Mapping):
         ids = np.array(list(recommended.keys()))
         lens, flat = _flatten_lists(list(recommended.values()), len(recommended),
@@ -659,9 +672,12 @@ def _recommended(recommended, users):
     return ids, lens, flat
 
 
-def _truth(truth, users):
+def _truth(truth, users, fmt="auto"):
     """Truth -> (user ids, item ids, relevance) parallel arrays, and the ids of
     every user the truth names (None when that is the users of the arrays)."""
+    if isinstance(truth, (str, os.PathLike)):  # a qrels file, read as evaluate_run does
+        q = read_qrels(truth, format=fmt)
+        truth = (q.qid, q.docno, q.relevance)
     if isinstance(truth, tuple):
         if len(truth) not in (2, 3):
             raise ValueError("truth as a tuple must be (user_ids, item_ids) or (user_ids, "
@@ -702,7 +718,8 @@ def _truth(truth, users):
 
 @validate
 def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete=False,
-                    threshold=None, no_relevant="warn", progress=None, compute=True):
+                    threshold=None, no_relevant="warn", run_format="auto",
+                    qrels_format="auto", progress=None, compute=True):
     r"""Score ranked ID lists (recommendations) against ground-truth ids.
 
     Parameters
@@ -733,6 +750,13 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
         Lowest relevance that counts as relevant (default: > 0).
     no_relevant : "warn", "skip" or float, default="warn"
         Policy for users without a relevant item.
+    run_format, qrels_format : {"auto", "trec", "csv", "tsv", "parquet", "json"}, \
+default="auto"
+        ``recommended`` may be the path of a run file (each query's documents
+        ranked by score, ties by document id descending) and ``truth`` the
+        path of a qrels file; they are read as :func:`evaluate_run` and the
+        command line read them (:func:`read_run`, :func:`read_qrels`), in the
+        format given here, else by extension, then content.
     progress : callable, optional
         Called as ``progress(done, total)`` after each block of users (not
         with Dask inputs).
@@ -780,8 +804,8 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
         return evaluate_dask(recommended, truth, metrics, k=k, users=users,
                              complete=complete, threshold=threshold,
                              no_relevant=no_relevant, progress=progress, compute=compute)
-    ids, lens, flat = _recommended(recommended, users)
-    tu, ti, trel, known = _truth(truth, users)
+    ids, lens, flat = _recommended(recommended, users, run_format)
+    tu, ti, trel, known = _truth(truth, users, qrels_format)
     requests = _with_options(metrics, k, where="evaluate_ranked",
                              given={"threshold": ("threshold", threshold, threshold)})
     inputs = build_preranked(ids, lens, flat, tu, ti, trel,

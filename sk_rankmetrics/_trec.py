@@ -26,11 +26,11 @@ from ._bytes import (
     TokenColumn,
     bounded_map,
     check_utf8,
-    compression_of,
     iter_blocks,
     open_binary,
     pair_hashes,
     parse_numbers,
+    sniff_compression,
     tokenize,
 )
 from ._validation import unique
@@ -112,7 +112,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
         total = os.path.getsize(path)
     except OSError:
         total = None
-    compressed = compression_of(path) != ""
+    compressed = sniff_compression(path) != ""
 
     def split(block):
         check_utf8(block, name)

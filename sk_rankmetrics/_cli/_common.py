@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 import warnings
-from itertools import chain, repeat
 
 import numpy as np
 
+from .._formats import FORMATS
 from .._registry import METRICS, PARAMS
 from .._validation import Constant, check_param
-
-FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json")
 
 
 class CommandError(Exception):
@@ -156,104 +153,22 @@ class Progress:
 # -- reading inputs ---------------------------------------------------------
 
 
-def _detect(path, fmt):
-    """The format of ``path``: named, or from its extension (after .gz/.bz2/.xz)."""
-    from .._bytes import strip_compression
-
-    if fmt != "auto":
-        return fmt
-    low = strip_compression(path).lower()
-    for ext, name in ((".csv", "csv"), (".tsv", "tsv"), (".parquet", "parquet"),
-                      (".pq", "parquet"), (".json", "json")):
-        if low.endswith(ext):
-            return name
-    return "trec"
-
-
-def _pandas(what):
-    try:
-        import pandas as pd
-    except ImportError:
-        raise CommandError(f"reading {what} needs pandas; install it (pip install pandas) "
-                           "or use TREC files.") from None
-    return pd
-
-
-def _read_frame(path, fmt):
-    pd = _pandas(f"{fmt} files")
-    if fmt == "parquet":
-        return pd.read_parquet(path)
-    # Ids stay text ("007" is not 7); pandas decompresses .gz/.bz2/.xz by extension.
-    try:
-        return pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype=str,
-                           keep_default_na=False, encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CommandError(f"{os.fspath(path)!r} is not UTF-8 text ({exc.reason} at byte "
-                           f"{exc.start}).") from None
-
-
-def _read_json(path, kind):
-    """ranx-style JSON: {query: {doc: relevance or score}}."""
-    from .._bytes import open_binary
-    from .._trec import TrecQrels, TrecRun
-
-    try:
-        with open_binary(path, kind) as fh:
-            data = json.loads(fh.read().decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise CommandError(f"{path!r} is not UTF-8 text ({exc.reason} at byte "
-                           f"{exc.start}).") from None
-    except OSError as exc:
-        raise CommandError(f"cannot read {path!r}: {exc.strerror or exc}.") from None
-    except json.JSONDecodeError as exc:
-        raise CommandError(f"{path!r} is not valid JSON ({exc.msg}, line {exc.lineno}).") \
-            from None
-    if not isinstance(data, dict) or not all(map(isinstance, data.values(), repeat(dict))):
-        raise CommandError(f"{path!r}: JSON {kind} must map each query to an object "
-                           "{doc: value}.")
-    lens = np.fromiter(map(len, data.values()), dtype=np.int64, count=len(data))
-    q = np.repeat(np.array(list(data.keys()), dtype=str), lens)
-    docs = np.array(list(chain.from_iterable(data.values())), dtype=str)
-    try:
-        vals = np.fromiter(chain.from_iterable(map(dict.values, data.values())), dtype=float,
-                           count=int(lens.sum()))
-    except (TypeError, ValueError, OverflowError):
-        raise CommandError(f"{path!r}: JSON {kind} values must be numbers within float "
-                           "range.") from None
-    if not np.isfinite(vals).all():
-        raise CommandError(f"{path!r}: JSON {kind} values must be finite numbers, got "
-                           f"{vals[~np.isfinite(vals)][0]}.")
-    if (q == "").any() or (docs == "").any():
-        raise CommandError(f"{path!r}: JSON {kind} has an empty query or document id.")
-    if kind == "qrels":
-        return TrecQrels(q, docs, vals, source=path)
-    return TrecRun(q, docs, vals, tag=os.path.basename(path), source=path)
-
-
 def read_input(path, fmt, kind, progress=None):
-    """Qrels (``kind="qrels"``) or a run from a file in any of ``FORMATS``.
+    """Qrels (``kind="qrels"``) or a run from a file in any of ``FORMATS``, read as
+    :func:`~sk_rankmetrics.evaluate_run` reads a path (:mod:`.._formats`).
 
     ``progress`` (a :class:`Progress`) shows the reading of TREC files as a
     phase of its own.
     """
-    from .._runs import qrels_from_frame, run_from_frame
-    from .._trec import read_trec_qrels, read_trec_run
+    from .._formats import read_qrels, read_run
 
-    fmt = _detect(path, fmt)
     if progress is not None:
         progress.phase(f"reading {kind} {os.path.basename(path)}", unit="bytes")
-    if fmt == "trec":
-        reader = read_trec_qrels if kind == "qrels" else read_trec_run
-        return reader(path, progress=progress)
-    if fmt == "json":
-        return _read_json(path, kind)
-    frame = _read_frame(path, fmt)
+    reader = read_qrels if kind == "qrels" else read_run
     try:
-        if kind == "qrels":
-            return qrels_from_frame(frame)
-        return run_from_frame(frame, tag=os.path.basename(path))
-    except ValueError as exc:  # no column, or two, for a role; a missing value
-        raise CommandError(f"{os.fspath(path)!r}: {exc}") from None
+        return reader(path, format=fmt, progress=progress)
+    except ImportError as exc:
+        raise CommandError(str(exc)) from None
 
 
 # -- output -----------------------------------------------------------------
