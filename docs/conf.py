@@ -33,6 +33,8 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     # The metric reference tables, generated from the registry (docs/_ext).
     "metric_reference",
+    # Fails the build if a page loads anything from outside the site (docs/_ext).
+    "offline_check",
 ]
 
 templates_path = ["_templates"]
@@ -85,6 +87,9 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "show_memory": False,
     "plot_gallery": "True",
+    # The execution-time pages load Bootstrap and DataTables from CDNs: not built,
+    # so that every page of the site loads only the site's own files.
+    "write_computation_times": False,
 }
 
 

@@ -297,9 +297,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     no_relevant : "warn", "skip" or float, optional
         Policy for queries without a relevant document (default ``"warn"``;
         ``0.0`` in the trec_eval setting).
-    qrels_format, run_format : {"auto", "trec", "csv", "tsv", "parquet", "json"}, \
-default="auto"
-        The format of a qrels or run given as a path (``--qrels-format`` and
+    qrels_format, run_format : str, default="auto"
+        ``"auto"``, ``"trec"``, ``"csv"``, ``"tsv"``, ``"parquet"`` or
+        ``"json"``: the format of a qrels or run given as a path (``--qrels-format`` and
         ``--run-format`` of the command line); ``"auto"``: by the extension,
         then by the content (see :func:`read_qrels`).
     progress : callable, optional
@@ -750,9 +750,9 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
         Lowest relevance that counts as relevant (default: > 0).
     no_relevant : "warn", "skip" or float, default="warn"
         Policy for users without a relevant item.
-    run_format, qrels_format : {"auto", "trec", "csv", "tsv", "parquet", "json"}, \
-default="auto"
-        ``recommended`` may be the path of a run file (each query's documents
+    run_format, qrels_format : str, default="auto"
+        ``"auto"``, ``"trec"``, ``"csv"``, ``"tsv"``, ``"parquet"`` or
+        ``"json"``. ``recommended`` may be the path of a run file (each query's documents
         ranked by score, ties by document id descending) and ``truth`` the
         path of a qrels file; they are read as :func:`evaluate_run` and the
         command line read them (:func:`read_run`, :func:`read_qrels`), in the

@@ -227,6 +227,27 @@ def test_the_site_works_offline(pages, page):
     assert not info["foreign"], f"{page} loads from elsewhere: {info['foreign']}"
 
 
+def test_no_built_page_loads_from_elsewhere():
+    """Every HTML file of the built site, not only the pages the browser visits:
+    no script, stylesheet, image or frame from outside the site (the check the
+    build runs, docs/_ext/offline_check.py). Needs the built site only."""
+    import sys
+
+    if not (SITE / "index.html").exists():
+        if REQUIRED:
+            pytest.fail(f"no built site in {SITE}")
+        pytest.skip(f"no built site in {SITE}")
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        from offline_check import check_site, foreign_loads
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+    assert foreign_loads('<script src="https://cdn.example/x.js"></script>')
+    assert not foreign_loads('<a href="https://example.org">a link</a>')
+    assert len(list(SITE.rglob("*.html"))) > len(PAGES)
+    assert check_site(SITE) == {}
+
+
 @pytest.mark.parametrize("page", IDS)
 def test_no_table_wider_than_the_content_and_no_code_cut_off(pages, page):
     layout = pages[page]["layout"]
