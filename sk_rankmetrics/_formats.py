@@ -198,6 +198,13 @@ def read_qrels(path, *, format="auto", progress=None):
         An unreadable file: the message names the format it was read as, why,
         and how to choose another.
 
+    Notes
+    -----
+    The format is the one named, else the extension's, else the content's:
+    the first :math:`2^{16}` bytes, decompressed. Reading costs :math:`O(n)`
+    in the :math:`n` bytes of the file (TREC files are read in blocks, on
+    several threads when large).
+
     Examples
     --------
     >>> import os, tempfile
@@ -238,6 +245,13 @@ def read_run(path, *, format="auto", progress=None):
     ValueError
         An unreadable file: the message names the format it was read as, why,
         and how to choose another.
+
+    Notes
+    -----
+    The format is the one named, else the extension's, else the content's:
+    the first :math:`2^{16}` bytes, decompressed. Reading costs :math:`O(n)`
+    in the :math:`n` bytes of the file (TREC files are read in blocks, on
+    several threads when large).
 
     Examples
     --------

@@ -80,7 +80,7 @@ def _calls():
         ("evaluate", skr.evaluate,
          lambda **kw: skr.evaluate(Y, S, ["ndcg@2", "map@2"], **kw)),
         ("evaluate_run", skr.evaluate_run,
-         lambda **kw: skr.evaluate_run(QRELS, RUN, ["ndcg", "map", "P_1"], **kw)),
+         lambda **kw: skr.evaluate_run(QRELS, RUN, ["ndcg", "map", "P_1", "utility"], **kw)),
         ("evaluate_ranked", skr.evaluate_ranked,
          lambda **kw: skr.evaluate_ranked(REC, TRUTH, ["ndcg", "map@2"], **kw)),
         ("make_ranking_scorer", skr.make_ranking_scorer,
