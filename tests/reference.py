@@ -417,11 +417,11 @@ def ndcg_rel(y, order, gain="linear", judged=None):
     return total / P
 
 
-def rndcg(y, order, gain="linear", judged=None):
+def rndcg(y, order, gain="linear", judged=None, threshold=None):
     got, ideal = _gain_lists(y, order, gain, judged)
     positive = [v for v in ideal if v > 0]
     P = len(positive)
-    if P == 0:
+    if P == 0 or n_relevant(y, threshold) == 0:  # trec_eval: 0 without relevant at -l
         return None
     n = len(got)
 
