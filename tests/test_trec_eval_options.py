@@ -212,6 +212,8 @@ REFERENCE = [
     ("out.ties_missing.aqcl2M50", "qrels.ties_missing", "run.ties_missing",
      ["-c", "-l", "2", "-M", "50"], {"complete": True, "threshold": 2, "max_docs": 50}),
     ("out.ties.aqJ", "qrels.ties", "run.ties", ["-J"], {"judged_only": True}),
+    ("out.ties.aqNM", "qrels.ties", "run.ties",
+     ["-m", "utility.1,-1,0,1", "-N", "500", "-M", "20"], {"n_docs": 500, "max_docs": 20}),
 ]
 
 
@@ -229,7 +231,8 @@ def test_evaluate_run_gives_trec_eval_10s_values(out, qrels, run, flags, kwargs)
     """Every value of the output from Python, to the 4 decimals trec_eval prints;
     num_rel's summary under -c is the sum of its per-query values (the documented
     decision, see test_num_rel_summary_under_complete)."""
-    res = evaluate_run(DATA / qrels, DATA / run, ["all_trec"], setting="trec_eval", **kwargs)
+    metrics = ["all_trec", *(f for f in flags if f.startswith("utility."))]
+    res = evaluate_run(DATA / qrels, DATA / run, metrics, setting="trec_eval", **kwargs)
     counts = {name for name, m in MEASURES.items() if m.show == "integer"}
     qids = res.query_ids.astype(str).tolist()
     checked = 0
