@@ -32,6 +32,7 @@ The routes to whole rows and whole queries:
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from operator import itemgetter
 
@@ -1129,7 +1130,7 @@ _RANK_COLS = ("rank", "position", "pos")
 
 
 def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshold,
-                    no_relevant, progress, compute):
+                    no_relevant, progress, compute, run_format="auto", qrels_format="auto"):
     """:func:`sk_rankmetrics.evaluate_ranked` for a Dask bag or data frame."""
     _, _, dd, pd = _modules()
     _no_progress(progress, "evaluate_ranked")
@@ -1140,8 +1141,8 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
         )
     requests = _with_options(metrics, k, where="evaluate_ranked",
                              given={"threshold": ("threshold", threshold, threshold)})
-    rec_kinds, rec_frame = _lists_side(recommended, dd)
-    tru_kinds, tru_frame = _truth_side(truth, dd, pd)
+    rec_kinds, rec_frame = _lists_side(recommended, dd, run_format)
+    tru_kinds, tru_frame = _truth_side(truth, dd, pd, qrels_format)
     kinds = (_common_kind(rec_kinds[0], tru_kinds[0]),
              _common_kind(*(k for k in (rec_kinds[1], tru_kinds[1]) if k is not None)))
     meta = _shared_meta(kinds)
@@ -1164,10 +1165,24 @@ def _bag_builder(bag, part_fn, dd):
     return build
 
 
-def _lists_side(recommended, dd):
+def _lists_side(recommended, dd, fmt="auto"):
     """The ranked lists' id dtypes (user, item; None: unknown) and a function of
-    the chosen kinds that builds their long Dask frame (user, item, rank, list)."""
+    the chosen kinds that builds their long Dask frame (user, item, rank, list).
+    A path is a run file, read as evaluate_run reads it (format ``fmt``)."""
     import dask.bag as db
+
+    if isinstance(recommended, (str, os.PathLike)):
+        import pandas as pd
+
+        from ._formats import read_run
+        from ._inputs import group_long
+
+        r = read_run(recommended, format=fmt)
+        ids, lens, items, _ = group_long(r.qid, r.docno, r.score, order="score")
+        rank = np.arange(items.shape[0]) - np.repeat(np.cumsum(lens) - lens, lens) + 1
+        recommended = dd.from_pandas(pd.DataFrame({"user": np.repeat(ids, lens),
+                                                   "item": items, "rank": rank}),
+                                     npartitions=1)
 
     if isinstance(recommended, db.Bag):
         return _bag_kinds(recommended), _bag_builder(recommended, _bag_lists, dd)
@@ -1194,7 +1209,7 @@ def _lists_side(recommended, dd):
     )
 
 
-def _truth_side(truth, dd, pd):
+def _truth_side(truth, dd, pd, fmt="auto"):
     """The truth's id dtypes and a function of the chosen kinds that builds its
     long Dask frame (user, item, relevance; kind 2: a user with no relevant item)."""
     import dask.bag as db
@@ -1223,7 +1238,7 @@ def _truth_side(truth, dd, pd):
             "dict {user: ids}, a tuple (user_ids, item_ids[, relevance]) or a Dask "
             "collection."
         )
-    tu, ti, trel, known = _truth(truth, None)
+    tu, ti, trel, known = _truth(truth, None, fmt)
     tu, ti = np.asarray(tu), np.asarray(ti)
 
     def build(kinds, meta):

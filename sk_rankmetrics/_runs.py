@@ -803,7 +803,8 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
 
         return evaluate_dask(recommended, truth, metrics, k=k, users=users,
                              complete=complete, threshold=threshold,
-                             no_relevant=no_relevant, progress=progress, compute=compute)
+                             no_relevant=no_relevant, progress=progress, compute=compute,
+                             run_format=run_format, qrels_format=qrels_format)
     ids, lens, flat = _recommended(recommended, users, run_format)
     tu, ti, trel, known = _truth(truth, users, qrels_format)
     requests = _with_options(metrics, k, where="evaluate_ranked",

@@ -148,3 +148,20 @@ def _qrels_frame():
     rows = [line.split() for line in QRELS.splitlines()]
     return pd.DataFrame({"qid": [x[0] for x in rows], "docno": [x[2] for x in rows],
                          "relevance": [float(x[3]) for x in rows]})
+
+
+def test_dask_evaluate_ranked_reads_paths(trec):
+    """With a Dask side, evaluate_ranked reads the other side's path the same way."""
+    pytest.importorskip("dask.dataframe")
+    import dask.dataframe as dd
+
+    q, r = trec
+    want = evaluate_ranked(r, q, ["ndcg@3", "mrr"])
+    truth = dd.from_pandas(_qrels_frame().rename(columns={"qid": "user", "docno": "item"}),
+                           npartitions=1)
+    got = evaluate_ranked(r, truth, ["ndcg@3", "mrr"])
+    assert got.mean == pytest.approx(want.mean, abs=1e-12)
+    rec = dd.from_pandas(_frame().assign(rank=[1, 2, 3, 4, 1, 2]).drop(columns="score")
+                         .rename(columns={"qid": "user", "docno": "item"}), npartitions=1)
+    got = evaluate_ranked(rec, q, ["ndcg@3", "mrr"])
+    assert got.mean == pytest.approx(want.mean, abs=1e-12)
