@@ -640,25 +640,28 @@ def worth_counts(requests):
     )
 
 
-def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=None):
+def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=None,
+                levels=True):
     """The ``width`` largest gains of each row, in increasing order (best last).
 
     ``full_gain()`` gives the gains of the whole block when they cannot be
     read off the relevance levels (masked entries, a non-monotone gain).
-    Integer levels in a small span are counted per row (:func:`ideal_runs`;
-    ``runs`` passes the block's runs when they are already counted); any other
-    input goes through :func:`top_values`, whose cost does not depend on how
-    the values are distributed.
+    Levels that fill the rows are read off the highest ones
+    (:func:`_top_levels`, unless ``levels`` is False); integer levels in a
+    small span are counted per row (:func:`ideal_runs`; ``runs`` passes the
+    block's runs when they are already counted); any other input goes
+    through :func:`top_values`, whose cost does not depend on how the values
+    are distributed.
     """
     N = yt.shape[1]
     # A monotone gain lets relevance be partitioned and only the top k
     # transformed; masked entries (gain 0, any relevance) need the gains.
     by_level = gain.monotone and worthless is None
     if by_level and width < N:
+        top = _top_levels(yt, gain, extremes, width) if runs is None and levels else None
+        if top is not None:
+            return top
         if runs is None:
-            top = _top_levels(yt, gain, extremes, width)
-            if top is not None:
-                return top
             runs = _counted(yt, gain, extremes)
         if runs is not None and runs.complete:
             # Every gain of the row is >= 0 and the positive ones are in the
@@ -670,34 +673,35 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=
 
 
 def _top_levels(yt, gain, extremes, width, passes=2):
-    """:func:`ideal_gains` read off the highest integer levels, or None.
+    """:func:`ideal_gains` read off the highest levels, or None.
 
     Where the highest level fills many positions of each row (dense graded
     relevance), the top ``width`` gains are known after comparing the rows
-    with that level and the next: one pass per level instead of counting
-    every level. Rows still short after ``passes`` levels are counted.
-    Applies to integer dtypes whose levels' gains are all >= 0; a sample of
-    the block decides whether the highest level is common enough.
+    with that level (and, for integer levels, the next ones): one pass per
+    level instead of counting or sorting every level. Rows still short after
+    ``passes`` levels (one for real-valued levels, which may lie between
+    two integers) go the general way. A sample of the block decides whether
+    the highest level is common enough to try.
     """
     n, N = yt.shape
-    if not gain.monotone or yt.dtype.kind not in "iu" or not yt.size:
+    if not gain.monotone or yt.dtype.kind not in "iuf" or not yt.size:
         return None
     ex = extremes if extremes is not None and extremes.a is yt else _Extremes(yt)
-    lo, hi = int(ex.min()), int(ex.max())
-    if hi - lo >= _MAX_LEVEL_SPAN:
-        return None
+    hi = ex.max()
     sample = yt.reshape(-1)[:_SAMPLE]
     if np.count_nonzero(sample == hi) * N < 2 * width * sample.shape[0]:
         return None
-    levels = np.arange(hi, lo - 1, -1, dtype=np.float64)
+    if yt.dtype.kind == "f":
+        levels = np.array([hi], dtype=np.float64)
+    else:
+        lo, hi = int(ex.min()), int(hi)
+        levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
     g = np.asarray(gain(levels), dtype=np.float64)
-    if g[-1] < 0:
-        return None
     out = np.zeros((n, width))  # best first
     filled = np.zeros(n, dtype=np.intp)
     rows = np.arange(n)
     j = np.arange(width)
-    for level, value in zip(levels[:passes].tolist(), g[:passes].tolist()):
+    for level, value in zip(levels.tolist(), g.tolist()):
         if value <= 0 or not rows.size:
             break
         sub = yt if rows.size == n else yt[rows]
@@ -706,15 +710,9 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         out[rows] = np.where((j >= have[:, None]) & (j < upto[:, None]), value, out[rows])
         filled[rows] = upto
         rows = rows[upto < width]
-        if levels.shape[0] == 1:
-            break
-    else:
-        if rows.size:
-            # The rows still short: every level counted (the general route).
-            runs = _counted(yt[rows], gain)
-            if runs is None or not runs.complete:
-                return None
-            out[rows] = runs.top(width)
+    if rows.size:
+        # The rows still short, the general way (no sample decides there).
+        out[rows] = ideal_gains(yt[rows], gain, None, width, levels=False)[:, ::-1]
     return out[:, ::-1]
 
 

@@ -238,8 +238,8 @@ def test_long_format_with_a_dominant_score_equals_the_partitioned_path(monkeypat
 
 @settings(max_examples=300, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(2, 200),
-       top=st.integers(0, 5), zeros=st.floats(0, 1), dtype=st.sampled_from(["int8", "int64",
-                                                                             "uint16"]),
+       top=st.integers(0, 5), zeros=st.floats(0, 1),
+       dtype=st.sampled_from(["int8", "int64", "uint16", "float64", "float32", "halves"]),
        gain=st.sampled_from(["linear", "exponential"]), passes=st.integers(1, 3),
        width=st.integers(1, 199))
 def test_ideal_read_off_the_highest_levels(seed, n, N, top, zeros, dtype, gain, passes, width):
@@ -250,7 +250,7 @@ def test_ideal_read_off_the_highest_levels(seed, n, N, top, zeros, dtype, gain, 
     rng = np.random.default_rng(seed)
     y = rng.integers(0, top + 1, size=(n, N))
     y[rng.random((n, N)) < zeros] = 0
-    y = y.astype(dtype)
+    y = y / 2.0 if dtype == "halves" else y.astype(dtype)  # halves: levels between integers
     w = min(width, N - 1)
     g = resolve_gain(gain)
     got = _top_levels(y, g, None, w, passes=passes)
