@@ -909,6 +909,10 @@ def _counted(yt, gain, extremes=None):
     lo, hi = float(extremes.min()), float(extremes.max())
     if not (-2**52 < lo and hi < 2**52 and np.ceil(hi) - np.floor(lo) < _MAX_LEVEL_SPAN):
         return None
+    if yt.dtype.kind == "f":
+        sample = yt.reshape(-1)[:_SAMPLE]
+        if not np.array_equal(sample, np.floor(sample)):
+            return None  # real-valued levels: not countable, spare the pass
     return _counted_runs(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)))
 
 
