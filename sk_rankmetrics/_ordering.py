@@ -275,6 +275,10 @@ def select_top(y_score, L):
     n, N = y_score.shape
     flat = y_score.reshape(-1)
     base = (np.arange(n) * N)[:, None]
+    if y_score.dtype.kind in "iu" and y_score.dtype.itemsize > 1:
+        picked = _select_by_counts(y_score, L)
+        if picked is not None:
+            return picked
     v = _dominant(y_score) if y_score.dtype.itemsize > 1 else None
     if v is not None:
         picked = _select_above(y_score, L, v)
@@ -283,6 +287,44 @@ def select_top(y_score, L):
     idx = np.argpartition(y_score, N - L - 1, axis=1)
     below = np.take(flat, idx[:, N - L - 1] + base[:, 0])
     return idx[:, N - L:] + base, below
+
+
+#: Integer scores spanning at most this many values are selected by counting.
+_MAX_SCORE_SPAN = 1024
+
+
+def _select_by_counts(y_score, L):
+    """:func:`select_top` for integer scores in a small span, or None.
+
+    The scores of each row are counted (one pass, no comparison sort), which
+    gives the L-th largest score ``t`` and the largest score left out; one
+    comparison then finds the entries >= ``t``, of which all those above
+    ``t`` and the first ones equal to it are kept. Unlike ``np.argpartition``
+    the cost does not grow with the ties.
+    """
+    n, N = y_score.shape
+    lo, hi = int(y_score.min()), int(y_score.max())
+    span = hi - lo + 1
+    if span > min(_MAX_SCORE_SPAN, N):
+        return None
+    counts = _count_levels(y_score, lo, span).reshape(n, span)
+    desc = np.cumsum(counts[:, ::-1], axis=1)  # desc[:, u]: entries >= hi - u
+    u = np.argmax(desc >= L, axis=1)
+    t = hi - u  # the L-th largest score of each row
+    below = (hi - np.argmax(desc >= L + 1, axis=1)).astype(y_score.dtype)
+    r = np.arange(n)
+    above = np.where(u > 0, desc[r, np.maximum(u - 1, 0)], 0)
+    need = L - above  # entries equal to t taken, first come first
+    tt = t.astype(y_score.dtype)
+    idx = np.flatnonzero(y_score >= tt[:, None])
+    rows = idx // N
+    equal = np.take(y_score.reshape(-1), idx) == tt[rows]
+    # The rank of each entry equal to t among those of its row.
+    seen = np.cumsum(equal)
+    per_row = np.bincount(rows, weights=equal, minlength=n).astype(np.intp)
+    before = np.cumsum(per_row) - per_row
+    keep = ~equal | (seen - 1 - before[rows] < need[rows])
+    return idx[keep].reshape(n, L), below
 
 
 def _dominant(a):

@@ -275,3 +275,48 @@ def test_unique_is_numpys_unique(seed, size, dtype, nan):
         a[rng.random(size) < 0.2] = np.nan
     a = a.astype(dtype)
     np.testing.assert_array_equal(unique(a), np.unique(a))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(2, 120),
+       L=st.integers(1, 60), dtype=st.sampled_from(["int64", "int32", "int16", "uint16"]),
+       hi=st.integers(0, 40), mostly_low=st.booleans())
+def test_selection_of_integer_scores_by_counting(seed, n, N, L, dtype, hi, mostly_low):
+    """Integer scores in a small span, counted per row: the L largest and the
+    largest of the rest, ties at the boundary cut in order of position."""
+    from sk_rankmetrics._ordering import _select_by_counts
+
+    rng = np.random.default_rng(seed)
+    L = min(L, N - 1)
+    lo = 0 if dtype[0] == "u" else -3
+    a = rng.integers(lo, hi + 1, size=(n, N))
+    if mostly_low:
+        a[rng.random((n, N)) < 0.9] = lo
+    a = a.astype(dtype)
+    picked = _select_by_counts(a, L)
+    if picked is not None:
+        _check_selection(a, L, *picked)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int16", "uint32"])
+def test_integer_scores_counted_equal_the_partitioned_path(monkeypatch, dtype):
+    """Every metric with a cut-off on heavily tied integer scores: the counted
+    selection gives the plain partition's numbers."""
+    from sk_rankmetrics import _ordering
+
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 3, size=(300, 60))
+    y[rng.random(y.shape) < 0.8] = 0
+    s = rng.integers(0, 6, size=y.shape).astype(dtype)
+    names = [n for n, spec in METRICS.items() if spec.takes_k and spec.ties != "refuse"]
+    reqs = [(f"{n}@{k}", default_options(n)) for n in names for k in (1, 5, 20)]
+    taken = []
+    select = _ordering._select_by_counts
+    monkeypatch.setattr(_ordering, "_select_by_counts",
+                        lambda a, L: taken.append(select(a, L)) or taken[-1])
+    fast = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
+    assert any(t is not None for t in taken)
+    monkeypatch.setattr(_ordering, "_select_by_counts", lambda a, L: None)
+    plain = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
+    for r, _ in reqs:
+        np.testing.assert_allclose(fast[r], plain[r], rtol=1e-12, atol=1e-12, err_msg=r)
