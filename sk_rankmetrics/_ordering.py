@@ -307,15 +307,21 @@ def _select_by_counts(y_score, L):
     span = hi - lo + 1
     if span > min(_MAX_SCORE_SPAN, N):
         return None
-    counts = _count_levels(y_score, lo, span).reshape(n, span)
+    dtype = y_score.dtype.type
+    if -(2**40) < lo and hi < 2**40:
+        counts = _count_levels(y_score, lo, span)
+    else:  # wide integers: counted relative to the smallest, in their own type
+        counts = _count_levels(y_score - dtype(lo), 0, span)
+    counts = counts.reshape(n, span)
     desc = np.cumsum(counts[:, ::-1], axis=1)  # desc[:, u]: entries >= hi - u
     u = np.argmax(desc >= L, axis=1)
-    t = hi - u  # the L-th largest score of each row
-    below = (hi - np.argmax(desc >= L + 1, axis=1)).astype(y_score.dtype)
+    # Scores as offsets from lo, added in the scores' own type (exact).
+    t = (span - 1 - u).astype(y_score.dtype) + dtype(lo)  # each row's L-th largest
+    below = (span - 1 - np.argmax(desc >= L + 1, axis=1)).astype(y_score.dtype) + dtype(lo)
     r = np.arange(n)
     above = np.where(u > 0, desc[r, np.maximum(u - 1, 0)], 0)
     need = L - above  # entries equal to t taken, first come first
-    tt = t.astype(y_score.dtype)
+    tt = t
     idx = np.flatnonzero(y_score >= tt[:, None])
     rows = idx // N
     equal = np.take(y_score.reshape(-1), idx) == tt[rows]
@@ -730,6 +736,8 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         return None
     ex = extremes if extremes is not None and extremes.a is yt else _Extremes(yt)
     hi = ex.max()
+    if not -(2**52) < float(hi) < 2**52:
+        return None  # levels compared as float64 below must be exact
     sample = yt.reshape(-1)[:_SAMPLE]
     if np.count_nonzero(sample == hi) * N < 2 * width * sample.shape[0]:
         return None
@@ -737,6 +745,8 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         levels = np.array([hi], dtype=np.float64)
     else:
         lo, hi = int(ex.min()), int(hi)
+        if lo <= -(2**52):
+            return None
         levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
     g = np.asarray(gain(levels), dtype=np.float64)
     out = np.zeros((n, width))  # best first

@@ -320,3 +320,15 @@ def test_integer_scores_counted_equal_the_partitioned_path(monkeypatch, dtype):
     plain = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
     for r, _ in reqs:
         np.testing.assert_allclose(fast[r], plain[r], rtol=1e-12, atol=1e-12, err_msg=r)
+
+
+@pytest.mark.parametrize(("dtype", "base"), [(np.uint64, 2**63), (np.int64, -(2**62)),
+                                             (np.int64, 2**62), (np.uint64, 2**64 - 50)])
+def test_counting_wide_integer_scores_stays_in_their_type(dtype, base):
+    """Scores near the ends of 64-bit integers (beyond float64's precision)
+    are counted relative to the smallest, in their own type."""
+    from sk_rankmetrics._ordering import _select_by_counts
+
+    rng = np.random.default_rng(10)
+    a = (rng.integers(0, 20, size=(30, 40)).astype(dtype) + dtype(base))
+    _check_selection(a, 7, *_select_by_counts(a, 7))
