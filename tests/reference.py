@@ -532,7 +532,7 @@ def reference_mean(metric, Y, S, weights=None, no_relevant=0.0, **kwargs):
 
 def article_playlist_ndcg(one_gt, one_rec, cap=100):
     """The playlist nDCG of the article "추천시스템의 성능을 비교 평가하기 위한
-    지표인 nDCG" (``shared/seeds/000``), as its Python function: binary gains,
+    지표인 nDCG", as its Python function: binary gains,
     natural log, ``cap`` recommendations (100)."""
     dcg = 0.0
     if len(one_gt) >= cap:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "reference"
+#: Reference files of trec_eval, ranx and ir_measures (tests/data/README.md).
+DATA = ROOT / "tests" / "data"
 
 
 def run_cli(*args, cwd=None):
@@ -93,9 +94,7 @@ def test_evaluate_takes_trec_eval_measure_syntax(files):
 
 
 def test_evaluate_reproduces_trec_eval_on_reference_files():
-    te = SHARED / "trec_eval"
-    if not te.exists():
-        pytest.skip("../shared/reference is not available")
+    te = DATA / "trec_eval"
     out = run_cli("evaluate", te / "qrels.test", te / "results.test", "--trec-eval",
                   "-m", "ndcg_cut_10", "-m", "map", "-m", "P_5")
     assert out.returncode == 0

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 import scipy.stats as st
-from test_cli import SHARED, run_cli
+from test_cli import DATA, run_cli
 
 from sk_rankmetrics import evaluate_run, read_trec_qrels, read_trec_run
 
@@ -172,9 +172,7 @@ def test_runs_with_the_same_file_name_are_named_by_path(runs, tmp_path):
 
 
 def test_reference_runs_compare_under_the_trec_eval_setting(tmp_path):
-    te = SHARED / "trec_eval"
-    if not te.exists():
-        pytest.skip("../shared/reference is not available")
+    te = DATA / "trec_eval"
     # The reference run against a copy of itself with every score negated
     # (the ranking reversed): the reference run must win on every query it
     # has a relevant document for.

@@ -1,4 +1,6 @@
-"""The worked examples of the five articles in ``shared/seeds``, reproduced.
+"""The worked examples of five published articles on nDCG, reproduced.
+
+The articles' numbers are typed in below: the tests read no file.
 
 Each example is built as ``y_true`` / ``y_score`` matrices whose scores
 induce the article's order. Where an article's arithmetic is off, the test

@@ -2,7 +2,7 @@
 
 - ir_measures' tests: ERR@k and nDCG@k as its gdeval provider computes them
   (the TREC Web track's gdeval.pl: grades up to 4, exponential gain), Judged@k,
-  and RBP, AP, P@k and RR on the cwl-eval example of ``../shared/reference``.
+  and RBP, AP, P@k and RR on the cwl-eval example (tests/data/ir_measures).
 - ranx's tests: bpref, RBP at three persistences, and F1 as the harmonic mean
   of its precision and recall.
 
@@ -19,7 +19,7 @@ from reference import RANX_QRELS, RANX_RUN
 
 from sk_rankmetrics import TrecQrels, TrecRun, evaluate_ranked, evaluate_run
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ir_measures"
+IRM = Path(__file__).resolve().parent / "data" / "ir_measures"
 
 
 def _lines(text, n_fields):
@@ -91,10 +91,7 @@ def test_judged_values_of_ir_measures(name, per_query):
 
 
 def _cwl(name):
-    path = SHARED / name
-    if not path.exists():
-        pytest.skip("../shared/reference is not available")
-    return path
+    return IRM / name
 
 
 def test_cwl_eval_values_of_ir_measures():

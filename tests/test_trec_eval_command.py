@@ -15,7 +15,7 @@ from sk_rankmetrics import evaluate_run
 from sk_rankmetrics._trec_eval import MEASURES, SETS, parse_measures, requests
 
 ROOT = Path(__file__).resolve().parents[1]
-TREC = ROOT.parent / "shared" / "reference" / "trec_eval"
+TREC = ROOT / "tests" / "data" / "trec_eval"
 
 def run_cli(*args):
     env = dict(os.environ)
@@ -24,14 +24,7 @@ def run_cli(*args):
                           capture_output=True, text=True, env=env, timeout=300)
 
 
-def _need(name):
-    path = TREC / name
-    if not path.exists():
-        pytest.skip("../shared/reference is not available")
-    return path
-
-
-#: Every output of trec_eval 10.0 in ../shared/reference, with the flags that made it.
+#: Every output of trec_eval 10.0 in tests/data/trec_eval, with the flags that made it.
 ALL = ["-m", "all_trec"]
 CASES = [
     ("out.test", "qrels.test", "results.test", []),
@@ -53,8 +46,8 @@ CASES = [
 def test_byte_for_byte_against_trec_eval(out, qrels, run, flags):
     """The whole output, every line: every measure of all_trec, relstring,
     parameters, -c, -M and -l, with graded and negative levels."""
-    expected = _need(out).read_text()
-    got = run_cli("trec_eval", *flags, _need(qrels), _need(run))
+    expected = (TREC / out).read_text()
+    got = run_cli("trec_eval", *flags, TREC / qrels, TREC / run)
     assert got.returncode == 0, got.stderr
     assert got.stdout == expected
 

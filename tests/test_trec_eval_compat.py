@@ -1,6 +1,6 @@
 """The trec_eval setting against trec_eval's own outputs, and other tools' examples.
 
-Reference files live in ../shared/reference (see its README): trec_eval's test
+Reference files live in tests/data (see its README.md): trec_eval's test
 inputs and outputs, the ranx README example and the ir_measures cwl example.
 Every measure this package supports is compared per query and for ``all``, to
 the 4 decimals trec_eval prints.
@@ -24,8 +24,8 @@ from sk_rankmetrics import (
     read_trec_run,
 )
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference"
-TREC = SHARED / "trec_eval"
+DATA = Path(__file__).resolve().parent / "data"
+TREC = DATA / "trec_eval"
 
 #: trec_eval measures with an equivalent here (the name is passed as is).
 MATCHED = re.compile(
@@ -33,16 +33,10 @@ MATCHED = re.compile(
 )
 
 
-def _need(path):
-    if not path.exists():
-        pytest.skip(f"reference data {path.name} is not available (../shared/reference)")
-    return path
-
-
 def _expected(name):
     """``{(measure, qid): value}`` from a trec_eval output file."""
     out = {}
-    for line in _need(TREC / name).read_text().splitlines():
+    for line in (TREC / name).read_text().splitlines():
         measure, qid, value = (f.strip() for f in line.split("\t"))
         out[(measure, qid)] = value
     return out
@@ -76,7 +70,7 @@ def test_matches_trec_eval(out, qrels, run, options):
     assert len(measures) >= 9
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = evaluate_run(_need(TREC / qrels), _need(TREC / run), measures,
+        res = evaluate_run(TREC / qrels, TREC / run, measures,
                            setting="trec_eval", **options)
     # The comment run ranks 301 topics, of which 31 are judged: said once.
     said = [str(w.message) for w in caught]
@@ -100,8 +94,8 @@ def test_matches_trec_eval(out, qrels, run, options):
 def test_num_rel_and_num_rel_ret():
     # cumulative gain with a 0/1 gain counts relevant documents retrieved.
     expected = _expected("out.test.aq")
-    qrels = read_trec_qrels(_need(TREC / "qrels.test"))
-    run = read_trec_run(_need(TREC / "results.test"))
+    qrels = read_trec_qrels(TREC / "qrels.test")
+    run = read_trec_run(TREC / "results.test")
     res = evaluate_run(qrels, run, ["cg", "recall"], setting="trec_eval")
     for qid in res.query_ids:
         num_rel = int(expected[("num_rel", qid)])
@@ -119,7 +113,7 @@ def test_measure_parameters_and_per_level_gains():
              "ndcg_cut_10": "ndcg_cut_10", "ndcg_cut_20": "ndcg_cut_20",
              "ndcg_cut_23": "ndcg_cut_23", "success_2": "success_2",
              "success_5": "success_5", "success_20": "success_20"}
-    res = evaluate_run(_need(TREC / "qrels.test"), _need(TREC / "results.test"),
+    res = evaluate_run(TREC / "qrels.test", TREC / "results.test",
                        sorted(set(names.values())), setting="trec_eval",
                        gains={1: 3, 2: 9, 4: 4.5})
     n = 0
@@ -173,12 +167,12 @@ def test_default_setting_matches_long_format_when_all_judged_are_retrieved():
 
 def test_ranx_readme_example():
     expected = {}
-    for line in _need(SHARED / "ranx" / "README_example_expected.tsv").read_text().splitlines():
+    for line in (DATA / "ranx" / "README_example_expected.tsv").read_text().splitlines():
         if line and not line.startswith("#"):
             metric, qid, value = line.split("\t")
             expected[(metric, qid)] = float(value)
-    res = evaluate_run(SHARED / "ranx" / "notebooks_small_qrels.trec",
-                       SHARED / "ranx" / "README_example_run.trec",
+    res = evaluate_run(DATA / "ranx" / "notebooks_small_qrels.trec",
+                       DATA / "ranx" / "README_example_run.trec",
                        ["ndcg@5", "map@5", "mrr"], setting="trec_eval")
     for (metric, qid), value in expected.items():
         assert abs(_value(res, metric, qid) - value) <= 1e-4, (metric, qid)
@@ -186,12 +180,12 @@ def test_ranx_readme_example():
 
 
 def test_ir_measures_cwl_example():
-    path = _need(SHARED / "ir_measures" / "cwl_expected_from_test_cwl_eval.tsv")
+    path = DATA / "ir_measures" / "cwl_expected_from_test_cwl_eval.tsv"
     rows = [line.split("\t") for line in path.read_text().splitlines()
             if line and not line.startswith("#")]
     names = {"AP": "map", "P@1": "P@1", "P@5": "P@5", "P@10": "P@10", "P@20": "P@20",
              "RR": "mrr"}
-    res = evaluate_run(SHARED / "ir_measures" / "cwl.qrels", SHARED / "ir_measures" / "cwl.run",
+    res = evaluate_run(DATA / "ir_measures" / "cwl.qrels", DATA / "ir_measures" / "cwl.run",
                        sorted(set(names.values())), setting="trec_eval")
     n = 0
     for measure, *values in rows:

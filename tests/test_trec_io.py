@@ -19,7 +19,7 @@ from sk_rankmetrics import (
 )
 from sk_rankmetrics._trec import ranked_order
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "trec_eval"
+TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
 
 
 def _write(tmp_path, text, name="f.txt", mode="w"):
@@ -64,10 +64,8 @@ def test_empty_file(tmp_path):
 
 
 def test_with_comments_file_equals_plain_file():
-    if not SHARED.exists():
-        pytest.skip("../shared/reference is not available")
-    plain = read_trec_qrels(SHARED / "qrels.test")
-    commented = read_trec_qrels(SHARED / "qrels.test.with-comments")
+    plain = read_trec_qrels(TREC / "qrels.test")
+    commented = read_trec_qrels(TREC / "qrels.test.with-comments")
     np.testing.assert_array_equal(plain.relevance, commented.relevance)
     np.testing.assert_array_equal(plain.qid, commented.qid)
     # the commented file changes one docno to hold a '#'
