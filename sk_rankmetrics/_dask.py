@@ -982,7 +982,7 @@ def _check_overlap(stats, *, queries, what, complete, run_empty_message=None):
         notes.append(f"{s['missing_truth']} of {s['run_q']} {_plural(what)} of the ranking "
                      "have no judgements "
                      f"({_examples(s['ex_missing_truth'], s['missing_truth'])}) and {fate}")
-    if s["missing_run"] and queries == "both":
+    if s["missing_run"] and queries != "truth":
         notes.append(f"{s['missing_run']} of {s['truth_q']} judged {_plural(what)} are not in "
                      f"the ranking ({_examples(s['ex_missing_run'], s['missing_run'])}) and "
                      "are left out (complete=True scores them 0)")

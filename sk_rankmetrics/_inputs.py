@@ -702,7 +702,7 @@ def _check_overlap(run_q, truth_q, queries, what):
                 else "are left out")
         notes.append(f"{missing_truth.size} of {run_u.size} {_plural(what)} of the ranking have no "
                      f"judgements ({_examples(missing_truth)}) and {fate}")
-    if missing_run.size and queries == "both":
+    if missing_run.size and queries != "truth":
         notes.append(f"{missing_run.size} of {truth_u.size} judged {_plural(what)} are not in the "
                      f"ranking ({_examples(missing_run)}) and are left out (complete=True "
                      "scores them 0)")

@@ -278,7 +278,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         non-relevant with gain 0, queries without relevant documents score 0.
     complete : bool, default=False
         Count queries that are in the qrels but not in the run, with score 0
-        (trec_eval ``-c``). Queries of the run without qrels are always left out.
+        (trec_eval ``-c``). By default they are left out with a warning that
+        gives their count (the policy of :func:`evaluate_ranked` too).
+        Queries of the run without qrels are always left out.
     threshold : float, optional
         Lowest relevance level that counts as relevant for the binary metrics
         (trec_eval ``-l``; default: levels > 0).
@@ -357,6 +359,8 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                              no_relevant=no_relevant, qrels_format=qrels_format,
                              run_format=run_format, progress=progress, compute=compute)
     q, r = _as_qrels(qrels, qrels_format), _as_run(run, run_format)
+    what = "user" if "user" in (getattr(q, "_unit", None), getattr(r, "_unit", None)) \
+        else "query"
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
     rel = q.relevance
@@ -375,7 +379,8 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     steps = _phase(progress, "matching")
     if q._columns is not None and r._columns is not None and len(r):
         inputs, perm = _preranked_from_columns(q, r, judged, complete=complete,
-                                               max_docs=max_docs, trec=trec, steps=steps)
+                                               max_docs=max_docs, trec=trec, steps=steps,
+                                               what=what)
         if judged_only:
             inputs = inputs.judged_only()
         _phase(progress, "evaluating")
@@ -389,7 +394,8 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         keep = np.arange(items.shape[0]) - np.repeat(starts, lens) < max_docs
         items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
     inputs = build_preranked(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
-                             queries="truth" if complete else "both", truth_judged=judged)
+                             queries="truth" if complete else "both", truth_judged=judged,
+                             what=what)
     if judged_only:
         inputs = inputs.judged_only()
     _phase(progress, "evaluating")
@@ -415,7 +421,8 @@ def _phase(progress, label):
 _MATCH_STEPS = 4
 
 
-def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=None):
+def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=None,
+                            what="query"):
     """The pre-ranked layout of a run and qrels read from files, by integer codes.
 
     Query ids are matched by their bytes (there are few), one code per run
@@ -434,7 +441,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
     truth_code, truth_reps = factorize(tq)  # a code per qrels line
     run_names = rq.heads.to_strings(run_reps)
     truth_names = tq.to_strings(truth_reps)
-    _check_overlap(run_names, truth_names, "truth" if complete else "both", "query")
+    _check_overlap(run_names, truth_names, "truth" if complete else "both", what)
     step = steps or (lambda done, total: None)
     step(1, _MATCH_STEPS)
     # Rows: run queries that have judgements (all judged ones with complete).
@@ -745,7 +752,11 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
         User ids of the rows when ``recommended`` is an array or a list
         (default ``0..n-1``).
     complete : bool, default=False
-        Also score users that have truth but no recommendations (as 0).
+        Also score users that have truth but no recommendations, as 0 (the
+        convention of recommender libraries such as RecBole, Microsoft
+        Recommenders and Elliot, which score every test user). By default
+        such users are left out with a warning that gives their count and
+        this option, as :func:`evaluate_run` does (trec_eval without ``-c``).
     threshold : float, optional
         Lowest relevance that counts as relevant (default: > 0).
     no_relevant : "warn", "skip" or float, default="warn"
@@ -937,8 +948,10 @@ def qrels_from_frame(df, *, query=None, item=None, relevance=None):
                          "item": ("item", item, _ITEM_COLS),
                          "relevance": ("relevance", relevance, _REL_COLS)},
                     "qrels_from_frame")
-    return TrecQrels(cols["query"], cols["item"], _numbers(cols["relevance"], "relevance"),
-                     source="data frame")
+    qrels = TrecQrels(cols["query"], cols["item"], _numbers(cols["relevance"], "relevance"),
+                      source="data frame")
+    qrels._unit = _unit_of(df, query)
+    return qrels
 
 
 def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
@@ -982,8 +995,17 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
     cols = _columns(df, {"query": ("query", query, _QUERY_COLS),
                          "item": ("item", item, _ITEM_COLS),
                          "score": ("score", score, _SCORE_COLS)}, "run_from_frame")
-    return TrecRun(cols["query"], cols["item"], _numbers(cols["score"], "score"), tag=tag,
-                   source="data frame")
+    run = TrecRun(cols["query"], cols["item"], _numbers(cols["score"], "score"), tag=tag,
+                  source="data frame")
+    run._unit = _unit_of(df, query)
+    return run
+
+
+def _unit_of(df, query):
+    """"user" when the frame's query column is a user column, else "query"."""
+    name = query if query is not None else next(
+        (c for c in _QUERY_COLS if c in [str(c) for c in df.columns]), "")
+    return "user" if str(name).lower().startswith("user") else "query"
 
 
 def relevance_strings(qrels, run, query_ids, length, *, max_docs=None, judged_only=False):

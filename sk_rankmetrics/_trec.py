@@ -288,6 +288,7 @@ class TrecQrels:
         self.relevance = np.asarray(relevance, dtype=np.float64)
         self.source = source
         self._columns = None
+        self._unit = "query"  # what messages call a query: "user" for user columns
 
     qid = _Ids("qid")
     docno = _Ids("docno")
@@ -338,6 +339,7 @@ class TrecRun:
         self.tag = tag
         self.source = source
         self._columns = None
+        self._unit = "query"  # what messages call a query: "user" for user columns
 
     qid = _Ids("qid")
     docno = _Ids("docno")

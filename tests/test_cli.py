@@ -400,3 +400,21 @@ def test_compare_markdown_and_latex_carry_the_comparisons(files):
     assert out.stdout.count("\\begin{tabular}") == 2
     assert "\\caption{Paired comparisons" in out.stdout
     assert "mrr & A $-$ B & +0.5000 &" in out.stdout
+
+
+def test_users_without_recommendations_warn_or_score_zero(tmp_path):
+    """Issue 25's example from the command line: truth for u1, u4 and u5, a
+    recommendation list for u1 only."""
+    truth = tmp_path / "truth.csv"
+    truth.write_text("user,item,relevance\nu1,a,1\nu4,b,1\nu5,c,1\n")
+    recs = tmp_path / "recs.csv"
+    recs.write_text("user,item,score\nu1,x,2\nu1,a,1\n")
+    out = run_cli("evaluate", truth, recs, "-m", "ndcg@10")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1].split() == ["all", "0.6309"]
+    assert out.stderr == ("sk-rankmetrics: warning: 2 of 3 judged users are not in the "
+                          "ranking ('u4', 'u5') and are left out (-c scores them 0).\n")
+    out = run_cli("evaluate", truth, recs, "-m", "ndcg@10", "--complete")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1].split() == ["all", "0.2103"]
+    assert out.stderr == ""

@@ -757,3 +757,17 @@ def test_quiet_silences_only_its_own_thread():
         t.start()
         t.join()
     assert not mine and seen == ["from the other thread"]
+
+
+def test_users_without_recommendations_warn_as_in_memory():
+    """Issue 25's example (truth for u1, u4, u5; a list for u1 only) with Dask inputs:
+    the warning of the in-memory path, or u4 and u5 scored 0 with complete=True."""
+    recs = db.from_sequence([("u1", ["x", "a"])], npartitions=1)
+    truth = db.from_sequence([("u1", {"a"}), ("u4", {"b"}), ("u5", {"c"})], npartitions=2)
+    with pytest.warns(UserWarning, match=r"^2 of 3 judged users are not in the ranking "
+                      r"\('u4', 'u5'\) and are left out \(complete=True scores them 0\)"):
+        res = skr.evaluate_ranked(recs, truth, ["ndcg@10"])
+    assert res.query_ids.tolist() == ["u1"]
+    res = skr.evaluate_ranked(recs, truth, ["ndcg@10"], complete=True)
+    assert res.query_ids.tolist() == ["u1", "u4", "u5"]
+    close(res.per_query["ndcg@10"], [1 / np.log2(3), 0.0, 0.0])

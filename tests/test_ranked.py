@@ -25,6 +25,8 @@ from sk_rankmetrics import (
     evaluate,
     evaluate_ranked,
     evaluate_run,
+    qrels_from_frame,
+    run_from_frame,
 )
 from sk_rankmetrics import _inputs as ri
 from sk_rankmetrics._registry import METRICS
@@ -161,7 +163,9 @@ def test_matches_dense_evaluate_when_truth_is_recommended():
 def test_complete_users_and_users_argument():
     rec = [["a", "b"], ["c"]]
     truth = {"x": {"a"}, "y": {"c"}, "z": {"q"}}
-    res = evaluate_ranked(rec, truth, ["mrr"], users=["x", "y"])
+    with pytest.warns(UserWarning, match=r"^1 of 3 judged users are not in the ranking "
+                      r"\('z'\) and are left out \(complete=True scores them 0\)\.$"):
+        res = evaluate_ranked(rec, truth, ["mrr"], users=["x", "y"])
     assert res.query_ids.tolist() == ["x", "y"]
     assert res.per_query["mrr"].tolist() == [1.0, 1.0]
     res = evaluate_ranked(rec, truth, ["mrr", "precision"], users=["x", "y"], complete=True)
@@ -289,3 +293,40 @@ def test_fractional_object_ids_are_not_truncated_to_integers():
         ri.as_ids(np.array([1, 2.5], dtype=object), "ids")
     with pytest.raises(ValueError, match=r"truth's item ids holds the value 2.5"):
         evaluate_ranked({"u": [2]}, (np.array(["u"]), np.array([2.5])), ["mrr"])
+
+
+# -- one policy for judged users without recommendations --------------------------
+
+#: Truth for u1, u4 and u5, recommendations for u1 only (issue 25's example).
+U145_TRUTH = {"u1": {"a"}, "u4": {"b"}, "u5": {"c"}}
+U145_RECS = {"u1": ["x", "a"]}
+U145_WARNING = (r"^2 of 3 judged users are not in the ranking \('u4', 'u5'\) and are left "
+                r"out \(complete=True scores them 0\)\.$")
+
+
+def test_users_without_recommendations_warn_or_score_zero():
+    u1 = 1 / np.log2(3)  # the relevant item at rank 2
+    with pytest.warns(UserWarning, match=U145_WARNING):
+        res = evaluate_ranked(U145_RECS, U145_TRUTH, ["ndcg@10"])
+    assert res.query_ids.tolist() == ["u1"]
+    assert res["ndcg@10"] == pytest.approx(u1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = evaluate_ranked(U145_RECS, U145_TRUTH, ["ndcg@10"], complete=True)
+    assert res.query_ids.tolist() == ["u1", "u4", "u5"]
+    assert res.per_query["ndcg@10"].tolist() == pytest.approx([u1, 0.0, 0.0])
+    assert res["ndcg@10"] == pytest.approx(u1 / 3)
+
+
+def test_users_without_recommendations_in_data_frames():
+    """The same policy and the same words for long-format frames with a user column."""
+    pd = pytest.importorskip("pandas")
+    truth = qrels_from_frame(pd.DataFrame({"user": ["u1", "u4", "u5"],
+                                           "item": ["a", "b", "c"], "relevance": 1}))
+    recs = run_from_frame(pd.DataFrame({"user": ["u1", "u1"], "item": ["x", "a"],
+                                        "score": [2.0, 1.0]}))
+    with pytest.warns(UserWarning, match=U145_WARNING):
+        res = evaluate_run(truth, recs, ["ndcg@10"])
+    assert res.query_ids.tolist() == ["u1"]
+    res = evaluate_run(truth, recs, ["ndcg@10"], complete=True)
+    assert res.per_query["ndcg@10"].tolist() == pytest.approx([1 / np.log2(3), 0.0, 0.0])

@@ -67,7 +67,9 @@ def main(argv=None):
         return _no_command(parser)
 
     def show(message, category, filename, lineno, file=None, line=None):
-        sys.stderr.write(f"sk-rankmetrics: warning: {' '.join(str(message).split())}\n")
+        # The option that scores judged queries without a ranking is -c here.
+        text = " ".join(str(message).split()).replace("complete=True", "-c")
+        sys.stderr.write(f"sk-rankmetrics: warning: {text}\n")
 
     old = warnings.showwarning
     warnings.showwarning = show
