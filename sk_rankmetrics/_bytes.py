@@ -987,6 +987,9 @@ def _parse_words(block, s, n):
     return v, good
 
 
+_UNDERSCORE = ord("_")
+
+
 def _parse_slow(blob, off):
     n = off.shape[0] - 1
     lens = np.diff(off)
@@ -1011,7 +1014,9 @@ def _parse_slow(blob, off):
         try:
             v = text.astype(np.float64)
             out[idx] = v
-            ok[idx] = np.isfinite(v)
+            # NumPy, as Python, reads 1_000 as 1000; C's atof (trec_eval) stops at
+            # the '_'. Only C's number syntax is accepted.
+            ok[idx] = np.isfinite(v) & ~(mat == _UNDERSCORE).any(axis=1)
         except (ValueError, OverflowError):
             for i, t in zip(idx.tolist(), text.tolist()):
                 try:

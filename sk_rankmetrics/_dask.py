@@ -1318,7 +1318,7 @@ def _bag_lists(part, number, kinds):
 
     pairs, n = _pairs_of(part, number, "recommended")
     users, lists = zip(*pairs) if n else ((), ())
-    lens, flat = _flatten_lists(list(lists), n, "recommended")
+    lens, flat = _flatten_lists(list(lists), n, "recommended", ranked=True, users=users)
     where = np.repeat(np.arange(n), lens)
     rank = np.arange(flat.shape[0]) - np.repeat(np.cumsum(lens) - lens, lens)
     users = np.asarray(users if n else np.zeros(0, dtype=np.int64))

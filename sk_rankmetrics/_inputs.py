@@ -510,7 +510,7 @@ class PrerankedInputs:
             if dup.any():
                 r = int(s[1:][dup][0] // self.span) + a
                 raise ValueError(
-                    f"the ranked list of query {self.query_ids[r]!r} holds the same "
+                    f"the ranked list of query {shown(self.query_ids[r])!r} holds the same "
                     "judged item twice; each item may be ranked once per query."
                 )
         judged = found
@@ -710,6 +710,61 @@ def _check_overlap(run_q, truth_q, queries, what):
         warn("; ".join(notes) + ".", UserWarning)
 
 
+def shown(value):
+    """An id as it was written: a NumPy scalar as its Python value (``'u1'``,
+    not ``np.str_('u1')``), for messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _no_repeated_item(indptr, lens, items, codes, row_ids, what):
+    """Raise when one ranked list holds an item twice, judged or not.
+
+    Items outside the truth have code -1; they get codes of their own first.
+    Lists of one length are sorted row by row, others by (row, code) keys.
+    """
+    n_items = items.shape[0]
+    if n_items < 2:
+        return
+    unknown = codes < 0
+    if unknown.any():
+        codes = codes.copy()
+        _, inv = np.unique(items[unknown], return_inverse=True)
+        codes[unknown] = int(codes.max(initial=-1)) + 1 + inv.reshape(-1)
+    if lens.size and lens.min() == lens.max():
+        w = int(lens[0])
+        if w < 2:
+            return
+        s = np.sort(codes.reshape(-1, w), axis=1)
+        eq = s[:, 1:] == s[:, :-1]
+        if not eq.any():
+            return
+        row = int(np.flatnonzero(eq.any(axis=1))[0])
+        start = int(indptr[row])
+        dup = s[row, 1:][eq[row]][0]
+    else:
+        rows = np.repeat(np.arange(lens.shape[0]), lens)
+        cmin = int(codes.min())
+        span = int(codes.max()) - cmin + 1
+        if lens.shape[0] * span < _KEY_LIMIT:
+            key = np.sort(rows * span + (codes - cmin))
+            eq = key[1:] == key[:-1]
+            if not eq.any():
+                return
+            k = int(key[1:][eq][0])
+            row, dup = k // span, k % span + cmin
+        else:
+            o = np.lexsort((codes, rows))
+            eq = (rows[o][1:] == rows[o][:-1]) & (codes[o][1:] == codes[o][:-1])
+            if not eq.any():
+                return
+            i = int(o[1:][eq][0])
+            row, dup = int(rows[i]), codes[i]
+        start = int(indptr[row])
+    at = start + int(np.flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
+    raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
+                     f"{shown(items[at])!r} twice; rank each item once per {what}.")
+
+
 def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_rel,
                     rec_score=None, *, queries="run", what="query", truth_judged=None,
                     truth_queries=None):
@@ -767,7 +822,7 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
     u_sorted = uq[u_order]
     if u_sorted.size > 1 and (u_sorted[1:] == u_sorted[:-1]).any():
         i = int(np.flatnonzero(u_sorted[1:] == u_sorted[:-1])[0])
-        raise ValueError(f"{what} {u_sorted[i]!r} has two ranked lists; give one list "
+        raise ValueError(f"{what} {shown(u_sorted[i])!r} has two ranked lists; give one list "
                          f"per {what}.")
     _check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
     truth_q = unique(tq if all_tq is None else all_tq) if queries != "run" else None
@@ -826,9 +881,10 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
-                f"the truth judges item {ti_kept[t_order[i]]!r} twice for {what} "
-                f"{uq[trows[i]]!r}; give each ({what}, item) pair once."
+                f"the truth judges item {shown(ti_kept[t_order[i]])!r} twice for {what} "
+                f"{shown(uq[trows[i]])!r}; give each ({what}, item) pair once."
             )
+    _no_repeated_item(indptr, lens, ri, r_codes, uq, what)
     if tr.size and ri.size and not np.isin(r_codes, t_codes).any():
         warn(
             f"no ranked item appears in the truth (ranked ids such as {_examples(ri)}, "

@@ -610,11 +610,13 @@ def lookup(name):
         return METRICS[base], dict(opts)
     if key in _ALIASES:
         return METRICS[_ALIASES[key]], {}
-    close = difflib.get_close_matches(key, _all_names(), n=3, cutoff=0.5)
+    # Only close spellings (difflib's ratio, an edit-distance measure, >= 0.6):
+    # "ndgc" -> "ndcg", but no guess for "coverage".
+    close = difflib.get_close_matches(key, _all_names(), n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
     raise InvalidParameterError(
-        f"unknown metric {name!r}.{hint} Known metrics: {', '.join(_all_names())} "
-        "(add '@k' for a cut-off, e.g. 'ndcg@10')."
+        f"unknown metric {name!r}.{hint} sk_rankmetrics.metric_names() lists every "
+        "name (add '@k' for a cut-off, e.g. 'ndcg@10')."
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from itertools import chain, repeat
 
 import numpy as np
@@ -25,6 +26,7 @@ from ._inputs import (
     _sort_pairs,
     build_preranked,
     group_long,
+    shown,
 )
 from ._match import factorize, factorize_runs
 from ._reduce import reduce_results
@@ -361,6 +363,10 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     q, r = _as_qrels(qrels, qrels_format), _as_run(run, run_format)
     what = "user" if "user" in (getattr(q, "_unit", None), getattr(r, "_unit", None)) \
         else "query"
+    if len(q) == 0:
+        where = f" ({q.source})" if q.source else ""
+        raise ValueError(f"the qrels{where} hold no judgement (an empty file, or only "
+                         "comments and blank lines); they must judge at least one document.")
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
     rel = q.relevance
@@ -625,12 +631,28 @@ def _docno_ties(order, tied, docno):
     return pos, lines[np.lexsort((-rank, grp))]
 
 
-def _flatten_lists(lists, n, arg):
-    """Flatten ``n`` sequences into (lengths, flat ids) without a loop per entry."""
+def _flatten_lists(lists, n, arg, *, ranked=False, users=None):
+    """Flatten ``n`` sequences into (lengths, flat ids) without a loop per entry.
+
+    ``ranked``: the sequences are rankings, so an unordered container (a set,
+    a frozenset, a dict's keys) is refused; ``users`` names them in the message.
+    """
     try:
         lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
     except TypeError:
         raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user.") from None
+    if ranked:
+        unordered = np.fromiter(map(isinstance, lists, repeat(AbstractSet)), dtype=bool,
+                                count=n)
+        if unordered.any():
+            i = int(np.argmax(unordered))
+            who = (f"user {shown(users[i])!r}" if users is not None else f"row {i}")
+            raise InvalidParameterError(
+                f"{arg} gives a {type(lists[i]).__name__} for {who}: a ranked list must be "
+                "ordered, best first (a list, tuple or array); a set has no order (its "
+                "iteration order changes with the hash seed). Pass list(...) of the ids in "
+                "ranked order."
+            )
     if any(map(isinstance, lists, repeat((str, bytes)))):
         raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user, got a "
                                     "string for some user; wrap a single id in a list: ['id'].")
@@ -657,7 +679,7 @@ def _recommended(recommended, users, fmt="auto"):
     if isinstance(recommended, Mapping):
         ids = np.array(list(recommended.keys()))
         lens, flat = _flatten_lists(list(recommended.values()), len(recommended),
-                                    "recommended")
+                                    "recommended", ranked=True, users=ids)
         return ids, lens, flat
     arr = recommended
     if hasattr(arr, "to_numpy"):
@@ -667,7 +689,7 @@ def _recommended(recommended, users, fmt="auto"):
         lens, flat = np.full(n, w, dtype=np.int64), arr.reshape(-1)
     elif isinstance(arr, (list, tuple, np.ndarray)):
         n = len(arr)
-        lens, flat = _flatten_lists(arr, n, "recommended")
+        lens, flat = _flatten_lists(arr, n, "recommended", ranked=True, users=users)
     else:
         raise InvalidParameterError("recommended must be a dict {user: ranked ids}, a 2-D array "
                                     "of ids (one row per user) or a list of id lists, got "
@@ -795,7 +817,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     The ideal ranking is built from the truth, not from the recommended
     items: the ideal DCG@k of a user with R relevant ids sums the top min(k, R)
     ideal gains, whether or not they were recommended. Items not in the truth
-    have relevance 0. A judged item recommended twice to one user raises.
+    have relevance 0. An item recommended twice to one user raises, judged or not.
     The relevance of each recommended id is found with vectorised sorted
     look-ups over blocks of users: time O(n_users * n_recs * log), memory
     bounded by the block size.
@@ -894,11 +916,22 @@ _SCORE_COLS = ("score", "sim", "y_score", "prediction")
 
 
 def _numbers(values, role):
+    arr = np.asarray(values)
     try:
-        return np.asarray(values, dtype=np.float64)
+        out = arr.astype(np.float64)
     except (TypeError, ValueError):
         raise InvalidParameterError(f"the {role} column must hold numbers, got values such "
-                                    f"as {short_repr(values[:3].tolist())}.") from None
+                                    f"as {short_repr(arr[:3].tolist())}.") from None
+    if arr.dtype.kind in "USO":
+        # Python reads "1_000" as 1000, C's atof (trec_eval) as 1: refuse it.
+        text = arr.astype(str)
+        bad = np.char.find(text, "_") >= 0
+        if bad.any():
+            raise InvalidParameterError(
+                f"the {role} column holds {str(text[bad][0])!r}, not a number in C's syntax "
+                "(as trec_eval reads numbers: 3, -0.25, 1.5e-3; no '_')."
+            )
+    return out
 
 
 def qrels_from_frame(df, *, query=None, item=None, relevance=None):

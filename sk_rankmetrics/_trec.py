@@ -128,7 +128,9 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
                 row = int(np.argmin(ok))
                 text = block.text(int(tok.start[i][row]), int(tok.length[i][row]))
                 raise ValueError(f"{name}, line {tok.line(row)}: {numbers[f]} "
-                                 f"{text!r} is not a finite number.")
+                                 f"{text!r} is not a finite number (C's syntax, as "
+                                 "trec_eval reads it: 3, -0.25, 1.5e-3; no '_', inf "
+                                 "or nan).")
             out.append(v)
         if keep:  # the text of the kept fields of the block's first line
             out.append([block.text(int(s[0]), int(n[0]), limit=1 << 20)

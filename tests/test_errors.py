@@ -276,8 +276,18 @@ def test_unknown_metric_name_suggests_close_matches():
         skr.evaluate(Y, S, ["ndgc@10"])
     with pytest.raises(ValueError, match=r"unknown metric 'mapp'. Did you mean 'map'"):
         skr.evaluate(Y, S, ["ndcg@3", "mapp@3"])
-    with pytest.raises(ValueError, match=r"unknown metric 'xyzzy'. Known metrics: 11_pt_avg, "):
+    with pytest.raises(ValueError, match=r"^unknown metric 'xyzzy'. sk_rankmetrics."
+                       r"metric_names\(\) lists every name \(add '@k' for a cut-off"):
         skr.evaluate(Y, S, "xyzzy")
+    # No far-fetched guess and no list of every name (issue 25: "coverage" got
+    # "eleven_point_average" and 70 names).
+    with pytest.raises(ValueError) as caught:
+        skr.evaluate(Y, S, ["coverage@10"])
+    message = str(caught.value)
+    assert message.startswith("unknown metric 'coverage'. sk_rankmetrics.metric_names()")
+    assert "Did you mean" not in message and "num_nonrel_judged_ret" not in message
+    with pytest.raises(ValueError, match=r"'mmr'. Did you mean 'mrr'\?"):
+        skr.evaluate(Y, S, "mmr")
 
 
 def test_bad_metric_requests():

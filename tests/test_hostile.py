@@ -292,3 +292,86 @@ def test_unjudged_items_are_never_relevant_nor_worth_a_gain(tmp_path):
                                  ["precision@1", "map", "recall@3"], threshold=0).mean
     assert ranked == pytest.approx({"precision@1": 0.0, "map": 0.5833333333333333,
                                     "recall@3": 1.0})
+
+
+# -- issue 25, point 4: inputs that crashed or misled --------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n\n", "\n  \n"])
+def test_empty_or_comment_only_qrels_are_one_line_errors(tmp_path, text):
+    from test_cli import run_cli
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text(text)
+    run.write_text("q1 Q0 a 1 1.0 t\n")
+    want = (f"the qrels ({qrels}) hold no judgement (an empty file, or only comments and "
+            "blank lines); they must judge at least one document.")
+    with pytest.raises(ValueError) as caught:
+        skr.evaluate_run(qrels, run, ["map"])
+    assert str(caught.value) == want
+    for command in ("evaluate", "trec_eval"):
+        out = run_cli(command, qrels, run)
+        assert out.returncode == 1 and out.stdout == ""
+        assert out.stderr == f"sk-rankmetrics: error: {want}\n"
+
+
+@pytest.mark.parametrize("unordered", [{"a", "b"}, frozenset({"a", "b"}),
+                                       {"a": 1, "b": 2}.keys()])
+def test_unordered_containers_are_not_ranked_lists(unordered):
+    kind = type(unordered).__name__
+    with pytest.raises(InvalidParameterError,
+                       match=rf"^recommended gives a {kind} for user 'u': a ranked list must "
+                             r"be ordered, best first"):
+        skr.evaluate_ranked({"v": ["a"], "u": unordered}, {"u": {"a"}}, ["mrr"])
+    with pytest.raises(InvalidParameterError, match=rf"gives a {kind} for row 0:"):
+        skr.evaluate_ranked([unordered], [{"a"}], ["mrr"])
+    # A set as the truth is fine: relevance has no order.
+    assert skr.evaluate_ranked({"u": ["b", "a"]}, {"u": unordered}, ["mrr"])["mrr"] == 1.0
+
+
+@pytest.mark.parametrize("token", ["1_000", "1_0.5", "inf", "nan"])
+def test_scores_in_c_syntax_only(tmp_path, token):
+    """trec_eval reads numbers with C's atof: 1_000 is 1 there and 1000 in Python;
+    such a score is refused rather than read either way."""
+    run = tmp_path / "r.txt"
+    run.write_text(f"q1 Q0 a 1 2.5 t\nq1 Q0 b 2 {token} t\n")
+    with pytest.raises(ValueError, match=rf"^run file '.*r.txt', line 2: score '{token}' "
+                                         r"is not a finite number \(C's syntax"):
+        skr.read_trec_run(run)
+    qrels = tmp_path / "q.txt"
+    qrels.write_text(f"q1 0 a {token}\n")
+    with pytest.raises(ValueError, match=rf"line 1: relevance '{token}' is not a finite"):
+        skr.read_trec_qrels(qrels)
+
+
+def test_underscored_numbers_in_data_frames_are_refused():
+    frame = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["a", "b"], "score": ["2", "1_000"]})
+    with pytest.raises(InvalidParameterError,
+                       match=r"^the score column holds '1_000', not a number in C's syntax"):
+        skr.run_from_frame(frame)
+    ok = frame.assign(score=["2", "1e3"])
+    assert skr.run_from_frame(ok).score.tolist() == [2.0, 1000.0]
+
+
+@pytest.mark.parametrize("ranked", [["x", "a", "x"], ["a", "x", "a"]], ids=["unjudged", "judged"])
+def test_repeated_items_are_refused_judged_or_not(ranked):
+    item = ranked[2]
+    with pytest.raises(ValueError, match=rf"^the ranked list of user 'u2' holds item "
+                                         rf"'{item}' twice; rank each item once per user\.$"):
+        skr.evaluate_ranked({"u1": ["a"], "u2": ranked}, {"u1": {"a"}, "u2": {"a"}}, ["mrr"])
+    with pytest.raises(ValueError, match=rf"holds item '{item}' twice"):
+        skr.evaluate_ranked(np.array([["a", "x", "y"], ranked]), [{"a"}, {"a"}], ["mrr"])
+    with pytest.raises(ValueError, match=rf"^the ranked list of query 'q' holds item '{item}'"):
+        skr.evaluate_run(skr.TrecQrels(np.array(["q"]), np.array(["a"]), np.array([1.0])),
+                         skr.TrecRun(np.array(["q"] * 3), np.array(ranked),
+                                     np.array([3.0, 2.0, 1.0])), ["mrr"])
+
+
+def test_ids_in_messages_are_shown_as_written():
+    """No np.str_('u1') in a message: ids appear as the user wrote them."""
+    with pytest.raises(ValueError) as caught:
+        skr.evaluate_ranked([["a"], ["b"]], [{"a"}, {"a"}], ["mrr"], users=["u1", "u1"])
+    assert str(caught.value) == "user 'u1' has two ranked lists; give one list per user."
+    with pytest.raises(ValueError) as caught:
+        skr.evaluate_ranked({"u1": ["a", "a"]}, {"u1": {"a"}}, ["mrr"])
+    assert str(caught.value).startswith("the ranked list of user 'u1' holds item 'a' twice")

@@ -206,7 +206,7 @@ def test_to_frame():
 @pytest.mark.parametrize(
     ("rec", "truth", "kwargs", "exc", "match"),
     [
-        ({"u": ["a", "a"]}, {"u": {"a"}}, {}, ValueError, "same judged item twice"),
+        ({"u": ["a", "a"]}, {"u": {"a"}}, {}, ValueError, "user .u. holds item .a. twice"),
         ([["a"]], {"u": {"a"}}, {"users": ["u", "v"]}, ValueError, "one id per row"),
         ({"u": ["a"]}, {"u": {"a": 1}, "v": {"b"}}, {}, TypeError, "mixes"),
         ({"u": ["a"]}, (["u", "u"], ["a", "a"]), {}, ValueError, "twice"),
