@@ -469,7 +469,21 @@ def make_ranking_scorer(metric, *, k=None, response_method=DEFAULT_RESPONSE_METH
                          no_relevant=no_relevant, ignore_ties=ignore_ties, **options)
 
 
-def get_scorer(name, **options):
+def _with_qid(scorer, qid, where):
+    """``scorer`` with ``qid`` requested (``qid=True`` or an alias), or as is."""
+    if qid is None or qid is False:
+        return scorer
+    if qid is not True and not isinstance(qid, str):
+        raise InvalidParameterError(f"{where}: qid must be True (request the query ids), "
+                                    f"a str (their name in the metadata) or False, got "
+                                    f"{qid!r}.")
+    if not hasattr(scorer, "set_score_request"):
+        raise InvalidParameterError(f"{where}: qid={qid!r} needs a scorer with "
+                                    f"set_score_request; {scorer!r} has none.")
+    return scorer.set_score_request(qid=qid)
+
+
+def get_scorer(name, *, qid=False, **options):
     r"""Get a scorer by metric name, e.g. ``"ndcg@10"``.
 
     Parameters
@@ -479,6 +493,13 @@ def get_scorer(name, **options):
         cut-off: ``"ndcg@10"``, ``"ndcg_exp@10"`` (exponential gain),
         ``"map@10"``, ``"mrr"``, ``"precision@5"``, ``"recall@20"``,
         ``"hit_rate@10"``. A callable is returned unchanged.
+
+    qid : bool or str, default=False
+        ``True`` requests the query ids in one step: the same as
+        ``get_scorer(name).set_score_request(qid=True)``, for long-format
+        data scored per query. Needs scikit-learn's metadata routing
+        (``sklearn.set_config(enable_metadata_routing=True)``). A str
+        requests them under that name.
 
     **options
         Keyword arguments of :func:`make_ranking_scorer` (``response_method``,
@@ -496,23 +517,32 @@ def get_scorer(name, **options):
 
     Examples
     --------
+    >>> import sklearn
     >>> from sk_rankmetrics import get_scorer
     >>> get_scorer("ndcg@10")
     RankingScorer('ndcg@10', response_method=('decision_function', 'predict_proba',
     'predict'))
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     scorer = get_scorer("ndcg@10", qid=True)
+    >>> scorer.get_metadata_routing().score.requests["qid"]
+    True
     """
     if callable(name) and not isinstance(name, str):
-        return name
-    return make_ranking_scorer(name, **options)
+        return _with_qid(name, qid, "get_scorer") if qid else name
+    return _with_qid(make_ranking_scorer(name, **options), qid, "get_scorer")
 
 
-def get_scorers(names, **options):
+def get_scorers(names, *, qid=False, **options):
     r"""Several scorers at once, as a dict usable as ``scoring=``.
 
     Parameters
     ----------
     names : str or list of str or (str, dict) pairs
         Metric names; a pair adds options for that metric only.
+
+    qid : bool or str, default=False
+        ``True`` requests the query ids on every scorer (see
+        :func:`get_scorer`); needs scikit-learn's metadata routing.
 
     **options
         Options for every scorer (``response_method``, ``no_relevant``, ...).
@@ -527,8 +557,7 @@ def get_scorers(names, **options):
     Notes
     -----
     Each scorer calls the estimator's response method itself. To score per
-    query, request ``qid`` on each:
-    ``{n: s.set_score_request(qid=True) for n, s in scorers.items()}``.
+    query, pass ``qid=True``: every scorer then requests the query ids.
 
     Examples
     --------
@@ -543,7 +572,8 @@ def get_scorers(names, **options):
         name, own = split_request(item, must="names must be metric names")
         if name in out:
             raise InvalidParameterError(f"metric {name!r} is named twice in names.")
-        out[name] = make_ranking_scorer(name, **{**options, **own})
+        out[name] = _with_qid(make_ranking_scorer(name, **{**options, **own}), qid,
+                              "get_scorers")
     if not out:
         raise InvalidParameterError("names is empty; name at least one metric, e.g. "
                                     "'ndcg@10'.")

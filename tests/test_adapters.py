@@ -99,6 +99,7 @@ def test_constant_label_scores_its_only_class():
     np.testing.assert_array_equal(S[:, 5], 0.0)  # only class seen: 0
 
 
+@pytest.mark.slow
 def test_multilabel_tuned_by_map_at_5_gridsearch():
     X, Y = _ragged_multilabel()
     cv = KFold(3)

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+#: Slow (the command line, run as a subprocess): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Reference files of trec_eval, ranx and ir_measures (tests/data/README.md).
 DATA = ROOT / "tests" / "data"

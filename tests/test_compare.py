@@ -410,6 +410,7 @@ def _latex_table(text, n_rows, n_cols, width):
     assert "\\caption{" in text
 
 
+@pytest.mark.slow
 def test_to_latex_structure_and_compilation(three, tmp_path):
     report = compare(three, random_state=0)
     text = report.to_latex()
@@ -503,6 +504,7 @@ ESTIMATORS = {"ridge": Ridge(alpha=1.0),
               "tree": DecisionTreeRegressor(max_depth=4, random_state=0)}
 
 
+@pytest.mark.slow
 def test_compare_estimators_values_are_cross_validates(ltr):
     X, y, qid = ltr
     cv = GroupKFold(n_splits=3)

@@ -14,6 +14,9 @@ from test_cli import DATA, run_cli
 
 from sk_rankmetrics import evaluate_run, read_trec_qrels, read_trec_run
 
+#: Slow (the compare command, run as a subprocess): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 N_QUERIES = 12
 
 

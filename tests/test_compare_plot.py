@@ -145,6 +145,7 @@ def test_renders_to_png(tmp_path):
     assert (tmp_path / "d.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_importing_the_package_does_not_import_matplotlib():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     code = ("import sys, sk_rankmetrics; sk_rankmetrics.compare({'a': [0.1, 0.2], "

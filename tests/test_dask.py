@@ -41,6 +41,9 @@ dd = pytest.importorskip("dask.dataframe")
 db = pytest.importorskip("dask.bag")
 pd = pytest.importorskip("pandas")
 
+#: Slow (Dask schedulers and a local cluster): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "tests" / "data" / "trec_eval"
 TOL = 1e-12

@@ -11,6 +11,9 @@ import pytest
 from sk_rankmetrics import _demo, evaluate
 from sk_rankmetrics._cli import main
 
+#: Slow (the demo's rankers and searches): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

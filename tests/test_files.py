@@ -147,6 +147,7 @@ def test_file_path_equals_array_path(tmp_path, seed, setting):
         np.testing.assert_allclose(a.per_query[m], b.per_query[m], rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_hash_collisions_never_merge_ids(tmp_path, monkeypatch):
     # Every long id gets the same hash: matches must still be decided byte for byte.
     rng = np.random.default_rng(7)
@@ -256,6 +257,7 @@ def test_number_parser_matches_python_on_random_tokens():
     _assert_parsed_like_python(texts)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(
     st.from_regex(r"-?[0-9]{0,17}\.?[0-9]{0,17}", fullmatch=True).filter(bool),
@@ -302,6 +304,7 @@ def test_output_precision_round_trip(tmp_path):
     assert main(["evaluate", str(q), str(r), "-o", str(tmp_path / "o.txt")]) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["evaluate", "trec_eval"])
 def test_progress_bar_labels_every_phase(tmp_path, command):
     q, r = _files(tmp_path, qname="judged.txt", rname="bm25.txt")

@@ -297,18 +297,27 @@ def test_unjudged_items_are_never_relevant_nor_worth_a_gain(tmp_path):
 # -- issue 25, point 4: inputs that crashed or misled --------------------------------------
 
 
-@pytest.mark.parametrize("text", ["", "# only a comment\n\n", "\n  \n"])
-def test_empty_or_comment_only_qrels_are_one_line_errors(tmp_path, text):
-    from test_cli import run_cli
-
+def _empty_qrels(tmp_path, text):
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
     qrels.write_text(text)
     run.write_text("q1 Q0 a 1 1.0 t\n")
-    want = (f"the qrels ({qrels}) hold no judgement (an empty file, or only comments and "
-            "blank lines); they must judge at least one document.")
+    return qrels, run, (f"the qrels ({qrels}) hold no judgement (an empty file, or only "
+                        "comments and blank lines); they must judge at least one document.")
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n\n", "\n  \n"])
+def test_empty_or_comment_only_qrels_are_one_line_errors(tmp_path, text):
+    qrels, run, want = _empty_qrels(tmp_path, text)
     with pytest.raises(ValueError) as caught:
         skr.evaluate_run(qrels, run, ["map"])
     assert str(caught.value) == want
+
+
+@pytest.mark.slow
+def test_empty_qrels_from_the_command_line(tmp_path):
+    from test_cli import run_cli
+
+    qrels, run, want = _empty_qrels(tmp_path, "# only a comment\n")
     for command in ("evaluate", "trec_eval"):
         out = run_cli(command, qrels, run)
         assert out.returncode == 1 and out.stdout == ""

@@ -16,6 +16,9 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, cross_validate
 
 from sk_rankmetrics import QueryGroupRanker, get_scorer
 
+#: Slow (learning-to-rank libraries' models): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 
 def routing():
     return sklearn.config_context(enable_metadata_routing=True)

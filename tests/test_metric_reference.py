@@ -292,6 +292,7 @@ def _help(*command):
     return " ".join(out.stdout.split())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["evaluate", "compare"])
 def test_the_metric_help_names_measures_that_parse(command):
     text = _help(command)

@@ -84,6 +84,7 @@ def _requesting(multi):
         return get_scorer("ndcg@5").set_score_request(qid=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("search", ["GridSearchCV", "cross_validate"])
 def test_forgotten_qid_raises_before_any_fit(search, counting):
     X, y, qid = _data()
@@ -132,6 +133,7 @@ def test_forgotten_qid_under_an_alias_raises():
     assert np.isfinite(got).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("multi", [False, True])
 def test_with_qid_nothing_is_refused(multi):
     X, y, qid = _data()

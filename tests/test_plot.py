@@ -306,6 +306,7 @@ def test_plot_checks_what_the_constructor_stored():
         MetricAtKDisplay(ks=[0, 1], values={"ndcg": [1.0, 0.5]}).plot()
 
 
+@pytest.mark.slow
 def test_import_does_not_import_matplotlib():
     code = (
         "import sys, sk_rankmetrics; "

@@ -250,6 +250,7 @@ def test_no_common_users_raise():
                                queries="both")
 
 
+@pytest.mark.slow
 def test_large_vectorised_case_against_loop():
     # 200,000 users x 100 recommendations (integer ids), in many row blocks.
     rng = np.random.default_rng(0)

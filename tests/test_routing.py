@@ -20,6 +20,9 @@ from sklearn.preprocessing import StandardScaler
 
 from sk_rankmetrics import get_scorer, get_scorers
 
+#: Slow (scikit-learn searches and cross-validation): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 
 def routing():
     return sklearn.config_context(enable_metadata_routing=True)

@@ -11,6 +11,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.metrics import make_scorer
 from sklearn.model_selection import (
     GridSearchCV,
+    GroupKFold,
     KFold,
     RandomizedSearchCV,
     cross_val_score,
@@ -158,6 +159,7 @@ def test_pickle_round_trip_keeps_score():
         assert s2(est, X, Y) == s(est, X, Y)
 
 
+@pytest.mark.slow
 def test_n_jobs_2_equals_sequential():
     X, Y = _graded()
     cv = KFold(4, shuffle=True, random_state=2)
@@ -170,6 +172,7 @@ def test_n_jobs_2_equals_sequential():
                                    rtol=0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_multi_metric_grid_search_with_refit():
     X, Y = _graded()
     cv = KFold(3, shuffle=True, random_state=0)
@@ -237,3 +240,35 @@ def test_sample_weight_reaches_scorers_without_routing():
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
         unweighted = _by_hand(Ridge(), X, Y, cv, name)
         assert not np.allclose(got, unweighted, rtol=0, atol=1e-9)
+
+
+def test_qid_requested_in_one_step():
+    """get_scorer(name, qid=True) and get_scorers(names, qid=True) request the query
+    ids as set_score_request(qid=True) does, and a search then scores per query."""
+    import sklearn
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    qid = np.repeat(np.arange(12), 10)
+    y = (X[:, 0] + rng.normal(scale=0.5, size=120) > 0.5).astype(int)
+    with sklearn.config_context(enable_metadata_routing=True):
+        one = get_scorer("ndcg@5", qid=True)
+        assert one.get_metadata_routing().score.requests["qid"] is True
+        aliased = get_scorer("ndcg@5", qid="query")
+        assert aliased.get_metadata_routing().score.requests["qid"] == "query"
+        many = get_scorers(["ndcg@5", "mrr"], qid=True)
+        assert [s.get_metadata_routing().score.requests["qid"] for s in many.values()] == [
+            True, True]
+        res = cross_validate(Ridge(), X, y, scoring=many, cv=GroupKFold(3),
+                             params={"qid": qid, "groups": qid})
+        manual = {n: get_scorer(n).set_score_request(qid=True) for n in many}
+        want = cross_validate(Ridge(), X, y, scoring=manual, cv=GroupKFold(3),
+                              params={"qid": qid, "groups": qid})
+    for n in many:
+        np.testing.assert_array_equal(res[f"test_{n}"], want[f"test_{n}"])
+        assert np.isfinite(res[f"test_{n}"]).all()
+    assert get_scorer("mrr", qid=False).get_metadata_routing().score.requests["qid"] is None
+    with pytest.raises(RuntimeError, match="needs scikit-learn's metadata routing"):
+        get_scorer("mrr", qid=True)
+    with pytest.raises(ValueError, match=r"^get_scorers: qid must be True .* got 1\."):
+        get_scorers(["mrr"], qid=1)

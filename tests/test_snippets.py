@@ -31,6 +31,9 @@ from pathlib import Path
 
 import pytest
 
+#: Slow (every code block of the README and the docs runs): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if p.exists()]
 OPTIONAL = {"matplotlib", "pandas", "polars", "pyarrow", "xgboost", "lightgbm", "selenium",

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+#: Slow (Spark): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "scale.md"
 

@@ -32,6 +32,9 @@ from sk_rankmetrics._inputs import build_preranked
 from sk_rankmetrics._reduce import reduce_results
 from sk_rankmetrics._registry import METRICS, make_requests
 
+#: Slow (brute force over every ordering of tie groups): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 MEASURES = ["infap", "iprec_at_recall", "11pt_avg", "g", "ndcg_rel", "rndcg"]
 GAIN_MEASURES = {"g", "ndcg_rel", "rndcg"}
 TOL = dict(rtol=1e-11, atol=1e-12)

@@ -14,6 +14,9 @@ import pytest
 from sk_rankmetrics import evaluate_run
 from sk_rankmetrics._trec_eval import MEASURES, SETS, parse_measures, requests
 
+#: Slow (the trec_eval command, run as a subprocess): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 TREC = ROOT / "tests" / "data" / "trec_eval"
 
