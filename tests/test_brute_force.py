@@ -32,6 +32,9 @@ from reference import brute_force, orderings, reference_mean
 from sk_rankmetrics import evaluate
 from sk_rankmetrics._registry import METRICS
 
+#: Slow (brute force over every option, cut-off and tie ordering): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 TOL = dict(rel=1e-12, abs=1e-12)
 
 

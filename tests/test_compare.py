@@ -545,6 +545,7 @@ def test_compare_estimators_int_cv_is_groupkfold_over_qid(ltr):
     assert c.pvalues == a.pvalues
 
 
+@pytest.mark.slow
 def test_compare_estimators_without_qid_ranks_classes():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(120, 3))

@@ -21,6 +21,9 @@ from sk_rankmetrics import (
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+#: Slow (matplotlib figures): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

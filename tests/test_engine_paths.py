@@ -45,6 +45,7 @@ def _brute_runs(yt, gain):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     n=st.integers(1, 6), N=st.integers(1, 9), lo=st.integers(-1, 1), hi=st.integers(0, 3),

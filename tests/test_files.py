@@ -169,6 +169,7 @@ def test_hash_collisions_never_merge_ids(tmp_path, monkeypatch):
         read_trec_run(dup)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["1", "q2", "topic:3", "ü"]),
                           st.text(st.characters(min_codepoint=33, max_codepoint=0x2FF),
@@ -238,6 +239,7 @@ def _assert_parsed_like_python(texts):
             assert g == want and np.signbit(g) == np.signbit(want), (t, g, want)
 
 
+@pytest.mark.slow
 def test_number_parser_matches_python_on_random_tokens():
     # Every length from 1 to 20 bytes (one word, two words, the slow path),
     # digits with a dot and a minus sign anywhere, and malformed tokens.
@@ -351,6 +353,7 @@ def test_progress_shows_only_slow_phases_on_a_terminal():
     assert stream.getvalue().endswith("evaluating [##############################] 100% 4/4 0.0s\n")
 
 
+@pytest.mark.slow
 def test_duplicate_check_when_pair_hashes_collide(tmp_path, monkeypatch):
     # Pair hashes of a few distinct values: lines sharing one are compared by
     # their bytes, only true duplicates are reported, and run lines are

@@ -63,6 +63,7 @@ def got(name, y, s, k=None, policy=0.0, **options):
 # --- relevance near the limits of its dtype -------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", INT_DTYPES)
 @pytest.mark.parametrize("name", ["ndcg", "dcg", "cg"])
 @SETTINGS
@@ -94,6 +95,7 @@ def test_the_issues_overflow_examples():
 # --- scores float64 cannot hold apart -----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", METRIC_NAMES)
 @SETTINGS
 @given(data=st.data())
@@ -132,6 +134,7 @@ def test_scores_beyond_float64_precision():
 # --- every dtype and container -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", METRIC_NAMES)
 @SETTINGS
 @given(data=st.data())

@@ -21,6 +21,9 @@ from reference import brute_force
 import sk_rankmetrics as skr
 from sk_rankmetrics._registry import METRICS, PRESETS, lookup
 
+#: Slow (every metric under every invariance): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 TOL = dict(rel=1e-12, abs=1e-12)
 
 #: (metric, k) pairs: every metric without a cut-off and, if it takes one, k=3.

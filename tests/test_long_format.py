@@ -128,6 +128,7 @@ def test_equal_lengths_equal_the_matrix(name):
     np.testing.assert_allclose(long_, dense, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_chunked_and_threaded(small_chunks):
     y, s, qid, parts = _long_case(4, n_queries=300, max_len=30)
     names = ["ndcg@5", "dcg", "cg@3", "map@10", "precision@4", "recall@2",

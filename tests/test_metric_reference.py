@@ -316,6 +316,7 @@ def test_the_metric_help_names_measures_that_parse(command):
         parse_name(name)
 
 
+@pytest.mark.slow
 def test_the_trec_eval_help_names_measures_that_parse():
     text = _help("trec_eval")
     listed = text.split("repeatable:", 1)[1].split("(default", 1)[0]

@@ -15,6 +15,9 @@ import sk_rankmetrics
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
+#: Slow (numpydoc validation of every public docstring): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 #: numpydoc codes not enforced, with the reason.
 IGNORED = {
     "ES01": "an extended summary is optional; the formula and Notes carry the detail",

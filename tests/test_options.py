@@ -26,6 +26,9 @@ from sklearn.exceptions import UndefinedMetricWarning
 import sk_rankmetrics as skr
 from sk_rankmetrics._registry import METRICS
 
+#: Slow (every option of every metric): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 TOL = dict(rel=1e-12, abs=1e-12)
 
 #: Row 1 has no relevant item; rows 0 and 2 have.

@@ -25,6 +25,9 @@ import sk_rankmetrics as skr
 from sk_rankmetrics import InvalidParameterError
 from sk_rankmetrics._registry import METRICS, PARAMS, param
 
+#: Slow (every parameter of every metric): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 matplotlib.use("Agg")
 
 Y = np.array([[1, 0, 2], [0, 1, 1]])

@@ -20,6 +20,9 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+#: Slow (matplotlib figures): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def _close_figures():

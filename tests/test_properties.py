@@ -17,6 +17,9 @@ from reference import reference_mean
 import sk_rankmetrics as skr
 from sk_rankmetrics._registry import METRICS
 
+#: Slow (property-based checks of every metric (hypothesis)): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 TOL = dict(rel=1e-12, abs=1e-12)
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -84,6 +84,7 @@ def test_plain_make_scorer_works_with_every_metric_function(name):
     assert np.all(np.isfinite(a))
 
 
+@pytest.mark.slow
 def test_plain_make_scorer_with_multilabel_predict_proba():
     X, Y = make_multilabel_classification(n_samples=80, n_classes=5, random_state=0)
     est = OneVsRestClassifier(LogisticRegression(max_iter=300))

@@ -17,6 +17,9 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 import sk_rankmetrics as skr
 
+#: Slow (every metric against scikit-learn on many shapes): left out by pytest -m 'not slow'.
+pytestmark = pytest.mark.slow
+
 TOL = dict(rel=1e-12, abs=1e-12)
 
 
