@@ -716,11 +716,16 @@ def shown(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+#: Ranked items checked for repeats at a time (bounds the sort's temporaries).
+_REPEAT_STEP = 1 << 22
+
+
 def _no_repeated_item(indptr, lens, items, codes, row_ids, what):
     """Raise when one ranked list holds an item twice, judged or not.
 
     Items outside the truth have code -1; they get codes of their own first.
-    Lists of one length are sorted row by row, others by (row, code) keys.
+    The lists are checked a block of rows at a time (about ``_REPEAT_STEP``
+    items): lists of one length sorted row by row, others by (row, code) keys.
     """
     n_items = items.shape[0]
     if n_items < 2:
@@ -730,39 +735,45 @@ def _no_repeated_item(indptr, lens, items, codes, row_ids, what):
         codes = codes.copy()
         _, inv = np.unique(items[unknown], return_inverse=True)
         codes[unknown] = int(codes.max(initial=-1)) + 1 + inv.reshape(-1)
-    if lens.size and lens.min() == lens.max():
-        w = int(lens[0])
-        if w < 2:
-            return
-        s = np.sort(codes.reshape(-1, w), axis=1)
+    cmin = int(codes.min())
+    span = int(codes.max()) - cmin + 1
+    firsts = np.searchsorted(indptr, np.arange(0, n_items, _REPEAT_STEP), side="right") - 1
+    bounds = [*np.unique(firsts).tolist(), lens.shape[0]]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        found = _repeat_in(codes[indptr[a]:indptr[b]], lens[a:b], cmin, span)
+        if found is not None:
+            row, dup = a + found[0], found[1]
+            start = int(indptr[row])
+            at = start + int(np.flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
+            raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
+                             f"{shown(items[at])!r} twice; rank each item once per {what}.")
+
+
+def _repeat_in(codes, lens, cmin, span):
+    """``(row, code)`` of a code repeated within one row of a block, or None."""
+    if lens.size == 0 or int(lens.max()) < 2:
+        return None
+    if lens.min() == lens.max():
+        s = np.sort(codes.reshape(-1, int(lens[0])), axis=1)
         eq = s[:, 1:] == s[:, :-1]
         if not eq.any():
-            return
+            return None
         row = int(np.flatnonzero(eq.any(axis=1))[0])
-        start = int(indptr[row])
-        dup = s[row, 1:][eq[row]][0]
-    else:
-        rows = np.repeat(np.arange(lens.shape[0]), lens)
-        cmin = int(codes.min())
-        span = int(codes.max()) - cmin + 1
-        if lens.shape[0] * span < _KEY_LIMIT:
-            key = np.sort(rows * span + (codes - cmin))
-            eq = key[1:] == key[:-1]
-            if not eq.any():
-                return
-            k = int(key[1:][eq][0])
-            row, dup = k // span, k % span + cmin
-        else:
-            o = np.lexsort((codes, rows))
-            eq = (rows[o][1:] == rows[o][:-1]) & (codes[o][1:] == codes[o][:-1])
-            if not eq.any():
-                return
-            i = int(o[1:][eq][0])
-            row, dup = int(rows[i]), codes[i]
-        start = int(indptr[row])
-    at = start + int(np.flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
-    raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
-                     f"{shown(items[at])!r} twice; rank each item once per {what}.")
+        return row, s[row, 1:][eq[row]][0]
+    rows = np.repeat(np.arange(lens.shape[0]), lens)
+    if lens.shape[0] * span < _KEY_LIMIT:
+        key = np.sort(rows * span + (codes - cmin))
+        eq = key[1:] == key[:-1]
+        if not eq.any():
+            return None
+        k = int(key[1:][eq][0])
+        return k // span, k % span + cmin
+    o = np.lexsort((codes, rows))
+    eq = (rows[o][1:] == rows[o][:-1]) & (codes[o][1:] == codes[o][:-1])
+    if not eq.any():
+        return None
+    i = int(o[1:][eq][0])
+    return int(rows[i]), codes[i]
 
 
 def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_rel,

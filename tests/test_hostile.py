@@ -387,3 +387,21 @@ def test_ids_in_messages_are_shown_as_written():
     with pytest.raises(ValueError) as caught:
         skr.evaluate_ranked({"u1": ["a", "a"]}, {"u1": {"a"}}, ["mrr"])
     assert str(caught.value).startswith("the ranked list of user 'u1' holds item 'a' twice")
+
+
+def test_repeated_items_found_in_any_block(monkeypatch):
+    """The repeat check works a block of rows at a time: a repeat in a later block,
+    in lists of one length or of several, is found and named."""
+    from sk_rankmetrics import _inputs
+
+    monkeypatch.setattr(_inputs, "_REPEAT_STEP", 4)
+    same = {f"u{i}": ["a", "b", "c"] for i in range(10)}
+    same["u7"] = ["a", "c", "c"]
+    with pytest.raises(ValueError, match=r"^the ranked list of user 'u7' holds item 'c' twice"):
+        skr.evaluate_ranked(same, {"u7": {"a"}}, ["mrr"], complete=True)
+    ragged = {f"u{i}": ["a", "b", "c"][: 1 + i % 3] for i in range(10)}
+    ragged["u8"] = ["q", "r", "q", "s"]
+    with pytest.raises(ValueError, match=r"^the ranked list of user 'u8' holds item 'q' twice"):
+        skr.evaluate_ranked(ragged, {"u8": {"a"}}, ["mrr"], complete=True)
+    ragged["u8"] = ["q", "r", "t", "s"]
+    assert skr.evaluate_ranked(ragged, {"u8": {"t"}}, ["mrr"], complete=True)["mrr"] == 1 / 3
