@@ -733,8 +733,9 @@ def _no_repeated_item(indptr, lens, items, codes, row_ids, what):
     unknown = codes < 0
     if unknown.any():
         codes = codes.copy()
-        _, inv = np.unique(items[unknown], return_inverse=True)
-        codes[unknown] = int(codes.max(initial=-1)) + 1 + inv.reshape(-1)
+        others = items[unknown]
+        inv = np.searchsorted(unique(others), others)  # a sort: no hashed np.unique
+        codes[unknown] = int(codes.max(initial=-1)) + 1 + inv
     cmin = int(codes.min())
     span = int(codes.max()) - cmin + 1
     firsts = np.searchsorted(indptr, np.arange(0, n_items, _REPEAT_STEP), side="right") - 1
