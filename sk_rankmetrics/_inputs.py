@@ -777,6 +777,34 @@ def _repeat_in(codes, lens, cmin, span):
     return int(rows[i]), codes[i]
 
 
+def _rows_of(u_sorted, u_order, ids):
+    """The row of each id (``u_sorted[i]`` is the id of row ``u_order[i]``),
+    -1 for an id of no row. Integer ids in a compact range are looked up in a
+    table; others are found by binary search."""
+    n = u_sorted.shape[0]
+    if n == 0:
+        return np.full(ids.shape[0], -1, dtype=np.intp)
+    if u_sorted.dtype.kind in "iu" and ids.dtype.kind in "iu":
+        lo, hi = int(u_sorted[0]), int(u_sorted[-1])
+        if hi - lo < 4 * (n + ids.shape[0]):
+            table = np.full(hi - lo + 1, -1, dtype=np.intp)
+            table[np.subtract(u_sorted, lo, dtype=np.intp)] = u_order
+            rows = np.full(ids.shape[0], -1, dtype=np.intp)
+            inside = (ids >= lo) & (ids <= hi)
+            rows[inside] = table[np.subtract(ids[inside], lo, dtype=np.intp)]
+            return rows
+    pos = np.minimum(np.searchsorted(u_sorted, ids), n - 1)
+    return np.where(u_sorted[pos] == ids, u_order[pos], -1)
+
+
+def _any_in(a, b):
+    """Whether some entry of ``a`` is in ``b`` (a sample of ``a`` first: a
+    match there spares the whole test)."""
+    head = a[:4096]
+    return bool(np.isin(head, b).any()) or (a.shape[0] > head.shape[0]
+                                             and bool(np.isin(a, b).any()))
+
+
 def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_rel,
                     rec_score=None, *, queries="run", what="query", truth_judged=None,
                     truth_queries=None):
@@ -871,17 +899,16 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
             r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
 
     # Truth rows, sorted by (row, code); a duplicate judgement is an error.
-    pos = np.minimum(np.searchsorted(u_sorted, tq), n - 1)
-    tkeep = u_sorted[pos] == tq
+    trows = _rows_of(u_sorted, u_order, tq)
     del tq
+    tkeep = trows >= 0
     if tkeep.all():
-        trows = u_order[pos]
         ti_kept = ti
     else:
-        trows = u_order[pos[tkeep]]
+        trows = trows[tkeep]
         t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
         tj = None if tj is None else tj[tkeep]
-    del pos, tkeep
+    del tkeep
     t_order = _sort_pairs(trows, t_codes, n)
     if t_order is not None:
         trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
@@ -897,7 +924,7 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
                 f"{shown(uq[trows[i]])!r}; give each ({what}, item) pair once."
             )
     _no_repeated_item(indptr, lens, ri, r_codes, uq, what)
-    if tr.size and ri.size and not np.isin(r_codes, t_codes).any():
+    if tr.size and ri.size and not _any_in(r_codes, t_codes):
         warn(
             f"no ranked item appears in the truth (ranked ids such as {_examples(ri)}, "
             f"judged ids such as {_examples(ti)}): every {what} scores as if nothing "

@@ -519,12 +519,21 @@ def unique(a):
 
     NumPy 2.3 and later take a hash table for plain ``np.unique`` of numbers,
     which is ten times slower than a sort on a million distinct integers; a
-    sort and a mask cost the same whatever the values. Other dtypes (text,
-    objects) and floats with NaN go to ``np.unique``.
+    sort and a mask cost the same whatever the values, and integers in a
+    compact range (user ids 0..n) are marked in a table without a sort.
+    Other dtypes (text, objects) and floats with NaN go to ``np.unique``.
     """
     a = np.asarray(a).reshape(-1)
     if a.dtype.kind not in "iubf" or (a.dtype.kind == "f" and np.isnan(a).any()):
         return np.unique(a)
+    if a.dtype.kind in "iu" and a.shape[0] > 1:
+        lo, hi = a.min(), a.max()
+        span = int(hi) - int(lo) + 1
+        if span <= 4 * a.shape[0]:
+            # Compact integers (0..n user ids): marked in a table, no sort.
+            seen = np.zeros(span, dtype=bool)
+            seen[np.subtract(a, lo, dtype=np.intp)] = True
+            return (np.flatnonzero(seen) + lo).astype(a.dtype)
     s = np.sort(a)
     if s.shape[0] < 2:
         return s

@@ -261,7 +261,8 @@ def test_ideal_read_off_the_highest_levels(seed, n, N, top, zeros, dtype, gain, 
 
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 300),
-       dtype=st.sampled_from(["int64", "uint8", "int32", "float64", "bool", "U3", "object"]),
+       dtype=st.sampled_from(["int64", "int8", "uint8", "int32", "float64", "bool", "U3",
+                              "object"]),
        nan=st.booleans())
 def test_unique_is_numpys_unique(seed, size, dtype, nan):
     """The sort-based distinct values (NumPy's hashed np.unique is ten times
@@ -270,6 +271,10 @@ def test_unique_is_numpys_unique(seed, size, dtype, nan):
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 20, size=size)
+    if dtype == "int8":  # the whole range: differences beyond the type
+        a = rng.integers(-128, 128, size=size)
+    if dtype == "int64" and nan:  # wide: sorted, not marked in a table
+        a = a * (2**50)
     if dtype == "float64" and nan and size:
         a = a.astype(float)
         a[rng.random(size) < 0.2] = np.nan
@@ -332,3 +337,23 @@ def test_counting_wide_integer_scores_stays_in_their_type(dtype, base):
     rng = np.random.default_rng(10)
     a = (rng.integers(0, 20, size=(30, 40)).astype(dtype) + dtype(base))
     _check_selection(a, 7, *_select_by_counts(a, 7))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 50), m=st.integers(0, 200),
+       dtype=st.sampled_from(["int64", "int8", "uint16", "U4"]), wide=st.booleans())
+def test_rows_of_ids_by_table_or_search(seed, n, m, dtype, wide):
+    """The row of each id, looked up in a table (compact integers) or by binary
+    search, -1 for ids of no row."""
+    from sk_rankmetrics._inputs import _rows_of
+
+    rng = np.random.default_rng(seed)
+    top = 120 if dtype == "int8" else (2**40 if wide else 3 * n + 5)
+    low = -top if dtype == "int8" else 0
+    users = rng.permutation(np.unique(rng.integers(low, top, size=n)))  # distinct
+    ids = np.concatenate([rng.integers(low, top, size=m), users[: m // 2]])
+    users, ids = users.astype(dtype), ids.astype(dtype)
+    order = np.argsort(users, kind="stable")
+    got = _rows_of(users[order], order, ids)
+    expected = [users.tolist().index(i) if i in users.tolist() else -1 for i in ids.tolist()]
+    assert got.tolist() == expected
