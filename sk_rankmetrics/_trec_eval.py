@@ -109,7 +109,7 @@ def _rbp_resid(pairs):
 #: trec_eval 10.0's measures, in its order.
 MEASURES = dict([
     _m("runid", show="runid", per_query=False),
-    _m("num_q", show="count", per_query=False),
+    _m("num_q", "num_q", show="count", per_query=False),
     _m("num_ret", "num_ret", show="integer"),
     _m("num_rel", "num_rel", show="integer"),
     _m("num_rel_ret", "num_rel_ret", show="integer"),
@@ -380,6 +380,50 @@ def requests(chosen):
             options = m.options(value) if m.params != "gains" else m.options(params)
         name = top if text is None else f"{top}_{text}"
         out.append((top, name, m.metric, options))
+    return out
+
+
+#: trec_eval's measures whose values are text (the run tag, relevance strings):
+#: the command prints them; evaluate_run, which returns numbers, refuses them.
+TEXT_MEASURES = ("runid", "relstring")
+
+
+def complete_gains(levels, gains):
+    """trec_eval's ``ndcg.L=G``: a gain for every level, a level not listed keeps its level.
+
+    ``levels`` are the qrels' (judged) levels; the result maps each of them, and
+    0, to its gain.
+    """
+    import numpy as np
+
+    mapping = {float(lv): float(lv) for lv in np.unique(np.append(levels, 0.0))}
+    mapping.update({float(k): float(v) for k, v in gains.items()})
+    return mapping
+
+
+def metric_requests(chosen, levels, *, text="skip"):
+    """The metrics of trec_eval's chosen measures: ``[(printed, options, metric)]``.
+
+    The one path from trec_eval's ``-m`` syntax to this package's metrics,
+    used by ``evaluate_run`` and ``sk-rankmetrics trec_eval`` alike: each
+    printed name (``P_5``, ``ndcg_1=3,2=9``, ``num_q``) with the options of
+    its parameters, gains completed over ``levels`` (:func:`complete_gains`)
+    and the metric name it is. The text measures (:data:`TEXT_MEASURES`) are
+    left out (``text="skip"``) or refused (``text="raise"``).
+    """
+    out = []
+    for _, printed, key, options in requests(chosen):
+        if "gain" in options:
+            options = {**options, "gain": complete_gains(levels, options["gain"])}
+        out.append((printed, dict(options), key))
+    texts = [n for n in chosen if n in TEXT_MEASURES]
+    if texts and text == "raise":
+        raise ValueError(
+            f"trec_eval's {' and '.join(texts)} {'is' if len(texts) == 1 else 'are'} text, "
+            "not a number per query; evaluate_run returns numbers. The command prints "
+            f"{'it' if len(texts) == 1 else 'them'}: sk-rankmetrics trec_eval -q "
+            + " ".join(f"-m {n}" for n in texts) + " QRELS RUN."
+        )
     return out
 
 

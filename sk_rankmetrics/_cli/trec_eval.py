@@ -16,11 +16,12 @@ from ._common import Progress, UsageError, read_input, table_type
 
 def run(args):
     from .._registry import parse_name
-    from .._runs import _trec_gain, evaluate_run
+    from .._runs import _trec_levels, evaluate_run
     from .._trec_eval import (
         UnsupportedMeasure,
         complete_num_rel,
         format_lines,
+        metric_requests,
         parse_measures,
         reads_option,
         requests,
@@ -32,19 +33,18 @@ def run(args):
     except (UnsupportedMeasure, ValueError) as exc:
         raise UsageError(str(exc)) from None
     prog = Progress("", force=args.progress)
-    qrels = read_input(args.qrels, args.qrels_format, "qrels", prog)
+    # Levels as trec_eval reads them (atol), warned once; the gains of
+    # ndcg.L=G are completed over them by the path evaluate_run takes too.
+    qrels = _trec_levels(read_input(args.qrels, args.qrels_format, "qrels", prog))
     run_ = read_input(args.run, args.run_format, "run", prog)
     levels = qrels.relevance[qrels.relevance >= 0]
-    metrics = []
-    for _, _, key, options in rows:
-        if "gain" in options:  # trec_eval's ndcg.L=G: other levels keep their level
-            options = {**options, "gain": _trec_gain(levels, options["gain"])}
-        metrics.append((key, options) if options else key)
-    if not metrics:  # only runid / num_q / relstring: any metric finds the queries
+    metrics = metric_requests(chosen, levels)  # [(printed name, options, metric)]
+    rows = [(top, name, name, options) for top, name, _, options in rows]
+    if not metrics:  # only runid / relstring: any metric finds the queries
         metrics = ["num_q"]
     # A global option reaches the measures that read it (trec_eval's table,
     # _trec_eval.READS); trec_eval ignores it for the others (-l for ndcg).
-    specs = [parse_name(m if isinstance(m, str) else m[0])[0] for m in metrics]
+    specs = [parse_name(m if isinstance(m, str) else m[2])[0] for m in metrics]
 
     def given(option, value):
         return value if any(reads_option(s, option, True) for s in specs) else None
