@@ -277,14 +277,21 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         ``"bpref"``, ``"gm_map"``, ``"infAP"``, ``"num_rel"``, ...); trec_eval's
         ``-m`` syntax (``"P.5,10"``, ``"ndcg.1=3,2=9"``, ``"set_F.0.5"``,
         ``"rbp.p=0.8"``, and the sets ``"official"`` and ``"all_trec"``),
-        which expands into the names trec_eval prints; and ir_measures' names
-        (``"nDCG@10"``, ``"AP@100"``, ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``).
+        which expands into the names trec_eval prints, as
+        ``sk-rankmetrics trec_eval`` expands it (a level without a listed gain
+        keeps its level as gain; the sets include ``num_q``; ``runid`` and
+        ``relstring``, which are text, are left out of the sets and refused by
+        name); and ir_measures' names (``"nDCG@10"``, ``"AP@100"``,
+        ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``), which keep ir_measures' meaning
+        under both settings.
     setting : {"sk_rankmetrics", "trec_eval"}, default="sk_rankmetrics"
         ``"sk_rankmetrics"``: this package's defaults (tied scores averaged
         over their orderings; AP@k divided by min(k, R)). ``"trec_eval"``
         reproduces trec_eval: ties broken by docno descending, AP and AP@k
         divided by all relevant documents R, negative qrels levels count as
-        non-relevant with gain 0, queries without relevant documents score 0.
+        non-relevant with gain 0, queries without relevant documents score 0,
+        levels truncated toward zero as trec_eval reads them (``1.7`` is 1;
+        one warning names the first non-integer level).
     complete : bool, default=False
         Count queries that are in the qrels but not in the run, with score 0
         (trec_eval ``-c``). By default they are left out with a warning that
