@@ -465,7 +465,6 @@ def reproduce_quirks(result, chosen, rows, metrics, *, qrels, run_qids, judged_o
     mask over ``result.query_ids``), or None.
     """
     import numpy as np
-    import pandas as pd
 
     per_query, mean = result.per_query, result.mean
     qids = result.query_ids
@@ -497,8 +496,15 @@ def reproduce_quirks(result, chosen, rows, metrics, *, qrels, run_qids, judged_o
             gain = rel[judged].copy()
             for level, g in (options.get("gain") or {}).items():
                 gain[rel[judged] == level] = g
-            top = pd.Series(gain).groupby(qrels.qid[judged]).max()
-            top = top.reindex(qids).to_numpy(dtype=float)
+            # largest gain of each query's judged documents (-inf: none judged)
+            names, inverse = np.unique(qrels.qid[judged], return_inverse=True)
+            best = np.full(names.size, -np.inf)
+            np.maximum.at(best, inverse, gain)
+            top = np.full(len(qids), -np.inf)
+            if names.size:
+                at = np.minimum(np.searchsorted(names, qids), names.size - 1)
+                found = names[at] == qids
+                top[found] = best[at[found]]
             set_nan(printed, (per_query["num_rel "] > 0) & ~(top > 0))
     missing = None
     if complete and not judged_only:
