@@ -644,7 +644,7 @@ IR_MEASURES = {
     "NumRelRet": ("num_rel_ret", {}), "NumQ": ("num_q", {}), "SetP": ("set_p", {}),
     "SetR": ("set_recall", {}), "SetF": ("set_f", {}), "SetAP": ("set_map", {}),
     "IPrec": ("iprec_at_recall", {"recall_rounding": "plus_0.9"}),
-    "RBP": ("rbp", {}), "ERR": ("err", {}),
+    "RBP": ("rbp", {"p": 0.8, "graded": False}), "ERR": ("err", {}),
     "Success": ("hit_rate", {}),
 }
 _IRM_RE = re.compile(r"^\s*([A-Za-z]+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$")

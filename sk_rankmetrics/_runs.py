@@ -201,19 +201,26 @@ def _as_run(run, fmt="auto"):
 _TREC_FIXED = {"denominator": "relevant", "p": 0.9, "graded": True, "zero_if_judged": True}
 
 
-def _trec_syntax(metrics):
-    """Expand trec_eval's ``-m`` syntax (``"P.5,10"``, ``"all_trec"``) into the
-    names trec_eval prints; other names pass through."""
-    from ._trec_eval import MEASURES, SETS, parse_measures, requests
+def _trec_syntax(metrics, levels=()):
+    """Expand trec_eval's ``-m`` syntax (``"P.5,10"``, ``"ndcg.1=3,2=9"``,
+    ``"all_trec"``) into the names trec_eval prints, as the command does
+    (:func:`._trec_eval.metric_requests`, gains completed over ``levels``);
+    other names pass through. ``runid`` and ``relstring`` (text) are left out of
+    the sets and refused by name."""
+    from ._trec_eval import MEASURES, SETS, TEXT_MEASURES, metric_requests, parse_measures
 
     out = []
     for item in as_metric_list(metrics):
         name = item if isinstance(item, str) else None
         head = name.partition(".")[0] if name else None
-        if name and (name in SETS or ("." in name and head in MEASURES)):
-            chosen = parse_measures([name])
-            for _, printed, key, options in requests(chosen):
-                out.append((printed, dict(options), key))  # label, options, metric
+        if name and (name in SETS or ("." in name and head in MEASURES)
+                     or name in TEXT_MEASURES):
+            try:
+                chosen = parse_measures([name])
+                out += metric_requests(chosen, levels,
+                                       text="skip" if name in SETS else "raise")
+            except ValueError as exc:
+                raise InvalidParameterError(f"evaluate_run: {exc}") from None
         else:
             out.append(item)
     return out
@@ -223,7 +230,7 @@ def _run_requests(metrics, trec, levels, *, threshold, gains, max_docs, judged_o
     """evaluate_run's requests: each global argument reaches the metrics that
     read it (:func:`._trec_eval.reads_option`), and one read by none raises."""
     return _with_options(
-        _trec_syntax(metrics), None, where="evaluate_run",
+        _trec_syntax(metrics, levels), None, where="evaluate_run",
         given={"threshold": ("threshold", threshold, threshold),
                "gain": ("gains", gains, _trec_gain(levels, gains)),
                "max_docs": ("max_docs", max_docs, max_docs),
@@ -237,13 +244,13 @@ def _trec_gain(levels, gains):
     """A gain mapping over every level: the given gains, others their level."""
     if gains is None:
         return None
-    mapping = {float(lv): float(lv) for lv in np.unique(np.append(levels, 0.0))}
+    from ._trec_eval import complete_gains
+
     try:
-        mapping.update({float(k): float(v) for k, v in gains.items()})
-    except (TypeError, ValueError):
+        return complete_gains(levels, gains)
+    except (TypeError, ValueError, AttributeError):
         raise InvalidParameterError("gains must map numeric relevance levels to numeric "
                                     f"gains, got {short_repr(gains)}.") from None
-    return mapping
 
 
 @validate
@@ -270,14 +277,21 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         ``"bpref"``, ``"gm_map"``, ``"infAP"``, ``"num_rel"``, ...); trec_eval's
         ``-m`` syntax (``"P.5,10"``, ``"ndcg.1=3,2=9"``, ``"set_F.0.5"``,
         ``"rbp.p=0.8"``, and the sets ``"official"`` and ``"all_trec"``),
-        which expands into the names trec_eval prints; and ir_measures' names
-        (``"nDCG@10"``, ``"AP@100"``, ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``).
+        which expands into the names trec_eval prints, as
+        ``sk-rankmetrics trec_eval`` expands it (a level without a listed gain
+        keeps its level as gain; the sets include ``num_q``; ``runid`` and
+        ``relstring``, which are text, are left out of the sets and refused by
+        name); and ir_measures' names (``"nDCG@10"``, ``"AP@100"``,
+        ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``), which keep ir_measures' meaning
+        under both settings.
     setting : {"sk_rankmetrics", "trec_eval"}, default="sk_rankmetrics"
         ``"sk_rankmetrics"``: this package's defaults (tied scores averaged
         over their orderings; AP@k divided by min(k, R)). ``"trec_eval"``
         reproduces trec_eval: ties broken by docno descending, AP and AP@k
         divided by all relevant documents R, negative qrels levels count as
-        non-relevant with gain 0, queries without relevant documents score 0.
+        non-relevant with gain 0, queries without relevant documents score 0,
+        levels truncated toward zero as trec_eval reads them (``1.7`` is 1;
+        one warning names the first non-integer level).
     complete : bool, default=False
         Count queries that are in the qrels but not in the run, with score 0
         (trec_eval ``-c``). By default they are left out with a warning that
@@ -369,9 +383,11 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                          "comments and blank lines); they must judge at least one document.")
     if len(r) == 0 and not complete:
         raise ValueError("the run is empty; it must rank at least one document.")
+    trec = setting == "trec_eval"
+    if trec:
+        q = _trec_levels(q)
     rel = q.relevance
     judged = None
-    trec = setting == "trec_eval"
     if trec:
         # trec_eval: a negative level marks a pooled but unjudged document,
         # never relevant and worth nothing, whatever -l or the gains say.
@@ -410,6 +426,34 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
     return EvaluationResult(res.query_ids[perm], {k: v[perm] for k, v in res.per_query.items()},
                             res.mean)
+
+
+def _trec_levels(q):
+    """The qrels with levels as trec_eval reads them: truncated toward zero (``atol``).
+
+    trec_eval reads the level column with C's ``atol``, so ``1.7`` is level 1 and
+    ``0.5`` level 0 (not relevant). The first non-integer level is named in one
+    warning (file and line when the qrels were read from a file, else its row).
+    """
+    rel = q.relevance
+    frac = np.flatnonzero(rel != np.trunc(rel))
+    if frac.size == 0:
+        return q
+    import copy
+    import warnings
+
+    row = int(frac[0])
+    lines = getattr(q, "_lines", None)
+    where = (f"qrels file {q.source!r}, line {lines.line(row)}" if lines is not None
+             else f"qrels row {row}" + (f" of {q.source!r}" if q.source else ""))
+    warnings.warn(
+        f"{where}: relevance {rel[row]:g} is not an integer; the trec_eval setting reads "
+        f"levels as trec_eval does, truncated toward zero ({rel[row]:g} -> "
+        f"{np.trunc(rel[row]):g}), here and on {frac.size - 1} other line(s). The default "
+        "setting keeps real-valued levels.", UserWarning, stacklevel=4)
+    out = copy.copy(q)
+    out.relevance = np.trunc(rel) + 0.0  # + 0.0: -0.0 becomes 0.0
+    return out
 
 
 def _phase(progress, label):

@@ -410,7 +410,7 @@ def read_trec_qrels(path, *, progress=None):
         path, "qrels", 4, "qid iter docno rel", {3: "relevance"}, progress=progress)
     _duplicates(cols, lines, name)
     return _from_file(TrecQrels, cols, {"relevance": nums[3],
-                                               "source": os.fspath(path)})
+                                               "source": os.fspath(path), "_lines": lines})
 
 
 def read_trec_run(path, *, progress=None):

@@ -109,7 +109,7 @@ def _rbp_resid(pairs):
 #: trec_eval 10.0's measures, in its order.
 MEASURES = dict([
     _m("runid", show="runid", per_query=False),
-    _m("num_q", show="count", per_query=False),
+    _m("num_q", "num_q", show="count", per_query=False),
     _m("num_ret", "num_ret", show="integer"),
     _m("num_rel", "num_rel", show="integer"),
     _m("num_rel_ret", "num_rel_ret", show="integer"),
@@ -383,11 +383,156 @@ def requests(chosen):
     return out
 
 
+#: trec_eval's measures whose values are text (the run tag, relevance strings):
+#: the command prints them; evaluate_run, which returns numbers, refuses them.
+TEXT_MEASURES = ("runid", "relstring")
+
+
+def complete_gains(levels, gains):
+    """trec_eval's ``ndcg.L=G``: a gain for every level, a level not listed keeps its level.
+
+    ``levels`` are the qrels' (judged) levels; the result maps each of them, and
+    0, to its gain.
+    """
+    import numpy as np
+
+    mapping = {float(lv): float(lv) for lv in np.unique(np.append(levels, 0.0))}
+    mapping.update({float(k): float(v) for k, v in gains.items()})
+    return mapping
+
+
+def metric_requests(chosen, levels, *, text="skip"):
+    """The metrics of trec_eval's chosen measures: ``[(printed, options, metric)]``.
+
+    The one path from trec_eval's ``-m`` syntax to this package's metrics,
+    used by ``evaluate_run`` and ``sk-rankmetrics trec_eval`` alike: each
+    printed name (``P_5``, ``ndcg_1=3,2=9``, ``num_q``) with the options of
+    its parameters, gains completed over ``levels`` (:func:`complete_gains`)
+    and the metric name it is. The text measures (:data:`TEXT_MEASURES`) are
+    left out (``text="skip"``) or refused (``text="raise"``).
+    """
+    out = []
+    for _, printed, key, options in requests(chosen):
+        if "gain" in options:
+            options = {**options, "gain": complete_gains(levels, options["gain"])}
+        out.append((printed, dict(options), key))
+    texts = [n for n in chosen if n in TEXT_MEASURES]
+    if texts and text == "raise":
+        raise ValueError(
+            f"trec_eval's {' and '.join(texts)} {'is' if len(texts) == 1 else 'are'} text, "
+            "not a number per query; evaluate_run returns numbers. The command prints "
+            f"{'it' if len(texts) == 1 else 'them'}: sk-rankmetrics trec_eval -q "
+            + " ".join(f"-m {n}" for n in texts) + " QRELS RUN."
+        )
+    return out
+
+
+def quirk_needs(chosen, *, judged_only, complete):
+    """The counts :func:`reproduce_quirks` needs: ``[(label, metric)]`` to add to a request."""
+    need = []
+    if judged_only and ("iprec_at_recall" in chosen or "11pt_avg" in chosen):
+        need += [("num_ret ", "num_ret"), ("num_rel ", "num_rel")]
+    if "Rndcg" in chosen:
+        need.append(("num_rel ", "num_rel"))
+    return list(dict.fromkeys(need))
+
+
+def reproduce_quirks(result, chosen, rows, metrics, *, qrels, run_qids, judged_only, complete,
+                     n_docs):
+    """trec_eval 10's deterministic quirks, in place of the values it intends.
+
+    The command promises trec_eval's bytes, so it applies these to the values
+    of ``evaluate_run(..., setting="trec_eval")``, which keeps the intended
+    values (docs/which_ndcg.md, "trec_eval's quirks"). Each is read off
+    trec_eval 10's source:
+
+    - ``-J``, a query whose ranking is empty once the unjudged documents are
+      removed: ``iprec_at_recall`` and ``11pt_avg`` divide 0 by 0 for every
+      recall level whose ``lround(level * num_rel)`` is 0 (``11pt_avg`` then
+      averages that NaN in), and the mean of the NaN is NaN.
+    - ``Rndcg``, a query with relevant documents at the level (``-l``) but no
+      judged level of positive gain (``-l 0`` on a query judged only 0): 0 / 0.
+    - ``-c`` without ``-J``: a query the run lacks is scored on one unjudged
+      document (``ceci_nest_pas_un_docno``), and trec_eval resets only the
+      measures named exactly ``utility``, ``relstring``, ``rbp_resid`` (and
+      ``unj*``) afterwards: a parameterised ``utility`` counts that document
+      as retrieved and not relevant, ``rbp_resid.p=x`` is 1 and
+      ``relstring.N`` shows ``-``.
+
+    ``rows`` are :func:`requests`' rows keyed by printed name, ``metrics`` the
+    ``(printed, options, metric)`` requests; ``result`` is changed in place.
+    Returns the relstrings of missing queries to show as ``-`` (a boolean
+    mask over ``result.query_ids``), or None.
+    """
+    import numpy as np
+
+    per_query, mean = result.per_query, result.mean
+    qids = result.query_ids
+
+    def set_nan(name, mask):
+        if mask.any():
+            values = per_query[name].astype(float, copy=True)
+            values[mask] = np.nan
+            per_query[name] = values
+            mean[name] = float(np.mean(values))
+
+    if judged_only and ("iprec_at_recall" in chosen or "11pt_avg" in chosen):
+        empty = per_query["num_ret "] == 0
+        num_rel = per_query["num_rel "]
+        for top, name, _, options in rows:
+            if top == "iprec_at_recall":
+                level = float(name.rsplit("_", 1)[1])
+                set_nan(name, empty & (np.floor(level * num_rel + 0.5) == 0))
+            elif top == "11pt_avg":
+                levels = np.asarray(options["recall_levels"], dtype=float)
+                zero = (np.floor(np.outer(num_rel, levels) + 0.5) == 0).any(axis=1)
+                set_nan(name, empty & zero)
+    if "Rndcg" in chosen:
+        rel = qrels.relevance
+        judged = rel >= 0
+        for printed, options, metric in metrics:
+            if metric != "rndcg":
+                continue
+            gain = rel[judged].copy()
+            for level, g in (options.get("gain") or {}).items():
+                gain[rel[judged] == level] = g
+            # largest gain of each query's judged documents (-inf: none judged)
+            names, inverse = np.unique(qrels.qid[judged], return_inverse=True)
+            best = np.full(names.size, -np.inf)
+            np.maximum.at(best, inverse, gain)
+            top = np.full(len(qids), -np.inf)
+            if names.size:
+                at = np.minimum(np.searchsorted(names, qids), names.size - 1)
+                found = names[at] == qids
+                top[found] = best[at[found]]
+            set_nan(printed, (per_query["num_rel "] > 0) & ~(top > 0))
+    missing = None
+    if complete and not judged_only:
+        missing = ~np.isin(qids, run_qids)
+        if missing.any():
+            for printed, options, metric in metrics:
+                values = None
+                if metric == "utility" and printed != "utility":
+                    p = options["payoffs"]
+                    values = per_query[printed] + missing * (p[1] - p[3])
+                elif metric == "rbp_resid" and printed != "rbp_resid":
+                    values = np.where(missing, 1.0, per_query[printed])
+                if values is not None:
+                    per_query[printed] = values
+                    mean[printed] = float(np.mean(values))
+    for label in ("num_ret ", "num_rel "):
+        per_query.pop(label, None)
+        mean.pop(label, None)
+    return missing
+
+
 def _line(name, qid, value):
     return f"{name:<22}\t{qid}\t{value}"
 
 
 def _value(show, v):
+    if v != v:  # NaN: C's printf of trec_eval's 0 / 0 (the sign bit set on x86-64)
+        return "  -nan"
     if show == "integer":
         return f"{round(v)}"
     return f"{v:6.4f}"

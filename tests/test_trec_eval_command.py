@@ -86,7 +86,7 @@ def test_sets_and_order():
     assert set(SETS["official"]) <= set(MEASURES)
     chosen = parse_measures(["ndcg_cut.10", "map", "P.10,5", "runid", "num_q"])
     assert list(chosen) == ["runid", "num_q", "map", "P", "ndcg_cut"]  # trec_eval's order
-    assert [r[1] for r in requests(chosen)] == ["map", "P_5", "P_10", "ndcg_cut_10"]
+    assert [r[1] for r in requests(chosen)] == ["num_q", "map", "P_5", "P_10", "ndcg_cut_10"]
 
 
 def test_no_summary_and_runid(tmp_path):

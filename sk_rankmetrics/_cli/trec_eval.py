@@ -9,20 +9,26 @@ package does not compute yet is an error naming it, never skipped.
 
 from __future__ import annotations
 
+import math
 import sys
+
+import numpy as np
 
 from ._common import Progress, UsageError, read_input, table_type
 
 
 def run(args):
     from .._registry import parse_name
-    from .._runs import _trec_gain, evaluate_run
+    from .._runs import _trec_levels, evaluate_run
     from .._trec_eval import (
         UnsupportedMeasure,
         complete_num_rel,
         format_lines,
+        metric_requests,
         parse_measures,
+        quirk_needs,
         reads_option,
+        reproduce_quirks,
         requests,
     )
 
@@ -31,32 +37,46 @@ def run(args):
         rows = requests(chosen)
     except (UnsupportedMeasure, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    level = None if args.level is None else float(math.trunc(args.level))  # atol, as trec_eval
+    if level is not None and level < 0:
+        raise UsageError(
+            f"-l {args.level:g}: a relevance level below 0 is not reproduced. trec_eval 10 then "
+            "counts retrieved unjudged documents as relevant but not in num_rel (map can "
+            "exceed 1; docs/which_ndcg.md, trec_eval's quirks); use -l 0 to count every "
+            "judged document as relevant."
+        )
     prog = Progress("", force=args.progress)
-    qrels = read_input(args.qrels, args.qrels_format, "qrels", prog)
+    # Levels as trec_eval reads them (atol), warned once; the gains of
+    # ndcg.L=G are completed over them by the path evaluate_run takes too.
+    qrels = _trec_levels(read_input(args.qrels, args.qrels_format, "qrels", prog))
     run_ = read_input(args.run, args.run_format, "run", prog)
     levels = qrels.relevance[qrels.relevance >= 0]
-    metrics = []
-    for _, _, key, options in rows:
-        if "gain" in options:  # trec_eval's ndcg.L=G: other levels keep their level
-            options = {**options, "gain": _trec_gain(levels, options["gain"])}
-        metrics.append((key, options) if options else key)
-    if not metrics:  # only runid / num_q / relstring: any metric finds the queries
+    metrics = metric_requests(chosen, levels)  # [(printed name, options, metric)]
+    rows = [(top, name, name, options) for top, name, _, options in rows]
+    if not metrics:  # only runid / relstring: any metric finds the queries
         metrics = ["num_q"]
     # A global option reaches the measures that read it (trec_eval's table,
     # _trec_eval.READS); trec_eval ignores it for the others (-l for ndcg).
-    specs = [parse_name(m if isinstance(m, str) else m[0])[0] for m in metrics]
+    specs = [parse_name(m if isinstance(m, str) else m[2])[0] for m in metrics]
 
     def given(option, value):
         return value if any(reads_option(s, option, True) for s in specs) else None
 
+    # Counts trec_eval's quirks need (reproduce_quirks), under labels no measure prints.
+    metrics += [(label, {}, metric) for label, metric in
+                quirk_needs(chosen, judged_only=args.judged_only, complete=args.complete)]
+
     try:
         res = evaluate_run(qrels, run_, metrics, setting="trec_eval", complete=args.complete,
-                           threshold=given("threshold", args.level),
+                           threshold=given("threshold", level),
                            max_docs=given("max_docs", args.max_docs),
                            judged_only=bool(given("judged_only", args.judged_only)),
                            n_docs=given("n_docs", args.n_docs), progress=prog)
     finally:
         prog.close()
+    missing = reproduce_quirks(res, chosen, rows, metrics, qrels=qrels, run_qids=run_.qid,
+                               judged_only=args.judged_only, complete=args.complete,
+                               n_docs=args.n_docs)
     relstrings = None
     if "relstring" in chosen and args.query:
         from .._runs import relevance_strings
@@ -67,6 +87,10 @@ def run(args):
         relstrings = {name: relevance_strings(qrels, run_, res.query_ids, length,
                                               max_docs=args.max_docs,
                                               judged_only=args.judged_only)}
+        if param is not None and missing is not None and length > 0:
+            # trec_eval resets only "relstring": relstring.N shows its stand-in document
+            relstrings[name] = np.where(missing, "-", np.asarray(relstrings[name],
+                                                                 dtype=object)).tolist()
     # trec_eval's own rule for num_rel's summary under -c (see complete_num_rel).
     summaries = {"num_rel": complete_num_rel(qrels.relevance)} if args.complete else None
     lines = format_lines(chosen, rows, res, tag=run_.tag, per_query=args.query,
@@ -99,7 +123,8 @@ def add_parser(sub, parents):
     p.add_argument("-M", dest="max_docs", type=table_type("max_docs", int), metavar="N",
                    help="only the first N ranked documents of each query")
     p.add_argument("-l", dest="level", type=table_type("threshold", float), metavar="N",
-                   help="lowest relevance level that counts as relevant (default 1)")
+                   help="lowest relevance level that counts as relevant (default 1; read as "
+                        "trec_eval reads it, truncated to an integer; below 0 is refused)")
     p.add_argument("-N", dest="n_docs", type=table_type("n_docs", int), metavar="N",
                    help="number of documents in the collection (utility's missed "
                         "non-relevant documents)")
