@@ -43,7 +43,7 @@ def test_command_prints_trec_eval_10s_quirks_byte_for_byte(case, flags, kwargs):
 
 
 def test_reference_outputs_hold_the_quirks():
-    """The files show what the table of docs/which_ndcg.md says they show."""
+    """The files show what docs/which_ndcg.md says they show."""
     j = {(n.strip(), q): v for n, q, v in lines("quirkJ")}
     assert j[("11pt_avg", "2")] == j[("11pt_avg", "all")] == "  -nan"
     assert j[("iprec_at_recall_0.00", "all")] == "  -nan"
