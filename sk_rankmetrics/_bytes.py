@@ -639,7 +639,8 @@ class TokenColumn:
         j = 0
         while active.size:
             w = self.word(rows[active], j, li[active]).byteswap()  # big-endian: byte order
-            o = np.lexsort((w, rank[active]))
+            # The first word orders every entry (all ranks are 0): one sort key.
+            o = np.argsort(w, kind="stable") if j == 0 else np.lexsort((w, rank[active]))
             a, ws, ra = active[o], w[o], rank[active[o]]
             sub = np.ones(a.shape[0], dtype=bool)
             sub[1:] = (ra[1:] != ra[:-1]) | (ws[1:] != ws[:-1])

@@ -672,7 +672,9 @@ def _docno_ties(order, tied, docno):
     grp = np.cumsum(start)
     lines = pos if order is None else order[pos]
     rank = docno.lex_rank(lines)
-    return pos, lines[np.lexsort((-rank, grp))]
+    # Group first, then docno descending, as one integer key (both < n).
+    n = rank.shape[0]
+    return pos, lines[np.argsort(grp * (n + 1) + (n - rank), kind="stable")]
 
 
 def _flatten_lists(lists, n, arg, *, ranked=False, users=None):
