@@ -22,6 +22,8 @@ import functools
 
 import numpy as np
 
+from ._validation import InvalidParameterError
+
 
 class RankedChunk:
     """Per-position tie-group statistics of a chunk of ranked rows.
@@ -720,10 +722,22 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=
     return np.asarray(gain(top), dtype=np.float64) if by_level else top
 
 
+def _grid_gains(gain, levels):
+    """The gains of ``levels`` (float64), or None when a gain mapping does not
+    name one of them: levels between those of the data need not be named."""
+    if gain.name == "mapping":
+        try:
+            return np.asarray(gain(np.asarray(levels, dtype=np.float64)), dtype=np.float64)
+        except InvalidParameterError:
+            return None
+    return np.asarray(gain(np.asarray(levels, dtype=np.float64)), dtype=np.float64)
+
+
 def _top_levels(yt, gain, extremes, width, passes=2):
     """:func:`ideal_gains` read off the highest levels, or None.
 
     Where the highest level fills many positions of each row (dense graded
+    relevance), or where it is the only level of positive gain (binary
     relevance), the top ``width`` gains are known after comparing the rows
     with that level (and, for integer levels, the next ones): one pass per
     level instead of counting or sorting every level. Rows still short after
@@ -732,15 +746,16 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     the highest level is common enough to try.
     """
     n, N = yt.shape
+    if yt.dtype.kind == "b":
+        yt = yt.view(np.uint8)
+        extremes = None
     if not gain.monotone or yt.dtype.kind not in "iuf" or not yt.size:
         return None
     ex = extremes if extremes is not None and extremes.a is yt else _Extremes(yt)
     hi = ex.max()
     if not -(2**52) < float(hi) < 2**52:
         return None  # levels compared as float64 below must be exact
-    sample = yt.reshape(-1)[:_SAMPLE]
-    if np.count_nonzero(sample == hi) * N < 2 * width * sample.shape[0]:
-        return None
+    rest_zero = False  # every level below those read has gain 0
     if yt.dtype.kind == "f":
         levels = np.array([hi], dtype=np.float64)
     else:
@@ -748,7 +763,14 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         if lo <= -(2**52):
             return None
         levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
-    g = np.asarray(gain(levels), dtype=np.float64)
+        ends = _grid_gains(gain, [lo, hi - 1] if hi > lo else [lo])
+        rest_zero = ends is not None and ends[0] >= 0 and (hi == lo or ends[-1] <= 0)
+    sample = yt.reshape(-1)[:_SAMPLE]
+    if not rest_zero and np.count_nonzero(sample == hi) * N < 2 * width * sample.shape[0]:
+        return None
+    g = _grid_gains(gain, levels)
+    if g is None:
+        return None
     out = np.zeros((n, width))  # best first
     filled = np.zeros(n, dtype=np.intp)
     rows = np.arange(n)
@@ -762,6 +784,8 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         out[rows] = np.where((j >= have[:, None]) & (j < upto[:, None]), value, out[rows])
         filled[rows] = upto
         rows = rows[upto < width]
+        if rest_zero:
+            rows = rows[:0]  # the rest of each row is worth 0: filled already
     if rows.size:
         # The rows still short, the general way (no sample decides there).
         out[rows] = ideal_gains(yt[rows], gain, None, width, levels=False)[:, ::-1]
@@ -974,7 +998,9 @@ def _counted_runs(yt, gain, extremes, lo, hi):
     n, N = yt.shape
     span = hi - lo + 1
     levels = np.arange(lo, hi + 1, dtype=np.float64)[::-1]
-    g = np.asarray(gain(levels), dtype=np.float64)  # non-increasing
+    g = _grid_gains(gain, levels)  # non-increasing
+    if g is None:
+        return None
     keep = g > 0
     if keep.any():
         # Only entries above the highest level of gain <= 0 can be worth

@@ -357,3 +357,42 @@ def test_rows_of_ids_by_table_or_search(seed, n, m, dtype, wide):
     got = _rows_of(users[order], order, ids)
     expected = [users.tolist().index(i) if i in users.tolist() else -1 for i in ids.tolist()]
     assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("density", [0.02, 0.3, 1.0])
+@pytest.mark.parametrize("dtype", ["int64", "int8", "float64"])
+def test_gain_mapping_with_unnamed_levels_between(density, dtype):
+    """A gain mapping names only the levels that occur (0, 1, 3, not 2): the
+    level-reading routes skip it (they would read level 2) and the numbers are
+    those of the same gains given as a callable."""
+    rng = np.random.default_rng(11)
+    y = np.where(rng.random((300, 80)) < density, rng.choice([1, 3], size=(300, 80)), 0)
+    y = y.astype(dtype)
+    s = rng.random((300, 80))
+    mapping = {0: 0.0, 1: 1.0, 3: 5.0}
+
+    def as_callable(r):
+        return np.select([r == 3, r == 1], [5.0, 1.0], 0.0)
+
+    for name in ("ndcg", "g", "ndcg_rel", "rndcg"):
+        spec = METRICS[name]
+        k = 5 if spec.takes_k else None
+        got = score(name, y, s, k=k, gain=mapping, per_row=True, no_relevant=np.nan)
+        expected = score(name, y, s, k=k, gain=as_callable, per_row=True, no_relevant=np.nan)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64"])
+def test_binary_relevance_ideal_in_one_pass(dtype):
+    """Binary relevance: the highest level is the only one of positive gain, so
+    the rows short of it are complete after one pass (the rest is worth 0)."""
+    from sk_rankmetrics._ordering import _top_levels
+
+    rng = np.random.default_rng(12)
+    y = (rng.random((200, 60)) < 0.03).astype(dtype)
+    for gain in ("linear", "exponential"):
+        g = resolve_gain(gain)
+        got = _top_levels(y, g, None, 10)
+        assert got is not None  # taken however sparse the block
+        expected = np.sort(np.asarray(g(y.astype(float))), axis=1)[:, 50:]
+        np.testing.assert_array_equal(got, expected)
