@@ -671,6 +671,27 @@ def _sort_pairs(rows, codes, n):
     return np.lexsort((codes, rows))
 
 
+def _constant(a):
+    """Whether every entry of ``a`` is the same (True when empty)."""
+    return a.size == 0 or bool((a == a[0]).all())
+
+
+def _sort_packed(rows, codes, n):
+    """``(rows, codes)`` sorted by (row, code) through one sort of packed keys,
+    or None when the keys would not fit in 63 bits."""
+    if rows.size < 2:
+        return None
+    cmin = int(codes.min())
+    span = int(codes.max()) - cmin + 1
+    if n * span >= _KEY_LIMIT:
+        return None
+    key = rows.astype(np.int64) * span + (codes - cmin)
+    if not (key[1:] < key[:-1]).any():
+        return rows, codes
+    key.sort()
+    return key // span, key % span + cmin
+
+
 def _plural(what):
     return "queries" if what == "query" else what + "s"
 
@@ -909,15 +930,26 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
         t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
         tj = None if tj is None else tj[tkeep]
     del tkeep
-    t_order = _sort_pairs(trows, t_codes, n)
-    if t_order is not None:
-        trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
-        tj = None if tj is None else tj[t_order]
+    packed = _sort_packed(trows, t_codes, n) if tj is None and _constant(tr) else None
+    if packed is not None:
+        # One relevance for every pair (clicks, binary truth): the (row, code)
+        # keys are sorted as values, no permutation needed.
+        unsorted = trows, t_codes
+        trows, t_codes = packed
+        t_order = None
     else:
-        t_order = np.arange(trows.shape[0])
+        t_order = _sort_pairs(trows, t_codes, n)
+        if t_order is not None:
+            trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
+            tj = None if tj is None else tj[t_order]
+        else:
+            t_order = np.arange(trows.shape[0])
     if trows.size > 1:
         dup = (trows[1:] == trows[:-1]) & (t_codes[1:] == t_codes[:-1])
         if dup.any():
+            if t_order is None:  # the error names the item: find its line
+                t_order = _sort_pairs(*unsorted, n)
+                t_order = np.arange(trows.shape[0]) if t_order is None else t_order
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
                 f"the truth judges item {shown(ti_kept[t_order[i]])!r} twice for {what} "

@@ -396,3 +396,28 @@ def test_binary_relevance_ideal_in_one_pass(dtype):
         assert got is not None  # taken however sparse the block
         expected = np.sort(np.asarray(g(y.astype(float))), axis=1)[:, 50:]
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_truth_sorted_by_packed_keys_or_by_order(graded):
+    """The truth of ID lists, shuffled: sorted by packed (user, item) keys when
+    every pair has one relevance, by an order otherwise; the same numbers, and
+    a pair judged twice is named either way."""
+    from sk_rankmetrics import evaluate_ranked
+
+    rng = np.random.default_rng(13)
+    rec = np.array([rng.permutation(500)[:20] for _ in range(300)])  # distinct per user
+    users = np.repeat(np.arange(300), 5)
+    items = np.concatenate([rng.permutation(500)[:5] for _ in range(300)])
+    rel = rng.integers(1, 4, size=users.size) if graded else np.ones(users.size, dtype=int)
+    p = rng.permutation(users.size)
+    a = evaluate_ranked(rec, (users[p], items[p], rel[p]), ["ndcg@10", "map@20"])
+    b = evaluate_ranked(rec, (users, items, rel), ["ndcg@10", "map@20"])
+    for name in ("ndcg@10", "map@20"):
+        np.testing.assert_allclose(a.per_query[name], b.per_query[name], rtol=0, atol=1e-15)
+    users2 = np.append(users[p], users[p][7])
+    items2 = np.append(items[p], items[p][7])
+    rel2 = np.append(rel[p], rel[p][7])
+    with pytest.raises(ValueError, match=rf"judges item {items[p][7]} twice for user "
+                                         rf"{users[p][7]};"):
+        evaluate_ranked(rec, (users2, items2, rel2), ["ndcg@10"])
