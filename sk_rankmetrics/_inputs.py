@@ -671,25 +671,33 @@ def _sort_pairs(rows, codes, n):
     return np.lexsort((codes, rows))
 
 
-def _constant(a):
-    """Whether every entry of ``a`` is the same (True when empty)."""
-    return a.size == 0 or bool((a == a[0]).all())
+#: Relevance levels packed into the truth's sort keys: at most this many.
+_PACKED_LEVELS = 16
 
 
-def _sort_packed(rows, codes, n):
-    """``(rows, codes)`` sorted by (row, code) through one sort of packed keys,
-    or None when the keys would not fit in 63 bits."""
+def _sort_packed(rows, codes, rel, n):
+    """``(rows, codes, rel)`` sorted by (row, code) through one sort of packed
+    keys, or None: the relevance must take a few integer levels, and the keys
+    fit in 63 bits."""
     if rows.size < 2:
         return None
+    lo, hi = float(rel.min()), float(rel.max())
+    if hi - lo >= _PACKED_LEVELS or not np.array_equal(rel, np.floor(rel)):
+        return None
+    levels = int(hi - lo) + 1
     cmin = int(codes.min())
     span = int(codes.max()) - cmin + 1
-    if n * span >= _KEY_LIMIT:
+    if n * span * levels >= _KEY_LIMIT:
         return None
-    key = rows.astype(np.int64) * span + (codes - cmin)
+    key = (rows.astype(np.int64) * span + (codes - cmin)) * levels
+    if levels > 1:
+        key += (rel - lo).astype(np.int64)
     if not (key[1:] < key[:-1]).any():
-        return rows, codes
+        return rows, codes, rel
     key.sort()
-    return key // span, key % span + cmin
+    out_rel = (key % levels + lo).astype(np.float64) if levels > 1 else rel
+    key //= levels
+    return key // span, key % span + cmin, out_rel
 
 
 def _plural(what):
@@ -930,12 +938,12 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
         t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
         tj = None if tj is None else tj[tkeep]
     del tkeep
-    packed = _sort_packed(trows, t_codes, n) if tj is None and _constant(tr) else None
+    packed = _sort_packed(trows, t_codes, tr, n) if tj is None else None
     if packed is not None:
-        # One relevance for every pair (clicks, binary truth): the (row, code)
-        # keys are sorted as values, no permutation needed.
+        # Relevance of a few integer levels (clicks, grades): the (row, code,
+        # level) keys are sorted as values, no permutation needed.
         unsorted = trows, t_codes
-        trows, t_codes = packed
+        trows, t_codes, tr = packed
         t_order = None
     else:
         t_order = _sort_pairs(trows, t_codes, n)

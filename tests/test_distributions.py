@@ -398,11 +398,12 @@ def test_binary_relevance_ideal_in_one_pass(dtype):
         np.testing.assert_array_equal(got, expected)
 
 
-@pytest.mark.parametrize("graded", [False, True])
+@pytest.mark.parametrize("graded", [False, True, "fractional", "wide"])
 def test_truth_sorted_by_packed_keys_or_by_order(graded):
-    """The truth of ID lists, shuffled: sorted by packed (user, item) keys when
-    every pair has one relevance, by an order otherwise; the same numbers, and
-    a pair judged twice is named either way."""
+    """The truth of ID lists, shuffled: sorted by packed (user, item, level)
+    keys when the relevance takes a few integer levels, by an order otherwise
+    (fractional levels, a span of levels too wide to pack); the same numbers,
+    and a pair judged twice is named either way."""
     from sk_rankmetrics import evaluate_ranked
 
     rng = np.random.default_rng(13)
@@ -410,6 +411,10 @@ def test_truth_sorted_by_packed_keys_or_by_order(graded):
     users = np.repeat(np.arange(300), 5)
     items = np.concatenate([rng.permutation(500)[:5] for _ in range(300)])
     rel = rng.integers(1, 4, size=users.size) if graded else np.ones(users.size, dtype=int)
+    if graded == "fractional":
+        rel = rel / 2.0
+    elif graded == "wide":
+        rel = rng.integers(1, 100, size=users.size)
     p = rng.permutation(users.size)
     a = evaluate_ranked(rec, (users[p], items[p], rel[p]), ["ndcg@10", "map@20"])
     b = evaluate_ranked(rec, (users, items, rel), ["ndcg@10", "map@20"])
