@@ -171,28 +171,14 @@ def _read(path, kind, format, progress, hint):
                          f"format, name it with {hint}, one of {others}).") from None
 
 
-@validate
-def read_qrels(path, *, format="auto", progress=None):
-    """Read a qrels file in any supported format.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
+#: Docstring blocks the two readers share (filled below their definitions).
+_READER_DOCS = {
+    "path": """path : str or os.PathLike
         The file; gzip, bzip2 and xz files are decompressed whatever their
-        name.
-    format : {"auto", "trec", "csv", "tsv", "parquet", "json"}, default="auto"
-        ``"auto"``: by the extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.json``; ``.txt``, ``.qrels``: TREC), else by the content.
-    progress : callable, optional
-        ``progress(done, total)`` while a TREC file is read.
-
-    Returns
-    -------
-    qrels : TrecQrels
-        The judgements (CSV, TSV and Parquet columns are found as in
-        :func:`qrels_from_frame`; JSON maps each query to ``{doc: level}``).
-
-    Raises
+        name.""",
+    "progress": """progress : callable, optional
+        ``progress(done, total)`` while a TREC file is read.""",
+    "reading": """Raises
     ------
     ValueError
         An unreadable file: the message names the format it was read as, why,
@@ -203,7 +189,29 @@ def read_qrels(path, *, format="auto", progress=None):
     The format is the one named, else the extension's, else the content's:
     the first :math:`2^{16}` bytes, decompressed. Reading costs :math:`O(n)`
     in the :math:`n` bytes of the file (TREC files are read in blocks, on
-    several threads when large).
+    several threads when large).""",
+}
+
+
+@validate
+def read_qrels(path, *, format="auto", progress=None):
+    """Read a qrels file in any supported format.
+
+    Parameters
+    ----------
+    %(path)s
+    format : {"auto", "trec", "csv", "tsv", "parquet", "json"}, default="auto"
+        ``"auto"``: by the extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.json``; ``.txt``, ``.qrels``: TREC), else by the content.
+    %(progress)s
+
+    Returns
+    -------
+    qrels : TrecQrels
+        The judgements (CSV, TSV and Parquet columns are found as in
+        :func:`qrels_from_frame`; JSON maps each query to ``{doc: level}``).
+
+    %(reading)s
 
     Examples
     --------
@@ -225,14 +233,11 @@ def read_run(path, *, format="auto", progress=None):
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The file; gzip, bzip2 and xz files are decompressed whatever their
-        name.
+    %(path)s
     format : {"auto", "trec", "csv", "tsv", "parquet", "json"}, default="auto"
         ``"auto"``: by the extension (``.csv``, ``.tsv``, ``.parquet``,
         ``.json``; ``.txt``, ``.run``: TREC), else by the content.
-    progress : callable, optional
-        ``progress(done, total)`` while a TREC file is read.
+    %(progress)s
 
     Returns
     -------
@@ -240,18 +245,7 @@ def read_run(path, *, format="auto", progress=None):
         The ranking (columns found as in :func:`run_from_frame`; the tag of a
         file that has none is its name).
 
-    Raises
-    ------
-    ValueError
-        An unreadable file: the message names the format it was read as, why,
-        and how to choose another.
-
-    Notes
-    -----
-    The format is the one named, else the extension's, else the content's:
-    the first :math:`2^{16}` bytes, decompressed. Reading costs :math:`O(n)`
-    in the :math:`n` bytes of the file (TREC files are read in blocks, on
-    several threads when large).
+    %(reading)s
 
     Examples
     --------
@@ -265,3 +259,8 @@ def read_run(path, *, format="auto", progress=None):
     """
     return _read(path, "run", format, progress, "format=... (run_format=... in "
                  "evaluate_run and evaluate_ranked, --run-format in the command)")
+
+
+for _reader in (read_qrels, read_run):
+    _reader.__doc__ = _reader.__doc__ % _READER_DOCS
+del _reader

@@ -165,3 +165,19 @@ def test_dask_evaluate_ranked_reads_paths(trec):
                          .rename(columns={"qid": "user", "docno": "item"}), npartitions=1)
     got = evaluate_ranked(rec, q, ["ndcg@3", "mrr"])
     assert got.mean == pytest.approx(want.mean, abs=1e-12)
+
+
+@pytest.mark.parametrize("bad", ["xml", "TREC", "", None, 3])
+def test_unknown_format_names_are_refused_naming_the_argument(trec, bad):
+    """A format that is not one of the readers' is a one-line error naming the
+    argument and the accepted values, from the readers and from evaluate_run."""
+    from sk_rankmetrics import InvalidParameterError, evaluate_run, read_qrels, read_run
+
+    qrels, run = trec
+    with pytest.raises(InvalidParameterError, match=r"format=.* is not accepted.*Accepted: "
+                                                     r"'auto', 'trec', 'csv'"):
+        read_run(run, format=bad)
+    with pytest.raises(InvalidParameterError, match=r"format=.* is not accepted"):
+        read_qrels(qrels, format=bad)
+    with pytest.raises(InvalidParameterError, match=r"run_format=.* is not accepted"):
+        evaluate_run(qrels, run, ["map"], run_format=bad)
