@@ -37,8 +37,9 @@ import sklearn
 import sklearn.metrics as skm
 
 import sk_rankmetrics as skr
-import sk_rankmetrics._engine as skr_engine
-import sk_rankmetrics._registry as skr_registry
+import sk_rankmetrics._evaluation.engine as skr_engine
+import sk_rankmetrics._metrics.registry as skr_registry
+import sk_rankmetrics._utils.params as skr_params
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grid  # benchmarks/grid.py
@@ -284,7 +285,7 @@ def every_measure(depth):
         if spec.takes_k:
             out.append(f"{name}@{depth}")
         elif spec.at_option is not None:
-            at = skr_registry.PARAMS[spec.at_option].examples[0]
+            at = skr_params.PARAMS[spec.at_option].examples[0]
             out.append((f"{name}@{at}", {"max_docs": depth}))
         elif "max_docs" in spec.options:
             out.append((name, {"max_docs": depth}))

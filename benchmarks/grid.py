@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._engine import one_thread
+from sk_rankmetrics._utils.threads import one_thread
 
 K = 10
 SIX = ["ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10", "hit_rate@10"]

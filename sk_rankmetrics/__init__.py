@@ -15,54 +15,49 @@ from typing import TYPE_CHECKING
 # do), so that ``import sk_rankmetrics`` and the command line import neither
 # scikit-learn nor pandas until a feature needs them.
 _LAZY = {
-    "ComparisonReport": "_compare",
-    "compare": "_compare",
-    "compare_estimators": "_compare",
-    "QueryDifferenceDisplay": "_compare_plot",
-    "QueryGroupRanker": "_group_ranker",
-    "MetricAtKDisplay": "_plot",
-    "bpref_score": "_ranking",
-    "cumulative_gain_score": "_ranking",
-    "dcg_score": "_ranking",
-    "err_score": "_ranking",
-    "evaluate": "_ranking",
-    "f1_at_k_score": "_ranking",
-    "hit_rate_score": "_ranking",
-    "mean_average_precision_score": "_ranking",
-    "ndcg_score": "_ranking",
-    "precision_at_k_score": "_ranking",
-    "r_precision_score": "_ranking",
-    "rbp_score": "_ranking",
-    "recall_at_k_score": "_ranking",
-    "reciprocal_rank_score": "_ranking",
-    "metric_names": "_registry",
-    "EvaluationResult": "_runs",
-    "evaluate_ranked": "_runs",
-    "evaluate_run": "_runs",
-    "qrels_from_frame": "_runs",
-    "run_from_frame": "_runs",
-    "RankingScorer": "_scorer",
-    "get_scorer": "_scorer",
-    "get_scorer_names": "_scorer",
-    "get_scorers": "_scorer",
-    "make_ranking_scorer": "_scorer",
-    "read_qrels": "_formats",
-    "read_run": "_formats",
-    "TrecQrels": "_trec",
-    "TrecRun": "_trec",
-    "read_trec_qrels": "_trec",
-    "read_trec_run": "_trec",
-    "write_trec_run": "_trec",
-    "InvalidParameterError": "_validation",
+    "ComparisonReport": "_stats.report",
+    "compare": "_stats.compare",
+    "compare_estimators": "_stats.estimators",
+    "QueryDifferenceDisplay": "_plot.query_difference",
+    "QueryGroupRanker": "_sklearn.group_ranker",
+    "MetricAtKDisplay": "_plot.metric_at_k",
+    "bpref_score": "_evaluation.metric_functions",
+    "cumulative_gain_score": "_evaluation.metric_functions",
+    "dcg_score": "_evaluation.metric_functions",
+    "err_score": "_evaluation.metric_functions",
+    "evaluate": "_evaluation.metric_functions",
+    "f1_at_k_score": "_evaluation.metric_functions",
+    "hit_rate_score": "_evaluation.metric_functions",
+    "mean_average_precision_score": "_evaluation.metric_functions",
+    "ndcg_score": "_evaluation.metric_functions",
+    "precision_at_k_score": "_evaluation.metric_functions",
+    "r_precision_score": "_evaluation.metric_functions",
+    "rbp_score": "_evaluation.metric_functions",
+    "recall_at_k_score": "_evaluation.metric_functions",
+    "reciprocal_rank_score": "_evaluation.metric_functions",
+    "metric_names": "_metrics.registry",
+    "EvaluationResult": "_evaluation.result",
+    "evaluate_ranked": "_files.lists",
+    "evaluate_run": "_files.runs",
+    "qrels_from_frame": "_files.frames",
+    "run_from_frame": "_files.frames",
+    "RankingScorer": "_sklearn.scorers",
+    "get_scorer": "_sklearn.scorers",
+    "get_scorer_names": "_sklearn.scorers",
+    "get_scorers": "_sklearn.scorers",
+    "make_ranking_scorer": "_sklearn.scorers",
+    "read_qrels": "_files.formats",
+    "read_run": "_files.formats",
+    "TrecQrels": "_files.trec",
+    "TrecRun": "_files.trec",
+    "read_trec_qrels": "_files.trec",
+    "read_trec_run": "_files.trec",
+    "write_trec_run": "_files.trec",
+    "InvalidParameterError": "_utils.errors",
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
-    from ._compare import ComparisonReport, compare, compare_estimators
-    from ._compare_plot import QueryDifferenceDisplay
-    from ._formats import read_qrels, read_run
-    from ._group_ranker import QueryGroupRanker
-    from ._plot import MetricAtKDisplay
-    from ._ranking import (
+    from ._evaluation.metric_functions import (
         bpref_score,
         cumulative_gain_score,
         dcg_score,
@@ -78,23 +73,27 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
         recall_at_k_score,
         reciprocal_rank_score,
     )
-    from ._registry import metric_names
-    from ._runs import (
-        EvaluationResult,
-        evaluate_ranked,
-        evaluate_run,
-        qrels_from_frame,
-        run_from_frame,
-    )
-    from ._scorer import (
+    from ._evaluation.result import EvaluationResult
+    from ._files.formats import read_qrels, read_run
+    from ._files.frames import qrels_from_frame, run_from_frame
+    from ._files.lists import evaluate_ranked
+    from ._files.runs import evaluate_run
+    from ._files.trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
+    from ._metrics.registry import metric_names
+    from ._plot.metric_at_k import MetricAtKDisplay
+    from ._plot.query_difference import QueryDifferenceDisplay
+    from ._sklearn.group_ranker import QueryGroupRanker
+    from ._sklearn.scorers import (
         RankingScorer,
         get_scorer,
         get_scorer_names,
         get_scorers,
         make_ranking_scorer,
     )
-    from ._trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
-    from ._validation import InvalidParameterError
+    from ._stats.compare import compare
+    from ._stats.estimators import compare_estimators
+    from ._stats.report import ComparisonReport
+    from ._utils.errors import InvalidParameterError
 
 
 def __getattr__(name):

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 import sk_rankmetrics
-from sk_rankmetrics import _engine, _inputs
-from sk_rankmetrics._registry import METRICS, PARAMS
+from sk_rankmetrics._evaluation import engine as _engine
+from sk_rankmetrics._inputs import budget as _inputs
+from sk_rankmetrics._metrics.registry import METRICS
+from sk_rankmetrics._utils.params import PARAMS
 
 #: Registered metric names, in registry order (drives the parametrised suites).
 METRIC_NAMES = list(METRICS)

@@ -1,6 +1,6 @@
 """Estimator outputs -> metric inputs: each adapter against a hand computation.
 
-The hand computations here do not use ``sk_rankmetrics._adapters``: class
+The hand computations here do not use ``sk_rankmetrics._sklearn.responses``: class
 scores are laid out explicitly per label or per class, and the scores are
 compared with the scorer inside real scikit-learn model selection (folds
 rebuilt from the same cv object).
@@ -30,7 +30,7 @@ from sk_rankmetrics import (
     ndcg_score,
     reciprocal_rank_score,
 )
-from sk_rankmetrics._adapters import estimator_responses
+from sk_rankmetrics._sklearn.responses import estimator_responses
 
 
 def _ragged_multilabel():

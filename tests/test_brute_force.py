@@ -30,7 +30,7 @@ from reference import METRICS as REF
 from reference import brute_force, orderings, reference_mean
 
 from sk_rankmetrics import evaluate
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._metrics.registry import METRICS
 
 #: Slow (brute force over every option, cut-off and tie ordering): left out by pytest -m 'not slow'.
 pytestmark = pytest.mark.slow

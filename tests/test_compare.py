@@ -32,7 +32,7 @@ from sk_rankmetrics import (
     evaluate_ranked,
     get_scorer,
 )
-from sk_rankmetrics._compare import _marker, format_pvalue
+from sk_rankmetrics._stats.report import _marker, format_pvalue
 
 
 def _result(ids, **metrics):

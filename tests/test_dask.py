@@ -31,9 +31,9 @@ from hypothesis import strategies as st
 
 import sk_rankmetrics as skr
 from sk_rankmetrics import InvalidParameterError
-from sk_rankmetrics._reduce import combine, finish, partial, weighted_mean
-from sk_rankmetrics._registry import METRICS
-from sk_rankmetrics._validation import quiet, warn
+from sk_rankmetrics._evaluation.reduce import combine, finish, partial, weighted_mean
+from sk_rankmetrics._metrics.registry import METRICS
+from sk_rankmetrics._utils.errors import quiet, warn
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -728,7 +728,7 @@ def test_the_tree_of_partial_sums_gives_the_in_memory_mean(seed, how, weighted, 
                      how) for p in pieces]
     while len(parts) > 1:  # combine in pairs, as a tree would
         parts = [combine(parts[i:i + 2]) for i in range(0, len(parts), 2)]
-    from sk_rankmetrics._reduce import policy_values
+    from sk_rankmetrics._evaluation.reduce import policy_values
 
     v, skipped = policy_values(values, defined, policy)
     with warnings.catch_warnings():

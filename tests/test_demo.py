@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sk_rankmetrics import _demo, evaluate
+from sk_rankmetrics import evaluate
+from sk_rankmetrics._cli import demo_data as _demo
 from sk_rankmetrics._cli import main
 
 #: Slow (the demo's rankers and searches): left out by pytest -m 'not slow'.

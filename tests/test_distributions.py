@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from test_brute_force import LARGE_REQUESTS, _label, _large_case, _reference_rows
 
 from sk_rankmetrics import evaluate
-from sk_rankmetrics._conventions import resolve_gain
-from sk_rankmetrics._ordering import ideal_gains, top_values
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._metrics.gains import resolve_gain
+from sk_rankmetrics._metrics.registry import METRICS
+from sk_rankmetrics._ranking.ideal import ideal_gains, top_values
 
 DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint32", "float32", "float64"]
 
@@ -177,7 +177,7 @@ def test_selection_around_a_dominant_score(seed, n, N, L, dtype, density, v, lat
     """Scores where one value fills most of each row (``late``: the rows' first
     columns hold none of it): the entries above it, filled up with entries
     equal to it, are the L largest, and ``below`` the largest of the rest."""
-    from sk_rankmetrics._ordering import _select_above, select_top
+    from sk_rankmetrics._ranking.select import _select_above, select_top
 
     rng = np.random.default_rng(seed)
     L = min(L, N - 1)
@@ -196,7 +196,7 @@ def test_metrics_with_a_dominant_score_equal_the_partitioned_path(monkeypatch, f
     """Every metric with a cut-off, on scores that are mostly one value (the
     lowest or the highest), gives the number of the plain partition: the
     routes differ in cost only."""
-    from sk_rankmetrics import _ordering
+    from sk_rankmetrics._ranking import select as _ordering
 
     rng = np.random.default_rng(7)
     y = rng.integers(0, 3, size=(300, 60))
@@ -216,7 +216,7 @@ def test_long_format_with_a_dominant_score_equals_the_partitioned_path(monkeypat
     """Long format (padded blocks, padding scored -inf) whose scores are mostly
     zero: the selection around the dominant score is taken, and gives the
     plain partition's numbers."""
-    from sk_rankmetrics import _ordering
+    from sk_rankmetrics._ranking import select as _ordering
 
     rng = np.random.default_rng(8)
     sizes = rng.integers(25, 80, size=400)
@@ -245,7 +245,7 @@ def test_long_format_with_a_dominant_score_equals_the_partitioned_path(monkeypat
 def test_ideal_read_off_the_highest_levels(seed, n, N, top, zeros, dtype, gain, passes, width):
     """Dense graded relevance: the top gains read level by level from the
     highest (rows still short counted) equal the sorted gains, when taken."""
-    from sk_rankmetrics._ordering import _top_levels
+    from sk_rankmetrics._ranking.ideal import _top_levels
 
     rng = np.random.default_rng(seed)
     y = rng.integers(0, top + 1, size=(n, N))
@@ -267,7 +267,7 @@ def test_ideal_read_off_the_highest_levels(seed, n, N, top, zeros, dtype, gain, 
 def test_unique_is_numpys_unique(seed, size, dtype, nan):
     """The sort-based distinct values (NumPy's hashed np.unique is ten times
     slower on a million integers) equal np.unique's, for every dtype."""
-    from sk_rankmetrics._validation import unique
+    from sk_rankmetrics._inputs.arrays import unique
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 20, size=size)
@@ -289,7 +289,7 @@ def test_unique_is_numpys_unique(seed, size, dtype, nan):
 def test_selection_of_integer_scores_by_counting(seed, n, N, L, dtype, hi, mostly_low):
     """Integer scores in a small span, counted per row: the L largest and the
     largest of the rest, ties at the boundary cut in order of position."""
-    from sk_rankmetrics._ordering import _select_by_counts
+    from sk_rankmetrics._ranking.select import _select_by_counts
 
     rng = np.random.default_rng(seed)
     L = min(L, N - 1)
@@ -307,7 +307,7 @@ def test_selection_of_integer_scores_by_counting(seed, n, N, L, dtype, hi, mostl
 def test_integer_scores_counted_equal_the_partitioned_path(monkeypatch, dtype):
     """Every metric with a cut-off on heavily tied integer scores: the counted
     selection gives the plain partition's numbers."""
-    from sk_rankmetrics import _ordering
+    from sk_rankmetrics._ranking import select as _ordering
 
     rng = np.random.default_rng(9)
     y = rng.integers(0, 3, size=(300, 60))
@@ -332,7 +332,7 @@ def test_integer_scores_counted_equal_the_partitioned_path(monkeypatch, dtype):
 def test_counting_wide_integer_scores_stays_in_their_type(dtype, base):
     """Scores near the ends of 64-bit integers (beyond float64's precision)
     are counted relative to the smallest, in their own type."""
-    from sk_rankmetrics._ordering import _select_by_counts
+    from sk_rankmetrics._ranking.select import _select_by_counts
 
     rng = np.random.default_rng(10)
     a = (rng.integers(0, 20, size=(30, 40)).astype(dtype) + dtype(base))
@@ -345,7 +345,7 @@ def test_counting_wide_integer_scores_stays_in_their_type(dtype, base):
 def test_rows_of_ids_by_table_or_search(seed, n, m, dtype, wide):
     """The row of each id, looked up in a table (compact integers) or by binary
     search, -1 for ids of no row."""
-    from sk_rankmetrics._inputs import _rows_of
+    from sk_rankmetrics._inputs.preranked import _rows_of
 
     rng = np.random.default_rng(seed)
     top = 120 if dtype == "int8" else (2**40 if wide else 3 * n + 5)
@@ -386,7 +386,7 @@ def test_gain_mapping_with_unnamed_levels_between(density, dtype):
 def test_binary_relevance_ideal_in_one_pass(dtype):
     """Binary relevance: the highest level is the only one of positive gain, so
     the rows short of it are complete after one pass (the rest is worth 0)."""
-    from sk_rankmetrics._ordering import _top_levels
+    from sk_rankmetrics._ranking.ideal import _top_levels
 
     rng = np.random.default_rng(12)
     y = (rng.random((200, 60)) < 0.03).astype(dtype)

@@ -17,9 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sk_rankmetrics as skr
-from sk_rankmetrics import _ordering
-from sk_rankmetrics._conventions import resolve_gain
-from sk_rankmetrics._ordering import IdealRuns, ideal_gains, ideal_runs
+from sk_rankmetrics._metrics.gains import resolve_gain
+from sk_rankmetrics._metrics.registry import METRICS
+from sk_rankmetrics._ranking import ideal as _ordering
+from sk_rankmetrics._ranking.ideal import IdealRuns, ideal_gains, ideal_runs
 
 GAINS = ["linear", "exponential", {-1: 0.0, 0: 0.0, 1: 1.0, 2: 1.0, 3: 5.0},
          {-1: 0.0, 0: 0.0, 1: 2.0, 2: 2.0, 3: 2.0}]
@@ -144,7 +145,7 @@ def test_every_metric_reads_the_same_number_alone_and_in_a_crowd():
     yt = rng.integers(0, 4, size=(60, 25))
     for ys in (rng.random((60, 25)), rng.integers(0, 4, size=(60, 25)).astype(float)):
         names = []
-        for name, spec in skr._registry.METRICS.items():
+        for name, spec in METRICS.items():
             if spec.ties == "refuse" and ys.dtype == float and (ys % 1 == 0).all():
                 continue
             if spec.at_option:

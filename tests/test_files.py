@@ -20,8 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sk_rankmetrics._bytes as B
+import sk_rankmetrics._files.tokens as B
+import sk_rankmetrics._utils.threads as threads
 from sk_rankmetrics import TrecQrels, TrecRun, evaluate_run, read_trec_qrels, read_trec_run
+from sk_rankmetrics._files.numbers import parse_numbers
 
 QRELS = "q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 d 1\nq2 0 e 1\n"
 RUN = "q1 Q0 a 1 3 t\nq1 Q0 c 2 2 t\nq1 Q0 b 3 1 t\nq2 Q0 x 1 2 t\nq2 Q0 d 2 1 t\n"
@@ -157,7 +159,7 @@ def test_hash_collisions_never_merge_ids(tmp_path, monkeypatch):
     honest = _means(q, r)
     monkeypatch.setattr(B, "hash_long", lambda word_at, lengths:
                         np.full(lengths.shape[0], 12345, dtype=np.uint64))
-    import sk_rankmetrics._bytes as bytes_mod
+    import sk_rankmetrics._files.tokens as bytes_mod
 
     assert bytes_mod.hash_long is not None
     assert _means(q, r) == honest
@@ -209,7 +211,7 @@ def test_number_parser_is_exact():
     data = (" ".join(texts) + "\n").encode()
     block = B.Block.from_bytes(data)
     starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
-    got, ok = B.parse_numbers(block, starts, np.array([len(t) for t in texts]))
+    got, ok = parse_numbers(block, starts, np.array([len(t) for t in texts]))
     assert ok.all()
     assert got.tolist() == [float(t) for t in texts]
 
@@ -218,7 +220,7 @@ def _parse_texts(texts):
     data = (" ".join(texts) + "\n").encode()
     block = B.Block.from_bytes(data)
     starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
-    return B.parse_numbers(block, starts, np.array([len(t) for t in texts]))
+    return parse_numbers(block, starts, np.array([len(t) for t in texts]))
 
 
 def _python_number(text):
@@ -333,7 +335,7 @@ def test_progress_bar_labels_every_phase(tmp_path, command):
 def test_progress_shows_only_slow_phases_on_a_terminal():
     import io
 
-    from sk_rankmetrics._cli._common import Progress
+    from sk_rankmetrics._cli.common import Progress
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -381,7 +383,7 @@ def test_duplicates_found_across_chunks(tmp_path, monkeypatch, contiguous):
     # Pair hashes are sorted a chunk of whole queries at a time (when each
     # query's lines are contiguous): a duplicate far apart in a query longer
     # than a chunk, or in a file whose queries are interleaved, is found.
-    import sk_rankmetrics._trec as trec
+    import sk_rankmetrics._files.trec as trec
 
     monkeypatch.setattr(trec, "PAIR_STEP", 100)
     lines = [f"q{i // 700} Q0 d{i % 700} 1 {i % 9} t" for i in range(2100)]
@@ -410,7 +412,7 @@ def test_two_threads_read_what_one_reads(tmp_path, monkeypatch):
     path.write_text("\n".join(lines) + "\n")
     monkeypatch.setattr(B, "BLOCK_BYTES", 4096)
     one = read_trec_run(path)
-    monkeypatch.setattr(B, "read_threads", lambda: 2)
+    monkeypatch.setattr(threads, "read_threads", lambda: 2)
     two = read_trec_run(path)
     assert two.qid.tolist() == one.qid.tolist() and two.docno.tolist() == one.docno.tolist()
     assert two.score.tolist() == one.score.tolist() and len(two) == 6000

@@ -14,7 +14,7 @@ import pytest
 
 from sk_rankmetrics import evaluate_ranked, evaluate_run, read_qrels, read_run
 from sk_rankmetrics._cli import main as cli_main
-from sk_rankmetrics._formats import detect_format
+from sk_rankmetrics._files.formats import detect_format
 
 QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 d 1\nq2 0 e 0\n"
 RUN = ("q1 Q0 b 1 3.0 sys\nq1 Q0 a 2 2.5 sys\nq1 Q0 x 3 1.0 sys\nq1 Q0 c 4 0.5 sys\n"

@@ -28,7 +28,7 @@ from reference import reference_mean
 
 import sk_rankmetrics as skr
 from sk_rankmetrics import InvalidParameterError
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._metrics.registry import METRICS
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -392,7 +392,7 @@ def test_ids_in_messages_are_shown_as_written():
 def test_repeated_items_found_in_any_block(monkeypatch):
     """The repeat check works a block of rows at a time: a repeat in a later block,
     in lists of one length or of several, is found and named."""
-    from sk_rankmetrics import _inputs
+    from sk_rankmetrics._inputs import preranked as _inputs
 
     monkeypatch.setattr(_inputs, "_REPEAT_STEP", 4)
     same = {f"u{i}": ["a", "b", "c"] for i in range(10)}

@@ -1,6 +1,6 @@
 """One invariance suite for every registered metric.
 
-Driven by ``sk_rankmetrics._registry.METRICS``: a metric registered there is
+Driven by ``sk_rankmetrics._metrics.registry.METRICS``: a metric registered there is
 checked here without further ado. Each check is a property every ranking
 metric must have (scikit-learn's common metric tests do the same for its
 metrics): row order, a shared column permutation, a strictly increasing
@@ -19,7 +19,7 @@ from conftest import METRIC_NAMES, NORMALIZED, public, score, untied
 from reference import brute_force
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._registry import METRICS, PRESETS, lookup
+from sk_rankmetrics._metrics.registry import METRICS, PRESETS, lookup
 
 #: Slow (every metric under every invariance): left out by pytest -m 'not slow'.
 pytestmark = pytest.mark.slow

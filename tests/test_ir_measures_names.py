@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from sk_rankmetrics import evaluate_run
-from sk_rankmetrics._validation import InvalidParameterError
+from sk_rankmetrics._utils.errors import InvalidParameterError
 
 QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 0\n1 0 d 1\n1 0 e 1\n"
 RUN = "1 Q0 b 1 3 r\n1 Q0 x 2 2 r\n1 Q0 a 3 1 r\n"

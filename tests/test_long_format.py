@@ -26,7 +26,7 @@ from conftest import (
 from reference import brute_force
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._metrics.registry import METRICS
 
 TOL = dict(rel=1e-12, abs=1e-12)
 

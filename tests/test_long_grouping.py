@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._inputs import _group_by_id
+from sk_rankmetrics._inputs.long import _group_by_id
 
 DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 

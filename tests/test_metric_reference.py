@@ -28,9 +28,10 @@ import scipy.sparse as sp
 from reference import RANX_QRELS, RANX_RUN
 
 from sk_rankmetrics import bpref_score, evaluate, evaluate_run
-from sk_rankmetrics._registry import IR_MEASURES, METRICS, MetricSpec, parse_name
-from sk_rankmetrics._trec_eval import MEASURES as TREC_MEASURES
-from sk_rankmetrics._trec_eval import parse_measures
+from sk_rankmetrics._files.trec_eval import MEASURES as TREC_MEASURES
+from sk_rankmetrics._files.trec_eval import parse_measures
+from sk_rankmetrics._metrics.names import IR_MEASURES, parse_name
+from sk_rankmetrics._metrics.registry import METRICS, MetricSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 

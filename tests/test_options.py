@@ -24,7 +24,7 @@ from reference import orderings, reference_mean
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._metrics.registry import METRICS
 
 #: Slow (every option of every metric): left out by pytest -m 'not slow'.
 pytestmark = pytest.mark.slow

@@ -1,6 +1,6 @@
 """The parameter table drives the checks of every public entry point.
 
-Generated from ``sk_rankmetrics._registry.PARAMS``: for every public
+Generated from ``sk_rankmetrics._utils.params.PARAMS``: for every public
 function and method, every parameter the table declares
 
 - has the table's default in the signature;
@@ -23,7 +23,8 @@ import pytest
 
 import sk_rankmetrics as skr
 from sk_rankmetrics import InvalidParameterError
-from sk_rankmetrics._registry import METRICS, PARAMS, param
+from sk_rankmetrics._metrics.registry import METRICS
+from sk_rankmetrics._utils.params import PARAMS, param
 
 #: Slow (every parameter of every metric): left out by pytest -m 'not slow'.
 pytestmark = pytest.mark.slow

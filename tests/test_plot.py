@@ -79,7 +79,7 @@ def test_long_format_and_weights():
 
 
 def test_one_ranking_pass(monkeypatch, data):
-    from sk_rankmetrics import _ordering
+    from sk_rankmetrics._ranking import block as _ordering
 
     calls = []
     real = _ordering.rank_chunk
@@ -145,8 +145,8 @@ def test_metric_names_on_the_axes():
 
 
 def test_every_metric_with_a_cut_off_has_a_display_name():
-    from sk_rankmetrics._plot import DISPLAY_NAMES
-    from sk_rankmetrics._registry import METRICS, PRESETS
+    from sk_rankmetrics._metrics.registry import METRICS, PRESETS
+    from sk_rankmetrics._plot.metric_at_k import DISPLAY_NAMES
 
     wanted = {name for name, spec in METRICS.items() if spec.takes_k}
     wanted |= {name for name, (base, _) in PRESETS.items() if METRICS[base].takes_k}
@@ -176,7 +176,7 @@ def test_one_colour_per_system_one_line_style_per_metric(data):
 
 
 def _legend_overlaps_a_line(ax):
-    from sk_rankmetrics._plot import _covers_a_curve
+    from sk_rankmetrics._plot.style import _covers_a_curve
 
     ax.figure.canvas.draw()
     return _covers_a_curve(ax.get_legend(), ax, pad=0.0)

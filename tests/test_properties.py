@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from reference import reference_mean
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._metrics.registry import METRICS
 
 #: Slow (property-based checks of every metric (hypothesis)): left out by pytest -m 'not slow'.
 pytestmark = pytest.mark.slow

@@ -28,8 +28,9 @@ from sk_rankmetrics import (
     qrels_from_frame,
     run_from_frame,
 )
-from sk_rankmetrics import _inputs as ri
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._inputs.arrays import as_ids
+from sk_rankmetrics._inputs.preranked import build_preranked
+from sk_rankmetrics._metrics.registry import METRICS
 
 
 def _random_lists(rng, n_users, n_pool=40, max_len=12, graded=True):
@@ -239,13 +240,13 @@ def test_malformed_metric_pair_and_trec_gains():
 
 def test_duplicate_user_lists_raise():
     with pytest.raises(ValueError, match="two ranked lists"):
-        ri.build_preranked(np.array(["u", "u"]), np.array([1, 1]), np.array(["a", "b"]),
+        build_preranked(np.array(["u", "u"]), np.array([1, 1]), np.array(["a", "b"]),
                                np.array(["u"]), np.array(["a"]), np.array([1.0]))
 
 
 def test_no_common_users_raise():
     with pytest.raises(ValueError, match="no query"):
-        ri.build_preranked(np.array(["u"]), np.array([1]), np.array(["a"]),
+        build_preranked(np.array(["u"]), np.array([1]), np.array(["a"]),
                                np.array(["v"]), np.array(["a"]), np.array([1.0]),
                                queries="both")
 
@@ -291,7 +292,7 @@ def test_fractional_object_ids_are_not_truncated_to_integers():
     with pytest.raises(TypeError, match=r"ranked item ids holds the value 2.5, which is not"):
         evaluate_ranked({"u": [1, 2.5]}, {"u": {2}}, ["mrr"])
     with pytest.raises(TypeError, match=r"ids must hold ids of one type"):
-        ri.as_ids(np.array([1, 2.5], dtype=object), "ids")
+        as_ids(np.array([1, 2.5], dtype=object), "ids")
     with pytest.raises(ValueError, match=r"truth's item ids holds the value 2.5"):
         evaluate_ranked({"u": [2]}, (np.array(["u"]), np.array([2.5])), ["mrr"])
 

@@ -30,7 +30,7 @@ from sk_rankmetrics import (
     metric_names,
     ndcg_score,
 )
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._metrics.registry import METRICS
 
 ISSUE_NAMES = ["ndcg@10", "ndcg_exp@10", "map@10", "mrr", "precision@5", "recall@20",
                "hit_rate@10"]
@@ -98,7 +98,7 @@ def test_plain_make_scorer_with_multilabel_predict_proba():
 
 
 def test_names_come_from_the_registry():
-    from sk_rankmetrics._registry import METRICS, PRESETS
+    from sk_rankmetrics._metrics.registry import METRICS, PRESETS
 
     assert metric_names() == sorted({*METRICS, *PRESETS})  # no alias among the names
     aliases = metric_names(aliases=True)

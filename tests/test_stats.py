@@ -24,7 +24,8 @@ import scipy.stats as st
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from sk_rankmetrics import _stats, compare
+from sk_rankmetrics import compare
+from sk_rankmetrics._stats import significance as _stats
 
 TESTS = ("t-test", "wilcoxon", "randomization", "bootstrap", "sign")
 _RNG_KW = "rng" if "rng" in inspect.signature(st.bootstrap).parameters else "random_state"

@@ -26,11 +26,13 @@ import reference as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sk_rankmetrics import _kernels, evaluate
-from sk_rankmetrics._engine import compute
-from sk_rankmetrics._inputs import build_preranked
-from sk_rankmetrics._reduce import reduce_results
-from sk_rankmetrics._registry import METRICS, make_requests
+from sk_rankmetrics import evaluate
+from sk_rankmetrics._evaluation.engine import compute
+from sk_rankmetrics._evaluation.reduce import reduce_results
+from sk_rankmetrics._inputs.preranked import build_preranked
+from sk_rankmetrics._metrics.kernels import interpolated as _kernels
+from sk_rankmetrics._metrics.registry import METRICS
+from sk_rankmetrics._metrics.requests import make_requests
 
 #: Slow (brute force over every ordering of tie groups): left out by pytest -m 'not slow'.
 pytestmark = pytest.mark.slow

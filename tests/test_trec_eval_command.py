@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from sk_rankmetrics import evaluate_run
-from sk_rankmetrics._trec_eval import MEASURES, SETS, parse_measures, requests
+from sk_rankmetrics._files.trec_eval import MEASURES, SETS, parse_measures, requests
 
 #: Slow (the trec_eval command, run as a subprocess): left out by pytest -m 'not slow'.
 pytestmark = pytest.mark.slow

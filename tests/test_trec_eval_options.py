@@ -16,8 +16,15 @@ from hypothesis import strategies as st
 
 from sk_rankmetrics import InvalidParameterError, evaluate_run
 from sk_rankmetrics._cli import main as cli_main
-from sk_rankmetrics._registry import parse_name
-from sk_rankmetrics._trec_eval import MEASURES, READS, SETS, parse_measures, reads, requests
+from sk_rankmetrics._files.trec_eval import (
+    MEASURES,
+    READS,
+    SETS,
+    parse_measures,
+    reads,
+    requests,
+)
+from sk_rankmetrics._metrics.names import parse_name
 
 
 def cli(*args):
@@ -120,9 +127,9 @@ def _printed():
 
 @pytest.mark.filterwarnings("ignore:.*judged queries are not in the ranking")
 def test_each_option_changes_exactly_the_measures_that_read_it(tmp_path):
-    """Walk trec_eval's table (_trec_eval.READS): with every measure of all_trec
-    in one call, an option changes a measure's value on some input exactly when
-    the table says the measure reads it (per query; -c: the summary)."""
+    """Walk trec_eval's table (READS in sk_rankmetrics/_files/trec_eval.py): with
+    every measure of all_trec in one call, an option changes a measure's value on
+    some input exactly when the table says the measure reads it (per query; -c: the summary)."""
     printed = _printed()
     changed = {option: set() for option in CHANGES}
     for seed in range(8):

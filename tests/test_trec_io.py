@@ -17,7 +17,7 @@ from sk_rankmetrics import (
     run_from_frame,
     write_trec_run,
 )
-from sk_rankmetrics._trec import ranked_order
+from sk_rankmetrics._inputs.preranked import ranked_order
 
 TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
 

@@ -38,14 +38,10 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sk_rankmetrics._registry import (  # noqa: E402
-    IR_MEASURES,
-    METRICS,
-    PARAMS,
-    PRESETS,
-    parse_name,
-)
-from sk_rankmetrics._trec_eval import MEASURES as TREC_MEASURES  # noqa: E402
+from sk_rankmetrics._files.trec_eval import MEASURES as TREC_MEASURES  # noqa: E402
+from sk_rankmetrics._metrics.names import IR_MEASURES, parse_name  # noqa: E402
+from sk_rankmetrics._metrics.registry import METRICS, PRESETS  # noqa: E402
+from sk_rankmetrics._utils.params import PARAMS  # noqa: E402
 
 # -- rows of the measure table --------------------------------------------------------
 
@@ -200,7 +196,7 @@ def _expand(name):
     trec_eval's ``-m`` syntax expands as :func:`evaluate_run` expands it;
     every other name is itself.
     """
-    from sk_rankmetrics._runs import _trec_syntax
+    from sk_rankmetrics._files.runs import _trec_syntax
 
     out = []
     for item in _trec_syntax([name]):

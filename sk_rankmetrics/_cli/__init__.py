@@ -18,7 +18,7 @@ import traceback
 import warnings
 
 from . import compare, demo, evaluate, trec_eval
-from ._common import CommandError, UsageError
+from .common import CommandError, UsageError
 
 EXIT_DATA = 1
 EXIT_USAGE = 2

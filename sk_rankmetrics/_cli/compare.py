@@ -10,9 +10,9 @@ import csv
 import io
 import os
 
-from .._registry import PARAMS
-from .._validation import printable as _printable
-from ._common import (
+from .._utils.errors import printable as _printable
+from .._utils.params import PARAMS
+from .common import (
     UsageError,
     add_names_option,
     add_run_options,
@@ -68,7 +68,7 @@ def _csv(report):
 def _per_query(report, markdown=False):
     """Per metric: each run's value and each pair's difference, one line per query
     (a text table, or a Markdown table with ``markdown``)."""
-    from .._compare import _markdown
+    from .._stats.report import _markdown
 
     name = _markdown if markdown else _printable
     blocks = []
@@ -118,7 +118,7 @@ def _output_format(path, fmt):
 
 
 def run(args):
-    from .._compare import compare
+    from .._stats.compare import compare
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")

@@ -7,7 +7,7 @@ import textwrap
 
 import numpy as np
 
-from ._common import table
+from .common import table
 
 
 def _say(*lines):
@@ -16,8 +16,8 @@ def _say(*lines):
 
 def demo_grid_search(seed=0):
     """Part 2: print the grid-search code, run it as printed, print its results."""
-    from .._demo import GRID_SEARCH_CODE, _paragraph, make_ltr_data, run_grid_search
-    from .._ranking import ndcg_score
+    from .._evaluation.metric_functions import ndcg_score
+    from .demo_data import GRID_SEARCH_CODE, _paragraph, make_ltr_data, run_grid_search
 
     X, y, qid = make_ltr_data(seed=seed)
     n_queries = np.unique(qid).size
@@ -51,7 +51,7 @@ def demo_grid_search(seed=0):
 
 
 def run(args):
-    from .._demo import demo_intro, demo_table
+    from .demo_data import demo_intro, demo_table
 
     _say(demo_intro(seed=args.seed), "")
     _say(demo_table(seed=args.seed))

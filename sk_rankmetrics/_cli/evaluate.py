@@ -12,8 +12,8 @@ import io
 import json
 import os
 
-from .._validation import printable as _printable
-from ._common import (
+from .._utils.errors import printable as _printable
+from .common import (
     Progress,
     UsageError,
     add_names_option,
@@ -99,7 +99,7 @@ def _write_output(path, results, fmt):
 
 
 def _trec_eval_lines(results, per_query):
-    from .._trec_eval import _line
+    from .._files.trec_eval import _line
 
     lines = []
     for run_name, res in results.items():

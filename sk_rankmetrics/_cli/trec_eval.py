@@ -14,13 +14,12 @@ import sys
 
 import numpy as np
 
-from ._common import Progress, UsageError, read_input, table_type
+from .common import Progress, UsageError, read_input, table_type
 
 
 def run(args):
-    from .._registry import parse_name
-    from .._runs import _trec_levels, evaluate_run
-    from .._trec_eval import (
+    from .._files.runs import _trec_levels, evaluate_run
+    from .._files.trec_eval import (
         UnsupportedMeasure,
         complete_num_rel,
         format_lines,
@@ -31,6 +30,7 @@ def run(args):
         reproduce_quirks,
         requests,
     )
+    from .._metrics.names import parse_name
 
     try:
         chosen = parse_measures(args.measure)
@@ -56,7 +56,7 @@ def run(args):
     if not metrics:  # only runid / relstring: any metric finds the queries
         metrics = ["num_q"]
     # A global option reaches the measures that read it (trec_eval's table,
-    # _trec_eval.READS); trec_eval ignores it for the others (-l for ndcg).
+    # _files/trec_eval.py READS); trec_eval ignores it for the others (-l for ndcg).
     specs = [parse_name(m if isinstance(m, str) else m[2])[0] for m in metrics]
 
     def given(option, value):
@@ -79,7 +79,7 @@ def run(args):
                                n_docs=args.n_docs)
     relstrings = None
     if "relstring" in chosen and args.query:
-        from .._runs import relevance_strings
+        from .._files.runs import relevance_strings
 
         param = chosen["relstring"]
         length = 10 if param is None else int(param[1][0])
@@ -102,7 +102,7 @@ def run(args):
 
 
 def add_parser(sub, parents):
-    from ._common import FORMATS
+    from .._files.formats import FORMATS
 
     p = sub.add_parser(
         "trec_eval", help="trec_eval's flags and output (a drop-in for trec_eval)",

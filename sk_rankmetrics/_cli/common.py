@@ -1,0 +1,323 @@
+"""What the commands share: errors, argument types, the progress bar, file reading."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+from .._files.formats import FORMATS
+from .._metrics.registry import METRICS
+from .._utils.constraints import Constant, check_param
+from .._utils.params import PARAMS
+
+
+class CommandError(Exception):
+    """A data error: printed as one line, exit code 1."""
+
+
+class UsageError(Exception):
+    """A usage error found after parsing: printed with the usage line, exit code 2."""
+
+
+# -- argument types: checked at parse time, named by their flag ---------------------
+
+
+def table_type(name, convert):
+    """An argparse type that converts a value and checks it against ``PARAMS[name]``.
+
+    argparse names the flag in its message ("argument -M/--max-docs: ...")
+    and exits with status 2.
+    """
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'an integer' if convert is int else 'a number'}"
+            ) from None
+        try:
+            return check_param(name, value, PARAMS[name])
+        except ValueError:
+            accepted = " or ".join(c.describe() for c in PARAMS[name].constraints
+                                   if not (isinstance(c, Constant) and c.value is None))
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not accepted: give {accepted}"
+            ) from None
+
+    parse.__name__ = name  # argparse's "invalid <name> value" wording
+    return parse
+
+
+def metric_type(text):
+    """A metric name (this package's, trec_eval's such as P_5, or trec_eval's -m
+    syntax such as P.5,10 or all_trec), checked now."""
+    from .._files.trec_eval import MEASURES, SETS, parse_measures
+    from .._metrics.names import parse_name
+
+    try:
+        if text in SETS or ("." in text and text.partition(".")[0] in MEASURES):
+            parse_measures([text])
+        else:
+            parse_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+    return text
+
+
+def bounded_int(low, high, what):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value} is out of range: {what} must be from {low:,} to {high:,}"
+            )
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+# -- progress bar -----------------------------------------------------------
+
+
+class Progress:
+    """A progress bar on stderr, one line per phase of the work.
+
+    Each phase ("reading run run.txt", "matching", "evaluating") gets its own
+    labelled line, drawn once the phase has run for ``delay`` seconds, so
+    that only the slow phases show. Shown when stderr is a terminal, or
+    always (from the start of each phase) when ``force`` is true. Called as
+    ``progress(done, total)``; :meth:`phase` starts the next phase.
+    """
+
+    def __init__(self, label, *, force=False, delay=2.0, stream=None):
+        self.stream = sys.stderr if stream is None else stream
+        isatty = getattr(self.stream, "isatty", lambda: False)()
+        self.enabled = bool(force or isatty)
+        self.delay = 0.0 if force else delay
+        self.label = label
+        self.t0 = time.monotonic()
+        self.shown = False
+        self.last = (0, 0)
+        self.unit = None
+
+    def phase(self, label, unit=None):
+        """End the current phase's line (if drawn) and start a new phase;
+        ``unit="bytes"`` shows its counts in MiB."""
+        self.close()
+        self.label, self.t0, self.shown, self.last = label, time.monotonic(), False, (0, 0)
+        self.unit = unit
+        if self.enabled and self.delay == 0:
+            self(0, 0)
+
+    def __call__(self, done, total):
+        if not self.enabled:
+            return
+        self.last = (done, total)
+        elapsed = time.monotonic() - self.t0
+        if elapsed < self.delay and not self.shown:
+            return
+        self.shown = True
+        frac = min(done / total, 1.0) if total else 0.0
+        width = 30
+        bar = "#" * int(frac * width)
+        if self.unit == "bytes":
+            count = f"{done / 2**20:.1f}/{total / 2**20:.1f} MiB"
+        else:
+            count = f"{done}/{total}"
+        self.stream.write(f"\r{self.label} [{bar:<{width}}] {100 * frac:3.0f}% {count} "
+                          f"{elapsed:.1f}s")
+        self.stream.flush()
+
+    def close(self):
+        """Finish the current phase's line: complete, with a newline."""
+        if self.shown:
+            done, total = self.last
+            if total and done < total:
+                self(total, total)
+            elif not total:
+                self(1, 1)
+            self.stream.write("\n")
+            self.stream.flush()
+            self.shown = False
+
+
+# -- reading inputs ---------------------------------------------------------
+
+
+def read_input(path, fmt, kind, progress=None):
+    """Qrels (``kind="qrels"``) or a run from a file in any of ``FORMATS``, read as
+    :func:`~sk_rankmetrics.evaluate_run` reads a path (:mod:`sk_rankmetrics._files.formats`).
+
+    ``progress`` (a :class:`Progress`) shows the reading of TREC files as a
+    phase of its own.
+    """
+    from .._files.formats import read_qrels, read_run
+
+    if progress is not None:
+        progress.phase(f"reading {kind} {os.path.basename(path)}", unit="bytes")
+    reader = read_qrels if kind == "qrels" else read_run
+    try:
+        return reader(path, format=fmt, progress=progress)
+    except ImportError as exc:
+        raise CommandError(str(exc)) from None
+
+
+# -- output -----------------------------------------------------------------
+
+
+def fmt_value(v):
+    return "nan" if np.isnan(v) else f"{v:.4f}"
+
+
+def table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}"
+                       for i, (c, w) in enumerate(zip(r, widths))) for r in [header, *rows]]
+    return "\n".join(lines)
+
+
+def write_text(path, text):
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise CommandError(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}.") \
+            from None
+
+
+# -- options shared by evaluate and compare --------------------------------------
+
+
+def add_run_options(p, default_metrics):
+    p.add_argument("-m", "--metric", action="append", metavar="NAME", type=metric_type,
+                   help=f"metric to compute, repeatable; any of the {len(METRICS)} measures: "
+                        "ndcg@10, map, map@100, P@5, recall@100, mrr, hit_rate@10, "
+                        "r_precision, err@20, nerr@20, rbp, rbp_resid, f1@10, bpref, gm_map, "
+                        "infap, judged@10, unjudged@10, iprec_at_recall@0.5, 11pt_avg, "
+                        "set_f, num_rel_ret, ...; trec_eval's names (P_5, ndcg_cut_10, "
+                        "map_cut_100, recip_rank, Rprec, iprec_at_recall_0.10, set_F, infAP) "
+                        "and their -m syntax (P.5,10, ndcg.1=3,2=9, rbp.p=0.8, official, "
+                        "all_trec), and ir_measures' (nDCG@10, AP@100, P(rel=2)@5, "
+                        "RBP(p=0.8), ERR@20). "
+                        "Every name: the metric reference of the documentation "
+                        "(docs/metrics.md) or sk_rankmetrics.metric_names(). Default: "
+                        + ", ".join(default_metrics))
+    p.add_argument("--trec-eval", action="store_true",
+                   help="reproduce trec_eval: ties broken by docno descending, AP divided "
+                        "by all relevant documents, negative levels unjudged, queries "
+                        "without relevant documents score 0, RBP with p=0.9 and graded "
+                        "gains")
+    p.add_argument("-c", "--complete", action="store_true",
+                   help="count queries of the qrels missing from the run as 0 "
+                        "(trec_eval -c)")
+    p.add_argument("-l", "--threshold", type=table_type("threshold", float), default=None,
+                   metavar="LEVEL",
+                   help="lowest relevance level that counts as relevant (trec_eval -l)")
+    p.add_argument("-M", "--max-docs", type=table_type("max_docs", int), default=None,
+                   metavar="N",
+                   help="score only the first N ranked documents of each query "
+                        "(trec_eval -M)")
+    p.add_argument("--qrels-format", choices=FORMATS, default="auto",
+                   help="qrels file format (default: from the extension; TREC otherwise)")
+    p.add_argument("--run-format", choices=FORMATS, default="auto",
+                   help="run file format (default: from the extension; TREC otherwise)")
+    p.add_argument("--progress", action="store_true",
+                   help="always show the progress bar on stderr (default: only on a "
+                        "terminal, for inputs that take over 2 seconds)")
+
+
+def run_settings(args):
+    return dict(setting="trec_eval" if args.trec_eval else "sk_rankmetrics",
+                complete=args.complete, threshold=args.threshold, max_docs=args.max_docs)
+
+
+def names_type(text):
+    """``--names a,b,...``: one name per run, comma-separated, none empty."""
+    names = [n.strip() for n in text.split(",")]
+    if any(not n for n in names):
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty name; give one name per "
+                                         "run, separated by commas (--names bm25,dense)")
+    return names
+
+
+def add_names_option(p):
+    p.add_argument("--names", type=names_type, metavar="A,B,...",
+                   help="names of the runs, comma-separated, in the order of the files "
+                        "(default: each run's tag, the 6th column of a TREC run; the file "
+                        "names when two runs share a tag)")
+
+
+def check_paths(paths):
+    """The same file may not be given twice."""
+    seen = set()
+    for p in paths:
+        key = os.path.normcase(os.path.abspath(p))
+        if key in seen:
+            raise UsageError(f"run {p!r} is given twice")
+        seen.add(key)
+
+
+def run_names(paths, tags, names=None):
+    """The runs' names: ``names`` if given; else the run tags if no two runs
+    share one; else the file names, or the paths as given where two file
+    names are the same."""
+    if names is not None:
+        if len(names) != len(paths):
+            raise UsageError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); "
+                             "give one per run, in the order of the files")
+        twice = [n for n in names if names.count(n) > 1]
+        if twice:
+            raise UsageError(f"--names gives {twice[0]!r} twice; each run needs its own name")
+        return list(names)
+    for candidate in (list(tags), [os.path.basename(p) for p in paths], list(paths)):
+        if len(set(candidate)) == len(candidate):
+            return candidate
+    twice = next(p for p in paths if list(paths).count(p) > 1)
+    raise UsageError(f"run {twice!r} is given twice")
+
+
+def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
+    """The run tag and the metrics of one run file against ``qrels``; the
+    phases (reading the run, matching, evaluating) shown by ``progress``
+    (default: a new bar)."""
+    from .._files.runs import evaluate_run
+
+    prog = Progress("", force=args.progress) if progress is None else progress
+    run = read_input(run_path, args.run_format, "run", prog)
+    try:
+        return run.tag, evaluate_run(qrels, run, args.metric or list(default_metrics),
+                                     progress=prog, **run_settings(args))
+    finally:
+        prog.close()
+
+
+def evaluate_runs(qrels, paths, args, default_metrics, progress=None):
+    """Each run file's metrics against the same ``qrels``, by run name
+    (:func:`run_names`), in the order of ``paths``, and the run tags. One run
+    is read at a time."""
+    check_paths(paths)
+    names = getattr(args, "names", None)
+    if names is not None:
+        run_names(paths, paths, names)  # a wrong count fails before any file is read
+    tags, results = [], []
+    for path in paths:
+        if len(paths) == 1:
+            tag, res = evaluate_one(qrels, path, args, default_metrics, progress)
+        else:  # each warning names the run file it is about
+            with warnings.catch_warnings(record=True) as caught:
+                tag, res = evaluate_one(qrels, path, args, default_metrics, progress)
+            for w in caught:
+                warnings.warn(f"{os.fspath(path)}: {w.message}", w.category, stacklevel=2)
+        tags.append(tag)
+        results.append(res)
+    return dict(zip(run_names(paths, tags, names), results)), tags

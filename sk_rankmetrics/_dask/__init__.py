@@ -1,0 +1,1 @@
+"""Dask: the same kernels on partitions."""

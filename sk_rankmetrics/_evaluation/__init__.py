@@ -1,0 +1,1 @@
+"""Evaluation: ranked chunks through the kernels to per-row values and one number."""

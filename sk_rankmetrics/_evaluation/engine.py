@@ -1,0 +1,64 @@
+"""The engine: one ranking pass per block, every kernel, on a thread pool."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._utils.threads import N_THREADS, _local, bounded_map
+
+#: Inputs smaller than this are ranked in the calling thread.
+PARALLEL_MIN_ELEMENTS = 1 << 20
+
+
+def _view(rc, req):
+    """The ranked chunk a request reads: cut at ``max_docs`` for a measure of the
+    whole ranking that has one."""
+    if req.spec.full and req.depth is not None:
+        return rc.truncated(req.depth)
+    return rc
+
+
+def compute(inputs, requests, *, ignore_ties=False, progress=None):
+    """Per-row values and defined-masks of every request.
+
+    Parameters
+    ----------
+    inputs : DenseInputs, LongInputs or PrerankedInputs
+    requests : list of Request
+    ignore_ties : bool
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each block of rows.
+
+    Returns
+    -------
+    dict of label -> (values ndarray of shape (n_rows,), defined ndarray of bool)
+    """
+    n = inputs.n_rows
+    out = {r.label: (np.empty(n), np.ones(n, dtype=bool)) for r in requests}
+    blocks = inputs.blocks(requests)
+
+    def work(block):
+        rows, payload = block
+        # Gains near the float64 limit can overflow when added up (in tie
+        # sums, DCG, CG). NumPy stays quiet here (in the worker's thread) and
+        # any non-finite value is reported below as an error.
+        with np.errstate(over="ignore", invalid="ignore"):
+            rc = inputs.ranked_chunk(payload, requests, ignore_ties=ignore_ties)
+            return rows, [req.spec.kernel(_view(rc, req), req) for req in requests]
+
+    n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
+    if getattr(_local, "on", False):
+        n_threads = 1
+    for done, (rows, results) in enumerate(bounded_map(work, blocks, n_threads), 1):
+        for req, (vals, defined) in zip(requests, results):
+            if not np.isfinite(vals).all():
+                raise ValueError(
+                    f"{req.label}: the value overflows float64 (the gains of y_true "
+                    "are too large to add up); rescale y_true or use a smaller gain."
+                )
+            out[req.label][0][rows] = vals
+            if defined is not None:
+                out[req.label][1][rows] = defined
+        if progress is not None:
+            progress(done, len(blocks))
+    return out

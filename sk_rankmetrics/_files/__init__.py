@@ -1,0 +1,1 @@
+"""Rankings given as lists: TREC files, data frames, recommender ID lists."""

@@ -1,0 +1,200 @@
+"""Data frames to TREC qrels and runs: the column roles and their names."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._utils.errors import InvalidParameterError, short_repr
+from .trec import TrecQrels, TrecRun
+
+
+def _columns(df, roles, where):
+    """The columns of a data frame (pandas or polars) for each role, as arrays.
+
+    ``roles`` maps a role (``"query"``, ...) to ``(argument, given name,
+    candidate names)``. A role without a given name takes the one candidate
+    the frame has: none, or several (``qid`` and ``query``, say), is an
+    error naming them. Two roles may not share a column, and a column may
+    not hold a missing value (None, NaN, pandas' NA, polars' null).
+    """
+    have = [str(c) for c in df.columns]
+    chosen = {}
+    for role, (arg, given, names) in roles.items():
+        if given is not None:
+            if given not in have:
+                raise ValueError(f"{where}: the data frame has no column {given!r} for the "
+                                 f"{role} ({arg}={given!r}); its columns are {have}.")
+            chosen[role] = given
+            continue
+        found = [c for c in names if c in have]
+        if not found:
+            raise ValueError(f"{where}: cannot find the {role} column: looked for "
+                             f"{list(names)}, the data frame has {have}; name it with "
+                             f"{arg}=....")
+        if len(found) > 1:
+            raise ValueError(f"{where}: the data frame has {len(found)} columns that could "
+                             f"hold the {role}: {found}; name the one to use with "
+                             f"{arg}={found[0]!r} (or drop the others).")
+        chosen[role] = found[0]
+    names = list(chosen.values())
+    for name in set(names):
+        if names.count(name) > 1:
+            roles_of = [r for r, c in chosen.items() if c == name]
+            raise ValueError(f"{where}: column {name!r} is chosen for both the "
+                             f"{' and the '.join(roles_of)}; each needs a column of its own.")
+    out = {}
+    for role, name in chosen.items():
+        col = df[name]
+        missing = _first_missing(col)
+        if missing is not None:
+            raise ValueError(f"{where}: the {role} column {name!r} has a missing value "
+                             f"(row {missing}); every row needs one.")
+        out[role] = np.asarray(col.to_numpy())
+    return out
+
+
+def _first_missing(col):
+    """Position of the first missing value of a pandas or polars column, or None."""
+    if hasattr(col, "null_count"):  # polars
+        if col.null_count() == 0 and not (col.dtype.is_float() and col.is_nan().any()):
+            return None
+        mask = col.is_null()
+        if col.dtype.is_float():
+            mask = mask | col.is_nan().fill_null(True)
+        return int(np.flatnonzero(mask.to_numpy())[0])
+    if hasattr(col, "isna"):  # pandas
+        mask = np.asarray(col.isna())
+        return int(np.flatnonzero(mask)[0]) if mask.any() else None
+    return None
+
+
+_QUERY_COLS = ("query", "qid", "query_id", "user", "user_id", "topic")
+_ITEM_COLS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
+_REL_COLS = ("relevance", "rel", "label", "grade", "y_true")
+_SCORE_COLS = ("score", "sim", "y_score", "prediction")
+
+
+def _numbers(values, role):
+    arr = np.asarray(values)
+    try:
+        out = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"the {role} column must hold numbers, got values such "
+                                    f"as {short_repr(arr[:3].tolist())}.") from None
+    if arr.dtype.kind in "USO":
+        # Python reads "1_000" as 1000, C's atof (trec_eval) as 1: refuse it.
+        text = arr.astype(str)
+        bad = np.char.find(text, "_") >= 0
+        if bad.any():
+            raise InvalidParameterError(
+                f"the {role} column holds {str(text[bad][0])!r}, not a number in C's syntax "
+                "(as trec_eval reads numbers: 3, -0.25, 1.5e-3; no '_')."
+            )
+    return out
+
+
+def qrels_from_frame(df, *, query=None, item=None, relevance=None):
+    r"""Judgements from a long-format data frame (query, item, relevance).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame or polars.DataFrame
+        One row per judged (query, item) pair.
+    query, item, relevance : str, optional
+        Column names. By default each is the one column of the frame named
+        like it: ``query``, ``qid``, ``query_id``, ``user``, ``user_id`` or
+        ``topic``; ``item``, ``docno``, ``doc_id``, ``docid``, ``item_id``,
+        ``document`` or ``doc``; ``relevance``, ``rel``, ``label``, ``grade``
+        or ``y_true``. A frame with two of them for one role (``qid`` and
+        ``query``) must name the one to use.
+
+    Returns
+    -------
+    qrels : TrecQrels
+        The judgements, ready for :func:`evaluate_run`.
+
+    Raises
+    ------
+    ValueError
+        A role with no column or with several candidate columns, one column
+        for two roles, or a missing value (None, NaN, null).
+
+    Notes
+    -----
+    Row :math:`i` sets :math:`\mathrm{rel}(q_i, d_i)`; ids keep their dtype.
+    pandas and polars frames are read the same way (neither is required by
+    the package).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sk_rankmetrics import qrels_from_frame
+    >>> df = pd.DataFrame({"qid": [1, 1], "docno": ["a", "b"], "rel": [2, 0]})
+    >>> qrels_from_frame(df)
+    TrecQrels(2 judgements, 1 queries)
+    >>> both = df.assign(query=["x", "x"])
+    >>> qrels_from_frame(both, query="qid").qid.tolist()
+    [1, 1]
+    """
+    cols = _columns(df, {"query": ("query", query, _QUERY_COLS),
+                         "item": ("item", item, _ITEM_COLS),
+                         "relevance": ("relevance", relevance, _REL_COLS)},
+                    "qrels_from_frame")
+    qrels = TrecQrels(cols["query"], cols["item"], _numbers(cols["relevance"], "relevance"),
+                      source="data frame")
+    qrels._unit = _unit_of(df, query)
+    return qrels
+
+
+def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
+    """A run from a long-format data frame (query, item, score).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame or polars.DataFrame
+        One row per ranked (query, item) pair.
+    query, item, score : str, optional
+        Column names. By default each is the one column of the frame named
+        like it: as in :func:`qrels_from_frame` for the query and the item;
+        ``score``, ``sim``, ``y_score`` or ``prediction`` for the score. A
+        frame with two of them for one role must name the one to use.
+    tag : str, default="run"
+        Run tag.
+
+    Returns
+    -------
+    run : TrecRun
+        The ranking, ready for :func:`evaluate_run`.
+
+    Raises
+    ------
+    ValueError
+        A role with no column or with several candidate columns, one column
+        for two roles, or a missing value (None, NaN, null).
+
+    Notes
+    -----
+    Row :math:`i` gives the score :math:`s(q_i, d_i)`; ids keep their dtype.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sk_rankmetrics import run_from_frame
+    >>> df = pd.DataFrame({"qid": [1, 1], "docno": ["a", "b"], "score": [0.3, 0.9]})
+    >>> run_from_frame(df, tag="bm25")
+    TrecRun(2 documents, 1 queries, tag='bm25')
+    """
+    cols = _columns(df, {"query": ("query", query, _QUERY_COLS),
+                         "item": ("item", item, _ITEM_COLS),
+                         "score": ("score", score, _SCORE_COLS)}, "run_from_frame")
+    run = TrecRun(cols["query"], cols["item"], _numbers(cols["score"], "score"), tag=tag,
+                  source="data frame")
+    run._unit = _unit_of(df, query)
+    return run
+
+
+def _unit_of(df, query):
+    """"user" when the frame's query column is a user column, else "query"."""
+    name = query if query is not None else next(
+        (c for c in _QUERY_COLS if c in [str(c) for c in df.columns]), "")
+    return "user" if str(name).lower().startswith("user") else "query"

@@ -1,0 +1,238 @@
+"""evaluate_ranked: recommender ID lists against held-out truth."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+from itertools import chain, repeat
+
+import numpy as np
+
+from .._inputs.preranked import (
+    build_preranked,
+    group_long,
+)
+from .._utils.backends import is_dask
+from .._utils.errors import InvalidParameterError, shown
+from .._utils.params import validate
+from .formats import read_qrels, read_run
+from .runs import _finish, _with_options
+
+
+def _flatten_lists(lists, n, arg, *, ranked=False, users=None):
+    """Flatten ``n`` sequences into (lengths, flat ids) without a loop per entry.
+
+    ``ranked``: the sequences are rankings, so an unordered container (a set,
+    a frozenset, a dict's keys) is refused; ``users`` names them in the message.
+    """
+    try:
+        lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
+    except TypeError:
+        raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user.") from None
+    if ranked:
+        unordered = np.fromiter(map(isinstance, lists, repeat(AbstractSet)), dtype=bool,
+                                count=n)
+        if unordered.any():
+            i = int(np.argmax(unordered))
+            who = (f"user {shown(users[i])!r}" if users is not None else f"row {i}")
+            raise InvalidParameterError(
+                f"{arg} gives a {type(lists[i]).__name__} for {who}: a ranked list must be "
+                "ordered, best first (a list, tuple or array); a set has no order (its "
+                "iteration order changes with the hash seed). Pass list(...) of the ids in "
+                "ranked order."
+            )
+    if any(map(isinstance, lists, repeat((str, bytes)))):
+        raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user, got a "
+                                    "string for some user; wrap a single id in a list: ['id'].")
+    total = int(lens.sum())
+    if total == 0:
+        return lens, np.zeros(0, dtype=np.int64)
+    # Integer ids go straight into an int64 array; a float among them (which
+    # the int64 conversion would truncate: 2.5 -> 2) takes the general path.
+    types = set(map(type, chain.from_iterable(lists)))
+    if all(issubclass(t, (int, np.integer)) and not issubclass(t, bool) for t in types):
+        try:
+            flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=total)
+            return lens, flat
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return lens, np.array(list(chain.from_iterable(lists)))
+
+
+def _recommended(recommended, users, fmt="auto"):
+    if isinstance(recommended, (str, os.PathLike)):  # a run file, read as evaluate_run does
+        r = read_run(recommended, format=fmt)
+        ids, lens, flat, _ = group_long(r.qid, r.docno, r.score, order="score")
+        return ids, lens, flat
+    if isinstance(recommended, Mapping):
+        ids = np.array(list(recommended.keys()))
+        lens, flat = _flatten_lists(list(recommended.values()), len(recommended),
+                                    "recommended", ranked=True, users=ids)
+        return ids, lens, flat
+    arr = recommended
+    if hasattr(arr, "to_numpy"):
+        arr = arr.to_numpy()
+    if isinstance(arr, np.ndarray) and arr.ndim == 2:
+        n, w = arr.shape
+        lens, flat = np.full(n, w, dtype=np.int64), arr.reshape(-1)
+    elif isinstance(arr, (list, tuple, np.ndarray)):
+        n = len(arr)
+        lens, flat = _flatten_lists(arr, n, "recommended", ranked=True, users=users)
+    else:
+        raise InvalidParameterError("recommended must be a dict {user: ranked ids}, a 2-D array "
+                                    "of ids (one row per user) or a list of id lists, got "
+                                    f"{type(recommended).__name__}.")
+    ids = np.arange(n) if users is None else np.asarray(users)
+    if ids.shape != (n,):
+        raise ValueError(f"users must give one id per row of recommended ({n}), got "
+                         f"shape {ids.shape}.")
+    return ids, lens, flat
+
+
+def _truth(truth, users, fmt="auto"):
+    """Truth -> (user ids, item ids, relevance) parallel arrays, and the ids of
+    every user the truth names (None when that is the users of the arrays)."""
+    if isinstance(truth, (str, os.PathLike)):  # a qrels file, read as evaluate_run does
+        q = read_qrels(truth, format=fmt)
+        truth = (q.qid, q.docno, q.relevance)
+    if isinstance(truth, tuple):
+        if len(truth) not in (2, 3):
+            raise ValueError("truth as a tuple must be (user_ids, item_ids) or (user_ids, "
+                             f"item_ids, relevance), got {len(truth)} arrays.")
+        u, i = truth[0], truth[1]
+        rel = np.ones(len(u)) if len(truth) == 2 else truth[2]
+        return u, i, rel, None
+    if isinstance(truth, Mapping):
+        keys = np.array(list(truth.keys()))
+        vals = list(truth.values())
+    elif isinstance(truth, (list, np.ndarray)):
+        keys = np.arange(len(truth)) if users is None else np.asarray(users)
+        if keys.shape[0] != len(truth):
+            raise ValueError(f"truth as a list must give one entry per user ({keys.shape[0]}),"
+                             f" got {len(truth)}.")
+        vals = list(truth)
+    else:
+        raise InvalidParameterError("truth must be a dict {user: relevant ids} or {user: {id: "
+                                    "relevance}}, a list aligned with recommended, or a tuple of "
+                                    "parallel arrays (user_ids, item_ids[, relevance]); got "
+                                    f"{type(truth).__name__}.")
+    graded = np.fromiter(map(isinstance, vals, repeat(Mapping)), dtype=bool, count=len(vals))
+    if graded.any() and not graded.all():
+        raise InvalidParameterError("truth mixes {id: relevance} mappings and plain id "
+                                    "collections; use one form for every user.")
+    lens, items = _flatten_lists(vals, len(vals), "truth")
+    if graded.all() and len(vals):
+        try:
+            rel = np.fromiter(chain.from_iterable(map(Mapping.values, vals)), dtype=float,
+                              count=int(lens.sum()))
+        except (TypeError, ValueError):
+            raise InvalidParameterError("truth as {user: {id: relevance}} must give numeric "
+                            "relevance levels.") from None
+    else:
+        rel = np.ones(items.shape[0])
+    return np.repeat(keys, lens), items, rel, keys
+
+
+@validate
+def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete=False,
+                    threshold=None, no_relevant="warn", run_format="auto",
+                    qrels_format="auto", progress=None, compute=True):
+    r"""Score ranked ID lists (recommendations) against ground-truth ids.
+
+    Parameters
+    ----------
+    recommended : dict, 2-D array, list, dask.bag.Bag or dask.dataframe.DataFrame
+        Ranked item ids per user, best first: ``{user: [id, ...]}``, a 2-D
+        array of shape (n_users, n_recs) (the fast path for many users) or a
+        list of id lists. Lists may have different lengths. With Dask: a bag
+        of ``(user, [id, ...])`` pairs, or a data frame with user, item and
+        ``rank`` columns (1 = best).
+    truth : dict, list, tuple, dask.bag.Bag or dask.dataframe.DataFrame
+        Relevant ids per user: ``{user: {id, ...}}`` (binary relevance) or
+        ``{user: {id: relevance}}`` (graded); a list aligned with
+        ``recommended``; or a tuple of parallel arrays ``(user_ids, item_ids)``
+        or ``(user_ids, item_ids, relevance)``. With Dask: a bag of
+        ``(user, ids)`` pairs, or a data frame with user, item (and
+        relevance) columns.
+    metrics : str or list of str
+        Names such as ``"ndcg@100"``, ``"map@10"``, ``"recall@50"``, ``"mrr"``.
+    k : int, optional
+        Cut-off added to every name that has none (``"ndcg"`` -> ``"ndcg@k"``).
+    users : array-like, optional
+        User ids of the rows when ``recommended`` is an array or a list
+        (default ``0..n-1``).
+    complete : bool, default=False
+        Also score users that have truth but no recommendations, as 0 (the
+        convention of recommender libraries such as RecBole, Microsoft
+        Recommenders and Elliot, which score every test user). By default
+        such users are left out with a warning that gives their count and
+        this option, as :func:`evaluate_run` does (trec_eval without ``-c``).
+    threshold : float, optional
+        Lowest relevance that counts as relevant (default: > 0).
+    no_relevant : "warn", "skip" or float, default="warn"
+        Policy for users without a relevant item.
+    run_format, qrels_format : str, default="auto"
+        ``"auto"``, ``"trec"``, ``"csv"``, ``"tsv"``, ``"parquet"`` or
+        ``"json"``. ``recommended`` may be the path of a run file (each query's documents
+        ranked by score, ties by document id descending) and ``truth`` the
+        path of a qrels file; they are read as :func:`evaluate_run` and the
+        command line read them (:func:`read_run`, :func:`read_qrels`), in the
+        format given here, else by extension, then content.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each block of users (not
+        with Dask inputs).
+    compute : bool, default=True
+        With Dask inputs: ``False`` returns the result uncomputed (its
+        ``compute()`` gives the EvaluationResult).
+
+    Returns
+    -------
+    result : EvaluationResult
+        Per-user values (``result.per_query``, users in the order of
+        ``recommended`` in ``result.query_ids``; in sorted order with Dask
+        inputs) and means (``result.mean``).
+
+    Notes
+    -----
+    For example nDCG@k of a user with ranked items :math:`i_1, i_2, \dots`:
+
+    .. math::
+
+        \mathrm{nDCG@k} = \frac{\sum_{p=1}^{k} g(i_p) / \log_2(p + 1)}
+        {\sum_{p=1}^{\min(k, R)} g^*_p / \log_2(p + 1)}
+
+    where :math:`g^*` are the truth's gains sorted in decreasing order.
+    The ideal ranking is built from the truth, not from the recommended
+    items: the ideal DCG@k of a user with R relevant ids sums the top min(k, R)
+    ideal gains, whether or not they were recommended. Items not in the truth
+    have relevance 0. An item recommended twice to one user raises, judged or not.
+    The relevance of each recommended id is found with vectorised sorted
+    look-ups over blocks of users: time O(n_users * n_recs * log), memory
+    bounded by the block size.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import evaluate_ranked
+    >>> rec = {"u1": ["a", "b", "c"], "u2": ["d", "e", "f"]}
+    >>> truth = {"u1": {"a": 1, "c": 1}, "u2": {"f": 2, "x": 1}}
+    >>> res = evaluate_ranked(rec, truth, ["ndcg", "recall", "mrr"], k=3)
+    >>> {name: round(v, 4) for name, v in res.mean.items()}
+    {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
+    """
+    if is_dask(recommended, truth):
+        from .._dask.lists import evaluate_ranked as evaluate_dask
+
+        return evaluate_dask(recommended, truth, metrics, k=k, users=users,
+                             complete=complete, threshold=threshold,
+                             no_relevant=no_relevant, progress=progress, compute=compute,
+                             run_format=run_format, qrels_format=qrels_format)
+    ids, lens, flat = _recommended(recommended, users, run_format)
+    tu, ti, trel, known = _truth(truth, users, qrels_format)
+    requests = _with_options(metrics, k, where="evaluate_ranked",
+                             given={"threshold": ("threshold", threshold, threshold)})
+    inputs = build_preranked(ids, lens, flat, tu, ti, trel,
+                             queries="truth" if complete else "run", what="user",
+                             truth_queries=known)
+    return _finish(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
+                   progress=progress)

@@ -1,0 +1,215 @@
+"""Parsing numeric tokens exactly, eight digits at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .tokens import _MINUS, _STEP, PAD, gather_bytes
+
+# -- numbers ------------------------------------------------------------------------
+
+_POW10 = 10.0 ** np.arange(23)
+#: Longest token parsed with word arithmetic (two 64-bit words).
+_FAST_BYTES = 16
+
+
+def parse_numbers(block, starts, lengths):
+    """Parse decimal tokens of a block as float64; returns ``(values, ok)``.
+
+    Tokens of the form ``[-]digits[.digits]`` with at most 16 characters are
+    parsed exactly with word arithmetic (see :func:`_parse_words`); the
+    others (exponents, ``+`` signs, long mantissas, words) go through
+    NumPy's own parser. ``ok`` is False where a token is not a finite number.
+    """
+    n = starts.shape[0]
+    fast = lengths <= _FAST_BYTES
+    if fast.all():
+        vals, good = _parse_words(block, starts, lengths)
+        if good.all():
+            return vals, good
+        slow = np.flatnonzero(~good)
+    else:
+        vals = np.empty(n)
+        idx = np.flatnonzero(fast)
+        good = np.zeros(n, dtype=bool)
+        if idx.size:
+            vals[idx], good[idx] = _parse_words(block, starts[idx], lengths[idx])
+        slow = np.flatnonzero(~good)
+    ok = np.ones(n, dtype=bool)
+    blob, off = gather_bytes(block.body, starts[slow], lengths[slow])
+    vals[slow], ok[slow] = _parse_slow(blob, off)
+    return vals, ok
+
+
+_U = np.uint64
+_L01 = _U(0x0101010101010101)
+_M80 = _U(0x8080808080808080)
+_M7F = _U(0x7F7F7F7F7F7F7F7F)
+_C30 = _U(0x3030303030303030)  # '0' in every byte
+_C2E = _U(0x2E2E2E2E2E2E2E2E)  # '.' in every byte
+_C76 = _U(0x7676767676767676)  # + this sets a byte's high bit iff the byte is above 9
+_S7, _S8, _S56 = _U(7), _U(8), _U(56)
+#: _HI[n] keeps the last n bytes of a word (a token right-aligned in it);
+#: _HI80[n] keeps their high bits.
+_HI = np.array([((1 << 64) - 1) ^ ((1 << (8 * (8 - i))) - 1) for i in range(9)],
+               dtype=np.uint64)
+_HI80 = _HI & _M80
+
+
+def _eight_digits(x):
+    """Value of 8 decimal digits (byte values 0-9, first digit in the lowest byte)."""
+    x = (x * _U(2561)) >> _S8
+    x &= _U(0x00FF00FF00FF00FF)
+    x *= _U(6553601)
+    x >>= _U(16)
+    x &= _U(0x0000FFFF0000FFFF)
+    x *= _U(42949672960001)
+    x >>= _U(32)
+    return x
+
+
+def _classify(x, keep80):
+    """For a word ``x`` holding token bytes where ``keep80`` has high bits:
+    the digits as byte values 0-9 (every other byte 0), the high bit of each
+    non-digit token byte, and the low bit of each '.' byte."""
+    d = x ^ _C30
+    t = d & _M7F
+    t += _C76
+    t |= d
+    t &= _M80  # bytes above 9 once '0' is taken away: the non-digits
+    keep = t >> _S7
+    keep *= _U(0xFF)
+    np.invert(keep, out=keep)
+    d &= keep
+    t &= keep80
+    e = x ^ _C2E  # zero bytes where x holds '.'
+    u = e & _M7F
+    u += _M7F
+    u |= e
+    np.invert(u, out=u)
+    u &= _M80
+    u >>= _S7
+    return d, t, u
+
+
+def _count(flags):
+    """Number of bytes of ``flags`` whose high bit (``shift=7``) is set."""
+    return ((flags >> _S7) * _L01) >> _S56
+
+
+def _drop_dot(z, g):
+    """Digits ``z`` with the dot at byte flag ``g`` (0x01 there, or 0) taken out:
+    the bytes before it move up by one byte."""
+    below = np.maximum(g, _U(1))
+    below -= _U(1)
+    below &= z
+    below *= _U(255)
+    return z + below
+
+
+def _after_dot(g):
+    """Number of bytes of a word after the dot flagged by ``g`` (0 without one)."""
+    h = g * _L01
+    h -= g
+    h *= _L01
+    return h >> _S56
+
+
+def _parse_words(block, s, n):
+    """Tokens of 1 to 16 bytes of the form ``[-]digits[.digits]``, 8 bytes at a time.
+
+    Each token is right-aligned in two 64-bit words (``lo`` holds its last 8
+    bytes, ``hi`` the bytes before those, zeros in front), one load each.
+    Non-digits and dots are flagged per byte; a token is well formed when its
+    non-digits are at most one dot plus a leading minus sign, and it has a
+    digit. The dot is taken out by moving the bytes before it up by one, the
+    digits are combined eight at a time, and the number of bytes after the
+    dot gives the power of ten. With a dot the mantissa has at most 15 digits
+    (below 2**53), and dividing it by an exact power of ten rounds
+    correctly; without one, the integer (up to 16 digits) is converted with
+    one rounding.
+    """
+    U = block.U
+    end = s + n
+    end += PAD - 8
+    lo = U[end]
+    n_lo = np.minimum(n, 8)
+    lo &= _HI[n_lo]
+    neg = block.body[s] == _MINUS
+    z_lo, nd, g_lo = _classify(lo, _HI80[n_lo])
+    n_nd = _count(nd)
+    n_dot = g_lo * _L01
+    n_dot >>= _S56
+    if int(n.max()) > 8:
+        end -= 8
+        hi = U[end]
+        n_hi = np.clip(n - 8, 0, 8)
+        hi &= _HI[n_hi]
+        z_hi, nd_hi, g_hi = _classify(hi, _HI80[n_hi])
+        n_nd += _count(nd_hi)
+        n_dot += (g_hi * _L01) >> _S56
+        # A dot in lo: the last byte of hi moves into lo; in hi: hi's bytes move.
+        in_lo = g_lo != 0
+        carry = z_hi >> _S56
+        carry *= in_lo
+        z_lo = _drop_dot(z_lo, g_lo)
+        z_lo += carry
+        z_hi = np.where(in_lo, z_hi << _S8, _drop_dot(z_hi, g_hi))
+        mant = _eight_digits(z_hi)
+        mant *= _U(10**8)
+        mant += _eight_digits(z_lo)
+        frac = _after_dot(g_lo)
+        frac += np.where(g_hi != 0, _after_dot(g_hi) + _S8, _U(0))
+    else:
+        mant = _eight_digits(_drop_dot(z_lo, g_lo))
+        frac = _after_dot(g_lo)
+    good = n_nd == n_dot + neg
+    good &= n_dot <= _U(1)
+    good &= n_nd < n.astype(np.uint64)
+    v = mant.astype(np.float64)
+    frac = frac.view(np.int64)  # small values: the same numbers
+    if frac.max(initial=0) > 22:  # malformed tokens only (several dots)
+        np.minimum(frac, 22, out=frac)
+    v /= _POW10[frac]
+    np.negative(v, out=v, where=neg)
+    return v, good
+
+
+_UNDERSCORE = ord("_")
+
+
+def _parse_slow(blob, off):
+    n = off.shape[0] - 1
+    lens = np.diff(off)
+    out = np.empty(n)
+    ok = np.ones(n, dtype=bool)
+    # Bounded temporaries: tokens of one power-of-two width class at a time,
+    # at most _STEP bytes per step (a very long token takes a step alone).
+    width = np.left_shift(1, np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64))
+    order = np.argsort(width, kind="stable")
+    cuts = np.flatnonzero(np.diff(width[order])) + 1
+    steps = []
+    for cls in np.split(order, cuts):
+        rows = max(1, _STEP // int(width[cls[0]]))
+        steps += [cls[i : i + rows] for i in range(0, cls.size, rows)]
+    for idx in steps:
+        w = max(int(lens[idx].max()), 1)
+        mat = np.zeros((idx.size, w), dtype=np.uint8)
+        cols = np.arange(w)
+        take = cols < lens[idx][:, None]
+        mat[take] = blob[(off[idx][:, None] + cols)[take]]
+        text = mat.view(f"S{w}").reshape(-1)
+        try:
+            v = text.astype(np.float64)
+            out[idx] = v
+            # NumPy, as Python, reads 1_000 as 1000; C's atof (trec_eval) stops at
+            # the '_'. Only C's number syntax is accepted.
+            ok[idx] = np.isfinite(v) & ~(mat == _UNDERSCORE).any(axis=1)
+        except (ValueError, OverflowError):
+            for i, t in zip(idx.tolist(), text.tolist()):
+                try:
+                    out[i] = float(t)
+                    ok[i] = np.isfinite(out[i]) and b"_" not in t
+                except (ValueError, OverflowError):
+                    ok[i] = False
+    return out, ok

@@ -1,0 +1,1 @@
+"""Input layouts: user data turned into one interface (rows, blocks, ranked chunks)."""

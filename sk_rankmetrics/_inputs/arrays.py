@@ -1,0 +1,298 @@
+"""Checks of data arrays: numbers, ids, finiteness, weights, judgements."""
+
+from __future__ import annotations
+
+import numbers
+import sys
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._utils.constraints import _is_integer
+from .._utils.errors import InvalidParameterError, short_repr
+
+
+def _refuse_mask(x, arg):
+    if isinstance(x, np.ma.MaskedArray) and np.ma.getmaskarray(x).any():
+        raise InvalidParameterError(
+            f"{arg} is a masked array with masked entries; masks are not read here. Fill "
+            f"the masked entries ({arg}.filled(value)) or leave them out (long format "
+            "with qid=...)."
+        )
+
+
+def _from_objects(x, arg):
+    """An object array of numbers (or pandas' nullable values) -> int64 or float64."""
+    flat = x.reshape(-1)
+    if any(map(_is_missing, flat.tolist())):
+        raise InvalidParameterError(
+            f"{arg} has missing values (None or pandas.NA); every entry must be a number."
+        )
+    try:
+        as_float = flat.astype(np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"{arg} must hold numbers (bool, int or float), got dtype object with a "
+            f"non-numeric entry such as {short_repr(_first_non_number(flat))}."
+        ) from None
+    if all(map(_is_integer, flat.tolist())):
+        try:
+            as_int = flat.astype(np.int64)
+        except OverflowError:
+            as_int = None
+        if as_int is not None:
+            return as_int.reshape(x.shape)
+        raise InvalidParameterError(
+            f"{arg} holds integers beyond the 64-bit range; give them as floats or "
+            "rescale them."
+        )
+    return as_float.reshape(x.shape)
+
+
+def _is_missing(v):
+    """None or pandas' NA (pandas is only looked at if the caller imported it)."""
+    if v is None:
+        return True
+    pd = sys.modules.get("pandas")
+    return pd is not None and v is pd.NA
+
+
+def _first_non_number(flat):
+    for v in flat.tolist():
+        if not isinstance(v, numbers.Real):
+            return v
+    return flat[0]
+
+
+def as_numeric_array(x, arg, *, allow_sparse=False):
+    """Return ``x`` as a numeric ndarray (or a CSR array if sparse is allowed).
+
+    Lists, NumPy arrays, pandas objects (nullable dtypes without missing
+    values too) and object arrays of numbers are accepted; floats are not
+    copied. Strings, missing values and masked entries raise.
+    """
+    if x is None:
+        raise InvalidParameterError(f"{arg} is None; pass an array-like of numbers.")
+    if sp.issparse(x):
+        if not allow_sparse:
+            raise InvalidParameterError(
+                f"{arg} is a scipy.sparse matrix, which is accepted for y_true only; "
+                f"pass {arg} as a dense array."
+            )
+        x = sp.csr_array(x)
+        if x.dtype.kind not in "biuf":
+            raise InvalidParameterError(
+                f"{arg} must hold numbers (bool, int or float), got dtype {x.dtype}."
+            )
+        return x
+    _refuse_mask(x, arg)
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):  # pandas
+        x = x.to_numpy()
+    try:
+        x = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            f"{arg} could not be read as a rectangular array ({exc}). Rows of a "
+            "matrix must all have the same length; for rankings of different "
+            "lengths use the long format with qid=..."
+        ) from None
+    if x.dtype.kind == "O":
+        x = _from_objects(x, arg)
+    if x.dtype.kind not in "biuf":
+        raise InvalidParameterError(
+            f"{arg} must hold numbers (bool, int or float), got dtype {x.dtype}."
+        )
+    return x
+
+
+def first_non_finite(block):
+    """Index (tuple) of the first NaN or infinity in ``block``, or None."""
+    if block.dtype.kind not in "fc":
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(block.sum()):
+            return None
+    bad = ~np.isfinite(block)
+    if not bad.any():
+        return None
+    return tuple(int(i) for i in np.argwhere(bad)[0])
+
+
+def check_finite(block, arg, row0=0):
+    """Raise if ``block`` holds NaN or infinity, naming the first place."""
+    where = first_non_finite(block)
+    if where is None:
+        return
+    if len(where) == 2:
+        place = f"row {row0 + where[0]}, column {where[1]}"
+    else:
+        place = f"index {row0 + where[0]}"
+    raise ValueError(f"{arg} contains NaN or infinity (first at {place}); every value must "
+                     "be finite.")
+
+
+def unique(a):
+    """The distinct values of ``a``, sorted (``np.unique(a)`` without options).
+
+    NumPy 2.3 and later take a hash table for plain ``np.unique`` of numbers,
+    which is ten times slower than a sort on a million distinct integers; a
+    sort and a mask cost the same whatever the values, and integers in a
+    compact range (user ids 0..n) are marked in a table without a sort.
+    Other dtypes (text, objects) and floats with NaN go to ``np.unique``.
+    """
+    a = np.asarray(a).reshape(-1)
+    if a.dtype.kind not in "iubf" or (a.dtype.kind == "f" and np.isnan(a).any()):
+        return np.unique(a)
+    if a.dtype.kind in "iu" and a.shape[0] > 1:
+        lo, hi = a.min(), a.max()
+        span = int(hi) - int(lo) + 1
+        if span <= 4 * a.shape[0]:
+            # Compact integers (0..n user ids): marked in a table, no sort.
+            seen = np.zeros(span, dtype=bool)
+            seen[np.subtract(a, lo, dtype=np.intp)] = True
+            return (np.flatnonzero(seen) + lo).astype(a.dtype)
+    s = np.sort(a)
+    if s.shape[0] < 2:
+        return s
+    keep = np.empty(s.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
+def check_sample_weight(sample_weight, n, what=None):
+    """Per-row weights as float64, finite and >= 0 (None stays None)."""
+    if sample_weight is None:
+        return None
+    w = as_numeric_array(sample_weight, "sample_weight")
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(
+            f"sample_weight must be 1-D with {what or f'one weight per row ({n})'}, got "
+            f"shape {w.shape}."
+        )
+    w = w.astype(np.float64)
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or infinity; every weight must be a "
+                         "finite number >= 0.")
+    if (w < 0).any():
+        i = int(np.flatnonzero(w < 0)[0])
+        raise ValueError(f"sample_weight must be non-negative; entry {i} is {w[i]:g}.")
+    return w
+
+
+def as_ids(x, arg):
+    """1-D query or item ids as int64 or str, without silent coercion.
+
+    Integers stay integers; floats are accepted only when every value is a
+    whole number; strings and bytes become str. Mixed or fractional values,
+    missing values and empty strings raise.
+    """
+    if x is None:
+        raise InvalidParameterError(f"{arg} is None; pass one id per entry.")
+    _refuse_mask(x, arg)
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        x = x.to_numpy()
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise ValueError(f"{arg} must be 1-D (one id per entry), got shape {x.shape}.")
+    kind = x.dtype.kind
+    if kind == "O":
+        items = x.tolist()
+        if all(isinstance(v, str) for v in items):
+            x = x.astype(str)
+        elif all(isinstance(v, bytes) for v in items):
+            x = x.astype(bytes)
+        elif all(_is_integer(v) for v in items):
+            try:
+                x = x.astype(np.int64)
+            except OverflowError:
+                raise InvalidParameterError(
+                    f"{arg} holds integer ids beyond the 64-bit range; give them as strings."
+                ) from None
+        else:
+            bad = next((v for v in items if not (_is_integer(v) or isinstance(v, str))),
+                       items[0] if items else None)
+            raise InvalidParameterError(
+                f"{arg} must hold ids of one type (integers or strings), got mixed types "
+                f"or values such as {short_repr(bad)}."
+            )
+        kind = x.dtype.kind
+    if kind == "f":
+        if not np.all(np.isfinite(x)) or not np.all(np.mod(x, 1) == 0):
+            bad = x[~(np.isfinite(x) & (np.mod(np.nan_to_num(x), 1) == 0))][0]
+            raise InvalidParameterError(
+                f"{arg} holds the value {float(bad)!r}, which is not an id: float ids must be "
+                "whole numbers (and not NaN). Give integer or string ids."
+            )
+        if x.size and np.abs(x).max() >= 2.0**53:
+            raise InvalidParameterError(
+                f"{arg} holds float ids beyond 2**53, which float64 cannot tell apart; "
+                "give them as integers or strings."
+            )
+        return x.astype(np.int64)
+    if kind == "u":
+        if x.size and x.max() > np.iinfo(np.int64).max:
+            return x.astype(str)
+        return x.astype(np.int64)
+    if kind == "i":
+        return x.astype(np.int64, copy=False)
+    if kind == "S":
+        x = x.astype(str)
+        kind = "U"
+    if kind == "U":
+        if x.size and (np.char.str_len(x) == 0).any():
+            i = int(np.flatnonzero(np.char.str_len(x) == 0)[0])
+            raise ValueError(f"{arg} has an empty id at entry {i}; every id must be a "
+                             "non-empty string or an integer.")
+        return x
+    raise InvalidParameterError(
+        f"{arg} must hold ids (integers or strings), got dtype {x.dtype}."
+    )
+
+
+def exact_scores(ys):
+    """Scores as float64 that order (and tie) exactly as ``ys`` does.
+
+    float64 is returned as it is; narrower floats, bools and integers within
+    +-2**53 convert exactly. Wider integers and long doubles that float64
+    cannot hold apart are replaced by their dense rank (an order-preserving
+    transform, which no ranking metric can tell from the original).
+    """
+    if ys.dtype == np.float64:
+        return ys
+    if ys.dtype.kind == "b" or (ys.dtype.kind == "f" and ys.dtype.itemsize < 8):
+        return ys.astype(np.float64)
+    if ys.size == 0:
+        return ys.astype(np.float64)
+    if ys.dtype.kind in "iu":
+        lo, hi = ys.min(), ys.max()
+        if -(2**53) <= int(lo) and int(hi) <= 2**53:
+            return ys.astype(np.float64)
+    else:
+        f = ys.astype(np.float64)
+        if np.all(np.isfinite(f)) and np.array_equal(f.astype(ys.dtype), ys):
+            return f
+    _, inv = np.unique(ys, return_inverse=True)
+    return inv.reshape(ys.shape).astype(np.float64)
+
+
+def _sortable(ys):
+    """Scores in a dtype NumPy's partition and sort order correctly (bool -> uint8)."""
+    return ys.view(np.uint8) if ys.dtype.kind == "b" else ys
+
+
+def _check_judged(judged, shape):
+    """The ``judged`` mask: bools of the shape of ``y_true`` (None: all judged)."""
+    if judged is None:
+        return None
+    mask = as_numeric_array(judged, "judged")
+    if mask.dtype.kind != "b":
+        if not np.isin(mask, (0, 1)).all():
+            raise InvalidParameterError(
+                "judged must hold True/False (or 1/0), one per entry of y_true, "
+                f"got values such as {mask[~np.isin(mask, (0, 1))].ravel()[0]!r}."
+            )
+        mask = mask.astype(bool)
+    if mask.shape != shape:
+        raise ValueError(f"judged must have the shape of y_true {shape}, got {mask.shape}.")
+    return mask

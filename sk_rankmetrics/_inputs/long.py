@@ -1,0 +1,195 @@
+"""The long layout: one entry per query-item pair, grouped by query id."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._ranking.block import rank_block
+from .arrays import (
+    _check_judged,
+    as_ids,
+    as_numeric_array,
+    check_finite,
+    check_sample_weight,
+    exact_scores,
+)
+from .budget import _budget
+
+# -- long format ------------------------------------------------------------------
+
+
+class LongInputs:
+    """One entry per query-item pair, grouped by ``qid``."""
+
+    def __init__(self, y_true, y_score, qid, judged=None):
+        check_finite(y_true, "y_true")
+        check_finite(y_score, "y_score")
+        self.y_true = np.asarray(y_true, dtype=np.float64)
+        self.y_score = exact_scores(y_score)
+        self.judged = judged
+        n = qid.shape[0]
+        change = np.empty(n, dtype=bool)
+        change[:1] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+        run_starts = np.flatnonzero(change)
+        contiguous = False
+        if run_starts.shape[0] <= n // 4:  # few runs: maybe one per query
+            run_ids = qid[run_starts]
+            by_id = np.argsort(run_ids, kind="stable")
+            sorted_ids = run_ids[by_id]
+            contiguous = not (sorted_ids[1:] == sorted_ids[:-1]).any()
+        if contiguous:
+            # Each query is one contiguous run (the usual learning-to-rank
+            # layout): no item-level sort is needed.
+            self.order = None
+            self.starts = run_starts
+            self.row_of_group = np.empty_like(by_id)
+            self.row_of_group[by_id] = np.arange(by_id.shape[0])
+            self.query_ids = sorted_ids
+        else:
+            del change
+            self.order, self.starts, self.query_ids = _group_by_id(qid)
+            # Gather once, so that the blocks below read memory in order.
+            self.y_true = self.y_true[self.order]
+            self.y_score = self.y_score[self.order]
+            if self.judged is not None:
+                self.judged = self.judged[self.order]
+            self.row_of_group = np.arange(self.starts.shape[0])
+        self.counts = np.diff(np.append(self.starts, n))
+        self.n_rows = self.starts.shape[0]
+        self.n_cols = int(self.counts.max())
+        if self.n_cols < 2:
+            raise ValueError(
+                f"every query has a single item ({self.n_rows} queries, {n} pairs); "
+                "ranking metrics are only meaningful when queries have at least 2 items."
+            )
+
+    def query_weights(self, sample_weight):
+        """Per-query weights from per-query or per-pair (constant) weights.
+
+        A query has at least 2 items somewhere (checked above), so there are
+        fewer queries than pairs and the two readings cannot be confused.
+        """
+        if sample_weight is None:
+            return None
+        n_pairs = self.y_true.shape[0]
+        w = as_numeric_array(sample_weight, "sample_weight")
+        if w.ndim == 1 and w.shape[0] == n_pairs:
+            w = check_sample_weight(w, n_pairs)
+            w = w if self.order is None else w[self.order]
+            hi = np.maximum.reduceat(w, self.starts)
+            lo = np.minimum.reduceat(w, self.starts)
+            if not np.array_equal(hi, lo):
+                g = np.flatnonzero(hi != lo)[0]
+                q = self.query_ids[self.row_of_group[g]].item()
+                raise ValueError(
+                    "sample_weight has one weight per query-item pair but differs "
+                    f"inside query {q!r}; give one weight per query (length "
+                    f"{self.n_rows}, queries in sorted qid order) or the same weight "
+                    "for every pair of a query."
+                )
+            per_query = np.empty(self.n_rows)
+            per_query[self.row_of_group] = w[self.starts]
+            return per_query
+        return check_sample_weight(
+            w,
+            self.n_rows,
+            what=f"one weight per query ({self.n_rows}) or per pair ({n_pairs})",
+        )
+
+    def blocks(self, requests):
+        budget = _budget(requests)
+        by_len = np.argsort(self.counts, kind="stable")
+        lens = self.counts[by_len]
+        out = []
+        a = 0
+        while a < self.n_rows:
+            # Queries are taken shortest first; the block width is the longest.
+            n_fit = np.searchsorted(lens[a:] * np.arange(1, self.n_rows - a + 1), budget,
+                                    "right")
+            b = a + max(1, int(n_fit))
+            qs = by_len[a:b]
+            out.append((self.row_of_group[qs], qs))
+            a = b
+        return out
+
+    def ranked_chunk(self, qs, requests, *, ignore_ties=False):
+        cnt = self.counts[qs]
+        width = int(cnt.max())
+        nq = qs.shape[0]
+        # Entry j of query i goes from starts[i] + j to i * width + j: both
+        # are a per-query offset repeated over its entries, plus a running index.
+        first = np.cumsum(cnt) - cnt
+        step = np.arange(int(first[-1] + cnt[-1]))
+        src = np.repeat(self.starts[qs] - first, cnt) + step
+        dst = np.repeat(np.arange(nq) * width - first, cnt) + step
+        yt = np.zeros((nq, width))
+        ys = np.full((nq, width), -np.inf)
+        yt.reshape(-1)[dst] = self.y_true[src]
+        ys.reshape(-1)[dst] = self.y_score[src]
+        judged = None
+        if self.judged is not None:
+            judged = np.zeros((nq, width), dtype=bool)
+            judged.reshape(-1)[dst] = self.judged[src]
+        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt,
+                          judged=judged)
+
+
+def _group_by_id(qid):
+    """``(order, starts, ids)``: an order that gathers equal query ids, the
+    start of each group in it, and the group's id (groups in sorted order).
+
+    Integer ids spanning fewer than 2**32 values (and fewer than 2**32
+    entries) are grouped by sorting one 64-bit key per entry, the id's
+    offset from the smallest id in the high half and the entry's index in
+    the low half: sorting plain integers is several times faster than an
+    ``argsort``, and the indices come out in the low half. Other ids are
+    arg-sorted.
+    """
+    n = qid.shape[0]
+    if qid.dtype.kind in "iu" and 0 < n < 2**32:
+        lo, hi = int(qid.min()), int(qid.max())
+        if hi - lo < 2**32:
+            if qid.dtype.kind == "i":
+                key = (qid.astype(np.int64, copy=False) - lo).view(np.uint64)
+            else:
+                key = qid.astype(np.uint64, copy=False) - np.uint64(lo)
+            key <<= np.uint64(32)
+            key |= np.arange(n, dtype=np.uint64)
+            key.sort()
+            order = (key & np.uint64(0xFFFFFFFF)).view(np.int64)
+            key >>= np.uint64(32)
+            change = np.empty(n, dtype=bool)
+            change[0] = True
+            np.not_equal(key[1:], key[:-1], out=change[1:])
+            starts = np.flatnonzero(change)
+            return order, starts, qid[order[starts]]
+    # Order inside a query does not matter (ties are handled by score), so
+    # the faster unstable sort is fine.
+    order = np.argsort(qid)
+    sq = qid[order]
+    change = np.empty(n, dtype=bool)
+    change[:1] = True
+    np.not_equal(sq[1:], sq[:-1], out=change[1:])
+    starts = np.flatnonzero(change)
+    return order, starts, sq[starts]
+
+
+def _check_long(y_true, y_score, qid, judged=None):
+    yt = as_numeric_array(y_true, "y_true")
+    ys = as_numeric_array(y_score, "y_score")
+    q = as_ids(qid, "qid")
+    for arg, v in (("y_true", yt), ("y_score", ys)):
+        if v.ndim != 1:
+            raise ValueError(
+                f"with qid given, {arg} must be 1-D (one entry per query-item pair), "
+                f"got shape {v.shape}. Drop qid to score (n_rows, n_items) matrices."
+            )
+    if not (yt.shape[0] == ys.shape[0] == q.shape[0]):
+        raise ValueError(
+            "y_true, y_score and qid must have the same length (one entry per "
+            f"query-item pair), got {yt.shape[0]}, {ys.shape[0]} and {q.shape[0]}."
+        )
+    if q.shape[0] == 0:
+        raise ValueError("y_true, y_score and qid are empty; at least one pair is needed.")
+    return LongInputs(yt, ys, q, _check_judged(judged, yt.shape))

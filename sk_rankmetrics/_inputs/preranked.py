@@ -1,0 +1,613 @@
+"""The preranked layout: ranked lists with sparse truth (TREC runs, ID lists)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._ranking.block import check_ties, depth
+from .._ranking.chunk import RankedChunk, tie_groups
+from .._ranking.item_values import ItemMasks, item_values
+from .._utils.errors import _examples, _plural, shown, warn
+from .arrays import (
+    as_ids,
+    as_numeric_array,
+    check_finite,
+    exact_scores,
+    unique,
+)
+from .budget import _KEY_LIMIT, _budget
+
+# -- ranked lists and sparse truth ---------------------------------------------------
+
+
+def _row_of(indptr, a, b):
+    """Local row index of each entry of rows ``a:b`` and the row lengths."""
+    lens = np.diff(indptr[a : b + 1])
+    return np.repeat(np.arange(b - a), lens), lens
+
+
+class PrerankedInputs:
+    """Ranked item codes and sparse truth of ``n_rows`` rows, in CSR form.
+
+    - ``rec_indptr``, ``rec_codes`` (and optionally ``rec_scores``): the
+      ranked item codes of each row, in rank order;
+    - ``truth_indptr``, ``truth_codes``, ``truth_rel``: the items the truth
+      names for each row, sorted by code, with their relevance;
+      ``truth_judged`` (optional) is False for items the truth names without
+      judging them (trec_eval's negative levels: in the pool, not judged).
+
+    Item codes are integers. The relevance of every ranked item is found by
+    one ``searchsorted`` per row block on the keys ``row * span + code``
+    (sorted on the truth side by construction); a ranked item that the truth
+    does not name is *unjudged*: it is never relevant and earns no gain,
+    whatever the threshold or the gain of level 0. The ideal ranking of a row
+    is built from its truth, so it may be longer than the ranked list.
+    """
+
+    def __init__(self, query_ids, rec_indptr, rec_codes, truth_indptr, truth_codes,
+                 truth_rel, rec_scores=None, truth_judged=None):
+        self.query_ids = query_ids
+        if truth_judged is not None and truth_judged.all():
+            truth_judged = None
+        self.truth_judged = truth_judged
+        self.rec_indptr = rec_indptr
+        self.rec_codes = rec_codes
+        self.rec_scores = rec_scores
+        self.truth_indptr = truth_indptr
+        self.truth_codes = truth_codes
+        self.truth_rel = truth_rel
+        self.n_rows = query_ids.shape[0]
+        rec_lens = np.diff(rec_indptr)
+        truth_lens = np.diff(truth_indptr)
+        self.n_cols = int(rec_lens.max()) if self.n_rows else 0
+        self.max_truth = int(truth_lens.max()) if self.n_rows else 0
+        if truth_codes.size:
+            self.cmin, self.cmax = int(truth_codes.min()), int(truth_codes.max())
+        else:
+            self.cmin, self.cmax = 0, 0
+        self.span = self.cmax - self.cmin + 2
+
+    def judged_only(self):
+        """The same rows with every ranked item the truth does not judge removed
+        (trec_eval's ``-J``): the lists shrink, the truth stays."""
+        n = self.n_rows
+        if n == 0:
+            return self
+        row, offs, _, judged, _, lens = self._lookup(0, n, max(self.n_cols, 1))
+        if row is None:  # lists of one length: (n, width) arrays
+            keep = judged.reshape(-1)
+        else:
+            keep = np.zeros(self.rec_codes.shape[0], dtype=bool)
+            keep[self.rec_indptr[row] + offs] = judged
+        new_lens = np.bincount(np.repeat(np.arange(n), lens), weights=keep,
+                               minlength=n).astype(np.int64)
+        indptr = np.concatenate(([0], np.cumsum(new_lens))).astype(np.int64)
+        scores = None if self.rec_scores is None else self.rec_scores[keep]
+        return PrerankedInputs(self.query_ids, indptr, self.rec_codes[keep],
+                               self.truth_indptr, self.truth_codes, self.truth_rel,
+                               rec_scores=scores, truth_judged=self.truth_judged)
+
+    def _plan(self, requests):
+        """``(L, Li)``: ranked positions and ideal positions every block describes.
+
+        Both are bounded by the data (the longest list, the largest truth), so
+        the work is O(min(k, n)) per row whatever ``k`` is.
+        """
+        needs_full, k_max = depth(requests)
+        L = self.n_cols if needs_full else min(k_max, self.n_cols)
+        if any(r.reads_to_r for r in requests):
+            L = self.n_cols  # R-precision reads down to R (at most the list)
+        ks = [r.k for r in requests if r.needs_ideal]
+        Li = 0
+        if ks:
+            Li = self.max_truth if None in ks else min(max(ks), self.max_truth)
+        return max(L, 1), max(Li, 1)
+
+    def blocks(self, requests):
+        L, Li = self._plan(requests)
+        width = max(L, Li, self.n_cols, 1)
+        step = max(1, _budget(requests) // width)
+        step = min(step, max(1, _KEY_LIMIT // self.span))
+        return [(slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
+                for a in range(0, self.n_rows, step)]
+
+    def _lookup(self, a, b, limit):
+        """Relevance of the first ``limit`` ranked items of rows ``a:b``.
+
+        Returns the local row, the position, whether each looked-up item is
+        named by the truth (in the pool) and whether it is judged, its
+        relevance (0 if unjudged) and the full list lengths.
+        """
+        ra, rb = self.rec_indptr[a], self.rec_indptr[b]
+        ta, tb = self.truth_indptr[a], self.truth_indptr[b]
+        n = b - a
+        lens = np.diff(self.rec_indptr[a : b + 1])
+        if n and lens.min() == lens.max():
+            # Lists of one length (a 2-D array of ids): work on (n, m) blocks.
+            w = int(lens[0])
+            codes = self.rec_codes[ra:rb].reshape(n, w)[:, : min(limit, w)]
+            row = offs = None
+            row_key = (np.arange(n) * self.span)[:, None]
+        else:
+            row = np.repeat(np.arange(n), lens)
+            offs = np.arange(rb - ra) - np.repeat(self.rec_indptr[a:b] - ra, lens)
+            codes = self.rec_codes[ra:rb]
+            if lens.size and limit < lens.max():
+                keep = offs < limit
+                row, offs, codes = row[keep], offs[keep], codes[keep]
+            row_key = row * self.span
+        if tb == ta:
+            none = np.zeros(codes.shape, dtype=bool)
+            return row, offs, none, none, np.zeros(codes.shape), lens
+        trow, _ = _row_of(self.truth_indptr, a, b)
+        tkeys = trow * self.span + (self.truth_codes[ta:tb] - self.cmin)
+        inside = (codes >= self.cmin) & (codes <= self.cmax)
+        rkeys = np.where(inside, row_key + (codes - self.cmin), -1)
+        pos = np.minimum(np.searchsorted(tkeys, rkeys), tkeys.shape[0] - 1)
+        found = tkeys[pos] == rkeys
+        hit = rkeys[found]
+        if hit.size > 1:
+            s = np.sort(hit)
+            dup = s[1:] == s[:-1]
+            if dup.any():
+                r = int(s[1:][dup][0] // self.span) + a
+                raise ValueError(
+                    f"the ranked list of query {shown(self.query_ids[r])!r} holds the same "
+                    "judged item twice; each item may be ranked once per query."
+                )
+        judged = found
+        if self.truth_judged is not None:
+            judged = found & self.truth_judged[ta + pos]
+        rel = np.where(judged, self.truth_rel[ta + pos], 0.0)
+        return row, offs, found, judged, rel, lens
+
+    def ranked_chunk(self, payload, requests, *, ignore_ties=False):
+        a, b = payload
+        n = b - a
+        L, Li = self._plan(requests)
+        has_ties = self.rec_scores is not None and not ignore_ties
+        # Without ties only the first L positions matter; tie groups may cross L.
+        row, offs, found, judged, rel, lens = self._lookup(
+            a, b, self.n_cols if has_ties else L)
+        W = max(int(lens.max()) if n and has_ties else 0, L)
+        if row is None and rel.shape[1] == W:
+            real = None  # every position holds a ranked item
+            yt, pool_m, judged_m = rel, found, judged
+        else:
+            if row is None:
+                m = rel.shape[1]
+                row, offs = np.repeat(np.arange(n), m), np.tile(np.arange(m), n)
+                rel, found, judged = rel.ravel(), found.ravel(), judged.ravel()
+            real = np.zeros((n, W), dtype=bool)
+            real[row, offs] = True
+            yt = np.zeros((n, W))
+            yt[row, offs] = rel
+            pool_m = np.zeros((n, W), dtype=bool)
+            pool_m[row, offs] = found
+            judged_m = np.zeros((n, W), dtype=bool)
+            judged_m[row, offs] = judged
+        values = item_values(yt, requests, a, ItemMasks(real=real, judged=judged_m,
+                                                        pool=pool_m))
+        # Truth side: the row totals (R, judged items, ...) and the ideal gains.
+        ta, tb = self.truth_indptr[a], self.truth_indptr[b]
+        trow, _ = _row_of(self.truth_indptr, a, b)
+        tj = None if self.truth_judged is None else self.truth_judged[None, ta:tb]
+        tvals = item_values(self.truth_rel[None, ta:tb], requests, a,
+                            ItemMasks(judged=tj, pool=np.ones((1, tb - ta), dtype=bool)))
+        totals = {key: np.bincount(trow, weights=v[0], minlength=n)
+                  for key, v in tvals.items()}
+        grades = [key for key in totals if key.startswith("grade:")]
+        if grades:  # ERR's rows with some relevant grade
+            totals.setdefault("rel:None", sum(totals[key] for key in grades))
+
+        tied = False
+        if has_ties and n:
+            scores = self.rec_scores[self.rec_indptr[a]:self.rec_indptr[b]]
+            if real is None:
+                sv = scores.reshape(n, W)
+                same = sv[:, 1:] == sv[:, :-1]
+            else:
+                sv = np.full((n, W), -np.inf)
+                sv[row, offs] = scores
+                same = (sv[:, 1:] == sv[:, :-1]) & real[:, 1:]
+            tied = bool(same.any())
+        n_items = np.maximum(lens, 1)
+        if tied:
+            start, size, sums = tie_groups(sv, values)
+            sums = {key: v[:, :L] for key, v in sums.items()}
+            rc = RankedChunk(L, start[:, :L], size[:, :L], sums, n_items, lens)
+        else:
+            rc = RankedChunk(L, None, None, {k: v[:, :L] for k, v in values.items()},
+                             n_items, lens)
+        rc.totals = totals
+        if any(r.spec.reads_items for r in requests):
+            rc.items = values  # every ranked position (W >= L when tied)
+        check_ties(rc, requests, ignore_ties)
+        for req in requests:
+            if req.needs_ideal and req.gain_key not in rc.ideal:
+                rc.ideal[req.gain_key] = _ideal_from_truth(tvals[req.gain_key][0], trow, n,
+                                                           Li)
+        return rc
+
+
+def _ideal_from_truth(gains, trow, n, width):
+    """The ``width`` largest truth gains of each row, increasing (best last)."""
+    out = np.zeros((n, width))
+    if gains.size == 0:
+        return out
+    levels, inv = np.unique(gains, return_inverse=True)
+    # By row, then by gain descending: one integer key.
+    order = np.argsort(trow * levels.shape[0] + (levels.shape[0] - 1 - inv.reshape(-1)),
+                       kind="stable")
+    r = trow[order]
+    new = np.ones(r.shape[0], dtype=bool)
+    new[1:] = r[1:] != r[:-1]
+    first = np.flatnonzero(new)
+    rank = np.arange(r.shape[0]) - np.repeat(first, np.diff(np.append(first, r.shape[0])))
+    keep = rank < width
+    out[r[keep], width - 1 - rank[keep]] = gains[order][keep]
+    return out
+
+
+# -- building the pre-ranked layout ---------------------------------------------------
+
+
+def _common_kind(a, b):
+    """Cast two id arrays to one comparable type (int64, or str for both)."""
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        return a.astype(np.int64, copy=False), b.astype(np.int64, copy=False)
+    return a.astype(str), b.astype(str)
+
+
+def _indptr(codes, n):
+    return np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n)))).astype(np.int64)
+
+
+def group_long(rec_query, rec_item, rec_score=None, *, order="given"):
+    """Long ranked entries -> ``(query_ids, lengths, items, scores)`` grouped by query.
+
+    With ``order="given"`` the entries of each query keep their order (rank
+    order, best first); with ``order="score"`` they are ranked by score
+    descending, ties broken by item id descending (as trec_eval does).
+    """
+    rq = as_ids(rec_query, "the ranked lists' query ids")
+    ri = as_ids(rec_item, "the ranked item ids")
+    if rq.shape != ri.shape:
+        raise ValueError("the ranked lists' query ids and item ids must have one length, "
+                         f"got {rq.shape[0]} and {ri.shape[0]}.")
+    score = None
+    if rec_score is not None:
+        score = as_numeric_array(rec_score, "the ranked lists' scores")
+        if score.shape != rq.shape:
+            raise ValueError("the ranked lists' scores must have one entry per ranked "
+                             f"item ({rq.shape[0]}), got {score.shape[0]}.")
+        check_finite(score, "the ranked lists' scores")
+        score = exact_scores(score)
+    if order == "score":
+        if score is None:
+            raise ValueError("order='score' needs scores.")
+        o = ranked_order(rq, ri, score)
+    else:
+        o = np.argsort(rq, kind="stable")
+    rq, ri = rq[o], ri[o]
+    if score is not None:
+        score = score[o]
+    new = np.ones(rq.shape[0], dtype=bool)
+    new[1:] = rq[1:] != rq[:-1]
+    starts = np.flatnonzero(new)
+    lens = np.diff(np.append(starts, rq.shape[0]))
+    return rq[starts], lens, ri, score
+
+
+def _sort_pairs(rows, codes, n):
+    """Order of (row, code) pairs, or None when they are sorted already."""
+    if rows.size < 2:
+        return None
+    cmin = int(codes.min())
+    span = int(codes.max()) - cmin + 1
+    if n * span < _KEY_LIMIT:
+        key = rows * span + (codes - cmin)
+        if not (key[1:] < key[:-1]).any():
+            return None
+        return np.argsort(key, kind="stable")
+    return np.lexsort((codes, rows))
+
+
+#: Relevance levels packed into the truth's sort keys: at most this many.
+_PACKED_LEVELS = 16
+
+
+def _sort_packed(rows, codes, rel, n):
+    """``(rows, codes, rel)`` sorted by (row, code) through one sort of packed
+    keys, or None: the relevance must take a few integer levels, and the keys
+    fit in 63 bits."""
+    if rows.size < 2:
+        return None
+    lo, hi = float(rel.min()), float(rel.max())
+    if hi - lo >= _PACKED_LEVELS or not np.array_equal(rel, np.floor(rel)):
+        return None
+    levels = int(hi - lo) + 1
+    cmin = int(codes.min())
+    span = int(codes.max()) - cmin + 1
+    if n * span * levels >= _KEY_LIMIT:
+        return None
+    key = (rows.astype(np.int64) * span + (codes - cmin)) * levels
+    if levels > 1:
+        key += (rel - lo).astype(np.int64)
+    if not (key[1:] < key[:-1]).any():
+        return rows, codes, rel
+    key.sort()
+    out_rel = (key % levels + lo).astype(np.float64) if levels > 1 else rel
+    key //= levels
+    return key // span, key % span + cmin, out_rel
+
+
+def _check_overlap(run_q, truth_q, queries, what):
+    """Say so when the ranking's and the truth's query ids do not (all) match.
+
+    Nothing in common raises; a partial overlap warns with the counts, since
+    the queries that do not match are left out or score as queries without
+    a relevant item.
+    """
+    run_u, truth_u = unique(run_q), unique(truth_q)
+    common = np.intersect1d(run_u, truth_u, assume_unique=True)
+    if truth_u.size and common.size == 0:
+        raise ValueError(
+            f"no {what} of the ranking has judgements: the ranking's ids ({_examples(run_u)})"
+            f" and the truth's ({_examples(truth_u)}) have none in common. Check that both "
+            "use the same ids (and the same type: 1 and '1' match, 1 and 'q1' do not)."
+        )
+    missing_truth = np.setdiff1d(run_u, truth_u, assume_unique=True)
+    missing_run = np.setdiff1d(truth_u, run_u, assume_unique=True)
+    notes = []
+    if missing_truth.size:
+        fate = ("score as having no relevant item" if queries == "run"
+                else "are left out")
+        notes.append(f"{missing_truth.size} of {run_u.size} {_plural(what)} of the ranking have no "
+                     f"judgements ({_examples(missing_truth)}) and {fate}")
+    if missing_run.size and queries != "truth":
+        notes.append(f"{missing_run.size} of {truth_u.size} judged {_plural(what)} are not in the "
+                     f"ranking ({_examples(missing_run)}) and are left out (complete=True "
+                     "scores them 0)")
+    if notes:
+        warn("; ".join(notes) + ".", UserWarning)
+
+
+#: Ranked items checked for repeats at a time (bounds the sort's temporaries).
+_REPEAT_STEP = 1 << 22
+
+
+def _no_repeated_item(indptr, lens, items, codes, row_ids, what):
+    """Raise when one ranked list holds an item twice, judged or not.
+
+    Items outside the truth have code -1; they get codes of their own first.
+    The lists are checked a block of rows at a time (about ``_REPEAT_STEP``
+    items): lists of one length sorted row by row, others by (row, code) keys.
+    """
+    n_items = items.shape[0]
+    if n_items < 2:
+        return
+    unknown = codes < 0
+    if unknown.any():
+        codes = codes.copy()
+        others = items[unknown]
+        inv = np.searchsorted(unique(others), others)  # a sort: no hashed np.unique
+        codes[unknown] = int(codes.max(initial=-1)) + 1 + inv
+    cmin = int(codes.min())
+    span = int(codes.max()) - cmin + 1
+    firsts = np.searchsorted(indptr, np.arange(0, n_items, _REPEAT_STEP), side="right") - 1
+    bounds = [*np.unique(firsts).tolist(), lens.shape[0]]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        found = _repeat_in(codes[indptr[a]:indptr[b]], lens[a:b], cmin, span)
+        if found is not None:
+            row, dup = a + found[0], found[1]
+            start = int(indptr[row])
+            at = start + int(np.flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
+            raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
+                             f"{shown(items[at])!r} twice; rank each item once per {what}.")
+
+
+def _repeat_in(codes, lens, cmin, span):
+    """``(row, code)`` of a code repeated within one row of a block, or None."""
+    if lens.size == 0 or int(lens.max()) < 2:
+        return None
+    if lens.min() == lens.max():
+        s = np.sort(codes.reshape(-1, int(lens[0])), axis=1)
+        eq = s[:, 1:] == s[:, :-1]
+        if not eq.any():
+            return None
+        row = int(np.flatnonzero(eq.any(axis=1))[0])
+        return row, s[row, 1:][eq[row]][0]
+    rows = np.repeat(np.arange(lens.shape[0]), lens)
+    if lens.shape[0] * span < _KEY_LIMIT:
+        key = np.sort(rows * span + (codes - cmin))
+        eq = key[1:] == key[:-1]
+        if not eq.any():
+            return None
+        k = int(key[1:][eq][0])
+        return k // span, k % span + cmin
+    o = np.lexsort((codes, rows))
+    eq = (rows[o][1:] == rows[o][:-1]) & (codes[o][1:] == codes[o][:-1])
+    if not eq.any():
+        return None
+    i = int(o[1:][eq][0])
+    return int(rows[i]), codes[i]
+
+
+def _rows_of(u_sorted, u_order, ids):
+    """The row of each id (``u_sorted[i]`` is the id of row ``u_order[i]``),
+    -1 for an id of no row. Integer ids in a compact range are looked up in a
+    table; others are found by binary search."""
+    n = u_sorted.shape[0]
+    if n == 0:
+        return np.full(ids.shape[0], -1, dtype=np.intp)
+    if u_sorted.dtype.kind in "iu" and ids.dtype.kind in "iu":
+        lo, hi = int(u_sorted[0]), int(u_sorted[-1])
+        if hi - lo < 4 * (n + ids.shape[0]):
+            table = np.full(hi - lo + 1, -1, dtype=np.intp)
+            table[np.subtract(u_sorted, lo, dtype=np.intp)] = u_order
+            rows = np.full(ids.shape[0], -1, dtype=np.intp)
+            inside = (ids >= lo) & (ids <= hi)
+            rows[inside] = table[np.subtract(ids[inside], lo, dtype=np.intp)]
+            return rows
+    pos = np.minimum(np.searchsorted(u_sorted, ids), n - 1)
+    return np.where(u_sorted[pos] == ids, u_order[pos], -1)
+
+
+def _any_in(a, b):
+    """Whether some entry of ``a`` is in ``b`` (a sample of ``a`` first: a
+    match there spares the whole test)."""
+    head = a[:4096]
+    return bool(np.isin(head, b).any()) or (a.shape[0] > head.shape[0]
+                                             and bool(np.isin(a, b).any()))
+
+
+def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_rel,
+                    rec_score=None, *, queries="run", what="query", truth_judged=None,
+                    truth_queries=None):
+    """Build :class:`PrerankedInputs` from grouped ranked lists and long truth arrays.
+
+    Parameters
+    ----------
+    run_ids : array-like of shape (n_run,)
+        The query (user) of each ranked list, each once.
+    run_lens : ndarray of shape (n_run,), int
+        Length of each ranked list.
+    rec_item : array-like of shape (sum(run_lens),)
+        The ranked item ids, list after list, each list best first.
+    truth_query, truth_item, truth_rel : array-like of shape (n_truth,)
+        The judged items of each query and their relevance.
+    rec_score : array-like of shape (sum(run_lens),), optional
+        Scores of the ranked items, non-increasing within each list.
+    queries : {"run", "truth", "both"}
+        Which queries become rows: those with a ranked list, those with
+        judgements (queries without a list score as empty lists), or both.
+    what : str
+        What a row is called in messages ("query", "user").
+    truth_judged : ndarray of bool of shape (n_truth,), optional
+        False marks truth entries that name an item without judging it
+        (trec_eval's negative levels): it is in the pool, but never relevant
+        and worth nothing.
+    truth_queries : array-like, optional
+        Every query (user) the truth knows, also those with no judged item
+        (a user whose set of relevant ids is empty). Default: the queries of
+        ``truth_query``.
+    """
+    uq = as_ids(run_ids, f"the {what} ids of the ranked lists")
+    ri = as_ids(rec_item, "the ranked item ids")
+    lens = np.asarray(run_lens, dtype=np.int64)
+    tq = as_ids(truth_query, f"the truth's {what} ids")
+    ti = as_ids(truth_item, "the truth's item ids")
+    tr = as_numeric_array(truth_rel, "the truth's relevance")
+    if not (tq.shape == ti.shape == tr.shape):
+        raise ValueError(f"the truth's {what} ids, item ids and relevance must have one "
+                         f"length, got {tq.shape[0]}, {ti.shape[0]} and {tr.shape[0]}.")
+    check_finite(tr, "the truth's relevance")
+    tr = tr.astype(np.float64)
+    all_tq = (None if truth_queries is None
+              else as_ids(truth_queries, f"the truth's {_plural(what)}"))
+    tj = None
+    if truth_judged is not None and not truth_judged.all():
+        tj = np.asarray(truth_judged, dtype=bool)
+    score = None if rec_score is None else np.asarray(rec_score, dtype=np.float64)
+
+    # Rows: the ranked lists (kept, dropped or completed by the truth's queries).
+    if all_tq is not None:
+        _, all_tq = _common_kind(uq, all_tq)
+    uq, tq = _common_kind(uq, tq)
+    u_order = np.argsort(uq, kind="stable")
+    u_sorted = uq[u_order]
+    if u_sorted.size > 1 and (u_sorted[1:] == u_sorted[:-1]).any():
+        i = int(np.flatnonzero(u_sorted[1:] == u_sorted[:-1])[0])
+        raise ValueError(f"{what} {shown(u_sorted[i])!r} has two ranked lists; give one list "
+                         f"per {what}.")
+    _check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
+    truth_q = unique(tq if all_tq is None else all_tq) if queries != "run" else None
+    indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    if queries != "run":
+        keep = np.isin(uq, truth_q)
+        if not keep.all():
+            flat_keep = np.repeat(keep, lens)
+            uq, lens, ri = uq[keep], lens[keep], ri[flat_keep]
+            score = None if score is None else score[flat_keep]
+        if queries == "truth":
+            extra = np.setdiff1d(truth_q, uq, assume_unique=True)
+            uq = np.concatenate((uq, extra))
+            lens = np.concatenate((lens, np.zeros(extra.shape[0], dtype=np.int64)))
+        indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        u_order = np.argsort(uq, kind="stable")
+        u_sorted = uq[u_order]
+    n = uq.shape[0]
+    if n == 0:
+        raise ValueError(f"no {what} has both a ranking and judgements; check that the "
+                         f"{what} ids of the ranking and of the truth match.")
+
+    # Item codes: integers as they are when they fit, else codes in the truth's vocabulary.
+    ri, ti = _common_kind(ri, ti)
+    if ti.dtype.kind == "i" and (ti.size == 0 or int(ti.max()) - int(ti.min()) < (1 << 40)):
+        t_codes, r_codes = ti, ri
+    else:
+        vocab, t_codes = np.unique(ti, return_inverse=True)
+        t_codes = t_codes.reshape(-1).astype(np.int64)
+        if vocab.size:
+            p = np.minimum(np.searchsorted(vocab, ri), vocab.size - 1)
+            r_codes = np.where(vocab[p] == ri, p, -1).astype(np.int64)
+        else:
+            r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
+
+    # Truth rows, sorted by (row, code); a duplicate judgement is an error.
+    trows = _rows_of(u_sorted, u_order, tq)
+    del tq
+    tkeep = trows >= 0
+    if tkeep.all():
+        ti_kept = ti
+    else:
+        trows = trows[tkeep]
+        t_codes, tr, ti_kept = t_codes[tkeep], tr[tkeep], ti[tkeep]
+        tj = None if tj is None else tj[tkeep]
+    del tkeep
+    packed = _sort_packed(trows, t_codes, tr, n) if tj is None else None
+    if packed is not None:
+        # Relevance of a few integer levels (clicks, grades): the (row, code,
+        # level) keys are sorted as values, no permutation needed.
+        unsorted = trows, t_codes
+        trows, t_codes, tr = packed
+        t_order = None
+    else:
+        t_order = _sort_pairs(trows, t_codes, n)
+        if t_order is not None:
+            trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
+            tj = None if tj is None else tj[t_order]
+        else:
+            t_order = np.arange(trows.shape[0])
+    if trows.size > 1:
+        dup = (trows[1:] == trows[:-1]) & (t_codes[1:] == t_codes[:-1])
+        if dup.any():
+            if t_order is None:  # the error names the item: find its line
+                t_order = _sort_pairs(*unsorted, n)
+                t_order = np.arange(trows.shape[0]) if t_order is None else t_order
+            i = int(np.flatnonzero(dup)[0])
+            raise ValueError(
+                f"the truth judges item {shown(ti_kept[t_order[i]])!r} twice for {what} "
+                f"{shown(uq[trows[i]])!r}; give each ({what}, item) pair once."
+            )
+    _no_repeated_item(indptr, lens, ri, r_codes, uq, what)
+    if tr.size and ri.size and not _any_in(r_codes, t_codes):
+        warn(
+            f"no ranked item appears in the truth (ranked ids such as {_examples(ri)}, "
+            f"judged ids such as {_examples(ti)}): every {what} scores as if nothing "
+            "relevant was ranked. Check that both use the same item ids.", UserWarning,
+        )
+    return PrerankedInputs(uq, indptr, r_codes, _indptr(trows, n), t_codes, tr,
+                           rec_scores=score, truth_judged=tj)
+
+
+def ranked_order(qid, docno, score):
+    """Order of a run as trec_eval ranks it.
+
+    By query, then score descending, then docno descending (as byte strings).
+    """
+    if len(qid) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((docno, score))[::-1]
+    return order[np.argsort(qid[order], kind="stable")]

@@ -1,0 +1,237 @@
+"""Gain and discount conventions, checked once and turned into callables.
+
+A *gain* maps relevance levels to what an item is worth; a *discount* maps
+1-based positions to a weight. Both are resolved here into small objects the
+engine applies to one row chunk at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .._utils.errors import InvalidParameterError, short_repr
+
+# 2.0**1024 overflows float64; 1023 is the largest level the exponential gain takes.
+_MAX_EXP_LEVEL = 1023.0
+
+
+class _Gain:
+    """A resolved gain convention.
+
+    Attributes
+    ----------
+    name : str
+        Short description used in error messages.
+    monotone : bool
+        True when the gain never decreases with relevance, so that the ideal
+        ordering of relevance equals the ideal ordering of gain (lets the
+        engine partition relevance and transform only the top k).
+    """
+
+    def __init__(self, name, func, monotone, allows_negative):
+        self.name = name
+        self._func = func
+        self.monotone = monotone
+        self.allows_negative = allows_negative
+
+    def __call__(self, rel):
+        return self._func(rel)
+
+    def check_levels(self, rel, *, normalized, arg="y_true", metric=None):
+        """Raise when ``rel`` holds levels this gain cannot take (``metric``: the
+        label of the metric that reads them, for the message)."""
+        if rel.size == 0:
+            return
+        lo = rel.min()
+        if lo < 0 and not self.allows_negative(normalized):
+            what = (
+                "a normalised metric (its ideal would be meaningless)"
+                if self.name == "linear"
+                else f"the {self.name!r} gain"
+            )
+            if metric is not None:
+                what = f"{what}, here {metric},"
+            raise ValueError(
+                f"{arg} has negative relevance ({lo:g}), which {what} cannot take. "
+                "Accepted: relevance >= 0, or a gain mapping/callable that turns "
+                "negative levels into gains (for example {-1: 0, 0: 0, 1: 1})."
+            )
+        if self.name == "exponential":
+            hi = rel.max()
+            if hi > _MAX_EXP_LEVEL:
+                raise ValueError(
+                    f"{arg} has relevance {hi:g}: the exponential gain 2**rel - 1 "
+                    f"overflows float64 above {_MAX_EXP_LEVEL:g}. Use gain='linear' "
+                    "or rescale the relevance levels."
+                )
+
+
+def _linear(rel):
+    return rel
+
+
+def _exponential(rel):
+    # In float64 whatever the levels' dtype: float32 levels would lose
+    # digits of 2**rel - 1 (1e-7 of the value).
+    return np.exp2(np.asarray(rel, dtype=np.float64)) - 1.0
+
+
+def _mapping_gain(mapping):
+    try:
+        items = sorted((float(k), float(v)) for k, v in mapping.items())
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            "gain mapping must map numeric relevance levels to numeric gains, "
+            f"got {mapping!r}."
+        ) from None
+    if not items:
+        raise InvalidParameterError("gain mapping is empty; give at least one {level: gain}.")
+    levels = np.array([k for k, _ in items])
+    gains = np.array([v for _, v in items])
+    if not np.all(np.isfinite(levels)) or not np.all(np.isfinite(gains)):
+        raise InvalidParameterError("gain mapping must have finite levels and finite gains.")
+
+    def func(rel):
+        pos = np.searchsorted(levels, rel)
+        pos_c = np.minimum(pos, len(levels) - 1)
+        ok = levels[pos_c] == rel
+        if not ok.all():
+            missing = np.unique(rel[~ok])[:10]
+            raise InvalidParameterError(
+                "gain mapping has no entry for relevance level(s) "
+                f"{missing.tolist()}; it maps {levels.tolist()}. Add every level "
+                "that occurs in y_true."
+            )
+        return gains[pos_c]
+
+    monotone = bool(np.all(np.diff(gains) >= 0))
+    return _Gain("mapping", func, monotone, lambda normalized: True), gains
+
+
+def _callable_gain(fn):
+    def func(rel):
+        rel = np.asarray(rel, dtype=float)
+        out = np.asarray(fn(rel), dtype=float)
+        if out.shape != rel.shape:
+            raise InvalidParameterError(
+                f"gain callable must return an array of the shape it was given "
+                f"{rel.shape}, got {out.shape}."
+            )
+        if not np.all(np.isfinite(out)):
+            raise InvalidParameterError("gain callable returned NaN or infinite gains.")
+        return out
+
+    return _Gain("callable", func, False, lambda normalized: True)
+
+
+def resolve_gain(gain):
+    """Turn the ``gain`` argument into a :class:`_Gain`."""
+    if isinstance(gain, str):
+        if gain == "linear":
+            return _Gain("linear", _linear, True, lambda normalized: not normalized)
+        if gain == "exponential":
+            return _Gain("exponential", _exponential, True, lambda normalized: False)
+        raise InvalidParameterError(
+            f"gain={gain!r} is not a known gain. Accepted: 'linear', 'exponential', "
+            "a mapping {level: gain} or a callable."
+        )
+    if isinstance(gain, Mapping):
+        return _mapping_gain(gain)[0]
+    if callable(gain):
+        return _callable_gain(gain)
+    raise InvalidParameterError(
+        f"gain must be 'linear', 'exponential', a mapping or a callable, got "
+        f"{type(gain).__name__}."
+    )
+
+
+def _checked_discounts(values, n, *, normalized, metric, source):
+    """Discounts of positions 1..n from ``source``: finite, >= 0 and, for a
+    normalised metric, non-increasing (else its ideal would not be the best
+    ordering and values above 1 could come out)."""
+    if values.shape != (n,) or not np.all(np.isfinite(values)):
+        raise InvalidParameterError(
+            f"{metric}: the discount {source} must give one finite value per position "
+            f"({n}), got shape {values.shape}."
+        )
+    if n and values.min() < 0:
+        p = int(np.argmin(values)) + 1
+        raise InvalidParameterError(
+            f"{metric}: the discount {source} is negative at position {p} "
+            f"({values[p - 1]:g}); discounts must be >= 0."
+        )
+    if normalized and n > 1 and (np.diff(values) > 0).any():
+        p = int(np.flatnonzero(np.diff(values) > 0)[0]) + 2
+        raise InvalidParameterError(
+            f"{metric}: the discount {source} grows at position {p} ({values[p - 2]:g} "
+            f"then {values[p - 1]:g}); a normalised metric needs discounts that never "
+            "grow with the position (the ideal ordering puts the best item first)."
+        )
+    return values
+
+
+def resolve_discount(discount, log_base, *, normalized=False, metric="the metric"):
+    """Return ``f(n) -> ndarray`` of the discounts of positions 1..n.
+
+    ``log_base`` > 1 is checked by the parameter table. Arrays and callables
+    are checked for sign and, for normalised metrics, monotonicity.
+    """
+    base = float(log_base)
+    if isinstance(discount, str):
+        if discount == "log":
+
+            def f(n):
+                return np.log(base) / np.log(np.arange(2, n + 2, dtype=float))
+
+            return f
+        if discount == "jarvelin":
+
+            def f(n):
+                p = np.arange(1, n + 1, dtype=float)
+                out = np.ones(n)
+                late = p >= base
+                out[late] = np.log(base) / np.log(p[late])
+                return out
+
+            return f
+        raise InvalidParameterError(
+            f"discount={discount!r} is not a known discount. Accepted: 'log' "
+            "(1/log_b(p + 1)), 'jarvelin' (1 for p < b, then 1/log_b(p)), a 1-D "
+            "array of per-position discounts, or a callable of 1-based positions."
+        )
+    if callable(discount):
+
+        def f(n):
+            try:
+                out = np.asarray(discount(np.arange(1, n + 1)), dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise InvalidParameterError(
+                    f"{metric}: the discount callable must return numbers ({exc})."
+                ) from None
+            return _checked_discounts(out, n, normalized=normalized, metric=metric,
+                                      source="callable")
+
+        return f
+    try:
+        arr = np.asarray(discount, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 1 or arr.size == 0:
+        raise InvalidParameterError(
+            "discount must be 'log', 'jarvelin', a non-empty 1-D array of numbers or a "
+            f"callable, got {short_repr(discount)}."
+        )
+    arr = _checked_discounts(arr, arr.size, normalized=normalized, metric=metric,
+                             source="array")
+
+    def f(n):
+        if n > arr.size:
+            raise InvalidParameterError(
+                f"{metric}: the discount array has {arr.size} positions but the ranking "
+                f"needs {n}; give one discount per position up to k (or n_items)."
+            )
+        return arr[:n]
+
+    return f

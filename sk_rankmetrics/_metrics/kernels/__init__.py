@@ -1,0 +1,66 @@
+"""Metric kernels: one value per ranked row, from a :class:`RankedChunk`.
+
+Every kernel has the signature ``kernel(rc, req) -> (values, defined)``:
+``values`` is a float array of shape ``(n_rows,)`` and ``defined`` a boolean
+array marking the rows where the metric is defined (``None``: every row). A
+row is undefined when it has no relevant item (or, for nDCG, an ideal DCG of
+zero); the reduce step applies the user's policy to those rows.
+
+All kernels compute the exact expected value of the metric over every ordering
+of each tie group, all equally likely, from the tie-group statistics alone.
+With ``ignore_ties=True`` every group has size one and the formulas reduce to
+the plain metric of the given order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _cut(rc, k):
+    """Number of positions that count: ``min(k, L)`` (``k`` may be any size)."""
+    return rc.L if k is None else min(k, rc.L)
+
+
+def _as_float(k):
+    """A cut-off as a float divisor (a ``k`` beyond float64's range is infinite)."""
+    return float(k) if k < 2**1023 else float("inf")
+
+
+# -- shared helpers of the measures below ---------------------------------------------
+
+
+def _cumulative(rc, key):
+    """``C[:, j]``: the expected sum of ``key`` over the first ``j`` positions."""
+    return rc.cumulative(key)
+
+
+def _at(C, cut):
+    """``C`` read at a per-row number of positions ``cut`` (clipped to ``L``)."""
+    cut = np.clip(cut, 0, C.shape[1] - 1).astype(np.int64)
+    return C[np.arange(C.shape[0]), cut]
+
+
+def _safe_divide(num, den):
+    """``num / den`` where ``den > 0``, 0 elsewhere."""
+    den = np.asarray(den, dtype=np.float64)
+    ok = den > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
+
+
+def _group_firsts(rc, kc):
+    """Whether each of the first ``kc`` positions opens its tie group."""
+    return rc.start[:, :kc] == np.arange(kc)
+
+
+def _lround(x):
+    """C's ``lround`` for x >= 0: halves round away from zero (trec_eval's rounding)."""
+    base = np.floor(x)
+    return base + (x - base >= 0.5)
+
+
+def ranges_from_counts(counts):
+    """``[0, 1, .., c0 - 1, 0, 1, .., c1 - 1, ...]`` for ``counts = [c0, c1, ...]``."""
+    counts = np.asarray(counts, dtype=np.int64)
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)

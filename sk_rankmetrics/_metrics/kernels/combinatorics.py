@@ -1,0 +1,180 @@
+"""Combinatorics of tie orderings: log factorials, subset products, bounded sequences."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ranges_from_counts
+
+# -- ERR ----------------------------------------------------------------------------
+
+
+def _log_factorials(n):
+    """``log(k!)`` for k = 0..n, a table for integer binomials."""
+    from scipy.special import gammaln
+
+    return gammaln(np.arange(n + 1, dtype=np.float64) + 1.0)
+
+
+def _log_choose(a, b):
+    from scipy.special import gammaln
+
+    return gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+
+
+def _subset_products(counts, sizes, y, T):
+    """``Q[g, t]``: the mean over the t-subsets of group ``g`` of the product of ``y``.
+
+    Group ``g`` holds ``sizes[g]`` items: ``counts[g, l]`` of value ``y[l]``
+    and the rest of value 1. Adding the levels one at a time, the number ``n`` of a t-subset's
+    items drawn from the new level is hypergeometric, which gives, with the
+    pool ``M`` so far, ``Q_new[t] = sum_n P(n; t, c, M + c) y**n Q_old[t - n]``.
+    Costs O(levels * T**2) per group; every weight is a probability, so the
+    recursion is stable.
+    """
+    Q = np.ones((counts.shape[0], T + 1))
+    # Items of value 1 form the first pool: any t of them multiply to 1.
+    M = (sizes - counts.sum(axis=1)).astype(np.float64)
+    t = np.arange(T + 1, dtype=np.float64)
+    for lvl in range(counts.shape[1]):
+        c = counts[:, lvl].astype(np.float64)
+        if not c.any():
+            continue
+        total = M + c
+        new = np.zeros_like(Q)
+        for n in range(T + 1):
+            draws_old = t - n  # from the pool so far
+            ok = (draws_old >= 0) & (n <= c[:, None]) & (draws_old <= M[:, None]) & (
+                t <= total[:, None])
+            with np.errstate(invalid="ignore"):
+                logp = (_log_choose(c[:, None], n) + _log_choose(M[:, None], draws_old)
+                        - _log_choose(total[:, None], t))
+            p = np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0)
+            shifted = np.zeros_like(Q)
+            shifted[:, n:] = Q[:, : T + 1 - n]
+            new += p * (y[lvl] ** n) * shifted
+        Q = new
+        M = total
+    return Q
+
+
+def _bounded_sequences(lam, n, M, terms=False):
+    r"""The share of nondecreasing sequences :math:`0 \le x_1 \le .. \le x_n \le M`
+    with :math:`x_j \ge \lambda_j`; ``lam`` is right-aligned (its last column
+    bounds :math:`x_n`, columns before :math:`x_1` are ignored) and its bounds
+    are nondecreasing.
+
+    With :math:`u_j = x_j + j` an n-subset of :math:`[1, U]`, :math:`U = M + n`,
+    and :math:`b_j = \lambda_j + j`, split the subsets that break a bound by
+    the last one they break, :math:`j^*`: exactly :math:`j^*` of their items
+    lie below :math:`b_{j^*}` (any of :math:`\binom{b_{j^*} - 1}{j^*}`) and
+    the others keep the later bounds. So, with :math:`\sigma_{j'}` the share of
+    :math:`(n - j')`-subsets keeping the bounds after :math:`j'`,
+
+    .. math:: \sigma_{j'} = 1 - \sum_{j^* > j'} \binom{b_{j^*} - 1}{j^* - j'}
+              \frac{\binom{U}{n - j^*}}{\binom{U}{n - j'}} \sigma_{j^*},
+              \qquad F = \sigma_0,
+
+    summed over the bounded indices only (a suffix): O(bounded**2) per
+    entry. Every subtracted term is the probability of a disjoint event, so
+    the error stays absolute (about 1e-16 per term). ``terms=True`` returns
+    the terms of F, one per column: those of the indices >= j0 give the
+    share of sequences keeping the bounds from j0 on.
+    """
+    J, W = lam.shape
+    n = np.asarray(n, dtype=np.int64)
+    M = np.asarray(M, dtype=np.int64)
+    U = M + n
+    lf = _log_factorials(int(U.max()) + 1)
+    j = n[:, None] - (W - 1 - np.arange(W))[None, :]  # the index of each column
+    lam = np.minimum(lam, (M + 1)[:, None]).astype(np.int64)  # impossible stays so
+    live = (lam >= 1) & (j >= 1)
+    first = np.where(live.any(axis=1), np.argmax(live, axis=1), W)
+    order = np.argsort(first, kind="stable")  # those bounded at column q: a prefix
+    first, lam, j, live, n, U = first[order], lam[order], j[order], live[order], n[order], U[
+        order]
+    b1 = np.where(live, lam + j - 1, 0)  # b_j - 1
+    rest = np.clip(n[:, None] - j, 0, None)
+    base = lf.take(U)[:, None] - lf.take(rest) - lf.take(U[:, None] - rest)  # log C(U, n - j)
+    top = lf.take(b1)
+    sigma = np.ones((J, W))
+    for q in range(W - 2, -1, -1):
+        na = int(np.searchsorted(first, q, side="right"))
+        if na == 0:
+            break
+        k = np.arange(1, W - q)  # j* - j'
+        logp = (top[:na, q + 1 :] - lf[k] - lf.take(b1[:na, q + 1 :] - k)
+                + base[:na, q + 1 :] - base[:na, q : q + 1])
+        sigma[:na, q] = 1.0 - (np.exp(logp) * sigma[:na, q + 1 :]).sum(axis=1)
+    jj = np.maximum(j, 0)
+    base0 = lf.take(U) - lf.take(n) - lf.take(U - n)
+    logp0 = top - lf.take(jj) - lf.take(np.maximum(b1 - jj, 0)) + base - base0[:, None]
+    term0 = np.where(live, np.exp(np.where(live, logp0, 0.0)), 0.0)
+    if terms:  # each index's term, in the input's order
+        out = np.empty((J, W))
+        out[order] = term0 * sigma
+        return out
+    out = np.empty(J)
+    out[order] = 1.0 - (term0 * sigma).sum(axis=1)
+    return out
+
+
+def _expected_max(floor, f_q, f_run, run_off, v_bp, F, f_F):
+    r"""``E[max(floor_q, X_1, .., X_h)]`` per query q, the X independent.
+
+    Factor f of query ``f_q[f]`` has the breakpoints of run ``f_run[f]``,
+    ``v_bp[run_off[u]:run_off[u + 1]]`` (increasing), and its CDF there is
+    ``F[f_F[f]:]`` (as many values), 0 below the first. The floor is at least
+    the least possible value of every factor, so the product is 0 below it
+    and
+
+    .. math:: E = \text{floor} + \int_{\text{floor}}^1 \Big(1 - \prod_f F_f(v)\Big) dv.
+    """
+    n_q = floor.shape[0]
+    out = floor.copy()
+    if f_q.size == 0:
+        return out
+    # Each factor's breakpoints from the last one <= the floor (its value there).
+    n_run = run_off.shape[0] - 1
+    bp_run = np.repeat(np.arange(n_run), np.diff(run_off))
+    probe = floor[f_q]
+    keys_r = np.concatenate((bp_run, f_run))
+    keys_v = np.concatenate((v_bp, probe))
+    is_probe = np.concatenate((np.zeros(bp_run.size, dtype=bool),
+                               np.ones(f_run.size, dtype=bool)))
+    order = np.lexsort((is_probe, keys_v, keys_r))  # breakpoints before probes on ties
+    seen = np.cumsum(~is_probe[order])  # breakpoints up to each position
+    at = np.empty(order.size, dtype=np.int64)
+    at[order] = seen
+    below = at[bp_run.size:] - run_off[f_run]  # breakpoints of the run <= the floor
+    skip = np.maximum(below - 1, 0)
+    f_len = run_off[f_run + 1] - run_off[f_run] - skip
+    e_f = np.repeat(np.arange(f_q.size), f_len)
+    k = ranges_from_counts(f_len) + skip[e_f]
+    ev = np.maximum(v_bp[run_off[f_run][e_f] + k], probe[e_f])
+    eF = F[f_F[e_f] + k]
+    pos = eF > 0
+    e_f, ev, eF = e_f[pos], ev[pos], eF[pos]
+    firsts = np.ones(e_f.size, dtype=bool)
+    firsts[1:] = e_f[1:] != e_f[:-1]
+    prev = np.concatenate(([1.0], eF[:-1]))
+    dlog = np.log(eF) - np.where(firsts, 0.0, np.log(prev))
+    e_q = f_q[e_f]
+    order = np.lexsort((ev, e_q))
+    e_q, ev, dlog, firsts = e_q[order], ev[order], dlog[order], firsts[order]
+    n_factors = np.bincount(f_q, minlength=n_q)
+    qstart = np.searchsorted(e_q, np.arange(n_q))
+    cum_log = np.cumsum(dlog)
+    cum_first = np.cumsum(firsts)
+    base_log = np.concatenate(([0.0], cum_log))[qstart]
+    base_first = np.concatenate(([0], cum_first))[qstart]
+    waiting = n_factors[e_q] - (cum_first - base_first[e_q])  # factors still at 0
+    prod = np.where(waiting == 0, np.exp(cum_log - base_log[e_q]), 0.0)
+    nxt = np.ones(ev.size)
+    nxt[:-1] = np.where(e_q[1:] == e_q[:-1], ev[1:], 1.0)
+    out += np.bincount(e_q, weights=(1.0 - prod) * (nxt - ev), minlength=n_q)
+    # Before every factor's first positive value the product is 0.
+    has = np.bincount(e_q, minlength=n_q) > 0
+    first_v = np.where(has, ev[np.minimum(qstart, max(ev.size - 1, 0))], 1.0)
+    out += np.where(has, first_v - floor, np.where(n_factors > 0, 1.0 - floor, 0.0))
+    return out

@@ -1,0 +1,214 @@
+"""Cut-off kernels: DCG, nDCG, CG, precision, recall, R-precision, hit rate, RR, AP, F1."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .__init__ import _as_float, _cut, _safe_divide
+
+
+def dcg(rc, req):
+    kc = _cut(rc, req.k)
+    g = rc.mean(req.gain_key)[:, :kc]
+    return g @ req.discount(kc), None
+
+
+def ndcg(rc, req):
+    kc = _cut(rc, req.k)
+    ideal_gains = rc.ideal[req.gain_key]  # increasing: the best gain is last
+    Li = ideal_gains.shape[1]
+    kc_i = Li if req.k is None else min(req.k, Li)
+    disc = req.discount(max(kc, kc_i, 1))
+    actual = rc.mean(req.gain_key)[:, :kc] @ disc[:kc]
+    ideal = ideal_gains[:, Li - kc_i :] @ disc[:kc_i][::-1]
+    defined = ideal > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(defined, actual / np.where(defined, ideal, 1.0), 0.0)
+    return out, defined
+
+
+def cumulative_gain(rc, req):
+    kc = _cut(rc, req.k)
+    return rc.mean(req.gain_key)[:, :kc].sum(axis=1), None
+
+
+def _relevant_in_top(rc, req):
+    kc = _cut(rc, req.k)
+    return rc.mean(req.rel_key)[:, :kc].sum(axis=1)
+
+
+def precision(rc, req):
+    hits = _relevant_in_top(rc, req)
+    if req.k is None:
+        denom = rc.n_items
+    elif req.options["adaptive_k"]:
+        denom = np.minimum(min(req.k, int(rc.n_items.max())), rc.n_items)
+    else:
+        denom = np.full(rc.n_rows, _as_float(req.k))
+    return hits / denom, rc.totals[req.rel_key] > 0
+
+
+def recall(rc, req):
+    hits = _relevant_in_top(rc, req)
+    n_rel = rc.totals[req.rel_key]
+    defined = n_rel > 0
+    return hits / np.where(defined, n_rel, 1.0), defined
+
+
+def r_precision(rc, req):
+    """Relevant items in the top R over R.
+
+    Rows whose R lies within the ranked positions read them. Beyond them (the
+    block was ranked to a shallower cut-off for the other metrics) the top R
+    is every item scored above the R-th largest score ``t``, plus a share of
+    the items tied at ``t``: the expected relevant count of those is the
+    tie's relevant items times the fraction of it the top R holds.
+    """
+    n_rel = rc.totals[req.rel_key]
+    defined = n_rel > 0
+    cum = rc.cumulative(req.rel_key)
+    r = np.minimum(n_rel, rc.L).astype(np.int64)
+    hits = cum[np.arange(rc.n_rows), r]
+    deep = np.flatnonzero(n_rel > rc.L)
+    if deep.size and rc.block is not None:
+        hits[deep] = _relevant_above_rank(rc.block, req.rel_key, deep,
+                                          n_rel[deep].astype(np.int64))
+    return hits / np.where(defined, n_rel, 1.0), defined
+
+
+def _relevant_above_rank(block, key, rows, R):
+    """Expected relevant items among the top ``R`` of ``rows`` of a block."""
+    scores, values = block
+    if rows.shape[0] == scores.shape[0]:
+        rows = slice(None)  # every row: no copy
+    ys = scores[rows]
+    rel = values.relevant(rows, key)
+    n = ys.shape[0]
+    t = np.sort(ys, axis=1)[np.arange(n), ys.shape[1] - R][:, None]
+    top = ys >= t
+    n_top = np.count_nonzero(top, axis=1)
+    hits = np.count_nonzero(top & rel, axis=1).astype(np.float64)
+    # Rows where the top R ends inside a tie at t: of the items tied at t only
+    # R - (items above t) are in, each tied item equally likely.
+    tied = np.flatnonzero(n_top > R)
+    if tied.size:
+        at = ys[tied] == t[tied]
+        n_at = np.count_nonzero(at, axis=1)
+        rel_at = np.count_nonzero(at & rel[tied], axis=1)
+        n_above = n_top[tied] - n_at
+        hits[tied] += rel_at * ((R[tied] - n_above) / n_at - 1.0)
+    return hits
+
+
+def _first_relevant_group(rc, req):
+    """Start, size and relevant count of each row's first group with a relevant item."""
+    r = rc.sums[req.rel_key]
+    has = r > 0
+    found = has.any(axis=1)
+    p0 = has.argmax(axis=1)
+    rows = np.arange(rc.n_rows)
+    s0 = rc.start[rows, p0]
+    m = rc.size[rows, p0].astype(float)
+    r0 = np.where(found, r[rows, p0], 0.0)
+    return found, s0, m, r0
+
+
+def _survival(m, r0, t):
+    """``S[:, j]`` = P(no relevant item among the first j of a shuffled group).
+
+    A group of ``m`` items holds ``r0`` relevant ones; ``j`` runs over
+    ``0..max(t)`` and only ``j <= t`` is meaningful (later values repeat).
+    """
+    J = int(t.max()) if t.size else 0
+    i = np.arange(J)
+    live = i < t[:, None]
+    num = m[:, None] - r0[:, None] - i
+    den = m[:, None] - i
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(live, np.clip(num, 0, None) / np.where(live, den, 1.0), 1.0)
+    S = np.ones((t.shape[0], J + 1))
+    np.cumprod(f, axis=1, out=S[:, 1:])
+    return S
+
+
+def _first_relevant_survival(rc, req):
+    """First relevant group of each row and its survival curve within the top k.
+
+    Returns ``found``, the group's start ``s0``, ``t`` (how many of its items
+    fall in the top k) and ``S`` from :func:`_survival`.
+    """
+    found, s0, m, r0 = _first_relevant_group(rc, req)
+    t = np.clip(_cut(rc, req.k) - s0, 0, m).astype(np.int64)
+    t[~found] = 0
+    return found, s0, t, _survival(m, r0, t)
+
+
+def hit_rate(rc, req):
+    if not rc.tied:
+        return (rc.cumulative(req.rel_key)[:, _cut(rc, req.k)] > 0).astype(np.float64), \
+            rc.totals[req.rel_key] > 0
+    found, _, t, S = _first_relevant_survival(rc, req)
+    miss = S[np.arange(rc.n_rows), t]
+    return np.where(found, 1.0 - miss, 0.0), rc.totals[req.rel_key] > 0
+
+
+def reciprocal_rank(rc, req):
+    if not rc.tied:
+        kc = _cut(rc, req.k)
+        hit = rc.sums[req.rel_key][:, :kc] > 0
+        first = hit.argmax(axis=1)
+        out = np.where(hit[np.arange(rc.n_rows), first], 1.0 / (first + 1.0), 0.0)
+        return out, rc.totals[req.rel_key] > 0
+    _, s0, _, S = _first_relevant_survival(rc, req)
+    first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
+    j = np.arange(1, S.shape[1])
+    out = (first_at / (s0[:, None] + j)).sum(axis=1)
+    return out, rc.totals[req.rel_key] > 0
+
+
+def average_precision(rc, req):
+    kc = _cut(rc, req.k)
+    mean_rel = rc.mean(req.rel_key)[:, :kc]
+    cum = rc.cumulative(req.rel_key)
+    p = np.arange(1.0, kc + 1.0)
+    if not rc.tied:  # rel(p) * (relevant items at positions <= p) / p
+        total = (mean_rel * (cum[:, :kc] + 1.0)) @ (1.0 / p)
+    else:
+        r = rc.sums[req.rel_key][:, :kc]
+        m = rc.size[:, :kc].astype(float)
+        start = rc.start[:, :kc]
+        before = np.take_along_axis(cum, start, axis=1)
+        q = p - start  # 1-based place inside the tie group
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pair = np.where(m > 1, r * (r - 1) / (m * np.maximum(m - 1, 1)), 0.0)
+        # E[rel(p) * (relevant items at positions <= p)] / p, by linearity.
+        terms = (mean_rel * (before + 1.0) + (q - 1) * pair) / p
+        total = terms.sum(axis=1)
+    n_rel = rc.totals[req.rel_key]
+    if req.k is None or req.options["denominator"] == "relevant":
+        denom = n_rel
+    else:
+        denom = np.minimum(_as_float(req.k), n_rel)
+    defined = n_rel > 0
+    return total / np.where(defined, denom, 1.0), defined
+
+
+# -- F, judged, counts, sets -----------------------------------------------------------
+
+
+def f1(rc, req):
+    """F_beta at k of precision at k (over k) and recall at k."""
+    hits = _relevant_in_top(rc, req)
+    R = rc.totals[req.rel_key]
+    k = rc.n_items.astype(np.float64) if req.k is None else _as_float(req.k)
+    b2 = req.options["beta"] ** 2
+    # (1 + b2) P R / (b2 P + R) with P = hits / k and R = hits / n_rel.
+    return _safe_divide((1.0 + b2) * hits, b2 * R + k), R > 0
+
+
+def relative_precision(rc, req):
+    """Relevant items in the top k over ``min(k, R)``."""
+    hits = _relevant_in_top(rc, req)
+    R = rc.totals[req.rel_key]
+    k = rc.n_items.astype(np.float64) if req.k is None else _as_float(req.k)
+    return _safe_divide(hits, np.minimum(k, R)), R > 0

@@ -1,0 +1,288 @@
+"""trec_eval's gain-curve measures: binary_G, G, ndcg_rel, Rndcg."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._ranking.ideal import IdealRuns
+from . import ranges_from_counts
+from .__init__ import _safe_divide
+from .combinatorics import _log_factorials
+from .judgements import _at_the_cut
+
+
+def binary_g(rc, req):
+    """trec_eval's binG, exact over tie orderings: each ranked relevant item
+    scores ``1 / log2(2 + non-relevant items above it)``; the sum is divided by R."""
+    rel = rc.mean(req.rel_key)
+    R = rc.totals[req.rel_key]
+    # Non-relevant ranked items above each position (the first j are real there).
+    C = np.minimum(np.arange(rc.L + 1.0), rc.n_ranked[:, None]) - rc.cumulative(req.rel_key)
+    if not rc.tied:
+        terms = rel / np.log2(2.0 + C[:, :-1])
+        return _safe_divide(terms.sum(axis=1), R), R > 0
+    real = (np.arange(rc.L) < rc.n_ranked[:, None]).astype(np.float64)
+    nonrel = real - rel
+    B = np.rint(np.take_along_axis(C, rc.start, axis=1))  # exact integer counts
+    q = np.rint(nonrel * rc.size)
+    # F[n] = sum_{i < n} 1 / log2(2 + i); E over a uniform 0..q of 1/log2(2 + B + x).
+    F = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(2.0 + np.arange(rc.L + 1)))))
+    lo = B.astype(np.int64)
+    hi = np.minimum(lo + q.astype(np.int64) + 1, F.shape[0] - 1)
+    expected = (F[hi] - F[lo]) / (q + 1.0)
+    cut = _at_the_cut(rc, rel, q, B, lambda n, r: 1.0 / np.log2(2.0 + n))
+    if cut is not None:  # a tie group split by max_docs
+        r, c, at_cut = cut
+        expected[r, c] = at_cut
+    return _safe_divide((rel * expected).sum(axis=1), R), R > 0
+
+
+# -- trec_eval's experimental gain measures -------------------------------------------------
+
+
+def _runs(rc, key):
+    """The ideal's runs of equal positive gain (:class:`IdealRuns`), once per chunk."""
+    if ("runs", key) not in rc.cache:
+        rc.cache[("runs", key)] = IdealRuns.from_sorted(rc.ideal[key])
+    return rc.cache[("runs", key)]
+
+
+#: The most terms (count vectors) the exact G of one tie group may sum:
+#: ``prod(c + 1)`` over the group's distinct gains, ``c`` items each. A group
+#: of two gain levels (binary relevance) stays under it up to 1,000 items.
+G_BUDGET = 1 << 18
+#: Terms handled at once (memory of the enumeration).
+_G_BATCH = 1 << 21
+
+
+def normalized_gain(rc, req):
+    r"""trec_eval's G, exact over tie orderings.
+
+    .. math::
+
+        G = \frac{1}{\sum_i g^*_i} \sum_p \frac{g_p}{\log_2(2 + c_p - S_p)}
+
+    with :math:`g^*` the positive ideal gains, :math:`c_p` the running sum of
+    :math:`\max(g^*_i, 1)` and :math:`S_p` the gain ranked down to p. Under
+    ties the gain before a group is fixed; inside a group the first j members
+    are a uniform j-subset, and given their sum :math:`T_j` the j-th is any
+    of them, so the expected term at the group's j-th rank is
+    :math:`E[T_j / \log_2(2 + c_p - S_0 - T_j)] / j`: a sum over the count
+    vectors of the group's gain levels (multivariate hypergeometric). A
+    group whose members share one gain needs no sum.
+    """
+    g = rc.mean(req.gain_key)
+    runs = _runs(rc, req.gain_key)
+    # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
+    cost = np.cumsum(np.maximum(runs.top(rc.L), 1.0), axis=1)
+    gained = np.cumsum(g, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(g != 0, g / np.log2(2.0 + cost - gained), 0.0)
+    if rc.tied and rc.L:
+        _g_tie_groups(rc, req, terms, cost, gained - g)
+    total = runs.total
+    return _safe_divide(terms.sum(axis=1), total), total > 0
+
+
+def _mixed_groups(rc, key):
+    """The tie groups (within the first L ranks) whose members' values differ.
+
+    Returns ``(row, start, size, levels)`` with ``levels`` a tuple
+    ``(group, value, count)`` of the distinct values of each such group
+    (sorted by group), or None when there is none.
+    """
+    L = rc.L
+    first = (rc.start == np.arange(L)) & (rc.size > 1)
+    rows, starts = np.nonzero(first)
+    if rows.size == 0:
+        return None
+    items = rc.items[key]
+    W = items.shape[1]
+    # A group of real items that runs past L was ranked over the whole row (W =
+    # N); one that still runs past W is padding (-inf), whose members all hold 0.
+    sizes = np.minimum(rc.size[rows, starts], W - starts)
+    gid = np.repeat(np.arange(rows.size), sizes)
+    offset = np.arange(gid.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    vals = items.reshape(-1)[np.repeat(rows * W + starts, sizes) + offset]
+    order = np.lexsort((vals, gid))
+    gid, vals = gid[order], vals[order]
+    new = np.ones(gid.size, dtype=bool)
+    new[1:] = (gid[1:] != gid[:-1]) | (vals[1:] != vals[:-1])
+    at = np.flatnonzero(new)
+    lg, lv = gid[at], vals[at]
+    lc = np.diff(np.append(at, gid.size))
+    n_levels = np.bincount(lg, minlength=rows.size)
+    mixed = n_levels > 1
+    if not mixed.any():
+        return None
+    keep = mixed[lg]
+    renumber = np.cumsum(mixed) - 1
+    return (rows[mixed], starts[mixed], sizes[mixed],
+            (renumber[lg[keep]], lv[keep], lc[keep]))
+
+
+def _budget_error(req, size, n_levels, terms, budget):
+    return ValueError(
+        f"{req.label}: a tie group of {size} items with {n_levels} distinct gains needs "
+        f"{terms:,.0f} terms for its exact expected value over the orderings of the tie, "
+        f"beyond the {budget:,} this measure allows. Break the ties (ignore_ties=True takes "
+        "them in the order of the sort), or use evaluate_run(..., setting='trec_eval'), "
+        "which orders them by document id."
+    )
+
+
+def _g_tie_groups(rc, req, terms, cost, gain_before):
+    """Replace the terms of G at the ranks of tie groups of mixed gains (in place)."""
+    found = _mixed_groups(rc, req.gain_key)
+    if found is None:
+        return
+    rows, starts, sizes, (lg, lv, lc) = found
+    n_groups = rows.size
+    log_states = np.bincount(lg, weights=np.log(lc + 1.0), minlength=n_groups)
+    states = np.rint(np.exp(log_states))
+    worst = int(np.argmax(states))
+    if states[worst] > G_BUDGET:
+        raise _budget_error(req, int(sizes[worst]), int(np.count_nonzero(lg == worst)),
+                            states[worst], G_BUDGET)
+    L = rc.L
+    inside = np.minimum(sizes, L - starts)  # members ranked within the cut
+    S0 = gain_before[rows, starts]
+    lf = _log_factorials(int(sizes.max()))
+    # Level l of each group: its count, value and the stride of its digit.
+    level_at = np.arange(lg.size) - np.searchsorted(lg, lg)
+    n_lev = int(level_at.max()) + 1
+    count = np.zeros((n_lev, n_groups), dtype=np.int64)
+    value = np.zeros((n_lev, n_groups))
+    count[level_at, lg], value[level_at, lg] = lc, lv
+    stride = np.cumprod(np.concatenate((np.ones((1, n_groups), dtype=np.int64),
+                                        count[:-1] + 1), axis=0), axis=0)
+    states = states.astype(np.int64)
+    acc = np.zeros(rc.n_rows * L)
+    # Batches of whole groups, at most _G_BATCH terms each (one group may exceed it).
+    ends = np.cumsum(states)
+    a = 0
+    while a < n_groups:
+        b = max(int(np.searchsorted(ends, ends[a] - states[a] + _G_BATCH, side="right")), a + 1)
+        grp = np.repeat(np.arange(a, b), states[a:b])
+        idx = ranges_from_counts(states[a:b])  # the state's number within its group
+        j = np.zeros(grp.size, dtype=np.int64)
+        T = np.zeros(grp.size)
+        logw = np.zeros(grp.size)
+        for lvl in range(n_lev):
+            c = count[lvl].take(grp)
+            n = (idx // stride[lvl].take(grp)) % (c + 1)  # items drawn from the level
+            j += n
+            T += n * value[lvl].take(grp)
+            logw += lf.take(c) - lf.take(n) - lf.take(c - n)
+        ok = (j >= 1) & (j <= inside.take(grp)) & (T != 0)
+        grp, j, T, logw = grp[ok], j[ok], T[ok], logw[ok]
+        r, p = rows.take(grp), starts.take(grp) + j - 1
+        m = sizes.take(grp)
+        prob = np.exp(logw - (lf.take(m) - lf.take(j) - lf.take(m - j)))
+        acc += np.bincount(r * L + p, minlength=acc.size,
+                           weights=prob * T / np.log2(2.0 + cost[r, p] - S0.take(grp) - T) / j)
+        a = b
+    r = np.repeat(rows, inside)
+    p = np.repeat(starts, inside) + ranges_from_counts(inside)
+    terms[r, p] = acc.reshape(rc.n_rows, L)[r, p]
+
+
+def _ranked_dcg(rc, req):
+    """``(g, dcg)``: the expected gains and the running DCG (log2) of the ranking,
+    ``dcg[:, j]`` over its first ``j`` positions."""
+    def make(r):
+        dcg = np.zeros((r.n_rows, r.L + 1))
+        np.cumsum(r.mean(req.gain_key) / np.log2(np.arange(2.0, r.L + 2.0)), axis=1,
+                  out=dcg[:, 1:])
+        return dcg
+
+    return rc.mean(req.gain_key), rc._shared(("dcg", req.gain_key), make)[:, : rc.L + 1]
+
+
+def ndcg_rel(rc, req):
+    r"""trec_eval's ndcg_rel, exact over tie orderings: nDCG averaged over the
+    ranks of the relevant items, each unranked relevant item contributing the
+    ranking's final nDCG.
+
+    With :math:`1_p` whether the gain at rank p is positive, :math:`P` the
+    number of positive ideal gains and :math:`N` the positive ranked items,
+
+    .. math::
+
+        \text{ndcg\_rel} = \frac{1}{P} \Big( \sum_p 1_p
+        \frac{DCG_p}{IDCG_{\min(p, P)}} + (P - N) \frac{DCG_n}{IDCG_P} \Big).
+
+    Tie groups are independent; inside a group of m items, r of them with a
+    positive gain and G the group's gain, :math:`E[1_p g_p] = G / m` and
+    :math:`E[1_p g_q] = (r - 1) G / (m (m - 1))` for another member q (gains
+    are >= 0), which gives :math:`E[1_p DCG_p]`. ``N`` is random only when
+    ``max_docs`` cuts a group; its product with the final DCG takes the same
+    pair moment.
+    """
+    runs = _runs(rc, req.gain_key)
+    P = runs.P
+    g, dcg = _ranked_dcg(rc, req)  # dcg[:, j]: expected DCG of the first j ranks
+    n_rows, L = rc.n_rows, rc.L
+    rows = np.arange(n_rows)
+    disc = 1.0 / np.log2(np.arange(2.0, L + 2.0))
+    idcg = np.cumsum(runs.top(L) * disc, axis=1)  # down to min(P, L)
+    # The ideal DCG down to min(p, P): past P (when P <= L) it stays the full one.
+    idcg_at = np.where(np.arange(L) < P[:, None], idcg, runs.full_idcg[:, None])
+    n = np.minimum(rc.n_ranked, L)
+    if not rc.tied:
+        at_rel = (g > 0) & (np.arange(L) < rc.n_ranked[:, None])
+        ratio = _safe_divide(dcg[:, 1:], idcg_at)
+        final = _safe_divide(dcg[rows, n], runs.full_idcg)
+        total = np.where(at_rel, ratio, 0.0).sum(axis=1) + (P - at_rel.sum(axis=1)) * final
+        return _safe_divide(total, P), P > 0
+    start = rc.start
+    m = rc.size.astype(np.float64)
+    G = rc.sums[req.gain_key]
+    pos_key = "pos:" + req.gain_key
+    r = rc.sums[pos_key]
+    Dc = np.concatenate(([0.0], np.cumsum(disc)))  # Dc[p]: discounts of ranks < p
+    before = np.take_along_axis(dcg, start, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
+    # E[1_p DCG_p]: the earlier groups, then p itself, then its group before p.
+    at_rel = (r / m) * before + (G / m) * disc + pair * (Dc[:L] - Dc[start])
+    at_rel = np.where(np.arange(L) < rc.n_ranked[:, None], at_rel, 0.0)
+    total = _safe_divide(at_rel, idcg_at).sum(axis=1)
+    # (P - N) * DCG_n: N and DCG_n share the last ranked group, whose t first
+    # members are ranked (t < m when max_docs cuts it).
+    last = np.maximum(n - 1, 0)
+    s0 = start[rows, last]
+    t = (n - s0).astype(np.float64)
+    ml, rl, Gl, pl = m[rows, last], r[rows, last], G[rows, last], pair[rows, last]
+    pos_before = np.rint(rc.cumulative(pos_key)[rows, s0])
+    d0 = dcg[rows, s0]
+    dsum = Dc[n] - Dc[s0]
+    final = ((P - pos_before) * (d0 + Gl / ml * dsum) - t * rl / ml * d0
+             - (Gl / ml + (t - 1.0) * pl) * dsum)
+    final = np.where(n > 0, final, 0.0)
+    total = total + _safe_divide(final, runs.full_idcg)
+    return _safe_divide(total, P), P > 0
+
+
+def rndcg(rc, req):
+    """trec_eval's Rndcg: nDCG read where the ideal gain changes level (and at the
+    end of the ranking when it ends first), averaged. A row without a relevant
+    item at ``threshold`` is undefined, as trec_eval returns 0 for a query
+    whose number of relevant documents at the level (``-l``) is 0, although
+    the gains ignore the level."""
+    runs = _runs(rc, req.gain_key)
+    _, dcg = _ranked_dcg(rc, req)
+    n = np.minimum(rc.n_ranked, rc.L)
+    # At each run's end: the DCG of the ranking's first min(end, n) items.
+    at = dcg[runs.rows, np.minimum(runs.end, n[runs.rows])]
+    ratio = _safe_divide(at, runs.idcg)
+    N = rc.n_rows
+    total = np.bincount(runs.rows, weights=ratio, minlength=N)
+    count = np.bincount(runs.rows, minlength=N).astype(np.float64)
+    P = runs.P
+    ends_first = P + 1 < rc.n_ranked  # the ranking outlives the positive ideal gains
+    rows = np.arange(N)
+    full = _safe_divide(dcg[rows, n], runs.full_idcg)
+    total = total + np.where(ends_first, full, 0.0)
+    count = count + ends_first
+    return _safe_divide(total, count), (P > 0) & (rc.totals[req.rel_key] > 0)

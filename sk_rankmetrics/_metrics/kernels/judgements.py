@@ -1,0 +1,163 @@
+"""Judgement-aware kernels: judged, unjudged, bpref, infAP."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .__init__ import _as_float, _cumulative, _cut, _safe_divide
+from .combinatorics import _log_choose
+
+
+def judged(rc, req):
+    """ir_measures' Judged@k: judged items in the top k over min(k, ranked)."""
+    kc = _cut(rc, req.k)
+    seen = rc.mean("pool")[:, :kc].sum(axis=1)
+    n = rc.n_ranked.astype(np.float64)
+    den = n if req.k is None else np.minimum(_as_float(req.k), n)
+    return _safe_divide(seen, den), None
+
+
+def unjudged(rc, req):
+    """trec_eval's unj_k: ranked items in the top k that are not judged, over k."""
+    kc = _cut(rc, req.k)
+    seen = np.minimum(rc.n_ranked, kc) - rc.mean("judged")[:, :kc].sum(axis=1)
+    den = rc.n_ranked.astype(np.float64) if req.k is None else _as_float(req.k)
+    return _safe_divide(seen, den), None
+
+
+# -- judgement-aware measures ------------------------------------------------------------
+
+
+def bpref(rc, req):
+    """Binary preference, exact over tie orderings.
+
+    Each ranked relevant item scores ``1 - min(N_before, R) / min(N, R)``,
+    ``N_before`` the judged non-relevant items ranked above it, N all the
+    row's judged non-relevant ones. Inside a tie group with ``q`` judged
+    non-relevant items, the number of them above a given relevant item is
+    uniform on 0..q (their relative order with it is uniformly random).
+    """
+    rel = rc.mean(req.rel_key)
+    R = rc.totals[req.rel_key]
+    N = rc.totals["judged"] - R
+    den = np.maximum(np.minimum(N, R), 1.0)[:, None]
+    C = rc.cumulative("judged") - rc.cumulative(req.rel_key)  # judged non-relevant
+    if not rc.tied:
+        terms = rel * (1.0 - np.minimum(C[:, :-1], R[:, None]) / den)
+        # Summed left to right, as trec_eval adds them: a pairwise sum can land on
+        # the other side of a 4th-decimal rounding (0.49375 printed 0.4938, not 0.4937).
+        total = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(len(R))
+        return _safe_divide(total, R), R > 0
+    nonrel = rc.mean("judged") - rel
+    # Counts, exact integers: sums of tie-group means only approximate them.
+    B = np.rint(np.take_along_axis(C, rc.start, axis=1))  # judged non-relevant above
+    q = np.rint(nonrel * rc.size)  # the group's judged non-relevant items
+    Rr = R[:, None]
+    c = np.clip(Rr - B, 0.0, q + 1.0)
+    expected_min = (c * B + c * (c - 1.0) / 2.0 + (q + 1.0 - c) * Rr) / (q + 1.0)
+    terms = rel * (1.0 - expected_min / den)
+    cut = _at_the_cut(rc, rel, q, B, lambda n, r: np.minimum(n, R[r]))
+    if cut is not None:  # a tie group split by max_docs
+        r, c, expected = cut
+        terms[r, c] = rel[r, c] * (1.0 - expected / den[r, 0])
+    return _safe_divide(terms.sum(axis=1), R), R > 0
+
+
+def _at_the_cut(rc, rel, q, B, f):
+    """Expected ``f(B + X)`` at positions whose tie group the cut ``L`` splits.
+
+    A relevant item at offset ``i`` of its group has, above it inside the
+    group, a uniform i-subset of the group's other ``m - 1`` items, of which
+    ``q`` count: X is hypergeometric. (Over a whole group the offsets are
+    uniform and X is uniform on 0..q, the closed form the kernels use.)
+    Returns ``(rows, cols, expected)``, or None when no group is split.
+    """
+    split = (rc.start + rc.size > rc.L) & (rel > 0)
+    if not split.any():
+        return None
+    r, c = np.nonzero(split)
+    i = (c - rc.start[r, c]).astype(np.float64)
+    m, qq, BB = rc.size[r, c].astype(np.float64), q[r, c], B[r, c]
+    acc = np.zeros(r.shape[0])
+    for x in range(int(qq.max()) + 1):
+        ok = (x <= qq) & (x <= i) & (i - x <= m - 1 - qq)
+        with np.errstate(invalid="ignore"):
+            logp = (_log_choose(qq, x) + _log_choose(m - 1 - qq, i - x)
+                    - _log_choose(m - 1, i))
+        acc += np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0) * f(BB + x, r)
+    return r, c, acc
+
+
+#: trec_eval's INFAP_EPSILON.
+_INFAP_EPSILON = 1e-5
+
+
+def _counts_above(rc, key):
+    """The exact count of ``key`` over the tie groups before each position's group."""
+    C = _cumulative(rc, key)
+    return np.rint(np.take_along_axis(C, rc.start, axis=1))
+
+
+def infap(rc, req):
+    r"""Inferred AP (trec_eval's infAP), exact over tie orderings.
+
+    A relevant item at rank j (1-based) with :math:`P_a` pooled items,
+    :math:`r_a` relevant and :math:`q_a` judged non-relevant ones above it
+    scores
+
+    .. math::
+
+        \frac{1}{j} \Big(1 + P_a \frac{r_a + \epsilon}{r_a + q_a + 2\epsilon}\Big)
+
+    (:math:`\epsilon = 10^{-5}`); the sum is divided by R. Under ties, take a
+    relevant item at offset i of a group of m items (:math:`R_g` relevant,
+    :math:`J_g` judged, :math:`U_g` pooled but unjudged): the i items above
+    it inside the group are a uniform i-subset of the other m - 1. Given
+    the number k of judged ones among them (hypergeometric), the
+    denominator is fixed and the two factors of the numerator are
+    independent and linear in counts with known means, so the expected
+    term is a sum over k of at most :math:`\min(J_g, m - J_g + 1)` values.
+    """
+    rel, jud, pool = rc.mean(req.rel_key), rc.mean("judged"), rc.mean("pool")
+    R = rc.totals[req.rel_key]
+    e = _INFAP_EPSILON
+    j = np.arange(1.0, rc.L + 1.0)
+    if not rc.tied:
+        above = lambda v: np.cumsum(v, axis=1) - v  # noqa: E731
+        r_a, q_a, p_a = above(rel), above(jud - rel), above(pool)
+        terms = rel * (1.0 + p_a * (r_a + e) / (r_a + q_a + 2.0 * e)) / j
+        return _safe_divide(terms.sum(axis=1), R), R > 0
+    m = rc.size.astype(np.float64)
+    Rg, Jg, Pg = (np.rint(v * m) for v in (rel, jud, pool))
+    R0, J0, P0 = (_counts_above(rc, key) for key in (req.rel_key, "judged", "pool"))
+    rows, cols = np.nonzero(Rg > 0)
+    i = (cols - rc.start[rows, cols]).astype(np.float64)
+    mm, rg, jg = m[rows, cols], Rg[rows, cols], Jg[rows, cols]
+    unj = mm - jg  # the group's items that are not judged
+    pooled_unj = Pg[rows, cols] - jg
+    r0, q0, p0 = R0[rows, cols], J0[rows, cols] - R0[rows, cols], P0[rows, cols]
+    lo = np.maximum(0.0, i - unj)
+    count = (np.minimum(i, jg - 1.0) - lo + 1.0).astype(np.int64)
+    # Cells by decreasing count: those still summing form a prefix.
+    order = np.argsort(-count, kind="stable")
+    i, mm, rg, jg, unj, pooled_unj, r0, q0, p0, lo, count = (
+        a[order] for a in (i, mm, rg, jg, unj, pooled_unj, r0, q0, p0, lo, count))
+    acc = np.zeros(order.shape[0])
+    for x in range(int(count.max()) if count.size else 0):
+        sl = slice(0, int(np.searchsorted(-count, -x)))  # the cells with count > x
+        k = lo[sl] + x
+        d = i[sl] - k  # unjudged items among those above
+        prob = np.ones(k.shape[0])  # P(k), hypergeometric; 1 when k is the only value
+        several = count[sl] > 1
+        if several.any():
+            c = several
+            prob[c] = np.exp(_log_choose(jg[sl][c] - 1.0, k[c]) + _log_choose(unj[sl][c], d[c])
+                             - _log_choose(mm[sl][c] - 1.0, i[sl][c]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pooled = p0[sl] + k + np.where(unj[sl] > 0, d * pooled_unj[sl] / unj[sl], 0.0)
+            rel_above = r0[sl] + np.where(jg[sl] > 1, k * (rg[sl] - 1.0) / (jg[sl] - 1.0),
+                                          0.0)
+        acc[sl] += prob * pooled * (rel_above + e) / (r0[sl] + q0[sl] + k + 2.0 * e)
+    terms = np.zeros_like(rel)
+    terms[rows[order], cols[order]] = (rg / mm) * (1.0 + acc) / j[cols[order]]
+    return _safe_divide(terms.sum(axis=1), R), R > 0

@@ -1,0 +1,160 @@
+"""Metric names: this package's, trec_eval's printed names and ir_measures'."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .._utils.errors import InvalidParameterError
+from .registry import METRICS, lookup
+
+_NAME_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:@\s*(\S+))?\s*$")
+
+#: trec_eval's printed names with a cut-off or parameter suffix (``P_5``,
+#: ``iprec_at_recall_0.10``), case-sensitive, and the options they imply.
+_TREC_SUFFIX = re.compile(
+    r"^(P|recall|success|map_cut|ndcg_cut|relative_P|unj|iprec_at_recall|Rprec_mult)_"
+    r"(\d+(?:\.\d+)?)$"
+)
+_TREC_BASE = {
+    "P": ("precision", {}), "recall": ("recall", {}), "success": ("hit_rate", {}),
+    "map_cut": ("map", {"denominator": "relevant"}), "ndcg_cut": ("ndcg", {}),
+    "relative_P": ("relative_p", {}), "unj": ("unjudged", {}),
+    "iprec_at_recall": ("iprec_at_recall", {}), "Rprec_mult": ("rprec_mult", {}),
+}
+
+#: ir_measures' measure names (case-sensitive) and the options they imply.
+IR_MEASURES = {
+    "nDCG": ("ndcg", {}), "P": ("precision", {}), "R": ("recall", {}),
+    "AP": ("map", {"denominator": "relevant"}), "RR": ("mrr", {}),
+    "Rprec": ("r_precision", {}), "Bpref": ("bpref", {}), "infAP": ("infap", {}),
+    "Judged": ("judged", {}), "NumRet": ("num_ret", {}), "NumRel": ("num_rel", {}),
+    "NumRelRet": ("num_rel_ret", {}), "NumQ": ("num_q", {}), "SetP": ("set_p", {}),
+    "SetR": ("set_recall", {}), "SetF": ("set_f", {}), "SetAP": ("set_map", {}),
+    "IPrec": ("iprec_at_recall", {"recall_rounding": "plus_0.9"}),
+    "RBP": ("rbp", {"p": 0.8, "graded": False}), "ERR": ("err", {}),
+    "Success": ("hit_rate", {}),
+}
+_IRM_RE = re.compile(r"^\s*([A-Za-z]+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$")
+#: ir_measures' parameters -> this package's options.
+_IRM_PARAMS = {"rel": "threshold", "p": "p", "beta": "beta", "cutoff": None}
+_IRM_DCG = {"log2": "linear", "exp-log2": "exponential"}
+
+
+def _ir_measures_options(text, params):
+    """Options of an ir_measures parameter list such as ``rel=2, p=0.8``."""
+    import ast
+
+    try:
+        call = ast.parse(f"f({params})", mode="eval").body
+        pairs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+        if call.args or None in pairs:
+            raise ValueError
+    except (SyntaxError, ValueError):
+        raise InvalidParameterError(
+            f"cannot read the parameters of {text!r}; ir_measures writes them as "
+            "name=value pairs, e.g. 'RBP(p=0.8)' or 'P(rel=2)@5'."
+        ) from None
+    options = {}
+    for key, value in pairs.items():
+        if key == "dcg":
+            if value not in _IRM_DCG:
+                raise InvalidParameterError(
+                    f"{text!r}: dcg={value!r} is not known; ir_measures' nDCG takes "
+                    "dcg='log2' or 'exp-log2'."
+                )
+            options["gain"] = _IRM_DCG[value]
+        elif key == "gains":
+            options["gain"] = value
+        elif _IRM_PARAMS.get(key):
+            options[_IRM_PARAMS[key]] = value
+        else:
+            raise InvalidParameterError(f"{text!r}: parameter {key!r} is not supported here.")
+    return options
+
+
+def _ir_measures_meaning(measure, text, spec, options):
+    """What ir_measures means by a measure's parameters, where it differs from
+    the package's option of the same name.
+
+    ``NumRet(rel=r)`` counts the retrieved documents at level >= r (ir_measures
+    defines ``NumRelRet`` as ``NumRet(rel=1)``); ``SetF(beta=b)`` hands ``b``
+    to trec_eval's ``set_F``, which weighs recall by ``b`` where the F-measure
+    weighs it by ``beta**2``.
+    """
+    if measure == "NumRet" and "threshold" in options:
+        return METRICS["num_rel_ret"], options
+    if measure == "SetF" and "beta" in options:
+        b = options["beta"]
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not b > 0:
+            raise InvalidParameterError(
+                f"{text!r}: beta must be a positive number, got {b!r}."
+            )
+        options = {**options, "beta": math.sqrt(b)}
+    return spec, options
+
+
+def _at_value(spec, text, value):
+    """The ``@`` part of a name: a cut-off, or the metric's real-valued option."""
+    if spec.at_option is not None:
+        try:
+            return None, {spec.at_option: float(value)}
+        except ValueError:
+            raise InvalidParameterError(
+                f"the {spec.at_option} in {text!r} must be a number, got {value!r}."
+            ) from None
+    if not spec.takes_k:
+        raise InvalidParameterError(f"metric {spec.name!r} takes no cut-off; drop '@'.")
+    if not value.isdigit() or int(value) < 1:
+        raise InvalidParameterError(
+            f"the cut-off in {text!r} must be a positive integer, got {value!r}."
+        )
+    return int(value), {}
+
+
+def parse_name(text):
+    """Split a metric name into ``(spec, k, preset_options)``.
+
+    Three vocabularies are read: this package's names (case-insensitive,
+    ``"ndcg@10"``, ``"iprec_at_recall@0.5"``); the names trec_eval prints
+    (``"P_5"``, ``"ndcg_cut_10"``, ``"iprec_at_recall_0.10"``); and
+    ir_measures' (case-sensitive, ``"nDCG@10"``, ``"AP@100"``, ``"P(rel=2)@5"``,
+    ``"RBP(p=0.8)"``, ``"nDCG(dcg='exp-log2')@10"``). A tool's name carries the
+    tool's conventions (``"AP@10"`` and ``"map_cut_10"`` divide by R).
+    """
+    if not isinstance(text, str):
+        raise InvalidParameterError(
+            f"metric names must be strings, got {type(text).__name__}."
+        )
+    trec = _TREC_SUFFIX.match(text.strip())
+    if trec:
+        base, options = _TREC_BASE[trec.group(1)]
+        spec = METRICS[base]
+        k, at = _at_value(spec, text, trec.group(2))
+        return spec, k, {**options, **at}
+    irm = _IRM_RE.match(text)
+    if irm and irm.group(1) in IR_MEASURES and (irm.group(2) is not None
+                                                 or irm.group(1) != irm.group(1).lower()):
+        base, options = IR_MEASURES[irm.group(1)]
+        spec = METRICS[base]
+        options = dict(options)
+        if irm.group(2):
+            options.update(_ir_measures_options(text, irm.group(2)))
+            spec, options = _ir_measures_meaning(irm.group(1), text, spec, options)
+        k = None
+        if irm.group(3) is not None:
+            k, at = _at_value(spec, text, irm.group(3))
+            options.update(at)
+        return spec, k, options
+    match = _NAME_RE.match(text)
+    if not match:
+        raise InvalidParameterError(
+            f"cannot read metric name {text!r}; write a name with an optional "
+            "cut-off, such as 'ndcg@10', 'map@5' or 'mrr'."
+        )
+    spec, preset = lookup(match.group(1))
+    k = None
+    if match.group(2) is not None:
+        k, at = _at_value(spec, text, match.group(2))
+        preset.update(at)
+    return spec, k, preset

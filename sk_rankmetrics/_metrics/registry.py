@@ -1,0 +1,316 @@
+"""The metric registry: one frozen spec per metric, the presets, name lookup."""
+
+from __future__ import annotations
+
+import difflib
+
+from .._utils.constraints import (
+    check_param,
+)
+from .._utils.errors import InvalidParameterError
+from .._utils.params import PARAMS, validate
+from .kernels import cutoff, gain_curves, interpolated, judgements, sets, user_models
+
+# -- metrics -----------------------------------------------------------------------
+
+_GAIN_OPTIONS = ("gain", "discount", "log_base")
+_BINARY_OPTIONS = ("threshold",)
+# Options of a measure over the whole ranking: max_docs truncates the ranking first.
+_WHOLE = (*_BINARY_OPTIONS, "max_docs")
+
+
+class MetricSpec:
+    """One registered metric.
+
+    Parameters
+    ----------
+    name : str
+        Canonical short name (``"ndcg"``, ``"map"``, ...).
+    function : str or None
+        Name of the public function computing it (None: reached by name only,
+        through :func:`evaluate`, the scorers and the run entry points).
+    kernel : callable
+        ``kernel(rc, req) -> (values, defined)``.
+    needs : tuple of str
+        The item values the kernel reads: ``"gain"`` (graded gains),
+        ``"positive"`` (whether the gain is positive), ``"rel"`` (the
+        relevance indicator at ``threshold``), ``"judged"``
+        and ``"pool"`` (whether an item is judged, or named by the truth at
+        all), ``"grades"`` (one indicator per relevance grade).
+    options : tuple of str
+        The options it reads; their defaults and constraints are in
+        :data:`PARAMS`.
+    normalized : bool
+        Whether values lie in [0, 1] and a row without relevant items is
+        undefined (handled by the ``no_relevant`` policy).
+    takes_k : bool
+        Whether a cut-off ``k`` applies (``name@k``).
+    at_option : str or None
+        For a metric whose ``@`` takes a real number instead of a cut-off
+        (``"iprec_at_recall@0.5"``): the option it sets.
+    full : bool
+        Whether the kernel reads the whole ranking (no cut-off applies); such
+        a measure reads the option ``max_docs``, which cuts the ranking first
+        (trec_eval's ``-M``, per measure).
+    aggregate : {"mean", "sum"}
+        How rows are combined: the (weighted) mean, or the sum (counts such
+        as trec_eval's ``num_rel``).
+    ties : {"expected", "refuse"}
+        ``"expected"``: under the default tie rule the kernel gives the exact
+        expected value over every ordering of each tie group. ``"refuse"``: no
+        closed form is known; tied scores raise unless ``ignore_ties=True``
+        (or the trec_eval setting, which breaks ties).
+    aliases : tuple of str
+        Other accepted names.
+    description : str
+        One line for tables and help texts.
+    needs_ideal : bool or callable
+        Whether the kernel reads the row's ideal gains (``rc.ideal``); a
+        callable decides from the request's options.
+    always_defined : bool
+        Whether a row without relevant items still has a value (Judged@k):
+        the ``no_relevant`` policy never applies.
+    reads_to_r : bool
+        Whether the kernel reads each row's ranking down to its R
+        (R-precision).
+    reads_items : bool
+        Whether the kernel reads the values of the members of each tie group
+        (``RankedChunk.items``), not only their sums; such a measure ranks
+        whole rows.
+    greater_is_better : bool
+        Direction of the metric.
+    """
+
+    def __init__(self, name, function, kernel, needs, options, *, normalized=True,
+                 takes_k=True, at_option=None, full=False, aggregate="mean",
+                 ties="expected", aliases=(), description="", needs_ideal=False,
+                 always_defined=False, reads_to_r=False, reads_items=False,
+                 greater_is_better=True):
+        self.name = name
+        self.function = function
+        self.kernel = kernel
+        self.needs = tuple(needs)
+        self.options = tuple(options)
+        self.normalized = normalized
+        self.takes_k = takes_k
+        self.at_option = at_option
+        self.full = full
+        self.aggregate = aggregate
+        self.ties = ties
+        self.aliases = tuple(aliases)
+        self.description = description
+        self.needs_ideal = needs_ideal
+        self.always_defined = always_defined
+        self.reads_to_r = reads_to_r
+        self.reads_items = reads_items
+        self.greater_is_better = greater_is_better
+
+    @property
+    def defaults(self):
+        """The options it reads, with their defaults from :data:`PARAMS`."""
+        return {o: PARAMS[o].default for o in self.options}
+
+    def __repr__(self):
+        return f"MetricSpec({self.name!r})"
+
+
+METRICS = {}
+
+
+def _register(name, function, kernel, needs, options, **kwargs):
+    METRICS[name] = MetricSpec(name, function, kernel, needs, options, **kwargs)
+
+
+_GAIN = ("gain",)
+_REL = ("rel",)
+
+# The metrics of scikit-learn, LightGBM/XGBoost and every tool's core set.
+_register("ndcg", "ndcg_score", cutoff.ndcg, _GAIN, _GAIN_OPTIONS, needs_ideal=True,
+          description="normalised discounted cumulative gain")
+_register("dcg", "dcg_score", cutoff.dcg, _GAIN, _GAIN_OPTIONS, normalized=False,
+          description="discounted cumulative gain")
+_register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _GAIN, ("gain",),
+          normalized=False, aliases=("cumulative_gain",),
+          description="cumulative gain (sum of gains in the top k)")
+_register("map", "mean_average_precision_score", cutoff.average_precision, _REL,
+          (*_BINARY_OPTIONS, "denominator", "mean"), aliases=("ap", "mean_average_precision"),
+          description="mean average precision")
+_register("precision", "precision_at_k_score", cutoff.precision, _REL,
+          (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",), description="precision at k")
+_register("recall", "recall_at_k_score", cutoff.recall, _REL, _BINARY_OPTIONS,
+          aliases=("r",), description="recall at k")
+_register("hit_rate", "hit_rate_score", cutoff.hit_rate, _REL, _BINARY_OPTIONS,
+          aliases=("hit", "hr", "success"),
+          description="hit rate: any relevant item in the top k")
+_register("mrr", "reciprocal_rank_score", cutoff.reciprocal_rank, _REL, _BINARY_OPTIONS,
+          aliases=("rr", "reciprocal_rank", "recip_rank"),
+          description="mean reciprocal rank of the first relevant item")
+_register("r_precision", "r_precision_score", cutoff.r_precision, _REL, _BINARY_OPTIONS,
+          takes_k=False, reads_to_r=True, aliases=("rprec", "r-precision"),
+          description="precision at R, the number of relevant items of the row")
+
+# Beyond trec_eval: ERR, RBP, F1.
+_register("err", "err_score", user_models.err, ("gain", "grades"), ("max_grade", "normalize"),
+          needs_ideal=lambda opts: opts["normalize"], aliases=("expected_reciprocal_rank",),
+          description="expected reciprocal rank (Chapelle et al. 2009); nERR normalised")
+_register("rbp", "rbp_score", user_models.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "graded"),
+          normalized=False, needs_ideal=lambda opts: opts["graded"],
+          aliases=("rank_biased_precision",),
+          description="rank-biased precision (Moffat and Zobel 2008)")
+_register("rbp_resid", None, user_models.rbp_residual, ("judged",),
+          ("p", "zero_if_judged", "max_docs"),
+          normalized=False, full=True, takes_k=False,
+          description="RBP's residual: the most it could grow if unjudged items were relevant")
+_register("f1", "f1_at_k_score", cutoff.f1, _REL, (*_BINARY_OPTIONS, "beta"),
+          aliases=("f",), description="F1 at k: harmonic mean of precision and recall at k")
+
+# Judgements: incomplete judgements and judged-only measures.
+_register("bpref", "bpref_score", judgements.bpref, ("rel", "judged"), (*_WHOLE, "mean"),
+          takes_k=False, full=True,
+          description="binary preference (Buckley and Voorhees 2004): judged items only")
+_register("infap", None, judgements.infap, ("rel", "judged", "pool"), _WHOLE,
+          takes_k=False, full=True, aliases=("inferred_ap",),
+          description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
+_register("judged", None, judgements.judged, ("pool",), (), normalized=True, always_defined=True,
+          aliases=("judged_rate",),
+          description="share of the top k (at most the ranking) the truth names")
+_register("unjudged", None, judgements.unjudged, ("judged",), (), normalized=True,
+          always_defined=True, aliases=("unj",), greater_is_better=False,
+          description="share of the top k that is not judged (trec_eval's unj_k)")
+
+# Counts: summed, not averaged, over queries (trec_eval's num_*).
+_register("num_ret", None, sets.num_ret, (), ("max_docs",), normalized=False, takes_k=False,
+          full=True, aggregate="sum", description="number of items ranked")
+_register("num_rel", None, sets.num_rel, _REL, _BINARY_OPTIONS, normalized=False,
+          takes_k=False, aggregate="sum", description="number of relevant items (R)")
+_register("num_rel_ret", None, sets.num_rel_ret, _REL, _WHOLE, normalized=False,
+          takes_k=False, full=True, aggregate="sum",
+          description="number of relevant items ranked")
+_register("num_nonrel_judged_ret", None, sets.num_nonrel_judged_ret, ("rel", "judged"),
+          _WHOLE, normalized=False, takes_k=False, full=True, aggregate="sum",
+          greater_is_better=False, description="number of judged non-relevant items ranked")
+_register("num_q", None, sets.num_q, (), (), normalized=False, takes_k=False,
+          aggregate="sum", description="number of queries")
+
+# Set measures: the ranked items as an unordered set.
+_register("set_p", None, sets.set_precision, _REL, _WHOLE, takes_k=False, full=True,
+          description="precision of the whole ranking")
+_register("set_recall", None, sets.set_recall, _REL, _WHOLE, takes_k=False,
+          full=True, description="recall of the whole ranking")
+_register("set_f", None, sets.set_f, _REL, (*_WHOLE, "beta"), takes_k=False,
+          full=True, description="F_beta of the whole ranking")
+_register("set_map", None, sets.set_map, _REL, _WHOLE, takes_k=False, full=True,
+          description="set precision times set recall")
+_register("set_relative_p", None, sets.set_relative_precision, _REL,
+          _WHOLE,
+          takes_k=False, full=True,
+          description="relevant ranked over min(ranked, R)")
+_register("utility", None, sets.utility, _REL, (*_WHOLE, "payoffs", "n_docs"),
+          normalized=False, takes_k=False, full=True,
+          description="weighted count of the contingency table (trec_eval's utility)")
+
+# Precision at other cut-offs.
+_register("relative_p", None, cutoff.relative_precision, _REL, _BINARY_OPTIONS,
+          description="relevant in the top k over min(k, R)")
+_register("rprec_mult", None, sets.rprec_mult, _REL, (*_WHOLE, "multiple"),
+          takes_k=False, at_option="multiple", full=True,
+          description="precision at a multiple of R")
+_register("iprec_at_recall", None, interpolated.iprec_at_recall, _REL,
+          (*_WHOLE, "recall", "recall_rounding"),
+          takes_k=False, at_option="recall", full=True,
+          aliases=("iprec",), description="interpolated precision at a recall level")
+_register("11pt_avg", None, interpolated.eleven_point_average, _REL,
+          (*_WHOLE, "recall_levels", "recall_rounding"), takes_k=False, full=True,
+          aliases=("11_pt_avg", "eleven_point_average"),
+          description="interpolated precision averaged over recall levels")
+
+# trec_eval's experimental gain measures.
+_register("bing", None, gain_curves.binary_g, _REL, _WHOLE, takes_k=False, full=True,
+          aliases=("binary_g",),
+          description="binary G: relevant items discounted by the non-relevant ones before")
+_register("g", None, gain_curves.normalized_gain, _GAIN, ("gain", "max_docs"), takes_k=False,
+          full=True,
+          needs_ideal=True, reads_items=True,
+          description="trec_eval's G: gain against the ideal's cumulative cost")
+_register("ndcg_rel", None, gain_curves.ndcg_rel, ("gain", "positive"), ("gain", "max_docs"),
+          takes_k=False, full=True, needs_ideal=True,
+          description="nDCG averaged over the ranks of the relevant items")
+_register("rndcg", None, gain_curves.rndcg, ("gain", "rel"), ("gain", "threshold", "max_docs"),
+          takes_k=False, full=True, needs_ideal=True,
+          description="nDCG averaged where the ideal gain changes level")
+
+# Shorthand names that fix an option ("ndcg_exp" = ndcg with exponential gain).
+PRESETS = {
+    "ndcg_exp": ("ndcg", {"gain": "exponential"}),
+    "dcg_exp": ("dcg", {"gain": "exponential"}),
+    "nerr": ("err", {"normalize": True}),
+    "gm_map": ("map", {"mean": "geometric", "denominator": "relevant"}),
+    "gm_bpref": ("bpref", {"mean": "geometric"}),
+}
+
+_ALIASES = {a: s.name for s in METRICS.values() for a in (s.name, *s.aliases)}
+
+
+def _all_names():
+    return sorted({*_ALIASES, *PRESETS})
+
+
+def check_k(k, arg="k"):
+    """Return ``k`` as a Python int (or None) or raise naming ``arg``."""
+    return check_param(arg, k, PARAMS["k"])
+
+
+def lookup(name):
+    """Return ``(spec, preset_options)`` for a bare metric name."""
+    key = name.strip().lower()
+    if key in PRESETS:
+        base, opts = PRESETS[key]
+        return METRICS[base], dict(opts)
+    if key in _ALIASES:
+        return METRICS[_ALIASES[key]], {}
+    # Only close spellings (difflib's ratio, an edit-distance measure, >= 0.6):
+    # "ndgc" -> "ndcg", but no guess for "coverage".
+    close = difflib.get_close_matches(key, _all_names(), n=3, cutoff=0.6)
+    hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+    raise InvalidParameterError(
+        f"unknown metric {name!r}.{hint} sk_rankmetrics.metric_names() lists every "
+        "name (add '@k' for a cut-off, e.g. 'ndcg@10')."
+    )
+
+
+@validate
+def metric_names(*, aliases=False):
+    """Names of the metrics accepted by :func:`evaluate` (append ``@k`` for a cut-off).
+
+    Parameters
+    ----------
+    aliases : bool, default=False
+        False: the canonical names and the presets (``"ndcg_exp"``: nDCG with
+        the exponential gain). True: the other accepted spellings instead, as
+        a dict ``{alias: canonical name}`` (``"p"`` is ``"precision"``,
+        ``"r"`` is ``"recall"``, ``"recip_rank"`` is ``"mrr"``, ...).
+
+    Returns
+    -------
+    names : list of str or dict of str -> str
+        Sorted names, or the aliases with the name each stands for.
+
+    Notes
+    -----
+    Every name and alias may be written in upper or lower case and, except
+    ``"r_precision"``, take a cut-off: ``"ndcg@10"``, ``"P@5"``.
+    :func:`get_scorer_names` lists every accepted spelling, names and
+    aliases together, as scikit-learn's own ``get_scorer_names`` does.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import metric_names
+    >>> names = metric_names()
+    >>> "ndcg" in names, "ndcg_exp" in names, "map" in names, "p" in names
+    (True, True, True, False)
+    >>> metric_names(aliases=True)["p"], metric_names(aliases=True)["r"]
+    ('precision', 'recall')
+    """
+    if aliases:
+        return {a: name for a, name in sorted(_ALIASES.items()) if a != name}
+    return sorted({*METRICS, *PRESETS})

@@ -1,0 +1,155 @@
+"""Requests: a metric name with its checked options, ready for the engine."""
+
+from __future__ import annotations
+
+from .._utils.constraints import (
+    check_param,
+)
+from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.params import PARAMS
+from .gains import resolve_discount, resolve_gain
+from .names import parse_name
+
+
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # arrays: elementwise comparison
+        return a is b
+
+
+class Request:
+    """A metric with its cut-off and checked, resolved options, ready for the engine.
+
+    ``preset`` holds the options the metric's name fixes (``"ndcg_exp"``:
+    the exponential gain); an explicit option that contradicts it raises.
+    """
+
+    def __init__(self, spec, k, options, label, *, preset=None, where=None):
+        self.spec = spec
+        self.k = k
+        self.label = label
+        where = where or spec.function
+        preset = dict(preset or {})
+        unknown = sorted(set(options) - set(spec.options))
+        if unknown:
+            reads = ", ".join(spec.options) or "no options"
+            raise InvalidParameterError(
+                f"{where}: {label!r} does not read the option(s) {', '.join(unknown)}; "
+                f"{spec.name} reads {reads}."
+            )
+        for name, value in options.items():
+            if name in preset and not _same(value, preset[name]):
+                raise InvalidParameterError(
+                    f"{where}: the name {label!r} fixes {name}={preset[name]!r}, but "
+                    f"{name}={short_repr(value)} was given; use {spec.name!r} with "
+                    f"{name}=... instead."
+                )
+        opts = spec.defaults
+        opts.update(preset)
+        for name, value in options.items():
+            opts[name] = check_param(name, value, PARAMS[name], where)
+        if spec.at_option is not None and opts[spec.at_option] is None:
+            raise InvalidParameterError(
+                f"{where}: {label!r} needs its {spec.at_option}, written after '@': for "
+                f"example '{spec.name}@0.5'."
+            )
+        self.options = opts
+        self.gain = self.discount = None
+        self.gain_key = self.rel_key = None
+        self.keys = []  # every item value the kernel reads
+        if "gain" in spec.needs:
+            g = opts.get("gain", "linear")
+            self.gain = resolve_gain(g)
+            self.gain_key = "gain:" + (g if isinstance(g, str) else f"id{id(g)}")
+            self.keys.append(self.gain_key)
+            if "discount" in opts:
+                self.discount = _cached(resolve_discount(
+                    opts["discount"], opts["log_base"], normalized=spec.normalized,
+                    metric=label,
+                ))
+        if "rel" in spec.needs:
+            self.rel_key = f"rel:{opts.get('threshold')!r}"
+            self.keys.append(self.rel_key)
+        if "positive" in spec.needs:  # whether each item's gain is positive
+            self.keys.append("pos:" + self.gain_key)
+        self.keys += [key for key in ("judged", "pool") if key in spec.needs]
+        if "grades" in spec.needs:
+            self.keys += [f"grade:{g}" for g in range(1, opts["max_grade"] + 1)]
+        ideal = spec.needs_ideal
+        self.needs_ideal = bool(ideal(opts) if callable(ideal) else ideal)
+        #: Positions read: the cut-off, ``max_docs`` of a whole-ranking measure,
+        #: or None (every position, or down to R for R-precision).
+        self.depth = k if spec.takes_k else opts.get("max_docs")
+        self.reads_to_r = spec.reads_to_r
+        if not spec.takes_k and not spec.full:
+            self.depth = 1  # no position (num_rel), or R-precision: the engine adds R
+
+    @property
+    def threshold(self):
+        return self.options.get("threshold")
+
+
+def _cached(fn):
+    cache = {}
+
+    def f(n):
+        if n not in cache:
+            cache[n] = fn(n)
+        return cache[n]
+
+    return f
+
+
+def split_request(item, must="metrics must be names"):
+    """``(name, options)`` of a metric name or of a ``(name, options)`` pair.
+
+    ``must`` starts the error message, naming the argument.
+    """
+    if isinstance(item, str):
+        return item, {}
+    if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+            and isinstance(item[1], dict)):
+        return item
+    raise InvalidParameterError(
+        f"{must} such as 'ndcg@10' or (name, options) pairs, got {short_repr(item)}."
+    )
+
+
+def as_metric_list(metrics, arg="metrics"):
+    """A metric name, a ``(name, options)`` pair or an iterable of them, as a list."""
+    if isinstance(metrics, str) or (
+        isinstance(metrics, tuple) and len(metrics) == 2 and isinstance(metrics[0], str)
+        and isinstance(metrics[1], dict)
+    ):
+        return [metrics]
+    try:
+        out = list(metrics)
+    except TypeError:
+        raise InvalidParameterError(
+            f"{arg} must be a name such as 'ndcg@10' or a list of names or (name, "
+            f"options) pairs, got {type(metrics).__name__}."
+        ) from None
+    if not out:
+        raise InvalidParameterError(
+            f"{arg} is empty; name at least one metric, e.g. 'ndcg@10'."
+        )
+    return out
+
+
+def make_requests(metrics, where=None):
+    """Build :class:`Request` objects from names or ``(name, options)`` pairs."""
+    out = []
+    for item in as_metric_list(metrics):
+        label, opts = split_request(item)
+        spec, k, preset = parse_name(label)
+        out.append(Request(spec, k, opts, label, preset=preset, where=where))
+    labels = [r.label for r in out]
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            raise InvalidParameterError(
+                f"metric {label!r} is named twice; results are keyed by name, so each "
+                "must be unique. For the same metric with other options use an alias "
+                "(e.g. 'map@10' and 'ap@10') or a second call."
+            )
+    return out

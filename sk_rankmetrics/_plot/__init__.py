@@ -1,0 +1,1 @@
+"""Displays, one module each, and their shared style."""

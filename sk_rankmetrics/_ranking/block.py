@@ -1,0 +1,76 @@
+"""One block of rows ranked for a list of requests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .chunk import rank_chunk
+from .ideal import ideal_gains, ideal_runs
+from .item_values import BlockValues, ItemMasks
+
+
+def depth(requests):
+    """``(needs_full, k_max)``: whether some request reads every position, and
+    the deepest cut-off asked for (1 when none is). A measure that reads the
+    members of each tie group (``reads_items``) gets them also when a group
+    runs past ``k_max``: :func:`rank_chunk` then ranks whole rows."""
+    needs_full = any(r.depth is None for r in requests)
+    k_max = max((r.depth for r in requests if r.depth is not None), default=1)
+    return needs_full, k_max
+
+
+def check_ties(rc, requests, ignore_ties):
+    """Raise when a metric without an expected-value rule meets tied scores."""
+    if ignore_ties or not rc.real_ties:
+        return
+    for req in requests:
+        if req.spec.ties == "refuse":
+            raise ValueError(
+                f"{req.label}: the scores of some rows tie, and {req.spec.name} has no "
+                "closed form for its expected value over the orderings of a tie. Break "
+                "the ties (ignore_ties=True takes them in the order of the sort), or "
+                "use evaluate_run(..., setting='trec_eval'), which orders them by "
+                "document id."
+            )
+
+
+def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, judged=None):
+    """Rank one block of rows (relevance ``yt``, scores ``ys``) for ``requests``.
+
+    The block is ranked down to the deepest cut-off any request needs (at
+    most its width, whatever ``k`` is). ``n_items`` gives the real items of
+    padded long-format rows, whose padding holds the score ``-inf``;
+    ``judged`` marks the judged items (None: every real item is).
+    """
+    N = yt.shape[1]
+    needs_full, k_max = depth(requests)
+    real = (ys != -np.inf) if n_items is not None and (n_items < N).any() else None
+    if judged is not None and real is not None:
+        judged = judged & real
+    masks = ItemMasks(real=real, judged=judged)
+    values = BlockValues(yt, requests, row0, masks)
+    L = N if needs_full else min(k_max, N)
+    if ignore_ties:
+        for r in requests:
+            if r.reads_to_r:  # R-precision reads down to R, in the order of the sort
+                L = max(L, int(values.totals[r.rel_key].max()))
+    rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items,
+                    keep_items=any(r.spec.reads_items for r in requests))
+    rc.totals = values.totals
+    rc.block = (ys, values)
+    check_ties(rc, requests, ignore_ties)
+    # A measure of the whole ranking (G, ndcg_rel) reads the ideal's runs.
+    for req in requests:
+        if req.needs_ideal and req.spec.full and ("runs", req.gain_key) not in rc.cache:
+            rc.cache[("runs", req.gain_key)] = ideal_runs(
+                yt, req.gain, lambda key=req.gain_key: values.full(key), values.worthless,
+                values.extremes)
+    ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
+    width = N if None in ideal_k else min(max(ideal_k, default=1), N)
+    for req in requests:
+        if req.needs_ideal and not req.spec.full and req.gain_key not in rc.ideal:
+            rc.ideal[req.gain_key] = ideal_gains(
+                yt, req.gain, lambda key=req.gain_key: values.full(key),
+                max(width, rc.L) if width < N else N, values.worthless, values.extremes,
+                rc.cache.get(("runs", req.gain_key)))
+    return rc

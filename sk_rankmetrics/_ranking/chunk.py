@@ -1,0 +1,243 @@
+"""Ranked chunks: rows sorted to a depth, with their tie groups."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .item_values import _GivenValues
+from .select import select_top
+
+
+class RankedChunk:
+    """Per-position tie-group statistics of a chunk of ranked rows.
+
+    Attributes
+    ----------
+    L : int
+        Number of ranked positions described (at most the row width).
+    start : ndarray of shape (n, L), int
+        0-based first position of the tie group at each position.
+    size : ndarray of shape (n, L), int
+        Size of that tie group (members beyond ``L`` included).
+    sums : dict of str -> ndarray of shape (n, L)
+        Sum of each item value over the tie group at each position.
+    n_items : ndarray of shape (n,), int
+        Real items in each row (fewer than the width for padded rows), at
+        least 1 (a divisor).
+    n_ranked : ndarray of shape (n,), int
+        Items ranked in each row (0 for an empty ranked list).
+    totals : dict of str -> ndarray of shape (n,)
+        The sum of each item value over the whole row: for the relevance
+        indicator, R; for ranked lists, over every item the truth names,
+        ranked or not.
+    ideal : dict of str -> ndarray of shape (n, Li)
+        The row's ``Li`` largest gains in increasing order (the best last),
+        per gain key. ``Li`` may exceed ``L``: the ideal of a ranked list
+        covers every judged item, retrieved or not.
+    items : dict of str -> ndarray of shape (n, W), or None
+        Kept only for a kernel that reads the values of a tie group's members,
+        not only their sum (``MetricSpec.reads_items``): the item values in
+        rank order over the whole ranked row (``W >= L``), so that the members
+        of every group, also one that ``L`` cuts, are at ``start .. start +
+        size - 1``. Which member sits where inside a group means nothing.
+
+    When no position is tied (``start``/``size`` passed as None) every group
+    is a single item: ``start`` is the position, ``size`` is 1, and the sums
+    are the ranked values themselves; nothing is allocated for them.
+    """
+
+    def __init__(self, L, start, size, sums, n_items, n_ranked=None):
+        self.L = L
+        self.tied = start is not None
+        self._start = start
+        self._size = size
+        self.sums = sums
+        self.n_items = n_items
+        self.n_ranked = n_items if n_ranked is None else n_ranked
+        self.totals = {}
+        self.ideal = {}
+        #: Derived row statistics kernels share (ideal gain runs), by key.
+        self.cache = {}
+        self.items = None
+        self.real_ties = self.tied  # ties between real items (not padding)
+        #: ``(scores, BlockValues)`` of the whole rows, for a measure that reads
+        #: beyond ``L`` (R-precision); None for ranked lists (``L`` covers them).
+        self.block = None
+        #: The chunk this one was cut from (itself when not cut).
+        self.root = self
+
+    @property
+    def start(self):
+        if self._start is None:
+            self._start = np.broadcast_to(np.arange(self.L), (self.n_rows, self.L))
+        return self._start
+
+    @property
+    def size(self):
+        if self._size is None:
+            self._size = np.broadcast_to(np.int64(1), (self.n_rows, self.L))
+        return self._size
+
+    @property
+    def n_rows(self):
+        return self.n_items.shape[0]
+
+    def truncated(self, depth):
+        """The same rows ranked down to ``depth`` positions only: the ranking cut
+        there (trec_eval's ``-M``). Totals and ideal gains stay those of the
+        whole row; a tie group the cut splits keeps its whole-group statistics,
+        so that position means remain expected values."""
+        if depth >= self.L and (self.n_ranked <= depth).all():
+            return self
+        L = min(depth, self.L)
+        out = RankedChunk(
+            L,
+            None if self._start is None else self._start[:, :L],
+            None if self._size is None else self._size[:, :L],
+            {k: v[:, :L] for k, v in self.sums.items()},
+            np.minimum(self.n_items, depth),
+            np.minimum(self.n_ranked, depth),
+        )
+        out.tied, out.real_ties = self.tied, self.real_ties
+        out.totals, out.ideal, out.block = self.totals, self.ideal, self.block
+        out.cache = self.cache  # statistics of whole rows, unchanged by the cut
+        out.root = self.root
+        out.items = self.items
+        return out
+
+    def _shared(self, key, make):
+        """``make(root)`` computed once per chunk on the uncut chunk, which every
+        cut of it shares (the first ``L`` columns of an uncut array are those
+        of the cut one)."""
+        root = self.root
+        if key not in root.cache:
+            root.cache[key] = make(root)
+        return root.cache[key]
+
+    def mean(self, name):
+        """Expected item value at each position: the tie group's mean."""
+        if not self.tied:
+            return self.sums[name]
+        return self._shared(("mean", name), lambda r: r.sums[name] / r.size)[:, : self.L]
+
+    def cumulative(self, name):
+        """``C`` of shape (n, L + 1): ``C[:, j]`` is the expected sum of the item
+        value ``name`` over the first ``j`` positions."""
+
+        def make(r):
+            C = np.zeros((r.n_rows, r.L + 1))
+            np.cumsum(r.mean(name), axis=1, out=C[:, 1:])
+            return C
+
+        return self._shared(("cum", name), make)[:, : self.L + 1]
+
+
+def tie_groups(sv, ranked_vals):
+    """Tie-group start, size and per-group sums of each position of sorted rows.
+
+    ``sv`` holds the sorted scores of shape (n, L); ``ranked_vals`` maps names
+    to item values in the same order. Groups are counted within the L columns.
+    Every row starts a new group, so the groups of the flattened array never
+    cross rows: group sums are one ``np.add.reduceat`` over it.
+    """
+    n, L = sv.shape
+    new = np.empty((n, L), dtype=bool)
+    new[:, 0] = True
+    np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
+    new = new.reshape(-1)
+    first = np.flatnonzero(new)  # flat index of each group's first position
+    group = np.cumsum(new) - 1  # group of each position
+    start = np.take(first % L, group).reshape(n, L)
+    size = np.take(np.diff(np.append(first, n * L)), group).reshape(n, L)
+    sums = {
+        name: np.take(np.add.reduceat(rv.reshape(-1), first), group).reshape(n, L)
+        for name, rv in ranked_vals.items()
+    }
+    return start, size, sums
+
+
+def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False):
+    """Rank the rows of a chunk and describe the first ``L`` positions.
+
+    Parameters
+    ----------
+    y_score : ndarray of shape (n, N)
+        Scores of any real dtype (compared in that dtype); higher ranks
+        earlier. Padding entries (if any) hold ``-inf``.
+    values : BlockValues or dict of str -> ndarray of shape (n, N), float64
+        Item values to be summed per tie group (for example gain and the
+        relevance indicator): derived at the ranked positions only, or given
+        over the whole rows.
+    L : int
+        Positions to describe, ``1 <= L <= N``.
+    ignore_ties : bool
+        Take the order of the sort as it comes instead of averaging ties.
+    n_items : ndarray of shape (n,) or None
+        Real items per row; ``None`` means every row has ``N``.
+    keep_items : bool
+        Keep the ranked item values as ``RankedChunk.items``. When a tie group
+        of real items runs past position ``L``, its members beyond ``L`` are
+        needed too: the chunk is then ranked over whole rows (``L = N``).
+
+    Returns
+    -------
+    RankedChunk
+    """
+    n, N = y_score.shape
+    y_score = np.ascontiguousarray(y_score)
+    flat_scores = y_score.reshape(-1)
+    base = (np.arange(n) * N)[:, None]
+    if n_items is None:
+        n_items = np.full(n, N, dtype=np.int64)
+    if L < N:
+        top, below = select_top(y_score, L)
+        top_scores = np.take(flat_scores, top)
+        order = np.argsort(top_scores, axis=1)[:, ::-1]
+        top = np.take_along_axis(top, order, axis=1)
+        sv = np.take_along_axis(top_scores, order, axis=1)
+        if keep_items and not ignore_ties and bool(
+                ((below == sv[:, -1]) & (below > -np.inf)).any()):
+            return rank_chunk(y_score, values, N, n_items=n_items, keep_items=True)
+    else:
+        top = np.ascontiguousarray((np.argsort(y_score, axis=1) + base)[:, ::-1])
+        sv = np.take(flat_scores, top)
+        below = None
+    if isinstance(values, dict):
+        values = _GivenValues(values)
+    ranked_vals = values.at(top)
+    if ignore_ties or (not (sv[:, 1:] == sv[:, :-1]).any() and (
+            below is None or not (below == sv[:, -1]).any())):
+        rc = RankedChunk(L, None, None, ranked_vals, n_items)
+        rc.items = ranked_vals if keep_items else None
+        return rc
+
+    start, size, sums = tie_groups(sv, ranked_vals)
+    # Padding (-inf) ties with padding; only ties between real items count.
+    real = sv > -np.inf
+    real_ties = bool(((sv[:, 1:] == sv[:, :-1]) & real[:, 1:]).any()) or (
+        below is not None and bool(((below == sv[:, -1]) & real[:, -1]).any()))
+
+    if below is not None:
+        # The last group may continue past position L: count it over the row.
+        cut = np.flatnonzero(below == sv[:, -1])
+        if cut.size:
+            # Every row, or a few: a slice spares copying the block.
+            cut = slice(None) if cut.size == n else cut
+            v = sv[cut, -1][:, None]
+            eq = y_score[cut] == v
+            m = eq.shape[0]
+            in_last = start[cut] == start[cut, -1][:, None]
+            size[cut] = np.where(in_last, np.count_nonzero(eq, axis=1)[:, None], size[cut])
+            # The values of the group's members only (a pass over whole rows
+            # would cost the block's width whatever the group's size).
+            flat = np.flatnonzero(eq)
+            r = flat // N
+            if not isinstance(cut, slice):
+                flat = cut[r] * N + flat % N
+            for name, vals in values.at(flat).items():
+                tot = np.bincount(r, weights=vals, minlength=m)[:, None]
+                sums[name][cut] = np.where(in_last, tot, sums[name][cut])
+    rc = RankedChunk(L, start, size, sums, n_items)
+    rc.real_ties = real_ties
+    rc.items = ranked_vals if keep_items else None
+    return rc

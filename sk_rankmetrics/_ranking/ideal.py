@@ -1,0 +1,373 @@
+"""The ideal ordering of each row: its gains sorted, as levels with counts."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .._utils.errors import InvalidParameterError
+from .item_values import _Extremes
+
+
+def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=None,
+                levels=True):
+    """The ``width`` largest gains of each row, in increasing order (best last).
+
+    ``full_gain()`` gives the gains of the whole block when they cannot be
+    read off the relevance levels (masked entries, a non-monotone gain).
+    Levels that fill the rows are read off the highest ones
+    (:func:`_top_levels`, unless ``levels`` is False); integer levels in a
+    small span are counted per row (:func:`ideal_runs`; ``runs`` passes the
+    block's runs when they are already counted); any other input goes
+    through :func:`top_values`, whose cost does not depend on how the values
+    are distributed.
+    """
+    N = yt.shape[1]
+    # A monotone gain lets relevance be partitioned and only the top k
+    # transformed; masked entries (gain 0, any relevance) need the gains.
+    by_level = gain.monotone and worthless is None
+    if by_level and width < N:
+        top = _top_levels(yt, gain, extremes, width) if runs is None and levels else None
+        if top is not None:
+            return top
+        if runs is None:
+            runs = _counted(yt, gain, extremes)
+        if runs is not None and runs.complete:
+            # Every gain of the row is >= 0 and the positive ones are in the
+            # runs: the rest of the top ``width`` are zeros.
+            return runs.top(width)[:, ::-1]
+    base = yt if by_level else full_gain()
+    top = top_values(base, width)
+    return np.asarray(gain(top), dtype=np.float64) if by_level else top
+
+
+def _grid_gains(gain, levels):
+    """The gains of ``levels`` (float64), or None when a gain mapping does not
+    name one of them: levels between those of the data need not be named."""
+    if gain.name == "mapping":
+        try:
+            return np.asarray(gain(np.asarray(levels, dtype=np.float64)), dtype=np.float64)
+        except InvalidParameterError:
+            return None
+    return np.asarray(gain(np.asarray(levels, dtype=np.float64)), dtype=np.float64)
+
+
+def _top_levels(yt, gain, extremes, width, passes=2):
+    """:func:`ideal_gains` read off the highest levels, or None.
+
+    Where the highest level fills many positions of each row (dense graded
+    relevance), or where it is the only level of positive gain (binary
+    relevance), the top ``width`` gains are known after comparing the rows
+    with that level (and, for integer levels, the next ones): one pass per
+    level instead of counting or sorting every level. Rows still short after
+    ``passes`` levels (one for real-valued levels, which may lie between
+    two integers) go the general way. A sample of the block decides whether
+    the highest level is common enough to try.
+    """
+    n, N = yt.shape
+    if yt.dtype.kind == "b":
+        yt = yt.view(np.uint8)
+        extremes = None
+    if not gain.monotone or yt.dtype.kind not in "iuf" or not yt.size:
+        return None
+    ex = extremes if extremes is not None and extremes.a is yt else _Extremes(yt)
+    hi = ex.max()
+    if not -(2**52) < float(hi) < 2**52:
+        return None  # levels compared as float64 below must be exact
+    rest_zero = False  # every level below those read has gain 0
+    if yt.dtype.kind == "f":
+        levels = np.array([hi], dtype=np.float64)
+    else:
+        lo, hi = int(ex.min()), int(hi)
+        if lo <= -(2**52):
+            return None
+        levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
+        ends = _grid_gains(gain, [lo, hi - 1] if hi > lo else [lo])
+        rest_zero = ends is not None and ends[0] >= 0 and (hi == lo or ends[-1] <= 0)
+    sample = yt.reshape(-1)[:_SAMPLE]
+    if not rest_zero and np.count_nonzero(sample == hi) * N < 2 * width * sample.shape[0]:
+        return None
+    g = _grid_gains(gain, levels)
+    if g is None:
+        return None
+    out = np.zeros((n, width))  # best first
+    filled = np.zeros(n, dtype=np.intp)
+    rows = np.arange(n)
+    j = np.arange(width)
+    for level, value in zip(levels.tolist(), g.tolist()):
+        if value <= 0 or not rows.size:
+            break
+        sub = yt if rows.size == n else yt[rows]
+        have = filled[rows]
+        upto = np.minimum(have + np.count_nonzero(sub == level, axis=1), width)
+        out[rows] = np.where((j >= have[:, None]) & (j < upto[:, None]), value, out[rows])
+        filled[rows] = upto
+        rows = rows[upto < width]
+        if rest_zero:
+            rows = rows[:0]  # the rest of each row is worth 0: filled already
+    if rows.size:
+        # The rows still short, the general way (no sample decides there).
+        out[rows] = ideal_gains(yt[rows], gain, None, width, levels=False)[:, ::-1]
+    return out[:, ::-1]
+
+
+#: A sample of this many entries tells whether a dense block repeats values.
+_SAMPLE = 1 << 14
+
+
+def top_values(a, width):
+    """The ``width`` largest entries of each row of ``a``, in increasing order.
+
+    NumPy's selection (``np.partition``) is fast on distinct values but
+    degrades by an order of magnitude on rows where one value dominates
+    (the zeros of sparse relevance) for types of 16 bits and more, while its
+    sort does not. So: one-byte types are partitioned; rows that are mostly
+    non-positive have their positive entries gathered and sorted; a block
+    that repeats its values is sorted; distinct values are partitioned.
+    """
+    n, N = a.shape
+    if width >= N:
+        return np.sort(a, axis=1)
+    if a.dtype.kind == "b":
+        a = a.view(np.uint8)
+    if a.dtype.itemsize == 1:
+        return np.sort(np.partition(a, N - width, axis=1)[:, N - width:], axis=1)
+    pos = a > 0
+    P = np.count_nonzero(pos, axis=1)
+    total = int(P.sum())
+    if total <= a.size // 4 and n:
+        widest = int(P.max())
+        if widest * n <= a.size // 2:
+            top = _top_positive(a, pos, P, width, widest)
+            if top is not None:
+                return top
+    sample = a.reshape(-1)[: _SAMPLE]
+    if np.unique(sample).shape[0] * 4 < sample.shape[0]:
+        return np.sort(a, axis=1)[:, N - width:]
+    return np.sort(np.partition(a, N - width, axis=1)[:, N - width:], axis=1)
+
+
+def _top_positive(a, pos, P, width, widest):
+    """:func:`top_values` from the positive entries of each row, or None when
+    a row with fewer than ``width`` of them has a negative entry."""
+    n = a.shape[0]
+    short = P < width
+    if short.any() and bool((a[short] < 0).any()):
+        return None
+    vals = a[pos]  # row-major: each row's positive entries together
+    cols = max(widest, width)
+    pad = np.zeros((n, cols), dtype=a.dtype)
+    ends = np.cumsum(P)
+    within = np.arange(vals.shape[0]) - np.repeat(ends - P, P)
+    # Right-aligned: zeros (the rows' other entries) come first.
+    pad[np.repeat(np.arange(n), P), cols - np.repeat(P, P) + within] = vals
+    return np.sort(pad, axis=1)[:, cols - width:]
+
+
+class IdealRuns:
+    """A row's ideal ordering (best first) as runs of equal positive gain.
+
+    trec_eval's measures over the whole ideal (G, ndcg_rel, Rndcg) read it
+    only through these runs: where each ends, its DCG, and the counts.
+
+    Attributes
+    ----------
+    rows, end, gain, idcg : ndarray of shape (n_runs,)
+        Row-major, the best run of a row first: the row, the 1-based
+        position where the run ends, its gain, and the log2-discounted DCG
+        of the ideal down to ``end``.
+    P, total, full_idcg : ndarray of shape (n_rows,)
+        Per row: the items of positive gain, their summed gain and their DCG.
+    """
+
+    def __init__(self, rows, end, gain, n_rows):
+        first = np.ones(rows.shape[0], dtype=bool)
+        first[1:] = rows[1:] != rows[:-1]
+        self._first = first
+        self.n_rows = n_rows
+        self.rows, self.end, self.gain = rows, end, gain
+        self.begin = np.where(first, 0, np.concatenate(([0], end[:-1])))
+        self._top = None
+        #: Whether no item of the rows has a negative gain, so that the
+        #: positions past the runs hold gain 0 (set by the constructors).
+        self.complete = False
+
+    # The statistics below serve the measures of the whole ideal (G,
+    # ndcg_rel, Rndcg); a cut-off's ideal reads only :meth:`top`.
+    @functools.cached_property
+    def _part(self):
+        width = int(self.end.max()) if self.end.size else 0
+        D = np.zeros(width + 1)
+        np.cumsum(1.0 / np.log2(np.arange(2.0, width + 2.0)), out=D[1:])
+        return self.gain * (D[self.end] - D[self.begin])
+
+    @functools.cached_property
+    def idcg(self):
+        # Running sum within each row: the global running sum less its value
+        # before the row's first run.
+        part = self._part
+        c = np.cumsum(part)
+        row_first = np.maximum.accumulate(
+            np.where(self._first, np.arange(self.rows.shape[0]), 0))
+        return c - (c - part)[row_first]
+
+    @functools.cached_property
+    def P(self):
+        rows = self.rows
+        last = np.ones(rows.shape[0], dtype=bool)
+        last[:-1] = rows[1:] != rows[:-1]
+        P = np.zeros(self.n_rows, dtype=np.int64)
+        P[rows[last]] = self.end[last]
+        return P
+
+    @functools.cached_property
+    def total(self):
+        return np.bincount(self.rows, weights=self.gain * (self.end - self.begin),
+                           minlength=self.n_rows)
+
+    @functools.cached_property
+    def full_idcg(self):
+        return np.bincount(self.rows, weights=self._part, minlength=self.n_rows)
+
+    @classmethod
+    def from_sorted(cls, ideal):
+        """From every gain of each row in increasing order, shape (n, W)."""
+        n, W = ideal.shape
+        # Read best first, a run ends at i (1-based) where the gain at i differs
+        # from the one at i - 1 (past the row's end: 0), the latter positive.
+        # In increasing order that is a run's first entry j = W - i.
+        starts = np.empty((n, W), dtype=bool)
+        starts[:, 0] = True
+        np.not_equal(ideal[:, 1:], ideal[:, :-1], out=starts[:, 1:])
+        starts &= ideal > 0
+        rows, j = np.nonzero(starts[:, ::-1])  # best run first within each row
+        runs = cls(rows, j + 1, ideal[rows, W - 1 - j], n)
+        runs.complete = bool(ideal[:, 0].min() >= 0) if ideal.size else True
+        return runs
+
+    @classmethod
+    def from_counts(cls, counts, gains):
+        """From ``counts[:, u]``, the items of each row with the positive gain
+        ``gains[u]`` (distinct, decreasing)."""
+        ends = np.cumsum(counts, axis=1)
+        rows, u = np.nonzero(counts)
+        return cls(rows, ends[rows, u], gains[u], counts.shape[0])
+
+    def top(self, width):
+        """The positive ideal gains best first, down to ``width`` (0 past P)."""
+        if self._top is None or self._top.shape[1] < width:
+            self._top = self._make_top(width)
+        return self._top[:, :width]
+
+    def _make_top(self, width):
+        out = np.zeros((self.n_rows, width))
+        stop = np.minimum(self.end, width)
+        lengths = np.clip(stop - self.begin, 0, None)
+        run = np.repeat(np.arange(lengths.shape[0]), lengths)
+        offset = np.arange(run.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        out[self.rows[run], self.begin[run] + offset] = self.gain[run]
+        return out
+
+
+#: Level spans up to this are counted per row instead of sorted.
+_MAX_LEVEL_SPAN = 64
+#: Entries whose level keys are counted at once (1 MiB of keys).
+_COUNT_ELEMENTS = 1 << 17
+
+
+def ideal_runs(yt, gain, full_gain, worthless=None, extremes=None):
+    """The :class:`IdealRuns` of each row's gains.
+
+    Integer relevance levels in a small span with a monotone gain are counted
+    per row (one pass, no sort); any other input sorts the row's gains.
+    ``full_gain()`` gives the block's gains when they cannot be read off the
+    levels (see :func:`ideal_gains`). ``extremes`` (an :class:`_Extremes` of
+    ``yt``) spares a pass for its min and max.
+    """
+    N = yt.shape[1]
+    if worthless is None:
+        runs = _counted(yt, gain, extremes)
+        if runs is not None:
+            return runs
+    return IdealRuns.from_sorted(ideal_gains(yt, gain, full_gain, N, worthless))
+
+
+def _counted(yt, gain, extremes=None):
+    """The :class:`IdealRuns` of ``yt`` by counting its levels (a monotone
+    gain, integer levels in a span of at most ``_MAX_LEVEL_SPAN``), or None."""
+    if not gain.monotone or not yt.size:
+        return None
+    if yt.dtype.kind == "b":
+        yt = yt.view(np.uint8)
+    if extremes is None or extremes.a is not yt:
+        extremes = _Extremes(yt)
+    lo, hi = float(extremes.min()), float(extremes.max())
+    if not (-2**52 < lo and hi < 2**52 and np.ceil(hi) - np.floor(lo) < _MAX_LEVEL_SPAN):
+        return None
+    if yt.dtype.kind == "f":
+        sample = yt.reshape(-1)[:_SAMPLE]
+        if not np.array_equal(sample, np.floor(sample)):
+            return None  # real-valued levels: not countable, spare the pass
+    return _counted_runs(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)))
+
+
+def _counted_runs(yt, gain, extremes, lo, hi):
+    """:func:`ideal_runs` by counting the levels ``lo..hi`` of each row, or
+    None when a level that could have a positive gain is not an integer."""
+    n, N = yt.shape
+    span = hi - lo + 1
+    levels = np.arange(lo, hi + 1, dtype=np.float64)[::-1]
+    g = _grid_gains(gain, levels)  # non-increasing
+    if g is None:
+        return None
+    keep = g > 0
+    if keep.any():
+        # Only entries above the highest level of gain <= 0 can be worth
+        # something (the gain is monotone); where they are few (sparse
+        # relevance), only they are read, and only they must be integers.
+        boundary = levels[keep][-1] - 1
+        counted = yt > boundary
+        m = int(np.count_nonzero(counted))
+        if m * 4 <= yt.size:
+            flat = np.flatnonzero(counted)
+            vals = np.take(yt.reshape(-1), flat)
+            if vals.dtype.kind == "f" and not np.array_equal(vals, np.floor(vals)):
+                return None
+            keys = (flat // N) * span
+            keys += vals.astype(np.intp) - lo
+            counts = np.bincount(keys, minlength=n * span)
+        elif extremes.integral:
+            counts = _count_levels(yt, lo, span)
+        else:
+            return None
+        counts = counts.reshape(n, span)
+        # Levels of one gain form one run: sum their counts.
+        distinct, inv = np.unique(-g[keep], return_inverse=True)
+        merged = np.zeros((n, distinct.shape[0]), dtype=np.int64)
+        kept = counts[:, ::-1][:, keep]
+        for j, u in enumerate(inv.reshape(-1).tolist()):  # a level at a time
+            merged[:, u] += kept[:, j]
+        runs = IdealRuns.from_counts(merged, -distinct)
+    else:
+        # Every level up to ceil(max) has gain <= 0, so every entry has.
+        runs = IdealRuns.from_counts(np.zeros((n, 0), dtype=np.int64), g[:0])
+    runs.complete = bool(g[-1] >= 0)  # the lowest level's gain (monotone)
+    return runs
+
+
+def _count_levels(yt, lo, span):
+    """``counts[r * span + l]``: the entries of row ``r`` at level ``lo + l``
+    (integral levels), counted a few rows at a time so that the keys stay in
+    the CPU cache."""
+    n, N = yt.shape
+    offsets = (np.arange(n, dtype=np.intp) * span - lo)[:, None]
+    step = max(1, _COUNT_ELEMENTS // max(N, 1))
+    keys = np.empty((min(step, n), N), dtype=np.intp)
+    counts = np.empty(n * span, dtype=np.intp)
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        part = keys[: b - a]
+        np.add(yt[a:b], offsets[a:b] - a * span, out=part, casting="unsafe")
+        counts[a * span:b * span] = np.bincount(part.reshape(-1), minlength=(b - a) * span)
+    return counts

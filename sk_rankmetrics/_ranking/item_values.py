@@ -1,0 +1,285 @@
+"""What each item is worth to a request: gains, relevance masks, judgements."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class _GivenValues:
+    """Item values given over whole rows, with :class:`BlockValues`' interface."""
+
+    def __init__(self, values):
+        self.values = {k: np.ascontiguousarray(v) for k, v in values.items()}
+
+    def at(self, flat):
+        return {k: np.take(v.reshape(-1), flat) for k, v in self.values.items()}
+
+    def of_rows(self, rows):
+        return {k: v[rows] for k, v in self.values.items()}
+
+
+# -- item values ----------------------------------------------------------------
+
+
+class ItemMasks:
+    """Which entries of a block are real items, judged, and named by the truth.
+
+    Each is a bool array of the block's shape, or None (every entry is).
+    ``judged`` implies ``pool`` implies ``real``.
+    """
+
+    def __init__(self, real=None, judged=None, pool=None):
+        self.real = real
+        self.judged = judged if judged is not None else real
+        self.pool = pool if pool is not None else self.judged
+
+    def map(self, fn):
+        """The masks with ``fn`` applied to each array (shared arrays stay shared)."""
+        done = {}
+
+        def f(a):
+            if a is None:
+                return None
+            if id(a) not in done:
+                done[id(a)] = fn(a)
+            return done[id(a)]
+
+        return ItemMasks(f(self.real), f(self.judged), f(self.pool))
+
+
+def _indicator(mask, shape):
+    return np.ones(shape) if mask is None else mask.astype(np.float64)
+
+
+def _unjudged_worthless(yt, requests, masks):
+    """Whether unjudged entries must be masked out of the gains and relevance of
+    ``yt``: only when one of them could be worth something (see worth_counts)."""
+    if masks.judged is None:
+        return None
+    unjudged = ~masks.judged
+    if worth_counts(requests) or (yt[unjudged] != 0).any():
+        return unjudged
+    return None
+
+
+def check_item_values(yt, requests, row0=0, masks=None):
+    """Raise on relevance the requests' gains or grades cannot take.
+
+    Returns the mask of worthless entries (see :func:`_unjudged_worthless`);
+    :func:`_checked_extremes` also gives the block's extreme levels.
+    """
+    return _checked_extremes(yt, requests, row0, masks)[0]
+
+
+def _checked_extremes(yt, requests, row0=0, masks=None):
+    """:func:`check_item_values`, returning ``(worthless, extremes)``.
+
+    Looks at every judged item of the block (ranked or not): a level a gain
+    mapping does not name, a negative level under a normalised metric, a gain
+    that overflows float64, a grade outside ERR's scale. Monotone elementwise
+    gains (linear, exponential) are checked at the extreme levels only.
+    ``extremes`` (an :class:`_Extremes`) holds the min and max of the
+    entries that are not worthless, once computed.
+    """
+    masks = masks or ItemMasks()
+    worthless = _unjudged_worthless(yt, requests, masks)
+    real = yt if worthless is None else yt[~worthless]
+    extremes = _Extremes(real)
+    seen = set()
+    for req in requests:
+        # ERR's levels are grades: their own check below says what is accepted.
+        grades = "grades" in req.spec.needs
+        if (req.gain_key is not None and not grades
+                and (req.gain_key, req.spec.normalized) not in seen):
+            seen.add((req.gain_key, req.spec.normalized))
+            req.gain.check_levels(extremes, normalized=req.spec.normalized, metric=req.label)
+            if req.gain.name in ("linear", "exponential"):
+                probe = np.array([extremes.min(), extremes.max()]) if real.size else real
+            else:
+                probe = real
+            g = np.asarray(req.gain(probe), dtype=np.float64)
+            if not np.all(np.isfinite(g)):
+                raise ValueError(
+                    f"the {req.gain.name!r} gain overflows for some relevance in "
+                    f"y_true (rows from {row0}); use a smaller gain."
+                )
+            if req.spec.normalized and g.size and g.min() < 0:
+                raise ValueError(
+                    f"the {req.gain.name!r} gain gives negative gains, which "
+                    f"{req.label} cannot normalise; map every level to a gain >= 0."
+                )
+        if grades:
+            judged = real if masks.judged is None else yt[masks.judged]
+            _check_grades(extremes if judged is real else _Extremes(judged), req)
+    return worthless, extremes
+
+
+class _Extremes:
+    """An array's size, min and max, each computed once (the checks share them)."""
+
+    def __init__(self, a):
+        self.a, self.size, self._min, self._max = a, a.size, None, None
+        self._integral = None
+
+    def min(self):
+        if self._min is None:
+            self._min = self.a.min()
+        return self._min
+
+    def max(self):
+        if self._max is None:
+            self._max = self.a.max()
+        return self._max
+
+    @property
+    def integral(self):
+        if self._integral is None:
+            a = self.a
+            self._integral = a.dtype.kind in "iub" or bool(np.array_equal(a, np.floor(a)))
+        return self._integral
+
+
+def _check_grades(real, req):
+    """ERR reads integer grades 0..max_grade (``real``: an :class:`_Extremes`)."""
+    top = req.options["max_grade"]
+    if real.size and (real.min() < 0 or real.max() > top or not real.integral):
+        a = real.a
+        bad = a[(a < 0) | (a > top) | (a != np.floor(a))][0]
+        raise ValueError(
+            f"{req.label}: relevance {bad:g} is not a grade of the scale 0..{top}; ERR "
+            "reads integer grades from 0 to max_grade (raise max_grade, or map the "
+            "relevance to grades)."
+        )
+
+
+def derive_values(yt, requests, masks=None, keys=None):
+    """The item values ``keys`` (None: every key the requests read) of the
+    entries ``yt``, float64 arrays of its shape, unchecked.
+
+    Items that are not judged (padding, unjudged items of ranked lists, items
+    a ``judged`` mask leaves out) are worth nothing and are never relevant,
+    whatever the gain of level 0 or the threshold; the gain is not even
+    evaluated on them (a mapping need not name their level).
+    """
+    masks = masks or ItemMasks()
+    judged = masks.judged
+    values = {}
+    for req in requests:
+        for key in req.keys:
+            if key in values or (keys is not None and key not in keys):
+                continue
+            if key == req.gain_key:
+                if judged is None:
+                    g = np.array(req.gain(yt), dtype=np.float64)
+                else:
+                    g = np.zeros(yt.shape)
+                    g[judged] = req.gain(yt[judged])
+                values[key] = g
+            elif key == req.rel_key:
+                values[key] = _relevant(yt, req.threshold, judged)
+            elif key == "judged":
+                values[key] = _indicator(masks.judged, yt.shape)
+            elif key == "pool":
+                values[key] = _indicator(masks.pool, yt.shape)
+            elif key.startswith("pos:"):  # whether the gain is positive
+                g = values.get(key[4:])
+                if g is None:
+                    g = derive_values(yt, [req], masks, {key[4:]})[key[4:]]
+                values[key] = (g > 0).astype(np.float64)
+            elif key.startswith("grade:"):
+                out = yt == int(key[6:])
+                if judged is not None:
+                    out &= judged
+                values[key] = out.astype(np.float64)
+    return values
+
+
+def _relevant_mask(yt, threshold, judged):
+    rel = yt > 0 if threshold is None else yt >= threshold
+    if judged is not None:
+        rel &= judged
+    return rel
+
+
+def _relevant(yt, threshold, judged):
+    return _relevant_mask(yt, threshold, judged).astype(np.float64)
+
+
+def item_values(yt, requests, row0=0, masks=None):
+    """Every item value the requests read, float64, one array per key: the
+    values of :func:`derive_values`, after the checks of :func:`check_item_values`."""
+    masks = masks or ItemMasks()
+    check_item_values(yt, requests, row0, masks)
+    return derive_values(yt, requests, masks)
+
+
+class BlockValues:
+    """The item values of a block of rows, derived where they are read.
+
+    Only the relevance ``yt`` and the item masks are kept at the block's
+    full width; the values (gains, relevance indicators, grades) are derived
+    for the ranked positions (:meth:`at`), for whole rows when a tie group
+    crosses the cut (:meth:`of_rows`), and summed over rows on demand
+    (:attr:`totals`). The checks run once, over the whole block.
+    """
+
+    def __init__(self, yt, requests, row0=0, masks=None):
+        self.yt = np.ascontiguousarray(yt)
+        self.masks = (masks or ItemMasks()).map(np.ascontiguousarray)
+        self.requests = requests
+        self.worthless, self.extremes = _checked_extremes(self.yt, requests, row0, self.masks)
+        self.totals = _Totals(self)
+
+    def at(self, flat):
+        """Values of the entries at the flat indices ``flat`` (shaped like it)."""
+        yt = np.take(self.yt.reshape(-1), flat)
+        masks = self.masks.map(lambda a: np.take(a.reshape(-1), flat))
+        return derive_values(yt, self.requests, masks)
+
+    def of_rows(self, rows, keys=None):
+        """Values over the whole rows ``rows``."""
+        masks = self.masks.map(lambda a: a[rows])
+        return derive_values(self.yt[rows], self.requests, masks, keys)
+
+    def relevant(self, rows, key):
+        """Whether each item of the whole rows ``rows`` is relevant under the
+        relevance key ``key`` (bool, not float64: cheaper to count)."""
+        req = next(r for r in self.requests if r.rel_key == key)
+        judged = None if self.masks.judged is None else self.masks.judged[rows]
+        return _relevant_mask(self.yt[rows], req.threshold, judged)
+
+    def full(self, key):
+        """One value over the whole block."""
+        return self.of_rows(slice(None), {key})[key]
+
+
+class _Totals(dict):
+    """Row totals of the item values, computed on first use."""
+
+    def __init__(self, block):
+        super().__init__()
+        self._block = block
+
+    def __missing__(self, key):
+        b = self._block
+        width = b.yt.shape[1]
+        if key in ("judged", "pool") and getattr(b.masks, key) is None:
+            total = np.full(b.yt.shape[0], float(width))
+        elif key == "rel:None" and not any(r.rel_key == key for r in b.requests):
+            # Any relevant item at all (ERR's rows with no relevant grade).
+            total = _relevant(b.yt, None, b.masks.judged).sum(axis=1)
+        else:
+            total = b.full(key).sum(axis=1)
+        self[key] = total
+        return total
+
+
+def worth_counts(requests):
+    """Whether an item of relevance 0 could be worth something: a gain other
+    than linear or exponential (which give level 0 nothing), or a threshold
+    <= 0. Only then must unjudged items be masked out of gains and relevance."""
+    return any(
+        (req.gain is not None and req.gain.name not in ("linear", "exponential"))
+        or (req.rel_key is not None and req.threshold is not None and req.threshold <= 0)
+        for req in requests
+    )

@@ -1,0 +1,1 @@
+"""The scikit-learn integration: scorers, estimator responses, the group ranker."""

@@ -1,0 +1,1 @@
+"""Comparing systems: paired tests, intervals, the report, estimators."""
