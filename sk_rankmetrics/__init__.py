@@ -10,6 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from . import _dask  # noqa: F401  (registers the Dask backend; imports no Dask)
+from ._utils.version import __version__
+
 # Public names and the private module that defines each. They are imported on
 # first use (module-level ``__getattr__``, PEP 562, as scikit-learn and SciPy
 # do), so that ``import sk_rankmetrics`` and the command line import neither
@@ -109,7 +112,6 @@ def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
-__version__ = "0.1.0"
 
 __all__ = [
     "ComparisonReport",

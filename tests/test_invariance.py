@@ -237,7 +237,7 @@ def test_registry_functions_are_public_and_documented():
             assert fn.__doc__ and "Examples" in fn.__doc__
         for alias in (name, *spec.aliases):
             assert lookup(alias)[0] is spec
-    for preset, (base, _) in PRESETS.items():
+    for preset, (base, _, _) in PRESETS.items():
         assert lookup(preset)[0] is METRICS[base]
 
 

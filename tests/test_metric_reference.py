@@ -15,6 +15,7 @@ docs/_ext/metric_reference.py) and the claims of docs/which_ndcg.md.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import re
@@ -84,7 +85,7 @@ def test_a_new_registry_entry_appears_with_no_list_to_edit(monkeypatch):
 def test_the_tie_column_reads_the_registry(monkeypatch):
     spec = METRICS["infap"]
     for rule, word in [("expected", "exact"), ("refuse", "refused")]:
-        monkeypatch.setattr(spec, "ties", rule)
+        monkeypatch.setitem(METRICS, "infap", dataclasses.replace(spec, ties=rule))
         row = next(r for r in ext.measure_rows() if r["name"] == "infap")
         assert row["ties"] == word
         text = ext.metric_ties_role("metric-ties", "", "infap", 1, None)[0][0].astext()

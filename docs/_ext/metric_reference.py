@@ -98,7 +98,7 @@ def _ir_measures_names(spec):
 def _presets(spec):
     return [
         f"{preset} ({', '.join(f'{k}={v!r}' for k, v in opts.items())})"
-        for preset, (base, opts) in PRESETS.items() if base == spec.name
+        for preset, (base, opts, _) in PRESETS.items() if base == spec.name
     ]
 
 

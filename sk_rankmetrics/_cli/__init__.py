@@ -27,7 +27,7 @@ COMMANDS = (evaluate, compare, trec_eval, demo)
 
 
 def build_parser():
-    from .. import __version__
+    from .._utils.version import __version__
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--traceback", action="store_true",

@@ -68,9 +68,9 @@ def _csv(report):
 def _per_query(report, markdown=False):
     """Per metric: each run's value and each pair's difference, one line per query
     (a text table, or a Markdown table with ``markdown``)."""
-    from .._stats.report import _markdown
+    from .._stats.report import markdown
 
-    name = _markdown if markdown else _printable
+    name = markdown if markdown else _printable
     blocks = []
     for m in report.metrics:
         values = report.per_query[m]

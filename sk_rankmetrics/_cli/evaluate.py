@@ -99,17 +99,17 @@ def _write_output(path, results, fmt):
 
 
 def _trec_eval_lines(results, per_query):
-    from .._files.trec_eval import _line
+    from .._files.trec_eval import format_line
 
     lines = []
     for run_name, res in results.items():
         names = res.metrics
         if len(results) > 1:  # trec_eval's runid line starts each run's block
-            lines.append(_line("runid", "all", _printable(run_name)))
+            lines.append(format_line("runid", "all", _printable(run_name)))
         if per_query:
             for i, q in enumerate(res.query_ids.tolist()):
-                lines += [_line(m, q, f"{res.per_query[m][i]:6.4f}") for m in names]
-        lines += [_line(m, "all", f"{res.mean[m]:6.4f}") for m in names]
+                lines += [format_line(m, q, f"{res.per_query[m][i]:6.4f}") for m in names]
+        lines += [format_line(m, "all", f"{res.mean[m]:6.4f}") for m in names]
     return lines
 
 

@@ -18,7 +18,7 @@ from .common import Progress, UsageError, read_input, table_type
 
 
 def run(args):
-    from .._files.runs import _trec_levels, evaluate_run
+    from .._files.runs import evaluate_run, trec_levels
     from .._files.trec_eval import (
         UnsupportedMeasure,
         complete_num_rel,
@@ -48,7 +48,7 @@ def run(args):
     prog = Progress("", force=args.progress)
     # Levels as trec_eval reads them (atol), warned once; the gains of
     # ndcg.L=G are completed over them by the path evaluate_run takes too.
-    qrels = _trec_levels(read_input(args.qrels, args.qrels_format, "qrels", prog))
+    qrels = trec_levels(read_input(args.qrels, args.qrels_format, "qrels", prog))
     run_ = read_input(args.run, args.run_format, "run", prog)
     levels = qrels.relevance[qrels.relevance >= 0]
     metrics = metric_requests(chosen, levels)  # [(printed name, options, metric)]

@@ -8,17 +8,17 @@ import scipy.sparse as sp
 from .._evaluation.engine import compute as engine_compute
 from .._inputs.arrays import as_ids, as_numeric_array, check_finite, unique
 from .._inputs.check import check_inputs
-from .._utils.backends import is_dask
 from .._utils.errors import InvalidParameterError
 from .._utils.threads import one_thread
+from . import is_dask
 from .plan import _context, _in_partition, _modules, _part_number, _Plan, _results
 
 # -- metric functions: matrices and long format ------------------------------------------
 
 
-def run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant, qid,
-        per_row, judged, compute):
-    """:func:`sk_rankmetrics._ranking._run` for Dask inputs."""
+def evaluate_arrays(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant, qid,
+                    per_row, judged, compute):
+    """The metric functions and evaluate (``evaluate_requests``) on Dask inputs."""
     if qid is None:
         rows, lengths, plan = _matrix_rows(y_true, y_score, requests, sample_weight=sample_weight,
                                            judged=judged, ignore_ties=ignore_ties)

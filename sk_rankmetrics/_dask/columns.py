@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._files.frames import _ITEM_COLS, _QUERY_COLS
-from .._files.runs import _as_qrels, _as_run
+from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS
+from .._files.runs import as_qrels, as_run
 from .._inputs.arrays import as_numeric_array, check_finite
-from .._utils.backends import is_dask
 from .._utils.errors import InvalidParameterError
+from . import is_dask
 from .arrays import _ids
 from .plan import _context, _in_partition
 
@@ -64,12 +64,12 @@ def _long_frame(x, side, dd, pd, value_names, value_what, fmt="auto"):
                                         f"{type(x).__name__}.")
         frame = x
     else:
-        obj = _as_run(x, fmt) if side == "run" else _as_qrels(x, fmt)
+        obj = as_run(x, fmt) if side == "run" else as_qrels(x, fmt)
         value = obj.score if side == "run" else obj.relevance
         frame = dd.from_pandas(pd.DataFrame({"qid": obj.qid, "docno": obj.docno,
                                              value_names[0]: value}), npartitions=1)
-    cols = (_find_column(frame.columns, _QUERY_COLS, "query", side),
-            _find_column(frame.columns, _ITEM_COLS, "item", side),
+    cols = (_find_column(frame.columns, QUERY_COLUMNS, "query", side),
+            _find_column(frame.columns, ITEM_COLUMNS, "item", side),
             _find_column(frame.columns, value_names, value_what, side))
     return frame, cols
 

@@ -8,12 +8,12 @@ from operator import itemgetter
 import numpy as np
 
 from .._evaluation.engine import compute as engine_compute
-from .._files.frames import _ITEM_COLS, _QUERY_COLS, _REL_COLS
-from .._files.runs import _with_options
+from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
+from .._files.runs import with_options
 from .._inputs.arrays import as_numeric_array, check_finite, unique
-from .._utils.backends import is_dask
 from .._utils.errors import InvalidParameterError, quiet
 from .._utils.threads import one_thread
+from . import is_dask
 from .columns import (
     _bag_kinds,
     _common_kind,
@@ -44,7 +44,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
             "evaluate_ranked: users cannot be given with Dask inputs; the user ids come "
             "with the lists ((user, ids) pairs in a bag, or a user column)."
         )
-    requests = _with_options(metrics, k, where="evaluate_ranked",
+    requests = with_options(metrics, k, where="evaluate_ranked",
                              given={"threshold": ("threshold", threshold, threshold)})
     rec_kinds, rec_frame = _lists_side(recommended, dd, run_format)
     tru_kinds, tru_frame = _truth_side(truth, dd, pd, qrels_format)
@@ -93,8 +93,8 @@ def _lists_side(recommended, dd, fmt="auto"):
         return _bag_kinds(recommended), _bag_builder(recommended, _bag_lists, dd)
     if isinstance(recommended, dd.DataFrame):
         cols = recommended.columns
-        ucol = _find_column(cols, _QUERY_COLS, "user", "recommended lists")
-        icol = _find_column(cols, _ITEM_COLS, "item", "recommended lists")
+        ucol = _find_column(cols, QUERY_COLUMNS, "user", "recommended lists")
+        icol = _find_column(cols, ITEM_COLUMNS, "item", "recommended lists")
         rcol = _optional_column(cols, _RANK_COLS, "rank", "recommended lists")
         if rcol is None:
             raise ValueError(
@@ -123,9 +123,9 @@ def _truth_side(truth, dd, pd, fmt="auto"):
         return _bag_kinds(truth), _bag_builder(truth, _bag_truth, dd)
     if isinstance(truth, dd.DataFrame):
         cols = truth.columns
-        ucol = _find_column(cols, _QUERY_COLS, "user", "truth")
-        icol = _find_column(cols, _ITEM_COLS, "item", "truth")
-        rcol = _optional_column(cols, _REL_COLS, "relevance", "truth")
+        ucol = _find_column(cols, QUERY_COLUMNS, "user", "truth")
+        icol = _find_column(cols, ITEM_COLUMNS, "item", "truth")
+        rcol = _optional_column(cols, RELEVANCE_COLUMNS, "relevance", "truth")
 
         def build(kinds, meta):
             return truth.map_partitions(_frame_truth, cols=(ucol, icol, rcol), kinds=kinds,
@@ -135,7 +135,7 @@ def _truth_side(truth, dd, pd, fmt="auto"):
     if is_dask(truth):
         raise InvalidParameterError("truth must be a Dask bag or DataFrame (or in memory), "
                                     f"got {type(truth).__name__}.")
-    from .._files.lists import _truth
+    from .._files.lists import truth_lists
 
     if isinstance(truth, (list, np.ndarray)):
         raise InvalidParameterError(
@@ -143,7 +143,7 @@ def _truth_side(truth, dd, pd, fmt="auto"):
             "dict {user: ids}, a tuple (user_ids, item_ids[, relevance]) or a Dask "
             "collection."
         )
-    tu, ti, trel, known = _truth(truth, None, fmt)
+    tu, ti, trel, known = truth_lists(truth, None, fmt)
     tu, ti = np.asarray(tu), np.asarray(ti)
 
     def build(kinds, meta):
@@ -171,11 +171,11 @@ def _pairs_of(part, number, what):
 
 def _bag_lists(part, number, kinds):
     """One bag partition of (user, ranked ids) pairs as long rows."""
-    from .._files.lists import _flatten_lists
+    from .._files.lists import flatten_lists
 
     pairs, n = _pairs_of(part, number, "recommended")
     users, lists = zip(*pairs) if n else ((), ())
-    lens, flat = _flatten_lists(list(lists), n, "recommended", ranked=True, users=users)
+    lens, flat = flatten_lists(list(lists), n, "recommended", ranked=True, users=users)
     where = np.repeat(np.arange(n), lens)
     rank = np.arange(flat.shape[0]) - np.repeat(np.cumsum(lens) - lens, lens)
     users = np.asarray(users if n else np.zeros(0, dtype=np.int64))
@@ -213,7 +213,7 @@ def _truth_rows(tu, ti, trel, known, number, kinds, lid=None):
 
 def _bag_truth(part, number, kinds):
     """One bag partition of (user, ids or {id: relevance}) pairs as long rows."""
-    from .._files.lists import _truth
+    from .._files.lists import truth_lists
 
     pairs, n = _pairs_of(part, number, "truth")
     truth = dict(pairs)
@@ -223,7 +223,7 @@ def _bag_truth(part, number, kinds):
         dup = Counter(map(itemgetter(0), pairs)).most_common(1)[0][0]
         raise ValueError(f"user {dup!r} has two truth entries in the truth bag (partition "
                          f"{number}); give one per user.")
-    tu, ti, trel, known = _truth(truth, None)
+    tu, ti, trel, known = truth_lists(truth, None)
     with _context(f"truth in partition {number}"):
         return _truth_rows(tu, ti, np.asarray(trel, dtype=np.float64), known, number, kinds)
 

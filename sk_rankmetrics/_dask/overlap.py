@@ -68,7 +68,7 @@ def _examples(ids, count):
 def _check_overlap(stats, *, queries, what, complete, run_empty_message=None):
     """The in-memory checks of the run and truth ids, on the whole data's counts
     (the messages of :func:`sk_rankmetrics._inputs._check_overlap`)."""
-    from .._utils.errors import _plural
+    from .._utils.errors import plural
 
     s = {k: stats[k] for k in stats.index}
     if run_empty_message and s["lines"] == 0 and not complete:
@@ -83,11 +83,11 @@ def _check_overlap(stats, *, queries, what, complete, run_empty_message=None):
     notes = []
     if s["missing_truth"]:
         fate = "score as having no relevant item" if queries == "run" else "are left out"
-        notes.append(f"{s['missing_truth']} of {s['run_q']} {_plural(what)} of the ranking "
+        notes.append(f"{s['missing_truth']} of {s['run_q']} {plural(what)} of the ranking "
                      "have no judgements "
                      f"({_examples(s['ex_missing_truth'], s['missing_truth'])}) and {fate}")
     if s["missing_run"] and queries != "truth":
-        notes.append(f"{s['missing_run']} of {s['truth_q']} judged {_plural(what)} are not in "
+        notes.append(f"{s['missing_run']} of {s['truth_q']} judged {plural(what)} are not in "
                      f"the ranking ({_examples(s['ex_missing_run'], s['missing_run'])}) and "
                      "are left out (complete=True scores them 0)")
     if notes:

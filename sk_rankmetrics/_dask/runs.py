@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._evaluation.result import EvaluationResult
-from .._files.frames import _REL_COLS, _SCORE_COLS
-from .._files.runs import _run_requests
+from .._files.frames import RELEVANCE_COLUMNS, SCORE_COLUMNS
 from .._files.runs import evaluate_run as evaluate_in_memory
+from .._files.runs import run_requests
 from .._files.trec import TrecQrels, TrecRun
 from .._utils.errors import quiet
 from .._utils.threads import one_thread
@@ -44,11 +44,11 @@ def evaluate_run(qrels, run, metrics, *, setting, complete, threshold, gains, ma
     _, _, dd, pd = _modules()
     _no_progress(progress, "evaluate_run")
     trec = setting == "trec_eval"
-    requests = _run_requests(metrics, trec, np.zeros(0), threshold=threshold, gains=gains,
+    requests = run_requests(metrics, trec, np.zeros(0), threshold=threshold, gains=gains,
                              max_docs=max_docs, judged_only=judged_only, n_docs=n_docs)
     policy = (0.0 if trec else "warn") if no_relevant is None else no_relevant
-    q, qcols = _long_frame(qrels, "qrels", dd, pd, _REL_COLS, "relevance", qrels_format)
-    r, rcols = _long_frame(run, "run", dd, pd, _SCORE_COLS, "score", run_format)
+    q, qcols = _long_frame(qrels, "qrels", dd, pd, RELEVANCE_COLUMNS, "relevance", qrels_format)
+    r, rcols = _long_frame(run, "run", dd, pd, SCORE_COLUMNS, "score", run_format)
     kinds = (_common_kind(q[qcols[0]].dtype, r[rcols[0]].dtype),
              _common_kind(q[qcols[1]].dtype, r[rcols[1]].dtype))
     meta = _shared_meta(kinds)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.threads import N_THREADS, _local, bounded_map
+from .._utils.threads import N_THREADS, bounded_map, in_one_thread
 
 #: Inputs smaller than this are ranked in the calling thread.
 PARALLEL_MIN_ELEMENTS = 1 << 20
@@ -47,7 +47,7 @@ def compute(inputs, requests, *, ignore_ties=False, progress=None):
             return rows, [req.spec.kernel(_view(rc, req), req) for req in requests]
 
     n_threads = N_THREADS if inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS else 1
-    if getattr(_local, "on", False):
+    if in_one_thread():
         n_threads = 1
     for done, (rows, results) in enumerate(bounded_map(work, blocks, n_threads), 1):
         for req, (vals, defined) in zip(requests, results):

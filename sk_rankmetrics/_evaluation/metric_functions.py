@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from .._inputs.arrays import check_sample_weight
 from .._inputs.check import check_inputs
-from .._metrics.registry import METRICS
+from .._metrics.registry import METRICS, metric_function
 from .._metrics.requests import Request, make_requests
-from .._utils.backends import is_dask
+from .._utils.backends import backend_for
 from .._utils.docstrings import fill_doc
 from .._utils.params import validate
 from .engine import compute as engine_compute
@@ -29,12 +29,11 @@ __all__ = [
     "reciprocal_rank_score",
 ]
 
-def _run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
+def evaluate_requests(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
          qid, per_row, judged=None, compute=True):
-    if is_dask(y_true, y_score, qid, sample_weight, judged):
-        from .._dask.arrays import run
-
-        return run(y_true, y_score, requests, sample_weight=sample_weight,
+    backend = backend_for(y_true, y_score, qid, sample_weight, judged)
+    if backend is not None:
+        return backend.evaluate_arrays(y_true, y_score, requests, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, judged=judged, compute=compute)
     inputs = check_inputs(y_true, y_score, qid, judged)
@@ -47,16 +46,17 @@ def _run(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
     return values if per_row else means
 
 
-def _single(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,
+def _evaluate_one(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,
             qid, per_row, judged=None, compute=True, **options):
     spec = METRICS[name]
     req = Request(spec, k, options, label=spec.function)
-    out = _run(y_true, y_score, [req], sample_weight=sample_weight,
+    out = evaluate_requests(y_true, y_score, [req], sample_weight=sample_weight,
                ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                per_row=per_row, judged=judged, compute=compute)
     return out[req.label]
 
 
+@metric_function("dcg")
 @validate
 @fill_doc(gain="""gain : {"linear", "exponential"}, mapping or callable, default="linear"
     See :func:`ndcg_score`. A negative relevance is allowed with the linear
@@ -109,12 +109,13 @@ def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None,
     >>> round(dcg_score([[2, 3, 0, 1, 2]], [[5, 4, 3, 2, 1]], gain="exponential"), 3)
     9.008
     """
-    return _single("dcg", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("dcg", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
                    per_row=per_row, gain=gain, discount=discount, log_base=log_base,
                    compute=compute)
 
 
+@metric_function("ndcg")
 @validate
 @fill_doc()
 def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
@@ -178,12 +179,13 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     >>> round(ndcg_score([[2, 3, 0, 1, 2]], [[5, 4, 3, 2, 1]], gain="exponential"), 3)
     0.832
     """
-    return _single("ndcg", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("ndcg", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, gain=gain, discount=discount, log_base=log_base,
                    compute=compute)
 
 
+@metric_function("cg")
 @validate
 @fill_doc(gain="""gain : {"linear", "exponential"}, mapping or callable, default="linear"
     See :func:`ndcg_score`.""")
@@ -219,11 +221,12 @@ def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
     >>> cumulative_gain_score([[0, 0, 1, 1, 1]], [[5, 4, 3, 2, 1]], k=3)
     1.0
     """
-    return _single("cg", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("cg", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
                    per_row=per_row, gain=gain, compute=compute)
 
 
+@metric_function("map")
 @validate
 @fill_doc()
 def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
@@ -266,12 +269,13 @@ def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
     >>> round(mean_average_precision_score(y_true, y_score), 4)
     0.8875
     """
-    return _single("map", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("map", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, denominator=denominator,
                    mean=mean, compute=compute)
 
 
+@metric_function("precision")
 @validate
 @fill_doc()
 def precision_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
@@ -305,11 +309,12 @@ def precision_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
     >>> precision_at_k_score([[1, 0, 1, 0]], [[4, 3, 2, 1]], k=2)
     0.5
     """
-    return _single("precision", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("precision", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, adaptive_k=adaptive_k, compute=compute)
 
 
+@metric_function("recall")
 @validate
 @fill_doc()
 def recall_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
@@ -341,11 +346,12 @@ def recall_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
     >>> recall_at_k_score([[1, 0, 1, 0]], [[4, 3, 2, 1]], k=2)
     0.5
     """
-    return _single("recall", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("recall", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, compute=compute)
 
 
+@metric_function("hit_rate")
 @validate
 @fill_doc()
 def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
@@ -379,11 +385,12 @@ def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
     >>> hit_rate_score([[0, 0, 1], [1, 0, 0]], [[3, 2, 1], [3, 2, 1]], k=2)
     0.5
     """
-    return _single("hit_rate", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("hit_rate", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, compute=compute)
 
 
+@metric_function("mrr")
 @validate
 @fill_doc(k="""k : int, default=None
     Only a first relevant item within the top ``k`` counts. ``None``
@@ -425,11 +432,12 @@ def reciprocal_rank_score(y_true, y_score, *, k=None, sample_weight=None,
     >>> reciprocal_rank_score([[0, 0, 1], [0, 1, 0]], [[3, 2, 1], [3, 2, 1]])
     0.41666666666666663
     """
-    return _single("mrr", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("mrr", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, compute=compute)
 
 
+@metric_function("r_precision")
 @validate
 @fill_doc()
 def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
@@ -461,7 +469,7 @@ def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
     >>> r_precision_score([[1, 0, 1, 0]], [[4, 3, 2, 1]])
     0.5
     """
-    return _single("r_precision", y_true, y_score, k=None,
+    return _evaluate_one("r_precision", y_true, y_score, k=None,
                    sample_weight=sample_weight, ignore_ties=ignore_ties,
                    no_relevant=no_relevant, qid=qid, per_row=per_row,
                    threshold=threshold, compute=compute)
@@ -539,11 +547,12 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
     {'bpref': 0.375, 'judged@3': 0.8333}
     """
     requests = make_requests(metrics, where="evaluate")
-    return _run(y_true, y_score, requests, sample_weight=sample_weight,
+    return evaluate_requests(y_true, y_score, requests, sample_weight=sample_weight,
                 ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                 per_row=per_row, judged=judged, compute=compute)
 
 
+@metric_function("err")
 @validate
 @fill_doc()
 def err_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
@@ -600,11 +609,12 @@ def err_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
     >>> round(err_score(y_true, y_score, max_grade=3, normalize=True), 4)
     0.9991
     """
-    return _single("err", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("err", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, max_grade=max_grade, normalize=normalize, compute=compute)
 
 
+@metric_function("rbp")
 @validate
 @fill_doc()
 def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
@@ -649,11 +659,12 @@ def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
     >>> rbp_score([[1, 0, 1]], [[3, 2, 1]], p=0.5)
     0.625
     """
-    return _single("rbp", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("rbp", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
                    per_row=per_row, threshold=threshold, p=p, graded=graded, compute=compute)
 
 
+@metric_function("f1")
 @validate
 @fill_doc()
 def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
@@ -693,11 +704,12 @@ def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=Fa
     >>> f1_at_k_score([[1, 0, 1, 0]], [[4, 3, 2, 1]], k=2)
     0.5
     """
-    return _single("f1", y_true, y_score, k=k, sample_weight=sample_weight,
+    return _evaluate_one("f1", y_true, y_score, k=k, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, beta=beta, compute=compute)
 
 
+@metric_function("bpref")
 @validate
 @fill_doc()
 def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, threshold=None,
@@ -746,7 +758,7 @@ def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, thres
     >>> bpref_score(y_true, y_score, judged=[[1, 0, 1, 1, 1]])  # item 2 unjudged
     1.0
     """
-    return _single("bpref", y_true, y_score, k=None, sample_weight=sample_weight,
+    return _evaluate_one("bpref", y_true, y_score, k=None, sample_weight=sample_weight,
                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                    per_row=per_row, threshold=threshold, mean=mean, max_docs=max_docs,
                    judged=judged, compute=compute)

@@ -68,10 +68,10 @@ def _first_missing(col):
     return None
 
 
-_QUERY_COLS = ("query", "qid", "query_id", "user", "user_id", "topic")
-_ITEM_COLS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
-_REL_COLS = ("relevance", "rel", "label", "grade", "y_true")
-_SCORE_COLS = ("score", "sim", "y_score", "prediction")
+QUERY_COLUMNS = ("query", "qid", "query_id", "user", "user_id", "topic")
+ITEM_COLUMNS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
+RELEVANCE_COLUMNS = ("relevance", "rel", "label", "grade", "y_true")
+SCORE_COLUMNS = ("score", "sim", "y_score", "prediction")
 
 
 def _numbers(values, role):
@@ -136,9 +136,9 @@ def qrels_from_frame(df, *, query=None, item=None, relevance=None):
     >>> qrels_from_frame(both, query="qid").qid.tolist()
     [1, 1]
     """
-    cols = _columns(df, {"query": ("query", query, _QUERY_COLS),
-                         "item": ("item", item, _ITEM_COLS),
-                         "relevance": ("relevance", relevance, _REL_COLS)},
+    cols = _columns(df, {"query": ("query", query, QUERY_COLUMNS),
+                         "item": ("item", item, ITEM_COLUMNS),
+                         "relevance": ("relevance", relevance, RELEVANCE_COLUMNS)},
                     "qrels_from_frame")
     qrels = TrecQrels(cols["query"], cols["item"], _numbers(cols["relevance"], "relevance"),
                       source="data frame")
@@ -184,9 +184,9 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
     >>> run_from_frame(df, tag="bm25")
     TrecRun(2 documents, 1 queries, tag='bm25')
     """
-    cols = _columns(df, {"query": ("query", query, _QUERY_COLS),
-                         "item": ("item", item, _ITEM_COLS),
-                         "score": ("score", score, _SCORE_COLS)}, "run_from_frame")
+    cols = _columns(df, {"query": ("query", query, QUERY_COLUMNS),
+                         "item": ("item", item, ITEM_COLUMNS),
+                         "score": ("score", score, SCORE_COLUMNS)}, "run_from_frame")
     run = TrecRun(cols["query"], cols["item"], _numbers(cols["score"], "score"), tag=tag,
                   source="data frame")
     run._unit = _unit_of(df, query)
@@ -196,5 +196,5 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
 def _unit_of(df, query):
     """"user" when the frame's query column is a user column, else "query"."""
     name = query if query is not None else next(
-        (c for c in _QUERY_COLS if c in [str(c) for c in df.columns]), "")
+        (c for c in QUERY_COLUMNS if c in [str(c) for c in df.columns]), "")
     return "user" if str(name).lower().startswith("user") else "query"

@@ -13,14 +13,14 @@ from .._inputs.preranked import (
     build_preranked,
     group_long,
 )
-from .._utils.backends import is_dask
+from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, shown
 from .._utils.params import validate
 from .formats import read_qrels, read_run
-from .runs import _finish, _with_options
+from .runs import _finish, with_options
 
 
-def _flatten_lists(lists, n, arg, *, ranked=False, users=None):
+def flatten_lists(lists, n, arg, *, ranked=False, users=None):
     """Flatten ``n`` sequences into (lengths, flat ids) without a loop per entry.
 
     ``ranked``: the sequences are rankings, so an unordered container (a set,
@@ -67,7 +67,7 @@ def _recommended(recommended, users, fmt="auto"):
         return ids, lens, flat
     if isinstance(recommended, Mapping):
         ids = np.array(list(recommended.keys()))
-        lens, flat = _flatten_lists(list(recommended.values()), len(recommended),
+        lens, flat = flatten_lists(list(recommended.values()), len(recommended),
                                     "recommended", ranked=True, users=ids)
         return ids, lens, flat
     arr = recommended
@@ -78,7 +78,7 @@ def _recommended(recommended, users, fmt="auto"):
         lens, flat = np.full(n, w, dtype=np.int64), arr.reshape(-1)
     elif isinstance(arr, (list, tuple, np.ndarray)):
         n = len(arr)
-        lens, flat = _flatten_lists(arr, n, "recommended", ranked=True, users=users)
+        lens, flat = flatten_lists(arr, n, "recommended", ranked=True, users=users)
     else:
         raise InvalidParameterError("recommended must be a dict {user: ranked ids}, a 2-D array "
                                     "of ids (one row per user) or a list of id lists, got "
@@ -90,7 +90,7 @@ def _recommended(recommended, users, fmt="auto"):
     return ids, lens, flat
 
 
-def _truth(truth, users, fmt="auto"):
+def truth_lists(truth, users, fmt="auto"):
     """Truth -> (user ids, item ids, relevance) parallel arrays, and the ids of
     every user the truth names (None when that is the users of the arrays)."""
     if isinstance(truth, (str, os.PathLike)):  # a qrels file, read as evaluate_run does
@@ -121,7 +121,7 @@ def _truth(truth, users, fmt="auto"):
     if graded.any() and not graded.all():
         raise InvalidParameterError("truth mixes {id: relevance} mappings and plain id "
                                     "collections; use one form for every user.")
-    lens, items = _flatten_lists(vals, len(vals), "truth")
+    lens, items = flatten_lists(vals, len(vals), "truth")
     if graded.all() and len(vals):
         try:
             rel = np.fromiter(chain.from_iterable(map(Mapping.values, vals)), dtype=float,
@@ -220,16 +220,15 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
     """
-    if is_dask(recommended, truth):
-        from .._dask.lists import evaluate_ranked as evaluate_dask
-
-        return evaluate_dask(recommended, truth, metrics, k=k, users=users,
+    backend = backend_for(recommended, truth)
+    if backend is not None:
+        return backend.evaluate_ranked(recommended, truth, metrics, k=k, users=users,
                              complete=complete, threshold=threshold,
                              no_relevant=no_relevant, progress=progress, compute=compute,
                              run_format=run_format, qrels_format=qrels_format)
     ids, lens, flat = _recommended(recommended, users, run_format)
-    tu, ti, trel, known = _truth(truth, users, qrels_format)
-    requests = _with_options(metrics, k, where="evaluate_ranked",
+    tu, ti, trel, known = truth_lists(truth, users, qrels_format)
+    requests = with_options(metrics, k, where="evaluate_ranked",
                              given={"threshold": ("threshold", threshold, threshold)})
     inputs = build_preranked(ids, lens, flat, tu, ti, trel,
                              queries="truth" if complete else "run", what="user",

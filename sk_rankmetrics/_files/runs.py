@@ -11,16 +11,16 @@ from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
 from .._inputs.preranked import (
     PrerankedInputs,
-    _check_overlap,
-    _indptr,
-    _sort_pairs,
     build_preranked,
+    check_overlap,
     group_long,
+    indptr_of,
+    sort_pairs,
 )
 from .._metrics.names import parse_name
 from .._metrics.registry import METRICS
 from .._metrics.requests import Request, as_metric_list, split_request
-from .._utils.backends import is_dask
+from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, short_repr, warn
 from .._utils.params import validate
 from .formats import read_qrels, read_run
@@ -36,7 +36,7 @@ def _finish(inputs, requests, *, ignore_ties, no_relevant, progress):
     return EvaluationResult(inputs.query_ids, per_query, mean)
 
 
-def _with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
+def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
     """Requests for metric names, each with the common options it reads.
 
     ``given`` maps an option to ``(argument, value, resolved)``: the user's
@@ -95,7 +95,7 @@ def _with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
     return requests
 
 
-def _as_qrels(qrels, fmt="auto"):
+def as_qrels(qrels, fmt="auto"):
     if isinstance(qrels, TrecQrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
@@ -106,7 +106,7 @@ def _as_qrels(qrels, fmt="auto"):
                                 f"frame, got {type(qrels).__name__}.")
 
 
-def _as_run(run, fmt="auto"):
+def as_run(run, fmt="auto"):
     if isinstance(run, TrecRun):
         return run
     if isinstance(run, (str, os.PathLike)):
@@ -147,10 +147,10 @@ def _trec_syntax(metrics, levels=()):
     return out
 
 
-def _run_requests(metrics, trec, levels, *, threshold, gains, max_docs, judged_only, n_docs):
+def run_requests(metrics, trec, levels, *, threshold, gains, max_docs, judged_only, n_docs):
     """evaluate_run's requests: each global argument reaches the metrics that
     read it (:func:`.trec_eval.reads_option`), and one read by none raises."""
-    return _with_options(
+    return with_options(
         _trec_syntax(metrics, levels), None, where="evaluate_run",
         given={"threshold": ("threshold", threshold, threshold),
                "gain": ("gains", gains, _trec_gain(levels, gains)),
@@ -287,15 +287,14 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'P_2': 0.25, 'map': 0.4167, 'ndcg': 0.4751}
     """
-    if is_dask(qrels, run):
-        from .._dask.runs import evaluate_run as evaluate_dask
-
-        return evaluate_dask(qrels, run, metrics, setting=setting, complete=complete,
+    backend = backend_for(qrels, run)
+    if backend is not None:
+        return backend.evaluate_run(qrels, run, metrics, setting=setting, complete=complete,
                              threshold=threshold, gains=gains, max_docs=max_docs,
                              judged_only=judged_only, n_docs=n_docs,
                              no_relevant=no_relevant, qrels_format=qrels_format,
                              run_format=run_format, progress=progress, compute=compute)
-    q, r = _as_qrels(qrels, qrels_format), _as_run(run, run_format)
+    q, r = as_qrels(qrels, qrels_format), as_run(run, run_format)
     what = "user" if "user" in (getattr(q, "_unit", None), getattr(r, "_unit", None)) \
         else "query"
     if len(q) == 0:
@@ -306,7 +305,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         raise ValueError("the run is empty; it must rank at least one document.")
     trec = setting == "trec_eval"
     if trec:
-        q = _trec_levels(q)
+        q = trec_levels(q)
     rel = q.relevance
     judged = None
     if trec:
@@ -315,7 +314,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         judged = rel >= 0
         if no_relevant is None:
             no_relevant = 0.0
-    requests = _run_requests(metrics, trec, rel if judged is None else rel[judged],
+    requests = run_requests(metrics, trec, rel if judged is None else rel[judged],
                              threshold=threshold, gains=gains, max_docs=max_docs,
                              judged_only=judged_only, n_docs=n_docs)
     no_relevant = "warn" if no_relevant is None else no_relevant
@@ -349,7 +348,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
                             res.mean)
 
 
-def _trec_levels(q):
+def trec_levels(q):
     """The qrels with levels as trec_eval reads them: truncated toward zero (``atol``).
 
     trec_eval reads the level column with C's ``atol``, so ``1.7`` is level 1 and
@@ -412,7 +411,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
     truth_code, truth_reps = factorize(tq)  # a code per qrels line
     run_names = rq.heads.to_strings(run_reps)
     truth_names = tq.to_strings(truth_reps)
-    _check_overlap(run_names, truth_names, "truth" if complete else "both", what)
+    check_overlap(run_names, truth_names, "truth" if complete else "both", what)
     step = steps or (lambda done, total: None)
     step(1, _MATCH_STEPS)
     # Rows: run queries that have judgements (all judged ones with complete).
@@ -502,7 +501,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
     tkeep = trow >= 0
     trow, tcode, trel = trow[tkeep], doc_code[tkeep], q.relevance[tkeep]
     tjudged = None if judged is None else judged[tkeep]  # negative levels: pooled, unjudged
-    t_order = _sort_pairs(trow, tcode, n_rows)
+    t_order = sort_pairs(trow, tcode, n_rows)
     if t_order is not None:
         trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
         tjudged = None if tjudged is None else tjudged[t_order]
@@ -511,7 +510,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
             "no ranked item appears in the truth: every query scores as if nothing "
             "relevant was ranked. Check that both use the same document ids.", UserWarning,
         )
-    inputs = PrerankedInputs(names, indptr, items, _indptr(trow, n_rows), tcode,
+    inputs = PrerankedInputs(names, indptr, items, indptr_of(trow, n_rows), tcode,
                              trel.astype(np.float64),
                              rec_scores=None if trec else scores_o, truth_judged=tjudged)
     step(_MATCH_STEPS, _MATCH_STEPS)
@@ -606,7 +605,7 @@ def relevance_strings(qrels, run, query_ids, length, *, max_docs=None, judged_on
     name with a negative level (pooled, unjudged). Returns one string per
     query of ``query_ids`` (output formatting: strings per query).
     """
-    q, r = _as_qrels(qrels), _as_run(run)
+    q, r = as_qrels(qrels), as_run(run)
     qid, doc = np.asarray(r.qid).astype(str), np.asarray(r.docno).astype(str)
     run_ids, lens, items, _ = group_long(qid, doc, r.score, order="score")
     sep = "\x1f"

@@ -526,7 +526,7 @@ def reproduce_quirks(result, chosen, rows, metrics, *, qrels, run_qids, judged_o
     return missing
 
 
-def _line(name, qid, value):
+def format_line(name, qid, value):
     return f"{name:<22}\t{qid}\t{value}"
 
 
@@ -575,9 +575,9 @@ def format_lines(chosen, rows, result, *, tag, per_query=False, summary=True,
                     continue
                 if m.show == "string":
                     for name, strings in (relstrings or {}).items():
-                        lines.append(_line(name, q, f"'{strings[i]}'"))
+                        lines.append(format_line(name, q, f"'{strings[i]}'"))
                     continue
-                lines += [_line(name, q, _value(m.show, result.per_query[key][i]))
+                lines += [format_line(name, q, _value(m.show, result.per_query[key][i]))
                           for t, name, key, _ in rows if t == top]
     if summary:
         for top in chosen:
@@ -585,11 +585,11 @@ def format_lines(chosen, rows, result, *, tag, per_query=False, summary=True,
             if not m.summary:
                 continue
             if m.show == "runid":
-                lines.append(_line("runid", "all", tag))
+                lines.append(format_line("runid", "all", tag))
             elif m.show == "count":
-                lines.append(_line("num_q", "all", len(result.query_ids)))
+                lines.append(format_line("num_q", "all", len(result.query_ids)))
             else:
-                lines += [_line(name, "all",
+                lines += [format_line(name, "all",
                                 _value(m.show, summaries.get(name, result.mean[key])))
                           for t, name, key, _ in rows if t == top]
     return lines

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.constraints import _is_integer
+from .._utils.constraints import is_integer
 from .._utils.errors import InvalidParameterError, short_repr
 
 
@@ -35,7 +35,7 @@ def _from_objects(x, arg):
             f"{arg} must hold numbers (bool, int or float), got dtype object with a "
             f"non-numeric entry such as {short_repr(_first_non_number(flat))}."
         ) from None
-    if all(map(_is_integer, flat.tolist())):
+    if all(map(is_integer, flat.tolist())):
         try:
             as_int = flat.astype(np.int64)
         except OverflowError:
@@ -202,7 +202,7 @@ def as_ids(x, arg):
             x = x.astype(str)
         elif all(isinstance(v, bytes) for v in items):
             x = x.astype(bytes)
-        elif all(_is_integer(v) for v in items):
+        elif all(is_integer(v) for v in items):
             try:
                 x = x.astype(np.int64)
             except OverflowError:
@@ -210,7 +210,7 @@ def as_ids(x, arg):
                     f"{arg} holds integer ids beyond the 64-bit range; give them as strings."
                 ) from None
         else:
-            bad = next((v for v in items if not (_is_integer(v) or isinstance(v, str))),
+            bad = next((v for v in items if not (is_integer(v) or isinstance(v, str))),
                        items[0] if items else None)
             raise InvalidParameterError(
                 f"{arg} must hold ids of one type (integers or strings), got mixed types "

@@ -7,7 +7,7 @@ import numpy as np
 from .._ranking.block import check_ties, depth
 from .._ranking.chunk import RankedChunk, tie_groups
 from .._ranking.item_values import ItemMasks, item_values
-from .._utils.errors import _examples, _plural, shown, warn
+from .._utils.errors import example_ids, plural, shown, warn
 from .arrays import (
     as_ids,
     as_numeric_array,
@@ -259,7 +259,7 @@ def _common_kind(a, b):
     return a.astype(str), b.astype(str)
 
 
-def _indptr(codes, n):
+def indptr_of(codes, n):
     return np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=n)))).astype(np.int64)
 
 
@@ -299,7 +299,7 @@ def group_long(rec_query, rec_item, rec_score=None, *, order="given"):
     return rq[starts], lens, ri, score
 
 
-def _sort_pairs(rows, codes, n):
+def sort_pairs(rows, codes, n):
     """Order of (row, code) pairs, or None when they are sorted already."""
     if rows.size < 2:
         return None
@@ -342,7 +342,7 @@ def _sort_packed(rows, codes, rel, n):
     return key // span, key % span + cmin, out_rel
 
 
-def _check_overlap(run_q, truth_q, queries, what):
+def check_overlap(run_q, truth_q, queries, what):
     """Say so when the ranking's and the truth's query ids do not (all) match.
 
     Nothing in common raises; a partial overlap warns with the counts, since
@@ -353,8 +353,8 @@ def _check_overlap(run_q, truth_q, queries, what):
     common = np.intersect1d(run_u, truth_u, assume_unique=True)
     if truth_u.size and common.size == 0:
         raise ValueError(
-            f"no {what} of the ranking has judgements: the ranking's ids ({_examples(run_u)})"
-            f" and the truth's ({_examples(truth_u)}) have none in common. Check that both "
+            f"no {what} of the ranking has judgements: the ranking's ids ({example_ids(run_u)})"
+            f" and the truth's ({example_ids(truth_u)}) have none in common. Check that both "
             "use the same ids (and the same type: 1 and '1' match, 1 and 'q1' do not)."
         )
     missing_truth = np.setdiff1d(run_u, truth_u, assume_unique=True)
@@ -363,11 +363,11 @@ def _check_overlap(run_q, truth_q, queries, what):
     if missing_truth.size:
         fate = ("score as having no relevant item" if queries == "run"
                 else "are left out")
-        notes.append(f"{missing_truth.size} of {run_u.size} {_plural(what)} of the ranking have no "
-                     f"judgements ({_examples(missing_truth)}) and {fate}")
+        notes.append(f"{missing_truth.size} of {run_u.size} {plural(what)} of the ranking have no "
+                     f"judgements ({example_ids(missing_truth)}) and {fate}")
     if missing_run.size and queries != "truth":
-        notes.append(f"{missing_run.size} of {truth_u.size} judged {_plural(what)} are not in the "
-                     f"ranking ({_examples(missing_run)}) and are left out (complete=True "
+        notes.append(f"{missing_run.size} of {truth_u.size} judged {plural(what)} are not in the "
+                     f"ranking ({example_ids(missing_run)}) and are left out (complete=True "
                      "scores them 0)")
     if notes:
         warn("; ".join(notes) + ".", UserWarning)
@@ -505,7 +505,7 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
     check_finite(tr, "the truth's relevance")
     tr = tr.astype(np.float64)
     all_tq = (None if truth_queries is None
-              else as_ids(truth_queries, f"the truth's {_plural(what)}"))
+              else as_ids(truth_queries, f"the truth's {plural(what)}"))
     tj = None
     if truth_judged is not None and not truth_judged.all():
         tj = np.asarray(truth_judged, dtype=bool)
@@ -521,7 +521,7 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
         i = int(np.flatnonzero(u_sorted[1:] == u_sorted[:-1])[0])
         raise ValueError(f"{what} {shown(u_sorted[i])!r} has two ranked lists; give one list "
                          f"per {what}.")
-    _check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
+    check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
     truth_q = unique(tq if all_tq is None else all_tq) if queries != "run" else None
     indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
     if queries != "run":
@@ -574,7 +574,7 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
         trows, t_codes, tr = packed
         t_order = None
     else:
-        t_order = _sort_pairs(trows, t_codes, n)
+        t_order = sort_pairs(trows, t_codes, n)
         if t_order is not None:
             trows, t_codes, tr = trows[t_order], t_codes[t_order], tr[t_order]
             tj = None if tj is None else tj[t_order]
@@ -584,7 +584,7 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
         dup = (trows[1:] == trows[:-1]) & (t_codes[1:] == t_codes[:-1])
         if dup.any():
             if t_order is None:  # the error names the item: find its line
-                t_order = _sort_pairs(*unsorted, n)
+                t_order = sort_pairs(*unsorted, n)
                 t_order = np.arange(trows.shape[0]) if t_order is None else t_order
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
@@ -594,11 +594,11 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
     _no_repeated_item(indptr, lens, ri, r_codes, uq, what)
     if tr.size and ri.size and not _any_in(r_codes, t_codes):
         warn(
-            f"no ranked item appears in the truth (ranked ids such as {_examples(ri)}, "
-            f"judged ids such as {_examples(ti)}): every {what} scores as if nothing "
+            f"no ranked item appears in the truth (ranked ids such as {example_ids(ri)}, "
+            f"judged ids such as {example_ids(ti)}): every {what} scores as if nothing "
             "relevant was ranked. Check that both use the same item ids.", UserWarning,
         )
-    return PrerankedInputs(uq, indptr, r_codes, _indptr(trows, n), t_codes, tr,
+    return PrerankedInputs(uq, indptr, r_codes, indptr_of(trows, n), t_codes, tr,
                            rec_scores=score, truth_judged=tj)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
+from typing import Callable, NamedTuple
 
 from .._utils.constraints import (
     check_param,
@@ -19,6 +21,7 @@ _BINARY_OPTIONS = ("threshold",)
 _WHOLE = (*_BINARY_OPTIONS, "max_docs")
 
 
+@dataclass(frozen=True)
 class MetricSpec:
     """One registered metric.
 
@@ -79,31 +82,36 @@ class MetricSpec:
         whole rows.
     greater_is_better : bool
         Direction of the metric.
+    label : str
+        How plots and reports name it (``"nDCG"``); the registry name when not
+        given.
     """
 
-    def __init__(self, name, function, kernel, needs, options, *, normalized=True,
-                 takes_k=True, at_option=None, full=False, aggregate="mean",
-                 ties="expected", aliases=(), description="", needs_ideal=False,
-                 always_defined=False, reads_to_r=False, reads_items=False,
-                 greater_is_better=True):
-        self.name = name
-        self.function = function
-        self.kernel = kernel
-        self.needs = tuple(needs)
-        self.options = tuple(options)
-        self.normalized = normalized
-        self.takes_k = takes_k
-        self.at_option = at_option
-        self.full = full
-        self.aggregate = aggregate
-        self.ties = ties
-        self.aliases = tuple(aliases)
-        self.description = description
-        self.needs_ideal = needs_ideal
-        self.always_defined = always_defined
-        self.reads_to_r = reads_to_r
-        self.reads_items = reads_items
-        self.greater_is_better = greater_is_better
+    name: str
+    function: str | None
+    kernel: Callable
+    needs: tuple
+    options: tuple
+    normalized: bool = True
+    takes_k: bool = True
+    at_option: str | None = None
+    full: bool = False
+    aggregate: str = "mean"
+    ties: str = "expected"
+    aliases: tuple = ()
+    description: str = ""
+    needs_ideal: bool | Callable = False
+    always_defined: bool = False
+    reads_to_r: bool = False
+    reads_items: bool = False
+    greater_is_better: bool = True
+    label: str = ""
+
+    def __post_init__(self):
+        for field in ("needs", "options", "aliases"):
+            object.__setattr__(self, field, tuple(getattr(self, field)))
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
 
     @property
     def defaults(self):
@@ -121,30 +129,57 @@ def _register(name, function, kernel, needs, options, **kwargs):
     METRICS[name] = MetricSpec(name, function, kernel, needs, options, **kwargs)
 
 
+def metric_function(name):
+    """Mark a public function as the one computing registered metric ``name``.
+
+    The scorers find a function's metric through this mark (functions are
+    matched by identity, so another library's ``ndcg_score`` is refused), and
+    the registry's ``function`` field must name the decorated function.
+    """
+    spec = METRICS[name]
+
+    def mark(func):
+        if spec.function != func.__name__:
+            raise RuntimeError(f"the registry names {spec.function!r} for {name!r}, "
+                               f"not {func.__name__!r}")
+        func._sk_rankmetrics_metric = name
+        return func
+
+    return mark
+
+
 _GAIN = ("gain",)
 _REL = ("rel",)
 
 # The metrics of scikit-learn, LightGBM/XGBoost and every tool's core set.
 _register("ndcg", "ndcg_score", cutoff.ndcg, _GAIN, _GAIN_OPTIONS, needs_ideal=True,
-          description="normalised discounted cumulative gain")
+          description="normalised discounted cumulative gain",
+          label="nDCG")
 _register("dcg", "dcg_score", cutoff.dcg, _GAIN, _GAIN_OPTIONS, normalized=False,
-          description="discounted cumulative gain")
+          description="discounted cumulative gain",
+          label="DCG")
 _register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _GAIN, ("gain",),
           normalized=False, aliases=("cumulative_gain",),
-          description="cumulative gain (sum of gains in the top k)")
+          description="cumulative gain (sum of gains in the top k)",
+          label="CG")
 _register("map", "mean_average_precision_score", cutoff.average_precision, _REL,
           (*_BINARY_OPTIONS, "denominator", "mean"), aliases=("ap", "mean_average_precision"),
-          description="mean average precision")
+          description="mean average precision",
+          label="MAP")
 _register("precision", "precision_at_k_score", cutoff.precision, _REL,
-          (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",), description="precision at k")
+          (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",), description="precision at k",
+          label="precision")
 _register("recall", "recall_at_k_score", cutoff.recall, _REL, _BINARY_OPTIONS,
-          aliases=("r",), description="recall at k")
+          aliases=("r",), description="recall at k",
+          label="recall")
 _register("hit_rate", "hit_rate_score", cutoff.hit_rate, _REL, _BINARY_OPTIONS,
           aliases=("hit", "hr", "success"),
-          description="hit rate: any relevant item in the top k")
+          description="hit rate: any relevant item in the top k",
+          label="hit rate")
 _register("mrr", "reciprocal_rank_score", cutoff.reciprocal_rank, _REL, _BINARY_OPTIONS,
           aliases=("rr", "reciprocal_rank", "recip_rank"),
-          description="mean reciprocal rank of the first relevant item")
+          description="mean reciprocal rank of the first relevant item",
+          label="MRR")
 _register("r_precision", "r_precision_score", cutoff.r_precision, _REL, _BINARY_OPTIONS,
           takes_k=False, reads_to_r=True, aliases=("rprec", "r-precision"),
           description="precision at R, the number of relevant items of the row")
@@ -152,17 +187,20 @@ _register("r_precision", "r_precision_score", cutoff.r_precision, _REL, _BINARY_
 # Beyond trec_eval: ERR, RBP, F1.
 _register("err", "err_score", user_models.err, ("gain", "grades"), ("max_grade", "normalize"),
           needs_ideal=lambda opts: opts["normalize"], aliases=("expected_reciprocal_rank",),
-          description="expected reciprocal rank (Chapelle et al. 2009); nERR normalised")
+          description="expected reciprocal rank (Chapelle et al. 2009); nERR normalised",
+          label="ERR")
 _register("rbp", "rbp_score", user_models.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "graded"),
           normalized=False, needs_ideal=lambda opts: opts["graded"],
           aliases=("rank_biased_precision",),
-          description="rank-biased precision (Moffat and Zobel 2008)")
+          description="rank-biased precision (Moffat and Zobel 2008)",
+          label="RBP")
 _register("rbp_resid", None, user_models.rbp_residual, ("judged",),
           ("p", "zero_if_judged", "max_docs"),
           normalized=False, full=True, takes_k=False,
           description="RBP's residual: the most it could grow if unjudged items were relevant")
 _register("f1", "f1_at_k_score", cutoff.f1, _REL, (*_BINARY_OPTIONS, "beta"),
-          aliases=("f",), description="F1 at k: harmonic mean of precision and recall at k")
+          aliases=("f",), description="F1 at k: harmonic mean of precision and recall at k",
+          label="F1")
 
 # Judgements: incomplete judgements and judged-only measures.
 _register("bpref", "bpref_score", judgements.bpref, ("rel", "judged"), (*_WHOLE, "mean"),
@@ -173,10 +211,12 @@ _register("infap", None, judgements.infap, ("rel", "judged", "pool"), _WHOLE,
           description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
 _register("judged", None, judgements.judged, ("pool",), (), normalized=True, always_defined=True,
           aliases=("judged_rate",),
-          description="share of the top k (at most the ranking) the truth names")
+          description="share of the top k (at most the ranking) the truth names",
+          label="judged")
 _register("unjudged", None, judgements.unjudged, ("judged",), (), normalized=True,
           always_defined=True, aliases=("unj",), greater_is_better=False,
-          description="share of the top k that is not judged (trec_eval's unj_k)")
+          description="share of the top k that is not judged (trec_eval's unj_k)",
+          label="unjudged")
 
 # Counts: summed, not averaged, over queries (trec_eval's num_*).
 _register("num_ret", None, sets.num_ret, (), ("max_docs",), normalized=False, takes_k=False,
@@ -211,7 +251,8 @@ _register("utility", None, sets.utility, _REL, (*_WHOLE, "payoffs", "n_docs"),
 
 # Precision at other cut-offs.
 _register("relative_p", None, cutoff.relative_precision, _REL, _BINARY_OPTIONS,
-          description="relevant in the top k over min(k, R)")
+          description="relevant in the top k over min(k, R)",
+          label="relative precision")
 _register("rprec_mult", None, sets.rprec_mult, _REL, (*_WHOLE, "multiple"),
           takes_k=False, at_option="multiple", full=True,
           description="precision at a multiple of R")
@@ -240,12 +281,20 @@ _register("rndcg", None, gain_curves.rndcg, ("gain", "rel"), ("gain", "threshold
           description="nDCG averaged where the ideal gain changes level")
 
 # Shorthand names that fix an option ("ndcg_exp" = ndcg with exponential gain).
+class Preset(NamedTuple):
+    """A registered metric under fixed options, with a name of its own."""
+
+    base: str
+    options: dict
+    label: str
+
+
 PRESETS = {
-    "ndcg_exp": ("ndcg", {"gain": "exponential"}),
-    "dcg_exp": ("dcg", {"gain": "exponential"}),
-    "nerr": ("err", {"normalize": True}),
-    "gm_map": ("map", {"mean": "geometric", "denominator": "relevant"}),
-    "gm_bpref": ("bpref", {"mean": "geometric"}),
+    "ndcg_exp": Preset("ndcg", {"gain": "exponential"}, "nDCG (exponential gain)"),
+    "dcg_exp": Preset("dcg", {"gain": "exponential"}, "DCG (exponential gain)"),
+    "nerr": Preset("err", {"normalize": True}, "nERR"),
+    "gm_map": Preset("map", {"mean": "geometric", "denominator": "relevant"}, "GMAP"),
+    "gm_bpref": Preset("bpref", {"mean": "geometric"}, "geometric-mean bpref"),
 }
 
 _ALIASES = {a: s.name for s in METRICS.values() for a in (s.name, *s.aliases)}
@@ -264,7 +313,7 @@ def lookup(name):
     """Return ``(spec, preset_options)`` for a bare metric name."""
     key = name.strip().lower()
     if key in PRESETS:
-        base, opts = PRESETS[key]
+        base, opts, _ = PRESETS[key]
         return METRICS[base], dict(opts)
     if key in _ALIASES:
         return METRICS[_ALIASES[key]], {}

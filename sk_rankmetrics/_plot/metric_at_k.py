@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from .._evaluation.metric_functions import _run
+from .._evaluation.metric_functions import evaluate_requests
 from .._metrics.names import parse_name
 from .._metrics.registry import METRICS, PRESETS, check_k, lookup
 from .._metrics.requests import Request
@@ -100,7 +100,7 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
     ]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
-        scores = _run(y_true, y_score, requests, sample_weight=sample_weight,
+        scores = evaluate_requests(y_true, y_score, requests, sample_weight=sample_weight,
                       ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                       per_row=False)
     undefined = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
@@ -118,16 +118,6 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
 
 #: How each metric is written on axes and in legends (every metric with a
 #: cut-off and every preset has one; a test checks it).
-DISPLAY_NAMES = {
-    "ndcg": "nDCG", "dcg": "DCG", "cg": "CG", "map": "MAP", "precision": "precision",
-    "recall": "recall", "hit_rate": "hit rate", "mrr": "MRR", "err": "ERR", "rbp": "RBP",
-    "f1": "F1", "judged": "judged", "unjudged": "unjudged",
-    "relative_p": "relative precision",
-    "ndcg_exp": "nDCG (exponential gain)", "dcg_exp": "DCG (exponential gain)",
-    "nerr": "nERR", "gm_map": "GMAP",
-}
-
-
 def display_name(label):
     """``"nDCG@k"`` for ``"ndcg"``; options of a ``(name, options)`` label are kept.
 
@@ -140,8 +130,7 @@ def display_name(label):
     except ValueError:
         return str(label)
     key = head.strip().lower()
-    key = key if key in PRESETS else spec.name
-    name = DISPLAY_NAMES.get(key, key)
+    name = PRESETS[key].label if key in PRESETS else spec.label
     if " (" in name:  # "nDCG (exponential gain)" -> "nDCG@k (exponential gain)"
         base, _, note = name.partition(" (")
         return f"{base}@k ({note}" + (f", {rest}" if sep else "")

@@ -12,7 +12,7 @@ import numpy as np
 from .._inputs.arrays import unique
 from .._metrics.requests import split_request
 from .._stats import significance as _stats
-from .._stats.compare import _choose_metrics, _pair_queries, _systems
+from .._stats.compare import choose_metrics, pair_queries, systems_of
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .style import _COLORS
@@ -169,11 +169,11 @@ class QueryDifferenceDisplay:
         >>> d.differences.tolist()
         [-0.5, 0.5, 0.6666666666666667]
         """
-        systems_ = _systems(results)
+        systems_ = systems_of(results)
         a, b = _two_systems(list(systems_), systems)
         pair = {a: systems_[a], b: systems_[b]}
         if metric is None:
-            metric = _choose_metrics(pair, None)
+            metric = choose_metrics(pair, None)
             if len(metric) != 1:
                 raise InvalidParameterError(
                     f"the systems have {len(metric)} metrics ({', '.join(metric)}); name the "
@@ -184,8 +184,8 @@ class QueryDifferenceDisplay:
             raise InvalidParameterError(f"metric must be a metric name, got "
                                         f"{short_repr(metric)}.")
         else:
-            _choose_metrics(pair, [metric])
-        ids, positions = _pair_queries(pair, on_missing, [])
+            choose_metrics(pair, [metric])
+        ids, positions = pair_queries(pair, on_missing, [])
         va = pair[a][1][metric][positions[a]]
         vb = pair[b][1][metric][positions[b]]
         keep = ~(np.isnan(va) | np.isnan(vb))

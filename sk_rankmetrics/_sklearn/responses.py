@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._utils.backends import is_dask
+from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
 from .._utils.params import RESPONSE_METHODS
 
@@ -53,9 +53,9 @@ def check_response_method(response_method):
 def _as_numpy(x):
     """``x`` as a NumPy array; Dask collections stay lazy (a Dask data frame
     becomes a Dask array, a Dask Series stays as it is)."""
-    if is_dask(x):
-        return x.to_dask_array(lengths=True) if getattr(x, "ndim", 1) == 2 and hasattr(
-            x, "to_dask_array") else x
+    backend = backend_for(x)
+    if backend is not None:
+        return backend.as_array(x)
     if hasattr(x, "to_numpy"):
         x = x.to_numpy()
     return np.asarray(x)

@@ -19,9 +19,9 @@ from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._evaluation.metric_functions import evaluate
 from .._metrics.names import parse_name
-from .._metrics.registry import METRICS, metric_names
+from .._metrics.registry import metric_names
 from .._metrics.requests import make_requests, split_request
-from .._utils.backends import is_dask
+from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, short_repr, warn
 from .._utils.params import validate
 from .responses import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
@@ -382,9 +382,9 @@ class RankingScorer:
 def _num_samples(x):
     """The length of ``x``; None when it is not known yet (a Dask collection,
     whose partitions the Dask path checks one by one)."""
-    if is_dask(x):
-        n = float(x.shape[0]) if hasattr(x, "chunks") else float("nan")  # arrays only
-        return None if n != n else int(n)
+    backend = backend_for(x)
+    if backend is not None:
+        return backend.n_samples(x)
     if hasattr(x, "shape") and len(x.shape):
         return int(x.shape[0])
     return len(x)
@@ -398,11 +398,9 @@ def _name_of(metric):
     """
     if isinstance(metric, str):
         return metric
-    import sk_rankmetrics
-
-    for spec in METRICS.values():
-        if spec.function and getattr(sk_rankmetrics, spec.function, None) is metric:
-            return spec.name
+    name = getattr(metric, "_sk_rankmetrics_metric", None)
+    if name is not None:
+        return name
     raise InvalidParameterError(
         f"metric must be a name such as 'ndcg@10' or one of this package's metric "
         f"functions (e.g. sk_rankmetrics.ndcg_score), got {short_repr(metric)}. For "

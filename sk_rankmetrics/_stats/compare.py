@@ -68,7 +68,7 @@ def _system(name, value):
     return ids, cols
 
 
-def _systems(results):
+def systems_of(results):
     if not isinstance(results, Mapping):
         raise InvalidParameterError(
             "results must be a mapping {system name: scores}, with scores an EvaluationResult, "
@@ -85,7 +85,7 @@ def _systems(results):
     return {name: _system(name, value) for name, value in results.items()}
 
 
-def _choose_metrics(systems, metrics):
+def choose_metrics(systems, metrics):
     names = list(systems)
     have = {s: list(cols) for s, (_, cols) in systems.items()}
     if metrics is None:
@@ -128,7 +128,7 @@ def _shown(ids, limit=5):
     return items + (", ..." if len(ids) > limit else "")
 
 
-def _pair_queries(systems, on_missing, notes):
+def pair_queries(systems, on_missing, notes):
     """Shared query ids and, per system, the positions of those queries."""
     names = list(systems)
     ids = {s: systems[s][0] for s in names}
@@ -326,13 +326,13 @@ def compare(results, *, metrics=None, test="t-test", correction="holm", baseline
     (0, 2, 4)
     """
     notes = []
-    systems = _systems(results)
+    systems = systems_of(results)
     names = list(systems)
-    chosen = _choose_metrics(systems, metrics)
+    chosen = choose_metrics(systems, metrics)
     if baseline is not None and baseline not in systems:
         raise InvalidParameterError(f"compare: baseline={baseline!r} is not one of the systems "
                                     f"({', '.join(map(repr, names))}).")
-    shared, positions = _pair_queries(systems, on_missing, notes)
+    shared, positions = pair_queries(systems, on_missing, notes)
     if baseline is None:
         pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     else:

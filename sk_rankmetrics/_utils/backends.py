@@ -1,22 +1,38 @@
-"""Backends that score collections the in-memory code does not hold (Dask).
+"""Backends: who scores collections that in-memory code does not hold (Dask).
 
-An integration registers itself here when it is imported; the evaluation layer asks
-:func:`backend_for` which backend handles its arguments, so in-memory code never names one."""
+An integration registers a backend here when it is imported (xarray's
+chunk-manager idea). The layers below it ask :func:`backend_for` which backend
+handles their arguments and hand the call over, so in-memory code never names
+the integration, never imports it, and no import climbs the layers.
+
+A backend is any object with these methods (duck typed; see ``_dask/__init__.py``):
+
+``handles(*objects) -> bool``
+    Whether any of ``objects`` is one of its collections. Cheap, and never
+    imports the integration's library when the objects cannot be its own.
+``evaluate_arrays(y_true, y_score, requests, **options)``
+    The metric functions and :func:`~sk_rankmetrics.evaluate` on its arrays.
+``evaluate_run(qrels, run, metrics, **options)``,
+``evaluate_ranked(recommended, truth, metrics, **options)``
+    The file and ID-list entry points on its data frames and bags.
+``as_array(x)``, ``n_samples(x)``
+    An estimator's output as one of its arrays; its length, or None when not
+    known before computing.
+"""
 
 from __future__ import annotations
 
-import sys
+from typing import Any
 
-# -- data arrays ----------------------------------------------------------------------
+_BACKENDS: list[Any] = []
 
-def is_dask(*objs):
-    """Whether any of ``objs`` is a Dask collection.
 
-    Never imports Dask: an object can only be a Dask collection once Dask is
-    imported, so without it in ``sys.modules`` the answer is False at once.
-    """
-    if "dask" not in sys.modules:
-        return False
-    from dask.base import is_dask_collection
+def register(backend: Any) -> None:
+    """Add ``backend`` to the ones :func:`backend_for` asks (once)."""
+    if not any(type(b) is type(backend) for b in _BACKENDS):
+        _BACKENDS.append(backend)
 
-    return any(o is not None and is_dask_collection(o) for o in objs)
+
+def backend_for(*objects: Any) -> Any:
+    """The registered backend that handles any of ``objects``, or None."""
+    return next((b for b in _BACKENDS if b.handles(*objects)), None)

@@ -12,7 +12,7 @@ from .errors import InvalidParameterError, short_repr
 
 # -- constraints -------------------------------------------------------------------
 
-def _is_integer(x):
+def is_integer(x):
     return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
 
 
@@ -33,7 +33,7 @@ class Interval:
 
     def accepts(self, x):
         if self.kind == "integer":
-            if not _is_integer(x):
+            if not is_integer(x):
                 return False
         elif not _is_real(x) or not math.isfinite(x):
             return False

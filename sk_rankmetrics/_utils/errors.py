@@ -113,11 +113,11 @@ def warn(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=level)
 
 
-def _plural(what):
+def plural(what):
     return "queries" if what == "query" else what + "s"
 
 
-def _examples(ids, limit=3):
+def example_ids(ids, limit=3):
     return ", ".join(map(repr, ids[:limit].tolist())) + (", ..." if ids.size > limit else "")
 
 

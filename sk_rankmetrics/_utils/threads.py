@@ -41,6 +41,11 @@ def one_thread():
 READ_THREADS = max(1, min(2, os.cpu_count() or 1))
 
 
+def in_one_thread():
+    """Whether the calling thread is inside :func:`one_thread`."""
+    return getattr(_local, "on", False)
+
+
 def read_threads():
     """Threads to split blocks on: :data:`READ_THREADS` when a core is idle.
 

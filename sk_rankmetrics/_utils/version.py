@@ -1,0 +1,3 @@
+"""The package version, read by the package root, the command line and the build."""
+
+__version__ = "0.1.0"

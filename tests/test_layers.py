@@ -1,0 +1,140 @@
+"""The import ladder: every import in the package points down the layers.
+
+Each private folder of ``sk_rankmetrics`` is a layer with a rank; a module may
+import modules of its own folder and of folders ranked lower, never higher, and
+two folders of one rank never import each other. Imports inside functions
+count as much as those at module level (they are the usual way a cycle hides).
+A name with a leading underscore stays inside its folder: another folder that
+needs it gets it under a public name. The table is the one docs/developers.md
+shows; a test there keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import sk_rankmetrics
+
+PACKAGE = Path(sk_rankmetrics.__file__).parent
+
+#: Rank of each layer folder: imports point to a lower rank (or the same folder).
+LADDER = {
+    "_utils": 0,
+    "_ranking": 1,
+    "_inputs": 2,
+    "_metrics": 2,
+    "_evaluation": 3,
+    "_sklearn": 4,
+    "_files": 4,
+    "_stats": 5,
+    "_plot": 6,
+    "_dask": 7,
+    "_cli": 8,
+}
+
+#: Top-level modules besides the folders (public surface, entry point, alias).
+TOP_LEVEL = {"__init__.py", "__main__.py", "_scorer.py"}
+
+
+def _modules():
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _folder(path):
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else None
+
+
+def _imports(path):
+    """(line, imported module as a path of parts, names) for every import."""
+    rel = path.relative_to(PACKAGE)
+    package = ["sk_rankmetrics", *rel.parts[:-1]]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = base + (node.module.split(".") if node.module else [])
+            else:
+                module = (node.module or "").split(".")
+            if module[0] != "sk_rankmetrics":
+                continue
+            names = [a.name for a in node.names]
+            if len(module) == 1:  # from sk_rankmetrics import _x (a folder or module)
+                for name in names:
+                    yield node.lineno, [*module, name], []
+            else:
+                yield node.lineno, module, names
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "sk_rankmetrics":
+                    yield node.lineno, a.name.split("."), []
+
+
+def _violations():
+    found = []
+    for path in _modules():
+        source = _folder(path)
+        where = path.relative_to(PACKAGE.parent)
+        for line, module, names in _imports(path):
+            target = module[1] if len(module) > 1 else None
+            if source is None:
+                continue  # the package root and the alias module may import anything
+            if target is None or target not in LADDER:
+                found.append(f"{where}:{line} imports the package root or a top-level "
+                             f"module ({'.'.join(module)}) from inside a layer")
+                continue
+            if target == source:
+                continue
+            if LADDER[target] >= LADDER[source]:
+                found.append(f"{where}:{line} climbs: {source} (rank {LADDER[source]}) "
+                             f"imports {'.'.join(module)} (rank {LADDER[target]})")
+            private = [n for n in names if n.startswith("_") and not n.endswith("__")]
+            if private:
+                found.append(f"{where}:{line} takes private name(s) {private} from "
+                             f"another folder ({'.'.join(module)})")
+    return found
+
+
+def test_every_module_lives_in_a_layer():
+    top = {p.name for p in PACKAGE.glob("*.py")}
+    assert top <= TOP_LEVEL, f"top-level modules outside a layer: {sorted(top - TOP_LEVEL)}"
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(LADDER), f"folders and ladder differ: {sorted(folders ^ set(LADDER))}"
+
+
+def test_imports_point_down_the_ladder():
+    found = _violations()
+    assert not found, "\n".join(found)
+
+
+def test_the_walk_sees_a_climb(tmp_path, monkeypatch):
+    """The checker itself: a module of a low layer importing a higher one, and a
+    private name taken across folders, are both reported."""
+    fake = tmp_path / "sk_rankmetrics"
+    (fake / "_utils").mkdir(parents=True)
+    (fake / "_files").mkdir()
+    (fake / "_utils" / "bad.py").write_text(
+        "def f():\n    from .._files.lists import evaluate_ranked\n")
+    (fake / "_files" / "worse.py").write_text("from .._utils.bad import _hidden\n")
+    monkeypatch.setattr(sys_modules_package(), "PACKAGE", fake)
+    found = _violations()
+    assert any("_utils/bad.py:2 climbs" in f for f in found), found
+    assert any("_files/worse.py:1 takes private name(s) ['_hidden']" in f for f in found), found
+
+
+def sys_modules_package():
+    import sys
+
+    return sys.modules[__name__]
+
+
+MAX_LINES = 800
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_over_800_lines(path):
+    n = len(path.read_text().splitlines())
+    assert n <= MAX_LINES, f"{path.relative_to(PACKAGE.parent)} has {n} lines (at most {MAX_LINES})"
