@@ -20,7 +20,7 @@ import sk_rankmetrics as skr
 from sk_rankmetrics._metrics.gains import resolve_gain
 from sk_rankmetrics._metrics.registry import METRICS
 from sk_rankmetrics._ranking import ideal as _ordering
-from sk_rankmetrics._ranking.ideal import IdealRuns, ideal_gains, ideal_runs
+from sk_rankmetrics._ranking.ideal import IdealLevels, ideal_gains, ideal_levels
 
 GAINS = ["linear", "exponential", {-1: 0.0, 0: 0.0, 1: 1.0, 2: 1.0, 3: 5.0},
          {-1: 0.0, 0: 0.0, 1: 2.0, 2: 2.0, 3: 2.0}]
@@ -68,11 +68,11 @@ def test_counted_ideal_runs_equal_the_sorted_ones_and_a_loop(n, N, lo, hi, dtype
     before = _ordering._COUNT_ELEMENTS
     _ordering._COUNT_ELEMENTS = count
     try:
-        counted = ideal_runs(yt, g, None)
+        counted = ideal_levels(yt, g, None)
     finally:
         _ordering._COUNT_ELEMENTS = before
     full = np.asarray(g(yt.astype(float)), dtype=float)
-    by_sort = IdealRuns.from_sorted(ideal_gains(yt.astype(float), g, lambda: full, N))
+    by_sort = IdealLevels.from_sorted(ideal_gains(yt.astype(float), g, lambda: full, N))
     for a, b in zip(_fields(counted), _fields(by_sort)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     for r, (P, total, dcg, ends, idcgs) in enumerate(_brute_runs(yt, g)):
@@ -94,8 +94,8 @@ def test_wide_or_fractional_levels_take_the_sorted_path():
     for yt in (rng.integers(0, 500, size=(4, 30)).astype(float),
                rng.integers(0, 8, size=(4, 30)) / 2.0):
         g = resolve_gain("linear")
-        runs = ideal_runs(yt, g, None)
-        expected = IdealRuns.from_sorted(np.sort(yt, axis=1))
+        runs = ideal_levels(yt, g, None)
+        expected = IdealLevels.from_sorted(np.sort(yt, axis=1))
         for a, b in zip(_fields(runs), _fields(expected)):
             np.testing.assert_allclose(a, b)
 

@@ -68,9 +68,9 @@ def _csv(report):
 def _per_query(report, markdown=False):
     """Per metric: each run's value and each pair's difference, one line per query
     (a text table, or a Markdown table with ``markdown``)."""
-    from .._stats.report import markdown
+    from .._stats.report import escape_markdown
 
-    name = markdown if markdown else _printable
+    name = escape_markdown if markdown else _printable
     blocks = []
     for m in report.metrics:
         values = report.per_query[m]
@@ -117,7 +117,7 @@ def _output_format(path, fmt):
     return OUTPUTS[ext]
 
 
-def run(args):
+def main(args):
     from .._stats.compare import compare
 
     if len(args.runs) < 2:
@@ -190,5 +190,5 @@ def add_parser(sub, parents):
                          "(.txt: the text table, .md, .tex, .csv, .json)")
     cp.add_argument("--output-format", choices=FORMATS, default=None,
                     help="format of --output (default: from its extension)")
-    cp.set_defaults(func=run, parser=cp)
+    cp.set_defaults(func=main, parser=cp)
     return cp

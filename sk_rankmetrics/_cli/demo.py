@@ -50,7 +50,7 @@ def demo_grid_search(seed=0):
     return search
 
 
-def run(args):
+def main(args):
     from .demo_data import demo_intro, demo_table
 
     _say(demo_intro(seed=args.seed), "")
@@ -73,5 +73,5 @@ def add_parser(sub, parents):
     dm.add_argument("--seed", type=int, default=0, help="seed of the demo data")
     dm.add_argument("--no-grid-search", action="store_true",
                     help="skip the GridSearchCV part")
-    dm.set_defaults(func=run, parser=dm)
+    dm.set_defaults(func=main, parser=dm)
     return dm

@@ -144,7 +144,7 @@ def _table(results, per_query, setting):
     return f"{len(results)} runs, {queries}, setting: {setting}\n" + table(header, rows)
 
 
-def run(args):
+def main(args):
     out_fmt = output_format(args.output, args.output_format) if args.output else None
     prog = Progress("", force=args.progress)
     qrels = read_input(args.qrels, args.qrels_format, "qrels", prog)
@@ -189,5 +189,5 @@ def add_parser(sub, parents):
                          "before each run's when there are several), CSV, TSV or JSON; CSV, "
                          "TSV and Parquet get a leading run column with several runs, JSON "
                          "an object {\"runs\": {name: ...}}")
-    ev.set_defaults(func=run, parser=ev)
+    ev.set_defaults(func=main, parser=ev)
     return ev

@@ -17,7 +17,7 @@ import numpy as np
 from .common import Progress, UsageError, read_input, table_type
 
 
-def run(args):
+def main(args):
     from .._files.runs import evaluate_run, trec_levels
     from .._files.trec_eval import (
         UnsupportedMeasure,
@@ -143,5 +143,5 @@ def add_parser(sub, parents):
                    help="run file format (default: from the extension; TREC otherwise)")
     p.add_argument("--progress", action="store_true",
                    help="always show the progress bar on stderr")
-    p.set_defaults(func=run, parser=p)
+    p.set_defaults(func=main, parser=p)
     return p

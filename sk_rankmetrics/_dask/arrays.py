@@ -341,14 +341,14 @@ def _long_rows(y_true, y_score, qid, requests, *, sample_weight, judged, ignore_
         **({"w": np.zeros(0)} if plan.has_w else {}),
         **({"judged": np.zeros(0, dtype=bool)} if plan.has_j else {}),
     })
-    pairs = dd.map_partitions(_pairs, *parts, plan=plan, meta=pairs_meta,
+    pairs = dd.map_partitions(_checked_pairs, *parts, plan=plan, meta=pairs_meta,
                               align_dataframes=False, clear_divisions=True)
     pairs = pairs.shuffle(on="qid", npartitions=pairs.npartitions)
     rows = pairs.map_partitions(_score_pairs, plan=plan, meta=meta, clear_divisions=True)
     return rows, plan
 
 
-def _values(x):
+def _as_numpy(x):
     return x.to_numpy() if hasattr(x, "to_numpy") else np.asarray(x)
 
 
@@ -362,12 +362,12 @@ def _split_parts(parts, plan, where):
             f"{where} ({', '.join(map(str, lengths))}); they must be partitioned alike, "
             "one entry per query-item pair."
         )
-    w = _values(extra[0]) if plan.has_w else None
-    j = _values(extra[-1]) if plan.has_j else None
-    return _values(yt), _values(ys), _values(q), w, j, n
+    w = _as_numpy(extra[0]) if plan.has_w else None
+    j = _as_numpy(extra[-1]) if plan.has_j else None
+    return _as_numpy(yt), _as_numpy(ys), _as_numpy(q), w, j, n
 
 
-def _pairs(*parts, plan, partition_info=None):
+def _checked_pairs(*parts, plan, partition_info=None):
     """One input partition as a frame of checked pairs, ready for the shuffle."""
     import pandas as pd
 

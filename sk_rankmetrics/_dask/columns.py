@@ -24,7 +24,7 @@ def _no_progress(progress, where):
         )
 
 
-def _common_kind(*dtypes):
+def _common_id_kind(*dtypes):
     """``"int"`` when every side's ids are numbers, else ``"str"`` (as in memory)."""
     kinds = [getattr(d, "kind", "O") for d in dtypes]
     if not kinds:  # no id seen on either side

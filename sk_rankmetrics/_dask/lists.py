@@ -16,7 +16,7 @@ from .._utils.threads import one_thread
 from . import is_dask
 from .columns import (
     _bag_kinds,
-    _common_kind,
+    _common_id_kind,
     _find_column,
     _id_dtype,
     _no_progress,
@@ -48,8 +48,8 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
                              given={"threshold": ("threshold", threshold, threshold)})
     rec_kinds, rec_frame = _lists_side(recommended, dd, run_format)
     tru_kinds, tru_frame = _truth_side(truth, dd, pd, qrels_format)
-    kinds = (_common_kind(rec_kinds[0], tru_kinds[0]),
-             _common_kind(*(k for k in (rec_kinds[1], tru_kinds[1]) if k is not None)))
+    kinds = (_common_id_kind(rec_kinds[0], tru_kinds[0]),
+             _common_id_kind(*(k for k in (rec_kinds[1], tru_kinds[1]) if k is not None)))
     meta = _shared_meta(kinds)
     both = _together([rec_frame(kinds, meta), tru_frame(kinds, meta)], kinds, dd)
     plan = _Plan(requests, kind="ranked", what="user", complete=complete, kinds=kinds)

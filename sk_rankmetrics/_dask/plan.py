@@ -137,7 +137,7 @@ def _combine(frame):
     return pd.Series(np.concatenate([*parts, np.array(extra)]), index=frame.columns)
 
 
-def _finish(sums, plan, policy):
+def _finish_partials(sums, plan, policy):
     """The means from the combined sums, with the in-memory warnings and errors."""
     a = np.asarray(sums, dtype=np.float64)
     k = len(PARTIAL_FIELDS)
@@ -201,7 +201,7 @@ class _Done:
     def __call__(self, sums, extra=None):
         if self.check is not None:
             self.check(extra)
-        return _finish(sums, self.plan, self.policy)
+        return _finish_partials(sums, self.plan, self.policy)
 
 
 def _finished(sums, extra=None, *, done):

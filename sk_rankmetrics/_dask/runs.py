@@ -13,7 +13,7 @@ from .._utils.errors import quiet
 from .._utils.threads import one_thread
 from .arrays import _fresh_id
 from .columns import (
-    _common_kind,
+    _common_id_kind,
     _long_frame,
     _no_progress,
     _shared_meta,
@@ -49,8 +49,8 @@ def evaluate_run(qrels, run, metrics, *, setting, complete, threshold, gains, ma
     policy = (0.0 if trec else "warn") if no_relevant is None else no_relevant
     q, qcols = _long_frame(qrels, "qrels", dd, pd, RELEVANCE_COLUMNS, "relevance", qrels_format)
     r, rcols = _long_frame(run, "run", dd, pd, SCORE_COLUMNS, "score", run_format)
-    kinds = (_common_kind(q[qcols[0]].dtype, r[rcols[0]].dtype),
-             _common_kind(q[qcols[1]].dtype, r[rcols[1]].dtype))
+    kinds = (_common_id_kind(q[qcols[0]].dtype, r[rcols[0]].dtype),
+             _common_id_kind(q[qcols[1]].dtype, r[rcols[1]].dtype))
     meta = _shared_meta(kinds)
     sides = [r.map_partitions(_side, cols=rcols, code=0, kinds=kinds, what="run", meta=meta),
              q.map_partitions(_side, cols=qcols, code=1, kinds=kinds, what="qrels",

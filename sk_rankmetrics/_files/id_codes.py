@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tokens import RunColumn
+from .tokens import CollapsedColumn
 
 
 def _exact_codes(col, rows):
@@ -23,8 +23,8 @@ def _exact_codes(col, rows):
     return out
 
 
-def factorize_runs(col):
-    """Codes of the runs of a :class:`~.tokens.RunColumn`, numbered in byte
+def factorize_collapsed(col):
+    """Codes of the runs of a :class:`~.tokens.CollapsedColumn`, numbered in byte
     order of the ids: ``(codes, reps)``, ``codes[j]`` for run ``j`` and
     ``reps[c]`` a run holding id ``c``."""
     return factorize(col.heads)
@@ -44,7 +44,7 @@ def factorize(col, ordered=True):
         cache = col._factorized = {}
     if True in cache or ordered in cache:
         return cache.get(True) or cache[ordered]
-    if isinstance(col, RunColumn):
+    if isinstance(col, CollapsedColumn):
         codes, reps = factorize(col.heads, ordered)
         out = np.repeat(codes, col.lens), col.starts[reps]
     else:

@@ -17,7 +17,7 @@ from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, shown
 from .._utils.params import validate
 from .formats import read_qrels, read_run
-from .runs import _finish, with_options
+from .runs import _score_layout, with_options
 
 
 def flatten_lists(lists, n, arg, *, ranked=False, users=None):
@@ -233,5 +233,5 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     inputs = build_preranked(ids, lens, flat, tu, ti, trel,
                              queries="truth" if complete else "run", what="user",
                              truth_queries=known)
-    return _finish(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
+    return _score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
                    progress=progress)

@@ -92,7 +92,7 @@ def _classify(x, keep80):
     return d, t, u
 
 
-def _count(flags):
+def _high_bytes(flags):
     """Number of bytes of ``flags`` whose high bit (``shift=7``) is set."""
     return ((flags >> _S7) * _L01) >> _S56
 
@@ -137,7 +137,7 @@ def _parse_words(block, s, n):
     lo &= _HI[n_lo]
     neg = block.body[s] == _MINUS
     z_lo, nd, g_lo = _classify(lo, _HI80[n_lo])
-    n_nd = _count(nd)
+    n_nd = _high_bytes(nd)
     n_dot = g_lo * _L01
     n_dot >>= _S56
     if int(n.max()) > 8:
@@ -146,7 +146,7 @@ def _parse_words(block, s, n):
         n_hi = np.clip(n - 8, 0, 8)
         hi &= _HI[n_hi]
         z_hi, nd_hi, g_hi = _classify(hi, _HI80[n_hi])
-        n_nd += _count(nd_hi)
+        n_nd += _high_bytes(nd_hi)
         n_dot += (g_hi * _L01) >> _S56
         # A dot in lo: the last byte of hi moves into lo; in hi: hi's bytes move.
         in_lo = g_lo != 0

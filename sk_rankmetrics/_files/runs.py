@@ -25,12 +25,12 @@ from .._utils.errors import InvalidParameterError, short_repr, warn
 from .._utils.params import validate
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
-from .id_codes import factorize, factorize_runs
+from .id_codes import factorize, factorize_collapsed
 from .tokens import PAIR_STEP, pair_hashes
 from .trec import TrecQrels, TrecRun
 
 
-def _finish(inputs, requests, *, ignore_ties, no_relevant, progress):
+def _score_layout(inputs, requests, *, ignore_ties, no_relevant, progress):
     raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
     return EvaluationResult(inputs.query_ids, per_query, mean)
@@ -341,7 +341,7 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
     if judged_only:
         inputs = inputs.judged_only()
     _phase(progress, "evaluating")
-    res = _finish(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+    res = _score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
                   progress=progress)
     perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
     return EvaluationResult(res.query_ids[perm], {k: v[perm] for k, v in res.per_query.items()},
@@ -407,7 +407,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
     """
     rq, dq = r._columns["qid"], r._columns["docno"]
     tq, td = q._columns["qid"], q._columns["docno"]
-    run_code, run_reps = factorize_runs(rq)  # a code per run of lines, in byte order
+    run_code, run_reps = factorize_collapsed(rq)  # a code per run of lines, in byte order
     truth_code, truth_reps = factorize(tq)  # a code per qrels line
     run_names = rq.heads.to_strings(run_reps)
     truth_names = tq.to_strings(truth_reps)

@@ -590,7 +590,7 @@ class TokenColumn:
         return rank
 
 
-class RunColumn:
+class CollapsedColumn:
     """A column of ids stored once per run of equal neighbours (query ids).
 
     The ids of a TREC file's query column come in long runs (one per query,

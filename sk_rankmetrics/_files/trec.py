@@ -27,7 +27,7 @@ from .numbers import parse_numbers
 from .tokens import (
     _LF,
     PAIR_STEP,
-    RunColumn,
+    CollapsedColumn,
     TokenColumn,
     check_utf8,
     iter_blocks,
@@ -92,7 +92,7 @@ class _Growing:
 def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False,
                   progress=None):
     """Read a whitespace-separated file whose fields 0 and 2 are a query and a
-    document id: the query column as a :class:`RunColumn`, the documents as a
+    document id: the query column as a :class:`CollapsedColumn`, the documents as a
     :class:`TokenColumn`, the ``numbers`` fields as float64 (every value
     finite), a hash of each line's (query, document) pair, and the line
     numbers. Also returns the text of the ``keep`` fields of the first line.
@@ -122,7 +122,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
         tok = tokenize(block, n_fields, [*fields, *keep], name, layout, extra_ok)
         if tok.n_rows == 0:
             return block, tok, None
-        q = RunColumn.from_block(block, tok.start[0], tok.length[0])
+        q = CollapsedColumn.from_block(block, tok.start[0], tok.length[0])
         d = TokenColumn.from_block(block, tok.start[1], tok.length[1])
         out = [q[:3], d]
         for i, f in enumerate(numbers, 2):
@@ -176,7 +176,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
                 values[f].add(v)
             lines.add(tok)
     docs = TokenColumn.concat(d_long, [p[2] for p in q_parts], keys=d_keys.array())
-    cols = {"qid": RunColumn.concat(q_parts), "docno": docs}
+    cols = {"qid": CollapsedColumn.concat(q_parts), "docno": docs}
     return name, cols, {f: v.array() for f, v in values.items()}, lines, head
 
 
@@ -191,9 +191,9 @@ def _duplicates(cols, lines, name):
     n = len(qcol)
     if n < 2:
         return
-    from .id_codes import factorize_runs
+    from .id_codes import factorize_collapsed
 
-    codes, _ = factorize_runs(qcol)
+    codes, _ = factorize_collapsed(qcol)
     new = np.ones(codes.shape[0], dtype=bool)
     new[1:] = codes[1:] != codes[:-1]
     first = qcol.starts[new]  # the first line of each query's lines

@@ -260,7 +260,7 @@ SETS = {
 
 _LEADING_INT = re.compile(r"^\s*([+-]?\d+)")
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
-_GAIN = re.compile(rf"^\s*([+-]?\d+)\s*=\s*({_NUMBER})\s*$")
+_GAIN_ITEM = re.compile(rf"^\s*([+-]?\d+)\s*=\s*({_NUMBER})\s*$")
 _PAIR = re.compile(rf"^\s*([A-Za-z_]\w*)\s*=\s*({_NUMBER})\s*$")
 _REAL = re.compile(rf"^\s*({_NUMBER})")
 
@@ -289,13 +289,13 @@ def _reals(text, spec):
     return tuple(values)
 
 
-def _pairs(text, spec, pattern, what):
+def _parsed_pairs(text, spec, pattern, what):
     out = {}
     for part in text.split(","):
         m = pattern.match(part)
         if not m:
             raise ValueError(f"measure {spec!r}: {part!r} is not a {what} pair.")
-        key = float(m.group(1)) if pattern is _GAIN else m.group(1)
+        key = float(m.group(1)) if pattern is _GAIN_ITEM else m.group(1)
         out[key] = float(m.group(2))
     return out
 
@@ -340,9 +340,9 @@ def parse_measures(specs):
             elif m.params == "values":
                 chosen[n] = (param, _reals(param, spec))
             elif m.params == "gains":
-                chosen[n] = (param, _pairs(param, spec, _GAIN, "level=gain"))
+                chosen[n] = (param, _parsed_pairs(param, spec, _GAIN_ITEM, "level=gain"))
             else:
-                chosen[n] = (param, _pairs(param, spec, _PAIR, "name=value"))
+                chosen[n] = (param, _parsed_pairs(param, spec, _PAIR, "name=value"))
     if missing:
         raise UnsupportedMeasure(
             f"trec_eval measure{'s' if len(missing) > 1 else ''} not supported: "

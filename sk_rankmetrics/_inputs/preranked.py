@@ -252,7 +252,7 @@ def _ideal_from_truth(gains, trow, n, width):
 # -- building the pre-ranked layout ---------------------------------------------------
 
 
-def _common_kind(a, b):
+def _common_id_type(a, b):
     """Cast two id arrays to one comparable type (int64, or str for both)."""
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
         return a.astype(np.int64, copy=False), b.astype(np.int64, copy=False)
@@ -513,8 +513,8 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
 
     # Rows: the ranked lists (kept, dropped or completed by the truth's queries).
     if all_tq is not None:
-        _, all_tq = _common_kind(uq, all_tq)
-    uq, tq = _common_kind(uq, tq)
+        _, all_tq = _common_id_type(uq, all_tq)
+    uq, tq = _common_id_type(uq, tq)
     u_order = np.argsort(uq, kind="stable")
     u_sorted = uq[u_order]
     if u_sorted.size > 1 and (u_sorted[1:] == u_sorted[:-1]).any():
@@ -543,7 +543,7 @@ def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_
                          f"{what} ids of the ranking and of the truth match.")
 
     # Item codes: integers as they are when they fit, else codes in the truth's vocabulary.
-    ri, ti = _common_kind(ri, ti)
+    ri, ti = _common_id_type(ri, ti)
     if ti.dtype.kind == "i" and (ti.size == 0 or int(ti.max()) - int(ti.min()) < (1 << 40)):
         t_codes, r_codes = ti, ri
     else:

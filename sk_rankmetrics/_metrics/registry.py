@@ -148,39 +148,39 @@ def metric_function(name):
     return mark
 
 
-_GAIN = ("gain",)
-_REL = ("rel",)
+_NEEDS_GAIN = ("gain",)
+_NEEDS_REL = ("rel",)
 
 # The metrics of scikit-learn, LightGBM/XGBoost and every tool's core set.
-_register("ndcg", "ndcg_score", cutoff.ndcg, _GAIN, _GAIN_OPTIONS, needs_ideal=True,
+_register("ndcg", "ndcg_score", cutoff.ndcg, _NEEDS_GAIN, _GAIN_OPTIONS, needs_ideal=True,
           description="normalised discounted cumulative gain",
           label="nDCG")
-_register("dcg", "dcg_score", cutoff.dcg, _GAIN, _GAIN_OPTIONS, normalized=False,
+_register("dcg", "dcg_score", cutoff.dcg, _NEEDS_GAIN, _GAIN_OPTIONS, normalized=False,
           description="discounted cumulative gain",
           label="DCG")
-_register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _GAIN, ("gain",),
+_register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _NEEDS_GAIN, ("gain",),
           normalized=False, aliases=("cumulative_gain",),
           description="cumulative gain (sum of gains in the top k)",
           label="CG")
-_register("map", "mean_average_precision_score", cutoff.average_precision, _REL,
+_register("map", "mean_average_precision_score", cutoff.average_precision, _NEEDS_REL,
           (*_BINARY_OPTIONS, "denominator", "mean"), aliases=("ap", "mean_average_precision"),
           description="mean average precision",
           label="MAP")
-_register("precision", "precision_at_k_score", cutoff.precision, _REL,
+_register("precision", "precision_at_k_score", cutoff.precision, _NEEDS_REL,
           (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",), description="precision at k",
           label="precision")
-_register("recall", "recall_at_k_score", cutoff.recall, _REL, _BINARY_OPTIONS,
+_register("recall", "recall_at_k_score", cutoff.recall, _NEEDS_REL, _BINARY_OPTIONS,
           aliases=("r",), description="recall at k",
           label="recall")
-_register("hit_rate", "hit_rate_score", cutoff.hit_rate, _REL, _BINARY_OPTIONS,
+_register("hit_rate", "hit_rate_score", cutoff.hit_rate, _NEEDS_REL, _BINARY_OPTIONS,
           aliases=("hit", "hr", "success"),
           description="hit rate: any relevant item in the top k",
           label="hit rate")
-_register("mrr", "reciprocal_rank_score", cutoff.reciprocal_rank, _REL, _BINARY_OPTIONS,
+_register("mrr", "reciprocal_rank_score", cutoff.reciprocal_rank, _NEEDS_REL, _BINARY_OPTIONS,
           aliases=("rr", "reciprocal_rank", "recip_rank"),
           description="mean reciprocal rank of the first relevant item",
           label="MRR")
-_register("r_precision", "r_precision_score", cutoff.r_precision, _REL, _BINARY_OPTIONS,
+_register("r_precision", "r_precision_score", cutoff.r_precision, _NEEDS_REL, _BINARY_OPTIONS,
           takes_k=False, reads_to_r=True, aliases=("rprec", "r-precision"),
           description="precision at R, the number of relevant items of the row")
 
@@ -198,7 +198,7 @@ _register("rbp_resid", None, user_models.rbp_residual, ("judged",),
           ("p", "zero_if_judged", "max_docs"),
           normalized=False, full=True, takes_k=False,
           description="RBP's residual: the most it could grow if unjudged items were relevant")
-_register("f1", "f1_at_k_score", cutoff.f1, _REL, (*_BINARY_OPTIONS, "beta"),
+_register("f1", "f1_at_k_score", cutoff.f1, _NEEDS_REL, (*_BINARY_OPTIONS, "beta"),
           aliases=("f",), description="F1 at k: harmonic mean of precision and recall at k",
           label="F1")
 
@@ -221,9 +221,9 @@ _register("unjudged", None, judgements.unjudged, ("judged",), (), normalized=Tru
 # Counts: summed, not averaged, over queries (trec_eval's num_*).
 _register("num_ret", None, sets.num_ret, (), ("max_docs",), normalized=False, takes_k=False,
           full=True, aggregate="sum", description="number of items ranked")
-_register("num_rel", None, sets.num_rel, _REL, _BINARY_OPTIONS, normalized=False,
+_register("num_rel", None, sets.num_rel, _NEEDS_REL, _BINARY_OPTIONS, normalized=False,
           takes_k=False, aggregate="sum", description="number of relevant items (R)")
-_register("num_rel_ret", None, sets.num_rel_ret, _REL, _WHOLE, normalized=False,
+_register("num_rel_ret", None, sets.num_rel_ret, _NEEDS_REL, _WHOLE, normalized=False,
           takes_k=False, full=True, aggregate="sum",
           description="number of relevant items ranked")
 _register("num_nonrel_judged_ret", None, sets.num_nonrel_judged_ret, ("rel", "judged"),
@@ -233,43 +233,43 @@ _register("num_q", None, sets.num_q, (), (), normalized=False, takes_k=False,
           aggregate="sum", description="number of queries")
 
 # Set measures: the ranked items as an unordered set.
-_register("set_p", None, sets.set_precision, _REL, _WHOLE, takes_k=False, full=True,
+_register("set_p", None, sets.set_precision, _NEEDS_REL, _WHOLE, takes_k=False, full=True,
           description="precision of the whole ranking")
-_register("set_recall", None, sets.set_recall, _REL, _WHOLE, takes_k=False,
+_register("set_recall", None, sets.set_recall, _NEEDS_REL, _WHOLE, takes_k=False,
           full=True, description="recall of the whole ranking")
-_register("set_f", None, sets.set_f, _REL, (*_WHOLE, "beta"), takes_k=False,
+_register("set_f", None, sets.set_f, _NEEDS_REL, (*_WHOLE, "beta"), takes_k=False,
           full=True, description="F_beta of the whole ranking")
-_register("set_map", None, sets.set_map, _REL, _WHOLE, takes_k=False, full=True,
+_register("set_map", None, sets.set_map, _NEEDS_REL, _WHOLE, takes_k=False, full=True,
           description="set precision times set recall")
-_register("set_relative_p", None, sets.set_relative_precision, _REL,
+_register("set_relative_p", None, sets.set_relative_precision, _NEEDS_REL,
           _WHOLE,
           takes_k=False, full=True,
           description="relevant ranked over min(ranked, R)")
-_register("utility", None, sets.utility, _REL, (*_WHOLE, "payoffs", "n_docs"),
+_register("utility", None, sets.utility, _NEEDS_REL, (*_WHOLE, "payoffs", "n_docs"),
           normalized=False, takes_k=False, full=True,
           description="weighted count of the contingency table (trec_eval's utility)")
 
 # Precision at other cut-offs.
-_register("relative_p", None, cutoff.relative_precision, _REL, _BINARY_OPTIONS,
+_register("relative_p", None, cutoff.relative_precision, _NEEDS_REL, _BINARY_OPTIONS,
           description="relevant in the top k over min(k, R)",
           label="relative precision")
-_register("rprec_mult", None, sets.rprec_mult, _REL, (*_WHOLE, "multiple"),
+_register("rprec_mult", None, sets.rprec_mult, _NEEDS_REL, (*_WHOLE, "multiple"),
           takes_k=False, at_option="multiple", full=True,
           description="precision at a multiple of R")
-_register("iprec_at_recall", None, interpolated.iprec_at_recall, _REL,
+_register("iprec_at_recall", None, interpolated.iprec_at_recall, _NEEDS_REL,
           (*_WHOLE, "recall", "recall_rounding"),
           takes_k=False, at_option="recall", full=True,
           aliases=("iprec",), description="interpolated precision at a recall level")
-_register("11pt_avg", None, interpolated.eleven_point_average, _REL,
+_register("11pt_avg", None, interpolated.eleven_point_average, _NEEDS_REL,
           (*_WHOLE, "recall_levels", "recall_rounding"), takes_k=False, full=True,
           aliases=("11_pt_avg", "eleven_point_average"),
           description="interpolated precision averaged over recall levels")
 
 # trec_eval's experimental gain measures.
-_register("bing", None, gain_curves.binary_g, _REL, _WHOLE, takes_k=False, full=True,
+_register("bing", None, gain_curves.binary_g, _NEEDS_REL, _WHOLE, takes_k=False, full=True,
           aliases=("binary_g",),
           description="binary G: relevant items discounted by the non-relevant ones before")
-_register("g", None, gain_curves.normalized_gain, _GAIN, ("gain", "max_docs"), takes_k=False,
+_register("g", None, gain_curves.normalized_gain, _NEEDS_GAIN, ("gain", "max_docs"), takes_k=False,
           full=True,
           needs_ideal=True, reads_items=True,
           description="trec_eval's G: gain against the ideal's cumulative cost")

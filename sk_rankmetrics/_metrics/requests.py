@@ -11,7 +11,7 @@ from .gains import resolve_discount, resolve_gain
 from .names import parse_name
 
 
-def _same(a, b):
+def _agrees(a, b):
     try:
         return bool(a == b)
     except Exception:  # arrays: elementwise comparison
@@ -39,7 +39,7 @@ class Request:
                 f"{spec.name} reads {reads}."
             )
         for name, value in options.items():
-            if name in preset and not _same(value, preset[name]):
+            if name in preset and not _agrees(value, preset[name]):
                 raise InvalidParameterError(
                     f"{where}: the name {label!r} fixes {name}={preset[name]!r}, but "
                     f"{name}={short_repr(value)} was given; use {spec.name!r} with "

@@ -13,17 +13,13 @@ from .._inputs.arrays import unique
 from .._metrics.requests import split_request
 from .._stats import significance as _stats
 from .._stats.compare import choose_metrics, pair_queries, systems_of
-from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.errors import InvalidParameterError, counted, short_repr
 from .._utils.params import validate
 from .style import _COLORS
 
 __all__ = ["QueryDifferenceDisplay"]
 #: Up to this many queries every bar is labelled with its query id.
 _MAX_LABELS = 40
-
-
-def _count(n, word):
-    return f"{n} {word if n == 1 else ('queries' if word == 'query' else word + 's')}"
 
 
 def _two_systems(names, systems):
@@ -327,16 +323,16 @@ class QueryDifferenceDisplay:
         self.mean_line_ = ax.axhline(mean, color="0.25", linestyle="--", linewidth=1.2)
         counts = np.bincount(group, minlength=3)
         handles = [
-            Patch(color=_COLORS[0], label=f"{a} higher ({_count(counts[0], 'query')})"),
-            Patch(color=_COLORS[1], label=f"{b} higher ({_count(counts[1], 'query')})"),
+            Patch(color=_COLORS[0], label=f"{a} higher ({counted(counts[0], 'query')})"),
+            Patch(color=_COLORS[1], label=f"{b} higher ({counted(counts[1], 'query')})"),
             self.mean_line_,
         ]
         self.mean_line_.set_label(f"mean difference {mean:+.4f}")
         ax.legend(handles=handles, loc="best", fontsize="small")
         ax.set_title(f"{metric} per query: {a} - {b}")
         ax.set_ylabel(f"{metric} difference ({a} - {b})")
-        ties = f", {_count(counts[2], 'tie')}" if counts[2] else ""
-        ax.set_xlabel(f"queries, sorted by difference ({_count(n, 'query')}{ties})")
+        ties = f", {counted(counts[2], 'tie')}" if counts[2] else ""
+        ax.set_xlabel(f"queries, sorted by difference ({counted(n, 'query')}{ties})")
         ax.set_xlim(0.5 - 0.1 * (n > 100), n + 0.5 + 0.1 * (n > 100))
         if ids is not None and n <= _MAX_LABELS:
             ax.set_xticks(x)

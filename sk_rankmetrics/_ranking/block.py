@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .chunk import rank_chunk
-from .ideal import ideal_gains, ideal_runs
+from .ideal import ideal_gains, ideal_levels
 from .item_values import BlockValues, ItemMasks
 
 
@@ -61,8 +61,8 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     check_ties(rc, requests, ignore_ties)
     # A measure of the whole ranking (G, ndcg_rel) reads the ideal's runs.
     for req in requests:
-        if req.needs_ideal and req.spec.full and ("runs", req.gain_key) not in rc.cache:
-            rc.cache[("runs", req.gain_key)] = ideal_runs(
+        if req.needs_ideal and req.spec.full and ("levels", req.gain_key) not in rc.cache:
+            rc.cache[("levels", req.gain_key)] = ideal_levels(
                 yt, req.gain, lambda key=req.gain_key: values.full(key), values.worthless,
                 values.extremes)
     ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
@@ -72,5 +72,5 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
             rc.ideal[req.gain_key] = ideal_gains(
                 yt, req.gain, lambda key=req.gain_key: values.full(key),
                 max(width, rc.L) if width < N else N, values.worthless, values.extremes,
-                rc.cache.get(("runs", req.gain_key)))
+                rc.cache.get(("levels", req.gain_key)))
     return rc

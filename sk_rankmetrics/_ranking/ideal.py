@@ -10,7 +10,7 @@ from .._utils.errors import InvalidParameterError
 from .item_values import _Extremes
 
 
-def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=None,
+def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, counted=None,
                 levels=True):
     """The ``width`` largest gains of each row, in increasing order (best last).
 
@@ -18,8 +18,8 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=
     read off the relevance levels (masked entries, a non-monotone gain).
     Levels that fill the rows are read off the highest ones
     (:func:`_top_levels`, unless ``levels`` is False); integer levels in a
-    small span are counted per row (:func:`ideal_runs`; ``runs`` passes the
-    block's runs when they are already counted); any other input goes
+    small span are counted per row (:func:`ideal_levels`; ``counted`` passes the
+    block's levels when they are already counted); any other input goes
     through :func:`top_values`, whose cost does not depend on how the values
     are distributed.
     """
@@ -28,15 +28,15 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, runs=
     # transformed; masked entries (gain 0, any relevance) need the gains.
     by_level = gain.monotone and worthless is None
     if by_level and width < N:
-        top = _top_levels(yt, gain, extremes, width) if runs is None and levels else None
+        top = _top_levels(yt, gain, extremes, width) if counted is None and levels else None
         if top is not None:
             return top
-        if runs is None:
-            runs = _counted(yt, gain, extremes)
-        if runs is not None and runs.complete:
+        if counted is None:
+            counted = _counted(yt, gain, extremes)
+        if counted is not None and counted.complete:
             # Every gain of the row is >= 0 and the positive ones are in the
-            # runs: the rest of the top ``width`` are zeros.
-            return runs.top(width)[:, ::-1]
+            # levels: the rest of the top ``width`` are zeros.
+            return counted.top(width)[:, ::-1]
     base = yt if by_level else full_gain()
     top = top_values(base, width)
     return np.asarray(gain(top), dtype=np.float64) if by_level else top
@@ -165,17 +165,17 @@ def _top_positive(a, pos, P, width, widest):
     return np.sort(pad, axis=1)[:, cols - width:]
 
 
-class IdealRuns:
-    """A row's ideal ordering (best first) as runs of equal positive gain.
+class IdealLevels:
+    """A row's ideal ordering (best first) as levels of equal positive gain.
 
     trec_eval's measures over the whole ideal (G, ndcg_rel, Rndcg) read it
-    only through these runs: where each ends, its DCG, and the counts.
+    only through these levels: where each ends, its DCG, and the counts.
 
     Attributes
     ----------
-    rows, end, gain, idcg : ndarray of shape (n_runs,)
-        Row-major, the best run of a row first: the row, the 1-based
-        position where the run ends, its gain, and the log2-discounted DCG
+    rows, end, gain, idcg : ndarray of shape (n_levels,)
+        Row-major, the best level of a row first: the row, the 1-based
+        position where the level ends, its gain, and the log2-discounted DCG
         of the ideal down to ``end``.
     P, total, full_idcg : ndarray of shape (n_rows,)
         Per row: the items of positive gain, their summed gain and their DCG.
@@ -190,7 +190,7 @@ class IdealRuns:
         self.begin = np.where(first, 0, np.concatenate(([0], end[:-1])))
         self._top = None
         #: Whether no item of the rows has a negative gain, so that the
-        #: positions past the runs hold gain 0 (set by the constructors).
+        #: positions past the levels hold gain 0 (set by the constructors).
         self.complete = False
 
     # The statistics below serve the measures of the whole ideal (G,
@@ -205,7 +205,7 @@ class IdealRuns:
     @functools.cached_property
     def idcg(self):
         # Running sum within each row: the global running sum less its value
-        # before the row's first run.
+        # before the row's first level.
         part = self._part
         c = np.cumsum(part)
         row_first = np.maximum.accumulate(
@@ -234,17 +234,17 @@ class IdealRuns:
     def from_sorted(cls, ideal):
         """From every gain of each row in increasing order, shape (n, W)."""
         n, W = ideal.shape
-        # Read best first, a run ends at i (1-based) where the gain at i differs
+        # Read best first, a level ends at i (1-based) where the gain at i differs
         # from the one at i - 1 (past the row's end: 0), the latter positive.
-        # In increasing order that is a run's first entry j = W - i.
+        # In increasing order that is a level's first entry j = W - i.
         starts = np.empty((n, W), dtype=bool)
         starts[:, 0] = True
         np.not_equal(ideal[:, 1:], ideal[:, :-1], out=starts[:, 1:])
         starts &= ideal > 0
-        rows, j = np.nonzero(starts[:, ::-1])  # best run first within each row
-        runs = cls(rows, j + 1, ideal[rows, W - 1 - j], n)
-        runs.complete = bool(ideal[:, 0].min() >= 0) if ideal.size else True
-        return runs
+        rows, j = np.nonzero(starts[:, ::-1])  # best level first within each row
+        levels = cls(rows, j + 1, ideal[rows, W - 1 - j], n)
+        levels.complete = bool(ideal[:, 0].min() >= 0) if ideal.size else True
+        return levels
 
     @classmethod
     def from_counts(cls, counts, gains):
@@ -264,9 +264,9 @@ class IdealRuns:
         out = np.zeros((self.n_rows, width))
         stop = np.minimum(self.end, width)
         lengths = np.clip(stop - self.begin, 0, None)
-        run = np.repeat(np.arange(lengths.shape[0]), lengths)
-        offset = np.arange(run.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        out[self.rows[run], self.begin[run] + offset] = self.gain[run]
+        level = np.repeat(np.arange(lengths.shape[0]), lengths)
+        offset = np.arange(level.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        out[self.rows[level], self.begin[level] + offset] = self.gain[level]
         return out
 
 
@@ -276,8 +276,8 @@ _MAX_LEVEL_SPAN = 64
 _COUNT_ELEMENTS = 1 << 17
 
 
-def ideal_runs(yt, gain, full_gain, worthless=None, extremes=None):
-    """The :class:`IdealRuns` of each row's gains.
+def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None):
+    """The :class:`IdealLevels` of each row's gains.
 
     Integer relevance levels in a small span with a monotone gain are counted
     per row (one pass, no sort); any other input sorts the row's gains.
@@ -287,14 +287,14 @@ def ideal_runs(yt, gain, full_gain, worthless=None, extremes=None):
     """
     N = yt.shape[1]
     if worthless is None:
-        runs = _counted(yt, gain, extremes)
-        if runs is not None:
-            return runs
-    return IdealRuns.from_sorted(ideal_gains(yt, gain, full_gain, N, worthless))
+        counted = _counted(yt, gain, extremes)
+        if counted is not None:
+            return counted
+    return IdealLevels.from_sorted(ideal_gains(yt, gain, full_gain, N, worthless))
 
 
 def _counted(yt, gain, extremes=None):
-    """The :class:`IdealRuns` of ``yt`` by counting its levels (a monotone
+    """The :class:`IdealLevels` of ``yt`` by counting its levels (a monotone
     gain, integer levels in a span of at most ``_MAX_LEVEL_SPAN``), or None."""
     if not gain.monotone or not yt.size:
         return None
@@ -309,11 +309,11 @@ def _counted(yt, gain, extremes=None):
         sample = yt.reshape(-1)[:_SAMPLE]
         if not np.array_equal(sample, np.floor(sample)):
             return None  # real-valued levels: not countable, spare the pass
-    return _counted_runs(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)))
+    return _counted_levels(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)))
 
 
-def _counted_runs(yt, gain, extremes, lo, hi):
-    """:func:`ideal_runs` by counting the levels ``lo..hi`` of each row, or
+def _counted_levels(yt, gain, extremes, lo, hi):
+    """:func:`ideal_levels` by counting the levels ``lo..hi`` of each row, or
     None when a level that could have a positive gain is not an integer."""
     n, N = yt.shape
     span = hi - lo + 1
@@ -342,18 +342,18 @@ def _counted_runs(yt, gain, extremes, lo, hi):
         else:
             return None
         counts = counts.reshape(n, span)
-        # Levels of one gain form one run: sum their counts.
+        # Levels of one gain form one level: sum their counts.
         distinct, inv = np.unique(-g[keep], return_inverse=True)
         merged = np.zeros((n, distinct.shape[0]), dtype=np.int64)
         kept = counts[:, ::-1][:, keep]
         for j, u in enumerate(inv.reshape(-1).tolist()):  # a level at a time
             merged[:, u] += kept[:, j]
-        runs = IdealRuns.from_counts(merged, -distinct)
+        levels = IdealLevels.from_counts(merged, -distinct)
     else:
         # Every level up to ceil(max) has gain <= 0, so every entry has.
-        runs = IdealRuns.from_counts(np.zeros((n, 0), dtype=np.int64), g[:0])
-    runs.complete = bool(g[-1] >= 0)  # the lowest level's gain (monotone)
-    return runs
+        levels = IdealLevels.from_counts(np.zeros((n, 0), dtype=np.int64), g[:0])
+    levels.complete = bool(g[-1] >= 0)  # the lowest level's gain (monotone)
+    return levels
 
 
 def _count_levels(yt, lo, span):

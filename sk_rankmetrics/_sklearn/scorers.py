@@ -22,7 +22,7 @@ from .._metrics.names import parse_name
 from .._metrics.registry import metric_names
 from .._metrics.requests import make_requests, split_request
 from .._utils.backends import backend_for
-from .._utils.errors import InvalidParameterError, short_repr, warn
+from .._utils.errors import PACKAGE_DIR, InvalidParameterError, short_repr, warn
 from .._utils.params import validate
 from .responses import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
 
@@ -76,7 +76,6 @@ class _ScoreRequest(MetadataRequest):
 
 
 _SKLEARN_DIR = os.path.dirname(os.path.abspath(sklearn.__file__)) + os.sep
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _failure_becomes_nan():
@@ -89,7 +88,7 @@ def _failure_becomes_nan():
     """
     frame = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-            _PACKAGE_DIR):
+            PACKAGE_DIR):
         frame = frame.f_back
     if frame is None or not os.path.abspath(frame.f_code.co_filename).startswith(
             _SKLEARN_DIR):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._inputs.arrays import as_ids, as_numeric_array, unique
-from .._utils.errors import InvalidParameterError, short_repr, warn
+from .._utils.errors import InvalidParameterError, counted, short_repr, warn
 from .._utils.params import validate
 from . import significance as _stats
 from .report import ComparisonReport
@@ -119,10 +119,6 @@ def choose_metrics(systems, metrics):
     return chosen
 
 
-def _count(n, one, many):
-    return f"{n} {one if n == 1 else many}"
-
-
 def _shown(ids, limit=5):
     items = ", ".join(repr(i) for i in ids[:limit].tolist())
     return items + (", ..." if len(ids) > limit else "")
@@ -171,7 +167,7 @@ def pair_queries(systems, on_missing, notes):
             advice = ("Score every query in every system (evaluate_run(..., complete=True), "
                       "or -c on the command line, scores a query missing from a run as 0)")
             if shared.size:
-                advice += (f", or compare on the {_count(shared.size, 'query', 'queries')} "
+                advice += (f", or compare on the {counted(shared.size, 'query')} "
                            "they share with on_missing='drop' (--on-missing drop).")
             else:
                 advice = "They share no query at all. " + advice + "."
@@ -347,10 +343,10 @@ def compare(results, *, metrics=None, test="t-test", correction="holm", baseline
         dropped = int((~keep).sum())
         if dropped:
             partial = int((nan.any(axis=1) & ~nan.all(axis=1)).sum())
-            notes.append(f"{m}: {_count(dropped, 'query', 'queries')} with NaN in some "
+            notes.append(f"{m}: {counted(dropped, 'query')} with NaN in some "
                          f"system {'was' if dropped == 1 else 'were'} left out.")
             if partial:
-                warn(f"compare: for {m!r}, {_count(partial, 'query', 'queries')} NaN in "
+                warn(f"compare: for {m!r}, {counted(partial, 'query')} NaN in "
                      "some systems but not in others; left out of every system's mean and "
                      "test of this metric, so the means differ from the systems' own.")
         V = V[keep]

@@ -79,7 +79,7 @@ def _marker(indices, n, dash="-"):
 _MARKDOWN_SPECIAL = frozenset("\\|*_`[]<>&~")
 
 
-def markdown(text):
+def escape_markdown(text):
     """``text`` as the content of a Markdown table cell, shown as written."""
     return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in _printable(text))
 
@@ -434,7 +434,7 @@ class ComparisonReport:
         letters = self._letters()
         beaten = {m: self._beaten(m) for m in self.metrics}
         best = {m: self._best(m) for m in self.metrics}
-        lines = ["| # | system | " + " | ".join(map(markdown, self.metrics)) + " |",
+        lines = ["| # | system | " + " | ".join(map(escape_markdown, self.metrics)) + " |",
                  "|---|---|" + "---:|" * len(self.metrics)]
         for s in self.systems:
             cells = []
@@ -445,16 +445,16 @@ class ComparisonReport:
                 if beaten[m][s]:
                     v += f"<sup>{beaten[m][s]}</sup>"
                 cells.append(v)
-            lines.append(f"| {letters[s]} | {markdown(s)} | " + " | ".join(cells) + " |")
+            lines.append(f"| {letters[s]} | {escape_markdown(s)} | " + " | ".join(cells) + " |")
         lines += ["", _wrap(self._legend("<sup>x</sup>") + "; best mean of each metric in "
                             "bold.", _WIDTH), ""]
         header = self._pair_header()
         lines += ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
         lines += ["| " + " | ".join(row) + " |"
-                  for row in self._pair_cells(markdown, pvalue=lambda p:
+                  for row in self._pair_cells(escape_markdown, pvalue=lambda p:
                                               format_pvalue(p).replace("<", "\\<"))]
         if self.notes:
-            lines += ["", "Notes:", ""] + [f"- {markdown(n)}" for n in self.notes]
+            lines += ["", "Notes:", ""] + [f"- {escape_markdown(n)}" for n in self.notes]
         return "\n".join(lines)
 
     def to_latex(self):

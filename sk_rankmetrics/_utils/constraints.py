@@ -227,11 +227,11 @@ class Param:
         out = []
         for c in self.constraints:
             out += [v for v in c.invalid_examples()
-                    if not self.accepts(v) and not any(_same(v, o) for o in out)]
+                    if not self.accepts(v) and not any(_same_constant(v, o) for o in out)]
         return out
 
 
-def _same(a, b):
+def _same_constant(a, b):
     return type(a) is type(b) and (a == b or (a != a and b != b))
 
 

@@ -60,11 +60,11 @@ def short_repr(value, limit=60):
 
 # -- warnings that name the user's line ----------------------------------------------
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _library_dirs():
-    dirs = [_PACKAGE_DIR]
+    dirs = [PACKAGE_DIR]
     for name in ("sklearn", "joblib"):
         mod = sys.modules.get(name)
         if mod is not None and getattr(mod, "__file__", None):
@@ -115,6 +115,11 @@ def warn(message, category=UserWarning):
 
 def plural(what):
     return "queries" if what == "query" else what + "s"
+
+
+def counted(n, word):
+    """``"1 query"``, ``"3 queries"``: a count with its word."""
+    return f"{n} {word if n == 1 else plural(word)}"
 
 
 def example_ids(ids, limit=3):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._ranking.ideal import IdealRuns
+from ..._ranking.ideal import IdealLevels
 from . import ranges_from_counts
 from .__init__ import _safe_divide
 from .combinatorics import _log_factorials
@@ -40,11 +40,11 @@ def binary_g(rc, req):
 # -- trec_eval's experimental gain measures -------------------------------------------------
 
 
-def _runs(rc, key):
-    """The ideal's runs of equal positive gain (:class:`IdealRuns`), once per chunk."""
-    if ("runs", key) not in rc.cache:
-        rc.cache[("runs", key)] = IdealRuns.from_sorted(rc.ideal[key])
-    return rc.cache[("runs", key)]
+def _gain_levels(rc, key):
+    """The ideal's levels of equal positive gain (:class:`IdealLevels`), once per chunk."""
+    if ("levels", key) not in rc.cache:
+        rc.cache[("levels", key)] = IdealLevels.from_sorted(rc.ideal[key])
+    return rc.cache[("levels", key)]
 
 
 #: The most terms (count vectors) the exact G of one tie group may sum:
@@ -72,15 +72,15 @@ def normalized_gain(rc, req):
     group whose members share one gain needs no sum.
     """
     g = rc.mean(req.gain_key)
-    runs = _runs(rc, req.gain_key)
+    levels = _gain_levels(rc, req.gain_key)
     # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
-    cost = np.cumsum(np.maximum(runs.top(rc.L), 1.0), axis=1)
+    cost = np.cumsum(np.maximum(levels.top(rc.L), 1.0), axis=1)
     gained = np.cumsum(g, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(g != 0, g / np.log2(2.0 + cost - gained), 0.0)
     if rc.tied and rc.L:
         _g_tie_groups(rc, req, terms, cost, gained - g)
-    total = runs.total
+    total = levels.total
     return _safe_divide(terms.sum(axis=1), total), total > 0
 
 
@@ -219,20 +219,20 @@ def ndcg_rel(rc, req):
     ``max_docs`` cuts a group; its product with the final DCG takes the same
     pair moment.
     """
-    runs = _runs(rc, req.gain_key)
-    P = runs.P
+    levels = _gain_levels(rc, req.gain_key)
+    P = levels.P
     g, dcg = _ranked_dcg(rc, req)  # dcg[:, j]: expected DCG of the first j ranks
     n_rows, L = rc.n_rows, rc.L
     rows = np.arange(n_rows)
     disc = 1.0 / np.log2(np.arange(2.0, L + 2.0))
-    idcg = np.cumsum(runs.top(L) * disc, axis=1)  # down to min(P, L)
+    idcg = np.cumsum(levels.top(L) * disc, axis=1)  # down to min(P, L)
     # The ideal DCG down to min(p, P): past P (when P <= L) it stays the full one.
-    idcg_at = np.where(np.arange(L) < P[:, None], idcg, runs.full_idcg[:, None])
+    idcg_at = np.where(np.arange(L) < P[:, None], idcg, levels.full_idcg[:, None])
     n = np.minimum(rc.n_ranked, L)
     if not rc.tied:
         at_rel = (g > 0) & (np.arange(L) < rc.n_ranked[:, None])
         ratio = _safe_divide(dcg[:, 1:], idcg_at)
-        final = _safe_divide(dcg[rows, n], runs.full_idcg)
+        final = _safe_divide(dcg[rows, n], levels.full_idcg)
         total = np.where(at_rel, ratio, 0.0).sum(axis=1) + (P - at_rel.sum(axis=1)) * final
         return _safe_divide(total, P), P > 0
     start = rc.start
@@ -260,7 +260,7 @@ def ndcg_rel(rc, req):
     final = ((P - pos_before) * (d0 + Gl / ml * dsum) - t * rl / ml * d0
              - (Gl / ml + (t - 1.0) * pl) * dsum)
     final = np.where(n > 0, final, 0.0)
-    total = total + _safe_divide(final, runs.full_idcg)
+    total = total + _safe_divide(final, levels.full_idcg)
     return _safe_divide(total, P), P > 0
 
 
@@ -270,19 +270,19 @@ def rndcg(rc, req):
     item at ``threshold`` is undefined, as trec_eval returns 0 for a query
     whose number of relevant documents at the level (``-l``) is 0, although
     the gains ignore the level."""
-    runs = _runs(rc, req.gain_key)
+    levels = _gain_levels(rc, req.gain_key)
     _, dcg = _ranked_dcg(rc, req)
     n = np.minimum(rc.n_ranked, rc.L)
     # At each run's end: the DCG of the ranking's first min(end, n) items.
-    at = dcg[runs.rows, np.minimum(runs.end, n[runs.rows])]
-    ratio = _safe_divide(at, runs.idcg)
+    at = dcg[levels.rows, np.minimum(levels.end, n[levels.rows])]
+    ratio = _safe_divide(at, levels.idcg)
     N = rc.n_rows
-    total = np.bincount(runs.rows, weights=ratio, minlength=N)
-    count = np.bincount(runs.rows, minlength=N).astype(np.float64)
-    P = runs.P
+    total = np.bincount(levels.rows, weights=ratio, minlength=N)
+    count = np.bincount(levels.rows, minlength=N).astype(np.float64)
+    P = levels.P
     ends_first = P + 1 < rc.n_ranked  # the ranking outlives the positive ideal gains
     rows = np.arange(N)
-    full = _safe_divide(dcg[rows, n], runs.full_idcg)
+    full = _safe_divide(dcg[rows, n], levels.full_idcg)
     total = total + np.where(ends_first, full, 0.0)
     count = count + ends_first
     return _safe_divide(total, count), (P > 0) & (rc.totals[req.rel_key] > 0)
