@@ -139,11 +139,10 @@ def _public_callables():
 @pytest.mark.parametrize(("where", "fn"), list(_public_callables()),
                          ids=[w for w, _ in _public_callables()])
 def test_signature_defaults_are_the_tables(where, fn):
-    short = where.split(".")[-1] if "." in where else where
     for name, p in inspect.signature(fn).parameters.items():
         if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) or name in DATA:
             continue
-        declared = PARAMS.get(f"{short}.{name}") or PARAMS.get(name)
+        declared = PARAMS.get(f"{where}.{name}") or PARAMS.get(name)
         assert declared is not None, f"{where}: parameter {name!r} is not in the table"
         if p.default is not p.empty:
             default = declared.default

@@ -196,7 +196,7 @@ class ListOf:
 
 
 class Param:
-    """The declaration of one parameter: default, constraints and hint.
+    """The declaration of one parameter: default, constraints, hint and doc.
 
     Parameters
     ----------
@@ -208,13 +208,19 @@ class Param:
         What the parameter means, for the error message.
     examples : tuple
         Valid non-default values (the option grid of the tests).
+    doc : str
+        The parameter's numpydoc block (``"name : type, default=...\n    text"``),
+        which :func:`~sk_rankmetrics._utils.docstrings.fill_doc` puts in every
+        public docstring with this parameter; empty for parameters documented
+        by each function itself.
     """
 
-    def __init__(self, default, constraints, hint, examples=()):
+    def __init__(self, default, constraints, hint, examples=(), doc=""):
         self.default = default
         self.constraints = list(constraints)
         self.hint = hint
         self.examples = tuple(examples)
+        self.doc = doc
 
     def accepts(self, value):
         return any(c.accepts(value) for c in self.constraints)

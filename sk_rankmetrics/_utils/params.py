@@ -33,56 +33,100 @@ PARAMS = {
         None, [Interval("integer", 1, None), _NONE],
         "the cut-off: only the first k positions count; None counts every position",
         examples=(1, 3, 10**30),
+        doc="""k : int, default=None
+    Cut-off: only the first ``k`` positions count. ``None`` means all.
+    A ``k`` larger than the row counts every item (the work stays
+    proportional to the row).""",
     ),
     "gain": Param(
         "linear", [Options("linear", "exponential"), Mappings(), Callables()],
         "what an item of relevance r is worth: r, 2**r - 1, a {level: gain} mapping or "
         "a callable",
         examples=("exponential", {0: 0.0, 1: 1.0, 2: 5.0, 3: 6.5}),
+        doc="""gain : {"linear", "exponential"}, mapping or callable, default="linear"
+    What an item of relevance ``r`` is worth: ``"linear"`` is ``r``
+    (scikit-learn, trec_eval, ranx), ``"exponential"`` is ``2**r - 1``
+    (XGBoost, LightGBM, most web-search practice), a mapping
+    ``{level: gain}`` must name every level present (trec_eval's
+    ``ndcg.L=G``), a callable maps an array of levels to gains.""",
     ),
     "discount": Param(
         "log", [Options("log", "jarvelin"), ArrayLike(), Callables()],
         "what position p is worth: 1/log_b(p + 1), Järvelin-Kekäläinen's form, an array "
         "or a callable of non-negative discounts",
         examples=("jarvelin",),
+        doc="""discount : {"log", "jarvelin"}, array-like or callable, default="log"
+    What position ``p`` (1-based) is worth: ``"log"`` is
+    ``1 / log_b(p + 1)``; ``"jarvelin"`` is the original Järvelin and
+    Kekäläinen form, 1 for ``p < b`` and ``1 / log_b(p)`` after (the base
+    changes nDCG); an array gives one discount per position, a callable
+    maps 1-based positions to discounts. Discounts must be >= 0 and, for
+    nDCG, must not grow with the position.""",
     ),
     "log_base": Param(
         2, [Interval("real", 1, None, closed="neither")],
         "the base b of the logarithmic discounts; b <= 1 would make later positions worth "
         "as much or more (or negative)",
         examples=(3, 10, 1.5),
+        doc="""log_base : float, default=2
+    The base ``b`` of the logarithmic discounts; it must exceed 1.""",
     ),
     "threshold": Param(
         None, [Interval("real", None, None), _NONE],
         "the lowest relevance that counts as relevant; None means any relevance > 0",
         examples=(2, 0.5),
+        doc="""threshold : float, default=None
+    An item is relevant when ``y_true >= threshold``; ``None`` means any
+    positive value (``y_true > 0``).""",
     ),
     "denominator": Param(
         "min_k_relevant", [Options("min_k_relevant", "relevant")],
         "what AP@k is divided by: min(k, R), so that a perfect top k scores 1, or R, the "
         "relevant items of the row (trec_eval, ranx)",
         examples=("relevant",),
+        doc="""denominator : {"min_k_relevant", "relevant"}, default="min_k_relevant"
+    ``D``: ``min(k, R)`` with ``R`` the relevant items of the row, so that
+    a perfect top ``k`` scores 1 (LightGBM, Spark ``MAP@k``, recommender
+    practice); or ``R`` (trec_eval ``map_cut_k``, ranx, XGBoost 1.x
+    ``map@k``). Without ``k`` both are ``R``.""",
     ),
     "adaptive_k": Param(
         False, [Boolean()],
         "whether P@k of a row shorter than k divides by the row's length instead of k",
         examples=(True,),
+        doc="""adaptive_k : bool, default=False
+    Divide by ``min(k, n_items)`` instead of ``k`` when a row has fewer
+    than ``k`` items. ``False`` is trec_eval, ranx and torchmetrics.""",
     ),
     "no_relevant": Param(
         "warn", _NO_RELEVANT,
         "the value of a row without a relevant item: 'warn' (0, counted, with a warning), "
         "'skip' (left out of the mean) or a number in [0, 1] or nan",
         examples=("skip", 0.0, 1.0),
+        doc="""no_relevant : "warn", "skip" or float, default="warn"
+    Rows with no relevant item (for nDCG: an ideal DCG of 0). ``"warn"``
+    scores them 0 and counts them, as scikit-learn does, with an
+    ``UndefinedMetricWarning``; ``"skip"`` drops them from the mean and its
+    weight; a number in [0, 1] (``0.0``, ``1.0``) or ``nan`` replaces their
+    value silently.""",
     ),
     "ignore_ties": Param(
         False, [Boolean()],
         "True takes tied scores in the order of the sort instead of the expected value over "
         "their orderings",
         examples=(True,),
+        doc="""ignore_ties : bool, default=False
+    By default a tie in ``y_score`` scores the exact expected value of the
+    metric over every ordering of the tied items, all equally likely.
+    ``True`` takes the order of the sort as it comes (faster; only correct
+    when scores have no ties).""",
     ),
     "per_row": Param(
         False, [Boolean()], "True returns one value per row (query) instead of the mean",
         examples=(True,),
+        doc="""per_row : bool, default=False
+    Return the array of per-row (per-query, in sorted qid order) values
+    instead of their mean; rows skipped by ``no_relevant="skip"`` are NaN.""",
     ),
     "setting": Param(
         "sk_rankmetrics", [Options("sk_rankmetrics", "trec_eval")],
@@ -110,6 +154,10 @@ PARAMS = {
         "how many ranked items of each row the measure reads: the ranking is cut there "
         "first (trec_eval's -M); None reads the whole ranking",
         examples=(100, 3),
+        doc="""max_docs : int, default=None
+    Read only the first ``max_docs`` ranked items: the ranking is cut there
+    first, as trec_eval's ``-M`` (R and the other totals still count every
+    item of the row). None reads the whole ranking.""",
     ),
     "format": Param(
         "auto", [Options("auto", "trec", "csv", "tsv", "parquet", "json")],
@@ -151,22 +199,35 @@ PARAMS = {
         "the largest relevance grade of the scale: ERR's user stops at grade g with "
         "probability (2**g - 1) / 2**max_grade (4: the TREC Web track's gdeval)",
         examples=(3, 6),
+        doc="""max_grade : int, default=4
+    The largest grade of the relevance scale: the user stops at an item of
+    grade ``g`` with probability ``(2**g - 1) / 2**max_grade``. 4 is the
+    TREC Web track's (``gdeval``, which ir_measures' ERR calls).""",
     ),
     "normalize": Param(
         False, [Boolean()],
         "True divides ERR by the ERR of the ideal ranking (nERR)",
         examples=(True,),
+        doc="""normalize : bool, default=False
+    Divide by the ERR of the ideal ranking (nERR, in [0, 1]).""",
     ),
     "p": Param(
         0.8, [Interval("real", 0, 1, closed="neither")],
         "RBP's persistence: the probability that the user looks at the next item",
         examples=(0.5, 0.95),
+        doc="""p : float, default=0.8
+    Persistence: the probability that the user goes on to the next item
+    (ir_measures' and ranx's default 0.8; trec_eval's is 0.9).""",
     ),
     "graded": Param(
         False, [Boolean()],
         "True makes RBP read graded gains (each level over the row's largest level, as "
         "trec_eval's rbp) instead of the relevant/not relevant indicator",
         examples=(True,),
+        doc="""graded : bool, default=False
+    Read graded gains (each level over the row's largest level when that
+    exceeds 1, as trec_eval's ``rbp``) instead of the relevant / not
+    relevant indicator at ``threshold``.""",
     ),
     "zero_if_judged": Param(
         False, [Boolean()],
@@ -178,12 +239,19 @@ PARAMS = {
         1.0, [Interval("real", 0, None, closed="neither")],
         "F's weight of recall against precision: F_beta = (1 + beta**2) P R / (beta**2 P + R)",
         examples=(0.5, 2.0),
+        doc="""beta : float, default=1.0
+    Weight of recall against precision:
+    ``F_beta = (1 + beta**2) P R / (beta**2 P + R)``.""",
     ),
     "mean": Param(
         "arithmetic", [Options("arithmetic", "geometric")],
         "how the rows' values are averaged: the arithmetic mean, or the geometric mean of "
         "max(value, 1e-5) (trec_eval's gm_map and gm_bpref)",
         examples=("geometric",),
+        doc="""mean : {"arithmetic", "geometric"}, default="arithmetic"
+    How the rows' values are combined: their (weighted) arithmetic mean, or
+    the geometric mean of ``max(value, 1e-5)`` (trec_eval's ``gm_map``,
+    ``gm_bpref``), which rewards systems that do well on every query.""",
     ),
     "recall": Param(
         None, [Interval("real", 0, 1), _NONE],
@@ -223,7 +291,7 @@ PARAMS = {
         "(trec_eval's -N)",
         examples=(1000,),
     ),
-    "from_estimator.response_method": Param(
+    "MetricAtKDisplay.from_estimator.response_method": Param(
         "auto", [Options("auto", *RESPONSE_METHODS), ListOf(Options(*RESPONSE_METHODS))],
         "the estimator methods that give scores, tried in order; 'auto' tries "
         "decision_function, predict_proba, then predict",
@@ -237,6 +305,13 @@ PARAMS = {
         "for Dask inputs: True computes the result and returns it as for in-memory inputs, "
         "False returns lazy Dask objects (in-memory inputs are always computed)",
         examples=(False,),
+        doc="""compute : bool, default=True
+    For Dask inputs (the guide's "Evaluating at scale"): ``True`` computes
+    the result and returns it as for in-memory inputs; ``False`` returns
+    lazy Dask objects instead, as dask-ml does: the mean as a 0-d Dask
+    array, per-row values as a Dask array (matrices) or a Dask Series
+    indexed by query id (long format). In-memory inputs are always
+    computed.""",
     ),
     "metric_names.aliases": Param(
         False, [Boolean()],
@@ -314,7 +389,7 @@ def validate(func):
     where = func.__qualname__.replace(".__init__", "")
     declared = [
         p for p in sig.parameters
-        if f"{func.__name__}.{p}" in PARAMS or p in PARAMS
+        if f"{where}.{p}" in PARAMS or p in PARAMS
     ]
 
     @functools.wraps(func)
@@ -326,7 +401,7 @@ def validate(func):
         given = bound.arguments
         for name in declared:
             if name in given:
-                value = check_param(name, given[name], param(name, func.__name__), where)
+                value = check_param(name, given[name], param(name, where), where)
                 if value is not given[name]:
                     given[name] = value
         return func(*bound.args, **bound.kwargs)
