@@ -36,7 +36,7 @@ LADDER = {
 }
 
 #: Top-level modules besides the folders (public surface, entry point, alias).
-TOP_LEVEL = {"__init__.py", "__main__.py", "_scorer.py"}
+TOP_LEVEL = {"__init__.py", "__main__.py", "_scorer.py"}  # _scorer: the pickle alias
 
 
 def _modules():

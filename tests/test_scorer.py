@@ -273,3 +273,40 @@ def test_qid_requested_in_one_step():
         get_scorer("mrr", qid=True)
     with pytest.raises(ValueError, match=r"^get_scorers: qid must be True .* got 1\."):
         get_scorers(["mrr"], qid=1)
+
+
+def test_scorers_pickled_by_0_1_0_still_load_and_score():
+    """Scorers pickled before the modules moved into folders load (through the
+    alias module) and score as the same scorers made today."""
+    from pathlib import Path
+
+    import sklearn
+
+    path = Path(__file__).parent / "data" / "pickles" / "scorers-0.1.0.pkl"
+    with sklearn.config_context(enable_metadata_routing=True):
+        old = pickle.loads(path.read_bytes())
+        fresh = {
+            "ndcg10": sk_rankmetrics.get_scorer("ndcg@10"),
+            "ndcg_exp5": sk_rankmetrics.make_ranking_scorer("ndcg", k=5, gain="exponential"),
+            "p5_qid": sk_rankmetrics.get_scorer("p@5", qid=True),
+            "multi": sk_rankmetrics.get_scorers(["ndcg@10", "recall@20"]),
+            "fn": sk_rankmetrics.make_ranking_scorer(
+                sk_rankmetrics.mean_average_precision_score, k=3),
+        }
+        assert type(old["ndcg10"]) is sk_rankmetrics.RankingScorer
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(40, 3))
+        Y = (X @ rng.normal(size=(3, 12)) + rng.normal(size=(40, 12)) > 0.5).astype(int)
+        matrix_model = Ridge().fit(X, Y)  # one score per item of each row
+        for key in ["ndcg10", "ndcg_exp5", "fn"]:
+            assert repr(old[key]) == repr(fresh[key])
+            assert old[key](matrix_model, X, Y) == fresh[key](matrix_model, X, Y)
+        assert set(old["multi"]) == set(fresh["multi"])
+        for name in old["multi"]:
+            assert old["multi"][name](matrix_model, X, Y) == fresh["multi"][name](
+                matrix_model, X, Y)
+        y, qid = Y.ravel(), np.repeat(np.arange(40), 12)
+        long_model = Ridge().fit(np.repeat(X, 12, axis=0), y)
+        Xl = np.repeat(X, 12, axis=0)
+        assert old["p5_qid"](long_model, Xl, y, qid=qid) == fresh["p5_qid"](
+            long_model, Xl, y, qid=qid)
