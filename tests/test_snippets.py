@@ -173,6 +173,12 @@ def _agg_backend():
 #: fail (strictly: once they run, the test fails until the entry is deleted).
 KNOWN_FAILING = {}
 
+#: Sections whose blocks are fragments of other files, not code to run on the
+#: page; the test named beside each applies them where they say.
+FRAGMENTS = {
+    ("docs/developers.md", "Adding a metric"): "tests/test_developers.py",
+}
+
 
 def _units():
     """``(id, page, sections, skip_sections, known failure)`` to test."""
@@ -183,7 +189,8 @@ def _units():
         if None in known:
             out.append((name, page, None, (), known[None]))
             continue
-        out.append((name, page, None, tuple(known), None))
+        fragments = tuple(sec for (p, sec) in FRAGMENTS if p == name)
+        out.append((name, page, None, (*known, *fragments), None))
         out += [(f"{name}: {sec}", page, (sec,), (), why) for sec, why in known.items()]
     return [pytest.param(page, sections, skip, id=ident,
                          marks=[pytest.mark.xfail(reason=why, strict=True)] if why else [])

@@ -12,25 +12,14 @@ from .._utils.params import validate
 from .engine import compute as engine_compute
 from .reduce import reduce_results
 
-__all__ = [
-    "bpref_score",
-    "cumulative_gain_score",
-    "dcg_score",
-    "err_score",
-    "evaluate",
-    "f1_at_k_score",
-    "hit_rate_score",
-    "mean_average_precision_score",
-    "ndcg_score",
-    "precision_at_k_score",
-    "r_precision_score",
-    "rbp_score",
-    "recall_at_k_score",
-    "reciprocal_rank_score",
-]
 
 def evaluate_requests(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
-         qid, per_row, judged=None, compute=True):
+                      qid, per_row, judged=None, compute=True):
+    """Every request on one input, in one ranking pass: per-row values or means.
+
+    The entry the public functions, :func:`evaluate`, the scorers and the
+    Displays share; a registered backend (Dask) takes its own collections.
+    """
     backend = backend_for(y_true, y_score, qid, sample_weight, judged)
     if backend is not None:
         return backend.evaluate_arrays(y_true, y_score, requests, sample_weight=sample_weight,
@@ -47,7 +36,7 @@ def evaluate_requests(y_true, y_score, requests, *, sample_weight, ignore_ties, 
 
 
 def _evaluate_one(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,
-            qid, per_row, judged=None, compute=True, **options):
+                  qid, per_row, judged=None, compute=True, **options):
     spec = METRICS[name]
     req = Request(spec, k, options, label=spec.function)
     out = evaluate_requests(y_true, y_score, [req], sample_weight=sample_weight,
@@ -110,9 +99,9 @@ def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None,
     9.008
     """
     return _evaluate_one("dcg", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
-                   per_row=per_row, gain=gain, discount=discount, log_base=log_base,
-                   compute=compute)
+                         ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
+                         per_row=per_row, gain=gain, discount=discount, log_base=log_base,
+                         compute=compute)
 
 
 @metric_function("ndcg")
@@ -180,9 +169,9 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
     0.832
     """
     return _evaluate_one("ndcg", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, gain=gain, discount=discount, log_base=log_base,
-                   compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, gain=gain, discount=discount, log_base=log_base,
+                         compute=compute)
 
 
 @metric_function("cg")
@@ -222,8 +211,8 @@ def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
     1.0
     """
     return _evaluate_one("cg", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
-                   per_row=per_row, gain=gain, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
+                         per_row=per_row, gain=gain, compute=compute)
 
 
 @metric_function("map")
@@ -270,9 +259,9 @@ def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
     0.8875
     """
     return _evaluate_one("map", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, denominator=denominator,
-                   mean=mean, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, threshold=threshold, denominator=denominator,
+                         mean=mean, compute=compute)
 
 
 @metric_function("precision")
@@ -310,8 +299,9 @@ def precision_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
     0.5
     """
     return _evaluate_one("precision", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, adaptive_k=adaptive_k, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, threshold=threshold, adaptive_k=adaptive_k,
+                         compute=compute)
 
 
 @metric_function("recall")
@@ -347,8 +337,8 @@ def recall_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
     0.5
     """
     return _evaluate_one("recall", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, threshold=threshold, compute=compute)
 
 
 @metric_function("hit_rate")
@@ -386,8 +376,8 @@ def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
     0.5
     """
     return _evaluate_one("hit_rate", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, threshold=threshold, compute=compute)
 
 
 @metric_function("mrr")
@@ -433,8 +423,8 @@ def reciprocal_rank_score(y_true, y_score, *, k=None, sample_weight=None,
     0.41666666666666663
     """
     return _evaluate_one("mrr", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, threshold=threshold, compute=compute)
 
 
 @metric_function("r_precision")
@@ -470,9 +460,9 @@ def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
     0.5
     """
     return _evaluate_one("r_precision", y_true, y_score, k=None,
-                   sample_weight=sample_weight, ignore_ties=ignore_ties,
-                   no_relevant=no_relevant, qid=qid, per_row=per_row,
-                   threshold=threshold, compute=compute)
+                         sample_weight=sample_weight, ignore_ties=ignore_ties,
+                         no_relevant=no_relevant, qid=qid, per_row=per_row,
+                         threshold=threshold, compute=compute)
 
 
 @validate
@@ -610,8 +600,8 @@ def err_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
     0.9991
     """
     return _evaluate_one("err", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, max_grade=max_grade, normalize=normalize, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, max_grade=max_grade, normalize=normalize, compute=compute)
 
 
 @metric_function("rbp")
@@ -660,8 +650,8 @@ def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
     0.625
     """
     return _evaluate_one("rbp", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
-                   per_row=per_row, threshold=threshold, p=p, graded=graded, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
+                         per_row=per_row, threshold=threshold, p=p, graded=graded, compute=compute)
 
 
 @metric_function("f1")
@@ -705,8 +695,8 @@ def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=Fa
     0.5
     """
     return _evaluate_one("f1", y_true, y_score, k=k, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, beta=beta, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, threshold=threshold, beta=beta, compute=compute)
 
 
 @metric_function("bpref")
@@ -759,6 +749,6 @@ def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, thres
     1.0
     """
     return _evaluate_one("bpref", y_true, y_score, k=None, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, threshold=threshold, mean=mean, max_docs=max_docs,
-                   judged=judged, compute=compute)
+                         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                         per_row=per_row, threshold=threshold, mean=mean, max_docs=max_docs,
+                         judged=judged, compute=compute)

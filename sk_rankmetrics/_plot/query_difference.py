@@ -17,7 +17,6 @@ from .._utils.errors import InvalidParameterError, counted, short_repr
 from .._utils.params import validate
 from .style import _COLORS
 
-__all__ = ["QueryDifferenceDisplay"]
 #: Up to this many queries every bar is labelled with its query id.
 _MAX_LABELS = 40
 

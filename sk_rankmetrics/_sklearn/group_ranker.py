@@ -6,8 +6,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["QueryGroupRanker"]
-
 
 class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     r"""Fit a ranker that wants contiguous queries and group sizes, from ``qid``.

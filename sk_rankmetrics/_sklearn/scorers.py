@@ -26,14 +26,6 @@ from .._utils.errors import PACKAGE_DIR, InvalidParameterError, short_repr, warn
 from .._utils.params import validate
 from .responses import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
 
-__all__ = [
-    "RankingScorer",
-    "get_scorer",
-    "get_scorer_names",
-    "get_scorers",
-    "make_ranking_scorer",
-]
-
 _SCORE_PARAMS = ("qid", "sample_weight")
 
 

@@ -12,9 +12,6 @@ from .._utils.params import validate
 from . import significance as _stats
 from .report import ComparisonReport
 
-__all__ = ["compare"]
-
-
 # -- reading the inputs ---------------------------------------------------------------
 
 
