@@ -47,9 +47,17 @@ METRICS = ["ndcg_exp@10", "map@10", "err@20"]
 
 # -- LightGBM --------------------------------------------------------------------------
 
-LGB_PARAMS = {"objective": "lambdarank", "metric": "None", "verbose": -1, "num_threads": 1,
-              "min_data_in_leaf": 5, "num_leaves": 7, "learning_rate": 0.3,
-              "deterministic": True, "seed": 0}
+LGB_PARAMS = {
+    "objective": "lambdarank",
+    "metric": "None",
+    "verbose": -1,
+    "num_threads": 1,
+    "min_data_in_leaf": 5,
+    "num_leaves": 7,
+    "learning_rate": 0.3,
+    "deterministic": True,
+    "seed": 0,
+}
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -60,13 +68,23 @@ def test_lightgbm_train_records_the_package_value_at_every_iteration(metric):
     feval = make_eval_metric(metric, "lightgbm", no_relevant=1.0)
     rounds = 15
     record = {}
-    booster = lgb.train(LGB_PARAMS, lgb.Dataset(X, y, group=sizes), num_boost_round=rounds,
-                        valid_sets=[lgb.Dataset(Xv, yv, group=sv)], valid_names=["valid"],
-                        feval=feval, callbacks=[lgb.record_evaluation(record)])
+    booster = lgb.train(
+        LGB_PARAMS,
+        lgb.Dataset(X, y, group=sizes),
+        num_boost_round=rounds,
+        valid_sets=[lgb.Dataset(Xv, yv, group=sv)],
+        valid_names=["valid"],
+        feval=feval,
+        callbacks=[lgb.record_evaluation(record)],
+    )
     recorded = record["valid"][metric]
     assert len(recorded) == rounds
-    expected = [evaluate(yv, booster.predict(Xv, num_iteration=i + 1), metric, qid=qv,
-                         no_relevant=1.0)[metric] for i in range(rounds)]
+    expected = [
+        evaluate(yv, booster.predict(Xv, num_iteration=i + 1), metric, qid=qv, no_relevant=1.0)[
+            metric
+        ]
+        for i in range(rounds)
+    ]
     assert recorded == expected  # exactly: the same scores, the same function
     assert len(set(np.round(expected, 12))) > 2  # the model changes across rounds
 
@@ -74,10 +92,15 @@ def test_lightgbm_train_records_the_package_value_at_every_iteration(metric):
     patience = 3
     best_i, n_trained = _reference_stop(expected, patience)
     record = {}
-    stopped = lgb.train(LGB_PARAMS, lgb.Dataset(X, y, group=sizes), num_boost_round=rounds,
-                        valid_sets=[lgb.Dataset(Xv, yv, group=sv)], valid_names=["valid"],
-                        feval=feval, callbacks=[lgb.record_evaluation(record),
-                                                lgb.early_stopping(patience, verbose=False)])
+    stopped = lgb.train(
+        LGB_PARAMS,
+        lgb.Dataset(X, y, group=sizes),
+        num_boost_round=rounds,
+        valid_sets=[lgb.Dataset(Xv, yv, group=sv)],
+        valid_names=["valid"],
+        feval=feval,
+        callbacks=[lgb.record_evaluation(record), lgb.early_stopping(patience, verbose=False)],
+    )
     assert stopped.best_iteration == best_i + 1
     assert len(record["valid"][metric]) == n_trained
 
@@ -88,15 +111,28 @@ def test_lgbm_ranker_eval_metric_reads_the_eval_group():
     X, y, _, sizes = _ltr_data(40, 2)
     Xv, yv, qv, sv = _ltr_data(25, 3)
     metric = make_eval_metric(["ndcg_exp@10", "map@10"], "lightgbm", no_relevant="skip")
-    ranker = lgb.LGBMRanker(n_estimators=12, num_leaves=7, min_child_samples=5,
-                            learning_rate=0.3, n_jobs=1, verbose=-1, random_state=0)
-    ranker.fit(X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sv], eval_at=[10],
-               eval_metric=metric)
+    ranker = lgb.LGBMRanker(
+        n_estimators=12,
+        num_leaves=7,
+        min_child_samples=5,
+        learning_rate=0.3,
+        n_jobs=1,
+        verbose=-1,
+        random_state=0,
+    )
+    ranker.fit(
+        X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sv], eval_at=[10], eval_metric=metric
+    )
     log = ranker.evals_result_["valid_0"]
     assert {"ndcg_exp@10", "map@10"} <= set(log)
     for i in range(12):
-        scores = evaluate(yv, ranker.predict(Xv, num_iteration=i + 1),
-                          ["ndcg_exp@10", "map@10"], qid=qv, no_relevant="skip")
+        scores = evaluate(
+            yv,
+            ranker.predict(Xv, num_iteration=i + 1),
+            ["ndcg_exp@10", "map@10"],
+            qid=qv,
+            no_relevant="skip",
+        )
         assert log["ndcg_exp@10"][i] == scores["ndcg_exp@10"]
         assert log["map@10"][i] == scores["map@10"]
 
@@ -105,14 +141,21 @@ def test_lightgbm_without_groups_raises():
     lgb = pytest.importorskip("lightgbm")
     metric = make_eval_metric("ndcg@10", "lightgbm")
     data = lgb.Dataset(np.zeros((4, 1)), np.array([1.0, 0, 1, 0])).construct()
-    with pytest.raises(ValueError, match="no query groups; give lightgbm.Dataset"):
+    with pytest.raises(ValueError, match=r"no query groups; give lightgbm\.Dataset"):
         metric(np.zeros(4), data)
 
 
 # -- XGBoost ---------------------------------------------------------------------------
 
-XGB_PARAMS = {"objective": "rank:ndcg", "nthread": 1, "disable_default_eval_metric": 1,
-              "max_depth": 3, "eta": 0.3, "seed": 0, "tree_method": "exact"}
+XGB_PARAMS = {
+    "objective": "rank:ndcg",
+    "nthread": 1,
+    "disable_default_eval_metric": 1,
+    "max_depth": 3,
+    "eta": 0.3,
+    "seed": 0,
+    "tree_method": "exact",
+}
 
 
 @pytest.mark.parametrize("metric", ["map@10", "ndcg_exp@10"])
@@ -124,12 +167,23 @@ def test_xgboost_train_records_the_package_value_at_every_iteration(metric):
     feval = make_eval_metric(metric, "xgboost", no_relevant=1.0)
     rounds = 15
     record = {}
-    booster = xgb.train(XGB_PARAMS, dtrain, num_boost_round=rounds,
-                        evals=[(dvalid, "valid")], custom_metric=feval, maximize=True,
-                        evals_result=record, verbose_eval=False)
+    booster = xgb.train(
+        XGB_PARAMS,
+        dtrain,
+        num_boost_round=rounds,
+        evals=[(dvalid, "valid")],
+        custom_metric=feval,
+        maximize=True,
+        evals_result=record,
+        verbose_eval=False,
+    )
     recorded = record["valid"][metric]
-    expected = [evaluate(yv, booster.predict(dvalid, iteration_range=(0, i + 1)), metric,
-                         qid=qv, no_relevant=1.0)[metric] for i in range(rounds)]
+    expected = [
+        evaluate(
+            yv, booster.predict(dvalid, iteration_range=(0, i + 1)), metric, qid=qv, no_relevant=1.0
+        )[metric]
+        for i in range(rounds)
+    ]
     # XGBoost records the value as printed, with 6 decimals.
     assert recorded == [float(f"{v:f}") for v in expected]
     assert len(set(recorded)) > 2
@@ -140,30 +194,43 @@ def test_xgboost_train_records_the_package_value_at_every_iteration(metric):
     patience = 3
     best_i, n_trained = _reference_stop([float(f"{v:f}") for v in expected], patience)
     record = {}
-    stopped = xgb.train(XGB_PARAMS, dtrain, num_boost_round=rounds, evals=[(dvalid, "valid")],
-                        custom_metric=feval, maximize=True, early_stopping_rounds=patience,
-                        evals_result=record, verbose_eval=False)
+    stopped = xgb.train(
+        XGB_PARAMS,
+        dtrain,
+        num_boost_round=rounds,
+        evals=[(dvalid, "valid")],
+        custom_metric=feval,
+        maximize=True,
+        early_stopping_rounds=patience,
+        evals_result=record,
+        verbose_eval=False,
+    )
     assert stopped.best_iteration == best_i
     assert len(record["valid"][metric]) == n_trained
 
 
 def test_xgboost_group_weights_are_query_weights():
     xgb = pytest.importorskip("xgboost")
-    Xv, yv, qv, sv = _ltr_data(6, 6)
+    Xv, yv, qv, _ = _ltr_data(6, 6)
     w = np.arange(1.0, 7.0)
     d = xgb.DMatrix(Xv, yv, qid=qv)
     d.set_weight(w)
     preds = np.random.default_rng(0).normal(size=yv.shape[0])
     _, value = make_eval_metric("map", "xgboost", no_relevant=0.0)(preds, d)
-    assert value == evaluate(yv, preds.astype(np.float32), "map", qid=qv, sample_weight=w,
-                             no_relevant=0.0)["map"]
+    assert (
+        value
+        == evaluate(yv, preds.astype(np.float32), "map", qid=qv, sample_weight=w, no_relevant=0.0)[
+            "map"
+        ]
+    )
 
 
 def test_xgbranker_eval_metric_is_refused_naming_the_recipe():
     xgb = pytest.importorskip("xgboost")
     X, y, q, _ = _ltr_data(10, 7)
-    ranker = xgb.XGBRanker(n_estimators=2, eval_metric=make_eval_metric("ndcg@5", "xgboost"),
-                           n_jobs=1)
+    ranker = xgb.XGBRanker(
+        n_estimators=2, eval_metric=make_eval_metric("ndcg@5", "xgboost"), n_jobs=1
+    )
     with pytest.raises(TypeError, match=r"XGBRanker\(eval_metric=\.\.\.\).*xgboost\.train"):
         ranker.fit(X, y, qid=q, eval_set=[(X, y)], eval_qid=[q], verbose=False)
 
@@ -174,7 +241,7 @@ def test_xgbranker_eval_metric_is_refused_naming_the_recipe():
 def test_make_eval_metric_arguments():
     with pytest.raises(InvalidParameterError, match=r"make_eval_metric: library='catboost'"):
         make_eval_metric("ndcg@10", "catboost")
-    with pytest.raises(InvalidParameterError, match="unknown|not a metric|No metric|close"):
+    with pytest.raises(InvalidParameterError, match=r"ndgc"):
         make_eval_metric("ndgc@10", "lightgbm")
     with pytest.raises(InvalidParameterError, match="apply to a single metric name"):
         make_eval_metric(["ndcg@10", "map"], "lightgbm", gain="exponential")
@@ -182,9 +249,12 @@ def test_make_eval_metric_arguments():
         make_eval_metric("ndcg@10", "xgboost", no_relevant="zero")
     m = make_eval_metric("ndcg@3", "lightgbm", gain="exponential", no_relevant=0.0)
     y, s = np.array([2, 0, 1, 1, 0]), np.array([0.1, 0.9, 0.5, 0.2, 0.4])
-    assert m(y, s, None, np.array([3, 2]))[1] == evaluate(
-        y, s, [("ndcg@3", {"gain": "exponential"})], qid=[0, 0, 0, 1, 1],
-        no_relevant=0.0)["ndcg@3"]
+    assert (
+        m(y, s, None, np.array([3, 2]))[1]
+        == evaluate(
+            y, s, [("ndcg@3", {"gain": "exponential"})], qid=[0, 0, 0, 1, 1], no_relevant=0.0
+        )["ndcg@3"]
+    )
     with pytest.raises(ValueError, match="one score per sample"):
         m(y, np.zeros((5, 2)), None, np.array([3, 2]))
     with pytest.raises(ValueError, match="cover 4 samples but there are 5"):
@@ -193,8 +263,15 @@ def test_make_eval_metric_arguments():
 
 # -- RankingAccumulator ----------------------------------------------------------------
 
-ACC_METRICS = ["ndcg@3", "map", "mrr", ("ndcg_exp@5", {"discount": "jarvelin"}), "err@4",
-               "recall@2", "gm_map"]
+ACC_METRICS = [
+    "ndcg@3",
+    "map",
+    "mrr",
+    ("ndcg_exp@5", {"discount": "jarvelin"}),
+    "err@4",
+    "recall@2",
+    "gm_map",
+]
 
 
 def _assert_same(result, y, s, metrics, **kw):
@@ -209,11 +286,11 @@ def _assert_same(result, y, s, metrics, **kw):
         means = evaluate(y, s, metrics, **kw)
         rows = evaluate(y, s, metrics, per_row=True, **kw)
     assert list(result.mean) == list(means) == list(result.per_query) == list(rows)
-    np.testing.assert_allclose(list(result.mean.values()), list(means.values()),
-                               rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(
+        list(result.mean.values()), list(means.values()), rtol=1e-13, atol=1e-15
+    )
     for label in rows:
-        np.testing.assert_allclose(result.per_query[label], rows[label], rtol=1e-13,
-                                   atol=1e-15)
+        np.testing.assert_allclose(result.per_query[label], rows[label], rtol=1e-13, atol=1e-15)
 
 
 @st.composite
@@ -251,8 +328,9 @@ def test_accumulator_equals_evaluate_for_any_split_and_merge(case):
     w_pairs = (qid % 5 + 1.0) if weighted else None
     accs = [RankingAccumulator(ACC_METRICS, no_relevant=policy) for _ in range(3)]
     for b, worker in zip(batches, workers):
-        accs[worker].update(y[b], s[b], qid=qid[b],
-                            sample_weight=None if w_pairs is None else w_pairs[b])
+        accs[worker].update(
+            y[b], s[b], qid=qid[b], sample_weight=None if w_pairs is None else w_pairs[b]
+        )
     total = accs[0]
     for other in accs[1:]:
         total = total.merge(pickle.loads(pickle.dumps(other)))
@@ -262,21 +340,26 @@ def test_accumulator_equals_evaluate_for_any_split_and_merge(case):
         warnings.simplefilter("ignore")  # evaluate's warnings, compared below
         result = total.compute()
     assert result.query_ids.tolist() == sorted(set(qid.tolist()))
-    _assert_same(result, y, s, ACC_METRICS, qid=qid, no_relevant=policy,
-                 sample_weight=w_pairs)
+    _assert_same(result, y, s, ACC_METRICS, qid=qid, no_relevant=policy, sample_weight=w_pairs)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 15), st.integers(2, 6), st.integers(0, 2**32 - 1),
-       st.lists(st.integers(1, 14), max_size=4))
+@given(
+    st.integers(1, 15),
+    st.integers(2, 6),
+    st.integers(0, 2**32 - 1),
+    st.lists(st.integers(1, 14), max_size=4),
+)
 def test_accumulator_matrix_rows_in_order_of_arrival(n_rows, n_items, seed, cuts):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, size=(n_rows, n_items)).astype(float)
     s = rng.integers(0, 3, size=(n_rows, n_items)).astype(float)
     w = rng.uniform(0.5, 2.0, size=n_rows)
     bounds = [0, *sorted({c for c in cuts if c < n_rows}), n_rows]
-    first, second = RankingAccumulator(ACC_METRICS, no_relevant=0.0), RankingAccumulator(
-        ACC_METRICS, no_relevant=0.0)
+    first, second = (
+        RankingAccumulator(ACC_METRICS, no_relevant=0.0),
+        RankingAccumulator(ACC_METRICS, no_relevant=0.0),
+    )
     half = len(bounds) // 2
     for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
         (first if i < half else second).update(y[a:b], s[a:b], sample_weight=w[a:b])
@@ -314,8 +397,10 @@ def test_merge_refuses_different_setups():
     a.update([[1, 0]], [[0.2, 0.1]])
     for other, match in [
         (RankingAccumulator(["ndcg@10"]), "different metrics or options"),
-        (RankingAccumulator([("ndcg@10", {"gain": "exponential"}), "map"]),
-         "different metrics or options"),
+        (
+            RankingAccumulator([("ndcg@10", {"gain": "exponential"}), "map"]),
+            "different metrics or options",
+        ),
         (RankingAccumulator(["ndcg@10", "map"], no_relevant="skip"), "no_relevant='warn' here"),
         (RankingAccumulator(["ndcg@10", "map"], ignore_ties=True), "ignore_ties=False here"),
     ]:
@@ -329,8 +414,9 @@ def test_merge_refuses_different_setups():
         a.merge({"ndcg@10": 0.5})
     weighted = RankingAccumulator(["ndcg@10", "map"])
     weighted.update([[1, 0]], [[0.2, 0.1]], sample_weight=[2.0])
-    with pytest.raises(InvalidParameterError, match="sample_weight is given here but was "
-                                                    "missing before"):
+    with pytest.raises(
+        InvalidParameterError, match="sample_weight is given here but was missing before"
+    ):
         a.merge(weighted)
     with pytest.raises(InvalidParameterError, match="long format"):
         a.update([1, 0], [0.1, 0.2], qid=[1, 1])
@@ -371,8 +457,9 @@ def test_accumulator_takes_array_likes_without_importing_their_library():
 
 
 def test_accumulator_pickles_and_goes_on():
-    acc = RankingAccumulator(["map@2", ("ndcg@3", {"gain": {0: 0, 1: 1, 2: 5, 3: 9}})],
-                             no_relevant=float("nan"))
+    acc = RankingAccumulator(
+        ["map@2", ("ndcg@3", {"gain": {0: 0, 1: 1, 2: 5, 3: 9}})], no_relevant=float("nan")
+    )
     X, y, qid, _ = _ltr_data(20, 8)
     s = X[:, 0]
     for lo, hi in [(0, 7), (7, 15)]:
@@ -383,8 +470,14 @@ def test_accumulator_pickles_and_goes_on():
     copy.update(y[m], s[m], qid=qid[m])
     with pytest.raises(ValueError, match="query 3 was already given"):
         copy.update(y[qid == 3], s[qid == 3], qid=qid[qid == 3])
-    _assert_same(copy.compute(), y, s, ["map@2", ("ndcg@3", {"gain": {0: 0, 1: 1, 2: 5, 3: 9}})],
-                 qid=qid, no_relevant=float("nan"))
+    _assert_same(
+        copy.compute(),
+        y,
+        s,
+        ["map@2", ("ndcg@3", {"gain": {0: 0, 1: 1, 2: 5, 3: 9}})],
+        qid=qid,
+        no_relevant=float("nan"),
+    )
 
 
 def _state_bytes(n_queries, n_items, n_batches=10):
@@ -396,7 +489,7 @@ def _state_bytes(n_queries, n_items, n_batches=10):
         acc = RankingAccumulator(["ndcg@10", "map@10", "mrr"], no_relevant=0.0)
         per = n_queries // n_batches
         rng = np.random.default_rng(0)
-        for b in range(n_batches):
+        for _ in range(n_batches):
             y = rng.integers(0, 2, size=(per, n_items))
             s = rng.normal(size=(per, n_items))
             acc.update(y, s)

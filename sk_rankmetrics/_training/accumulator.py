@@ -15,7 +15,9 @@ from .._runs import EvaluationResult
 from .._validation import InvalidParameterError
 from .batches import batch_values, check_options, describe_requests, same_options
 
-MetricsArg = Union[str, tuple[str, Mapping[str, Any]], Sequence[Union[str, tuple[str, Mapping[str, Any]]]]]
+MetricsArg = Union[
+    str, tuple[str, Mapping[str, Any]], Sequence[Union[str, tuple[str, Mapping[str, Any]]]]
+]
 
 _WHERE = "RankingAccumulator"
 
@@ -123,8 +125,9 @@ class RankingAccumulator:
     """
 
     @validate
-    def __init__(self, metrics: MetricsArg, *, ignore_ties: bool = False,
-                 no_relevant: str | float = "warn") -> None:
+    def __init__(
+        self, metrics: MetricsArg, *, ignore_ties: bool = False, no_relevant: str | float = "warn"
+    ) -> None:
         ignore_ties, no_relevant = check_options(_WHERE, ignore_ties, no_relevant)
         self.metrics = metrics
         self.ignore_ties = ignore_ties
@@ -196,8 +199,11 @@ class RankingAccumulator:
 
     def _add(self, ids, values, defined, weights, mode):
         if mode == "qid":
-            self._seen = ids.copy() if self._seen is None else np.sort(
-                np.concatenate([self._seen, ids]), kind="stable")
+            self._seen = (
+                ids.copy()
+                if self._seen is None
+                else np.sort(np.concatenate([self._seen, ids]), kind="stable")
+            )
         self._chunks.append((ids, values, defined, weights))
         self._n_rows += ids.shape[0]
         self._mode = mode
@@ -205,9 +211,15 @@ class RankingAccumulator:
 
     # -- batches ---------------------------------------------------------------------
 
-    def update(self, y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None,
-               sample_weight: ArrayLike | None = None, *,
-               judged: ArrayLike | None = None) -> None:
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        qid: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+        *,
+        judged: ArrayLike | None = None,
+    ) -> None:
         """Score one batch and keep its per-query values.
 
         Parameters
@@ -246,9 +258,15 @@ class RankingAccumulator:
         where = f"{_WHERE}.update"
         mode = "rows" if qid is None else "qid"
         self._check_mode(mode, sample_weight is not None, where)
-        ids, raw, weights = batch_values(y_true, y_score, self._requests, qid=qid,
-                                         sample_weight=sample_weight, judged=judged,
-                                         ignore_ties=self.ignore_ties)
+        ids, raw, weights = batch_values(
+            y_true,
+            y_score,
+            self._requests,
+            qid=qid,
+            sample_weight=sample_weight,
+            judged=judged,
+            ignore_ties=self.ignore_ties,
+        )
         if mode == "rows":
             n = next(iter(raw.values()))[0].shape[0]
             ids = np.arange(self._n_rows, self._n_rows + n, dtype=np.int64)
@@ -358,8 +376,7 @@ class RankingAccumulator:
         [1.0, 0.3333333333333333]
         """
         if not self._chunks:
-            raise ValueError(f"{_WHERE}.compute: no batch was given yet; call update(...) "
-                             "first.")
+            raise ValueError(f"{_WHERE}.compute: no batch was given yet; call update(...) first.")
         ids = np.concatenate([c[0] for c in self._chunks])
         order = np.argsort(ids, kind="stable") if self._mode == "qid" else slice(None)
         raw = {}
@@ -384,12 +401,14 @@ class RankingAccumulator:
         del state["_requests"], state["_seen"]
         if len(self._chunks) > 1:  # one chunk: fewer, larger arrays to pickle
             labels = [r.label for r in self._requests]
-            state["_chunks"] = [(
-                np.concatenate([c[0] for c in self._chunks]),
-                {k: np.concatenate([c[1][k] for c in self._chunks]) for k in labels},
-                {k: np.concatenate([c[2][k] for c in self._chunks]) for k in labels},
-                np.concatenate([c[3] for c in self._chunks]) if self._weighted else None,
-            )]
+            state["_chunks"] = [
+                (
+                    np.concatenate([c[0] for c in self._chunks]),
+                    {k: np.concatenate([c[1][k] for c in self._chunks]) for k in labels},
+                    {k: np.concatenate([c[2][k] for c in self._chunks]) for k in labels},
+                    np.concatenate([c[3] for c in self._chunks]) if self._weighted else None,
+                )
+            ]
         return state
 
     def __setstate__(self, state):

@@ -13,17 +13,20 @@ import numpy as np
 from .._engine import compute as engine_compute
 from .._inputs import check_inputs
 from .._registry import param
-from .._validation import InvalidParameterError, check_param, check_sample_weight, short_repr
+from .._validation import check_param, check_sample_weight, short_repr
 
 
 def check_options(where, ignore_ties, no_relevant):
     """``ignore_ties`` and ``no_relevant``, checked as :func:`evaluate` checks them."""
-    return (check_param("ignore_ties", ignore_ties, param("ignore_ties"), where),
-            check_param("no_relevant", no_relevant, param("no_relevant"), where))
+    return (
+        check_param("ignore_ties", ignore_ties, param("ignore_ties"), where),
+        check_param("no_relevant", no_relevant, param("no_relevant"), where),
+    )
 
 
-def batch_values(y_true, y_score, requests, *, qid=None, sample_weight=None,
-                 judged=None, ignore_ties=False):
+def batch_values(
+    y_true, y_score, requests, *, qid=None, sample_weight=None, judged=None, ignore_ties=False
+):
     """Per-query values of one batch.
 
     Returns
@@ -51,8 +54,12 @@ def same_options(a, b):
     if a is b:
         return True
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-                and a.shape == b.shape and bool(np.array_equal(a, b)))
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b))
+        )
     try:
         return bool(a == b)
     except Exception:  # objects whose comparison fails are different
@@ -62,4 +69,3 @@ def same_options(a, b):
 def describe_requests(requests):
     """A short text of the requests' labels and options, for error messages."""
     return ", ".join(f"{r.label}{short_repr(r.options, 80)}" for r in requests)
-

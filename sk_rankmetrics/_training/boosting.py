@@ -6,14 +6,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Union
 
 import numpy as np
-from numpy.typing import NDArray
 
 from .._reduce import reduce_results
 from .._registry import as_metric_list, make_requests, validate
 from .._validation import InvalidParameterError
 from .batches import batch_values, check_options
 
-MetricArg = Union[str, tuple[str, Mapping[str, Any]], Sequence[Union[str, tuple[str, Mapping[str, Any]]]]]
+MetricArg = Union[
+    str, tuple[str, Mapping[str, Any]], Sequence[Union[str, tuple[str, Mapping[str, Any]]]]
+]
 
 _WHERE = "make_eval_metric"
 
@@ -86,8 +87,14 @@ class BoostingMetric:
         qid = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
         if weight is not None and np.asarray(weight).size == 0:
             weight = None
-        _, raw, weights = batch_values(labels, preds, self._requests, qid=qid,
-                                       sample_weight=weight, ignore_ties=self.ignore_ties)
+        _, raw, weights = batch_values(
+            labels,
+            preds,
+            self._requests,
+            qid=qid,
+            sample_weight=weight,
+            ignore_ties=self.ignore_ties,
+        )
         return reduce_results(raw, self._requests, self.no_relevant, weights)[1]
 
     def __call__(self, y_true_or_preds, y_pred_or_data, weight=None, group=None):
@@ -118,16 +125,20 @@ class BoostingMetric:
                 f"{_WHERE}: the DMatrix has no query groups; give xgboost.DMatrix(..., "
                 "qid=...) (sorted) or set_group(sizes)."
             )
-        means = self.scores(data.get_label(), y_true_or_preds, np.diff(ptr),
-                            data.get_weight())
+        means = self.scores(data.get_label(), y_true_or_preds, np.diff(ptr), data.get_weight())
         out = [(name, means[name]) for name in self.names]
         return out[0] if len(out) == 1 else out
 
 
 @validate
-def make_eval_metric(metric: MetricArg, library: Literal["lightgbm", "xgboost"], *,
-                     ignore_ties: bool = False, no_relevant: str | float = "warn",
-                     **options: Any) -> BoostingMetric:
+def make_eval_metric(
+    metric: MetricArg,
+    library: Literal["lightgbm", "xgboost"],
+    *,
+    ignore_ties: bool = False,
+    no_relevant: str | float = "warn",
+    **options: Any,
+) -> BoostingMetric:
     r"""This package's metrics as a custom evaluation metric of LightGBM or XGBoost.
 
     The returned callable computes the metric on each query of an evaluation
