@@ -510,3 +510,30 @@ def test_memory_grows_with_queries_not_items():
     assert wide < 1.2 * small + 4096, (small, wide)
     assert 7 * small < many < 13 * small, (small, many)
     assert many / 20_000 < 60, many
+
+
+def test_neither_boosting_nor_tensor_libraries_are_imported():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys, numpy as np, sk_rankmetrics as s\n"
+        "acc = s.RankingAccumulator('ndcg@2')\n"
+        "acc.update([[1, 0]], [[0.1, 0.2]])\n"
+        "m = s.make_eval_metric('ndcg@2', 'lightgbm')\n"
+        "m(np.array([1, 0]), np.array([0.1, 0.2]), None, np.array([2]))\n"
+        "print(sorted(n for n in ('torch', 'jax', 'lightgbm', 'xgboost', 'tensorflow')"
+        " if n in sys.modules))\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+        timeout=300,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
