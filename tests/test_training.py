@@ -310,7 +310,7 @@ def _long_batches(draw):
     starts = np.concatenate([[0], np.cumsum(sizes)])
     batches = [slice(int(starts[a]), int(starts[b])) for a, b in zip(bounds, bounds[1:])]
     workers = draw(st.lists(st.integers(0, 2), min_size=len(batches), max_size=len(batches)))
-    policy = draw(st.sampled_from(["skip", 0.0, 1.0]))
+    policy = draw(st.sampled_from(["skip", "warn", 0.0, 1.0]))
     weights = draw(st.booleans())
     return y, s, qid, batches, workers, policy, weights
 
@@ -537,3 +537,44 @@ def test_neither_boosting_nor_tensor_libraries_are_imported():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_logs_show_the_metric_name(capsys):
+    lgb = pytest.importorskip("lightgbm")
+    xgb = pytest.importorskip("xgboost")
+    X, y, q, sizes = _ltr_data(20, 9)
+    lgb.train(
+        LGB_PARAMS,
+        lgb.Dataset(X, y, group=sizes),
+        num_boost_round=3,
+        valid_sets=[lgb.Dataset(X, y, group=sizes)],
+        valid_names=["valid"],
+        feval=make_eval_metric("ndcg_exp@10", "lightgbm", no_relevant=1.0),
+        callbacks=[lgb.early_stopping(2, verbose=True)],
+    )
+    d = xgb.DMatrix(X, y, qid=q)
+    xgb.train(
+        XGB_PARAMS,
+        d,
+        num_boost_round=2,
+        evals=[(d, "valid")],
+        custom_metric=make_eval_metric(["map@10", "err@20"], "xgboost", no_relevant=1.0),
+        maximize=True,
+    )
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "valid's ndcg_exp@10: 0." in text
+    assert "valid-map@10:0." in text and "valid-err@20:0." in text
+
+
+def test_judged_reaches_every_batch():
+    y = np.array([1, 0, 1, 0, 0, 1, 0, 1, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1])
+    judged = np.array([1, 0, 1, 1, 1, 1, 1, 0, 1], dtype=bool)
+    qid = np.repeat([1, 2, 3], 3)
+    acc = RankingAccumulator(["bpref", "judged@2"], no_relevant=0.0)
+    acc.update(y[:6], s[:6], qid=qid[:6], judged=judged[:6])
+    acc.update(y[6:], s[6:], qid=qid[6:], judged=judged[6:])
+    _assert_same(
+        acc.compute(), y, s, ["bpref", "judged@2"], qid=qid, judged=judged, no_relevant=0.0
+    )
