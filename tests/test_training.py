@@ -578,3 +578,21 @@ def test_judged_reaches_every_batch():
     _assert_same(
         acc.compute(), y, s, ["bpref", "judged@2"], qid=qid, judged=judged, no_relevant=0.0
     )
+
+
+def test_a_metric_made_for_one_library_is_refused_by_the_other():
+    lgb = pytest.importorskip("lightgbm")
+    xgb = pytest.importorskip("xgboost")
+    X, y, q, sizes = _ltr_data(5, 10)
+    with pytest.raises(TypeError, match=r"made for lightgbm but xgboost called it"):
+        make_eval_metric("ndcg@3", "lightgbm")(np.zeros(y.size), xgb.DMatrix(X, y, qid=q))
+    data = lgb.Dataset(X, y, group=sizes).construct()
+    with pytest.raises(TypeError, match=r"made for xgboost but lightgbm called it"):
+        make_eval_metric("ndcg@3", "xgboost")(np.zeros(y.size), data)
+
+
+def test_merging_an_accumulator_into_itself_is_refused():
+    acc = RankingAccumulator("mrr")
+    acc.update([[1, 0]], [[0.2, 0.1]])
+    with pytest.raises(InvalidParameterError, match="into itself"):
+        acc.merge(acc)

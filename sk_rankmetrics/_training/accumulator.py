@@ -77,8 +77,9 @@ class RankingAccumulator:
     **State.** Only per-query values are kept: for each query its id, one
     float64 value and one flag (has a relevant item) per metric, and its
     weight; never the scores or the labels. Memory grows with the number of
-    queries, not with the number of items (about ``8 + 9 * n_metrics``
-    bytes per query, plus 8 with weights).
+    queries, not with the number of items: about ``8 + 9 * n_metrics`` bytes
+    per query, plus 8 with weights and 8 in long format (a sorted copy of the
+    ids, to refuse a query seen twice).
 
     **Query ids.** In long format (``qid`` given) a query is identified by
     its id; a query must come whole in one batch, so an id seen in an earlier
@@ -310,6 +311,11 @@ class RankingAccumulator:
         if not isinstance(other, RankingAccumulator):
             raise InvalidParameterError(
                 f"{where}: other must be a RankingAccumulator, got {type(other).__name__}."
+            )
+        if other is self:
+            raise InvalidParameterError(
+                f"{where}: other is this accumulator; merging it into itself would count "
+                "each query twice."
             )
         self._check_same_setup(other, where)
         if not other._chunks:

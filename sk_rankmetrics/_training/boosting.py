@@ -28,8 +28,17 @@ _XGB_SKLEARN = (
 )
 
 
-def _is_lightgbm_dataset(x):
-    return hasattr(x, "get_group") and hasattr(x, "get_label") and hasattr(x, "get_weight")
+def _library_of(x):
+    """``"lightgbm"`` or ``"xgboost"`` for their data objects, else None."""
+    module = type(x).__module__.split(".")[0]
+    return module if module in ("lightgbm", "xgboost") else None
+
+
+def _wrong_library(made, caller):
+    return TypeError(
+        f"{_WHERE}: this metric was made for {made} but {caller} called it; make it with "
+        f"make_eval_metric(..., library={caller!r})."
+    )
 
 
 class BoostingMetric:
@@ -100,8 +109,11 @@ class BoostingMetric:
     def __call__(self, y_true_or_preds, y_pred_or_data, weight=None, group=None):
         """``(preds, Dataset)`` (lightgbm.train), ``(y_true, y_pred, weight, group)``
         (LightGBM's scikit-learn API) or ``(predt, DMatrix)`` (xgboost.train)."""
+        caller = _library_of(y_pred_or_data)
+        if caller is not None and caller != self.library:
+            raise _wrong_library(self.library, caller)
         if self.library == "lightgbm":
-            if _is_lightgbm_dataset(y_pred_or_data):
+            if caller == "lightgbm":
                 data = y_pred_or_data
                 preds, labels = y_true_or_preds, data.get_label()
                 group, weight = data.get_group(), data.get_weight()
@@ -117,7 +129,7 @@ class BoostingMetric:
             out = [(name, means[name], True) for name in self.names]
             return out[0] if len(out) == 1 else out
         data = y_pred_or_data
-        if not hasattr(data, "get_uint_info"):
+        if caller is None:
             raise TypeError(_XGB_SKLEARN)
         ptr = np.asarray(data.get_uint_info("group_ptr"), dtype=np.int64)
         if ptr.size < 2:
