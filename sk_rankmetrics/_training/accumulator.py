@@ -9,10 +9,11 @@ from typing import Any, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._reduce import reduce_results
-from .._registry import make_requests, validate
-from .._runs import EvaluationResult
-from .._validation import InvalidParameterError
+from .._evaluation.reduce import reduce_results
+from .._evaluation.result import EvaluationResult
+from .._metrics.requests import make_requests
+from .._utils.errors import InvalidParameterError
+from .._utils.params import validate
 from .batches import batch_values, check_options, describe_requests, same_options
 
 MetricsArg = Union[

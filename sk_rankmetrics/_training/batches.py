@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import compute as engine_compute
-from .._inputs import check_inputs
-from .._registry import param
-from .._validation import check_param, check_sample_weight, short_repr
+from .._evaluation.engine import compute as engine_compute
+from .._inputs.arrays import check_sample_weight
+from .._inputs.check import check_inputs
+from .._utils.constraints import check_param
+from .._utils.errors import short_repr
+from .._utils.params import param
 
 
 def check_options(where, ignore_ties, no_relevant):

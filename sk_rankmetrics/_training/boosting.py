@@ -7,9 +7,10 @@ from typing import Any, Literal, Union
 
 import numpy as np
 
-from .._reduce import reduce_results
-from .._registry import as_metric_list, make_requests, validate
-from .._validation import InvalidParameterError
+from .._evaluation.reduce import reduce_results
+from .._metrics.requests import as_metric_list, make_requests
+from .._utils.errors import InvalidParameterError
+from .._utils.params import validate
 from .batches import batch_values, check_options
 
 MetricArg = Union[
