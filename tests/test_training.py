@@ -596,3 +596,51 @@ def test_merging_an_accumulator_into_itself_is_refused():
     acc.update([[1, 0]], [[0.2, 0.1]])
     with pytest.raises(InvalidParameterError, match="into itself"):
         acc.merge(acc)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.integers(2, 8), min_size=1, max_size=10),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["ndcg_exp@3", "map@5", "err@4", "mrr", "precision@2"]),
+    st.sampled_from(["lightgbm", "xgboost"]),
+)
+def test_eval_metric_equals_a_plain_loop_over_the_groups(sizes, seed, metric, library):
+    """The group sizes read as queries: against one evaluate call per group."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    y = rng.integers(0, 4, size=n).astype(np.float32)
+    s = rng.integers(0, 3, size=n).astype(np.float32)  # many ties
+    m = make_eval_metric(metric, "lightgbm", no_relevant=0.5)
+    got = m(y, s, None, np.array(sizes))[1]
+    per_group, start = [], 0
+    for size in sizes:
+        row = slice(start, start + size)
+        per_group.append(
+            evaluate(y[row][None, :], s[row][None, :], metric, no_relevant=0.5)[metric]
+        )
+        start += size
+    assert got == pytest.approx(float(np.mean(per_group)), rel=1e-12, abs=1e-15)
+    if library == "xgboost":
+        xgb = pytest.importorskip("xgboost")
+        d = xgb.DMatrix(np.zeros((n, 1)), y)
+        d.set_group(sizes)  # group sizes instead of qid
+        name, value = make_eval_metric(metric, "xgboost", no_relevant=0.5)(s, d)
+        assert (name, value) == (metric, got)
+
+
+def test_lightgbm_sample_weights_are_query_weights():
+    y = np.array([1, 0, 0, 0, 1, 0, 1, 0])
+    s = np.array([0.1, 0.9, 0.5, 0.2, 0.4, 0.8, 0.3, 0.1])
+    sizes = np.array([3, 3, 2])
+    w = np.repeat([1.0, 2.0, 5.0], sizes)
+    value = make_eval_metric("mrr", "lightgbm")(y, s, w, sizes)[1]
+    assert (
+        value
+        == evaluate(y, s, "mrr", qid=np.repeat([0, 1, 2], sizes), sample_weight=[1.0, 2.0, 5.0])[
+            "mrr"
+        ]
+    )
+    w[0] = 3.0
+    with pytest.raises(ValueError, match="differs inside query 0"):
+        make_eval_metric("mrr", "lightgbm")(y, s, w, sizes)
