@@ -644,3 +644,10 @@ def test_lightgbm_sample_weights_are_query_weights():
     w[0] = 3.0
     with pytest.raises(ValueError, match="differs inside query 0"):
         make_eval_metric("mrr", "lightgbm")(y, s, w, sizes)
+
+
+def test_xgboost_without_groups_raises():
+    xgb = pytest.importorskip("xgboost")
+    d = xgb.DMatrix(np.zeros((4, 1)), np.array([1.0, 0, 1, 0]))
+    with pytest.raises(ValueError, match=r"the DMatrix has no query groups"):
+        make_eval_metric("ndcg@10", "xgboost")(np.zeros(4), d)
