@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_training.py           # 1,000,000 rows in 10,000 queries
     python benchmarks/bench_training.py --quick   # 100,000 rows in 1,000 queries
+    python benchmarks/bench_training.py --threads 1   # the libraries on one thread
 
 A model of ``ROUNDS`` trees (few ties among its scores, as a model late in
 training) is trained on a small training set with the large set as its
@@ -58,7 +59,7 @@ def _best(fn, repeats):
     return min(times)
 
 
-def _lightgbm(train, valid, repeats):
+def _lightgbm(train, valid, repeats, threads):
     import lightgbm as lgb
 
     (X, y, sizes), (Xv, yv, sv) = train, valid
@@ -67,6 +68,8 @@ def _lightgbm(train, valid, repeats):
     def booster(metric):
         params = {"objective": "lambdarank", "metric": metric, "eval_at": [10],
                   "verbose": -1, "num_leaves": 15}
+        if threads:
+            params["num_threads"] = threads
         return lgb.train(params, lgb.Dataset(X, y, group=sizes), num_boost_round=ROUNDS,
                          valid_sets=[lgb.Dataset(Xv, yv, group=sv)],
                          keep_training_booster=True)
@@ -81,7 +84,7 @@ def _lightgbm(train, valid, repeats):
     return rows
 
 
-def _xgboost(train, valid, repeats):
+def _xgboost(train, valid, repeats, threads):
     import xgboost as xgb
 
     (X, y, sizes), (Xv, yv, sv) = train, valid
@@ -89,6 +92,8 @@ def _xgboost(train, valid, repeats):
     dvalid = xgb.DMatrix(Xv, yv, group=sv)
     rows = []
     params = {"objective": "rank:ndcg", "max_depth": 4}
+    if threads:
+        params["nthread"] = threads
     builtin = xgb.train({**params, "eval_metric": "ndcg@10"}, dtrain, num_boost_round=ROUNDS,
                         evals=[(dvalid, "valid")], verbose_eval=False)
     ours = xgb.train({**params, "disable_default_eval_metric": 1}, dtrain,
@@ -105,6 +110,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100,000 rows in 1,000 queries")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=0,
+                        help="threads of the libraries (default: theirs, every core)")
     args = parser.parse_args(argv)
     n_queries = 1_000 if args.quick else 10_000
     per_query = 100
@@ -113,11 +120,11 @@ def main(argv=None):
     rows = []
     for fn in (_lightgbm, _xgboost):
         try:
-            rows += fn(train, valid, args.repeats)
+            rows += fn(train, valid, args.repeats, args.threads)
         except ImportError as exc:
             print(f"{fn.__name__[1:]}: not installed ({exc})", file=sys.stderr)
     print(f"One evaluation on {n_queries * per_query:,} rows in {n_queries:,} queries "
-          f"(best of {args.repeats}).\n")
+          f"(best of {args.repeats}; library threads: {args.threads or 'default'}).\n")
     print("| library | make_eval_metric | built-in ndcg@10 (ms) | ours (ms) | ratio |")
     print("|---|---|---:|---:|---:|")
     for library, name, base, t in rows:
