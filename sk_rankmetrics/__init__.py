@@ -57,6 +57,8 @@ _LAZY = {
     "read_trec_run": "_files.trec",
     "write_trec_run": "_files.trec",
     "InvalidParameterError": "_utils.errors",
+    "RankingAccumulator": "_training.accumulator",
+    "make_eval_metric": "_training.boosting",
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
@@ -96,6 +98,8 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._stats.compare import compare
     from ._stats.estimators import compare_estimators
     from ._stats.report import ComparisonReport
+    from ._training.accumulator import RankingAccumulator
+    from ._training.boosting import make_eval_metric
     from ._utils.errors import InvalidParameterError
 
 
@@ -120,6 +124,7 @@ __all__ = [
     "MetricAtKDisplay",
     "QueryDifferenceDisplay",
     "QueryGroupRanker",
+    "RankingAccumulator",
     "RankingScorer",
     "TrecQrels",
     "TrecRun",
@@ -138,6 +143,7 @@ __all__ = [
     "get_scorer_names",
     "get_scorers",
     "hit_rate_score",
+    "make_eval_metric",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "metric_names",

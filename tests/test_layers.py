@@ -29,6 +29,7 @@ LADDER = {
     "_evaluation": 3,
     "_sklearn": 4,
     "_files": 4,
+    "_training": 4,
     "_stats": 5,
     "_plot": 6,
     "_dask": 7,

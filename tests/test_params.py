@@ -62,7 +62,7 @@ DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels
         "ks", "values", "names", "path", "df", "query", "item", "relevance", "score", "tag",
         "docno", "rank", "source", "ranker", "self", "cls", "deep", "query_ids", "per_query",
         "judged", "results", "estimators", "cv", "scoring", "systems", "pairs", "stats",
-        "settings", "notes", "differences", "y_scores"}
+        "settings", "notes", "differences", "y_scores", "other"}
 
 
 def _closed(display):
@@ -94,6 +94,10 @@ def _calls():
         ("MetricAtKDisplay.from_predictions", skr.MetricAtKDisplay.from_predictions,
          lambda **kw: _closed(skr.MetricAtKDisplay.from_predictions(Y, S, ks=[1, 2], **kw))),
         ("metric_names", skr.metric_names, lambda **kw: skr.metric_names(**kw)),
+        ("make_eval_metric", skr.make_eval_metric,
+         lambda **kw: skr.make_eval_metric("ndcg@2", **{"library": "lightgbm", **kw})),
+        ("RankingAccumulator", skr.RankingAccumulator,
+         lambda **kw: skr.RankingAccumulator(["ndcg@2", "map"], **kw)),
         ("compare", skr.compare, lambda **kw: skr.compare(SYSTEMS, **kw)),
         ("compare_estimators", skr.compare_estimators,
          lambda **kw: skr.compare_estimators(ESTIMATORS, *LTR, qid=LTR_QID, cv=2,

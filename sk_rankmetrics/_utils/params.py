@@ -365,6 +365,12 @@ PARAMS = {
         "what a row of the table is: a system, or a compared pair of systems and a metric",
         examples=("pairs",),
     ),
+    "library": Param(
+        None, [Options("lightgbm", "xgboost")],
+        "the boosting library whose training calls the metric; CatBoost's custom metrics "
+        "are not given the query groups",
+        examples=("xgboost",),
+    ),
     "fit_params": Param(
         None, [Mappings(), _NONE],
         "extra arguments of every estimator's fit; per-sample arrays are split with X",

@@ -1,0 +1,73 @@
+"""One batch of predictions -> its per-query values, before any reduction.
+
+The same steps as :func:`sk_rankmetrics.evaluate` (the input layouts, the
+engine, then :func:`reduce_results`), split so that the per-query values of
+several batches can be kept and reduced together later: the numbers are those
+of one call on everything, by construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._evaluation.engine import compute as engine_compute
+from .._inputs.arrays import check_sample_weight
+from .._inputs.check import check_inputs
+from .._utils.constraints import check_param
+from .._utils.errors import short_repr
+from .._utils.params import param
+
+
+def check_options(where, ignore_ties, no_relevant):
+    """``ignore_ties`` and ``no_relevant``, checked as :func:`evaluate` checks them."""
+    return (
+        check_param("ignore_ties", ignore_ties, param("ignore_ties"), where),
+        check_param("no_relevant", no_relevant, param("no_relevant"), where),
+    )
+
+
+def batch_values(
+    y_true, y_score, requests, *, qid=None, sample_weight=None, judged=None, ignore_ties=False
+):
+    """Per-query values of one batch.
+
+    Returns
+    -------
+    query_ids : ndarray or None
+        The batch's query ids in the order of the values (sorted), or None for
+        matrix rows (the values are in row order).
+    raw : dict of label -> (values, defined)
+        As :func:`compute` of the engine returns them: before the
+        ``no_relevant`` policy and the clipping of :func:`reduce_results`.
+    weights : ndarray or None
+        One weight per query (row), in the order of the values.
+    """
+    inputs = check_inputs(y_true, y_score, qid, judged)
+    if qid is None:
+        weights = check_sample_weight(sample_weight, inputs.n_rows)
+    else:
+        weights = inputs.query_weights(sample_weight)
+    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
+    return inputs.query_ids, raw, weights
+
+
+def same_options(a, b):
+    """Whether two resolved option values are the same (arrays compared by value)."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b))
+        )
+    try:
+        return bool(a == b)
+    except Exception:  # objects whose comparison fails are different
+        return False
+
+
+def describe_requests(requests):
+    """A short text of the requests' labels and options, for error messages."""
+    return ", ".join(f"{r.label}{short_repr(r.options, 80)}" for r in requests)
