@@ -29,7 +29,7 @@ from sk_rankmetrics import (
     run_from_frame,
 )
 from sk_rankmetrics._inputs.arrays import as_ids
-from sk_rankmetrics._inputs.preranked import build_preranked
+from sk_rankmetrics._inputs.preranked import RankedLists, Truth, build_preranked
 from sk_rankmetrics._metrics.registry import METRICS
 
 
@@ -240,15 +240,14 @@ def test_malformed_metric_pair_and_trec_gains():
 
 def test_duplicate_user_lists_raise():
     with pytest.raises(ValueError, match="two ranked lists"):
-        build_preranked(np.array(["u", "u"]), np.array([1, 1]), np.array(["a", "b"]),
-                               np.array(["u"]), np.array(["a"]), np.array([1.0]))
+        build_preranked(RankedLists(np.array(["u", "u"]), np.array([1, 1]), np.array(["a", "b"])),
+                        Truth(np.array(["u"]), np.array(["a"]), np.array([1.0])))
 
 
 def test_no_common_users_raise():
     with pytest.raises(ValueError, match="no query"):
-        build_preranked(np.array(["u"]), np.array([1]), np.array(["a"]),
-                               np.array(["v"]), np.array(["a"]), np.array([1.0]),
-                               queries="both")
+        build_preranked(RankedLists(np.array(["u"]), np.array([1]), np.array(["a"])),
+                        Truth(np.array(["v"]), np.array(["a"]), np.array([1.0])), queries="both")
 
 
 @pytest.mark.slow

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from sk_rankmetrics import evaluate
 from sk_rankmetrics._evaluation.engine import compute
 from sk_rankmetrics._evaluation.reduce import reduce_results
-from sk_rankmetrics._inputs.preranked import build_preranked
+from sk_rankmetrics._inputs.preranked import RankedLists, Truth, build_preranked
 from sk_rankmetrics._metrics.kernels import interpolated as _kernels
 from sk_rankmetrics._metrics.registry import METRICS
 from sk_rankmetrics._metrics.requests import make_requests
@@ -227,10 +227,11 @@ def test_ranked_lists_with_pooled_items_match_brute_force(name, data):
             pool.append(True)
         want.append(_brute(name, y, scores, max_docs=opts.get("max_docs"), judged=judged,
                            pool=pool, **_ref_options(name, opts)))
-    inputs = build_preranked(np.array(run_q), np.array(run_lens), np.array(rec, dtype=object),
-                             np.array(tq), np.array(ti, dtype=object), np.array(tr),
-                             rec_score=np.array(rec_score, dtype=float), queries="both",
-                             truth_judged=np.array(tj, dtype=bool))
+    lists = RankedLists(np.array(run_q), np.array(run_lens), np.array(rec, dtype=object),
+                        np.array(rec_score, dtype=float))
+    truth = Truth(np.array(tq), np.array(ti, dtype=object), np.array(tr),
+                  judged=np.array(tj, dtype=bool))
+    inputs = build_preranked(lists, truth, queries="both")
     requests = make_requests([(name, opts)])
     per_query, _ = reduce_results(compute(inputs, requests), requests, np.nan, None)
     order = np.argsort(inputs.query_ids)

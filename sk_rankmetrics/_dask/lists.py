@@ -242,7 +242,7 @@ def _score_ranked(part, plan, partition_info=None):
     """Per-user rows of one partition, through the in-memory pre-ranked layout."""
     import pandas as pd
 
-    from .._inputs.preranked import build_preranked
+    from .._inputs.preranked import RankedLists, Truth, build_preranked
 
     where = f"{_in_partition(partition_info)} after the shuffle by user"
     kind, user, item, value, lid = _split(part, plan.kinds)
@@ -289,7 +289,8 @@ def _score_ranked(part, plan, partition_info=None):
     if ids.size == 0:
         return plan.rows_meta(index)
     with quiet(), one_thread(), _context(where):
-        inputs = build_preranked(ids, lens, ri, tu, ti, tr, queries="run", what="user",
-                                 truth_queries=truth_users)
+        inputs = build_preranked(RankedLists(ids, lens, ri),
+                                 Truth(tu, ti, tr, queries=truth_users), queries="run",
+                                 what="user")
         raw = engine_compute(inputs, plan.requests, ignore_ties=True)
     return plan.rows(raw, pd.Index(inputs.query_ids, name="user"), None, 0.0)

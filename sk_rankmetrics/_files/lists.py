@@ -10,6 +10,8 @@ from itertools import chain, repeat
 import numpy as np
 
 from .._inputs.preranked import (
+    RankedLists,
+    Truth,
     build_preranked,
     group_long,
 )
@@ -230,8 +232,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete
     tu, ti, trel, known = truth_lists(truth, users, qrels_format)
     requests = with_options(metrics, k, where="evaluate_ranked",
                              given={"threshold": ("threshold", threshold, threshold)})
-    inputs = build_preranked(ids, lens, flat, tu, ti, trel,
-                             queries="truth" if complete else "run", what="user",
-                             truth_queries=known)
+    inputs = build_preranked(RankedLists(ids, lens, flat), Truth(tu, ti, trel, queries=known),
+                             queries="truth" if complete else "run", what="user")
     return _score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
                    progress=progress)

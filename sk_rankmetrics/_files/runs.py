@@ -11,6 +11,8 @@ from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
 from .._inputs.preranked import (
     PrerankedInputs,
+    RankedLists,
+    Truth,
     build_preranked,
     check_overlap,
     group_long,
@@ -335,9 +337,9 @@ def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=Fals
         starts = np.cumsum(lens) - lens
         keep = np.arange(items.shape[0]) - np.repeat(starts, lens) < max_docs
         items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
-    inputs = build_preranked(run_ids, lens, items, q.qid, q.docno, rel, rec_score=scores,
-                             queries="truth" if complete else "both", truth_judged=judged,
-                             what=what)
+    inputs = build_preranked(RankedLists(run_ids, lens, items, scores),
+                             Truth(q.qid, q.docno, rel, judged=judged),
+                             queries="truth" if complete else "both", what=what)
     if judged_only:
         inputs = inputs.judged_only()
     _phase(progress, "evaluating")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from .._ranking.block import check_ties, depth
@@ -462,37 +465,70 @@ def _any_in(a, b):
                                              and bool(np.isin(a, b).any()))
 
 
-def build_preranked(run_ids, run_lens, rec_item, truth_query, truth_item, truth_rel,
-                    rec_score=None, *, queries="run", what="query", truth_judged=None,
-                    truth_queries=None):
-    """Build :class:`PrerankedInputs` from grouped ranked lists and long truth arrays.
+@dataclass(frozen=True)
+class RankedLists:
+    """Ranked lists, one per query (user), list after list.
 
     Parameters
     ----------
-    run_ids : array-like of shape (n_run,)
-        The query (user) of each ranked list, each once.
-    run_lens : ndarray of shape (n_run,), int
-        Length of each ranked list.
-    rec_item : array-like of shape (sum(run_lens),)
+    ids : array-like of shape (n_lists,)
+        The query (user) of each list, each once.
+    lengths : array-like of shape (n_lists,), int
+        Length of each list.
+    items : array-like of shape (sum(lengths),)
         The ranked item ids, list after list, each list best first.
-    truth_query, truth_item, truth_rel : array-like of shape (n_truth,)
-        The judged items of each query and their relevance.
-    rec_score : array-like of shape (sum(run_lens),), optional
+    scores : array-like of shape (sum(lengths),), optional
         Scores of the ranked items, non-increasing within each list.
+    """
+
+    ids: Any
+    lengths: Any
+    items: Any
+    scores: Any = None
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Judgements in long form: one entry per judged (query, item) pair.
+
+    Parameters
+    ----------
+    query, item, relevance : array-like of shape (n_truth,)
+        The judged items of each query and their relevance.
+    judged : ndarray of bool of shape (n_truth,), optional
+        False marks entries that name an item without judging it (trec_eval's
+        negative levels): it is in the pool, but never relevant and worth
+        nothing.
+    queries : array-like, optional
+        Every query (user) the truth knows, also those with no judged item (a
+        user whose set of relevant ids is empty). Default: those of ``query``.
+    """
+
+    query: Any
+    item: Any
+    relevance: Any
+    judged: Any = None
+    queries: Any = None
+
+
+def build_preranked(lists, truth, *, queries="run", what="query"):
+    """Build :class:`PrerankedInputs` from :class:`RankedLists` and a :class:`Truth`.
+
+    Parameters
+    ----------
+    lists : RankedLists
+        The ranked lists.
+    truth : Truth
+        The judgements.
     queries : {"run", "truth", "both"}
         Which queries become rows: those with a ranked list, those with
         judgements (queries without a list score as empty lists), or both.
     what : str
         What a row is called in messages ("query", "user").
-    truth_judged : ndarray of bool of shape (n_truth,), optional
-        False marks truth entries that name an item without judging it
-        (trec_eval's negative levels): it is in the pool, but never relevant
-        and worth nothing.
-    truth_queries : array-like, optional
-        Every query (user) the truth knows, also those with no judged item
-        (a user whose set of relevant ids is empty). Default: the queries of
-        ``truth_query``.
     """
+    run_ids, run_lens, rec_item, rec_score = lists.ids, lists.lengths, lists.items, lists.scores
+    truth_query, truth_item, truth_rel = truth.query, truth.item, truth.relevance
+    truth_judged, truth_queries = truth.judged, truth.queries
     uq = as_ids(run_ids, f"the {what} ids of the ranked lists")
     ri = as_ids(rec_item, "the ranked item ids")
     lens = np.asarray(run_lens, dtype=np.int64)
