@@ -139,3 +139,75 @@ MAX_LINES = 800
 def test_no_module_over_800_lines(path):
     n = len(path.read_text().splitlines())
     assert n <= MAX_LINES, f"{path.relative_to(PACKAGE.parent)} has {n} lines (at most {MAX_LINES})"
+
+
+def _module_name(path):
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    parts = ["sk_rankmetrics", *rel.parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _graph():
+    """Module -> the package modules it imports (module level and in functions)."""
+    names = {_module_name(p) for p in _modules()}
+    graph = {}
+    for path in _modules():
+        source = _module_name(path)
+        targets = set()
+        for _, module, imported in _imports(path):
+            dotted = ".".join(module)
+            for name in imported or [None]:
+                # "from .pkg import module" names a module; otherwise the module itself
+                full = f"{dotted}.{name}" if name and f"{dotted}.{name}" in names else dotted
+                while full not in names and "." in full:
+                    full = full.rsplit(".", 1)[0]
+                if full != source and full != "sk_rankmetrics":
+                    targets.add(full)
+        graph[source] = targets
+    return graph
+
+
+def _cycles(graph):
+    """One cycle per strongly connected component of more than one module."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycle():
+    """No two modules import each other, directly or through others, counting
+    imports inside functions (a folder's ``__init__`` importing its own
+    modules is the one way a package imports down into itself)."""
+    graph = _graph()
+    packages = [m for m in graph if (PACKAGE / Path(*m.split(".")[1:]) / "__init__.py").exists()]
+    for package in packages:
+        graph[package] = {t for t in graph[package] if not t.startswith(package + ".")}
+    assert not _cycles(graph), _cycles(graph)
+
+
+def test_the_cycle_check_sees_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
