@@ -3,7 +3,7 @@
 Two directives, used by ``docs/metrics.md``:
 
 ``metric-table``
-    One row per entry of :data:`sk_rankmetrics._registry.METRICS`, read at
+    One row per entry of :data:`sk_rankmetrics._metrics.registry.METRICS`, read at
     build time, so that a new registry entry appears with no list to edit.
     ``:part: names`` gives each measure's names (this package's name, its
     aliases and presets, its function, the ir_measures and trec_eval names
