@@ -122,7 +122,7 @@ class MetricSpec:
         return f"MetricSpec({self.name!r})"
 
 
-METRICS = {}
+METRICS: dict[str, MetricSpec] = {}
 
 
 def _register(name, function, kernel, needs, options, **kwargs):

@@ -1,0 +1,67 @@
+"""Type aliases of the public signatures, read from the parameter table.
+
+Each ``Literal`` lists the options the table (``_utils/params.py``) accepts for
+that parameter; tests/test_typing.py checks that the two agree. The aliases
+are plain ``typing`` objects (no ``X | Y`` at run time, for Python 3.9).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, Union
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "ArrayLike",
+    "Correction",
+    "Denominator",
+    "Discount",
+    "FileFormat",
+    "Gain",
+    "Mean",
+    "Metrics",
+    "NDArray",
+    "NoRelevant",
+    "OnMissing",
+    "PathLike",
+    "Progress",
+    "ReportRows",
+    "ResponseMethod",
+    "Score",
+    "Setting",
+    "Test",
+]
+
+#: A file path (``str`` or ``os.PathLike``).
+PathLike = Union[str, os.PathLike[str]]
+
+#: ``gain``: a named gain, a ``{level: gain}`` mapping or a callable of levels.
+Gain = Union[Literal["linear", "exponential"], Mapping[Any, float],
+             Callable[[NDArray[Any]], ArrayLike]]
+#: ``discount``: a named discount, one discount per position, or a callable of positions.
+Discount = Union[Literal["log", "jarvelin"], ArrayLike, Callable[[NDArray[Any]], ArrayLike]]
+#: ``no_relevant``: the value of a row without a relevant item.
+NoRelevant = Union[Literal["warn", "skip"], float]
+Denominator = Literal["min_k_relevant", "relevant"]
+Mean = Literal["arithmetic", "geometric"]
+Setting = Literal["sk_rankmetrics", "trec_eval"]
+FileFormat = Literal["auto", "trec", "csv", "tsv", "parquet", "json"]
+ResponseMethodName = Literal["decision_function", "predict_proba", "predict"]
+#: ``response_method``: one estimator method, or several tried in order.
+ResponseMethod = Union[ResponseMethodName, Sequence[ResponseMethodName]]
+Test = Literal["t-test", "wilcoxon", "randomization", "bootstrap", "sign"]
+Correction = Literal["holm", "bonferroni", "fdr_bh"]
+OnMissing = Literal["raise", "drop"]
+ReportRows = Literal["systems", "pairs"]
+#: ``progress``: called as ``progress(done, total)``.
+Progress = Callable[[int, int], Any]
+#: ``metrics``: a name, or names and ``(name, {option: value})`` pairs.
+Metrics = Union[str, Sequence[Union[str, tuple[str, Mapping[str, Any]]]]]
+
+#: What a metric function returns: the mean (a float), the per-row values
+#: (``per_row=True``), or, for Dask inputs with ``compute=False``, lazy Dask
+#: objects (typed ``Any``: Dask is optional).
+Score = Union[float, NDArray[np.float64], Any]
