@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.types import Frame
 from .trec import TrecQrels, TrecRun
 
 
@@ -93,7 +94,8 @@ def _numbers(values, role):
     return out
 
 
-def qrels_from_frame(df, *, query=None, item=None, relevance=None):
+def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,
+                     relevance: str | None = None) -> TrecQrels:
     r"""Judgements from a long-format data frame (query, item, relevance).
 
     Parameters
@@ -146,7 +148,8 @@ def qrels_from_frame(df, *, query=None, item=None, relevance=None):
     return qrels
 
 
-def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
+def run_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,
+                   score: str | None = None, tag: str = "run") -> TrecRun:
     """A run from a long-format data frame (query, item, score).
 
     Parameters

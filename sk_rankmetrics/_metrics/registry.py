@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import Any, Callable, Literal, NamedTuple, TypeVar, overload
 
 from .._utils.constraints import (
     check_param,
@@ -12,6 +12,8 @@ from .._utils.constraints import (
 from .._utils.errors import InvalidParameterError
 from .._utils.params import PARAMS, validate
 from .kernels import cutoff, gain_curves, interpolated, judgements, sets, user_models
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 # -- metrics -----------------------------------------------------------------------
 
@@ -129,7 +131,7 @@ def _register(name, function, kernel, needs, options, **kwargs):
     METRICS[name] = MetricSpec(name, function, kernel, needs, options, **kwargs)
 
 
-def metric_function(name):
+def metric_function(name: str) -> Callable[[F], F]:
     """Mark a public function as the one computing registered metric ``name``.
 
     The scorers find a function's metric through this mark (functions are
@@ -138,11 +140,12 @@ def metric_function(name):
     """
     spec = METRICS[name]
 
-    def mark(func):
+    def mark(func: F) -> F:
         if spec.function != func.__name__:
             raise RuntimeError(f"the registry names {spec.function!r} for {name!r}, "
                                f"not {func.__name__!r}")
-        func._sk_rankmetrics_metric = name
+        # the mark the scorers look for, an attribute of the function object
+        func._sk_rankmetrics_metric = name  # type: ignore[attr-defined]
         return func
 
     return mark
@@ -327,8 +330,14 @@ def lookup(name):
     )
 
 
+@overload
+def metric_names(*, aliases: Literal[False] = ...) -> list[str]: ...
+@overload
+def metric_names(*, aliases: Literal[True]) -> dict[str, str]: ...
+@overload
+def metric_names(*, aliases: bool) -> list[str] | dict[str, str]: ...
 @validate
-def metric_names(*, aliases=False):
+def metric_names(*, aliases: bool = False) -> list[str] | dict[str, str]:
     """Names of the metrics accepted by :func:`evaluate` (append ``@k`` for a cut-off).
 
     Parameters

@@ -9,18 +9,29 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+if TYPE_CHECKING:  # optional dependencies, named in annotations only
+    import dask.bag
+    import dask.dataframe
+    import pandas
+    import polars
+    from typing_extensions import TypeAlias
+
 __all__ = [
     "ArrayLike",
     "Correction",
+    "DaskBag",
+    "DaskFrame",
     "Denominator",
     "Discount",
     "FileFormat",
+    "Frame",
     "Gain",
+    "Lazy",
     "Mean",
     "Metrics",
     "NDArray",
@@ -30,6 +41,7 @@ __all__ = [
     "Progress",
     "ReportRows",
     "ResponseMethod",
+    "ResponseMethodName",
     "Score",
     "Setting",
     "Test",
@@ -37,6 +49,11 @@ __all__ = [
 
 #: A file path (``str`` or ``os.PathLike``).
 PathLike = Union[str, os.PathLike[str]]
+
+#: A data frame: pandas or polars.
+Frame: TypeAlias = "pandas.DataFrame | polars.DataFrame"
+DaskFrame: TypeAlias = "dask.dataframe.DataFrame"
+DaskBag: TypeAlias = "dask.bag.Bag"
 
 #: ``gain``: a named gain, a ``{level: gain}`` mapping or a callable of levels.
 Gain = Union[Literal["linear", "exponential"], Mapping[Any, float],
@@ -61,7 +78,9 @@ Progress = Callable[[int, int], Any]
 #: ``metrics``: a name, or names and ``(name, {option: value})`` pairs.
 Metrics = Union[str, Sequence[Union[str, tuple[str, Mapping[str, Any]]]]]
 
+#: What a function returns for Dask inputs with ``compute=False``: lazy Dask
+#: objects (a Dask array, Series or Delayed), typed ``Any`` (Dask is optional).
+Lazy: TypeAlias = Any
 #: What a metric function returns: the mean (a float), the per-row values
-#: (``per_row=True``), or, for Dask inputs with ``compute=False``, lazy Dask
-#: objects (typed ``Any``: Dask is optional).
-Score = Union[float, NDArray[np.float64], Any]
+#: (``per_row=True``), or lazy Dask objects (``compute=False``).
+Score = Union[float, NDArray[np.float64], Lazy]
