@@ -56,8 +56,9 @@ DaskFrame: TypeAlias = "dask.dataframe.DataFrame"
 DaskBag: TypeAlias = "dask.bag.Bag"
 
 #: ``gain``: a named gain, a ``{level: gain}`` mapping or a callable of levels.
-Gain = Union[Literal["linear", "exponential"], Mapping[Any, float],
-             Callable[[NDArray[Any]], ArrayLike]]
+Gain = Union[
+    Literal["linear", "exponential"], Mapping[Any, float], Callable[[NDArray[Any]], ArrayLike]
+]
 #: ``discount``: a named discount, one discount per position, or a callable of positions.
 Discount = Union[Literal["log", "jarvelin"], ArrayLike, Callable[[NDArray[Any]], ArrayLike]]
 #: ``no_relevant``: the value of a row without a relevant item.
