@@ -109,25 +109,26 @@ class MetricSpec:
     greater_is_better: bool = True
     label: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for field in ("needs", "options", "aliases"):
             object.__setattr__(self, field, tuple(getattr(self, field)))
         if not self.label:
             object.__setattr__(self, "label", self.name)
 
     @property
-    def defaults(self):
+    def defaults(self) -> dict[str, Any]:
         """The options it reads, with their defaults from :data:`PARAMS`."""
         return {o: PARAMS[o].default for o in self.options}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"MetricSpec({self.name!r})"
 
 
 METRICS: dict[str, MetricSpec] = {}
 
 
-def _register(name, function, kernel, needs, options, **kwargs):
+def _register(name: str, function: str | None, kernel: Callable[..., Any],
+              needs: tuple[str, ...], options: tuple[str, ...], **kwargs: Any) -> None:
     METRICS[name] = MetricSpec(name, function, kernel, needs, options, **kwargs)
 
 
@@ -303,16 +304,16 @@ PRESETS = {
 _ALIASES = {a: s.name for s in METRICS.values() for a in (s.name, *s.aliases)}
 
 
-def _all_names():
+def _all_names() -> list[str]:
     return sorted({*_ALIASES, *PRESETS})
 
 
-def check_k(k, arg="k"):
+def check_k(k: object, arg: str = "k") -> int | None:
     """Return ``k`` as a Python int (or None) or raise naming ``arg``."""
     return check_param(arg, k, PARAMS["k"])
 
 
-def lookup(name):
+def lookup(name: str) -> tuple[MetricSpec, dict[str, Any]]:
     """Return ``(spec, preset_options)`` for a bare metric name."""
     key = name.strip().lower()
     if key in PRESETS:

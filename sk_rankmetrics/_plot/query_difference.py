@@ -29,14 +29,15 @@ if TYPE_CHECKING:
 _MAX_LABELS = 40
 
 
-def _two_systems(names, systems):
+def _two_systems(names: list[str],
+                 systems: tuple[str, str] | None) -> tuple[str, str]:
     if systems is None:
         if len(names) != 2:
             raise InvalidParameterError(
                 f"results holds {len(names)} systems ({', '.join(map(repr, names))}); name "
                 "the two to plot with systems=(a, b)."
             )
-        return tuple(names)
+        return names[0], names[1]
     if (not isinstance(systems, (tuple, list)) or len(systems) != 2
             or not all(isinstance(s, str) for s in systems)):
         raise InvalidParameterError(f"systems must be a pair of system names (a, b), got "
@@ -47,7 +48,7 @@ def _two_systems(names, systems):
                                         f"({', '.join(map(repr, names))}).")
     if systems[0] == systems[1]:
         raise InvalidParameterError(f"systems names {systems[0]!r} twice; give two systems.")
-    return tuple(systems)
+    return systems[0], systems[1]
 
 
 class QueryDifferenceDisplay:

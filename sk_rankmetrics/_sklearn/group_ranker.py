@@ -148,7 +148,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         return self.ranker_.predict(X)
 
 
-def _take_rows(x, order):
+def _take_rows(x: Any, order: NDArray[np.intp]) -> Any:
     """Rows ``order`` of an array, sparse matrix, DataFrame or Series."""
     if hasattr(x, "iloc"):
         return x.iloc[order]

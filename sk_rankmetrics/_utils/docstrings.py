@@ -62,13 +62,13 @@ RETURNS_SCORE = """Returns
         The (weighted) mean over rows, or per-row values if ``per_row``."""
 
 
-def _indent_block(block):
+def _indent_block(block: str) -> str:
     """A parameter block indented for a function's docstring (first line as is)."""
     first, _, rest = block.partition("\n")
     return first + "\n" + textwrap.indent(rest, "    ") if rest else first
 
 
-def _table_doc(name, func):
+def _table_doc(name: str, func: Callable[..., Any]) -> str | None:
     from .params import param
 
     try:

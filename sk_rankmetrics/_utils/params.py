@@ -384,7 +384,7 @@ PARAMS = {
 }
 
 
-def param(name, where=None):
+def param(name: str, where: str | None = None) -> Param:
     """The declaration of parameter ``name`` (of function ``where`` if it has its own)."""
     return PARAMS.get(f"{where}.{name}") or PARAMS[name]
 
@@ -404,7 +404,7 @@ def validate(func: F) -> F:
     ]
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
