@@ -119,6 +119,7 @@ LITERALS = {
     "Correction": ["correction"],
     "OnMissing": ["on_missing"],
     "ReportRows": ["rows"],
+    "Library": ["library"],
 }
 
 

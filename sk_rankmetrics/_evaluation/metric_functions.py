@@ -2,38 +2,12 @@
 
 from __future__ import annotations
 
-from .._inputs.arrays import check_sample_weight
-from .._inputs.check import check_inputs
 from .._metrics.registry import METRICS, metric_function
 from .._metrics.requests import Request, make_requests
-from .._utils.backends import backend_for
 from .._utils.docstrings import fill_doc
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Denominator, Discount, Gain, Mean, Metrics, NoRelevant, Score
-from .engine import compute as engine_compute
-from .reduce import reduce_results
-
-
-def evaluate_requests(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
-                      qid, per_row, judged=None, compute=True):
-    """Every request on one input, in one ranking pass: per-row values or means.
-
-    The entry the public functions, :func:`evaluate`, the scorers and the
-    Displays share; a registered backend (Dask) takes its own collections.
-    """
-    backend = backend_for(y_true, y_score, qid, sample_weight, judged)
-    if backend is not None:
-        return backend.evaluate_arrays(y_true, y_score, requests, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, judged=judged, compute=compute)
-    inputs = check_inputs(y_true, y_score, qid, judged)
-    if qid is None:
-        weights = check_sample_weight(sample_weight, inputs.n_rows)
-    else:
-        weights = inputs.query_weights(sample_weight)
-    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
-    values, means = reduce_results(raw, requests, no_relevant, weights)
-    return values if per_row else means
+from .pipeline import evaluate_requests
 
 
 def _evaluate_one(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,

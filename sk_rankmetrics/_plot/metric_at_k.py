@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from .._evaluation.metric_functions import evaluate_requests
+from .._evaluation.pipeline import evaluate_requests
 from .._metrics.names import parse_name
 from .._metrics.registry import METRICS, PRESETS, check_k, lookup
 from .._metrics.requests import Request

@@ -21,32 +21,6 @@ if TYPE_CHECKING:  # optional dependencies, named in annotations only
     import polars
     from typing_extensions import TypeAlias
 
-__all__ = [
-    "ArrayLike",
-    "Correction",
-    "DaskBag",
-    "DaskFrame",
-    "Denominator",
-    "Discount",
-    "FileFormat",
-    "Frame",
-    "Gain",
-    "Lazy",
-    "Mean",
-    "Metrics",
-    "NDArray",
-    "NoRelevant",
-    "OnMissing",
-    "PathLike",
-    "Progress",
-    "ReportRows",
-    "ResponseMethod",
-    "ResponseMethodName",
-    "Score",
-    "Setting",
-    "Test",
-]
-
 #: A file path (``str`` or ``os.PathLike``).
 PathLike = Union[str, os.PathLike[str]]
 
@@ -74,6 +48,8 @@ Test = Literal["t-test", "wilcoxon", "randomization", "bootstrap", "sign"]
 Correction = Literal["holm", "bonferroni", "fdr_bh"]
 OnMissing = Literal["raise", "drop"]
 ReportRows = Literal["systems", "pairs"]
+#: ``library`` of ``make_eval_metric``: the boosting library that calls the metric.
+Library = Literal["lightgbm", "xgboost"]
 #: ``progress``: called as ``progress(done, total)``.
 Progress = Callable[[int, int], Any]
 #: ``metrics``: a name, or names and ``(name, {option: value})`` pairs.
