@@ -38,11 +38,11 @@ if TYPE_CHECKING:
     from .._evaluation.result import EvaluationResult
 
 #: ``recommended`` of :func:`evaluate_ranked`: ranked ids per user.
-Recommended: TypeAlias = (
+RecommendedInput: TypeAlias = (
     "Mapping[Any, Sequence[Any]] | Sequence[Sequence[Any]] | ArrayLike | PathLike | DaskBag"
     " | DaskFrame")
 #: ``truth`` of :func:`evaluate_ranked`: relevant ids (or ``{id: relevance}``) per user.
-Truth: TypeAlias = (
+TruthInput: TypeAlias = (
     "Mapping[Any, Collection[Any]] | Sequence[Collection[Any]] | tuple[ArrayLike, ...]"
     " | PathLike | DaskBag | DaskFrame")
 
@@ -162,8 +162,8 @@ def truth_lists(truth, users, fmt="auto"):
 
 
 @validate
-def evaluate_ranked(recommended: Recommended, truth: Truth, metrics: str | Sequence[str], *,
-                    k: int | None = None,
+def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
+                    metrics: str | Sequence[str], *, k: int | None = None,
                     users: ArrayLike | None = None, complete: bool = False,
                     threshold: float | None = None, no_relevant: NoRelevant = "warn",
                     run_format: FileFormat = "auto", qrels_format: FileFormat = "auto",
