@@ -14,10 +14,19 @@ from .engine import compute as engine_compute
 from .reduce import reduce_results
 
 
-def evaluate_requests(y_true: ArrayLike, y_score: ArrayLike, requests: Sequence[Request], *,
-                      sample_weight: ArrayLike | None, ignore_ties: bool,
-                      no_relevant: NoRelevant, qid: ArrayLike | None, per_row: bool,
-                      judged: ArrayLike | None = None, compute: bool = True) -> dict[str, Score]:
+def evaluate_requests(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    requests: Sequence[Request],
+    *,
+    sample_weight: ArrayLike | None,
+    ignore_ties: bool,
+    no_relevant: NoRelevant,
+    qid: ArrayLike | None,
+    per_row: bool,
+    judged: ArrayLike | None = None,
+    compute: bool = True,
+) -> dict[str, Score]:
     """Every request on one input, in one ranking pass: per-row values or means.
 
     The entry the public functions, :func:`evaluate`, the scorers and the
@@ -25,9 +34,18 @@ def evaluate_requests(y_true: ArrayLike, y_score: ArrayLike, requests: Sequence[
     """
     backend = backend_for(y_true, y_score, qid, sample_weight, judged)
     if backend is not None:
-        return backend.evaluate_arrays(y_true, y_score, requests, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, judged=judged, compute=compute)
+        return backend.evaluate_arrays(
+            y_true,
+            y_score,
+            requests,
+            sample_weight=sample_weight,
+            ignore_ties=ignore_ties,
+            no_relevant=no_relevant,
+            qid=qid,
+            per_row=per_row,
+            judged=judged,
+            compute=compute,
+        )
     inputs = check_inputs(y_true, y_score, qid, judged)
     if qid is None:
         weights = check_sample_weight(sample_weight, inputs.n_rows)
