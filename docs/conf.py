@@ -48,6 +48,9 @@ myst_heading_anchors = 3
 
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": False}
+# The signatures carry type annotations (for type checkers); the pages show each
+# parameter's type in the docstring's words instead of NumPy's expanded unions.
+autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 

@@ -8,7 +8,7 @@ conventions of scikit-learn, trec_eval, XGBoost/LightGBM and ranx as options.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import _dask  # noqa: F401  (registers the Dask backend; imports no Dask)
 from ._utils.version import __version__
@@ -103,7 +103,7 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._utils.errors import InvalidParameterError
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -112,7 +112,7 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 

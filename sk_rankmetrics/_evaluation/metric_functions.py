@@ -2,37 +2,12 @@
 
 from __future__ import annotations
 
-from .._inputs.arrays import check_sample_weight
-from .._inputs.check import check_inputs
 from .._metrics.registry import METRICS, metric_function
 from .._metrics.requests import Request, make_requests
-from .._utils.backends import backend_for
 from .._utils.docstrings import fill_doc
 from .._utils.params import validate
-from .engine import compute as engine_compute
-from .reduce import reduce_results
-
-
-def evaluate_requests(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant,
-                      qid, per_row, judged=None, compute=True):
-    """Every request on one input, in one ranking pass: per-row values or means.
-
-    The entry the public functions, :func:`evaluate`, the scorers and the
-    Displays share; a registered backend (Dask) takes its own collections.
-    """
-    backend = backend_for(y_true, y_score, qid, sample_weight, judged)
-    if backend is not None:
-        return backend.evaluate_arrays(y_true, y_score, requests, sample_weight=sample_weight,
-                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                   per_row=per_row, judged=judged, compute=compute)
-    inputs = check_inputs(y_true, y_score, qid, judged)
-    if qid is None:
-        weights = check_sample_weight(sample_weight, inputs.n_rows)
-    else:
-        weights = inputs.query_weights(sample_weight)
-    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
-    values, means = reduce_results(raw, requests, no_relevant, weights)
-    return values if per_row else means
+from .._utils.types import ArrayLike, Denominator, Discount, Gain, Mean, Metrics, NoRelevant, Score
+from .pipeline import evaluate_requests
 
 
 def _evaluate_one(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,
@@ -50,9 +25,10 @@ def _evaluate_one(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_re
 @fill_doc(gain="""gain : {"linear", "exponential"}, mapping or callable, default="linear"
     See :func:`ndcg_score`. A negative relevance is allowed with the linear
     gain (as in scikit-learn).""")
-def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None,
-              ignore_ties=False, gain="linear", discount="log", qid=None,
-              per_row=False, compute=True):
+def dcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None, log_base: float = 2,
+              sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+              gain: Gain = "linear", discount: Discount = "log", qid: ArrayLike | None = None,
+              per_row: bool = False, compute: bool = True) -> Score:
     r"""Discounted cumulative gain (DCG@k).
 
     .. math::
@@ -107,9 +83,11 @@ def dcg_score(y_true, y_score, *, k=None, log_base=2, sample_weight=None,
 @metric_function("ndcg")
 @validate
 @fill_doc()
-def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
-               gain="linear", discount="log", log_base=2, no_relevant="warn",
-               qid=None, per_row=False, compute=True):
+def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+               sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+               gain: Gain = "linear", discount: Discount = "log", log_base: float = 2,
+               no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
+               per_row: bool = False, compute: bool = True) -> Score:
     r"""Normalised discounted cumulative gain (nDCG@k).
 
     .. math::
@@ -178,8 +156,10 @@ def ndcg_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False
 @validate
 @fill_doc(gain="""gain : {"linear", "exponential"}, mapping or callable, default="linear"
     See :func:`ndcg_score`.""")
-def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
-                          ignore_ties=False, gain="linear", qid=None, per_row=False, compute=True):
+def cumulative_gain_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+                          sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                          gain: Gain = "linear", qid: ArrayLike | None = None,
+                          per_row: bool = False, compute: bool = True) -> Score:
     r"""Cumulative gain (CG@k): the sum of the gains in the top ``k``.
 
     .. math::
@@ -218,10 +198,13 @@ def cumulative_gain_score(y_true, y_score, *, k=None, sample_weight=None,
 @metric_function("map")
 @validate
 @fill_doc()
-def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
-                                 ignore_ties=False, threshold=None,
-                                 denominator="min_k_relevant", mean="arithmetic",
-                                 no_relevant="warn", qid=None, per_row=False, compute=True):
+def mean_average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+                                 sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                                 threshold: float | None = None,
+                                 denominator: Denominator = "min_k_relevant",
+                                 mean: Mean = "arithmetic", no_relevant: NoRelevant = "warn",
+                                 qid: ArrayLike | None = None, per_row: bool = False,
+                                 compute: bool = True) -> Score:
     r"""Mean average precision (MAP@k): AP@k averaged over rows.
 
     .. math::
@@ -267,9 +250,11 @@ def mean_average_precision_score(y_true, y_score, *, k=None, sample_weight=None,
 @metric_function("precision")
 @validate
 @fill_doc()
-def precision_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
-                         ignore_ties=False, threshold=None, adaptive_k=False,
-                         no_relevant="warn", qid=None, per_row=False, compute=True):
+def precision_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+                         sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                         threshold: float | None = None, adaptive_k: bool = False,
+                         no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
+                         per_row: bool = False, compute: bool = True) -> Score:
     r"""Precision at k: the share of relevant items in the top ``k``.
 
     .. math::
@@ -307,9 +292,11 @@ def precision_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
 @metric_function("recall")
 @validate
 @fill_doc()
-def recall_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
-                      ignore_ties=False, threshold=None, no_relevant="warn",
-                      qid=None, per_row=False, compute=True):
+def recall_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+                      sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                      threshold: float | None = None, no_relevant: NoRelevant = "warn",
+                      qid: ArrayLike | None = None, per_row: bool = False,
+                      compute: bool = True) -> Score:
     r"""Recall at k: the share of the row's relevant items found in the top ``k``.
 
     .. math::
@@ -344,9 +331,11 @@ def recall_at_k_score(y_true, y_score, *, k=None, sample_weight=None,
 @metric_function("hit_rate")
 @validate
 @fill_doc()
-def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
-                   ignore_ties=False, threshold=None, no_relevant="warn",
-                   qid=None, per_row=False, compute=True):
+def hit_rate_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+                   sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                   threshold: float | None = None, no_relevant: NoRelevant = "warn",
+                   qid: ArrayLike | None = None, per_row: bool = False,
+                   compute: bool = True) -> Score:
     r"""Hit rate at k: 1 when any relevant item is in the top ``k``, else 0.
 
     .. math::
@@ -385,9 +374,11 @@ def hit_rate_score(y_true, y_score, *, k=None, sample_weight=None,
 @fill_doc(k="""k : int, default=None
     Only a first relevant item within the top ``k`` counts. ``None``
     means no cut-off (trec_eval ``recip_rank``).""")
-def reciprocal_rank_score(y_true, y_score, *, k=None, sample_weight=None,
-                          ignore_ties=False, threshold=None, no_relevant="warn",
-                          qid=None, per_row=False, compute=True):
+def reciprocal_rank_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+                          sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                          threshold: float | None = None, no_relevant: NoRelevant = "warn",
+                          qid: ArrayLike | None = None, per_row: bool = False,
+                          compute: bool = True) -> Score:
     r"""Mean reciprocal rank (MRR): 1 / rank of the first relevant item.
 
     .. math::
@@ -430,8 +421,11 @@ def reciprocal_rank_score(y_true, y_score, *, k=None, sample_weight=None,
 @metric_function("r_precision")
 @validate
 @fill_doc()
-def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
-                      threshold=None, no_relevant="warn", qid=None, per_row=False, compute=True):
+def r_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
+                      sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                      threshold: float | None = None, no_relevant: NoRelevant = "warn",
+                      qid: ArrayLike | None = None, per_row: bool = False,
+                      compute: bool = True) -> Score:
     r"""R-precision: precision at ``R``, the number of relevant items of the row.
 
     .. math::
@@ -476,8 +470,10 @@ def r_precision_score(y_true, y_score, *, sample_weight=None, ignore_ties=False,
     ``"AP@100"``, ``"RBP(p=0.8)"``). A pair
     ``("ndcg@10", {"gain": {0: 0, 1: 1, 2: 3}})`` adds options of that
     metric.""")
-def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
-             no_relevant="warn", qid=None, per_row=False, judged=None, compute=True):
+def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *,
+             sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+             no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None, per_row: bool = False,
+             judged: ArrayLike | None = None, compute: bool = True) -> dict[str, Score]:
     r"""Several metrics from one ranking pass.
 
     Each row is ranked once, down to the deepest cut-off asked for, and every
@@ -545,9 +541,10 @@ def evaluate(y_true, y_score, metrics, *, sample_weight=None, ignore_ties=False,
 @metric_function("err")
 @validate
 @fill_doc()
-def err_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
-              max_grade=4, normalize=False, no_relevant="warn", qid=None, per_row=False,
-              compute=True):
+def err_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+              sample_weight: ArrayLike | None = None, ignore_ties: bool = False, max_grade: int = 4,
+              normalize: bool = False, no_relevant: NoRelevant = "warn",
+              qid: ArrayLike | None = None, per_row: bool = False, compute: bool = True) -> Score:
     r"""Expected reciprocal rank (ERR@k), and its normalised form nERR@k.
 
     .. math::
@@ -607,8 +604,10 @@ def err_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
 @metric_function("rbp")
 @validate
 @fill_doc()
-def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
-              threshold=None, p=0.8, graded=False, qid=None, per_row=False, compute=True):
+def rbp_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+              sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+              threshold: float | None = None, p: float = 0.8, graded: bool = False,
+              qid: ArrayLike | None = None, per_row: bool = False, compute: bool = True) -> Score:
     r"""Rank-biased precision (RBP): the rate of gain of a user of persistence p.
 
     .. math::
@@ -657,9 +656,11 @@ def rbp_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
 @metric_function("f1")
 @validate
 @fill_doc()
-def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False,
-                  threshold=None, beta=1.0, no_relevant="warn", qid=None, per_row=False,
-                  compute=True):
+def f1_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
+                  sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                  threshold: float | None = None, beta: float = 1.0,
+                  no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
+                  per_row: bool = False, compute: bool = True) -> Score:
     r"""F-measure at k: the harmonic mean of precision at k and recall at k.
 
     .. math::
@@ -702,9 +703,12 @@ def f1_at_k_score(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=Fa
 @metric_function("bpref")
 @validate
 @fill_doc()
-def bpref_score(y_true, y_score, *, sample_weight=None, ignore_ties=False, threshold=None,
-                mean="arithmetic", max_docs=None, no_relevant="warn", qid=None,
-                per_row=False, judged=None, compute=True):
+def bpref_score(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+                ignore_ties: bool = False, threshold: float | None = None,
+                mean: Mean = "arithmetic", max_docs: int | None = None,
+                no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
+                per_row: bool = False, judged: ArrayLike | None = None,
+                compute: bool = True) -> Score:
     r"""Binary preference (bpref): judged relevant items ahead of judged non-relevant ones.
 
     .. math::

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    import pandas
+
 
 class EvaluationResult:
     r"""Per-query values and means of several metrics.
@@ -31,24 +39,25 @@ class EvaluationResult:
     (0.75, [0.5, 1.0])
     """
 
-    def __init__(self, query_ids, per_query, mean):
+    def __init__(self, query_ids: NDArray[Any], per_query: dict[str, NDArray[np.float64]],
+                 mean: dict[str, float]) -> None:
         self.query_ids = query_ids
         self.per_query = per_query
         self.mean = mean
 
     @property
-    def metrics(self):
+    def metrics(self) -> list[str]:
         """Metric labels, in the order asked for."""
         return list(self.mean)
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> float:
         return self.mean[name]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         vals = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
         return f"EvaluationResult({len(self.query_ids)} queries: {vals})"
 
-    def to_frame(self):
+    def to_frame(self) -> pandas.DataFrame:
         """Per-query values as a pandas DataFrame (one row per query).
 
         Returns

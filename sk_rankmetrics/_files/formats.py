@@ -15,11 +15,16 @@ from __future__ import annotations
 import json
 import os
 from itertools import chain, repeat
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._utils.params import validate
+from .._utils.types import FileFormat, PathLike, Progress
 from .tokens import open_binary, sniff_compression, strip_compression
+
+if TYPE_CHECKING:
+    from .trec import TrecQrels, TrecRun
 
 #: The formats a qrels or run file may have; ``"auto"`` detects it.
 FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json")
@@ -194,7 +199,8 @@ _READER_DOCS = {
 
 
 @validate
-def read_qrels(path, *, format="auto", progress=None):
+def read_qrels(path: PathLike, *, format: FileFormat = "auto",
+               progress: Progress | None = None) -> TrecQrels:
     """Read a qrels file in any supported format.
 
     Parameters
@@ -228,7 +234,8 @@ def read_qrels(path, *, format="auto", progress=None):
 
 
 @validate
-def read_run(path, *, format="auto", progress=None):
+def read_run(path: PathLike, *, format: FileFormat = "auto",
+             progress: Progress | None = None) -> TrecRun:
     """Read a run file in any supported format.
 
     Parameters
@@ -262,5 +269,5 @@ def read_run(path, *, format="auto", progress=None):
 
 
 for _reader in (read_qrels, read_run):
-    _reader.__doc__ = _reader.__doc__ % _READER_DOCS
+    _reader.__doc__ = str(_reader.__doc__) % _READER_DOCS
 del _reader

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.types import Frame
 from .trec import TrecQrels, TrecRun
 
 
-def _columns(df, roles, where):
+def _columns(df: Frame, roles: dict[str, tuple[str, str | None, Sequence[str]]],
+             where: str) -> dict[str, NDArray[Any]]:
     """The columns of a data frame (pandas or polars) for each role, as arrays.
 
     ``roles`` maps a role (``"query"``, ...) to ``(argument, given name,
@@ -53,7 +59,7 @@ def _columns(df, roles, where):
     return out
 
 
-def _first_missing(col):
+def _first_missing(col: Any) -> int | None:
     """Position of the first missing value of a pandas or polars column, or None."""
     if hasattr(col, "null_count"):  # polars
         if col.null_count() == 0 and not (col.dtype.is_float() and col.is_nan().any()):
@@ -74,7 +80,7 @@ RELEVANCE_COLUMNS = ("relevance", "rel", "label", "grade", "y_true")
 SCORE_COLUMNS = ("score", "sim", "y_score", "prediction")
 
 
-def _numbers(values, role):
+def _numbers(values: ArrayLike, role: str) -> NDArray[np.float64]:
     arr = np.asarray(values)
     try:
         out = arr.astype(np.float64)
@@ -93,7 +99,8 @@ def _numbers(values, role):
     return out
 
 
-def qrels_from_frame(df, *, query=None, item=None, relevance=None):
+def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,
+                     relevance: str | None = None) -> TrecQrels:
     r"""Judgements from a long-format data frame (query, item, relevance).
 
     Parameters
@@ -146,7 +153,8 @@ def qrels_from_frame(df, *, query=None, item=None, relevance=None):
     return qrels
 
 
-def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
+def run_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,
+                   score: str | None = None, tag: str = "run") -> TrecRun:
     """A run from a long-format data frame (query, item, score).
 
     Parameters
@@ -193,7 +201,7 @@ def run_from_frame(df, *, query=None, item=None, score=None, tag="run"):
     return run
 
 
-def _unit_of(df, query):
+def _unit_of(df: Frame, query: str | None) -> str:
     """"user" when the frame's query column is a user column, else "query"."""
     name = query if query is not None else next(
         (c for c in QUERY_COLUMNS if c in [str(c) for c in df.columns]), "")

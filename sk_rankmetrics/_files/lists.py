@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import chain, repeat
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,8 +19,32 @@ from .._inputs.preranked import (
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, shown
 from .._utils.params import validate
+from .._utils.types import (
+    ArrayLike,
+    DaskBag,
+    DaskFrame,
+    FileFormat,
+    Lazy,
+    NoRelevant,
+    PathLike,
+    Progress,
+)
 from .formats import read_qrels, read_run
 from .runs import _score_layout, with_options
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeAlias
+
+    from .._evaluation.result import EvaluationResult
+
+#: ``recommended`` of :func:`evaluate_ranked`: ranked ids per user.
+RecommendedInput: TypeAlias = (
+    "Mapping[Any, Sequence[Any]] | Sequence[Sequence[Any]] | ArrayLike | PathLike | DaskBag"
+    " | DaskFrame")
+#: ``truth`` of :func:`evaluate_ranked`: relevant ids (or ``{id: relevance}``) per user.
+TruthInput: TypeAlias = (
+    "Mapping[Any, Collection[Any]] | Sequence[Collection[Any]] | tuple[ArrayLike, ...]"
+    " | PathLike | DaskBag | DaskFrame")
 
 
 def flatten_lists(lists, n, arg, *, ranked=False, users=None):
@@ -137,9 +162,13 @@ def truth_lists(truth, users, fmt="auto"):
 
 
 @validate
-def evaluate_ranked(recommended, truth, metrics, *, k=None, users=None, complete=False,
-                    threshold=None, no_relevant="warn", run_format="auto",
-                    qrels_format="auto", progress=None, compute=True):
+def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
+                    metrics: str | Sequence[str], *, k: int | None = None,
+                    users: ArrayLike | None = None, complete: bool = False,
+                    threshold: float | None = None, no_relevant: NoRelevant = "warn",
+                    run_format: FileFormat = "auto", qrels_format: FileFormat = "auto",
+                    progress: Progress | None = None,
+                    compute: bool = True) -> EvaluationResult | Lazy:
     r"""Score ranked ID lists (recommendations) against ground-truth ids.
 
     Parameters

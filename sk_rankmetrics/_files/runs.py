@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -25,6 +26,16 @@ from .._metrics.requests import Request, as_metric_list, split_request
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, short_repr, warn
 from .._utils.params import validate
+from .._utils.types import (
+    DaskFrame,
+    FileFormat,
+    Frame,
+    Lazy,
+    NoRelevant,
+    PathLike,
+    Progress,
+    Setting,
+)
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
 from .id_codes import factorize, factorize_collapsed
@@ -177,10 +188,14 @@ def _trec_gain(levels, gains):
 
 
 @validate
-def evaluate_run(qrels, run, metrics, *, setting="sk_rankmetrics", complete=False,
-                 threshold=None, gains=None, max_docs=None, judged_only=False,
-                 n_docs=None, no_relevant=None, qrels_format="auto", run_format="auto",
-                 progress=None, compute=True):
+def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
+                 run: TrecRun | PathLike | Frame | DaskFrame, metrics: str | Sequence[str], *,
+                 setting: Setting = "sk_rankmetrics", complete: bool = False,
+                 threshold: float | None = None, gains: Mapping[int, float] | None = None,
+                 max_docs: int | None = None, judged_only: bool = False, n_docs: int | None = None,
+                 no_relevant: NoRelevant | None = None, qrels_format: FileFormat = "auto",
+                 run_format: FileFormat = "auto", progress: Progress | None = None,
+                 compute: bool = True) -> EvaluationResult | Lazy:
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters

@@ -22,6 +22,7 @@ from .._inputs.arrays import unique
 from .._inputs.preranked import ranked_order
 from .._utils import threads as _threads
 from .._utils.threads import bounded_map
+from .._utils.types import ArrayLike, PathLike, Progress
 from . import tokens
 from .numbers import parse_numbers
 from .tokens import (
@@ -287,7 +288,8 @@ class TrecQrels:
     2
     """
 
-    def __init__(self, qid, docno, relevance, source=""):
+    def __init__(self, qid: ArrayLike, docno: ArrayLike, relevance: ArrayLike,
+                 source: str = "") -> None:
         self._qid = np.asarray(qid)
         self._docno = np.asarray(docno)
         self.relevance = np.asarray(relevance, dtype=np.float64)
@@ -298,10 +300,10 @@ class TrecQrels:
     qid = _Ids("qid")
     docno = _Ids("docno")
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.relevance.shape[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"TrecQrels({len(self)} judgements, {_n_queries(self)} queries)"
 
 
@@ -336,7 +338,8 @@ class TrecRun:
     (2, 'run')
     """
 
-    def __init__(self, qid, docno, score, rank=None, tag="run", source=""):
+    def __init__(self, qid: ArrayLike, docno: ArrayLike, score: ArrayLike,
+                 rank: ArrayLike | None = None, tag: str = "run", source: str = "") -> None:
         self._qid = np.asarray(qid)
         self._docno = np.asarray(docno)
         self.score = np.asarray(score, dtype=np.float64)
@@ -349,10 +352,10 @@ class TrecRun:
     qid = _Ids("qid")
     docno = _Ids("docno")
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.score.shape[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"TrecRun({len(self)} documents, {_n_queries(self)} queries, "
                 f"tag={self.tag!r})")
 
@@ -366,7 +369,7 @@ def _from_file(cls, cols, kwargs):
     return obj
 
 
-def read_trec_qrels(path, *, progress=None):
+def read_trec_qrels(path: PathLike, *, progress: Progress | None = None) -> TrecQrels:
     r"""Read a TREC qrels file (``qid iter docno rel`` per line).
 
     Parameters
@@ -416,7 +419,7 @@ def read_trec_qrels(path, *, progress=None):
                                                "source": os.fspath(path), "_lines": lines})
 
 
-def read_trec_run(path, *, progress=None):
+def read_trec_run(path: PathLike, *, progress: Progress | None = None) -> TrecRun:
     r"""Read a TREC run file (``qid Q0 docno rank score tag`` per line).
 
     Parameters
@@ -470,7 +473,8 @@ def read_trec_run(path, *, progress=None):
                                             "source": os.fspath(path)})
 
 
-def write_trec_run(path, run, *, tag=None):
+def write_trec_run(path: PathLike, run: TrecRun | tuple[ArrayLike, ArrayLike, ArrayLike], *,
+                   tag: str | None = None) -> None:
     r"""Write a run as a TREC run file (``qid Q0 docno rank score tag``).
 
     Parameters

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numbers
 import sys
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 
 from .._utils.constraints import is_integer
 from .._utils.errors import InvalidParameterError, short_repr
@@ -180,7 +182,7 @@ def check_sample_weight(sample_weight, n, what=None):
     return w
 
 
-def as_ids(x, arg):
+def as_ids(x: ArrayLike, arg: str) -> NDArray[Any]:
     """1-D query or item ids as int64 or str, without silent coercion.
 
     Integers stay integers; floats are accepted only when every value is a

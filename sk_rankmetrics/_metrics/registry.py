@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import Any, Callable, Literal, NamedTuple, TypeVar, overload
 
 from .._utils.constraints import (
     check_param,
@@ -12,6 +12,8 @@ from .._utils.constraints import (
 from .._utils.errors import InvalidParameterError
 from .._utils.params import PARAMS, validate
 from .kernels import cutoff, gain_curves, interpolated, judgements, sets, user_models
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 # -- metrics -----------------------------------------------------------------------
 
@@ -107,29 +109,30 @@ class MetricSpec:
     greater_is_better: bool = True
     label: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for field in ("needs", "options", "aliases"):
             object.__setattr__(self, field, tuple(getattr(self, field)))
         if not self.label:
             object.__setattr__(self, "label", self.name)
 
     @property
-    def defaults(self):
+    def defaults(self) -> dict[str, Any]:
         """The options it reads, with their defaults from :data:`PARAMS`."""
         return {o: PARAMS[o].default for o in self.options}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"MetricSpec({self.name!r})"
 
 
-METRICS = {}
+METRICS: dict[str, MetricSpec] = {}
 
 
-def _register(name, function, kernel, needs, options, **kwargs):
+def _register(name: str, function: str | None, kernel: Callable[..., Any],
+              needs: tuple[str, ...], options: tuple[str, ...], **kwargs: Any) -> None:
     METRICS[name] = MetricSpec(name, function, kernel, needs, options, **kwargs)
 
 
-def metric_function(name):
+def metric_function(name: str) -> Callable[[F], F]:
     """Mark a public function as the one computing registered metric ``name``.
 
     The scorers find a function's metric through this mark (functions are
@@ -138,11 +141,12 @@ def metric_function(name):
     """
     spec = METRICS[name]
 
-    def mark(func):
+    def mark(func: F) -> F:
         if spec.function != func.__name__:
             raise RuntimeError(f"the registry names {spec.function!r} for {name!r}, "
                                f"not {func.__name__!r}")
-        func._sk_rankmetrics_metric = name
+        # the mark the scorers look for, an attribute of the function object
+        func._sk_rankmetrics_metric = name  # type: ignore[attr-defined]
         return func
 
     return mark
@@ -300,16 +304,16 @@ PRESETS = {
 _ALIASES = {a: s.name for s in METRICS.values() for a in (s.name, *s.aliases)}
 
 
-def _all_names():
+def _all_names() -> list[str]:
     return sorted({*_ALIASES, *PRESETS})
 
 
-def check_k(k, arg="k"):
+def check_k(k: object, arg: str = "k") -> int | None:
     """Return ``k`` as a Python int (or None) or raise naming ``arg``."""
     return check_param(arg, k, PARAMS["k"])
 
 
-def lookup(name):
+def lookup(name: str) -> tuple[MetricSpec, dict[str, Any]]:
     """Return ``(spec, preset_options)`` for a bare metric name."""
     key = name.strip().lower()
     if key in PRESETS:
@@ -327,8 +331,14 @@ def lookup(name):
     )
 
 
+@overload
+def metric_names(*, aliases: Literal[False] = ...) -> list[str]: ...
+@overload
+def metric_names(*, aliases: Literal[True]) -> dict[str, str]: ...
+@overload
+def metric_names(*, aliases: bool) -> list[str] | dict[str, str]: ...
 @validate
-def metric_names(*, aliases=False):
+def metric_names(*, aliases: bool = False) -> list[str] | dict[str, str]:
     """Names of the metrics accepted by :func:`evaluate` (append ``@k`` for a cut-off).
 
     Parameters

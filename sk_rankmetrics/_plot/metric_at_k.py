@@ -15,18 +15,24 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from .._evaluation.metric_functions import evaluate_requests
+from .._evaluation.pipeline import evaluate_requests
 from .._metrics.names import parse_name
 from .._metrics.registry import METRICS, PRESETS, check_k, lookup
 from .._metrics.requests import Request
 from .._sklearn.responses import DEFAULT_RESPONSE_METHOD, estimator_responses
 from .._utils.errors import warn
 from .._utils.params import validate
+from .._utils.types import ArrayLike, Metrics, NoRelevant, ResponseMethod
 from .style import _AXES_STATE, _LINESTYLES, _next_color, _place_legend
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 
 def _check_ks(ks):
@@ -199,16 +205,19 @@ class MetricAtKDisplay:
     [1.0, 0.8, 0.9]
     """
 
-    def __init__(self, *, ks, values, name=None):
+    def __init__(self, *, ks: Iterable[int], values: Mapping[str, ArrayLike],
+                 name: str | None = None) -> None:
         self.ks = ks
         self.values = values
         self.name = name
 
     @classmethod
     @validate
-    def from_predictions(cls, y_true, y_score, *, metric="ndcg", ks=range(1, 51),
-                         sample_weight=None, ignore_ties=False, no_relevant="warn",
-                         qid=None, name=None, ax=None, **kwargs):
+    def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *, metric: Metrics = "ndcg",
+                         ks: Iterable[int] = range(1, 51), sample_weight: ArrayLike | None = None,
+                         ignore_ties: bool = False, no_relevant: NoRelevant = "warn",
+                         qid: ArrayLike | None = None, name: str | None = None,
+                         ax: Axes | None = None, **kwargs: Any) -> MetricAtKDisplay:
         """Compute and plot metric@k curves from relevance and scores.
 
         .. math::
@@ -284,9 +293,13 @@ class MetricAtKDisplay:
 
     @classmethod
     @validate
-    def from_estimator(cls, estimator, X, y, *, metric="ndcg", ks=range(1, 51),
-                       response_method="auto", sample_weight=None, ignore_ties=False,
-                       no_relevant="warn", qid=None, name=None, ax=None, **kwargs):
+    def from_estimator(cls, estimator: Any, X: ArrayLike, y: ArrayLike, *, metric: Metrics = "ndcg",
+                       ks: Iterable[int] = range(1, 51),
+                       response_method: Literal["auto"] | ResponseMethod = "auto",
+                       sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
+                       no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
+                       name: str | None = None, ax: Axes | None = None,
+                       **kwargs: Any) -> MetricAtKDisplay:
         """Compute and plot metric@k curves of a fitted estimator.
 
         .. math::
@@ -394,7 +407,8 @@ class MetricAtKDisplay:
         return ks, out
 
     @validate
-    def plot(self, ax=None, *, name=None, **kwargs):
+    def plot(self, ax: Axes | None = None, *, name: str | None = None,
+             **kwargs: Any) -> MetricAtKDisplay:
         """Plot the curves.
 
         Draws one line :math:`(k, \\mathrm{values}[m](k))` per metric ``m``.

@@ -7,28 +7,37 @@ them (by query id, or by position). matplotlib is imported inside
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
+
 import numpy as np
+from numpy.typing import NDArray
 
 from .._inputs.arrays import unique
 from .._metrics.requests import split_request
 from .._stats import significance as _stats
-from .._stats.compare import choose_metrics, pair_queries, systems_of
+from .._stats.compare import SystemScores, choose_metrics, pair_queries, systems_of
 from .._utils.errors import InvalidParameterError, counted, short_repr
 from .._utils.params import validate
+from .._utils.types import ArrayLike, NoRelevant, OnMissing
 from .style import _COLORS
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: Up to this many queries every bar is labelled with its query id.
 _MAX_LABELS = 40
 
 
-def _two_systems(names, systems):
+def _two_systems(names: list[str],
+                 systems: tuple[str, str] | None) -> tuple[str, str]:
     if systems is None:
         if len(names) != 2:
             raise InvalidParameterError(
                 f"results holds {len(names)} systems ({', '.join(map(repr, names))}); name "
                 "the two to plot with systems=(a, b)."
             )
-        return tuple(names)
+        return names[0], names[1]
     if (not isinstance(systems, (tuple, list)) or len(systems) != 2
             or not all(isinstance(s, str) for s in systems)):
         raise InvalidParameterError(f"systems must be a pair of system names (a, b), got "
@@ -39,7 +48,7 @@ def _two_systems(names, systems):
                                         f"({', '.join(map(repr, names))}).")
     if systems[0] == systems[1]:
         raise InvalidParameterError(f"systems names {systems[0]!r} twice; give two systems.")
-    return tuple(systems)
+    return systems[0], systems[1]
 
 
 class QueryDifferenceDisplay:
@@ -108,7 +117,8 @@ class QueryDifferenceDisplay:
     ['q4', 'q1', 'q3', 'q2']
     """
 
-    def __init__(self, *, differences, query_ids=None, metric=None, names=None):
+    def __init__(self, *, differences: ArrayLike, query_ids: ArrayLike | None = None,
+                 metric: str | None = None, names: tuple[str, str] | None = None) -> None:
         self.differences = differences
         self.query_ids = query_ids
         self.metric = metric
@@ -116,8 +126,9 @@ class QueryDifferenceDisplay:
 
     @classmethod
     @validate
-    def from_results(cls, results, *, metric=None, systems=None, on_missing="raise",
-                     ax=None, **kwargs):
+    def from_results(cls, results: Mapping[str, SystemScores], *, metric: str | None = None,
+                     systems: tuple[str, str] | None = None, on_missing: OnMissing = "raise",
+                     ax: Axes | None = None, **kwargs: Any) -> QueryDifferenceDisplay:
         """Plot the per-query differences of two scored systems.
 
         .. math::
@@ -190,8 +201,11 @@ class QueryDifferenceDisplay:
 
     @classmethod
     @validate
-    def from_predictions(cls, y_true, y_scores, *, metric="ndcg@10", qid=None,
-                         ignore_ties=False, no_relevant="warn", ax=None, **kwargs):
+    def from_predictions(cls, y_true: ArrayLike, y_scores: Mapping[str, ArrayLike], *,
+                         metric: str | tuple[str, Mapping[str, Any]] = "ndcg@10",
+                         qid: ArrayLike | None = None, ignore_ties: bool = False,
+                         no_relevant: NoRelevant = "warn", ax: Axes | None = None,
+                         **kwargs: Any) -> QueryDifferenceDisplay:
         """Plot the per-query differences of two systems' scores of the same items.
 
         .. math::
@@ -250,11 +264,11 @@ class QueryDifferenceDisplay:
                 f"{short_repr(y_scores)}."
             )
         label = split_request(metric, must="metric must be a name")[0]
-        values = {}
-        for name, score in y_scores.items():
-            values[str(name)] = evaluate(y_true, score, [metric], qid=qid, per_row=True,
-                                         ignore_ties=ignore_ties,
-                                         no_relevant=no_relevant)[label]
+        values: dict[str, NDArray[np.float64]] = {}
+        for name, score in y_scores.items():  # per_row=True: one array per system
+            values[str(name)] = cast("NDArray[np.float64]", evaluate(
+                y_true, score, [metric], qid=qid, per_row=True, ignore_ties=ignore_ties,
+                no_relevant=no_relevant)[label])
         (a, va), (b, vb) = values.items()
         ids = unique(np.asarray(qid)) if qid is not None else np.arange(va.shape[0])
         keep = ~(np.isnan(va) | np.isnan(vb))
@@ -262,7 +276,7 @@ class QueryDifferenceDisplay:
                       query_ids=ids[keep], metric=label, names=(a, b))
         return display.plot(ax=ax, **kwargs)
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Axes | None = None, **kwargs: Any) -> QueryDifferenceDisplay:
         """Draw the sorted per-query differences.
 
         One bar :math:`d_q` per query, largest first, with a line at zero

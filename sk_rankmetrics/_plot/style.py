@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -11,7 +12,7 @@ _LINESTYLES = ("-", "--", ":", "-.")
 
 #: What this module drew on each axes: line style per metric, the labels and
 #: title it set (so that a label or title of the user's own is left alone).
-_AXES_STATE = weakref.WeakKeyDictionary()
+_AXES_STATE: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def _next_color(ax):

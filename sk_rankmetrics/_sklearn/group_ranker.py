@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
@@ -52,10 +55,10 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     >>> model.fit(X, y, qid=qid).predict(X)  # doctest: +SKIP
     """
 
-    def __init__(self, ranker):
+    def __init__(self, ranker: Any) -> None:
         self.ranker = ranker
 
-    def fit(self, X, y, qid):
+    def fit(self, X: ArrayLike, y: ArrayLike, qid: ArrayLike) -> QueryGroupRanker:
         r"""Sort the rows by ``qid`` and fit the ranker with group sizes.
 
         Parameters
@@ -97,7 +100,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
                 "qid is None; QueryGroupRanker.fit needs one query id per row of X."
             )
         q = np.asarray(qid.to_numpy() if hasattr(qid, "to_numpy") else qid)
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
+        n = X.shape[0] if hasattr(X, "shape") else len(X)  # type: ignore[arg-type]  # sized
         if q.ndim != 1 or q.shape[0] != n:
             raise ValueError(
                 f"qid must be 1-D with one query id per row of X ({n}), got shape "
@@ -110,7 +113,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         )
         return self
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """Scores of the fitted ranker, in the order of ``X``.
 
         Parameters
@@ -145,7 +148,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         return self.ranker_.predict(X)
 
 
-def _take_rows(x, order):
+def _take_rows(x: Any, order: NDArray[np.intp]) -> Any:
     """Rows ``order`` of an array, sparse matrix, DataFrame or Series."""
     if hasattr(x, "iloc"):
         return x.iloc[order]

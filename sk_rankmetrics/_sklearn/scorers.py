@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
 
 import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
@@ -24,7 +26,10 @@ from .._metrics.requests import make_requests, split_request
 from .._utils.backends import backend_for
 from .._utils.errors import PACKAGE_DIR, InvalidParameterError, short_repr, warn
 from .._utils.params import validate
+from .._utils.types import ArrayLike, Metrics, NoRelevant, ResponseMethod
 from .responses import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
+
+_Callable = TypeVar("_Callable", bound=Callable[..., Any])
 
 _SCORE_PARAMS = ("qid", "sample_weight")
 
@@ -186,8 +191,9 @@ class RankingScorer:
     """
 
     @validate
-    def __init__(self, metric, *, response_method=DEFAULT_RESPONSE_METHOD,
-                 no_relevant="warn", ignore_ties=False, **options):
+    def __init__(self, metric: str, *, response_method: ResponseMethod = DEFAULT_RESPONSE_METHOD,
+                 no_relevant: NoRelevant = "warn", ignore_ties: bool = False,
+                 **options: Any) -> None:
         if not isinstance(metric, str):
             raise InvalidParameterError(
                 f"metric must be a name such as 'ndcg@10', got {type(metric).__name__}."
@@ -205,7 +211,8 @@ class RankingScorer:
 
     # -- scikit-learn's scorer protocol ---------------------------------------------
 
-    def __call__(self, estimator, X, y_true, *, qid=None, sample_weight=None):
+    def __call__(self, estimator: Any, X: ArrayLike, y_true: ArrayLike, *,
+                 qid: ArrayLike | None = None, sample_weight: ArrayLike | None = None) -> float:
         """Score a fitted ``estimator`` on ``X`` against ``y_true``.
 
         Parameters
@@ -257,7 +264,7 @@ class RankingScorer:
         )
         return self._sign * result[self.metric]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self.options.items())
         if self.no_relevant != "warn":
             extra += f", no_relevant={self.no_relevant!r}"
@@ -270,7 +277,7 @@ class RankingScorer:
 
     # -- metadata routing ---------------------------------------------------------
 
-    def set_score_request(self, **kwargs):
+    def set_score_request(self, **kwargs: bool | str | None) -> RankingScorer:
         """Request metadata for scoring: ``qid`` and/or ``sample_weight``.
 
         Only available when metadata routing is enabled
@@ -333,7 +340,7 @@ class RankingScorer:
             return request
         return self._request
 
-    def get_metadata_routing(self):
+    def get_metadata_routing(self) -> MetadataRequest:
         """The metadata this scorer requests (``qid``, ``sample_weight``).
 
         Returns
@@ -400,8 +407,10 @@ def _name_of(metric):
 
 
 @validate
-def make_ranking_scorer(metric, *, k=None, response_method=DEFAULT_RESPONSE_METHOD,
-                        no_relevant="warn", ignore_ties=False, **options):
+def make_ranking_scorer(metric: str | Callable[..., Any], *, k: int | None = None,
+                        response_method: ResponseMethod = DEFAULT_RESPONSE_METHOD,
+                        no_relevant: NoRelevant = "warn", ignore_ties: bool = False,
+                        **options: Any) -> RankingScorer:
     r"""Make a scorer from a metric and its options.
 
     Parameters
@@ -476,7 +485,12 @@ def _with_qid(scorer, qid, where):
     return scorer.set_score_request(qid=qid)
 
 
-def get_scorer(name, *, qid=False, **options):
+@overload
+def get_scorer(name: str, *, qid: bool | str = ..., **options: Any) -> RankingScorer: ...
+@overload
+def get_scorer(name: _Callable, *, qid: bool | str = ..., **options: Any) -> _Callable: ...
+def get_scorer(name: str | Callable[..., Any], *, qid: bool | str = False,
+               **options: Any) -> RankingScorer | Callable[..., Any]:
     r"""Get a scorer by metric name, e.g. ``"ndcg@10"``.
 
     Parameters
@@ -525,7 +539,8 @@ def get_scorer(name, *, qid=False, **options):
     return _with_qid(make_ranking_scorer(name, **options), qid, "get_scorer")
 
 
-def get_scorers(names, *, qid=False, **options):
+def get_scorers(names: Metrics, *, qid: bool | str = False,
+                **options: Any) -> dict[str, RankingScorer]:
     r"""Several scorers at once, as a dict usable as ``scoring=``.
 
     Parameters
@@ -573,7 +588,7 @@ def get_scorers(names, *, qid=False, **options):
     return out
 
 
-def get_scorer_names():
+def get_scorer_names() -> list[str]:
     """Every metric name accepted by :func:`get_scorer` (append ``@k`` for a cut-off).
 
     Like scikit-learn's own ``get_scorer_names``, the list holds every

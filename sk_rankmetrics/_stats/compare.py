@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._inputs.arrays import as_ids, as_numeric_array, unique
 from .._utils.errors import InvalidParameterError, counted, short_repr, warn
 from .._utils.params import validate
+from .._utils.types import ArrayLike, Correction, OnMissing, Test
 from . import significance as _stats
 from .report import ComparisonReport
+
+if TYPE_CHECKING:
+    import pandas
+    from typing_extensions import TypeAlias
+
+    from .._evaluation.result import EvaluationResult
+
+#: One system's scores for :func:`compare`: an EvaluationResult, a data frame
+#: (one column per metric) or Series indexed by query id, ``{metric: per-query
+#: values}``, or the per-query values of one metric.
+SystemScores: TypeAlias = (
+    "EvaluationResult | pandas.DataFrame | pandas.Series | Mapping[str, ArrayLike] | ArrayLike")
+
 
 # -- reading the inputs ---------------------------------------------------------------
 
@@ -180,9 +195,11 @@ def pair_queries(systems, on_missing, notes):
 
 
 @validate
-def compare(results, *, metrics=None, test="t-test", correction="holm", baseline=None,
-            alpha=0.05, confidence_level=0.95, n_resamples=10_000, random_state=None,
-            on_missing="raise"):
+def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str] | None = None,
+            test: Test = "t-test", correction: Correction | None = "holm",
+            baseline: str | None = None, alpha: float = 0.05, confidence_level: float = 0.95,
+            n_resamples: int = 10_000, random_state: int | None = None,
+            on_missing: OnMissing = "raise") -> ComparisonReport:
     r"""Compare systems on their per-query values: paired tests, intervals, effect sizes.
 
     For every metric, each system's mean comes with a confidence interval,
@@ -318,7 +335,7 @@ def compare(results, *, metrics=None, test="t-test", correction="holm", baseline
     >>> report.win_tie_loss["ndcg@3"][("popular", "knn")]
     (0, 2, 4)
     """
-    notes = []
+    notes: list[str] = []
     systems = systems_of(results)
     names = list(systems)
     chosen = choose_metrics(systems, metrics)

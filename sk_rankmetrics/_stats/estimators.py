@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import numbers
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -13,7 +14,19 @@ from .._inputs.arrays import as_ids, unique
 from .._metrics.requests import as_metric_list, split_request
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import RESPONSE_METHODS, validate
+from .._utils.types import ArrayLike, Correction, Metrics, NoRelevant, ResponseMethod, Test
 from .compare import compare
+
+if TYPE_CHECKING:
+    from .report import ComparisonReport
+
+
+class Splitter(Protocol):
+    """A cross-validation splitter, as scikit-learn's (``KFold``, ``GroupKFold``...)."""
+
+    def split(self, X: Any, y: Any = ..., groups: Any = ...) -> Iterator[tuple[Any, Any]]:
+        """(train, test) index arrays of each fold."""
+        ...
 
 # -- estimators under cross-validation ---------------------------------------------------
 
@@ -131,11 +144,16 @@ def _takes_qid(estimator):
 
 
 @validate
-def compare_estimators(estimators, X, y, *, qid=None, cv=5, scoring, fit_params=None,
-                       response_method=RESPONSE_METHODS,
-                       no_relevant="warn", ignore_ties=False, test="t-test",
-                       correction="holm", baseline=None, alpha=0.05, confidence_level=0.95,
-                       n_resamples=10_000, random_state=None):
+def compare_estimators(estimators: Mapping[str, Any] | Sequence[Any], X: ArrayLike, y: ArrayLike, *,
+                       qid: ArrayLike | None = None,
+                       cv: int | Splitter | Iterable[tuple[ArrayLike, ArrayLike]] = 5,
+                       scoring: Metrics, fit_params: Mapping[str, Any] | None = None,
+                       response_method: ResponseMethod = RESPONSE_METHODS,
+                       no_relevant: NoRelevant = "warn", ignore_ties: bool = False,
+                       test: Test = "t-test", correction: Correction | None = "holm",
+                       baseline: str | None = None, alpha: float = 0.05,
+                       confidence_level: float = 0.95, n_resamples: int = 10_000,
+                       random_state: int | None = None) -> ComparisonReport:
     r"""Cross-validate several estimators on the same splits and compare them per query.
 
     Each estimator is fitted on every training fold; its out-of-fold
@@ -280,7 +298,8 @@ def compare_estimators(estimators, X, y, *, qid=None, cv=5, scoring, fit_params=
     if not hasattr(y, "iloc"):
         y = np.asarray(y)
     splits, untested = _splits(cv, X, y, qid, n)
-    collected = {name: ([], {m: [] for m in labels}) for name, _ in items}
+    collected: dict[str, tuple[list[Any], dict[str, list[Any]]]] = {
+        name: ([], {m: [] for m in labels}) for name, _ in items}
     for train, test_idx in splits:
         q_test = None if qid is None else qid[test_idx]
         for name, est in items:

@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    import pandas
+
+    from .._utils.types import Correction, ReportRows, Test
+
 import json
 import math
 
@@ -224,8 +235,11 @@ class ComparisonReport:
     score   bm25 - rerank     -0.1138  [-0.1300, -0.0973]   -2.39  0/0/30  <0.0001   <0.0001
     """
 
-    def __init__(self, *, systems, metrics, pairs, query_ids, per_query, stats, settings,
-                 notes):
+    def __init__(self, *, systems: Iterable[str], metrics: Iterable[str],
+                 pairs: Iterable[tuple[str, str]], query_ids: Mapping[str, NDArray[Any]],
+                 per_query: Mapping[str, Mapping[str, NDArray[np.float64]]],
+                 stats: Mapping[str, Mapping[str, Any]], settings: Mapping[str, Any],
+                 notes: Iterable[str]) -> None:
         self.systems = list(systems)
         self.metrics = list(metrics)
         self.pairs = [tuple(p) for p in pairs]
@@ -259,13 +273,40 @@ class ComparisonReport:
 
     # -- settings as attributes -------------------------------------------------------
 
-    test = property(lambda self: self.settings["test"])
-    correction = property(lambda self: self.settings["correction"])
-    alpha = property(lambda self: self.settings["alpha"])
-    confidence_level = property(lambda self: self.settings["confidence_level"])
-    n_resamples = property(lambda self: self.settings["n_resamples"])
-    random_state = property(lambda self: self.settings["random_state"])
-    baseline = property(lambda self: self.settings["baseline"])
+    @property
+    def test(self) -> Test:
+        """The paired test."""
+        return self.settings["test"]
+
+    @property
+    def correction(self) -> Correction | None:
+        """The multiple-testing correction (None: none)."""
+        return self.settings["correction"]
+
+    @property
+    def alpha(self) -> float:
+        """The significance level."""
+        return self.settings["alpha"]
+
+    @property
+    def confidence_level(self) -> float:
+        """The level of the bootstrap intervals."""
+        return self.settings["confidence_level"]
+
+    @property
+    def n_resamples(self) -> int:
+        """Bootstrap resamples and random sign flips."""
+        return self.settings["n_resamples"]
+
+    @property
+    def random_state(self) -> int | None:
+        """The seed of the resamples (None: a fresh one)."""
+        return self.settings["random_state"]
+
+    @property
+    def baseline(self) -> str | None:
+        """The system compared with every other one (None: every pair)."""
+        return self.settings["baseline"]
 
     # -- derived ------------------------------------------------------------------------
 
@@ -359,14 +400,14 @@ class ComparisonReport:
 
     # -- outputs ------------------------------------------------------------------------
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         n_m = len(self.metrics)
         return (f"ComparisonReport({len(self.systems)} systems, {n_m} "
                 f"metric{'s' if n_m > 1 else ''}, "
                 f"{self._queries_text()}, test={self.test!r}, "
                 f"correction={self.correction!r})")
 
-    def __str__(self):
+    def __str__(self) -> str:
         """Systems x metrics with markers and a legend, then every comparison.
 
         Returns
@@ -398,7 +439,7 @@ class ComparisonReport:
                                        for n in self.notes]
         return "\n".join(parts)
 
-    def to_markdown(self):
+    def to_markdown(self) -> str:
         """The report as Markdown (GitHub's pipe tables): both tables of the text report.
 
         Returns
@@ -457,7 +498,7 @@ class ComparisonReport:
             lines += ["", "Notes:", ""] + [f"- {escape_markdown(n)}" for n in self.notes]
         return "\n".join(lines)
 
-    def to_latex(self):
+    def to_latex(self) -> str:
         r"""The report as two LaTeX ``table`` environments for a paper.
 
         Returns
@@ -553,7 +594,7 @@ class ComparisonReport:
         lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
         return "\n".join(lines)
 
-    def to_json(self):
+    def to_json(self) -> str:
         """Every statistic as a JSON document.
 
         Returns
@@ -594,7 +635,7 @@ class ComparisonReport:
         return json.dumps(doc, indent=1, allow_nan=False)
 
     @validate
-    def to_frame(self, *, rows="systems"):
+    def to_frame(self, *, rows: ReportRows = "systems") -> pandas.DataFrame:
         """The statistics as a pandas DataFrame (pandas is imported here).
 
         Parameters

@@ -7,13 +7,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
 from .._metrics.requests import make_requests
 from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
+from .._utils.types import NoRelevant
 from .batches import batch_values, check_options, describe_requests, same_options
 
 MetricsArg = Union[
@@ -128,7 +129,7 @@ class RankingAccumulator:
 
     @validate
     def __init__(
-        self, metrics: MetricsArg, *, ignore_ties: bool = False, no_relevant: str | float = "warn"
+        self, metrics: MetricsArg, *, ignore_ties: bool = False, no_relevant: NoRelevant = "warn"
     ) -> None:
         ignore_ties, no_relevant = check_options(_WHERE, ignore_ties, no_relevant)
         self.metrics = metrics
@@ -159,9 +160,11 @@ class RankingAccumulator:
         """
         self._mode = None  # "qid" (long format) or "rows" (matrix rows)
         self._weighted = None  # whether sample_weight is given (None: no batch yet)
-        self._chunks = []  # (ids, {label: values}, {label: defined}, weights or None)
+        # (ids, {label: values}, {label: defined}, weights or None)
+        self._chunks: list[tuple[NDArray[Any], dict[str, NDArray[Any]], dict[str, NDArray[Any]],
+                                 NDArray[Any] | None]] = []
         self._n_rows = 0  # rows so far (their ids are 0..n-1)
-        self._seen = None  # sorted query ids so far (long format)
+        self._seen: NDArray[Any] | None = None  # sorted query ids so far (long format)
         return self
 
     def _check_mode(self, mode, weighted, where):
@@ -403,7 +406,7 @@ class RankingAccumulator:
 
     # -- pickling: the state, without the resolved requests ---------------------------
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         del state["_requests"], state["_seen"]
         if len(self._chunks) > 1:  # one chunk: fewer, larger arrays to pickle
@@ -418,7 +421,7 @@ class RankingAccumulator:
             ]
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._requests = make_requests(self.metrics, where=_WHERE)
         self._seen = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Union
+from typing import Any, Union
 
 import numpy as np
 
@@ -11,6 +11,7 @@ from .._evaluation.reduce import reduce_results
 from .._metrics.requests import as_metric_list, make_requests
 from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
+from .._utils.types import Library, NoRelevant
 from .batches import batch_values, check_options
 
 MetricArg = Union[
@@ -146,10 +147,10 @@ class BoostingMetric:
 @validate
 def make_eval_metric(
     metric: MetricArg,
-    library: Literal["lightgbm", "xgboost"],
+    library: Library,
     *,
     ignore_ties: bool = False,
-    no_relevant: str | float = "warn",
+    no_relevant: NoRelevant = "warn",
     **options: Any,
 ) -> BoostingMetric:
     r"""This package's metrics as a custom evaluation metric of LightGBM or XGBoost.

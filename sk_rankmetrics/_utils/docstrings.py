@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import inspect
 import textwrap
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: One block per parameter: ``"name : type\n    description"`` (4-space body).
 #: The data arguments' blocks. Every other parameter's block is the ``doc`` of its
@@ -59,13 +62,13 @@ RETURNS_SCORE = """Returns
         The (weighted) mean over rows, or per-row values if ``per_row``."""
 
 
-def _indent_block(block):
+def _indent_block(block: str) -> str:
     """A parameter block indented for a function's docstring (first line as is)."""
     first, _, rest = block.partition("\n")
     return first + "\n" + textwrap.indent(rest, "    ") if rest else first
 
 
-def _table_doc(name, func):
+def _table_doc(name: str, func: Callable[..., Any]) -> str | None:
     from .params import param
 
     try:
@@ -74,14 +77,14 @@ def _table_doc(name, func):
         return None
 
 
-def fill_doc(**own):
+def fill_doc(**own: str) -> Callable[[F], F]:
     """Decorator: fill ``%(parameters)s`` and ``%(returns)s`` of a docstring.
 
     ``own`` gives a function's own blocks for some parameters (same format
     as the table's ``doc``).
     """
 
-    def deco(func):
+    def deco(func: F) -> F:
         sig = inspect.signature(func)
         blocks = []
         for name in sig.parameters:
@@ -89,6 +92,8 @@ def fill_doc(**own):
             if block is None:
                 raise KeyError(f"{func.__name__}: no docstring block for parameter {name!r}")
             blocks.append(_indent_block(block))
+        if func.__doc__ is None:
+            raise TypeError(f"{func.__name__}: fill_doc needs a docstring to fill")
         func.__doc__ = func.__doc__ % {
             "parameters": "\n\n    ".join(blocks),
             "returns": RETURNS_SCORE,

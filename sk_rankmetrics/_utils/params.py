@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Any, Callable, TypeVar
 
 from .constraints import (
     ArrayLike,
@@ -20,8 +21,12 @@ from .constraints import (
     check_param,
 )
 from .errors import InvalidParameterError
+from .types import ResponseMethodName
 
-RESPONSE_METHODS = ("decision_function", "predict_proba", "predict")
+F = TypeVar("F", bound=Callable[..., Any])
+
+RESPONSE_METHODS: tuple[ResponseMethodName, ...] = (
+    "decision_function", "predict_proba", "predict")
 
 _NONE = Constant(None)
 _NO_RELEVANT = [Options("warn", "skip"), Interval("real", 0, 1), Constant(float("nan"), "nan")]
@@ -379,12 +384,12 @@ PARAMS = {
 }
 
 
-def param(name, where=None):
+def param(name: str, where: str | None = None) -> Param:
     """The declaration of parameter ``name`` (of function ``where`` if it has its own)."""
     return PARAMS.get(f"{where}.{name}") or PARAMS[name]
 
 
-def validate(func):
+def validate(func: F) -> F:
     """Check every argument of ``func`` that the table declares, at every call.
 
     The check runs on the arguments as given (defaults are the table's own,
@@ -399,7 +404,7 @@ def validate(func):
     ]
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
@@ -412,5 +417,5 @@ def validate(func):
                     given[name] = value
         return func(*bound.args, **bound.kwargs)
 
-    wrapper.__signature__ = sig
-    return wrapper
+    wrapper.__signature__ = sig  # type: ignore[attr-defined]  # read by inspect
+    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .__init__ import _as_float, _cut, _safe_divide
+from . import _as_float, _cut, _safe_divide
 
 
 def dcg(rc, req):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.ideal import IdealLevels
-from . import ranges_from_counts
-from .__init__ import _safe_divide
+from . import _safe_divide, ranges_from_counts
 from .combinatorics import _log_factorials
 from .judgements import _at_the_cut
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ranges_from_counts
-from .__init__ import _lround
+from . import _lround, ranges_from_counts
 from .combinatorics import _bounded_sequences, _expected_max
 
 # -- interpolated precision ---------------------------------------------------------------

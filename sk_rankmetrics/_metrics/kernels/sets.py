@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .__init__ import _at, _cumulative, _safe_divide
+from . import _at, _cumulative, _safe_divide
 
 
 def _ranked_sum(rc, key):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .__init__ import _cut, _group_firsts, _safe_divide
+from . import _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 
 

@@ -1,0 +1,56 @@
+"""evaluate_requests: the one path from user arrays to metric values (backend,
+inputs, the ranking pass, the reduction), shared by every public entry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .._inputs.arrays import check_sample_weight
+from .._inputs.check import check_inputs
+from .._metrics.requests import Request
+from .._utils.backends import backend_for
+from .._utils.types import ArrayLike, NoRelevant, Score
+from .engine import compute as engine_compute
+from .reduce import reduce_results
+
+
+def evaluate_requests(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    requests: Sequence[Request],
+    *,
+    sample_weight: ArrayLike | None,
+    ignore_ties: bool,
+    no_relevant: NoRelevant,
+    qid: ArrayLike | None,
+    per_row: bool,
+    judged: ArrayLike | None = None,
+    compute: bool = True,
+) -> dict[str, Score]:
+    """Every request on one input, in one ranking pass: per-row values or means.
+
+    The entry the public functions, :func:`evaluate`, the scorers and the
+    Displays share; a registered backend (Dask) takes its own collections.
+    """
+    backend = backend_for(y_true, y_score, qid, sample_weight, judged)
+    if backend is not None:
+        return backend.evaluate_arrays(
+            y_true,
+            y_score,
+            requests,
+            sample_weight=sample_weight,
+            ignore_ties=ignore_ties,
+            no_relevant=no_relevant,
+            qid=qid,
+            per_row=per_row,
+            judged=judged,
+            compute=compute,
+        )
+    inputs = check_inputs(y_true, y_score, qid, judged)
+    if qid is None:
+        weights = check_sample_weight(sample_weight, inputs.n_rows)
+    else:
+        weights = inputs.query_weights(sample_weight)
+    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
+    values, means = reduce_results(raw, requests, no_relevant, weights)
+    return values if per_row else means
