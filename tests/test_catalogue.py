@@ -1,0 +1,311 @@
+"""evaluate_embeddings: the whole catalogue scored from factors, block by block.
+
+Every value is checked against the dense path: the users x items score
+matrix built in full, in long format without the excluded pairs, scored by
+:func:`sk_rankmetrics.evaluate`. Factors are small integers, so that every
+score is exact in float32 and ties are frequent.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import default_options
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._catalogue import embeddings as emb
+from sk_rankmetrics._catalogue.topk import mix, sample_items, top_candidates
+from sk_rankmetrics._registry import METRICS
+
+NAN = float("nan")
+
+
+def _case(seed, n_users, n_items, dims=3, levels=3, p_excl=0.3, p_true=0.15,
+          biases=False):
+    rng = np.random.default_rng(seed)
+    U = rng.integers(-levels, levels + 1, size=(n_users, dims)).astype(np.float32)
+    V = rng.integers(-levels, levels + 1, size=(n_items, dims)).astype(np.float32)
+    E = rng.random((n_users, n_items)) < p_excl
+    Y = rng.integers(1, 4, size=(n_users, n_items)) * (rng.random((n_users, n_items)) < p_true)
+    Y[E] = 0
+    ub = rng.integers(-2, 3, size=n_users).astype(np.float32) if biases else None
+    ib = rng.integers(-2, 3, size=n_items).astype(np.float32) if biases else None
+    return U, V, Y, E, ub, ib
+
+
+def _dense_scores(U, V, ub=None, ib=None):
+    S = U.astype(np.float64) @ V.astype(np.float64).T
+    if ub is not None:
+        S += ub[:, None]
+    if ib is not None:
+        S += ib[None, :]
+    return S
+
+
+def _label(name, k):
+    return name if k is None or not METRICS[name].takes_k else f"{name}@{k}"
+
+
+def _reference(U, V, Y, E, metrics, *, ignore_ties=False, ub=None, ib=None):
+    """The dense path: long format without the excluded pairs (the users left
+    with no candidate have no row). With ``ignore_ties``, ties are broken by
+    increasing item index first, the order evaluate_embeddings documents."""
+    S = _dense_scores(U, V, ub, ib)
+    users, items = np.nonzero(~E)
+    y, s = Y[users, items], S[users, items]
+    if ignore_ties:
+        order = np.lexsort((items, -s, users))
+        first = np.searchsorted(users[order], users[order])
+        rank = np.empty(order.shape[0])
+        rank[order] = np.arange(order.shape[0]) - first
+        s = -rank
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = skr.evaluate(y, s, metrics, qid=users, per_row=True, ignore_ties=ignore_ties,
+                           no_relevant=NAN)
+    return np.unique(users), out
+
+
+def _metrics(k):
+    out = []
+    for name, spec in METRICS.items():
+        out.append((_label(name, k), default_options(name)))
+    return out
+
+
+def _check(U, V, Y, E, k, ignore_ties, *, ub=None, ib=None, batch_size=None,
+           sparse=True):
+    counts = (~E).sum(axis=1)
+    assume(counts.max() >= 2)
+    metrics = _metrics(k)
+    if not ignore_ties:
+        metrics = [(m, o) for m, o in metrics
+                   if METRICS[m.split("@")[0]].ties != "refuse"]
+    present, want = _reference(U, V, Y, E, metrics, ignore_ties=ignore_ties, ub=ub, ib=ib)
+    y = sp.csr_array(Y) if sparse else Y
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = skr.evaluate_embeddings(U, V, y, metrics, exclude=sp.csr_array(E),
+                                      ignore_ties=ignore_ties, no_relevant=NAN,
+                                      user_bias=ub, item_bias=ib, batch_size=batch_size)
+    for label, _ in metrics:
+        np.testing.assert_allclose(got.per_query[label][present], want[label],
+                                   rtol=1e-12, atol=1e-12, err_msg=label)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**31), n_users=st.integers(3, 9), n_items=st.integers(8, 40),
+       k=st.sampled_from([1, 2, 3]), ignore_ties=st.booleans(), batch=st.integers(1, 5),
+       levels=st.integers(1, 3), biases=st.booleans())
+def test_every_metric_equals_the_dense_path_at_a_cut_off(seed, n_users, n_items, k,
+                                                          ignore_ties, batch, levels, biases):
+    U, V, Y, E, ub, ib = _case(seed, n_users, n_items, levels=levels, biases=biases)
+    E[0, :-1] = True  # a user with a single candidate
+    Y[E] = 0
+    _check(U, V, Y, E, k, ignore_ties, ub=ub, ib=ib, batch_size=batch)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**31), n_users=st.integers(1, 6), n_items=st.integers(2, 12),
+       ignore_ties=st.booleans())
+def test_every_metric_equals_the_dense_path_over_whole_rankings(seed, n_users, n_items,
+                                                                ignore_ties):
+    U, V, Y, E, ub, ib = _case(seed, n_users, n_items, levels=1)
+    _check(U, V, Y, E, None, ignore_ties, sparse=False)
+
+
+def test_the_top_k_path_is_taken_and_ties_cross_the_cut():
+    # 200 items, cut-off 3: the candidate path; scores from 3 levels tie across it.
+    U, V, Y, E, _, _ = _case(0, 30, 200, dims=1, levels=1)
+    inputs = emb.EmbeddingInputs(U, V, None, None, sp.csr_array(Y.astype(float)),
+                                 sp.csr_array(E), top=None)
+    full, L = inputs._plan(emb._requests(["ndcg@3"], None))
+    assert not full and L == 3
+    _check(U, V, Y, E, 3, False)
+    _check(U, V, Y, E, 3, True)
+
+
+def test_results_do_not_depend_on_the_batch_size():
+    rng = np.random.default_rng(5)
+    U = rng.standard_normal((300, 16)).astype(np.float32)
+    V = rng.standard_normal((500, 16)).astype(np.float32)
+    E = sp.random_array((300, 500), density=0.05, rng=rng, format="csr") != 0
+    Y = (sp.random_array((300, 500), density=0.02, rng=rng, format="csr") != 0)
+    Y = sp.csr_array(Y.astype(float) - Y.multiply(E).astype(float))
+    metrics = ["recall@20", "ndcg@20", "map", "precision@5", "mrr"]
+    runs = [skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, batch_size=b,
+                                    no_relevant="skip") for b in (1, 7, 64, None)]
+    for r in runs[1:]:
+        for m in metrics:
+            np.testing.assert_array_equal(r.per_query[m], runs[0].per_query[m])
+    # And the dense path on the same float32 scores.
+    present, want = _reference(U, V, Y.toarray(), E.toarray(), metrics)
+    for m in metrics:
+        np.testing.assert_allclose(runs[0].per_query[m][present], want[m], rtol=1e-6,
+                                   atol=1e-9)
+
+
+def test_float32_factors_are_scored_in_float32():
+    U, V, Y, E, _, _ = _case(1, 4, 40)
+    inputs = emb.EmbeddingInputs(U, V, None, None, sp.csr_array(Y.astype(float)), None)
+    assert inputs.scores(0, 4).dtype == np.float32
+    inputs = emb.EmbeddingInputs(U.astype(np.float64), V, None, None,
+                                 sp.csr_array(Y.astype(float)), None)
+    assert inputs.scores(0, 4).dtype == np.float64
+
+
+def test_top_items_are_the_best_candidates_ties_by_index():
+    U, V, Y, E, _, ib = _case(2, 25, 120, levels=1, biases=True)
+    res, top = skr.evaluate_embeddings(U, V, sp.csr_array(Y), ["recall@4"],
+                                       exclude=sp.csr_array(E), item_bias=ib,
+                                       return_top=True, no_relevant="skip")
+    S = _dense_scores(U, V, None, ib)
+    for u in range(U.shape[0]):  # the plain loop: sort the user's candidates
+        cands = [(-S[u, i], i) for i in range(V.shape[0]) if not E[u, i]]
+        want = [i for _, i in sorted(cands)[:4]]
+        assert top[u].tolist() == want + [-1] * (4 - len(want))
+    assert top.shape == (25, 4)
+
+
+def test_an_excluded_relevant_item_raises_counting_them_or_is_dropped():
+    U, V, Y, E, _, _ = _case(3, 5, 30)
+    Y[0, np.flatnonzero(E[0])[:2]] = 1
+    with pytest.raises(ValueError, match=r"y_true marks 2 excluded \(user, item\) pairs "
+                                         r"as relevant.*exclude_relevant='drop'"):
+        skr.evaluate_embeddings(U, V, sp.csr_array(Y), ["ndcg@5"], exclude=sp.csr_array(E))
+    dropped = skr.evaluate_embeddings(U, V, sp.csr_array(Y), ["ndcg@5"], exclude=E,
+                                      exclude_relevant="drop", no_relevant=NAN)
+    Y2 = Y.copy()
+    Y2[E] = 0
+    clean = skr.evaluate_embeddings(U, V, sp.csr_array(Y2), ["ndcg@5"], exclude=E,
+                                    no_relevant=NAN)
+    np.testing.assert_array_equal(dropped.per_query["ndcg@5"], clean.per_query["ndcg@5"])
+
+
+def test_a_user_with_every_item_excluded_follows_no_relevant():
+    U, V, Y, E, _, _ = _case(4, 3, 20)
+    E[1] = True
+    Y[E] = 0
+    res = skr.evaluate_embeddings(U, V, Y, ["ndcg@3", "precision@3"], exclude=E,
+                                  no_relevant="skip")
+    assert np.isnan(res.per_query["ndcg@3"][1]) and np.isnan(res.per_query["precision@3"][1])
+
+
+def test_memory_stays_bounded_by_the_block(monkeypatch):
+    """Never the users x items matrix: with 1 MiB blocks the peak stays far
+    below the 24 MB the full float32 matrix would take."""
+    monkeypatch.setattr(emb, "SCORE_BYTES", 1 << 20)
+    rng = np.random.default_rng(0)
+    U = rng.standard_normal((3000, 8)).astype(np.float32)
+    V = rng.standard_normal((2000, 8)).astype(np.float32)
+    Y = sp.random_array((3000, 2000), density=0.002, rng=rng, format="csr")
+    tracemalloc.start()
+    try:
+        skr.evaluate_embeddings(U, V, Y, ["recall@10", "ndcg@10"], no_relevant="skip")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10 * (1 << 20), peak
+
+
+def test_errors_name_the_argument():
+    U, V, Y, E, _, _ = _case(5, 3, 10)
+    with pytest.raises(ValueError, match="user_factors has 3 dimensions and item_factors 2"):
+        skr.evaluate_embeddings(U, V[:, :2], Y, "ndcg@3")
+    with pytest.raises(ValueError, match=r"y_true has shape \(3, 9\)"):
+        skr.evaluate_embeddings(U, V, Y[:, :9], "ndcg@3")
+    with pytest.raises(ValueError, match=r"exclude has shape \(2, 10\)"):
+        skr.evaluate_embeddings(U, V, Y, "ndcg@3", exclude=E[:2])
+    bad = U.copy()
+    bad[1, 0] = np.nan
+    with pytest.raises(ValueError, match=r"user_factors holds NaN.*row 1"):
+        skr.evaluate_embeddings(bad, V, Y, "ndcg@3")
+    with pytest.raises(ValueError, match="could overflow float32"):
+        skr.evaluate_embeddings(U * np.float32(1e19), V * np.float32(1e19), Y, "ndcg@3")
+    with pytest.raises(ValueError, match=r"item_bias must be a 1-D array of 10"):
+        skr.evaluate_embeddings(U, V, Y, "ndcg@3", item_bias=np.ones(3))
+    with pytest.raises(skr.InvalidParameterError, match="return_top=True needs"):
+        skr.evaluate_embeddings(U, V, Y, "map", return_top=True)
+    with pytest.raises(skr.InvalidParameterError, match="exclude_relevant="):
+        skr.evaluate_embeddings(U, V, Y, "map", exclude_relevant="keep")
+
+
+# -- the candidates and the samples, against plain loops ------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 6), N=st.integers(8, 300),
+       L=st.integers(1, 10), levels=st.integers(1, 50))
+def test_candidates_hold_the_top_and_the_ties_of_the_cut(seed, n, N, L, levels):
+    L = min(L, N // 4)
+    if L < 1:
+        return
+    rng = np.random.default_rng(seed)
+    S = rng.integers(0, levels, size=(n, N)).astype(np.float32)
+    S[rng.random((n, N)) < 0.3] = -np.inf
+    rows, cols = top_candidates(S, L)
+    for r in range(n):
+        got = set(cols[rows == r].tolist())
+        finite = sorted((s for s in S[r] if s > -np.inf), reverse=True)
+        cut = finite[L - 1] if len(finite) >= L else -np.inf
+        need = {j for j in range(N) if S[r, j] > -np.inf and S[r, j] >= cut}
+        assert need <= got
+        assert all(S[r, j] > -np.inf for j in got)
+
+
+def _sample_loop(seed, u, n, N, allowed):
+    """The documented draw, one user at a time."""
+    stream = int(mix(int(mix(seed)) ^ (u * 0x9E3779B97F4A7C15 % 2**64)))
+    picked = []
+    for j in range(2 * n + 32):
+        item = int(mix((stream + j) % 2**64)) % N
+        if item in allowed and item not in picked:
+            picked.append(item)
+        if len(picked) == n:
+            return sorted(picked)
+    keys = {i: int(mix(stream ^ int(mix(i)))) for i in allowed}
+    return sorted(sorted(allowed, key=lambda i: (keys[i], i))[:n])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 30), N=st.integers(1, 80),
+       p=st.floats(0, 1))
+def test_samples_follow_the_documented_draws(seed, n, N, p):
+    rng = np.random.default_rng(seed)
+    users = np.array([0, 5, 17])
+    ban = rng.random((3, N)) < p
+
+    def forbidden(r, it):
+        return ban[r, it]
+
+    rows, items = sample_items(seed, users, n, N, forbidden)
+    for r, u in enumerate(users):
+        allowed = set(np.flatnonzero(~ban[r]).tolist())
+        assert items[rows == r].tolist() == _sample_loop(seed, int(u), n, N, allowed)
+
+
+def test_sampled_negatives_equal_the_dense_path_on_the_sampled_items():
+    U, V, Y, E, _, _ = _case(6, 12, 60)
+    metrics = ["ndcg@5", "recall@5", "mrr", "map"]
+    res = skr.evaluate_embeddings(U, V, sp.csr_array(Y), metrics, exclude=E,
+                                  sample_negatives=7, random_state=3, no_relevant=NAN)
+    again = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, sample_negatives=7,
+                                    random_state=3, no_relevant=NAN, batch_size=5)
+    # The user's held-out items plus its sample, in long format.
+    banned = E | (Y != 0)
+    rows, items = sample_items(3, np.arange(12), 7, 60, lambda r, it: banned[r, it])
+    keep = np.zeros_like(E)
+    keep[rows, items] = True
+    keep |= Y != 0
+    assert not (keep & E).any()
+    present, want = _reference(U, V, Y, ~keep, metrics)
+    for m in metrics:
+        # Padded rows of another width can round a row's float64 sums differently.
+        np.testing.assert_allclose(res.per_query[m], again.per_query[m], rtol=1e-14)
+        np.testing.assert_allclose(res.per_query[m][present], want[m], rtol=1e-12)
