@@ -26,8 +26,7 @@ from sk_rankmetrics._registry import METRICS
 NAN = float("nan")
 
 
-def _case(seed, n_users, n_items, dims=3, levels=3, p_excl=0.3, p_true=0.15,
-          biases=False):
+def _case(seed, n_users, n_items, dims=3, levels=3, p_excl=0.3, p_true=0.15, biases=False):
     rng = np.random.default_rng(seed)
     U = rng.integers(-levels, levels + 1, size=(n_users, dims)).astype(np.float32)
     V = rng.integers(-levels, levels + 1, size=(n_items, dims)).astype(np.float32)
@@ -67,68 +66,122 @@ def _reference(U, V, Y, E, metrics, *, ignore_ties=False, ub=None, ib=None):
         s = -rank
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = skr.evaluate(y, s, metrics, qid=users, per_row=True, ignore_ties=ignore_ties,
-                           no_relevant=NAN)
+        out = skr.evaluate(
+            y, s, metrics, qid=users, per_row=True, ignore_ties=ignore_ties, no_relevant=NAN
+        )
     return np.unique(users), out
 
 
-def _metrics(k):
-    out = []
-    for name, spec in METRICS.items():
-        out.append((_label(name, k), default_options(name)))
-    return out
+def _metrics(k, whole):
+    """Every registered metric: those read at a cut-off (``whole`` False) or
+    those of the whole ranking, which rank whole rows."""
+    return [
+        (_label(name, k), default_options(name))
+        for name, spec in METRICS.items()
+        if bool(spec.full or (k is None and spec.takes_k)) == whole
+    ]
 
 
-def _check(U, V, Y, E, k, ignore_ties, *, ub=None, ib=None, batch_size=None,
-           sparse=True):
+class _Spy:
+    """Counts the calls of the candidate search."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __enter__(self):
+        self.real = emb.top_candidates
+
+        def counted(*args):
+            self.calls += 1
+            return self.real(*args)
+
+        emb.top_candidates = counted
+        return self
+
+    def __exit__(self, *exc):
+        emb.top_candidates = self.real
+
+
+def _check(
+    U, V, Y, E, k, ignore_ties, *, ub=None, ib=None, batch_size=None, sparse=True, whole=False
+):
     counts = (~E).sum(axis=1)
     assume(counts.max() >= 2)
-    metrics = _metrics(k)
+    metrics = _metrics(k, whole)
     if not ignore_ties:
-        metrics = [(m, o) for m, o in metrics
-                   if METRICS[m.split("@")[0]].ties != "refuse"]
+        metrics = [(m, o) for m, o in metrics if METRICS[m.split("@")[0]].ties != "refuse"]
     present, want = _reference(U, V, Y, E, metrics, ignore_ties=ignore_ties, ub=ub, ib=ib)
     y = sp.csr_array(Y) if sparse else Y
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _Spy() as spy:
         warnings.simplefilter("ignore")
-        got = skr.evaluate_embeddings(U, V, y, metrics, exclude=sp.csr_array(E),
-                                      ignore_ties=ignore_ties, no_relevant=NAN,
-                                      user_bias=ub, item_bias=ib, batch_size=batch_size)
+        got = skr.evaluate_embeddings(
+            U,
+            V,
+            y,
+            metrics,
+            exclude=sp.csr_array(E),
+            ignore_ties=ignore_ties,
+            no_relevant=NAN,
+            user_bias=ub,
+            item_bias=ib,
+            batch_size=batch_size,
+        )
     for label, _ in metrics:
-        np.testing.assert_allclose(got.per_query[label][present], want[label],
-                                   rtol=1e-12, atol=1e-12, err_msg=label)
+        np.testing.assert_allclose(
+            got.per_query[label][present], want[label], rtol=1e-12, atol=1e-12, err_msg=label
+        )
+    return spy.calls
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(seed=st.integers(0, 2**31), n_users=st.integers(3, 9), n_items=st.integers(8, 40),
-       k=st.sampled_from([1, 2, 3]), ignore_ties=st.booleans(), batch=st.integers(1, 5),
-       levels=st.integers(1, 3), biases=st.booleans())
-def test_every_metric_equals_the_dense_path_at_a_cut_off(seed, n_users, n_items, k,
-                                                          ignore_ties, batch, levels, biases):
+@given(
+    seed=st.integers(0, 2**31),
+    n_users=st.integers(3, 9),
+    n_items=st.integers(8, 40),
+    k=st.sampled_from([1, 2, 3]),
+    ignore_ties=st.booleans(),
+    batch=st.integers(1, 5),
+    levels=st.integers(1, 3),
+    biases=st.booleans(),
+)
+def test_every_metric_equals_the_dense_path_at_a_cut_off(
+    seed, n_users, n_items, k, ignore_ties, batch, levels, biases
+):
     U, V, Y, E, ub, ib = _case(seed, n_users, n_items, levels=levels, biases=biases)
     E[0, :-1] = True  # a user with a single candidate
     Y[E] = 0
-    _check(U, V, Y, E, k, ignore_ties, ub=ub, ib=ib, batch_size=batch)
+    calls = _check(U, V, Y, E, k, ignore_ties, ub=ub, ib=ib, batch_size=batch)
+    # R-precision reads down to R: the candidates go that deep, else whole rows.
+    R = int((Y != 0).sum(axis=1).max())
+    if 4 * max(k, R) <= n_items:
+        assert calls > 0  # the candidate path was taken
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-@given(seed=st.integers(0, 2**31), n_users=st.integers(1, 6), n_items=st.integers(2, 12),
-       ignore_ties=st.booleans())
-def test_every_metric_equals_the_dense_path_over_whole_rankings(seed, n_users, n_items,
-                                                                ignore_ties):
-    U, V, Y, E, ub, ib = _case(seed, n_users, n_items, levels=1)
-    _check(U, V, Y, E, None, ignore_ties, sparse=False)
+@given(
+    seed=st.integers(0, 2**31),
+    n_users=st.integers(1, 6),
+    n_items=st.integers(2, 12),
+    ignore_ties=st.booleans(),
+)
+def test_every_metric_equals_the_dense_path_over_whole_rankings(
+    seed, n_users, n_items, ignore_ties
+):
+    U, V, Y, E, _, _ = _case(seed, n_users, n_items, levels=1)
+    _check(U, V, Y, E, None, ignore_ties, sparse=False, whole=True)
+    _check(U, V, Y, E, 2, ignore_ties, whole=True)
 
 
 def test_the_top_k_path_is_taken_and_ties_cross_the_cut():
     # 200 items, cut-off 3: the candidate path; scores from 3 levels tie across it.
     U, V, Y, E, _, _ = _case(0, 30, 200, dims=1, levels=1)
-    inputs = emb.EmbeddingInputs(U, V, None, None, sp.csr_array(Y.astype(float)),
-                                 sp.csr_array(E), top=None)
+    inputs = emb.EmbeddingInputs(
+        U, V, None, None, sp.csr_array(Y.astype(float)), sp.csr_array(E), top=None
+    )
     full, L = inputs._plan(emb._requests(["ndcg@3"], None))
     assert not full and L == 3
-    _check(U, V, Y, E, 3, False)
-    _check(U, V, Y, E, 3, True)
+    assert _check(U, V, Y, E, 3, False) > 0
+    assert _check(U, V, Y, E, 3, True) > 0
 
 
 def test_results_do_not_depend_on_the_batch_size():
@@ -136,35 +189,44 @@ def test_results_do_not_depend_on_the_batch_size():
     U = rng.standard_normal((300, 16)).astype(np.float32)
     V = rng.standard_normal((500, 16)).astype(np.float32)
     E = sp.random_array((300, 500), density=0.05, rng=rng, format="csr") != 0
-    Y = (sp.random_array((300, 500), density=0.02, rng=rng, format="csr") != 0)
+    Y = sp.random_array((300, 500), density=0.02, rng=rng, format="csr") != 0
     Y = sp.csr_array(Y.astype(float) - Y.multiply(E).astype(float))
     metrics = ["recall@20", "ndcg@20", "map", "precision@5", "mrr"]
-    runs = [skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, batch_size=b,
-                                    no_relevant="skip") for b in (1, 7, 64, None)]
+    runs = [
+        skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, batch_size=b, no_relevant="skip")
+        for b in (1, 7, 64, None)
+    ]
     for r in runs[1:]:
         for m in metrics:
             np.testing.assert_array_equal(r.per_query[m], runs[0].per_query[m])
     # And the dense path on the same float32 scores.
     present, want = _reference(U, V, Y.toarray(), E.toarray(), metrics)
     for m in metrics:
-        np.testing.assert_allclose(runs[0].per_query[m][present], want[m], rtol=1e-6,
-                                   atol=1e-9)
+        np.testing.assert_allclose(runs[0].per_query[m][present], want[m], rtol=1e-6, atol=1e-9)
 
 
 def test_float32_factors_are_scored_in_float32():
-    U, V, Y, E, _, _ = _case(1, 4, 40)
+    U, V, Y, _, _, _ = _case(1, 4, 40)
     inputs = emb.EmbeddingInputs(U, V, None, None, sp.csr_array(Y.astype(float)), None)
     assert inputs.scores(0, 4).dtype == np.float32
-    inputs = emb.EmbeddingInputs(U.astype(np.float64), V, None, None,
-                                 sp.csr_array(Y.astype(float)), None)
+    inputs = emb.EmbeddingInputs(
+        U.astype(np.float64), V, None, None, sp.csr_array(Y.astype(float)), None
+    )
     assert inputs.scores(0, 4).dtype == np.float64
 
 
 def test_top_items_are_the_best_candidates_ties_by_index():
     U, V, Y, E, _, ib = _case(2, 25, 120, levels=1, biases=True)
-    res, top = skr.evaluate_embeddings(U, V, sp.csr_array(Y), ["recall@4"],
-                                       exclude=sp.csr_array(E), item_bias=ib,
-                                       return_top=True, no_relevant="skip")
+    _, top = skr.evaluate_embeddings(
+        U,
+        V,
+        sp.csr_array(Y),
+        ["recall@4"],
+        exclude=sp.csr_array(E),
+        item_bias=ib,
+        return_top=True,
+        no_relevant="skip",
+    )
     S = _dense_scores(U, V, None, ib)
     for u in range(U.shape[0]):  # the plain loop: sort the user's candidates
         cands = [(-S[u, i], i) for i in range(V.shape[0]) if not E[u, i]]
@@ -176,15 +238,18 @@ def test_top_items_are_the_best_candidates_ties_by_index():
 def test_an_excluded_relevant_item_raises_counting_them_or_is_dropped():
     U, V, Y, E, _, _ = _case(3, 5, 30)
     Y[0, np.flatnonzero(E[0])[:2]] = 1
-    with pytest.raises(ValueError, match=r"y_true marks 2 excluded \(user, item\) pairs "
-                                         r"as relevant.*exclude_relevant='drop'"):
+    with pytest.raises(
+        ValueError,
+        match=r"y_true marks 2 excluded \(user, item\) pairs "
+        r"as relevant.*exclude_relevant='drop'",
+    ):
         skr.evaluate_embeddings(U, V, sp.csr_array(Y), ["ndcg@5"], exclude=sp.csr_array(E))
-    dropped = skr.evaluate_embeddings(U, V, sp.csr_array(Y), ["ndcg@5"], exclude=E,
-                                      exclude_relevant="drop", no_relevant=NAN)
+    dropped = skr.evaluate_embeddings(
+        U, V, sp.csr_array(Y), ["ndcg@5"], exclude=E, exclude_relevant="drop", no_relevant=NAN
+    )
     Y2 = Y.copy()
     Y2[E] = 0
-    clean = skr.evaluate_embeddings(U, V, sp.csr_array(Y2), ["ndcg@5"], exclude=E,
-                                    no_relevant=NAN)
+    clean = skr.evaluate_embeddings(U, V, sp.csr_array(Y2), ["ndcg@5"], exclude=E, no_relevant=NAN)
     np.testing.assert_array_equal(dropped.per_query["ndcg@5"], clean.per_query["ndcg@5"])
 
 
@@ -192,8 +257,7 @@ def test_a_user_with_every_item_excluded_follows_no_relevant():
     U, V, Y, E, _, _ = _case(4, 3, 20)
     E[1] = True
     Y[E] = 0
-    res = skr.evaluate_embeddings(U, V, Y, ["ndcg@3", "precision@3"], exclude=E,
-                                  no_relevant="skip")
+    res = skr.evaluate_embeddings(U, V, Y, ["ndcg@3", "precision@3"], exclude=E, no_relevant="skip")
     assert np.isnan(res.per_query["ndcg@3"][1]) and np.isnan(res.per_query["precision@3"][1])
 
 
@@ -240,8 +304,13 @@ def test_errors_name_the_argument():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(1, 6), N=st.integers(8, 300),
-       L=st.integers(1, 10), levels=st.integers(1, 50))
+@given(
+    seed=st.integers(0, 2**31),
+    n=st.integers(1, 6),
+    N=st.integers(8, 300),
+    L=st.integers(1, 10),
+    levels=st.integers(1, 50),
+)
 def test_candidates_hold_the_top_and_the_ties_of_the_cut(seed, n, N, L, levels):
     L = min(L, N // 4)
     if L < 1:
@@ -274,8 +343,7 @@ def _sample_loop(seed, u, n, N, allowed):
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(1, 30), N=st.integers(1, 80),
-       p=st.floats(0, 1))
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 30), N=st.integers(1, 80), p=st.floats(0, 1))
 def test_samples_follow_the_documented_draws(seed, n, N, p):
     rng = np.random.default_rng(seed)
     users = np.array([0, 5, 17])
@@ -293,10 +361,27 @@ def test_samples_follow_the_documented_draws(seed, n, N, p):
 def test_sampled_negatives_equal_the_dense_path_on_the_sampled_items():
     U, V, Y, E, _, _ = _case(6, 12, 60)
     metrics = ["ndcg@5", "recall@5", "mrr", "map"]
-    res = skr.evaluate_embeddings(U, V, sp.csr_array(Y), metrics, exclude=E,
-                                  sample_negatives=7, random_state=3, no_relevant=NAN)
-    again = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, sample_negatives=7,
-                                    random_state=3, no_relevant=NAN, batch_size=5)
+    res = skr.evaluate_embeddings(
+        U,
+        V,
+        sp.csr_array(Y),
+        metrics,
+        exclude=E,
+        sample_negatives=7,
+        random_state=3,
+        no_relevant=NAN,
+    )
+    again = skr.evaluate_embeddings(
+        U,
+        V,
+        Y,
+        metrics,
+        exclude=E,
+        sample_negatives=7,
+        random_state=3,
+        no_relevant=NAN,
+        batch_size=5,
+    )
     # The user's held-out items plus its sample, in long format.
     banned = E | (Y != 0)
     rows, items = sample_items(3, np.arange(12), 7, 60, lambda r, it: banned[r, it])

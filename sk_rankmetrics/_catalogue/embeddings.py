@@ -13,6 +13,7 @@ ranks the whole block instead. No users x items matrix is ever held.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
@@ -126,7 +127,10 @@ def _without_excluded(truth, exclude, policy):
     """The truth without the excluded pairs, or the leak error."""
     n_items = truth.shape[1]
     tk = _keys(truth, n_items)
-    leak = np.isin(tk, _keys(exclude, n_items))
+    ek = _keys(exclude, n_items)  # sorted: canonical CSR
+    if not ek.size:
+        return truth
+    leak = ek[np.minimum(np.searchsorted(ek, tk), ek.shape[0] - 1)] == tk
     if not leak.any():
         return truth
     if policy == "raise":
@@ -140,8 +144,7 @@ def _without_excluded(truth, exclude, policy):
         )
     rows = np.repeat(np.arange(truth.shape[0]), np.diff(truth.indptr))
     keep = ~leak
-    return sp.csr_array((truth.data[keep], (rows[keep], truth.indices[keep])),
-                        shape=truth.shape)
+    return sp.csr_array((truth.data[keep], (rows[keep], truth.indices[keep])), shape=truth.shape)
 
 
 def _requests(metrics, k):
@@ -156,6 +159,14 @@ def _requests(metrics, k):
     if len(set(labels)) != len(labels):
         raise InvalidParameterError(f"{WHERE}: metrics names a metric twice: {labels}.")
     return out
+
+
+def _within(rows, n, after=None):
+    """The position of each entry of sorted ``rows`` in its row, counted from
+    ``after[row]`` (0 when None)."""
+    counts = np.bincount(rows, minlength=n)
+    out = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    return out if after is None else out + after[rows]
 
 
 # -- the layout ------------------------------------------------------------------------
@@ -182,12 +193,29 @@ class EmbeddingInputs:
 
     query_ids = None
 
-    def __init__(self, users, items, user_bias, item_bias, truth, exclude, *,
-                 batch_size=None, sample=None, seed=0, top=None):
+    def __init__(
+        self,
+        users,
+        items,
+        user_bias,
+        item_bias,
+        truth,
+        exclude,
+        *,
+        batch_size=None,
+        sample=None,
+        seed=0,
+        top=None,
+    ):
         self.users = users
         self.user_bias = user_bias
-        self.items = _augment(items, None if item_bias is None and user_bias is None
-                              else np.ones(items.shape[0], dtype=items.dtype), item_bias)
+        self.items = _augment(
+            items,
+            None
+            if item_bias is None and user_bias is None
+            else np.ones(items.shape[0], dtype=items.dtype),
+            item_bias,
+        )
         self.dtype = self.items.dtype
         self.truth = truth
         self.exclude = exclude
@@ -198,6 +226,7 @@ class EmbeddingInputs:
         self.sample = sample
         self.seed = seed
         self.top = top
+        self._local = threading.local()
 
     def _plan(self, requests):
         """``(full, L)``: whether blocks are ranked whole, and the positions read."""
@@ -218,8 +247,10 @@ class EmbeddingInputs:
             step = max(1, FULL_ELEMENTS // self.n_cols)
         else:
             step = max(1, SCORE_BYTES // (self.n_cols * self.dtype.itemsize))
-        return [(slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
-                for a in range(0, self.n_rows, step)]
+        return [
+            (slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
+            for a in range(0, self.n_rows, step)
+        ]
 
     def _user_block(self, a, b):
         u = self.users[a:b]
@@ -233,18 +264,29 @@ class EmbeddingInputs:
     def _truth_rows(self, a, b):
         t = self.truth
         lo, hi = t.indptr[a], t.indptr[b]
-        rows = np.repeat(np.arange(b - a), np.diff(t.indptr[a:b + 1]))
+        rows = np.repeat(np.arange(b - a), np.diff(t.indptr[a : b + 1]))
         return rows, t.indices[lo:hi].astype(np.int64), t.data[lo:hi]
 
     def _excluded_rows(self, a, b):
         e = self.exclude
         lo, hi = e.indptr[a], e.indptr[b]
-        rows = np.repeat(np.arange(b - a), np.diff(e.indptr[a:b + 1]))
+        rows = np.repeat(np.arange(b - a), np.diff(e.indptr[a : b + 1]))
         return rows, e.indices[lo:hi].astype(np.int64)
 
-    def scores(self, a, b):
-        """The block of scores of users ``a:b``, excluded items at ``-inf``."""
-        S = self._user_block(a, b) @ self.items.T
+    def scores(self, a, b, reuse=False):
+        """The block of scores of users ``a:b``, excluded items at ``-inf``.
+
+        With ``reuse``, written into this thread's buffer (a fresh block of
+        many MiB costs its page faults at every block): valid until the
+        thread's next call.
+        """
+        out = None
+        if reuse:
+            buf = getattr(self._local, "buf", None)
+            if buf is None or buf.shape[0] < b - a:
+                buf = self._local.buf = np.empty((b - a, self.n_cols), dtype=self.dtype)
+            out = buf[: b - a]
+        S = np.matmul(self._user_block(a, b), self.items.T, out=out)
         if self.exclude is not None:
             er, ec = self._excluded_rows(a, b)
             S[er, ec] = -np.inf
@@ -269,22 +311,28 @@ class EmbeddingInputs:
             items = np.broadcast_to(np.arange(N), (n, N))
             return self._rank(yt, S, items, requests, n_real, L, ignore_ties, a)
         else:
-            S = self.scores(a, b)
-            cr, cc = top_candidates(S, L)
-            keys = np.unique(np.concatenate([cr * N + cc, trow * N + tcol]))
-            rows, cols = keys // N, keys % N
+            S = self.scores(a, b, reuse=True)
+            rows, cols = top_candidates(S, L)  # row-major
+            # The held-out items that are not candidates go after a row's candidates.
+            keys, tkeys = rows * N + cols, trow * N + tcol
+            at = np.minimum(np.searchsorted(keys, tkeys), max(keys.shape[0] - 1, 0))
+            extra = (keys[at] != tkeys) if keys.size else np.ones(tkeys.shape, dtype=bool)
+            found = np.bincount(rows, minlength=n)
+            within = np.concatenate([_within(rows, n), _within(trow[extra], n, found)])
+            rows = np.concatenate([rows, trow[extra]])
+            cols = np.concatenate([cols, tcol[extra]])
             ys = S[rows, cols]
-            del S
+        if self.sample is not None:
+            within = _within(rows, n)
         # The candidates of each row, left-aligned and padded with -inf.
         counts = np.bincount(rows, minlength=n)
         C = max(int(counts.max(initial=0)), 1)
-        within = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
         block = np.full((n, C), -np.inf, dtype=ys.dtype)
         block[rows, within] = ys
         items = np.full((n, C), N, dtype=np.int64)
         items[rows, within] = cols
         yt = np.zeros((n, C))
-        tkeys = trow * N + tcol
+        tkeys = trow * N + tcol  # sorted
         keys = rows * N + cols
         pos = np.minimum(np.searchsorted(tkeys, keys), max(tkeys.shape[0] - 1, 0))
         found = tkeys[pos] == keys if tkeys.size else np.zeros(keys.shape, dtype=bool)
@@ -331,7 +379,7 @@ class EmbeddingInputs:
                 w = min(K, C)
                 got = np.take_along_axis(items, order[:, :w], axis=1)
                 top[:, :w] = np.where(got < self.n_cols, got, -1)
-                self.top[row0:row0 + n] = top
+                self.top[row0 : row0 + n] = top
             if ignore_ties:
                 yt = np.take_along_axis(yt, order, axis=1)
                 real = np.take_along_axis(ys, order, axis=1) > -np.inf
@@ -339,9 +387,14 @@ class EmbeddingInputs:
         real = ys > -np.inf
         masks = ItemMasks(real=None if real.all() else real)
         values = BlockValues(yt, requests, row0, masks)
-        rc = rank_chunk(ys, values, max(min(L, C), 1), ignore_ties=ignore_ties,
-                        n_items=np.maximum(n_real, 1),
-                        keep_items=any(r.spec.reads_items for r in requests))
+        rc = rank_chunk(
+            ys,
+            values,
+            max(min(L, C), 1),
+            ignore_ties=ignore_ties,
+            n_items=np.maximum(n_real, 1),
+            keep_items=any(r.spec.reads_items for r in requests),
+        )
         rc.n_ranked = np.asarray(n_real)
         count = np.asarray(n_real, dtype=np.float64)
         values.totals["judged"] = values.totals["pool"] = count
@@ -351,16 +404,25 @@ class EmbeddingInputs:
         for req in requests:
             if req.needs_ideal and req.spec.full and ("runs", req.gain_key) not in rc.cache:
                 rc.cache[("runs", req.gain_key)] = ideal_runs(
-                    yt, req.gain, lambda key=req.gain_key: values.full(key),
-                    values.worthless, values.extremes)
+                    yt,
+                    req.gain,
+                    lambda key=req.gain_key: values.full(key),
+                    values.worthless,
+                    values.extremes,
+                )
         ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
         width = C if None in ideal_k else min(max(ideal_k, default=1), C)
         for req in requests:
             if req.needs_ideal and not req.spec.full and req.gain_key not in rc.ideal:
                 rc.ideal[req.gain_key] = ideal_gains(
-                    yt, req.gain, lambda key=req.gain_key: values.full(key),
-                    max(width, rc.L) if width < C else C, values.worthless,
-                    values.extremes, rc.cache.get(("runs", req.gain_key)))
+                    yt,
+                    req.gain,
+                    lambda key=req.gain_key: values.full(key),
+                    max(width, rc.L) if width < C else C,
+                    values.worthless,
+                    values.extremes,
+                    rc.cache.get(("runs", req.gain_key)),
+                )
         return rc
 
 
@@ -551,10 +613,23 @@ def evaluate_embeddings(
         top = np.full((n_users, min(width, n_items)), -1, dtype=np.int64)
     seed = 0
     if sample_negatives is not None:
-        seed = (random_state if random_state is not None
-                else int(np.random.SeedSequence().entropy) % (1 << 63))
-    inputs = EmbeddingInputs(users, items, ub, ib, truth, excl, batch_size=batch_size,
-                             sample=sample_negatives, seed=seed, top=top)
+        seed = (
+            random_state
+            if random_state is not None
+            else int(np.random.SeedSequence().entropy) % (1 << 63)
+        )
+    inputs = EmbeddingInputs(
+        users,
+        items,
+        ub,
+        ib,
+        truth,
+        excl,
+        batch_size=batch_size,
+        sample=sample_negatives,
+        seed=seed,
+        top=top,
+    )
     raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
     result = EvaluationResult(np.arange(n_users), per_query, mean)

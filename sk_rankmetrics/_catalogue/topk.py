@@ -23,10 +23,14 @@ import numpy as np
 #: Groups per position of the cut-off: more groups give a tighter bound (fewer
 #: candidates) and a larger (rows x groups) partition.
 GROUPS_PER_POSITION = 16
+#: Members per group the bound reads at most: the maxima are taken over that
+#: many of the row's columns only (spread over the row), which bounds their
+#: cost; a looser bound only admits a few more candidates.
+MEMBERS = 16
 
 
 def top_candidates(scores, L):
-    """Flat indices of a superset of each row's top ``L`` and of the ties of its ``L``-th.
+    """Rows and columns of a superset of each row's top ``L`` and of the ties of its ``L``-th.
 
     Parameters
     ----------
@@ -38,28 +42,22 @@ def top_candidates(scores, L):
     Returns
     -------
     rows, cols : ndarray of int
-        The candidates, every entry ``> -inf`` that is ``>=`` the row's bound.
-        A row with fewer than ``L`` entries above ``-inf`` gets all of them.
+        The candidates in row-major order: every entry above ``-inf`` that is
+        at least the row's bound. A row with fewer than ``L`` entries above
+        ``-inf`` gets all of them.
     """
     n, N = scores.shape
     G = min(GROUPS_PER_POSITION * L, N // 2)
-    w = N // G
-    body = scores[:, : G * w].reshape(n, w, G)  # a view: column j is group j % G
+    stripes = N // G  # stripes of G consecutive columns; column j is in group j mod G
+    skip = max(1, stripes // MEMBERS)
+    body = scores[:, : G * stripes].reshape(n, stripes, G)[:, ::skip]  # a view
     gmax = body.max(axis=1)
     t = np.partition(gmax, G - L, axis=1)[:, G - L]
     # Never below the lowest finite score: excluded entries (-inf) never qualify.
     np.maximum(t, np.finfo(scores.dtype).min, out=t)
-    r, g = np.nonzero(gmax >= t[:, None])
-    sub = body[r, :, g]  # (m, w): the members of each group that reaches t
-    hr, hc = np.nonzero(sub >= t[r][:, None])
-    rows = r[hr]
-    cols = hc * G + g[hr]
-    if G * w < N:  # the columns left over by the groups: compared directly
-        tail = scores[:, G * w:]
-        tr, tc = np.nonzero(tail >= t[:, None])
-        rows = np.concatenate([rows, tr])
-        cols = np.concatenate([cols, tc + G * w])
-    return rows, cols
+    flat = np.flatnonzero(scores >= t[:, None])
+    rows = flat // N
+    return rows, flat - rows * N
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
