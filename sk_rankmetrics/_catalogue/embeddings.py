@@ -67,13 +67,19 @@ def _factors(a, name):
         arr = arr.astype(np.float64)
     elif arr.dtype.itemsize < 4:
         arr = arr.astype(np.float32)
-    bad = ~np.isfinite(arr).all(axis=1)
-    if bad.any():
+    # min and max propagate NaN: no factor-sized temporary unless one is bad.
+    if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):
+        bad = ~np.isfinite(arr).all(axis=1)
         raise ValueError(
             f"{WHERE}: {name} holds NaN or infinite values ({int(bad.sum())} rows, the "
             f"first: row {int(np.flatnonzero(bad)[0])}); factors must be finite."
         )
     return arr
+
+
+def _largest(a):
+    """max |a| without an ``a``-sized temporary."""
+    return max(abs(float(a.max())), abs(float(a.min())))
 
 
 def _bias(b, n, name, dtype):
@@ -109,41 +115,54 @@ def _matrix(a, shape, name, dtype):
             f"{WHERE}: {name} has shape {m.shape}; it must be (n_users, n_items) = "
             f"{shape}, the rows of user_factors by the rows of item_factors."
         )
-    m = sp.csr_array(m, dtype=dtype, copy=True)
-    m.sum_duplicates()
-    m.eliminate_zeros()
-    m.sort_indices()
+    m = sp.csr_array(m, dtype=dtype)  # shares the user's arrays when it can
+    if not m.has_canonical_format or not m.data.all():
+        m = m.copy()  # never change the user's matrix in place
+        m.sum_duplicates()
+        m.eliminate_zeros()
     if dtype == np.float64 and not np.isfinite(m.data).all():
         raise ValueError(f"{WHERE}: {name} holds NaN or infinite values.")
     return m
 
 
-def _keys(m, n_cols):
-    rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))
-    return rows * n_cols + m.indices
+#: Users per step of the leak check (its temporaries grow with the step's pairs).
+CHECK_USERS = 1 << 14
+
+
+def _row_keys(m, a, b):
+    """``row * n_cols + col`` of the entries of rows ``a:b`` (sorted: canonical CSR)."""
+    lo, hi = m.indptr[a], m.indptr[b]
+    rows = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(m.indptr[a : b + 1]))
+    return rows * m.shape[1] + m.indices[lo:hi]
 
 
 def _without_excluded(truth, exclude, policy):
-    """The truth without the excluded pairs, or the leak error."""
-    n_items = truth.shape[1]
-    tk = _keys(truth, n_items)
-    ek = _keys(exclude, n_items)  # sorted: canonical CSR
-    if not ek.size:
+    """The truth without the excluded pairs, or the leak error (checked a few
+    thousand users at a time)."""
+    n_users = truth.shape[0]
+    leaks = []
+    for a in range(0, n_users, CHECK_USERS):
+        b = min(a + CHECK_USERS, n_users)
+        ek, tk = _row_keys(exclude, a, b), _row_keys(truth, a, b)
+        if ek.size and tk.size:
+            hit = ek[np.minimum(np.searchsorted(ek, tk), ek.shape[0] - 1)] == tk
+            if hit.any():
+                leaks.append(truth.indptr[a] + np.flatnonzero(hit))
+    if not leaks:
         return truth
-    leak = ek[np.minimum(np.searchsorted(ek, tk), ek.shape[0] - 1)] == tk
-    if not leak.any():
-        return truth
+    leak = np.concatenate(leaks)
     if policy == "raise":
-        first = int(tk[leak][0])
+        first = int(np.searchsorted(truth.indptr, leak[0], side="right") - 1)
         raise ValueError(
-            f"{WHERE}: y_true marks {int(leak.sum())} excluded (user, item) pairs as "
-            f"relevant (the first: user {first // n_items}, item {first % n_items}). An "
+            f"{WHERE}: y_true marks {leak.shape[0]} excluded (user, item) pairs as "
+            f"relevant (the first: user {first}, item {int(truth.indices[leak[0]])}). An "
             "excluded item is never ranked, so these can never be found; a held-out item "
             "that is also a training item usually means the splits leak. Pass "
             "exclude_relevant='drop' to drop those pairs from the truth."
         )
-    rows = np.repeat(np.arange(truth.shape[0]), np.diff(truth.indptr))
-    keep = ~leak
+    keep = np.ones(truth.nnz, dtype=bool)
+    keep[leak] = False
+    rows = np.repeat(np.arange(n_users), np.diff(truth.indptr))
     return sp.csr_array((truth.data[keep], (rows[keep], truth.indices[keep])), shape=truth.shape)
 
 
@@ -399,6 +418,10 @@ class EmbeddingInputs:
         count = np.asarray(n_real, dtype=np.float64)
         values.totals["judged"] = values.totals["pool"] = count
         rc.totals = values.totals
+        # The totals read the values (one way); the values need not read the
+        # totals back: without that cycle a block is freed as soon as its
+        # chunk is, not at the next garbage collection.
+        values.totals = None
         rc.block = (ys, values)
         check_ties(rc, requests, ignore_ties)
         for req in requests:
@@ -585,8 +608,8 @@ def evaluate_embeddings(
     ub = _bias(user_bias, n_users, "user_bias", dtype)
     ib = _bias(item_bias, n_items, "item_bias", dtype)
     # |s| <= d * max|p| * max|q| + |b_u| + |b_i|: refuse what could overflow.
-    bound = users.shape[1] * float(np.abs(users).max()) * float(np.abs(items).max())
-    bound += sum(float(np.abs(b).max()) for b in (ub, ib) if b is not None)
+    bound = users.shape[1] * _largest(users) * _largest(items)
+    bound += sum(_largest(b) for b in (ub, ib) if b is not None)
     if not bound < float(np.finfo(dtype).max) / 4:
         raise ValueError(
             f"{WHERE}: the factors are so large that scores could overflow {dtype} "
