@@ -394,3 +394,22 @@ def test_sampled_negatives_equal_the_dense_path_on_the_sampled_items():
         # Padded rows of another width can round a row's float64 sums differently.
         np.testing.assert_allclose(res.per_query[m], again.per_query[m], rtol=1e-14)
         np.testing.assert_allclose(res.per_query[m][present], want[m], rtol=1e-12)
+
+
+def test_pairs_given_as_index_tuples():
+    U, V, Y, E, _, _ = _case(7, 6, 30)
+    yu, yi = np.nonzero(Y)
+    eu, ei = np.nonzero(E)
+    metrics = ["ndcg@3", "recall@5"]
+    as_matrix = skr.evaluate_embeddings(U, V, sp.csr_array(Y), metrics, exclude=E, no_relevant=NAN)
+    as_pairs = skr.evaluate_embeddings(
+        U, V, (yu, yi, Y[yu, yi]), metrics, exclude=(eu, ei), no_relevant=NAN
+    )
+    for m in metrics:
+        np.testing.assert_array_equal(as_pairs.per_query[m], as_matrix.per_query[m])
+    with pytest.raises(ValueError, match=r"item indices of y_true must be integers in 0 .. 29"):
+        skr.evaluate_embeddings(U, V, (yu, yi + 30), metrics)
+    with pytest.raises(ValueError, match=r"names a \(user, item\) pair twice"):
+        skr.evaluate_embeddings(
+            U, V, (np.r_[yu, yu[:1]], np.r_[yi, yi[:1]], np.ones(yu.size + 1)), metrics
+        )

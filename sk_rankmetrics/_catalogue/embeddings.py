@@ -96,12 +96,38 @@ def _bias(b, n, name, dtype):
     return arr.astype(dtype)
 
 
+def _from_pairs(pairs, shape, name):
+    """``(users, items)`` or ``(users, items, relevance)``: row and column indices."""
+    cols = [np.asarray(c) for c in pairs]
+    n = cols[0].shape[0] if cols[0].ndim == 1 else -1
+    if any(c.ndim != 1 or c.shape[0] != n for c in cols):
+        raise ValueError(
+            f"{WHERE}: {name} as a tuple must hold 1-D arrays of one length: (user "
+            f"indices, item indices) or (user indices, item indices, relevance)."
+        )
+    for c, what, size in ((cols[0], "user", shape[0]), (cols[1], "item", shape[1])):
+        if n and (c.dtype.kind not in "iu" or c.min() < 0 or c.max() >= size):
+            raise ValueError(
+                f"{WHERE}: the {what} indices of {name} must be integers in 0 .. "
+                f"{size - 1} (rows of the {what} factors), got {c.dtype} values "
+                f"from {c.min()} to {c.max()}."
+            )
+    values = cols[2] if len(cols) == 3 else np.ones(n)
+    m = sp.csr_array((values, (cols[0], cols[1])), shape=shape)
+    m.sum_duplicates()
+    if len(cols) == 3 and m.nnz < n:
+        raise ValueError(f"{WHERE}: {name} names a (user, item) pair twice.")
+    return m
+
+
 def _matrix(a, shape, name, dtype):
     """``a`` as a canonical CSR array (sorted, summed, no stored zeros)."""
     if a is None:
         return None
     if sp.issparse(a):
         m = sp.csr_array(a)
+    elif isinstance(a, tuple) and len(a) in (2, 3):
+        m = _from_pairs(a, shape, name)
     else:
         arr = np.asarray(a)
         if arr.dtype.kind not in "biuf":
@@ -493,18 +519,22 @@ def evaluate_embeddings(
         One row of factors per user (float32 stays float32).
     item_factors : array-like of shape (n_items, n_dims)
         One row of factors per item.
-    y_true : scipy.sparse matrix or array-like of shape (n_users, n_items)
+    y_true : scipy.sparse matrix, array-like of shape (n_users, n_items) or tuple
         Held-out relevance: the stored non-zero entries are the user's test
-        items (graded or binary); every other item has relevance 0.
+        items (graded or binary); every other item has relevance 0. A tuple
+        ``(user_indices, item_indices)`` (binary) or ``(user_indices,
+        item_indices, relevance)`` gives the pairs by the rows of the
+        factors.
     metrics : str or list of str or (name, options) pairs
         Names such as ``"ndcg@20"``, ``"recall@20"``, ``"map"``; every name
         :func:`evaluate` accepts.
     k : int, optional
         Cut-off added to every name that has none (``"ndcg"`` ->
         ``"ndcg@k"``); also the width of the lists ``return_top`` returns.
-    exclude : scipy.sparse matrix or array-like of shape (n_users, n_items), optional
+    exclude : scipy.sparse matrix, array-like of shape (n_users, n_items) or tuple, optional
         Items that are not candidates for a user (typically its training
-        interactions): every stored non-zero entry. An excluded item is
+        interactions): every stored non-zero entry, or the pairs of a tuple
+        ``(user_indices, item_indices)``. An excluded item is
         neither ranked nor part of the user's truth.
     exclude_relevant : {"raise", "drop"}, default="raise"
         What to do when ``y_true`` marks an excluded item relevant: raise,
