@@ -106,7 +106,8 @@ def _check(
     U, V, Y, E, k, ignore_ties, *, ub=None, ib=None, batch_size=None, sparse=True, whole=False
 ):
     counts = (~E).sum(axis=1)
-    assume(counts.max() >= 2)
+    if counts.max() < 2:  # the long format needs a user with two candidates
+        assume(False)
     metrics = _metrics(k, whole)
     if not ignore_ties:
         metrics = [(m, o) for m, o in metrics if METRICS[m.split("@")[0]].ties != "refuse"]

@@ -334,7 +334,7 @@ class EmbeddingInputs:
         S = np.matmul(self._user_block(a, b), self.items.T, out=out)
         if self.exclude is not None:
             er, ec = self._excluded_rows(a, b)
-            S[er, ec] = -np.inf
+            S.reshape(-1)[er * self.n_cols + ec] = -np.inf  # S is C-contiguous
         return S
 
     def ranked_chunk(self, payload, requests, *, ignore_ties=False):
@@ -366,7 +366,7 @@ class EmbeddingInputs:
             within = np.concatenate([_within(rows, n), _within(trow[extra], n, found)])
             rows = np.concatenate([rows, trow[extra]])
             cols = np.concatenate([cols, tcol[extra]])
-            ys = S[rows, cols]
+            ys = np.take(S.reshape(-1), rows * N + cols)
         if self.sample is not None:
             within = _within(rows, n)
         # The candidates of each row, left-aligned and padded with -inf.
