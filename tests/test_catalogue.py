@@ -260,6 +260,9 @@ def test_a_user_with_every_item_excluded_follows_no_relevant():
     Y[E] = 0
     res = skr.evaluate_embeddings(U, V, Y, ["ndcg@3", "precision@3"], exclude=E, no_relevant="skip")
     assert np.isnan(res.per_query["ndcg@3"][1]) and np.isnan(res.per_query["precision@3"][1])
+    res = skr.evaluate_embeddings(U, V, Y, ["num_ret", "num_rel"], exclude=E)
+    assert res.per_query["num_ret"][1] == 0
+    assert res.per_query["num_ret"][0] == 20 - E[0].sum()
 
 
 def test_memory_stays_bounded_by_the_block(monkeypatch):
@@ -414,3 +417,82 @@ def test_pairs_given_as_index_tuples():
         skr.evaluate_embeddings(
             U, V, (np.r_[yu, yu[:1]], np.r_[yi, yi[:1]], np.ones(yu.size + 1)), metrics
         )
+
+
+# -- exclude= on the matrix path --------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    seed=st.integers(0, 2**31),
+    n_rows=st.integers(2, 8),
+    n_items=st.integers(2, 12),
+    k=st.sampled_from([None, 1, 2, 3]),
+    ignore_ties=st.booleans(),
+    sparse=st.booleans(),
+)
+def test_evaluate_with_exclude_equals_long_format_without_the_pairs(
+    seed, n_rows, n_items, k, ignore_ties, sparse
+):
+    U, V, Y, E, _, _ = _case(seed, n_rows, n_items, levels=1)
+    E[0] = True  # a row left with no candidate: no_relevant's
+    Y[E] = 0
+    if (~E).sum(axis=1).max() < 2:
+        assume(False)
+    S = _dense_scores(U, V)
+    metrics = [
+        (_label(name, k), default_options(name))
+        for name, spec in METRICS.items()
+        if ignore_ties or spec.ties != "refuse"
+    ]
+    y = sp.csr_array(Y) if sparse else Y
+    if ignore_ties:  # the same order on both sides: ties broken beforehand
+        order = np.lexsort((np.broadcast_to(np.arange(n_items), S.shape), -S), axis=-1)
+        S = np.empty_like(S)
+        np.put_along_axis(S, order, np.arange(n_items, 0, -1.0)[None, :], axis=-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = skr.evaluate(
+            y, S, metrics, exclude=E, per_row=True, no_relevant=NAN, ignore_ties=ignore_ties
+        )
+        users, items = np.nonzero(~E)
+        want = skr.evaluate(
+            Y[users, items],
+            S[users, items],
+            metrics,
+            qid=users,
+            per_row=True,
+            no_relevant=NAN,
+            ignore_ties=ignore_ties,
+        )
+    present = np.unique(users)
+    for label, _ in metrics:
+        np.testing.assert_allclose(
+            got[label][present], want[label], rtol=1e-12, atol=1e-12, err_msg=label
+        )
+        spec = METRICS[label.split("@")[0]]
+        if spec.normalized and not spec.always_defined:
+            assert np.isnan(got[label][0]), label
+    assert got["num_ret"][0] == 0  # the row without candidates ranks nothing
+
+
+def test_evaluate_exclude_errors():
+    Y = np.array([[1, 0, 2], [0, 1, 0]])
+    S = np.array([[3, 2, 1], [1, 2, 3]])
+    E = np.array([[1, 0, 1], [0, 0, 0]], dtype=bool)
+    with pytest.raises(ValueError, match=r"y_true marks 2 excluded items .*exclude_relevant"):
+        skr.evaluate(Y, S, ["ndcg@2"], exclude=E)
+    dropped = skr.evaluate(
+        Y, S, ["ndcg@2"], exclude=E, exclude_relevant="drop", per_row=True, no_relevant=0.0
+    )
+    Y2 = np.where(E, 0, Y)
+    assert (
+        dropped["ndcg@2"].tolist()
+        == skr.evaluate(Y2, S, ["ndcg@2"], exclude=E, per_row=True, no_relevant=0.0)[
+            "ndcg@2"
+        ].tolist()
+    )
+    with pytest.raises(ValueError, match=r"exclude has shape \(1, 3\)"):
+        skr.evaluate(Y, S, ["ndcg@2"], exclude=E[:1])
+    with pytest.raises(skr.InvalidParameterError, match="leave the excluded pairs out"):
+        skr.evaluate([1, 0], [1, 2], ["ndcg"], qid=[0, 0], exclude=[True, False])

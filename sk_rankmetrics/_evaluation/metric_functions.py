@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from .._metrics.registry import METRICS, metric_function
 from .._metrics.requests import Request, make_requests
 from .._utils.docstrings import fill_doc
@@ -473,7 +475,9 @@ def r_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
 def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *,
              sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
              no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None, per_row: bool = False,
-             judged: ArrayLike | None = None, compute: bool = True) -> dict[str, Score]:
+             judged: ArrayLike | None = None, compute: bool = True,
+             exclude: ArrayLike | None = None,
+             exclude_relevant: Literal["raise", "drop"] = "raise") -> dict[str, Score]:
     r"""Several metrics from one ranking pass.
 
     Each row is ranked once, down to the deepest cut-off asked for, and every
@@ -535,7 +539,8 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *,
     requests = make_requests(metrics, where="evaluate")
     return evaluate_requests(y_true, y_score, requests, sample_weight=sample_weight,
                 ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                per_row=per_row, judged=judged, compute=compute)
+                per_row=per_row, judged=judged, compute=compute, exclude=exclude,
+                exclude_relevant=exclude_relevant)
 
 
 @metric_function("err")
