@@ -13,6 +13,7 @@ ranks the whole block instead. No users x items matrix is ever held.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
@@ -21,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from .._engine import N_THREADS, PARALLEL_MIN_ELEMENTS
 from .._engine import compute as engine_compute
 from .._ordering import (
     BlockValues,
@@ -588,7 +590,11 @@ def evaluate_embeddings(
     without a cut-off, bpref, R-precision when :math:`R` is large) ranks
     whole blocks instead, which costs a sort per user.
 
-    The product of a block is computed by BLAS; a different block layout can
+    Blocks of users are scored on the engine's threads, with BLAS limited to
+    an equal share of the cores each while the function runs
+    (``threadpoolctl``; the limit is process-wide), so that products and
+    ranking overlap. The product of a
+    block is computed by BLAS; a different block layout can
     round a float score differently in its last bit, which can only matter
     for scores that tie to within that rounding. Factors whose scores could
     overflow their dtype raise.
@@ -683,7 +689,17 @@ def evaluate_embeddings(
         seed=seed,
         top=top,
     )
-    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+    if N_THREADS > 1 and n_users * n_items >= PARALLEL_MIN_ELEMENTS:
+        # The engine scores blocks on its threads, each with its share of the
+        # cores for BLAS, so that the products and the ranking of different
+        # blocks overlap instead of every product claiming every core.
+        from threadpoolctl import threadpool_limits
+
+        share = max(1, (os.cpu_count() or 1) // N_THREADS)
+        with threadpool_limits(limits=share, user_api="blas"):
+            raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+    else:
+        raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
     result = EvaluationResult(np.arange(n_users), per_query, mean)
     return (result, top) if return_top else result
