@@ -75,7 +75,7 @@ def _products(U, V, starts, step):
 def floor(U, V):
     """The block products alone, the faster of two ways: BLAS's own threads
     over the blocks in turn, or the engine's threads over alternate blocks
-    with one BLAS thread each (as evaluate_embeddings runs them). The same
+    with a share of the cores each (as evaluate_embeddings runs them). The same
     blocks, one preallocated buffer per thread."""
     step = max(1, _emb.SCORE_BYTES // (V.shape[0] * V.dtype.itemsize))
     starts = range(0, U.shape[0], step)
