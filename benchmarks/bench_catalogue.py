@@ -40,7 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from sk_rankmetrics import evaluate_embeddings
 from sk_rankmetrics._catalogue import embeddings as _emb
-from sk_rankmetrics._engine import N_THREADS
+from sk_rankmetrics._utils.threads import N_THREADS
 
 METRICS = ["recall@20", "ndcg@20"]
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import sk_rankmetrics as skr
 from sk_rankmetrics._catalogue import embeddings as emb
 from sk_rankmetrics._catalogue.topk import mix, sample_items, top_candidates
-from sk_rankmetrics._registry import METRICS
+from sk_rankmetrics._metrics.registry import METRICS
 
 NAN = float("nan")
 

@@ -22,22 +22,19 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from .._engine import N_THREADS, PARALLEL_MIN_ELEMENTS
-from .._engine import compute as engine_compute
-from .._ordering import (
-    BlockValues,
-    ItemMasks,
-    check_ties,
-    depth,
-    ideal_gains,
-    ideal_runs,
-    rank_chunk,
-    worth_counts,
-)
-from .._reduce import reduce_results
-from .._registry import Request, as_metric_list, parse_name, split_request, validate
-from .._runs import EvaluationResult
-from .._validation import InvalidParameterError, short_repr
+from .._evaluation.engine import PARALLEL_MIN_ELEMENTS
+from .._evaluation.engine import compute as engine_compute
+from .._evaluation.reduce import reduce_results
+from .._evaluation.result import EvaluationResult
+from .._metrics.names import parse_name
+from .._metrics.requests import Request, as_metric_list, split_request
+from .._ranking.block import check_ties, depth
+from .._ranking.chunk import rank_chunk
+from .._ranking.ideal import ideal_gains, ideal_levels
+from .._ranking.item_values import BlockValues, ItemMasks, worth_counts
+from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.params import validate
+from .._utils.threads import N_THREADS
 from .topk import sample_items, top_candidates
 
 #: Bytes of one block of scores (users x items) on the top-k path.
@@ -46,8 +43,6 @@ SCORE_BYTES = 16 << 20
 FULL_ELEMENTS = 1 << 18
 #: A cut-off above this share of the catalogue ranks whole rows.
 TOPK_SHARE = 4
-
-__all__ = ["evaluate_embeddings"]
 
 WHERE = "evaluate_embeddings"
 
@@ -453,8 +448,8 @@ class EmbeddingInputs:
         rc.block = (ys, values)
         check_ties(rc, requests, ignore_ties)
         for req in requests:
-            if req.needs_ideal and req.spec.full and ("runs", req.gain_key) not in rc.cache:
-                rc.cache[("runs", req.gain_key)] = ideal_runs(
+            if req.needs_ideal and req.spec.full and ("levels", req.gain_key) not in rc.cache:
+                rc.cache[("levels", req.gain_key)] = ideal_levels(
                     yt,
                     req.gain,
                     lambda key=req.gain_key: values.full(key),
@@ -472,7 +467,7 @@ class EmbeddingInputs:
                     max(width, rc.L) if width < C else C,
                     values.worthless,
                     values.extremes,
-                    rc.cache.get(("runs", req.gain_key)),
+                    rc.cache.get(("levels", req.gain_key)),
                 )
         return rc
 
