@@ -38,7 +38,7 @@ from .._utils.threads import N_THREADS
 from .topk import sample_items, top_candidates
 
 #: Bytes of one block of scores (users x items) on the top-k path.
-SCORE_BYTES = 16 << 20
+SCORE_BYTES = 32 << 20
 #: Elements of one block ranked whole (a full sort per row: int64 temporaries).
 FULL_ELEMENTS = 1 << 18
 #: A cut-off above this share of the catalogue ranks whole rows.
@@ -336,6 +336,12 @@ class EmbeddingInputs:
 
     def ranked_chunk(self, payload, requests, *, ignore_ties=False):
         a, b = payload
+        # This thread's previous chunk has been read by the kernels: a chunk is
+        # its own root (a reference cycle), which would keep its arrays alive
+        # until a garbage collection; cut it so that they go now.
+        last = getattr(self._local, "last", None)
+        if last is not None:
+            last.root = last.block = None
         n, N = b - a, self.n_cols
         trow, tcol, tval = self._truth_rows(a, b)
         n_real = self.n_real[a:b]
@@ -447,6 +453,7 @@ class EmbeddingInputs:
         values.totals = None
         rc.block = (ys, values)
         check_ties(rc, requests, ignore_ties)
+        self._local.last = rc
         for req in requests:
             if req.needs_ideal and req.spec.full and ("levels", req.gain_key) not in rc.cache:
                 rc.cache[("levels", req.gain_key)] = ideal_levels(
