@@ -496,3 +496,19 @@ def test_evaluate_exclude_errors():
         skr.evaluate(Y, S, ["ndcg@2"], exclude=E[:1])
     with pytest.raises(skr.InvalidParameterError, match="leave the excluded pairs out"):
         skr.evaluate([1, 0], [1, 2], ["ndcg"], qid=[0, 0], exclude=[True, False])
+
+
+def test_progress_is_called_after_each_block():
+    U, V, Y, E, _, _ = _case(8, 10, 30)
+    calls = []
+    skr.evaluate_embeddings(
+        U,
+        V,
+        Y,
+        "ndcg@3",
+        exclude=E,
+        batch_size=3,
+        no_relevant=NAN,
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
