@@ -512,3 +512,37 @@ def test_progress_is_called_after_each_block():
         progress=lambda done, total: calls.append((done, total)),
     )
     assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+@pytest.mark.parametrize(
+    "metric",
+    [
+        ("ndcg@3", {"gain": "exponential"}),
+        ("ndcg@3", {"gain": {0: 0.5, 1: 1.0, 2: 2.0, 3: 4.0}}),  # level 0 worth something
+        ("dcg@4", {"discount": "jarvelin", "log_base": 3}),
+        ("precision@3", {"threshold": 2}),
+        ("recall@3", {"threshold": 0}),  # every candidate relevant: whole rows
+        ("map@3", {"denominator": "relevant"}),
+        ("err@3", {"max_grade": 3}),
+        ("rbp@3", {"p": 0.5, "graded": True}),
+    ],
+)
+def test_options_equal_the_dense_path(metric):
+    U, V, Y, E, _, _ = _case(9, 12, 60, levels=1)
+    present, want = _reference(U, V, Y, E, [metric])
+    got = skr.evaluate_embeddings(U, V, sp.csr_array(Y), [metric], exclude=E, no_relevant=NAN)
+    np.testing.assert_allclose(
+        got.per_query[metric[0]][present], want[metric[0]], rtol=1e-12, atol=1e-12
+    )
+
+
+def test_samples_are_uniform_over_the_allowed_items():
+    users = np.arange(4000)
+    banned = np.zeros((4000, 50), dtype=bool)
+    banned[:, :5] = True  # never drawn
+    rows, items = sample_items(11, users, 10, 50, lambda r, it: banned[r, it])
+    assert np.bincount(rows, minlength=4000).tolist() == [10] * 4000
+    counts = np.bincount(items, minlength=50)
+    assert counts[:5].sum() == 0
+    expected = 4000 * 10 / 45  # 888.9, standard deviation about 28
+    assert np.abs(counts[5:] - expected).max() < 6 * 28, counts
