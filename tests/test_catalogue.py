@@ -546,3 +546,17 @@ def test_samples_are_uniform_over_the_allowed_items():
     assert counts[:5].sum() == 0
     expected = 4000 * 10 / 45  # 888.9, standard deviation about 28
     assert np.abs(counts[5:] - expected).max() < 6 * 28, counts
+
+
+@pytest.mark.parametrize("which", ["user", "item", "both"])
+def test_either_bias_alone(which):
+    U, V, Y, E, ub, ib = _case(10, 15, 80, levels=1, biases=True)
+    ub = ub if which in ("user", "both") else None
+    ib = ib if which in ("item", "both") else None
+    metrics = ["ndcg@3", "precision@2", "map"]
+    present, want = _reference(U, V, Y, E, metrics, ub=ub, ib=ib)
+    got = skr.evaluate_embeddings(
+        U, V, Y, metrics, exclude=E, user_bias=ub, item_bias=ib, no_relevant=NAN
+    )
+    for m in metrics:
+        np.testing.assert_allclose(got.per_query[m][present], want[m], rtol=1e-12, atol=1e-12)

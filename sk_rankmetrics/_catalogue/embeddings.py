@@ -214,15 +214,13 @@ def _within(rows, n, after=None):
 # -- the layout ------------------------------------------------------------------------
 
 
-def _augment(factors, first, second):
-    """``[factors, first, second]`` with 1 for a missing bias column (or none)."""
-    cols = [factors]
-    if first is not None or second is not None:
-        n = factors.shape[0]
-        one = np.ones((n, 1), dtype=factors.dtype)
-        cols.append(one if first is None else first[:, None])
-        cols.append(one if second is None else second[:, None])
-    return np.concatenate(cols, axis=1) if len(cols) > 1 else factors
+def _augment(factors, columns):
+    """``factors`` with ``columns`` (1-D arrays, or None: ones) appended."""
+    if not columns:
+        return factors
+    n = factors.shape[0]
+    extra = [np.ones(n, dtype=factors.dtype) if c is None else c for c in columns]
+    return np.concatenate([factors, np.stack(extra, axis=1)], axis=1)
 
 
 class EmbeddingInputs:
@@ -249,14 +247,17 @@ class EmbeddingInputs:
         seed=0,
         top=None,
     ):
+        # s = p.q + b_u + b_i as one product: p gets b_u (and 1 against b_i),
+        # q gets 1 against b_u (and b_i); a missing bias adds no column.
         self.users = users
         self.user_bias = user_bias
         self.items = _augment(
             items,
-            None
-            if item_bias is None and user_bias is None
-            else np.ones(items.shape[0], dtype=items.dtype),
-            item_bias,
+            ([None] if user_bias is not None else [])
+            + ([item_bias] if item_bias is not None else []),
+        )
+        self._user_columns = ([user_bias] if user_bias is not None else []) + (
+            [None] if item_bias is not None else []
         )
         self.dtype = self.items.dtype
         self.truth = truth
@@ -295,13 +296,9 @@ class EmbeddingInputs:
         ]
 
     def _user_block(self, a, b):
-        u = self.users[a:b]
-        if self.items.shape[1] == u.shape[1]:
-            return u
-        n = b - a
-        one = np.ones((n, 1), dtype=self.dtype)
-        bias = one if self.user_bias is None else self.user_bias[a:b, None]
-        return np.concatenate([u, bias, one], axis=1)
+        return _augment(
+            self.users[a:b], [None if c is None else c[a:b] for c in self._user_columns]
+        )
 
     def _truth_rows(self, a, b):
         t = self.truth
