@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,6 +33,7 @@ from .._ranking.item_values import BlockValues, ItemMasks, worth_counts
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .._utils.threads import N_THREADS
+from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
 from .topk import sample_items, top_candidates
 
 #: Bytes of one block of scores (users x items) on the top-k path.
@@ -484,20 +483,20 @@ def evaluate_embeddings(
     user_factors: ArrayLike,
     item_factors: ArrayLike,
     y_true: ArrayLike | sp.sparray | sp.spmatrix,
-    metrics: str | Sequence[str | tuple[str, Mapping]],
+    metrics: Metrics,
     *,
     k: int | None = None,
     exclude: ArrayLike | sp.sparray | sp.spmatrix | None = None,
-    exclude_relevant: Literal["raise", "drop"] = "raise",
+    exclude_relevant: ExcludeRelevant = "raise",
     user_bias: ArrayLike | None = None,
     item_bias: ArrayLike | None = None,
     ignore_ties: bool = False,
-    no_relevant: Literal["warn", "skip"] | float = "warn",
+    no_relevant: NoRelevant = "warn",
     batch_size: int | None = None,
     sample_negatives: int | None = None,
     random_state: int | None = None,
     return_top: bool = False,
-    progress: Callable[[int, int], object] | None = None,
+    progress: Progress | None = None,
 ) -> EvaluationResult | tuple[EvaluationResult, NDArray[np.int64]]:
     r"""Score a factor model on the whole catalogue, one block of users at a time.
 
@@ -674,7 +673,7 @@ def evaluate_embeddings(
         seed = (
             random_state
             if random_state is not None
-            else int(np.random.SeedSequence().entropy) % (1 << 63)
+            else int(np.random.default_rng().integers(0, 1 << 62))
         )
     inputs = EmbeddingInputs(
         users,
@@ -701,4 +700,6 @@ def evaluate_embeddings(
         raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
     result = EvaluationResult(np.arange(n_users), per_query, mean)
-    return (result, top) if return_top else result
+    if top is not None:
+        return result, top
+    return result

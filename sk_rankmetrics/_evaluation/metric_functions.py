@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from .._metrics.registry import METRICS, metric_function
 from .._metrics.requests import Request, make_requests
 from .._utils.docstrings import fill_doc
 from .._utils.params import validate
-from .._utils.types import ArrayLike, Denominator, Discount, Gain, Mean, Metrics, NoRelevant, Score
+from .._utils.types import (
+    ArrayLike,
+    Denominator,
+    Discount,
+    ExcludeRelevant,
+    Gain,
+    Mean,
+    Metrics,
+    NoRelevant,
+    Score,
+)
 from .pipeline import evaluate_requests
 
 
@@ -477,7 +485,7 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *,
              no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None, per_row: bool = False,
              judged: ArrayLike | None = None, compute: bool = True,
              exclude: ArrayLike | None = None,
-             exclude_relevant: Literal["raise", "drop"] = "raise") -> dict[str, Score]:
+             exclude_relevant: ExcludeRelevant = "raise") -> dict[str, Score]:
     r"""Several metrics from one ranking pass.
 
     Each row is ranked once, down to the deepest cut-off asked for, and every

@@ -4,14 +4,13 @@ inputs, the ranking pass, the reduction), shared by every public entry."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from .._inputs.arrays import check_sample_weight
 from .._inputs.check import check_inputs
 from .._metrics.requests import Request
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
-from .._utils.types import ArrayLike, NoRelevant, Score
+from .._utils.types import ArrayLike, ExcludeRelevant, NoRelevant, Score
 from .engine import compute as engine_compute
 from .reduce import reduce_results
 
@@ -29,7 +28,7 @@ def evaluate_requests(
     judged: ArrayLike | None = None,
     compute: bool = True,
     exclude: ArrayLike | None = None,
-    exclude_relevant: Literal["raise", "drop"] = "raise",
+    exclude_relevant: ExcludeRelevant = "raise",
 ) -> dict[str, Score]:
     """Every request on one input, in one ranking pass: per-row values or means.
 
