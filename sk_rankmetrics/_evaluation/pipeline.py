@@ -10,7 +10,7 @@ from .._inputs.check import check_inputs
 from .._metrics.requests import Request
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
-from .._utils.types import ArrayLike, ExcludeRelevant, NoRelevant, Score
+from .._utils.types import ArrayLike, NoRelevant, Score
 from .engine import compute as engine_compute
 from .reduce import reduce_results
 
@@ -28,7 +28,6 @@ def evaluate_requests(
     judged: ArrayLike | None = None,
     compute: bool = True,
     exclude: ArrayLike | None = None,
-    exclude_relevant: ExcludeRelevant = "raise",
 ) -> dict[str, Score]:
     """Every request on one input, in one ranking pass: per-row values or means.
 
@@ -58,7 +57,7 @@ def evaluate_requests(
         )
     inputs = check_inputs(y_true, y_score, qid, judged)
     if exclude is not None:
-        inputs.exclude_items(exclude, exclude_relevant)
+        inputs.exclude_items(exclude)
     if qid is None:
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:

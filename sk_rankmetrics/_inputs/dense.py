@@ -50,16 +50,16 @@ class DenseInputs:
         rc.n_ranked = n_real
         return rc
 
-    def exclude_items(self, exclude, exclude_relevant="raise", where="evaluate"):
+    def exclude_items(self, exclude, where="evaluate"):
         """Leave the entries ``exclude`` marks out of their rows (see :func:`excluded`)."""
-        self.exclude = excluded(self.y_true, exclude, exclude_relevant, where)
+        self.exclude = excluded(self.y_true, exclude, where)
 
 
-def excluded(y_true, exclude, policy="raise", where="evaluate"):
+def excluded(y_true, exclude, where="evaluate"):
     """``exclude`` as a boolean CSR matrix of ``y_true``'s shape, checked.
 
     An excluded entry that ``y_true`` marks (a non-zero relevance) raises,
-    counting such entries, unless ``policy`` is ``"drop"``.
+    counting such entries.
     """
     if sp.issparse(exclude):
         ex = sp.csr_array(exclude, dtype=bool)
@@ -76,15 +76,14 @@ def excluded(y_true, exclude, policy="raise", where="evaluate"):
             f"{where}: exclude has shape {ex.shape}; it must have y_true's, {y_true.shape}."
         )
     ex.eliminate_zeros()
-    if policy == "raise":
-        marked = sp.csr_array(y_true).multiply(ex) if sp.issparse(y_true) else (
-            np.asarray(y_true)[ex.nonzero()])
-        n = int(np.count_nonzero(marked.data if sp.issparse(marked) else marked))
-        if n:
-            raise ValueError(
-                f"{where}: y_true marks {n} excluded items as relevant; an excluded item "
-                "is neither ranked nor part of its row's truth, so these can never be "
-                "found (held-out items that are also training items usually mean the "
-                "splits leak). Pass exclude_relevant='drop' to drop them from the truth."
-            )
+    marked = sp.csr_array(y_true).multiply(ex) if sp.issparse(y_true) else (
+        np.asarray(y_true)[ex.nonzero()])
+    n = int(np.count_nonzero(marked.data if sp.issparse(marked) else marked))
+    if n:
+        raise ValueError(
+            f"{where}: y_true marks {n} excluded items as relevant; an excluded item is "
+            "neither ranked nor part of its row's truth, so these can never be found "
+            "(held-out items that are also training items usually mean the splits leak). "
+            "To score without them, set those entries of y_true to 0 first."
+        )
     return ex
