@@ -187,8 +187,9 @@ def case_sklearn_k10(cfg, rep):
     t_ours, v_ours = best_of(lambda: skr.ndcg_score(y_true, y_score, k=10), cfg.repeats)
     t_sk, v_sk = best_of(lambda: skm.ndcg_score(y_true, y_score, k=10), cfg.base_repeats)
     rep.check("ndcg@10 (ties averaged) vs sklearn.metrics.ndcg_score", v_ours, v_sk, 1e-12)
-    rep.rows.append(speed_row(f"1. ndcg_score k=10, {shape_label(cfg)} vs scikit-learn",
-                              t_ours, t_sk, 15))
+    rep.rows.append(
+        speed_row(f"1. ndcg_score k=10, {shape_label(cfg)} vs scikit-learn", t_ours, t_sk, 15)
+    )
     with one_thread():
         t_one, _ = best_of(lambda: skr.ndcg_score(y_true, y_score, k=10), cfg.repeats)
     rep.rows.append(speed_row("1b. same, sk_rankmetrics on one thread", t_one, t_sk, 15))
@@ -199,11 +200,16 @@ def case_argpartition_k10(cfg, rep):
     t_ours, _ = best_of(lambda: skr.ndcg_score(y_true, y_score, k=10), cfg.repeats)
     t_np, _ = best_of(lambda: np.argpartition(-y_score, 10, axis=1), cfg.repeats)
     ratio = t_ours / t_np
-    rep.rows.append(Row(
-        f"2. ndcg_score k=10, {shape_label(cfg)} vs bare np.argpartition",
-        fmt_s(t_ours), fmt_s(t_np), f"{ratio:.2f}× argpartition's time",
-        "≤ 3× argpartition's time", "yes" if ratio <= 3 else "**no**",
-    ))
+    rep.rows.append(
+        Row(
+            f"2. ndcg_score k=10, {shape_label(cfg)} vs bare np.argpartition",
+            fmt_s(t_ours),
+            fmt_s(t_np),
+            f"{ratio:.2f}× argpartition's time",
+            "≤ 3× argpartition's time",
+            "yes" if ratio <= 3 else "**no**",
+        )
+    )
 
 
 def case_sklearn_full(cfg, rep):
@@ -211,8 +217,9 @@ def case_sklearn_full(cfg, rep):
     t_ours, v_ours = best_of(lambda: skr.ndcg_score(y_true, y_score), cfg.repeats)
     t_sk, v_sk = best_of(lambda: skm.ndcg_score(y_true, y_score), cfg.base_repeats)
     rep.check("ndcg (k=None) vs sklearn.metrics.ndcg_score", v_ours, v_sk, 1e-12)
-    rep.rows.append(speed_row(f"3. ndcg_score k=None, {shape_label(cfg)} vs scikit-learn",
-                              t_ours, t_sk, 5))
+    rep.rows.append(
+        speed_row(f"3. ndcg_score k=None, {shape_label(cfg)} vs scikit-learn", t_ours, t_sk, 5)
+    )
     with one_thread():
         t_one, _ = best_of(lambda: skr.ndcg_score(y_true, y_score), cfg.repeats)
     rep.rows.append(speed_row("3b. same, sk_rankmetrics on one thread", t_one, t_sk, 5))
@@ -221,13 +228,20 @@ def case_sklearn_full(cfg, rep):
 def case_ignore_ties(cfg, rep):
     y_true, y_score = matrix_data(cfg)
     t_ours, v_ours = best_of(
-        lambda: skr.ndcg_score(y_true, y_score, k=10, ignore_ties=True), cfg.repeats)
+        lambda: skr.ndcg_score(y_true, y_score, k=10, ignore_ties=True), cfg.repeats
+    )
     t_sk, v_sk = best_of(
-        lambda: skm.ndcg_score(y_true, y_score, k=10, ignore_ties=True), cfg.base_repeats)
+        lambda: skm.ndcg_score(y_true, y_score, k=10, ignore_ties=True), cfg.base_repeats
+    )
     rep.check("ndcg@10 ignore_ties=True vs scikit-learn ignore_ties=True", v_ours, v_sk, 1e-12)
-    rep.rows.append(speed_row(
-        f"4. ndcg_score k=10 ignore_ties=True, {shape_label(cfg)} vs scikit-learn",
-        t_ours, t_sk, informational=True))
+    rep.rows.append(
+        speed_row(
+            f"4. ndcg_score k=10 ignore_ties=True, {shape_label(cfg)} vs scikit-learn",
+            t_ours,
+            t_sk,
+            informational=True,
+        )
+    )
 
 
 def case_heavy_ties(cfg, rep):
@@ -238,9 +252,15 @@ def case_heavy_ties(cfg, rep):
         t_ours, v_ours = best_of(lambda k=k: skr.ndcg_score(y_true, tied, k=k), cfg.repeats)
         t_sk, v_sk = best_of(lambda k=k: skm.ndcg_score(y_true, tied, k=k), cfg.base_repeats)
         rep.check(f"ndcg@{k} on heavily tied scores vs scikit-learn", v_ours, v_sk, 1e-12)
-        rep.rows.append(speed_row(
-            f"{num}. ndcg_score k={k}, {shape_label(cfg)}, 20 distinct scores per row, "
-            "vs scikit-learn", t_ours, t_sk, informational=True))
+        rep.rows.append(
+            speed_row(
+                f"{num}. ndcg_score k={k}, {shape_label(cfg)}, 20 distinct scores per row, "
+                "vs scikit-learn",
+                t_ours,
+                t_sk,
+                informational=True,
+            )
+        )
 
 
 EVAL_METRICS = ["ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10", "hit_rate@10"]
@@ -263,17 +283,22 @@ def case_evaluate(cfg, rep):
     t_ours, v_ours = best_of(lambda: skr.evaluate(y_true, y_score, EVAL_METRICS), cfg.repeats)
     t_six, v_six = best_of(six_calls, cfg.repeats)
     for name in EVAL_METRICS:
-        rep.check(f"evaluate()[{name!r}] vs the single-metric function", v_ours[name],
-                  v_six[name], 1e-12)
-    rep.rows.append(speed_row(
-        f"5. evaluate(6 metrics @10), {shape_label(cfg)} vs 6 single-metric calls",
-        t_ours, t_six, informational=True))
+        rep.check(
+            f"evaluate()[{name!r}] vs the single-metric function", v_ours[name], v_six[name], 1e-12
+        )
+    rep.rows.append(
+        speed_row(
+            f"5. evaluate(6 metrics @10), {shape_label(cfg)} vs 6 single-metric calls",
+            t_ours,
+            t_six,
+            informational=True,
+        )
+    )
 
 
 #: The package's first nine metrics; every other registry entry came with the
 #: measures of trec_eval, ir_measures and ranx.
-FIRST_NINE = ("ndcg", "dcg", "cg", "map", "precision", "recall", "hit_rate", "mrr",
-              "r_precision")
+FIRST_NINE = ("ndcg", "dcg", "cg", "map", "precision", "recall", "hit_rate", "mrr", "r_precision")
 
 
 def every_measure(depth):
@@ -318,25 +343,47 @@ def case_every_measure(cfg, rep):
         alone = skr.evaluate(y_true[head], y_score[head], [item], **kw)[_label(item)]
         if abs(alone - crowd[_label(item)]) >= worst:
             worst, worst_label = abs(alone - crowd[_label(item)]), _label(item)
-    rep.check(f"every measure: evaluate() of all {len(every)} vs each alone, largest "
-              f"difference ({worst_label})", worst, 0.0, 1e-12)
+    rep.check(
+        f"every measure: evaluate() of all {len(every)} vs each alone, largest "
+        f"difference ({worst_label})",
+        worst,
+        0.0,
+        1e-12,
+    )
     rep.checks.append(f"every measure: {', '.join(_label(m) for m in every)}")
 
     def ratio_row(case, t_ours, t_base, target):
         ratio = t_ours / t_base
         met = "—" if target is None else ("yes" if ratio <= target else "**no**")
-        return Row(case, fmt_s(t_ours), fmt_s(t_base), f"{ratio:.2f}× ndcg_score's time",
-                   "(informational)" if target is None else f"≤ {target:g}× ndcg_score's time",
-                   met)
+        return Row(
+            case,
+            fmt_s(t_ours),
+            fmt_s(t_base),
+            f"{ratio:.2f}× ndcg_score's time",
+            "(informational)" if target is None else f"≤ {target:g}× ndcg_score's time",
+            met,
+        )
 
     shape = shape_label(cfg)
-    rep.rows.append(ratio_row(
-        f"9. evaluate(the {len(new)} measures added for trec_eval, ir_measures and ranx, "
-        f"at 100), {shape} vs ndcg_score(k=100) alone", t_new, t_ndcg, 3))
+    rep.rows.append(
+        ratio_row(
+            f"9. evaluate(the {len(new)} measures added for trec_eval, ir_measures and ranx, "
+            f"at 100), {shape} vs ndcg_score(k=100) alone",
+            t_new,
+            t_ndcg,
+            3,
+        )
+    )
     rep.rows.append(ratio_row("9b. same, both on one thread", t_new1, t_ndcg1, 3))
-    rep.rows.append(ratio_row(
-        f"9c. evaluate(all {len(every)} measures at 100, R-precision included), {shape} "
-        "vs ndcg_score(k=100) alone", t_all, t_ndcg, None))
+    rep.rows.append(
+        ratio_row(
+            f"9c. evaluate(all {len(every)} measures at 100, R-precision included), {shape} "
+            "vs ndcg_score(k=100) alone",
+            t_all,
+            t_ndcg,
+            None,
+        )
+    )
 
 
 def case_memory(cfg, rep):
@@ -354,15 +401,17 @@ def case_memory(cfg, rep):
         f"{m_ours / MiB:.1f} MiB ({m_ours / inputs:.3f}× inputs), scikit-learn "
         f"{m_sk / MiB:.1f} MiB ({m_sk / inputs:.2f}× inputs)"
     )
-    rep.rows.append(Row(
-        f"6. peak extra memory, ndcg_score k=10, {shape[0]:,} × {shape[1]:,} float64 "
-        f"(inputs {inputs / MiB:.0f} MiB) vs scikit-learn",
-        f"{m_ours / MiB:.1f} MiB ({m_ours / inputs:.3f}× inputs)",
-        f"{m_sk / MiB:.1f} MiB ({m_sk / inputs:.2f}× inputs)",
-        f"{m_ours / m_sk:.4f}× scikit-learn's",
-        "≤ 0.25× inputs",
-        "yes" if m_ours <= 0.25 * inputs else "**no**",
-    ))
+    rep.rows.append(
+        Row(
+            f"6. peak extra memory, ndcg_score k=10, {shape[0]:,} × {shape[1]:,} float64 "
+            f"(inputs {inputs / MiB:.0f} MiB) vs scikit-learn",
+            f"{m_ours / MiB:.1f} MiB ({m_ours / inputs:.3f}× inputs)",
+            f"{m_sk / MiB:.1f} MiB ({m_sk / inputs:.2f}× inputs)",
+            f"{m_ours / m_sk:.4f}× scikit-learn's",
+            "≤ 0.25× inputs",
+            "yes" if m_ours <= 0.25 * inputs else "**no**",
+        )
+    )
 
 
 def long_data(cfg):
@@ -400,8 +449,10 @@ def case_long(cfg, rep):
         import pytrec_eval
     except ImportError:
         pytrec_eval = None
-        msg = ("7. long format: pytrec_eval not installed (pip install "
-               "pytrec-eval-terrier, or the bench extra); baseline skipped")
+        msg = (
+            "7. long format: pytrec_eval not installed (pip install "
+            "pytrec-eval-terrier, or the bench extra); baseline skipped"
+        )
         log(msg)
         rep.skipped.append(msg)
 
@@ -409,19 +460,29 @@ def case_long(cfg, rep):
     n = qid.shape[0]
     label = f"{cfg.n_queries:,} queries, {n:,} rows"
     log(f"long format: {label}")
-    t_ours, v_ours = best_of(
-        lambda: skr.ndcg_score(y_true, y_score, qid=qid, k=10), cfg.repeats)
+    t_ours, v_ours = best_of(lambda: skr.ndcg_score(y_true, y_score, qid=qid, k=10), cfg.repeats)
     qid_s, yt_s, ys_s = qid[perm], y_true[perm], y_score[perm]
     t_shuf, v_shuf = best_of(
-        lambda: skr.ndcg_score(yt_s, ys_s, qid=qid_s, k=10), max(2, cfg.repeats // 2))
-    rep.check("long format: shuffled rows vs sorted rows (sk_rankmetrics)", v_shuf, v_ours,
-              1e-12)
+        lambda: skr.ndcg_score(yt_s, ys_s, qid=qid_s, k=10), max(2, cfg.repeats // 2)
+    )
+    rep.check("long format: shuffled rows vs sorted rows (sk_rankmetrics)", v_shuf, v_ours, 1e-12)
 
     if pytrec_eval is None:
-        rep.rows.append(Row(f"7. ndcg@10 long format (qid sorted), {label}", fmt_s(t_ours),
-                            "pytrec_eval not installed", "—", "≥ 3× faster", "skipped"))
-        rep.rows.append(Row(f"7b. same, rows shuffled, {label}", fmt_s(t_shuf), "—", "—",
-                            "(informational)", "—"))
+        rep.rows.append(
+            Row(
+                f"7. ndcg@10 long format (qid sorted), {label}",
+                fmt_s(t_ours),
+                "pytrec_eval not installed",
+                "—",
+                "≥ 3× faster",
+                "skipped",
+            )
+        )
+        rep.rows.append(
+            Row(
+                f"7b. same, rows shuffled, {label}", fmt_s(t_shuf), "—", "—", "(informational)", "—"
+            )
+        )
         return
 
     def baseline():
@@ -447,15 +508,19 @@ def case_long(cfg, rep):
     ys32 = y_score.astype(np.float32)
 
     def tie_free(q):
-        s = ys32[starts[q]: starts[q + 1]]
+        s = ys32[starts[q] : starts[q + 1]]
         return np.unique(s).shape[0] == s.shape[0]
 
     rng = np.random.default_rng(20240604)
     sample = [q for q in rng.choice(cfg.n_queries, cfg.n_check, replace=False) if tie_free(q)]
     worst = int(sample[np.argmax(np.abs(ours_q[sample] - theirs_q[sample]))])
-    rep.check(f"long format: per-query ndcg@10 vs pytrec_eval ndcg_cut_10, worst of "
-              f"{len(sample)} sampled tie-free queries (query {worst})",
-              ours_q[worst], theirs_q[worst], 1e-6)
+    rep.check(
+        f"long format: per-query ndcg@10 vs pytrec_eval ndcg_cut_10, worst of "
+        f"{len(sample)} sampled tie-free queries (query {worst})",
+        ours_q[worst],
+        theirs_q[worst],
+        1e-6,
+    )
     differ = np.flatnonzero(np.abs(ours_q - theirs_q) > 1e-6)
     tied = sum(not tie_free(q) for q in differ)
     rep.checks.append(
@@ -463,12 +528,22 @@ def case_long(cfg, rep):
         f"pytrec_eval by more than 1e-6; {tied} of them have scores equal in float32; "
         f"mean ndcg@10 {v_ours:.9f} (sk_rankmetrics) vs {theirs_q.mean():.9f} (pytrec_eval)"
     )
-    rep.rows.append(speed_row(
-        f"7. ndcg@10 long format (qid sorted), {label} vs pytrec_eval incl. dict conversion",
-        t_ours, t_pt, 3))
-    rep.rows.append(speed_row(
-        f"7b. same, rows shuffled, {label} vs the same pytrec_eval time",
-        t_shuf, t_pt, informational=True))
+    rep.rows.append(
+        speed_row(
+            f"7. ndcg@10 long format (qid sorted), {label} vs pytrec_eval incl. dict conversion",
+            t_ours,
+            t_pt,
+            3,
+        )
+    )
+    rep.rows.append(
+        speed_row(
+            f"7b. same, rows shuffled, {label} vs the same pytrec_eval time",
+            t_shuf,
+            t_pt,
+            informational=True,
+        )
+    )
 
 
 def case_grid(cfg, rep):
@@ -503,34 +578,46 @@ def case_grid(cfg, rep):
     if "files" in parts:
         cells += grid.file_cells(100 if cfg.quick else 500, reps, log=log)
     if "dask" in parts:
-        cells += grid.dask_cells(max(10_000, cfg.n_queries // 4), reps_big, log=log,
-                                 check=check)
-    rep.checks.append(f"grid: {len(agreed)} agreement checks passed to 1e-12 (evaluate()'s "
-                      "ndcg@10 against ndcg_score(k=10) or evaluate_ranked's single-metric "
-                      "call; Dask against the in-memory call); failed ones are listed above")
+        cells += grid.dask_cells(max(10_000, cfg.n_queries // 4), reps_big, log=log, check=check)
+    rep.checks.append(
+        f"grid: {len(agreed)} agreement checks passed to 1e-12 (evaluate()'s "
+        "ndcg@10 against ndcg_score(k=10) or evaluate_ranked's single-metric "
+        "call; Dask against the in-memory call); failed ones are listed above"
+    )
     ex = rep.extra
-    ex.append(f"Grid ({time.perf_counter() - t0:.0f} s): sk_rankmetrics on one thread "
-              f"(one_thread()), each ratio the best of {reps} (long format and Dask: "
-              f"{reps_big}) timings over the best of the floor's, timed in turns; bounds: "
-              + ", ".join(f"{m} {grid.TARGET[m]:g}×" for m in metrics)
-              + f" (matrices), {grid.LONG_TARGET:g}× (long format, ranked lists, files, "
-              "Dask).")
+    ex.append(
+        f"Grid ({time.perf_counter() - t0:.0f} s): sk_rankmetrics on one thread "
+        f"(one_thread()), each ratio the best of {reps} (long format and Dask: "
+        f"{reps_big}) timings over the best of the floor's, timed in turns; bounds: "
+        + ", ".join(f"{m} {grid.TARGET[m]:g}×" for m in metrics)
+        + f" (matrices), {grid.LONG_TARGET:g}× (long format, ranked lists, files, "
+        "Dask)."
+    )
     ex.append("")
     ex += grid.table(cells, metrics)
     ex.append("")
     ex += [f"- {line}" for line in grid.summary(cells, metrics)]
     ex += [f"- skipped: {line}" for line in grid.SKIPPED]
     over = [(c.label, m) for c in cells for m in c.over()]
-    ex.append(f"- {len(over)} of {sum(len(c.times) for c in cells)} measurements over "
-              "their bound")
+    ex.append(f"- {len(over)} of {sum(len(c.times) for c in cells)} measurements over their bound")
     if "sklearn" in parts:
         shape = (cfg.n_rows, cfg.n_items)
-        t_ours, t_sk = grid.sklearn_row(shape, cfg.repeats, cfg.base_repeats, log=log,
-                                        check=lambda lab, a, b: rep.check(lab, a, b, 1e-12))
-        rep.rows.append(speed_row(
-            f"grid. ndcg_score k=10, {shape[0]:,} × {shape[1]:,}, graded 1..4 on 5 % of "
-            "the items (int64), default threads, vs scikit-learn", t_ours, t_sk,
-            grid.SKLEARN_TARGET))
+        t_ours, t_sk = grid.sklearn_row(
+            shape,
+            cfg.repeats,
+            cfg.base_repeats,
+            log=log,
+            check=lambda lab, a, b: rep.check(lab, a, b, 1e-12),
+        )
+        rep.rows.append(
+            speed_row(
+                f"grid. ndcg_score k=10, {shape[0]:,} × {shape[1]:,}, graded 1..4 on 5 % of "
+                "the items (int64), default threads, vs scikit-learn",
+                t_ours,
+                t_sk,
+                grid.SKLEARN_TARGET,
+            )
+        )
 
 
 CASES = {
@@ -549,11 +636,13 @@ CASES = {
 
 def print_table(rep, cfg, elapsed):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"sk_rankmetrics {skr.__version__} benchmarks ({'quick' if cfg.quick else 'full'} "
-          f"run), {now}; {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"NumPy {np.__version__}, scikit-learn {sklearn.__version__}; best of "
-          f"{cfg.repeats} (sk_rankmetrics) / {cfg.base_repeats} (baselines) repeats; "
-          f"total {elapsed:.0f} s")
+    print(
+        f"sk_rankmetrics {skr.__version__} benchmarks ({'quick' if cfg.quick else 'full'} "
+        f"run), {now}; {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"NumPy {np.__version__}, scikit-learn {sklearn.__version__}; best of "
+        f"{cfg.repeats} (sk_rankmetrics) / {cfg.base_repeats} (baselines) repeats; "
+        f"total {elapsed:.0f} s"
+    )
     print()
     header = ["case", "sk_rankmetrics", "baseline", "ratio", "target", "met"]
     print("| " + " | ".join(header) + " |")
@@ -572,31 +661,62 @@ def print_table(rep, cfg, elapsed):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="smaller inputs and fewer repeats (under a minute)")
-    parser.add_argument("--only", action="append", metavar="NAME", choices=list(CASES),
-                        help=f"run only this case (repeatable): {', '.join(CASES)}")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="repeats of each sk_rankmetrics call (best is kept)")
-    parser.add_argument("--shapes", action="append", metavar="SHAPE", default=[],
-                        help="grid: matrix shapes to run (repeatable): "
-                        f"{', '.join(grid.SHAPES)}; with --quick {', '.join(grid.QUICK_SHAPES)}")
-    parser.add_argument("--metrics", action="append", metavar="METRIC", default=[],
-                        choices=list(grid.METRICS),
-                        help=f"grid: metrics to time (repeatable): {', '.join(grid.METRICS)}")
-    parser.add_argument("--parts", action="append", metavar="PART", default=[],
-                        choices=list(grid.PARTS),
-                        help=f"grid: parts to run (repeatable): {', '.join(grid.PARTS)}")
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller inputs and fewer repeats (under a minute)"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        choices=list(CASES),
+        help=f"run only this case (repeatable): {', '.join(CASES)}",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="repeats of each sk_rankmetrics call (best is kept)",
+    )
+    parser.add_argument(
+        "--shapes",
+        action="append",
+        metavar="SHAPE",
+        default=[],
+        help="grid: matrix shapes to run (repeatable): "
+        f"{', '.join(grid.SHAPES)}; with --quick {', '.join(grid.QUICK_SHAPES)}",
+    )
+    parser.add_argument(
+        "--metrics",
+        action="append",
+        metavar="METRIC",
+        default=[],
+        choices=list(grid.METRICS),
+        help=f"grid: metrics to time (repeatable): {', '.join(grid.METRICS)}",
+    )
+    parser.add_argument(
+        "--parts",
+        action="append",
+        metavar="PART",
+        default=[],
+        choices=list(grid.PARTS),
+        help=f"grid: parts to run (repeatable): {', '.join(grid.PARTS)}",
+    )
     args = parser.parse_args(argv)
     cfg = QUICK if args.quick else FULL
     known = grid.QUICK_SHAPES if args.quick else grid.SHAPES
     for name in args.shapes:
         if name not in known:
-            parser.error(f"--shapes: {name!r} is not a grid shape"
-                         f"{' of --quick' if args.quick else ''}; use one of "
-                         f"{', '.join(known)}")
-    cfg = dataclasses.replace(cfg, grid_shapes=tuple(args.shapes),
-                              grid_metrics=tuple(args.metrics), grid_parts=tuple(args.parts))
+            parser.error(
+                f"--shapes: {name!r} is not a grid shape"
+                f"{' of --quick' if args.quick else ''}; use one of "
+                f"{', '.join(known)}"
+            )
+    cfg = dataclasses.replace(
+        cfg,
+        grid_shapes=tuple(args.shapes),
+        grid_metrics=tuple(args.metrics),
+        grid_parts=tuple(args.parts),
+    )
     if args.repeats is not None:
         if args.repeats < 1:
             parser.error("--repeats must be at least 1")

@@ -38,9 +38,13 @@ _RNG_KW = "rng" if "rng" in inspect.signature(st.bootstrap).parameters else "ran
 def _data(n_queries, n_systems, n_metrics, seed=0):
     rng = np.random.default_rng(seed)
     base = rng.uniform(size=(n_queries, n_metrics))
-    return {f"s{i}": {f"m{j}": np.clip(base[:, j] + 0.02 * i
-                                        + 0.1 * rng.normal(size=n_queries), 0, 1)
-                      for j in range(n_metrics)} for i in range(n_systems)}
+    return {
+        f"s{i}": {
+            f"m{j}": np.clip(base[:, j] + 0.02 * i + 0.1 * rng.normal(size=n_queries), 0, 1)
+            for j in range(n_metrics)
+        }
+        for i in range(n_systems)
+    }
 
 
 def _scipy_side(results, test, n_resamples):
@@ -50,19 +54,30 @@ def _scipy_side(results, test, n_resamples):
     pvalues = {}
     for m in metrics:
         for s in names:
-            st.bootstrap((results[s][m],), np.mean, n_resamples=n_resamples, method="BCa",
-                         **{_RNG_KW: rng})
+            st.bootstrap(
+                (results[s][m],), np.mean, n_resamples=n_resamples, method="BCa", **{_RNG_KW: rng}
+            )
         for a, b in itertools.combinations(names, 2):
             x, y = results[a][m], results[b][m]
-            st.bootstrap((x, y), lambda u, v, axis=-1: np.mean(u - v, axis=axis),
-                         paired=True, n_resamples=n_resamples, method="BCa",
-                         **{_RNG_KW: rng})
+            st.bootstrap(
+                (x, y),
+                lambda u, v, axis=-1: np.mean(u - v, axis=axis),
+                paired=True,
+                n_resamples=n_resamples,
+                method="BCa",
+                **{_RNG_KW: rng},
+            )
             if test == "t-test":
                 pvalues[(m, a, b)] = st.ttest_rel(x, y).pvalue
             else:
-                st.permutation_test((x - y,), lambda d, axis=-1: np.abs(np.sum(d, axis=axis)),
-                                    permutation_type="samples", n_resamples=n_resamples,
-                                    alternative="greater", **{_RNG_KW: rng})
+                st.permutation_test(
+                    (x - y,),
+                    lambda d, axis=-1: np.abs(np.sum(d, axis=axis)),
+                    permutation_type="samples",
+                    n_resamples=n_resamples,
+                    alternative="greater",
+                    **{_RNG_KW: rng},
+                )
     return pvalues
 
 
@@ -83,24 +98,30 @@ def main(argv=None):
         for test in ("t-test", "randomization"):
             print(f"{n} queries, {n_sys} systems, {n_met} metrics, {test} ...", file=sys.stderr)
             t0 = time.perf_counter()
-            report = skr.compare(results, test=test, correction=None,
-                                 n_resamples=args.resamples, random_state=0)
+            report = skr.compare(
+                results, test=test, correction=None, n_resamples=args.resamples, random_state=0
+            )
             ours = time.perf_counter() - t0
             t0 = time.perf_counter()
             reference = _scipy_side(results, test, args.resamples)
             theirs = time.perf_counter() - t0
             for (m, a, b), p in reference.items():
                 if abs(report.pvalues_raw[m][(a, b)] - p) > 1e-9 * max(p, 1e-300):
-                    print(f"CHECK FAILED: {m} {a}-{b}: {report.pvalues_raw[m][(a, b)]} != {p}",
-                          file=sys.stderr)
+                    print(
+                        f"CHECK FAILED: {m} {a}-{b}: {report.pvalues_raw[m][(a, b)]} != {p}",
+                        file=sys.stderr,
+                    )
                     failed = True
             n_pairs = n_sys * (n_sys - 1) // 2
-            rows.append(f"| {n:,} | {n_sys} | {n_met} | {n_pairs * n_met} | {test} | "
-                        f"{ours:.2f} | {theirs:.2f} | {theirs / ours:.0f}x |")
-    print(f"compare() against SciPy, one call per interval and test; {args.resamples:,} "
-          f"resamples; NumPy {np.__version__}, SciPy {scipy.__version__}\n")
-    print("| queries | systems | metrics | comparisons | test | compare (s) | SciPy (s) | "
-          "ratio |")
+            rows.append(
+                f"| {n:,} | {n_sys} | {n_met} | {n_pairs * n_met} | {test} | "
+                f"{ours:.2f} | {theirs:.2f} | {theirs / ours:.0f}x |"
+            )
+    print(
+        f"compare() against SciPy, one call per interval and test; {args.resamples:,} "
+        f"resamples; NumPy {np.__version__}, SciPy {scipy.__version__}\n"
+    )
+    print("| queries | systems | metrics | comparisons | test | compare (s) | SciPy (s) | ratio |")
     print("|---:|---:|---:|---:|---|---:|---:|---:|")
     print("\n".join(rows))
     return 1 if failed else 0

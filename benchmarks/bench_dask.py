@@ -124,8 +124,9 @@ def agree(what, a, b, tol=1e-12):
     ok = diff <= tol * max(1.0, abs(b))
     if not ok:
         FAILED.append(what)
-    log(f"{what}: dask {a:.15f}, in memory {b:.15f}, |diff| = {diff:.2e} "
-        f"{'OK' if ok else 'FAILED'}")
+    log(
+        f"{what}: dask {a:.15f}, in memory {b:.15f}, |diff| = {diff:.2e} {'OK' if ok else 'FAILED'}"
+    )
     return ok
 
 
@@ -158,8 +159,17 @@ def lazy_pairs(n_parts, pairs, lo=10, hi=190, seed=0):
     last = query_lengths(n_parts - 1, pairs, lo, hi, seed).size - 1
     divisions = [i * QSTRIDE for i in range(n_parts)] + [(n_parts - 1) * QSTRIDE + last]
     meta = partition(0, 200, lo, hi, seed)[:0]
-    return dd.from_map(partition, range(n_parts), pairs=pairs, lo=lo, hi=hi, seed=seed,
-                       divisions=divisions, meta=meta, enforce_metadata=False)
+    return dd.from_map(
+        partition,
+        range(n_parts),
+        pairs=pairs,
+        lo=lo,
+        hi=hi,
+        seed=seed,
+        divisions=divisions,
+        meta=meta,
+        enforce_metadata=False,
+    )
 
 
 def n_pairs(n_parts, pairs, lo=10, hi=190, seed=0):
@@ -172,11 +182,20 @@ def n_pairs(n_parts, pairs, lo=10, hi=190, seed=0):
 def cluster(default_malloc=False):
     """2 worker processes x 1 thread; ``default_malloc`` keeps distributed's
     ``MALLOC_TRIM_THRESHOLD_`` for its workers."""
-    env = {} if default_malloc else {
-        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    env = (
+        {}
+        if default_malloc
+        else {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+    )
     with dask.config.set(env):
-        c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                         dashboard_address=":0", memory_limit="10GiB", silence_logs=40)
+        c = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            memory_limit="10GiB",
+            silence_logs=40,
+        )
     return c, Client(c)
 
 
@@ -237,25 +256,41 @@ def case_long(client, quick, repeats, rows):
     log(f"(a1) {n:,} pairs, {np.unique(q).size:,} queries; {load()}")
     t_dask, got, t_mem, mem = duel(
         lambda: skr.evaluate(ddf.y, ddf.s, METRICS, qid=ddf.index, no_relevant=0.0),
-        lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0), repeats)
+        lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0),
+        repeats,
+    )
     for m in METRICS:
         agree(f"(a1) {m}", got[m], mem[m])
-    rows.append((f"a1. evaluate(ndcg@10, map), long format, {n / 1e6:.1f} M pairs, "
-                 f"partitioned by query ({n_parts} partitions, no shuffle)",
-                 t_dask, t_mem, 1.5))
+    rows.append(
+        (
+            f"a1. evaluate(ndcg@10, map), long format, {n / 1e6:.1f} M pairs, "
+            f"partitioned by query ({n_parts} partitions, no shuffle)",
+            t_dask,
+            t_mem,
+            1.5,
+        )
+    )
     c2, client2 = cluster(default_malloc=True)
     try:
         with dask.config.set(scheduler=client2.get):
             ddf2 = lazy_pairs(n_parts, pairs, lo, hi).persist()
             wait(ddf2)
             hold(client2)
-            t_def, _ = best(lambda: skr.evaluate(ddf2.y, ddf2.s, METRICS, qid=ddf2.index,
-                                                 no_relevant=0.0), repeats)
+            t_def, _ = best(
+                lambda: skr.evaluate(ddf2.y, ddf2.s, METRICS, qid=ddf2.index, no_relevant=0.0),
+                repeats,
+            )
     finally:
         client2.close()
         c2.close()
-    rows.append(("a1'. the same on workers with distributed's default "
-                 "MALLOC_TRIM_THRESHOLD_=65536", t_def, t_mem, None))
+    rows.append(
+        (
+            "a1'. the same on workers with distributed's default MALLOC_TRIM_THRESHOLD_=65536",
+            t_def,
+            t_mem,
+            None,
+        )
+    )
     perm = np.random.default_rng(1).permutation(n)
     shuffled = pd.DataFrame({"y": y[perm], "s": s[perm], "qid": q[perm]})
     dsh = scattered(client, shuffled, n_parts)
@@ -263,20 +298,32 @@ def case_long(client, quick, repeats, rows):
     log(f"(a2) shuffled rows; {load()}")
     t_dask2, got2, t_mem2, mem2 = duel(
         lambda: skr.evaluate(dsh.y, dsh.s, METRICS, qid=dsh.qid, no_relevant=0.0),
-        lambda: skr.evaluate(shuffled.y.to_numpy(), shuffled.s.to_numpy(),
-                                             METRICS, qid=shuffled.qid.to_numpy(),
-                                             no_relevant=0.0), repeats)
+        lambda: skr.evaluate(
+            shuffled.y.to_numpy(),
+            shuffled.s.to_numpy(),
+            METRICS,
+            qid=shuffled.qid.to_numpy(),
+            no_relevant=0.0,
+        ),
+        repeats,
+    )
     for m in METRICS:
         agree(f"(a2) {m}", got2[m], mem2[m])
-    rows.append((f"a2. the same pairs in random order ({n_parts} partitions, each query in "
-                 "all of them: hash shuffle on qid)", t_dask2, t_mem2, None))
+    rows.append(
+        (
+            f"a2. the same pairs in random order ({n_parts} partitions, each query in "
+            "all of them: hash shuffle on qid)",
+            t_dask2,
+            t_mem2,
+            None,
+        )
+    )
 
 
 def case_partition_size(client, quick, repeats, rows):
     """(a1c), (a1b): partitions of the documented size (about 5 M pairs)."""
     for label, n_queries, n_parts in (("a1c", 100_000, 2), ("a1b", 500_000, 10)):
-        _partitioned(client, label, n_queries // (10 if quick else 1), n_parts, repeats,
-                     rows)
+        _partitioned(client, label, n_queries // (10 if quick else 1), n_parts, repeats, rows)
 
 
 def _partitioned(client, label, n_queries, n_parts, repeats, rows):
@@ -291,30 +338,41 @@ def _partitioned(client, label, n_queries, n_parts, repeats, rows):
     log(f"({label}) {len(y):,} pairs; {load()}")
     t_dask, got, t_mem, mem = duel(
         lambda: skr.evaluate(ddf.y, ddf.s, METRICS, qid=ddf.index, no_relevant=0.0),
-        lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0), repeats)
+        lambda: skr.evaluate(y, s, METRICS, qid=q, no_relevant=0.0),
+        repeats,
+    )
     for m in METRICS:
         agree(f"({label}) {m}", got[m], mem[m])
-    rows.append((f"{label}. as a1, {len(y) / 1e6:.1f} M pairs in {n_parts} partitions of "
-                 f"{pairs / 1e6:.1f} M", t_dask, t_mem, 1.5))
+    rows.append(
+        (
+            f"{label}. as a1, {len(y) / 1e6:.1f} M pairs in {n_parts} partitions of "
+            f"{pairs / 1e6:.1f} M",
+            t_dask,
+            t_mem,
+            1.5,
+        )
+    )
 
 
 def case_matrix(client, quick, repeats, rows):
     """(a3) a matrix chunked by rows."""
     n_rows = 20_000 if quick else 100_000
     rng = np.random.default_rng(2)
-    Y = (rng.integers(0, 5, (n_rows, 200)) * (rng.random((n_rows, 200)) < 0.3)).astype(
-        np.int8)
+    Y = (rng.integers(0, 5, (n_rows, 200)) * (rng.random((n_rows, 200)) < 0.3)).astype(np.int8)
     S = rng.random((n_rows, 200))
     Yd, Sd = scattered_matrices(client, (Y, S), 8)
     hold(client)
     log(f"(a3) {n_rows:,} x 200 matrix; {load()}")
     t_dask, got, t_mem, mem = duel(
         lambda: skr.evaluate(Yd, Sd, METRICS, no_relevant=0.0),
-        lambda: skr.evaluate(Y, S, METRICS, no_relevant=0.0), repeats)
+        lambda: skr.evaluate(Y, S, METRICS, no_relevant=0.0),
+        repeats,
+    )
     for m in METRICS:
         agree(f"(a3) {m}", got[m], mem[m])
-    rows.append((f"a3. evaluate(ndcg@10, map), {n_rows:,} x 200 matrix (8 row chunks)",
-                 t_dask, t_mem, 1.5))
+    rows.append(
+        (f"a3. evaluate(ndcg@10, map), {n_rows:,} x 200 matrix (8 row chunks)", t_dask, t_mem, 1.5)
+    )
 
 
 def case_run(client, quick, repeats, rows):
@@ -322,23 +380,33 @@ def case_run(client, quick, repeats, rows):
     n_topics = 2_000 if quick else 10_000
     rng = np.random.default_rng(3)
     qids = np.repeat(np.arange(n_topics), 200)
-    run = pd.DataFrame({"qid": qids, "docno": rng.integers(0, 10**6, qids.size),
-                        "score": rng.random(qids.size)}).drop_duplicates(["qid", "docno"])
+    run = pd.DataFrame(
+        {"qid": qids, "docno": rng.integers(0, 10**6, qids.size), "score": rng.random(qids.size)}
+    ).drop_duplicates(["qid", "docno"])
     judged = run.groupby("qid").head(20)
-    qrels = pd.DataFrame({"qid": judged.qid, "docno": judged.docno,
-                          "relevance": rng.integers(0, 3, len(judged))})
+    qrels = pd.DataFrame(
+        {"qid": judged.qid, "docno": judged.docno, "relevance": rng.integers(0, 3, len(judged))}
+    )
     run = run.sample(frac=1.0, random_state=4)
     dq, dr = scattered(client, qrels, 4), scattered(client, run, 8)
     hold(client)
     log(f"(a4) run of {len(run):,} lines; {load()}")
     t_dask, got, t_mem, mem = duel(
         lambda: skr.evaluate_run(dq, dr, METRICS),
-        lambda: skr.evaluate_run(qrels, run, METRICS), repeats)
+        lambda: skr.evaluate_run(qrels, run, METRICS),
+        repeats,
+    )
     for m in METRICS:
         agree(f"(a4) {m}", got.mean[m], mem.mean[m])
-    rows.append((f"a4. evaluate_run(ndcg@10, map), run of {len(run) / 1e6:.1f} M lines in "
-                 "random order (8 partitions; run and qrels shuffled on the query)",
-                 t_dask, t_mem, None))
+    rows.append(
+        (
+            f"a4. evaluate_run(ndcg@10, map), run of {len(run) / 1e6:.1f} M lines in "
+            "random order (8 partitions; run and qrels shuffled on the query)",
+            t_dask,
+            t_mem,
+            None,
+        )
+    )
 
 
 def part_fits(client, quick, repeats):
@@ -366,20 +434,30 @@ def score_lazily(client, n, per_part, seed=0):
     res = skr.evaluate(ddf.y, ddf.s, METRICS, qid=ddf.index, no_relevant=0.0)
     elapsed = time.perf_counter() - t
     peaks = client.run(_peak_rss)
-    return {"pairs": pairs, "partitions": n_parts, "time": elapsed, "res": res,
-            "peaks": [peaks[w] for w in sorted(peaks)], "client": _peak_rss(),
-            "load": f"{before} before, {load()} after"}
+    return {
+        "pairs": pairs,
+        "partitions": n_parts,
+        "time": elapsed,
+        "res": res,
+        "peaks": [peaks[w] for w in sorted(peaks)],
+        "client": _peak_rss(),
+        "load": f"{before} before, {load()} after",
+    }
 
 
 def scale_row(label, r):
     peaks = ", ".join(mib(p) for p in r["peaks"])
     means = ", ".join(f"{m} {v:.6f}" for m, v in r["res"].items())
-    return (f"| {label} | {r['pairs']:,} | {r['partitions']} | {r['time']:.1f} s | "
-            f"{r['pairs'] / r['time'] / 1e6:.1f} M | {peaks} | {mib(r['client'])} | {means} |")
+    return (
+        f"| {label} | {r['pairs']:,} | {r['partitions']} | {r['time']:.1f} s | "
+        f"{r['pairs'] / r['time'] / 1e6:.1f} M | {peaks} | {mib(r['client'])} | {means} |"
+    )
 
 
-HEADER = ("| run | pairs | partitions | wall time | pairs per second | peak RSS per worker | "
-          "peak RSS of this process | means |\n|---|---|---|---|---|---|---|---|")
+HEADER = (
+    "| run | pairs | partitions | wall time | pairs per second | peak RSS per worker | "
+    "peak RSS of this process | means |\n|---|---|---|---|---|---|---|---|"
+)
 
 
 def part_scale(n, per_part):
@@ -416,20 +494,26 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--part", choices=["fits", "growth", "scale", "all"], default="all")
     ap.add_argument("--scale", type=float, default=1e9, help="pairs for --part scale")
-    ap.add_argument("--scales", default="1e7,3e7,1e8,3e8",
-                    help="comma-separated sizes for --part growth")
+    ap.add_argument(
+        "--scales", default="1e7,3e7,1e8,3e8", help="comma-separated sizes for --part growth"
+    )
     ap.add_argument("--pairs-per-partition", type=float, default=5e6)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--quick", action="store_true",
-                    help="small sizes: (a) 10,000 queries, (c) 1e6 and 3e6, (b) 1e7")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes: (a) 10,000 queries, (c) 1e6 and 3e6, (b) 1e7",
+    )
     args = ap.parse_args(argv)
     per_part = int(args.pairs_per_partition)
     start = time.perf_counter()
-    print(f"sk_rankmetrics {skr.__version__} Dask benchmark, "
-          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; "
-          f"{os.cpu_count()} CPUs, Python {platform.python_version()}, NumPy "
-          f"{np.__version__}, Dask {dask.__version__}, pandas {pd.__version__}; "
-          "LocalCluster of 2 worker processes x 1 thread\n")
+    print(
+        f"sk_rankmetrics {skr.__version__} Dask benchmark, "
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}, NumPy "
+        f"{np.__version__}, Dask {dask.__version__}, pandas {pd.__version__}; "
+        "LocalCluster of 2 worker processes x 1 thread\n"
+    )
     if args.part in ("fits", "all"):
         c, client = cluster()
         try:
@@ -443,8 +527,9 @@ def main(argv=None):
         part_growth(scales, min(per_part, int(1e6)) if args.quick else per_part)
         print()
     if args.part in ("scale", "all"):
-        part_scale(1e7 if args.quick else args.scale,
-                   min(per_part, int(1e6)) if args.quick else per_part)
+        part_scale(
+            1e7 if args.quick else args.scale, min(per_part, int(1e6)) if args.quick else per_part
+        )
     log(f"total {time.perf_counter() - start:.0f} s")
     if FAILED:
         print(f"\nFAILED agreement checks: {', '.join(FAILED)}")

@@ -132,8 +132,10 @@ def make_files(folder, n_topics, n_docs=1000, n_judged=20, seed=0):
     n = n_topics * n_docs
     topic = np.repeat(np.arange(n_topics) + 1001, n_docs)
     # Distinct documents per topic: a random offset plus a stride.
-    doc = (rng.integers(0, 3_000_000, n_topics).repeat(n_docs)
-           + np.tile(np.arange(n_docs) * 2_999, n_topics)) % 3_000_000
+    doc = (
+        rng.integers(0, 3_000_000, n_topics).repeat(n_docs)
+        + np.tile(np.arange(n_docs) * 2_999, n_topics)
+    ) % 3_000_000
     score = -np.sort(-np.round(rng.uniform(0, 50, (n_topics, n_docs)), 4), axis=1).ravel()
     rank = np.tile(np.arange(1, n_docs + 1), n_topics)
     run = os.path.join(folder, "run.txt")
@@ -141,17 +143,25 @@ def make_files(folder, n_topics, n_docs=1000, n_judged=20, seed=0):
         step = 500_000
         for a in range(0, n, step):
             s = slice(a, a + step)
-            fh.write("".join(f"{t} Q0 D{d} {k} {v:.4f} run\n" for t, d, k, v in
-                             zip(topic[s].tolist(), doc[s].tolist(), rank[s].tolist(),
-                                 score[s].tolist())))
+            fh.write(
+                "".join(
+                    f"{t} Q0 D{d} {k} {v:.4f} run\n"
+                    for t, d, k, v in zip(
+                        topic[s].tolist(), doc[s].tolist(), rank[s].tolist(), score[s].tolist()
+                    )
+                )
+            )
     qrels = os.path.join(folder, "qrels.txt")
     lines = []
     for t in range(n_topics):
         picks = rng.choice(200, n_judged // 2, replace=False)  # judged, in the top 200
-        rows = doc[t * n_docs + picks].tolist() + rng.integers(3_000_000, 4_000_000,
-                                                               n_judged // 2).tolist()
-        lines += [f"{t + 1001} 0 D{d} {r}\n" for d, r in
-                  zip(rows, rng.integers(0, 4, n_judged).tolist())]
+        rows = (
+            doc[t * n_docs + picks].tolist()
+            + rng.integers(3_000_000, 4_000_000, n_judged // 2).tolist()
+        )
+        lines += [
+            f"{t + 1001} 0 D{d} {r}\n" for d, r in zip(rows, rng.integers(0, 4, n_judged).tolist())
+        ]
     with open(qrels, "w") as fh:
         fh.write("".join(lines))
     return qrels, run
@@ -159,8 +169,12 @@ def make_files(folder, n_topics, n_docs=1000, n_judged=20, seed=0):
 
 def run_tool(name, qrels, run):
     """One fresh subprocess: its report, or None and the last line of its error."""
-    code = (HEAD.format(root=ROOT, q=qrels, r=run, m=MEASURES)
-            + (PLAIN if name == "sk_rankmetrics" else "") + TOOLS[name] + TAIL)
+    code = (
+        HEAD.format(root=ROOT, q=qrels, r=run, m=MEASURES)
+        + (PLAIN if name == "sk_rankmetrics" else "")
+        + TOOLS[name]
+        + TAIL
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if out.returncode != 0:
         lines = out.stderr.strip().splitlines()
@@ -173,7 +187,7 @@ def rounds(tools, qrels, run, repeats):
     reports = {name: [] for name in tools}
     errors = {}
     for i in range(repeats):
-        for name in tools[i % len(tools):] + tools[: i % len(tools)]:
+        for name in tools[i % len(tools) :] + tools[: i % len(tools)]:
             if name in errors:
                 continue
             print(f"  {name} (round {i + 1} of {repeats}) ...", file=sys.stderr)
@@ -205,13 +219,17 @@ def pyarrow_parse(run, repeats):
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
-        pc.read_csv(run, read_options=pc.ReadOptions(
-            column_names=["qid", "q0", "docno", "rank", "score", "tag"]),
+        pc.read_csv(
+            run,
+            read_options=pc.ReadOptions(
+                column_names=["qid", "q0", "docno", "rank", "score", "tag"]
+            ),
             parse_options=pc.ParseOptions(delimiter=" ", quote_char=False),
             convert_options=pc.ConvertOptions(
                 include_columns=["qid", "docno", "score"],
-                column_types={"qid": pa.string(), "docno": pa.string(),
-                              "score": pa.float64()}))
+                column_types={"qid": pa.string(), "docno": pa.string(), "score": pa.float64()},
+            ),
+        )
         times.append(time.perf_counter() - t)
     return statistics.median(times)
 
@@ -245,15 +263,15 @@ def long_format_row(n_queries, repeats):
 
 def fmt_mem(r, size):
     added = r["peak"] - r["mem0"]
-    return (f"{r['peak'] / MiB:.0f} MiB (+{added / MiB:.0f} MiB = {added / size:.2f}× "
-            f"the run file)")
+    return f"{r['peak'] / MiB:.0f} MiB (+{added / MiB:.0f} MiB = {added / size:.2f}× the run file)"
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="1 M lines instead of 5 M, 1 round")
-    p.add_argument("--repeats", type=int, default=None,
-                   help="rounds of every tool (default 3; 1 with --quick)")
+    p.add_argument(
+        "--repeats", type=int, default=None, help="rounds of every tool (default 3; 1 with --quick)"
+    )
     args = p.parse_args(argv)
     repeats = args.repeats or (1 if args.quick else 3)
     big = 1000 if args.quick else 5000
@@ -276,33 +294,45 @@ def main(argv=None):
             reports, errors = rounds(names, qrels, run, repeats)
             for name, err in errors.items():
                 failed = True
-                rows.append((f"{name}, {n_topics * 1000:,} lines", "—", "—", "—",
-                             f"failed: {err}"))
+                rows.append((f"{name}, {n_topics * 1000:,} lines", "—", "—", "—", f"failed: {err}"))
             ref = reports.get("pytrec_eval") or reports["sk_rankmetrics"]
             base = median(reports["pytrec_eval"], "time") if reports.get("pytrec_eval") else None
             for name, reps in reports.items():
                 if not reps:
                     continue
-                diff = max(abs(r["means"][m] - ref[0]["means"][m]) for r in reps
-                           for m in MEASURES)
+                diff = max(abs(r["means"][m] - ref[0]["means"][m]) for r in reps for m in MEASURES)
                 ok = diff <= 1e-9
                 failed |= not ok
                 t = median(reps, "time")
-                split = (f"read {median(reps, 'read'):.2f} s + evaluate "
-                         f"{median(reps, 'evaluate'):.2f} s" if name != "ir_measures"
-                         else "read while evaluating")
+                split = (
+                    f"read {median(reps, 'read'):.2f} s + evaluate {median(reps, 'evaluate'):.2f} s"
+                    if name != "ir_measures"
+                    else "read while evaluating"
+                )
                 speed = f"**{base / t:.1f}×** pytrec_eval's speed; " if base else ""
-                rows.append((f"{name}, {n_topics * 1000:,} lines ({size / MiB:.0f} MiB)",
-                             f"{t:.2f} s", split,
-                             fmt_mem(max(reps, key=lambda r: r["peak"]), size),
-                             f"{speed}means agree to {diff:.1e}" + ("" if ok else " **FAILED**")))
+                rows.append(
+                    (
+                        f"{name}, {n_topics * 1000:,} lines ({size / MiB:.0f} MiB)",
+                        f"{t:.2f} s",
+                        split,
+                        fmt_mem(max(reps, key=lambda r: r["peak"]), size),
+                        f"{speed}means agree to {diff:.1e}" + ("" if ok else " **FAILED**"),
+                    )
+                )
                 if name == "sk_rankmetrics":
                     per_line[n_topics * 1000] = t
             if n_topics == big and available("pyarrow"):
                 t = pyarrow_parse(run, repeats)
-                rows.append((f"pyarrow.csv.read_csv of the same run file (parse only, "
-                             f"{n_topics * 1000:,} lines)", f"{t:.2f} s", "—", "—",
-                             "what an optional pyarrow path would start from; not used"))
+                rows.append(
+                    (
+                        f"pyarrow.csv.read_csv of the same run file (parse only, "
+                        f"{n_topics * 1000:,} lines)",
+                        f"{t:.2f} s",
+                        "—",
+                        "—",
+                        "what an optional pyarrow path would start from; not used",
+                    )
+                )
         # The fixed overhead: a 10-line run.
         folder = os.path.join(tmp, "tiny")
         os.mkdir(folder)
@@ -313,34 +343,51 @@ def main(argv=None):
             fh.write("".join(f"1 Q0 D{i} {i + 1} {10 - i} run\n" for i in range(10)))
         reports, _ = rounds(["sk_rankmetrics"], qrels, run, repeats)
         fixed = median(reports["sk_rankmetrics"], "time")
-        rows.append(("sk_rankmetrics, 10 lines (the fixed overhead)", f"{fixed:.3f} s",
-                     f"read {median(reports['sk_rankmetrics'], 'read'):.3f} s + evaluate "
-                     f"{median(reports['sk_rankmetrics'], 'evaluate'):.3f} s", "—", ""))
+        rows.append(
+            (
+                "sk_rankmetrics, 10 lines (the fixed overhead)",
+                f"{fixed:.3f} s",
+                f"read {median(reports['sk_rankmetrics'], 'read'):.3f} s + evaluate "
+                f"{median(reports['sk_rankmetrics'], 'evaluate'):.3f} s",
+                "—",
+                "",
+            )
+        )
         sizes = sorted(per_line)
         if len(sizes) >= 2:
             lo, hi = sizes[0], sizes[-1]
             slope = (per_line[hi] - per_line[lo]) / (hi - lo)
-            notes.append(f"time against lines (sk_rankmetrics): {slope * 1e6 * 1e3:.0f} ms per "
-                         f"million lines from {lo:,} to {hi:,} lines; "
-                         + ", ".join(f"{n:,} lines: {per_line[n] / n * 1e9:.0f} ns per line"
-                                     for n in sizes))
+            notes.append(
+                f"time against lines (sk_rankmetrics): {slope * 1e6 * 1e3:.0f} ms per "
+                f"million lines from {lo:,} to {hi:,} lines; "
+                + ", ".join(f"{n:,} lines: {per_line[n] / n * 1e9:.0f} ns per line" for n in sizes)
+            )
     n, ours, floor, contiguous = long_format_row(10_000 if args.quick else 100_000, repeats)
-    rows.append((f"ndcg_score long format, shuffled qid, {n:,} rows", f"{ours:.2f} s",
-                 f"qid sorted: {contiguous:.2f} s", "—",
-                 f"**{ours / floor:.1f}×** one np.argsort(qid) ({floor:.2f} s)"))
+    rows.append(
+        (
+            f"ndcg_score long format, shuffled qid, {n:,} rows",
+            f"{ours:.2f} s",
+            f"qid sorted: {contiguous:.2f} s",
+            "—",
+            f"**{ours / floor:.1f}×** one np.argsort(qid) ({floor:.2f} s)",
+        )
+    )
     import sk_rankmetrics
 
-    head = (f"sk_rankmetrics {sk_rankmetrics.__version__}, NumPy {np.__version__}, Python "
-            f"{sys.version.split()[0]}, {os.cpu_count()} CPUs; median of {repeats} "
-            f"round(s), tools taking turns")
+    head = (
+        f"sk_rankmetrics {sk_rankmetrics.__version__}, NumPy {np.__version__}, Python "
+        f"{sys.version.split()[0]}, {os.cpu_count()} CPUs; median of {repeats} "
+        f"round(s), tools taking turns"
+    )
     if load:
         head += f"; load average at the start {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}"
     print(head)
     if missing:
         print(f"not installed, not measured: {', '.join(missing)}")
     print()
-    print("| case | wall time (read + evaluate) | parts | peak memory (added by the work) "
-          "| notes |")
+    print(
+        "| case | wall time (read + evaluate) | parts | peak memory (added by the work) | notes |"
+    )
     print("|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(r) + " |")

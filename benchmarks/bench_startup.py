@@ -53,8 +53,12 @@ def run_and_time(argv):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=10,
-                        help="runs of each command (the best is kept; default 10)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=10,
+        help="runs of each command (the best is kept; default 10)",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
@@ -72,21 +76,29 @@ def main(argv=None):
             best[key][1] = min(best[key][1], cpu)
     (cw, cc), (bw, bc) = best["command"], best["baseline"]
     ratio = cw / bw
-    print(f"Start-up of the command line, best of {args.repeats} runs each, taking turns; "
-          f"{os.cpu_count()} CPUs, Python {platform.python_version()}; load average at the "
-          f"end {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"Start-up of the command line, best of {args.repeats} runs each, taking turns; "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}; load average at the "
+        f"end {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     print()
     print("| case | sk_rankmetrics | baseline | ratio | target | met |")
     print("|---|---|---|---|---|---|")
-    print(f"| `sk-rankmetrics trec_eval -m map` on the bundled files vs "
-          f"`python -c \"import numpy, scipy.sparse\"`, wall time | {cw:.3f} s | {bw:.3f} s | "
-          f"{ratio:.2f}× the import's time | ≤ {TARGET}× | {'yes' if ratio <= TARGET else 'no'} |")
-    print(f"| same, CPU time (user + system) | {cc:.3f} s | {bc:.3f} s | {cc / bc:.2f}× | "
-          "(informational) | — |")
+    print(
+        f"| `sk-rankmetrics trec_eval -m map` on the bundled files vs "
+        f'`python -c "import numpy, scipy.sparse"`, wall time | {cw:.3f} s | {bw:.3f} s | '
+        f"{ratio:.2f}× the import's time | ≤ {TARGET}× | {'yes' if ratio <= TARGET else 'no'} |"
+    )
+    print(
+        f"| same, CPU time (user + system) | {cc:.3f} s | {bc:.3f} s | {cc / bc:.2f}× | "
+        "(informational) | — |"
+    )
     ok = printed.split() == ["map", "all", "0.4443"]
     print()
-    print(f"- the command printed {printed.strip()!r}: "
-          f"{'OK' if ok else 'FAILED (expected map all 0.4443)'}")
+    print(
+        f"- the command printed {printed.strip()!r}: "
+        f"{'OK' if ok else 'FAILED (expected map all 0.4443)'}"
+    )
     return 0 if ok else 1
 
 

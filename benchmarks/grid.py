@@ -159,8 +159,7 @@ def metric_calls(metrics, y_true, y_score, **kw):
         if m == "six":
             calls[m] = lambda: skr.evaluate(y_true, y_score, SIX, no_relevant=0.0, **kw)
         else:
-            calls[m] = (lambda f: lambda: f(y_true, y_score, k=K, no_relevant=0.0, **kw))(
-                single[m])
+            calls[m] = (lambda f: lambda: f(y_true, y_score, k=K, no_relevant=0.0, **kw))(single[m])
     return calls
 
 
@@ -170,8 +169,9 @@ def _agree(results, check):
         check(results["six"]["ndcg@10"], results["ndcg@10"])
 
 
-def matrix_cells(shapes, metrics, repeats, *, scores_axis=SCORES, dtypes=None, log=print,
-                 check=None, only=None):
+def matrix_cells(
+    shapes, metrics, repeats, *, scores_axis=SCORES, dtypes=None, log=print, check=None, only=None
+):
     """One cell per shape x scores x relevance x dtype of ``y_true``, on one thread
     (only the cells whose labels are in ``only``, if given)."""
     out = []
@@ -194,7 +194,9 @@ def matrix_cells(shapes, metrics, repeats, *, scores_axis=SCORES, dtypes=None, l
                     with one_thread():
                         f, t, res = measure(
                             lambda neg=neg: np.argpartition(neg, K, axis=1),
-                            metric_calls(metrics, yt, ys), repeats)
+                            metric_calls(metrics, yt, ys),
+                            repeats,
+                        )
                     _agree(res, check and (lambda a, b, label=label: check(label, a, b)))
                     out.append(Cell("matrix", label, f, t, {m: TARGET[m] for m in t}))
                     del yt
@@ -212,11 +214,11 @@ def sklearn_row(shape, repeats, base_repeats, check=None, log=print):
     ys = rng.random(shape)
     yt = relevance("graded", shape, rng)
     log(f"grid: sklearn {shape}")
-    _, t, res = measure(lambda: None,
-                        {"ours": lambda: skr.ndcg_score(yt, ys, k=K, no_relevant=0.0)}, repeats)
+    _, t, res = measure(
+        lambda: None, {"ours": lambda: skr.ndcg_score(yt, ys, k=K, no_relevant=0.0)}, repeats
+    )
     t_ours, v_ours = t["ours"], res["ours"]
-    _, t, res = measure(lambda: None, {"sk": lambda: skm.ndcg_score(yt, ys, k=K)},
-                        base_repeats)
+    _, t, res = measure(lambda: None, {"sk": lambda: skm.ndcg_score(yt, ys, k=K)}, base_repeats)
     t_sk, v_sk = t["sk"], res["sk"]
     if check is not None:
         check("sklearn: ndcg@10 vs sklearn.metrics.ndcg_score", v_ours, v_sk)
@@ -230,8 +232,16 @@ def long_data(n_queries, rng):
     return qid, lengths
 
 
-def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..19"),
-               log=print, check=None, only=None):
+def long_cells(
+    n_queries,
+    metrics,
+    repeats,
+    *,
+    scores_axis=("float64", "int 0..19"),
+    log=print,
+    check=None,
+    only=None,
+):
     """Long format: relevance x scores x qid {sorted, shuffled}; float64 y_true
     (the long format converts y_true to float64 first). Only the cells whose
     labels are in ``only``, if given."""
@@ -250,8 +260,9 @@ def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..1
         for rname, (kind, _) in RELEVANCE.items():
             yt = relevance(kind, n, rng).astype(np.float64)
             for order in ("sorted", "shuffled"):
-                label = (f"long {n_queries:,} queries, {n:,} rows | {score_name} | {rname} | "
-                         f"qid {order}")
+                label = (
+                    f"long {n_queries:,} queries, {n:,} rows | {score_name} | {rname} | qid {order}"
+                )
                 if only is not None and label not in only:
                     continue
                 log(f"grid: {label}")
@@ -269,6 +280,7 @@ def long_cells(n_queries, metrics, repeats, *, scores_axis=("float64", "int 0..1
 
                     def floor(q=q):
                         return np.argsort(q)
+
                 with one_thread():
                     f, t, res = measure(floor, metric_calls(metrics, t_, s_, qid=q), repeats)
                 _agree(res, check and (lambda a, b, label=label: check(label, a, b)))
@@ -303,8 +315,7 @@ def ranked_cells(n_users, n_recs, metrics, repeats, *, log=print, check=None):
     """Ranked ID lists (``evaluate_ranked``): truth binary or graded, given in
     user order or shuffled."""
     out = []
-    single = {"ndcg@10": ["ndcg@10"], "map@10": ["map@10"], "recall@10": ["recall@10"],
-              "six": SIX}
+    single = {"ndcg@10": ["ndcg@10"], "map@10": ["map@10"], "recall@10": ["recall@10"], "six": SIX}
     for graded in (False, True):
         rng = np.random.default_rng(20261128 + graded)
         rec, truth = ranked_data(n_users, n_recs, rng, graded)
@@ -315,9 +326,11 @@ def ranked_cells(n_users, n_recs, metrics, repeats, *, log=print, check=None):
                 tr = tuple(a[p] for a in truth)
             else:
                 tr = truth
-            label = (f"ranked lists {n_users:,} users x {n_recs} ids | truth "
-                     f"{'graded 1..4' if graded else 'binary'}, {truth[0].shape[0]:,} pairs, "
-                     f"{order}")
+            label = (
+                f"ranked lists {n_users:,} users x {n_recs} ids | truth "
+                f"{'graded 1..4' if graded else 'binary'}, {truth[0].shape[0]:,} pairs, "
+                f"{order}"
+            )
             log(f"grid: {label}")
 
             def floor(tr=tr, rec_keys=rec_keys):
@@ -345,7 +358,7 @@ HEADERS = {
     "long": "cell (long format | scores | relevance | qid)",
     "ranked": "cell (ranked ID lists | truth)",
     "files": "cell (files | run scores | qrels levels); floor: the same stage on the "
-             "first row's files",
+    "first row's files",
     "dask": "cell (Dask, synchronous scheduler); floor: the in-memory call",
 }
 
@@ -366,8 +379,10 @@ def table(cells, metrics=None):
 
 
 def _part_table(cells, metrics, header):
-    lines = [f"| {header} | floor | " + " | ".join(f"{m} / floor" for m in metrics) + " |",
-             "|---|---:|" + "---:|" * len(metrics)]
+    lines = [
+        f"| {header} | floor | " + " | ".join(f"{m} / floor" for m in metrics) + " |",
+        "|---|---:|" + "---:|" * len(metrics),
+    ]
     for c in cells:
         parts = []
         for m in metrics:
@@ -375,8 +390,9 @@ def _part_table(cells, metrics, header):
                 parts.append("—")
                 continue
             r = c.ratio(m)
-            parts.append(f"**{r:.2f}× over {c.targets[m]:g}×**" if r > c.targets[m]
-                         else f"{r:.2f}×")
+            parts.append(
+                f"**{r:.2f}× over {c.targets[m]:g}×**" if r > c.targets[m] else f"{r:.2f}×"
+            )
         lines.append(f"| {c.label} | {fmt_s(c.floor)} | " + " | ".join(parts) + " |")
     return lines
 
@@ -391,31 +407,33 @@ def summary(cells, metrics):
             continue
         worst = max(rs)
         n_over = sum(1 for c in cells if c.part == part and m in c.over())
-        lines.append(f"{part}, {m}: median {statistics.median(r for r, _ in rs):.2f}× the "
-                     f"floor, worst {worst[0]:.2f}× ({worst[1]}); {n_over} of {len(rs)} "
-                     "cells over target")
+        lines.append(
+            f"{part}, {m}: median {statistics.median(r for r, _ in rs):.2f}× the "
+            f"floor, worst {worst[0]:.2f}× ({worst[1]}); {n_over} of {len(rs)} "
+            "cells over target"
+        )
     return lines
 
 
 # -- other paths: TREC files and Dask partitions -------------------------------------
 
 
-def write_trec(folder, name, n_topics, scores_kind, levels_kind, rng, n_docs=1_000,
-               n_judged=200):
+def write_trec(folder, name, n_topics, scores_kind, levels_kind, rng, n_docs=1_000, n_judged=200):
     """A run (``n_docs`` per topic, descending scores) and qrels (``n_judged`` per
     topic, half of them among the run's documents), written to ``folder``."""
     import os
 
     n = n_topics * n_docs
     topic = np.repeat(np.arange(n_topics) + 1001, n_docs)
-    doc = (rng.integers(0, 3_000_000, n_topics).repeat(n_docs)
-           + np.tile(np.arange(n_docs) * 2_999, n_topics)) % 3_000_000
+    doc = (
+        rng.integers(0, 3_000_000, n_topics).repeat(n_docs)
+        + np.tile(np.arange(n_docs) * 2_999, n_topics)
+    ) % 3_000_000
     u = rng.random((n_topics, n_docs))
     if scores_kind == "distinct":
         text = [f"{v:.4f}" for v in (-np.sort(-np.round(u * 50, 4), axis=1)).ravel().tolist()]
     elif scores_kind == "integers 0..19":
-        text = [str(v) for v in (-np.sort(-np.floor(u * 20), axis=1)).astype(int).ravel()
-                .tolist()]
+        text = [str(v) for v in (-np.sort(-np.floor(u * 20), axis=1)).astype(int).ravel().tolist()]
     elif scores_kind == "all equal":
         text = ["1"] * n
     else:
@@ -423,13 +441,20 @@ def write_trec(folder, name, n_topics, scores_kind, levels_kind, rng, n_docs=1_0
     rank = np.tile(np.arange(1, n_docs + 1), n_topics).tolist()
     run = os.path.join(folder, f"{name}.run")
     with open(run, "w") as fh:
-        fh.write("".join(f"{t} Q0 D{d} {k} {v} grid\n" for t, d, k, v in
-                         zip(topic.tolist(), doc.tolist(), rank, text)))
+        fh.write(
+            "".join(
+                f"{t} Q0 D{d} {k} {v} grid\n"
+                for t, d, k, v in zip(topic.tolist(), doc.tolist(), rank, text)
+            )
+        )
     picks = rng.random((n_topics, n_docs)).argsort(axis=1)[:, : n_judged // 2]
     in_run = doc.reshape(n_topics, n_docs)[np.arange(n_topics)[:, None], picks]
     # Judged documents outside the run, distinct within a topic.
-    others = 3_000_000 + (rng.integers(0, 1_000_000, n_topics)[:, None]
-                          + np.arange(n_judged // 2) * 13) % 1_000_000
+    others = (
+        3_000_000
+        + (rng.integers(0, 1_000_000, n_topics)[:, None] + np.arange(n_judged // 2) * 13)
+        % 1_000_000
+    )
     jdoc = np.concatenate([in_run, others], axis=1).ravel()
     jtopic = np.repeat(np.arange(n_topics) + 1001, n_judged)
     if levels_kind == "graded 0..3":
@@ -440,16 +465,23 @@ def write_trec(folder, name, n_topics, scores_kind, levels_kind, rng, n_docs=1_0
         raise ValueError(f"unknown levels {levels_kind!r}")
     qrels = os.path.join(folder, f"{name}.qrels")
     with open(qrels, "w") as fh:
-        fh.write("".join(f"{t} 0 D{d} {v}\n" for t, d, v in
-                         zip(jtopic.tolist(), jdoc.tolist(), lev.tolist())))
+        fh.write(
+            "".join(
+                f"{t} 0 D{d} {v}\n" for t, d, v in zip(jtopic.tolist(), jdoc.tolist(), lev.tolist())
+            )
+        )
     return qrels, run
 
 
 #: trec_eval's names, scored in its setting (equal scores ordered by docno).
 TREC_MEASURES = ["ndcg_cut_10", "map", "P_10", "recip_rank", "recall_100"]
-FILE_VARIANTS = [("distinct", "graded 0..3"), ("distinct", "95 % level 0"),
-                 ("integers 0..19", "graded 0..3"), ("integers 0..19", "95 % level 0"),
-                 ("all equal", "95 % level 0")]
+FILE_VARIANTS = [
+    ("distinct", "graded 0..3"),
+    ("distinct", "95 % level 0"),
+    ("integers 0..19", "graded 0..3"),
+    ("integers 0..19", "95 % level 0"),
+    ("all equal", "95 % level 0"),
+]
 
 
 def file_cells(n_topics, repeats, *, log=print, check=None):
@@ -466,37 +498,59 @@ def file_cells(n_topics, repeats, *, log=print, check=None):
     with tempfile.TemporaryDirectory() as tmp:
         files = {}
         for i, (sk, lk) in enumerate(FILE_VARIANTS):
-            files[(sk, lk)] = write_trec(tmp, f"v{i}", n_topics, sk, lk,
-                                         np.random.default_rng(20261129))
+            files[(sk, lk)] = write_trec(
+                tmp, f"v{i}", n_topics, sk, lk, np.random.default_rng(20261129)
+            )
         q0, r0 = files[FILE_VARIANTS[0]]
         qrels0, run0 = skr.read_trec_qrels(q0), skr.read_trec_run(r0)
         for sk, lk in FILE_VARIANTS:
             q, r = files[(sk, lk)]
-            label = (f"files {n_topics:,} topics x 1,000 docs, 200 judged | run scores {sk} | "
-                     f"qrels {lk}")
+            label = (
+                f"files {n_topics:,} topics x 1,000 docs, 200 judged | run scores {sk} | qrels {lk}"
+            )
             log(f"grid: {label}")
             qrels, run = skr.read_trec_qrels(q), skr.read_trec_run(r)
             times = {}
             floors = {}
             with one_thread():
                 for stage, floor, call in [
-                    ("read_trec_run", lambda: skr.read_trec_run(r0),
-                     lambda r=r: skr.read_trec_run(r)),
-                    ("read_trec_qrels", lambda: skr.read_trec_qrels(q0),
-                     lambda q=q: skr.read_trec_qrels(q)),
-                    ("evaluate_run", lambda: skr.evaluate_run(qrels0, run0, SIX),
-                     lambda qrels=qrels, run=run: skr.evaluate_run(qrels, run, SIX)),
-                    ("evaluate_run trec_eval", lambda: skr.evaluate_run(
-                        qrels0, run0, TREC_MEASURES, setting="trec_eval"),
-                     lambda qrels=qrels, run=run: skr.evaluate_run(
-                         qrels, run, TREC_MEASURES, setting="trec_eval")),
+                    (
+                        "read_trec_run",
+                        lambda: skr.read_trec_run(r0),
+                        lambda r=r: skr.read_trec_run(r),
+                    ),
+                    (
+                        "read_trec_qrels",
+                        lambda: skr.read_trec_qrels(q0),
+                        lambda q=q: skr.read_trec_qrels(q),
+                    ),
+                    (
+                        "evaluate_run",
+                        lambda: skr.evaluate_run(qrels0, run0, SIX),
+                        lambda qrels=qrels, run=run: skr.evaluate_run(qrels, run, SIX),
+                    ),
+                    (
+                        "evaluate_run trec_eval",
+                        lambda: skr.evaluate_run(qrels0, run0, TREC_MEASURES, setting="trec_eval"),
+                        lambda qrels=qrels, run=run: skr.evaluate_run(
+                            qrels, run, TREC_MEASURES, setting="trec_eval"
+                        ),
+                    ),
                 ]:
                     f, t, _ = measure(floor, {stage: call}, repeats)
                     floors[stage], times[stage] = f, t[stage]
             # The table's floor column shows the three stages' floors added up;
             # each stage's ratio is to its own floor.
-            out.append(Cell("files", label, sum(floors.values()), times,
-                            dict.fromkeys(times, LONG_TARGET), floors))
+            out.append(
+                Cell(
+                    "files",
+                    label,
+                    sum(floors.values()),
+                    times,
+                    dict.fromkeys(times, LONG_TARGET),
+                    floors,
+                )
+            )
     return out
 
 
@@ -530,21 +584,27 @@ def dask_cells(n_queries, repeats, *, log=print, check=None):
                 kw = {"qid": ddf.q}
             else:
                 q, y, s = qid, yt, ys
-                ddf = dd.from_pandas(pd.DataFrame({"y": y, "s": s}, index=q), npartitions=8,
-                                     sort=True)
+                ddf = dd.from_pandas(
+                    pd.DataFrame({"y": y, "s": s}, index=q), npartitions=8, sort=True
+                )
                 args = (ddf.y, ddf.s)
                 kw = {"qid": ddf.index}
-            label = (f"dask long {n_queries:,} queries, {n:,} rows, 8 partitions | {rname} | "
-                     f"qid {order}")
+            label = (
+                f"dask long {n_queries:,} queries, {n:,} rows, 8 partitions | {rname} | qid {order}"
+            )
             log(f"grid: {label}")
             with one_thread(), dask.config.set(scheduler="synchronous"):
                 # Untimed first call: Dask's first graph of a kind costs more.
                 skr.evaluate(*args, metrics, no_relevant=0.0, **kw)
                 f, t, res = measure(
                     lambda q=q, y=y, s=s: skr.evaluate(y, s, metrics, qid=q, no_relevant=0.0),
-                    {"dask": lambda args=args, kw=kw: skr.evaluate(*args, metrics,
-                                                                   no_relevant=0.0, **kw)},
-                    repeats)
+                    {
+                        "dask": lambda args=args, kw=kw: skr.evaluate(
+                            *args, metrics, no_relevant=0.0, **kw
+                        )
+                    },
+                    repeats,
+                )
             if check is not None:
                 mem = skr.evaluate(y, s, metrics, qid=q, no_relevant=0.0)
                 check(label, res["dask"]["ndcg@10"], mem["ndcg@10"])
@@ -552,14 +612,18 @@ def dask_cells(n_queries, repeats, *, log=print, check=None):
     shape = (n_queries * 2, 200)
     Y = relevance("graded", shape, rng).astype(np.int8)
     S = rng.random(shape)
-    Yd, Sd = da.from_array(Y, chunks=(shape[0] // 8, 200)), da.from_array(S, chunks=(
-        shape[0] // 8, 200))
+    Yd, Sd = (
+        da.from_array(Y, chunks=(shape[0] // 8, 200)),
+        da.from_array(S, chunks=(shape[0] // 8, 200)),
+    )
     label = f"dask matrix {shape[0]:,} x 200, 8 row chunks | graded 1..4 on 5 % | int8"
     log(f"grid: {label}")
     with one_thread(), dask.config.set(scheduler="synchronous"):
         skr.evaluate(Yd, Sd, metrics, no_relevant=0.0)  # untimed first call
-        f, t, res = measure(lambda: skr.evaluate(Y, S, metrics, no_relevant=0.0),
-                            {"dask": lambda: skr.evaluate(Yd, Sd, metrics, no_relevant=0.0)},
-                            repeats)
+        f, t, res = measure(
+            lambda: skr.evaluate(Y, S, metrics, no_relevant=0.0),
+            {"dask": lambda: skr.evaluate(Yd, Sd, metrics, no_relevant=0.0)},
+            repeats,
+        )
     out.append(Cell("dask", label, f, t, {"dask": LONG_TARGET}))
     return out

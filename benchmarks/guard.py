@@ -41,10 +41,12 @@ BOUND = 4.0
 
 
 def measure_cells(repeats, log, check, only=None):
-    cells = grid.matrix_cells(SHAPES, METRICS, repeats, scores_axis=SCORES, log=log,
-                              check=check, only=only)
-    cells += grid.long_cells(N_QUERIES, METRICS, repeats, scores_axis=LONG_SCORES,
-                             log=log, check=check, only=only)
+    cells = grid.matrix_cells(
+        SHAPES, METRICS, repeats, scores_axis=SCORES, log=log, check=check, only=only
+    )
+    cells += grid.long_cells(
+        N_QUERIES, METRICS, repeats, scores_axis=LONG_SCORES, log=log, check=check, only=only
+    )
     return cells
 
 
@@ -61,8 +63,10 @@ def run(bound=BOUND, repeats=REPEATS, log=None):
 
     def check(label, ours, theirs):
         if abs(float(ours) - float(theirs)) > 1e-12:
-            problems.append(f"{label}: evaluate()['ndcg@10'] = {float(ours)!r} but "
-                            f"ndcg_score(k=10) = {float(theirs)!r}")
+            problems.append(
+                f"{label}: evaluate()['ndcg@10'] = {float(ours)!r} but "
+                f"ndcg_score(k=10) = {float(theirs)!r}"
+            )
 
     cells = measure_cells(repeats, log, check)
     for c in cells:
@@ -82,10 +86,18 @@ def run(bound=BOUND, repeats=REPEATS, log=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bound", type=float, default=BOUND,
-                        help=f"largest ratio to the floor allowed (default {BOUND:g})")
-    parser.add_argument("--repeats", type=int, default=REPEATS,
-                        help=f"timings of each call, the best kept (default {REPEATS})")
+    parser.add_argument(
+        "--bound",
+        type=float,
+        default=BOUND,
+        help=f"largest ratio to the floor allowed (default {BOUND:g})",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=REPEATS,
+        help=f"timings of each call, the best kept (default {REPEATS})",
+    )
     parser.add_argument("--verbose", action="store_true", help="name each cell as it runs")
     args = parser.parse_args(argv)
     if args.bound <= 1:
@@ -95,19 +107,22 @@ def main(argv=None):
     t0 = time.perf_counter()
     log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if args.verbose else None
     cells, over, problems = run(args.bound, args.repeats, log)
-    print(f"benchmark guard: {len(cells)} cells, best of {args.repeats}, one thread, bound "
-          f"{args.bound:g}× the floor ({time.perf_counter() - t0:.1f} s)")
+    print(
+        f"benchmark guard: {len(cells)} cells, best of {args.repeats}, one thread, bound "
+        f"{args.bound:g}× the floor ({time.perf_counter() - t0:.1f} s)"
+    )
     print()
     print(*grid.table(cells, METRICS), sep="\n")
     print()
     for label, metric, ratio in over:
-        print(f"OVER THE BOUND: {label} | {metric}: {ratio:.2f}× the floor "
-              f"(bound {args.bound:g}×)")
+        print(f"OVER THE BOUND: {label} | {metric}: {ratio:.2f}× the floor (bound {args.bound:g}×)")
     for line in problems:
         print(f"DISAGREEMENT: {line}")
     if over or problems:
-        print(f"benchmark guard FAILED: {len(over)} measurement(s) over {args.bound:g}× "
-              f"their floor, {len(problems)} disagreement(s)")
+        print(
+            f"benchmark guard FAILED: {len(over)} measurement(s) over {args.bound:g}× "
+            f"their floor, {len(problems)} disagreement(s)"
+        )
         return 1
     print(f"benchmark guard passed: every measurement within {args.bound:g}× its floor")
     return 0

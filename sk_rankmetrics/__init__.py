@@ -24,6 +24,7 @@ _LAZY = {
     "QueryDifferenceDisplay": "_plot.query_difference",
     "QueryGroupRanker": "_sklearn.group_ranker",
     "MetricAtKDisplay": "_plot.metric_at_k",
+    "evaluate_embeddings": "_catalogue.embeddings",
     "bpref_score": "_evaluation.metric_functions",
     "cumulative_gain_score": "_evaluation.metric_functions",
     "dcg_score": "_evaluation.metric_functions",
@@ -62,6 +63,7 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
+    from ._catalogue.embeddings import evaluate_embeddings
     from ._evaluation.metric_functions import (
         bpref_score,
         cumulative_gain_score,
@@ -136,6 +138,7 @@ __all__ = [
     "dcg_score",
     "err_score",
     "evaluate",
+    "evaluate_embeddings",
     "evaluate_ranked",
     "evaluate_run",
     "f1_at_k_score",

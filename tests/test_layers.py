@@ -30,6 +30,7 @@ LADDER = {
     "_sklearn": 4,
     "_files": 4,
     "_training": 4,
+    "_catalogue": 4,
     "_stats": 5,
     "_plot": 6,
     "_dask": 7,

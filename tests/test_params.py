@@ -43,6 +43,10 @@ TRUTH = {"u1": {"a": 1, "c": 2}, "u2": {"c": 1}}
 SYSTEMS = {"A": [0.2, 0.5, 0.1, 0.9, 0.4], "B": [0.3, 0.5, 0.4, 0.8, 0.6],
            "C": [0.1, 0.2, 0.3, 0.4, 0.5]}
 _RNG = np.random.default_rng(0)
+#: Factors of 3 users and 5 items, and held-out items (evaluate_embeddings).
+EMB_U = _RNG.normal(size=(3, 2))
+EMB_V = _RNG.normal(size=(5, 2))
+EMB_Y = np.array([[1, 0, 0, 1, 0], [0, 2, 0, 0, 0], [0, 0, 1, 0, 1]])
 LTR_QID = np.repeat(np.arange(6), 4)
 LTR = (_RNG.normal(size=(24, 2)), np.tile([2, 1, 0, 0], 6))
 
@@ -62,7 +66,8 @@ DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels
         "ks", "values", "names", "path", "df", "query", "item", "relevance", "score", "tag",
         "docno", "rank", "source", "ranker", "self", "cls", "deep", "query_ids", "per_query",
         "judged", "results", "estimators", "cv", "scoring", "systems", "pairs", "stats",
-        "settings", "notes", "differences", "y_scores", "other"}
+        "settings", "notes", "differences", "y_scores", "other", "user_factors",
+        "item_factors", "exclude", "user_bias", "item_bias"}
 
 
 def _closed(display):
@@ -87,6 +92,8 @@ def _calls():
          lambda **kw: skr.evaluate_run(QRELS, RUN, ["ndcg", "map", "P_1", "utility"], **kw)),
         ("evaluate_ranked", skr.evaluate_ranked,
          lambda **kw: skr.evaluate_ranked(REC, TRUTH, ["ndcg", "map@2"], **kw)),
+        ("evaluate_embeddings", skr.evaluate_embeddings,
+         lambda **kw: skr.evaluate_embeddings(EMB_U, EMB_V, EMB_Y, ["ndcg@2", "map@2"], **kw)),
         ("make_ranking_scorer", skr.make_ranking_scorer,
          lambda **kw: skr.make_ranking_scorer("ndcg", **kw)),
         ("RankingScorer", skr.RankingScorer,

@@ -470,10 +470,10 @@ def r_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
     ``"AP@100"``, ``"RBP(p=0.8)"``). A pair
     ``("ndcg@10", {"gain": {0: 0, 1: 1, 2: 3}})`` adds options of that
     metric.""")
-def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *,
-             sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
-             no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None, per_row: bool = False,
-             judged: ArrayLike | None = None, compute: bool = True) -> dict[str, Score]:
+def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *, per_row: bool = False,
+             sample_weight: ArrayLike | None = None, no_relevant: NoRelevant = "warn",
+             qid: ArrayLike | None = None, judged: ArrayLike | None = None, compute: bool = True,
+             ignore_ties: bool = False, exclude: ArrayLike | None = None) -> dict[str, Score]:
     r"""Several metrics from one ranking pass.
 
     Each row is ranked once, down to the deepest cut-off asked for, and every
@@ -532,10 +532,10 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *,
     >>> {name: round(v, 4) for name, v in scores.items()}
     {'bpref': 0.375, 'judged@3': 0.8333}
     """
-    requests = make_requests(metrics, where="evaluate")
-    return evaluate_requests(y_true, y_score, requests, sample_weight=sample_weight,
-                ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                per_row=per_row, judged=judged, compute=compute)
+    return evaluate_requests(
+        y_true, y_score, make_requests(metrics, where="evaluate"), sample_weight=sample_weight,
+        ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid, per_row=per_row, judged=judged,
+        compute=compute, exclude=exclude)
 
 
 @metric_function("err")

@@ -9,6 +9,7 @@ from .._inputs.arrays import check_sample_weight
 from .._inputs.check import check_inputs
 from .._metrics.requests import Request
 from .._utils.backends import backend_for
+from .._utils.errors import InvalidParameterError
 from .._utils.types import ArrayLike, NoRelevant, Score
 from .engine import compute as engine_compute
 from .reduce import reduce_results
@@ -26,12 +27,20 @@ def evaluate_requests(
     per_row: bool,
     judged: ArrayLike | None = None,
     compute: bool = True,
+    exclude: ArrayLike | None = None,
 ) -> dict[str, Score]:
     """Every request on one input, in one ranking pass: per-row values or means.
 
     The entry the public functions, :func:`evaluate`, the scorers and the
     Displays share; a registered backend (Dask) takes its own collections.
     """
+    if exclude is not None and (
+        qid is not None or backend_for(y_true, y_score, exclude) is not None
+    ):
+        raise InvalidParameterError(
+            "evaluate: exclude applies to in-memory (n_rows, n_items) matrices; in long "
+            "format leave the excluded pairs out, with Dask mask them before."
+        )
     backend = backend_for(y_true, y_score, qid, sample_weight, judged)
     if backend is not None:
         return backend.evaluate_arrays(
@@ -47,6 +56,8 @@ def evaluate_requests(
             compute=compute,
         )
     inputs = check_inputs(y_true, y_score, qid, judged)
+    if exclude is not None:
+        inputs.exclude_items(exclude)
     if qid is None:
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:

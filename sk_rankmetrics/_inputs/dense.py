@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ranking.block import rank_block
-from .arrays import _sortable, check_finite
+from .arrays import _sortable, check_finite, exact_scores
 from .budget import _budget
 
 # -- matrices ---------------------------------------------------------------------
@@ -21,6 +21,7 @@ class DenseInputs:
         self.y_true = y_true
         self.y_score = y_score
         self.judged = judged
+        self.exclude = None
         self.n_rows, self.n_cols = y_true.shape
 
     def blocks(self, requests):
@@ -36,4 +37,53 @@ class DenseInputs:
         check_finite(yt, "y_true", a)
         check_finite(ys, "y_score", a)
         judged = None if self.judged is None else self.judged[a:b]
-        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a, judged=judged)
+        if self.exclude is None:
+            return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a,
+                              judged=judged)
+        # Excluded items: padding, as the pairs long format leaves out.
+        ex = self.exclude[a:b].toarray()
+        ys = np.where(ex, -np.inf, exact_scores(ys))
+        yt = np.where(ex, 0, yt)
+        n_real = self.n_cols - np.count_nonzero(ex, axis=1)
+        rc = rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a, judged=judged,
+                        n_items=np.maximum(n_real, 1))
+        rc.n_ranked = n_real
+        return rc
+
+    def exclude_items(self, exclude, where="evaluate"):
+        """Leave the entries ``exclude`` marks out of their rows (see :func:`excluded`)."""
+        self.exclude = excluded(self.y_true, exclude, where)
+
+
+def excluded(y_true, exclude, where="evaluate"):
+    """``exclude`` as a boolean CSR matrix of ``y_true``'s shape, checked.
+
+    An excluded entry that ``y_true`` marks (a non-zero relevance) raises,
+    counting such entries.
+    """
+    if sp.issparse(exclude):
+        ex = sp.csr_array(exclude, dtype=bool)
+    else:
+        arr = np.asarray(exclude)
+        if arr.dtype.kind not in "biuf" or arr.ndim != 2:
+            raise ValueError(
+                f"{where}: exclude must be a boolean matrix (or scipy.sparse) of the shape "
+                f"of y_true, got {arr.dtype} of shape {arr.shape}."
+            )
+        ex = sp.csr_array(arr.astype(bool))
+    if ex.shape != y_true.shape:
+        raise ValueError(
+            f"{where}: exclude has shape {ex.shape}; it must have y_true's, {y_true.shape}."
+        )
+    ex.eliminate_zeros()
+    marked = sp.csr_array(y_true).multiply(ex) if sp.issparse(y_true) else (
+        np.asarray(y_true)[ex.nonzero()])
+    n = int(np.count_nonzero(marked.data if sp.issparse(marked) else marked))
+    if n:
+        raise ValueError(
+            f"{where}: y_true marks {n} excluded items as relevant; an excluded item is "
+            "neither ranked nor part of its row's truth, so these can never be found "
+            "(held-out items that are also training items usually mean the splits leak). "
+            "To score without them, set those entries of y_true to 0 first."
+        )
+    return ex

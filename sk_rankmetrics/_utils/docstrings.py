@@ -34,6 +34,11 @@ DATA_DOCS = {
     Query id of each entry, for long-format input (queries need not be
     contiguous or sorted). Each query is scored, then the mean is taken
     over queries.""",
+    "exclude": """exclude : array-like of bool or sparse matrix of the shape of y_true, default=None
+    Items that are not candidates of their row (a recommender's training
+    items): an excluded item is neither ranked nor part of the row's truth,
+    as if its pair were left out of long format; one that ``y_true`` marks
+    relevant raises. Matrices only.""",
     "judged": """judged : array-like of bool of the shape of y_true, default=None
     Which items are judged; None means all. An item that is not judged is
     never relevant and worth nothing, and judgement-based measures (bpref,

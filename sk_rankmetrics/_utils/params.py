@@ -355,6 +355,27 @@ PARAMS = {
         "intervals, more than 10 million take too long",
         examples=(1000,),
     ),
+    "batch_size": Param(
+        None, [Interval("integer", 1, None), _NONE],
+        "users per block of scores; None sizes the blocks to a fixed memory budget",
+        examples=(1, 1000),
+    ),
+    "exclude_relevant": Param(
+        "raise", [Options("raise", "drop")],
+        "what to do when y_true marks an excluded item relevant: raise, or drop the pair "
+        "from the truth",
+        examples=("drop",),
+    ),
+    "sample_negatives": Param(
+        None, [Interval("integer", 1, None), _NONE],
+        "items drawn per user to rank the held-out items among; None ranks the whole "
+        "catalogue",
+        examples=(5,),
+    ),
+    "return_top": Param(
+        False, [Boolean()], "True also returns the best k item indices of every user",
+        examples=(True,),
+    ),
     "random_state": Param(
         None, [Interval("integer", 0, None), _NONE],
         "the seed of the resamples; None draws a fresh one",

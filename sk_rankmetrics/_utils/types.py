@@ -47,6 +47,8 @@ ResponseMethod = Union[ResponseMethodName, Sequence[ResponseMethodName]]
 Test = Literal["t-test", "wilcoxon", "randomization", "bootstrap", "sign"]
 Correction = Literal["holm", "bonferroni", "fdr_bh"]
 OnMissing = Literal["raise", "drop"]
+#: ``exclude_relevant``: what an excluded item that the truth marks relevant does.
+ExcludeRelevant = Literal["raise", "drop"]
 ReportRows = Literal["systems", "pairs"]
 #: ``library`` of ``make_eval_metric``: the boosting library that calls the metric.
 Library = Literal["lightgbm", "xgboost"]

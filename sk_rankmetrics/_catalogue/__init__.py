@@ -1,0 +1,1 @@
+"""Recommender evaluation at catalogue scale: scores from factors, never stored whole."""

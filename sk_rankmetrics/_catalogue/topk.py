@@ -1,0 +1,158 @@
+"""Which items of a block of scores can reach the top ``L``, and seeded item samples.
+
+:func:`top_candidates` finds, for every row of a block of scores, a small set
+of entries that holds the row's ``L`` best *and every entry tied with the
+``L``-th score*, without sorting or partitioning the rows. The columns are
+dealt into ``G >= L`` interleaved groups (column ``j`` in group ``j mod G``);
+the maxima of ``L`` distinct groups are ``L`` distinct entries, so the
+``L``-th largest group maximum ``t`` is a lower bound of the row's ``L``-th
+largest score. Every entry ``>= t`` is a candidate, and only the groups
+whose maximum reaches ``t`` (about ``L`` of them) are searched. The cost is
+one pass of maxima over the block (contiguous, vectorised) plus work in the
+number of candidates.
+
+:func:`sample_items` draws items per user from a counter-based hash, so that
+the sample of a user depends on the seed and the user only, never on how the
+users are split into blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Groups per position of the cut-off: more groups give a tighter bound (fewer
+#: candidates) and a larger (rows x groups) partition.
+GROUPS_PER_POSITION = 16
+#: Members per group the bound reads at most: the maxima are taken over that
+#: many of the row's columns only (spread over the row), which bounds their
+#: cost; a looser bound only admits a few more candidates.
+MEMBERS = 16
+
+
+def top_candidates(scores, L):
+    """Rows and columns of a superset of each row's top ``L`` and of the ties of its ``L``-th.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n, N), float
+        Finite scores, and ``-inf`` for entries that are not candidates
+        (excluded items); ``4 * L <= N``.
+    L : int
+
+    Returns
+    -------
+    rows, cols : ndarray of int
+        The candidates in row-major order: every entry above ``-inf`` that is
+        at least the row's bound. A row with fewer than ``L`` entries above
+        ``-inf`` gets all of them.
+    """
+    n, N = scores.shape
+    G = min(GROUPS_PER_POSITION * L, N // 2)
+    stripes = N // G  # stripes of G consecutive columns; column j is in group j mod G
+    skip = max(1, stripes // MEMBERS)
+    body = scores[:, : G * stripes].reshape(n, stripes, G)[:, ::skip]  # a view
+    gmax = body.max(axis=1)
+    t = np.partition(gmax, G - L, axis=1)[:, G - L]
+    # Never below the lowest finite score: excluded entries (-inf) never qualify.
+    np.maximum(t, np.finfo(scores.dtype).min, out=t)
+    flat = np.flatnonzero(scores >= t[:, None])
+    rows = flat // N
+    return rows, flat - rows * N
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def mix(x):
+    """SplitMix64's finaliser: a bijection of uint64 that scrambles every bit."""
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):  # multiplication modulo 2**64 is the point
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _user_streams(seed, users):
+    with np.errstate(over="ignore"):
+        return mix(mix(np.uint64(seed)) ^ (users.astype(np.uint64) * _GOLDEN))
+
+
+def sample_items(seed, users, n, n_items, forbidden):
+    """``n`` distinct items per user, uniformly among those not forbidden.
+
+    Parameters
+    ----------
+    seed : int
+    users : ndarray of shape (m,), int
+        Global user indices (the sample of a user depends on it and the seed).
+    n : int
+    n_items : int
+    forbidden : callable
+        ``forbidden(local_rows, items)`` -> bool array: whether each pair may
+        not be drawn (excluded items, held-out items).
+
+    Returns
+    -------
+    rows, items : ndarray of int
+        The drawn pairs, sorted by local row; a row with fewer than ``n``
+        allowed items gets all of them.
+
+    Notes
+    -----
+    The ``j``-th draw of user ``u`` is ``mix(stream(u) + j) mod n_items``.
+    Draws that are forbidden or repeat an earlier draw are rejected; the
+    first ``n`` accepted ones are kept (sampling without replacement). A
+    user still short after ``2 n + 32`` draws (few allowed items) instead
+    takes the ``n`` allowed items of smallest hash ``mix(stream(u) ^ item)``:
+    also uniform, and also a function of the user alone.
+    """
+    m = users.shape[0]
+    streams = _user_streams(seed, users)
+    draws = 2 * n + 32
+    j = np.arange(draws, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        h = mix(streams[:, None] + j[None, :])
+    items = (h % np.uint64(n_items)).astype(np.int64)
+    rows = np.repeat(np.arange(m), draws)
+    items = items.reshape(-1)
+    order = np.tile(np.arange(draws), m)
+    ok = ~forbidden(rows, items)
+    rows, items, order = rows[ok], items[ok], order[ok]
+    # The first draw of each (row, item): sort by key, then by draw.
+    keys = rows * n_items + items
+    s = np.lexsort((order, keys))
+    keys, order = keys[s], order[s]
+    first = np.ones(keys.shape[0], dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    keys, order = keys[first], order[first]
+    rows = keys // n_items
+    # Rank of each kept draw within its row, in draw order.
+    s = np.lexsort((order, rows))
+    keys, rows = keys[s], rows[s]
+    counts = np.bincount(rows, minlength=m)
+    within = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+    keep = within < n
+    keys, rows = keys[keep], rows[keep]
+    short = np.flatnonzero(np.minimum(counts, n) < n)
+    if short.size:
+        # Rare rows: the n allowed items of smallest hash, over the whole catalogue.
+        every = np.arange(n_items, dtype=np.int64)
+        r = np.repeat(short, n_items)
+        it = np.tile(every, short.size)
+        with np.errstate(over="ignore"):
+            hk = mix(streams[r] ^ mix(it.astype(np.uint64))).reshape(short.size, n_items)
+        bad = forbidden(r, it).reshape(short.size, n_items)
+        order2 = np.argsort(hk, axis=1, kind="stable")
+        okay = ~np.take_along_axis(bad, order2, axis=1)
+        pick = okay & (np.cumsum(okay, axis=1) <= n)
+        pr, pc = np.nonzero(pick)
+        extra_rows = short[pr]
+        extra_items = order2[pr, pc]
+        drop = np.isin(rows, short)
+        rows = np.concatenate([rows[~drop], extra_rows])
+        items_out = np.concatenate([keys[~drop] % n_items, extra_items])
+        s = np.lexsort((items_out, rows))
+        return rows[s], items_out[s]
+    items_out = keys % n_items
+    s = np.lexsort((items_out, rows))
+    return rows[s], items_out[s]
