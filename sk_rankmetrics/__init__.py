@@ -29,7 +29,7 @@ _LAZY = {
     "cumulative_gain_score": "_evaluation.metric_functions",
     "dcg_score": "_evaluation.metric_functions",
     "err_score": "_evaluation.metric_functions",
-    "evaluate": "_evaluation.metric_functions",
+    "evaluate": "_evaluation.evaluate",
     "f1_at_k_score": "_evaluation.metric_functions",
     "hit_rate_score": "_evaluation.metric_functions",
     "mean_average_precision_score": "_evaluation.metric_functions",
@@ -64,12 +64,12 @@ _LAZY = {
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._catalogue.embeddings import evaluate_embeddings
+    from ._evaluation.evaluate import evaluate
     from ._evaluation.metric_functions import (
         bpref_score,
         cumulative_gain_score,
         dcg_score,
         err_score,
-        evaluate,
         f1_at_k_score,
         hit_rate_score,
         mean_average_precision_score,

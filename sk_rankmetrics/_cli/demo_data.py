@@ -99,7 +99,7 @@ def demo_intro(n_queries=300, n_items=50, seed=0):
 
 def demo_table(seed=0):
     """Text table of every metric of part 1, one column per ranker, and a legend."""
-    from .._evaluation.metric_functions import evaluate
+    from .._evaluation.evaluate import evaluate
 
     names = [name for name, _ in DEMO_METRICS]
     results = []

@@ -256,7 +256,7 @@ class QueryDifferenceDisplay:
         >>> d.differences.tolist()
         [0.6666666666666667, -0.5]
         """
-        from .._evaluation.metric_functions import evaluate
+        from .._evaluation.evaluate import evaluate
 
         if not hasattr(y_scores, "items") or len(y_scores) != 2:
             raise InvalidParameterError(

@@ -19,7 +19,7 @@ from typing import Any, TypeVar, overload
 import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from .._evaluation.metric_functions import evaluate
+from .._evaluation.evaluate import evaluate
 from .._metrics.names import parse_name
 from .._metrics.registry import metric_names
 from .._metrics.requests import make_requests, split_request

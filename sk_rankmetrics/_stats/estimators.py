@@ -281,7 +281,7 @@ def compare_estimators(estimators: Mapping[str, Any] | Sequence[Any], X: ArrayLi
     """
     from sklearn.base import clone
 
-    from .._evaluation.metric_functions import evaluate
+    from .._evaluation.evaluate import evaluate
     from .._sklearn.responses import estimator_responses
 
     items = _estimators(estimators)
