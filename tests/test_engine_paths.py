@@ -170,3 +170,33 @@ def test_every_request_checks_its_own_gain_rules():
         skr.evaluate(yt, ys, ["dcg@3", "ndcg@3"])
     with pytest.raises(ValueError, match="negative relevance"):
         score("ndcg", yt, ys, k=3)
+
+
+def test_blocks_leave_no_reference_cycles():
+    """A ranked block and its values are freed as soon as the engine drops them:
+    no reference cycle keeps their arrays until a garbage collection (the
+    memory bound of the block budget depends on it)."""
+    import gc
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, (600, 40))
+    s = rng.integers(0, 5, (600, 40)).astype(float)
+    qid = np.repeat(np.arange(600), 40)
+    rec = {f"u{i}": [f"i{j}" for j in rng.permutation(30)[:10]] for i in range(200)}
+    truth = {f"u{i}": {f"i{j}": 1 for j in rng.permutation(30)[:3]} for i in range(200)}
+    metrics = ["ndcg@10", "map@10", "recall@10", "g", "r_precision", "err@5"]
+    calls = [
+        lambda: skr.evaluate(y, s, metrics),
+        lambda: skr.evaluate(y.ravel(), s.ravel(), metrics, qid=qid),
+        lambda: skr.evaluate_ranked(rec, truth, ["ndcg@10", "map@10", "recall@10"]),
+    ]
+    for call in calls:
+        call()  # first calls import and cache what they need
+    gc.collect()
+    gc.disable()
+    try:
+        for call in calls:
+            call()
+            assert gc.collect() == 0
+    finally:
+        gc.enable()

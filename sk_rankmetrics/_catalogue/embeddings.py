@@ -332,12 +332,6 @@ class EmbeddingInputs:
 
     def ranked_chunk(self, payload, requests, *, ignore_ties=False):
         a, b = payload
-        # This thread's previous chunk has been read by the kernels: a chunk is
-        # its own root (a reference cycle), which would keep its arrays alive
-        # until a garbage collection; cut it so that they go now.
-        last = getattr(self._local, "last", None)
-        if last is not None:
-            last.root = last.block = None
         n, N = b - a, self.n_cols
         trow, tcol, tval = self._truth_rows(a, b)
         n_real = self.n_real[a:b]
@@ -443,13 +437,8 @@ class EmbeddingInputs:
         count = np.asarray(n_real, dtype=np.float64)
         values.totals["judged"] = values.totals["pool"] = count
         rc.totals = values.totals
-        # The totals read the values (one way); the values need not read the
-        # totals back: without that cycle a block is freed as soon as its
-        # chunk is, not at the next garbage collection.
-        values.totals = None
         rc.block = (ys, values)
         check_ties(rc, requests, ignore_ties)
-        self._local.last = rc
         for req in requests:
             if req.needs_ideal and req.spec.full and ("levels", req.gain_key) not in rc.cache:
                 rc.cache[("levels", req.gain_key)] = ideal_levels(

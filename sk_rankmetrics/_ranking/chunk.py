@@ -56,15 +56,21 @@ class RankedChunk:
         self.n_ranked = n_items if n_ranked is None else n_ranked
         self.totals = {}
         self.ideal = {}
-        #: Derived row statistics kernels share (ideal gain runs), by key.
+        #: Derived row statistics kernels share (ideal gain levels), by key.
         self.cache = {}
         self.items = None
         self.real_ties = self.tied  # ties between real items (not padding)
         #: ``(scores, BlockValues)`` of the whole rows, for a measure that reads
         #: beyond ``L`` (R-precision); None for ranked lists (``L`` covers them).
         self.block = None
-        #: The chunk this one was cut from (itself when not cut).
-        self.root = self
+        #: The chunk this one was cut from (None when not cut: :attr:`root`
+        #: is then the chunk itself, without a reference cycle).
+        self._root = None
+
+    @property
+    def root(self):
+        """The chunk this one was cut from, or this chunk."""
+        return self if self._root is None else self._root
 
     @property
     def start(self):
@@ -101,7 +107,7 @@ class RankedChunk:
         out.tied, out.real_ties = self.tied, self.real_ties
         out.totals, out.ideal, out.block = self.totals, self.ideal, self.block
         out.cache = self.cache  # statistics of whole rows, unchanged by the cut
-        out.root = self.root
+        out._root = self.root
         out.items = self.items
         return out
 

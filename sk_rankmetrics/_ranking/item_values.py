@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 
@@ -254,14 +256,18 @@ class BlockValues:
 
 
 class _Totals(dict):
-    """Row totals of the item values, computed on first use."""
+    """Row totals of the item values, computed on first use.
+
+    It holds its block weakly: a block and its totals would otherwise form a
+    reference cycle, whose arrays only the garbage collector frees.
+    """
 
     def __init__(self, block):
         super().__init__()
-        self._block = block
+        self._block = weakref.ref(block)
 
     def __missing__(self, key):
-        b = self._block
+        b = self._block()
         width = b.yt.shape[1]
         if key in ("judged", "pool") and getattr(b.masks, key) is None:
             total = np.full(b.yt.shape[0], float(width))
