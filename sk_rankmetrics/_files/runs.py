@@ -36,6 +36,7 @@ from .._utils.types import (
     Progress,
     Setting,
 )
+from .diversity import diversity_names, evaluate_diversity_run
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
 from .id_codes import factorize, factorize_collapsed
@@ -311,6 +312,11 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
                              judged_only=judged_only, n_docs=n_docs,
                              no_relevant=no_relevant, qrels_format=qrels_format,
                              run_format=run_format, progress=progress, compute=compute)
+    if getattr(qrels, "subtopic", None) is not None or diversity_names(metrics):
+        return evaluate_diversity_run(
+            qrels, as_run(run, run_format), metrics, setting=setting, complete=complete,
+            threshold=threshold, max_docs=max_docs, judged_only=judged_only,
+            no_relevant=no_relevant, progress=progress)
     q, r = as_qrels(qrels, qrels_format), as_run(run, run_format)
     what = "user" if "user" in (getattr(q, "_unit", None), getattr(r, "_unit", None)) \
         else "query"

@@ -28,10 +28,10 @@ _register("alpha_ndcg", kernels.alpha_ndcg, ("threshold", "redundancy"),
           label="alpha-nDCG", needs_ideal=True,
           description="alpha-nDCG (Clarke et al. 2008) against ndeval's greedy ideal")
 _register("alpha_dcg", kernels.alpha_dcg, ("threshold", "redundancy"), label="alpha-DCG",
-          description="alpha-DCG over the DCG of every subtopic covered at every position "
+          normalized=False, description="alpha-DCG over the DCG of every subtopic covered at every position "
                       "(ndeval's collection-independent normalisation)")
 _register("err_ia", kernels.err_ia, ("threshold", "redundancy"), label="ERR-IA",
-          description="intent-aware ERR over its every-subtopic-covered bound (ndeval's)")
+          normalized=False, description="intent-aware ERR over its every-subtopic-covered bound (ndeval's)")
 _register("nerr_ia", kernels.nerr_ia, ("threshold", "redundancy"), label="nERR-IA",
           needs_ideal=True, description="intent-aware ERR against ndeval's greedy ideal")
 _register("nrbp", kernels.nrbp, ("threshold", "redundancy", "patience"), takes_k=False,
