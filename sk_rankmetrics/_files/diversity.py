@@ -71,8 +71,11 @@ def judged_pairs_only(inputs):
     tkeys = np.unique(trow * inputs.span + inputs.truth_codes)
     rkeys = row * inputs.span + inputs.rec_codes
     pos = np.minimum(np.searchsorted(tkeys, rkeys), max(tkeys.shape[0] - 1, 0))
-    keep = (inputs.rec_codes >= 0) & (tkeys[pos] == rkeys) if tkeys.size else \
-        np.zeros(rkeys.shape[0], dtype=bool)
+    keep = (
+        (inputs.rec_codes >= 0) & (tkeys[pos] == rkeys)
+        if tkeys.size
+        else np.zeros(rkeys.shape[0], dtype=bool)
+    )
     new_lens = np.bincount(row[keep], minlength=inputs.n_rows)
     inputs.rec_indptr = np.concatenate(([0], np.cumsum(new_lens))).astype(np.int64)
     inputs.rec_codes = inputs.rec_codes[keep]
@@ -82,8 +85,19 @@ def judged_pairs_only(inputs):
     return inputs
 
 
-def evaluate_diversity_run(qrels, run, metrics, *, setting, complete, threshold,
-                           max_docs, judged_only, no_relevant, progress):
+def evaluate_diversity_run(
+    qrels,
+    run,
+    metrics,
+    *,
+    setting,
+    complete,
+    threshold,
+    max_docs,
+    judged_only,
+    no_relevant,
+    progress,
+):
     """:func:`evaluate_run` for diversity measures (see its docstring)."""
     q = as_diversity_qrels(qrels)
     if len(q) == 0:
@@ -95,9 +109,11 @@ def evaluate_diversity_run(qrels, run, metrics, *, setting, complete, threshold,
         starts = np.cumsum(lens) - lens
         keep = np.arange(items.shape[0]) - np.repeat(starts, lens) < max_docs
         items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
-    inputs = build_diversity(RankedLists(run_ids, lens, items, scores),
-                             SubtopicTruth(q.qid, q.subtopic, q.docno, q.relevance),
-                             queries="truth" if complete else "both")
+    inputs = build_diversity(
+        RankedLists(run_ids, lens, items, scores),
+        SubtopicTruth(q.qid, q.subtopic, q.docno, q.relevance),
+        queries="truth" if complete else "both",
+    )
     if judged_only:
         inputs = judged_pairs_only(inputs)
     if no_relevant is None:
@@ -138,8 +154,7 @@ def subtopic_truth(truth):
                     f"{', '.join(names)} (columns: {', '.join(map(str, columns))})."
                 )
             found[role] = np.asarray(truth[hit[0]])
-        return SubtopicTruth(found["query"], found["subtopic"], found["item"],
-                             found["relevance"])
+        return SubtopicTruth(found["query"], found["subtopic"], found["item"], found["relevance"])
     raise ValueError(
         "the diversity measures read a truth with subtopics: a tuple (user_ids, "
         "subtopics, item_ids, relevance), a data frame with user, subtopic, item and "
@@ -147,13 +162,15 @@ def subtopic_truth(truth):
     )
 
 
-def evaluate_diversity_ranked(lists, truth, metrics, *, k, complete, threshold,
-                              no_relevant, progress):
+def evaluate_diversity_ranked(
+    lists, truth, metrics, *, k, complete, threshold, no_relevant, progress
+):
     """:func:`evaluate_ranked` for diversity measures: ``lists`` (a RankedLists
     without scores) against a diversity truth."""
     requests = _requests(metrics, threshold, k, where="evaluate_ranked")
-    inputs = build_diversity(lists, subtopic_truth(truth),
-                             queries="truth" if complete else "both", what="user")
+    inputs = build_diversity(
+        lists, subtopic_truth(truth), queries="truth" if complete else "both", what="user"
+    )
     raw = engine_compute(inputs, requests, ignore_ties=True, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
     return EvaluationResult(inputs.query_ids, per_query, mean)

@@ -50,8 +50,19 @@ class DiversityInputs:
 
     diversity = True
 
-    def __init__(self, query_ids, rec_indptr, rec_codes, rec_scores, truth_indptr,
-                 truth_codes, truth_sub, truth_rel, n_codes, n_sub_codes):
+    def __init__(
+        self,
+        query_ids,
+        rec_indptr,
+        rec_codes,
+        rec_scores,
+        truth_indptr,
+        truth_codes,
+        truth_sub,
+        truth_rel,
+        n_codes,
+        n_sub_codes,
+    ):
         self.query_ids = query_ids
         self.rec_indptr, self.rec_codes, self.rec_scores = rec_indptr, rec_codes, rec_scores
         self.truth_indptr, self.truth_codes = truth_indptr, truth_codes
@@ -80,15 +91,17 @@ class DiversityInputs:
         width = self._L(requests) * max(self.max_subtopics, 1)
         step = max(1, _budget(requests) // max(width, 1))
         step = min(step, max(1, (1 << 62) // (self.span * self.n_sub_codes + 1)))
-        return [(slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
-                for a in range(0, self.n_rows, step)]
+        return [
+            (slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
+            for a in range(0, self.n_rows, step)
+        ]
 
     def ranked_chunk(self, payload, requests, *, ignore_ties=False):
         a, b = payload
         n = b - a
         L = self._L(requests)
         ra, rb = self.rec_indptr[a], self.rec_indptr[b]
-        lens = np.diff(self.rec_indptr[a: b + 1])
+        lens = np.diff(self.rec_indptr[a : b + 1])
         row = np.repeat(np.arange(n), lens)
         offs = np.arange(rb - ra) - np.repeat(self.rec_indptr[a:b] - ra, lens)
         codes = self.rec_codes[ra:rb]
@@ -110,7 +123,7 @@ class DiversityInputs:
         """The :class:`Subtopics` of rows ``a:b`` at the requests' threshold."""
         n = b - a
         ta, tb = self.truth_indptr[a], self.truth_indptr[b]
-        trow = np.repeat(np.arange(n), np.diff(self.truth_indptr[a: b + 1]))
+        trow = np.repeat(np.arange(n), np.diff(self.truth_indptr[a : b + 1]))
         level = self.truth_rel[ta:tb]
         threshold = requests[0].options.get("threshold")
         rel = level > 0 if threshold is None else level >= threshold
@@ -154,8 +167,8 @@ class DiversityInputs:
             most = int(per_row.max()) if n else 0
             for keep, want in depths.items():
                 ideal[keep] = greedy_novelty_gains(
-                    e_row[cand], entry_ptr, e_pair, pairs.shape[0], n,
-                    max(min(want, most), 1), keep)
+                    e_row[cand], entry_ptr, e_pair, pairs.shape[0], n, max(min(want, most), 1), keep
+                )
         return Subtopics(rel_at, n_sub.astype(np.float64), n_rel_sub, ideal)
 
 
@@ -201,9 +214,11 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
     ti = as_ids(truth.item, "the truth's item ids")
     tr = as_numeric_array(truth.relevance, "the truth's relevance")
     if not (tq.shape == ts.shape == ti.shape == tr.shape):
-        raise ValueError(f"the truth's {what} ids, subtopics, item ids and relevance must "
-                         f"have one length, got {tq.shape[0]}, {ts.shape[0]}, "
-                         f"{ti.shape[0]} and {tr.shape[0]}.")
+        raise ValueError(
+            f"the truth's {what} ids, subtopics, item ids and relevance must "
+            f"have one length, got {tq.shape[0]}, {ts.shape[0]}, "
+            f"{ti.shape[0]} and {tr.shape[0]}."
+        )
     check_finite(tr, "the truth's relevance")
     tr = tr.astype(np.float64)
     if uq.dtype.kind != tq.dtype.kind:
@@ -213,15 +228,16 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
     rows = np.intersect1d(unique(uq), truth_q) if queries == "both" else truth_q
     n = rows.shape[0]
     if n == 0:
-        raise ValueError(f"no {what} has both a ranking and judgements; check that the "
-                         f"{what} ids of the ranking and of the truth match.")
+        raise ValueError(
+            f"no {what} has both a ranking and judgements; check that the "
+            f"{what} ids of the ranking and of the truth match."
+        )
     # Ranked lists, one per row (an empty one for a judged query without a list).
     order = np.argsort(uq, kind="stable")
     su = uq[order]
     if su.size > 1 and (su[1:] == su[:-1]).any():
         i = int(np.flatnonzero(su[1:] == su[:-1])[0])
-        raise ValueError(f"{what} {shown(su[i])!r} has two ranked lists; give one list "
-                         f"per {what}.")
+        raise ValueError(f"{what} {shown(su[i])!r} has two ranked lists; give one list per {what}.")
     starts = np.cumsum(lens) - lens
     pos = np.minimum(np.searchsorted(su, rows), max(su.shape[0] - 1, 0))
     has = su[pos] == rows if su.size else np.zeros(n, dtype=bool)
@@ -251,8 +267,9 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
     t_order = np.lexsort((s_codes, t_codes, trow))
     trow, t_codes, s_codes, tr = trow[t_order], t_codes[t_order], s_codes[t_order], tr[t_order]
     if trow.size > 1:
-        dup = ((trow[1:] == trow[:-1]) & (t_codes[1:] == t_codes[:-1])
-               & (s_codes[1:] == s_codes[:-1]))
+        dup = (
+            (trow[1:] == trow[:-1]) & (t_codes[1:] == t_codes[:-1]) & (s_codes[1:] == s_codes[:-1])
+        )
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
@@ -260,7 +277,16 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
                 f"{shown(rows[trow[i]])!r} and subtopic {shown(subs[s_codes[i]])!r}; give "
                 f"each ({what}, subtopic, item) once."
             )
-    t_indptr = np.concatenate(([0], np.cumsum(np.bincount(trow, minlength=n)))).astype(
-        np.int64)
-    return DiversityInputs(rows, indptr, r_codes, scores, t_indptr, t_codes, s_codes, tr,
-                           int(vocab.shape[0]), int(subs.shape[0]))
+    t_indptr = np.concatenate(([0], np.cumsum(np.bincount(trow, minlength=n)))).astype(np.int64)
+    return DiversityInputs(
+        rows,
+        indptr,
+        r_codes,
+        scores,
+        t_indptr,
+        t_codes,
+        s_codes,
+        tr,
+        int(vocab.shape[0]),
+        int(subs.shape[0]),
+    )

@@ -24,30 +24,83 @@ def _register(name, kernel, options, **kwargs):
     DIVERSITY[name] = MetricSpec(name, None, kernel, _NEEDS, options, ties="refuse", **kwargs)
 
 
-_register("alpha_ndcg", kernels.alpha_ndcg, ("threshold", "redundancy"),
-          label="alpha-nDCG", needs_ideal=True,
-          description="alpha-nDCG (Clarke et al. 2008) against ndeval's greedy ideal")
-_register("alpha_dcg", kernels.alpha_dcg, ("threshold", "redundancy"), label="alpha-DCG",
-          normalized=False, description="alpha-DCG over the DCG of every subtopic covered at every position "
-                      "(ndeval's collection-independent normalisation)")
-_register("err_ia", kernels.err_ia, ("threshold", "redundancy"), label="ERR-IA",
-          normalized=False, description="intent-aware ERR over its every-subtopic-covered bound (ndeval's)")
-_register("nerr_ia", kernels.nerr_ia, ("threshold", "redundancy"), label="nERR-IA",
-          needs_ideal=True, description="intent-aware ERR against ndeval's greedy ideal")
-_register("nrbp", kernels.nrbp, ("threshold", "redundancy", "patience"), takes_k=False,
-          full=True, label="NRBP",
-          description="novelty- and rank-biased precision (Clarke et al. 2009)")
-_register("nnrbp", kernels.nnrbp, ("threshold", "redundancy", "patience"), takes_k=False,
-          full=True, label="nNRBP", needs_ideal=True,
-          description="NRBP against ndeval's greedy ideal")
-_register("ap_ia", kernels.ap_ia, ("threshold",), takes_k=False, full=True, label="AP-IA",
-          aliases=("map_ia",),
-          description="intent-aware average precision: each subtopic's AP, averaged")
-_register("p_ia", kernels.p_ia, ("threshold",), label="P-IA",
-          description="intent-aware precision: relevant (document, subtopic) pairs over k S")
-_register("subtopic_recall", kernels.subtopic_recall, ("threshold",), label="S-recall",
-          aliases=("strec", "st_recall"),
-          description="subtopic recall: the subtopics covered in the top k, over S")
+_register(
+    "alpha_ndcg",
+    kernels.alpha_ndcg,
+    ("threshold", "redundancy"),
+    label="alpha-nDCG",
+    needs_ideal=True,
+    description="alpha-nDCG (Clarke et al. 2008) against ndeval's greedy ideal",
+)
+_register(
+    "alpha_dcg",
+    kernels.alpha_dcg,
+    ("threshold", "redundancy"),
+    label="alpha-DCG",
+    normalized=False,
+    description="alpha-DCG over the DCG of every subtopic covered at every position "
+    "(ndeval's collection-independent normalisation)",
+)
+_register(
+    "err_ia",
+    kernels.err_ia,
+    ("threshold", "redundancy"),
+    label="ERR-IA",
+    normalized=False,
+    description="intent-aware ERR over its every-subtopic-covered bound (ndeval's)",
+)
+_register(
+    "nerr_ia",
+    kernels.nerr_ia,
+    ("threshold", "redundancy"),
+    label="nERR-IA",
+    needs_ideal=True,
+    description="intent-aware ERR against ndeval's greedy ideal",
+)
+_register(
+    "nrbp",
+    kernels.nrbp,
+    ("threshold", "redundancy", "patience"),
+    takes_k=False,
+    full=True,
+    label="NRBP",
+    description="novelty- and rank-biased precision (Clarke et al. 2009)",
+)
+_register(
+    "nnrbp",
+    kernels.nnrbp,
+    ("threshold", "redundancy", "patience"),
+    takes_k=False,
+    full=True,
+    label="nNRBP",
+    needs_ideal=True,
+    description="NRBP against ndeval's greedy ideal",
+)
+_register(
+    "ap_ia",
+    kernels.ap_ia,
+    ("threshold",),
+    takes_k=False,
+    full=True,
+    label="AP-IA",
+    aliases=("map_ia",),
+    description="intent-aware average precision: each subtopic's AP, averaged",
+)
+_register(
+    "p_ia",
+    kernels.p_ia,
+    ("threshold",),
+    label="P-IA",
+    description="intent-aware precision: relevant (document, subtopic) pairs over k S",
+)
+_register(
+    "subtopic_recall",
+    kernels.subtopic_recall,
+    ("threshold",),
+    label="S-recall",
+    aliases=("strec", "st_recall"),
+    description="subtopic recall: the subtopics covered in the top k, over S",
+)
 
 _ALIASES = {a: s.name for s in DIVERSITY.values() for a in (s.name, *s.aliases)}
 
@@ -65,9 +118,15 @@ IR_MEASURES_DIVERSITY = {
 }
 #: ndeval's column names (case-sensitive).
 NDEVAL = {
-    "alpha-nDCG": "alpha_ndcg", "alpha-DCG": "alpha_dcg", "ERR-IA": "err_ia",
-    "nERR-IA": "nerr_ia", "NRBP": "nrbp", "nNRBP": "nnrbp", "MAP-IA": "ap_ia",
-    "P-IA": "p_ia", "strec": "subtopic_recall",
+    "alpha-nDCG": "alpha_ndcg",
+    "alpha-DCG": "alpha_dcg",
+    "ERR-IA": "err_ia",
+    "nERR-IA": "nerr_ia",
+    "NRBP": "nrbp",
+    "nNRBP": "nnrbp",
+    "MAP-IA": "ap_ia",
+    "P-IA": "p_ia",
+    "strec": "subtopic_recall",
 }
 _IRM_OPTION = {"rel": "threshold", "alpha": "redundancy", "beta": "patience"}
 _RE = re.compile(r"^\s*([A-Za-z_\-]+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$")
@@ -109,8 +168,9 @@ def _cutoff(spec, text, value):
     if value is None:
         return None
     if not spec.takes_k:
-        raise InvalidParameterError(f"metric {spec.name!r} takes no cut-off; drop '@' "
-                                    f"from {text!r}.")
+        raise InvalidParameterError(
+            f"metric {spec.name!r} takes no cut-off; drop '@' from {text!r}."
+        )
     if not value.isdigit() or int(value) < 1:
         raise InvalidParameterError(
             f"the cut-off in {text!r} must be a positive integer, got {value!r}."

@@ -1,6 +1,7 @@
 """Diversity measures (ndeval's): alpha-nDCG, ERR-IA, NRBP, AP-IA, P-IA, subtopic recall.
 
-Each kernel reads ``rc.subtopics[subtopic_key(req)]``, a ``Subtopics`` (``_ranking/novelty.py``) that
+Each kernel reads ``rc.subtopics[subtopic_key(req)]``, a ``Subtopics``
+(``_ranking/novelty.py``) that
 the diversity layout attaches to the ranked chunk: per ranked position, which
 of the row's subtopics the document is relevant to. Every measure is a sum
 over positions and subtopics, vectorised over the rows of the chunk; the
@@ -132,8 +133,9 @@ def p_ia(rc, req):
     kc = _cut(rc, req.k)
     pairs = st.rel[:, :kc].sum(axis=(1, 2))
     defined = st.n_sub > 0
-    return np.where(defined, pairs / (float(req.k) * np.where(defined, st.n_sub, 1.0)),
-                    0.0), defined
+    return np.where(
+        defined, pairs / (float(req.k) * np.where(defined, st.n_sub, 1.0)), 0.0
+    ), defined
 
 
 def subtopic_recall(rc, req):
