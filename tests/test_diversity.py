@@ -14,8 +14,14 @@ import reference_diversity as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sk_rankmetrics import TrecQrels, TrecRun, evaluate, evaluate_ranked, evaluate_run
-from sk_rankmetrics import read_trec_qrels
+from sk_rankmetrics import (
+    TrecQrels,
+    TrecRun,
+    evaluate,
+    evaluate_ranked,
+    evaluate_run,
+    read_trec_qrels,
+)
 from sk_rankmetrics._utils.errors import InvalidParameterError
 
 # -- random tie-free diversity files ------------------------------------------------
@@ -149,15 +155,18 @@ def test_kernels_equal_plain_loops(seed, k, alpha, beta):
         "p_ia": (f"p_ia@{k}", lambda rk, j: ref.p_ia(rk, j, k)),
         "subtopic_recall": (f"subtopic_recall@{k}", lambda rk, j: ref.subtopic_recall(rk, j, k)),
     }
-    metrics = [(n, {"redundancy": alpha}) for n, _ in [names[m] for m in ("alpha_ndcg",
-               "alpha_dcg", "err_ia", "nerr_ia")]]
-    metrics += [(n, {"redundancy": alpha, "patience": beta}) for n, _ in
-                [names["nrbp"], names["nnrbp"]]]
+    metrics = [
+        (n, {"redundancy": alpha})
+        for n, _ in [names[m] for m in ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia")]
+    ]
+    metrics += [
+        (n, {"redundancy": alpha, "patience": beta}) for n, _ in [names["nrbp"], names["nnrbp"]]
+    ]
     metrics += [n for n, _ in plain.values()]
     res = evaluate_run(q, r, metrics, no_relevant="skip")
     judged = _judged_sets(qrels)
     rankings = {}
-    for qid, d, score in sorted(run, key=lambda x: (x[0], -x[2])):
+    for qid, d, _score in sorted(run, key=lambda x: (x[0], -x[2])):
         rankings.setdefault(qid, []).append(d)
     for i, qid in enumerate(res.query_ids):
         for label, fn in [*names.values(), *plain.values()]:
@@ -177,10 +186,13 @@ def test_hand_computed_example():
     # Gains 2, 0, 0.5: alpha-DCG@3 = 2 + 0.5 / log2(4) = 2.25. The greedy ideal
     # is a, c: 2 + 0.5 / log2(3). S-recall@1 = 1; P-IA@3 = 3 pairs / (3 * 2).
     rec = {"u1": ["a", "b", "c"]}
-    truth = (np.array(["u1", "u1", "u1"]), np.array([1, 2, 2]), np.array(["a", "a", "c"]),
-             np.ones(3))
-    res = evaluate_ranked(rec, truth, ["alpha_ndcg", "subtopic_recall@1", "p_ia", "ap_ia"],
-                          k=3)
+    truth = (
+        np.array(["u1", "u1", "u1"]),
+        np.array([1, 2, 2]),
+        np.array(["a", "a", "c"]),
+        np.ones(3),
+    )
+    res = evaluate_ranked(rec, truth, ["alpha_ndcg", "subtopic_recall@1", "p_ia", "ap_ia"], k=3)
     assert res.mean["alpha_ndcg@3"] == pytest.approx(2.25 / (2 + 0.5 / math.log2(3)))
     assert res.mean["subtopic_recall@1"] == 1.0
     assert res.mean["p_ia@3"] == pytest.approx(0.5)
@@ -208,8 +220,7 @@ def test_greedy_ideal_breaks_ties_by_the_largest_document_id(third, ideal):
     assert res.mean["nerr_ia@3"] == pytest.approx(run / best)
     pyndeval = pytest.importorskip("pyndeval")
     qrels = [("q", str(s), d, 1) for d, subs in judged.items() for s in subs]
-    want = pyndeval.ndeval(qrels, [("q", d, 3.0 - i) for i, d in enumerate(ranking)],
-                           ["nERR-IA@3"])
+    want = pyndeval.ndeval(qrels, [("q", d, 3.0 - i) for i, d in enumerate(ranking)], ["nERR-IA@3"])
     assert res.mean["nerr_ia@3"] == pytest.approx(want["q"]["nERR-IA@3"])
 
 
@@ -226,7 +237,7 @@ def files(tmp_path):
 
 
 def test_paths_read_as_diversity_qrels(files):
-    qrels, run, qp, rp = files
+    qrels, _run, qp, rp = files
     q = read_trec_qrels(qp, diversity=True)
     assert q.subtopic is not None and len(q) == len(qrels)
     by_path = evaluate_run(qp, rp, ["alpha_nDCG@20", "alpha_ndcg@20", "alpha-nDCG@20"])
@@ -238,25 +249,38 @@ def test_paths_read_as_diversity_qrels(files):
 def test_command_line_evaluate(files):
     _, _, qp, rp = files
     out = subprocess.run(
-        [sys.executable, "-m", "sk_rankmetrics", "evaluate", str(qp), str(rp),
-         "-m", "alpha_nDCG@20", "-m", "NRBP", "--format", "csv"],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "sk_rankmetrics",
+            "evaluate",
+            str(qp),
+            str(rp),
+            "-m",
+            "alpha_nDCG@20",
+            "-m",
+            "NRBP",
+            "--format",
+            "csv",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     res = evaluate_run(qp, rp, ["alpha_nDCG@20", "NRBP"])
     header, *rows = out.strip().splitlines()
     assert header.split(",") == ["query", "alpha_nDCG@20", "NRBP"]
     got = {row.split(",")[0]: [float(v) for v in row.split(",")[1:]] for row in rows}
-    assert got.pop("all") == pytest.approx(
-        [res.mean["alpha_nDCG@20"], res.mean["NRBP"]], abs=1e-9)
+    assert got.pop("all") == pytest.approx([res.mean["alpha_nDCG@20"], res.mean["NRBP"]], abs=1e-9)
     assert set(got) == set(res.query_ids)
     for i, qid in enumerate(res.query_ids):
         assert got[qid] == pytest.approx(
-            [res.per_query["alpha_nDCG@20"][i], res.per_query["NRBP"][i]], abs=1e-9)
+            [res.per_query["alpha_nDCG@20"][i], res.per_query["NRBP"][i]], abs=1e-9
+        )
 
 
 def test_trec_eval_setting_breaks_ties_by_document_id_descending():
-    q = TrecQrels(np.array(["q", "q"]), np.array(["a", "b"]), np.ones(2),
-                  subtopic=np.array([1, 2]))
+    q = TrecQrels(np.array(["q", "q"]), np.array(["a", "b"]), np.ones(2), subtopic=np.array([1, 2]))
     r = TrecRun(np.array(["q", "q", "q"]), np.array(["a", "b", "c"]), np.array([1.0, 1.0, 0.5]))
     with pytest.raises(ValueError, match="tie"):
         evaluate_run(q, r, ["alpha_ndcg@1"])
@@ -290,9 +314,44 @@ def test_errors(files, tmp_path):
         evaluate_run(qp, rp, ["alpha_nDCG(beta=0.3)@10"])
     with pytest.raises(InvalidParameterError, match="redundancy"):
         evaluate_run(qp, rp, [("alpha_ndcg@10", {"redundancy": 1.5})])
-    with pytest.raises(ValueError, match="duplicate document .* diversity=True"):
+    with pytest.raises(ValueError, match=r"duplicate document .* diversity=True"):
         evaluate_run(qp, rp, ["ndcg@10"])
     dup = tmp_path / "dup.txt"
     dup.write_text("q0 1 a 1\nq0 1 a 0\n")
-    with pytest.raises(ValueError, match="twice .* subtopic"), pytest.warns(UserWarning):
+    with pytest.raises(ValueError, match=r"twice .* subtopic"), pytest.warns(UserWarning):
         evaluate_run(dup, rp, ["alpha_nDCG@10"])
+
+
+@pytest.mark.parametrize("setting", ["sk_rankmetrics", "trec_eval"])
+def test_files_and_objects_give_the_same_numbers(tmp_path, setting):
+    # The files go through the integer codes of the file path, the objects
+    # through ids; under trec_eval's setting tied scores are ranked by docno
+    # descending on both paths.
+    qrels, run = random_files(21, max_subtopics=4)
+    if setting == "trec_eval":
+        run = [(q, d, round(s)) for q, d, s in run]  # many ties
+    qp, rp = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qp.write_text("".join(f"{q} {s} {d} {lv}\n" for q, s, d, lv in qrels))
+    rp.write_text("".join(f"{q} Q0 {d} 0 {sc} tag\n" for q, d, sc in run))
+    names = ["alpha_nDCG@10", "ERR_IA@5", "nNRBP", "AP_IA", "P_IA@3", "StRecall@20"]
+    by_file = evaluate_run(qp, rp, names, setting=setting, max_docs=30, no_relevant=0.0)
+    by_obj = evaluate_run(
+        *as_objects(qrels, run), names, setting=setting, max_docs=30, no_relevant=0.0
+    )
+    assert list(by_file.query_ids) == list(by_obj.query_ids)
+    for name in names:
+        np.testing.assert_allclose(by_file.per_query[name], by_obj.per_query[name], atol=1e-12)
+    if setting == "trec_eval":
+        pyndeval = pytest.importorskip("pyndeval")
+        # ndeval -traditional: score descending, then docno descending.
+        ordered = sorted(sorted(run, key=lambda x: (x[2], x[1]), reverse=True), key=lambda x: x[0])
+        ranked, seen = [], {}
+        for i, (q, d, _) in enumerate(ordered):
+            seen[q] = seen.get(q, 0) + 1
+            if seen[q] <= 30:  # max_docs
+                ranked.append((q, d, float(-i)))
+        want = pyndeval.ndeval(qrels, ranked, ["alpha-nDCG@10", "MAP-IA"])
+        for i, qid in enumerate(by_file.query_ids):
+            assert by_file.per_query["alpha_nDCG@10"][i] == pytest.approx(
+                want[qid]["alpha-nDCG@10"], abs=1e-9
+            )

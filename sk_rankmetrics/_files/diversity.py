@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 
 import numpy as np
@@ -9,11 +10,12 @@ import numpy as np
 from .._evaluation.engine import compute as engine_compute
 from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
-from .._inputs.diversity import SubtopicTruth, build_diversity
+from .._inputs.diversity import SubtopicTruth, build_diversity, diversity_from_codes
 from .._inputs.preranked import RankedLists, group_long
 from .._metrics.diversity import parse_diversity_name
 from .._metrics.requests import as_metric_list, make_requests, split_request
 from .._utils.errors import InvalidParameterError
+from .id_codes import factorize
 from .trec import TrecQrels, read_trec_qrels
 
 
@@ -85,6 +87,55 @@ def judged_pairs_only(inputs):
     return inputs
 
 
+def _from_columns(q, r, from_columns, *, complete, max_docs, trec):
+    """The diversity layout of a run and a diversity qrels read from files, by
+    the integer codes of the ordinary path (``from_columns``: its matcher,
+    run lines to qrels lines by hashed pairs, ranked in trec_eval's order).
+
+    The matcher is given the qrels with each line's number as its level: the
+    rows' truth then names, for each entry, the line it came from, hence its
+    subtopic and level. Document codes are renumbered in the ids' byte order
+    (ndeval breaks the ties of its greedy ideal by document id).
+    """
+    # Ordered codes first: the matcher then reuses them (kept on the column).
+    ordered, reps = factorize(q._columns["docno"], ordered=True)
+    ordered = np.asarray(ordered, dtype=np.int64)
+    lines = copy.copy(q)
+    lines.relevance = np.arange(len(q), dtype=np.float64)
+    pre, perm = from_columns(lines, r, None, complete=complete, max_docs=max_docs, trec=trec)
+    line = pre.truth_rel.astype(np.int64)
+    to_ordered = np.full(int(pre.truth_codes.max(initial=-1)) + 1, -1, dtype=np.int64)
+    to_ordered[pre.truth_codes] = ordered[line]
+    r_codes = np.where(pre.rec_codes >= 0, to_ordered[np.maximum(pre.rec_codes, 0)], -1)
+    trow = np.repeat(np.arange(pre.n_rows), np.diff(pre.truth_indptr))
+    names = _Names(q._columns["docno"], reps)
+    inputs = diversity_from_codes(
+        pre.query_ids,
+        pre.rec_indptr,
+        r_codes,
+        pre.rec_scores,
+        trow,
+        ordered[line],
+        q.subtopic[line],
+        q.relevance[line],
+        names,
+    )
+    return inputs, perm
+
+
+class _Names:
+    """Document ids by code, made into text only for a message."""
+
+    def __init__(self, column, reps):
+        self.column, self.reps = column, reps
+
+    def __len__(self):
+        return len(self.reps)
+
+    def __getitem__(self, code):
+        return self.column.to_strings(np.asarray([self.reps[code]]))[0]
+
+
 def evaluate_diversity_run(
     qrels,
     run,
@@ -97,6 +148,7 @@ def evaluate_diversity_run(
     judged_only,
     no_relevant,
     progress,
+    from_columns=None,
 ):
     """:func:`evaluate_run` for diversity measures (see its docstring)."""
     q = as_diversity_qrels(qrels)
@@ -104,23 +156,54 @@ def evaluate_diversity_run(
         raise ValueError(f"the qrels ({q.source or 'given'}) hold no judgement.")
     trec = setting == "trec_eval"
     requests = _requests(metrics, threshold)
-    run_ids, lens, items, scores = group_long(run.qid, run.docno, run.score, order="score")
-    if max_docs is not None:
-        starts = np.cumsum(lens) - lens
-        keep = np.arange(items.shape[0]) - np.repeat(starts, lens) < max_docs
-        items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
-    inputs = build_diversity(
-        RankedLists(run_ids, lens, items, scores),
-        SubtopicTruth(q.qid, q.subtopic, q.docno, q.relevance),
-        queries="truth" if complete else "both",
-    )
+    perm = None
+    if (
+        from_columns is not None
+        and q._columns is not None
+        and run._columns is not None
+        and len(run)
+    ):
+        inputs, perm = _from_columns(
+            q, run, from_columns, complete=complete, max_docs=max_docs, trec=trec
+        )
+    else:
+        ids, lens, items, scores = group_long(run.qid, run.docno, run.score, order="score")
+        if max_docs is not None:
+            starts = np.cumsum(lens) - lens
+            keep = np.arange(items.shape[0]) - np.repeat(starts, lens) < max_docs
+            items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
+        inputs = build_diversity(
+            RankedLists(ids, lens, items, None if trec else scores),
+            SubtopicTruth(q.qid, q.subtopic, q.docno, q.relevance),
+            queries="truth" if complete else "both",
+        )
+    check_repeats(inputs)
     if judged_only:
         inputs = judged_pairs_only(inputs)
     if no_relevant is None:
         no_relevant = 0.0 if trec else "warn"
     raw = engine_compute(inputs, requests, ignore_ties=trec, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    return EvaluationResult(inputs.query_ids, per_query, mean)
+    if perm is None:
+        return EvaluationResult(inputs.query_ids, per_query, mean)
+    return EvaluationResult(
+        inputs.query_ids[perm], {k: v[perm] for k, v in per_query.items()}, mean
+    )
+
+
+def check_repeats(inputs):
+    """Raise when a query's ranking holds a judged document twice."""
+    lens = np.diff(inputs.rec_indptr)
+    row = np.repeat(np.arange(inputs.n_rows), lens)
+    judged = inputs.rec_codes >= 0
+    keys = np.sort(row[judged] * inputs.span + inputs.rec_codes[judged])
+    same = keys[1:] == keys[:-1]
+    if same.any():
+        r = int(keys[1:][same][0] // inputs.span)
+        raise ValueError(
+            f"the ranking of query {inputs.query_ids[r]!r} holds the same judged "
+            "document twice; rank each document once per query."
+        )
 
 
 #: Column names of a data frame holding a diversity truth, by role.

@@ -316,7 +316,7 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         return evaluate_diversity_run(
             qrels, as_run(run, run_format), metrics, setting=setting, complete=complete,
             threshold=threshold, max_docs=max_docs, judged_only=judged_only,
-            no_relevant=no_relevant, progress=progress)
+            no_relevant=no_relevant, progress=progress, from_columns=_preranked_from_columns)
     q, r = as_qrels(qrels, qrels_format), as_run(run, run_format)
     what = "user" if "user" in (getattr(q, "_unit", None), getattr(r, "_unit", None)) \
         else "query"

@@ -13,13 +13,17 @@ from .._ranking.chunk import RankedChunk
 from .._ranking.novelty import Subtopics, greedy_novelty_gains, ranges, subtopic_key
 from .._utils.errors import shown
 from .arrays import as_ids, as_numeric_array, check_finite, unique
-from .budget import _budget
 from .preranked import _no_repeated_item, check_overlap
 
 #: ``patience ** t`` below this adds nothing to a float64 NRBP sum: the greedy
 #: ideal of nNRBP stops there (its gains are at most 1 per subtopic and do
 #: not grow along the ordering).
 _NEGLIGIBLE = 2.0**-60
+
+#: Elements of a block's (rows, positions, subtopics) relevance array: the
+#: measures are sums over it (no sort), so a block may be larger than a
+#: ranking pass's, and the greedy ideal loops once per position per block.
+_BLOCK_ELEMENTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,9 @@ class DiversityInputs:
                     f"{req.label} needs a cut-off: write it with '@k', e.g. "
                     f"'{req.spec.name}@20' (ndeval reports @5, @10 and @20)."
                 )
+        # No sort here: blocks may hold more elements than a ranking pass's.
         width = self._L(requests) * max(self.max_subtopics, 1)
-        step = max(1, _budget(requests) // max(width, 1))
+        step = max(1, _BLOCK_ELEMENTS // max(width, 1))
         step = min(step, max(1, (1 << 62) // (self.span * self.n_sub_codes + 1)))
         return [
             (slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
@@ -131,8 +136,15 @@ class DiversityInputs:
         e_sub = self.truth_sub[ta:tb][rel]
         # The (row, subtopic) pairs with some relevant document, numbered per row.
         pair_key = e_row * self.n_sub_codes + e_sub
-        pairs, e_pair = np.unique(pair_key, return_inverse=True)
-        e_pair = e_pair.reshape(-1)
+        if n * self.n_sub_codes <= 4 * pair_key.shape[0] + 1024:  # a (row, subtopic) table
+            table = np.zeros(n * self.n_sub_codes, dtype=np.int64)
+            table[pair_key] = 1
+            pairs = np.flatnonzero(table)
+            table[pairs] = np.arange(pairs.shape[0])
+            e_pair = table[pair_key]
+        else:
+            pairs, e_pair = np.unique(pair_key, return_inverse=True)
+            e_pair = e_pair.reshape(-1)
         pair_row = pairs // self.n_sub_codes
         n_sub = np.bincount(pair_row, minlength=n)
         first = np.cumsum(n_sub) - n_sub
@@ -257,15 +269,46 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
     else:
         r_codes = np.full(items.shape[0], -1, dtype=np.int64)
     _no_repeated_item(indptr, row_lens, items, r_codes, rows, what)
-    subs, s_codes = np.unique(ts, return_inverse=True)
-    s_codes = s_codes.reshape(-1).astype(np.int64)
-    # The truth by (row, document, subtopic); a judgement given twice is an error.
+    # The truth's rows (entries of queries that are no row are dropped).
     trow = np.searchsorted(rows, tq)
     inside = trow < n
     inside[inside] = rows[trow[inside]] == tq[inside]
-    trow, t_codes, s_codes, tr = trow[inside], t_codes[inside], s_codes[inside], tr[inside]
-    t_order = np.lexsort((s_codes, t_codes, trow))
-    trow, t_codes, s_codes, tr = trow[t_order], t_codes[t_order], s_codes[t_order], tr[t_order]
+    return diversity_from_codes(
+        rows,
+        indptr,
+        r_codes,
+        scores,
+        trow[inside],
+        t_codes[inside],
+        ts[inside],
+        tr[inside],
+        vocab,
+        what,
+    )
+
+
+def diversity_from_codes(
+    rows, indptr, r_codes, scores, trow, t_codes, subtopic, level, names, what="query"
+):
+    """:class:`DiversityInputs` from ranked lists and truth already coded.
+
+    ``r_codes`` and ``t_codes`` are document codes in the ids' byte order
+    (``-1``: a ranked document no judgement names); ``names[c]`` is the id of
+    code ``c`` (for messages). The truth entries (row ``trow``, ``subtopic``,
+    ``level``) come in any order; a (row, document, subtopic) judged twice
+    raises.
+    """
+    n = rows.shape[0]
+    subs, s_codes = np.unique(subtopic, return_inverse=True)
+    s_codes = s_codes.reshape(-1).astype(np.int64)
+    t_codes = np.asarray(t_codes, dtype=np.int64)
+    n_subs, span = max(int(subs.shape[0]), 1), len(names) + 1
+    if n * span * n_subs < (1 << 62):  # one packed key: (row, document, subtopic)
+        t_order = np.argsort((trow * span + t_codes) * n_subs + s_codes, kind="stable")
+    else:
+        t_order = np.lexsort((s_codes, t_codes, trow))
+    trow, t_codes, s_codes = trow[t_order], t_codes[t_order], s_codes[t_order]
+    tr = np.asarray(level, dtype=np.float64)[t_order]
     if trow.size > 1:
         dup = (
             (trow[1:] == trow[:-1]) & (t_codes[1:] == t_codes[:-1]) & (s_codes[1:] == s_codes[:-1])
@@ -273,7 +316,7 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
         if dup.any():
             i = int(np.flatnonzero(dup)[0])
             raise ValueError(
-                f"the truth judges item {shown(vocab[t_codes[i]])!r} twice for {what} "
+                f"the truth judges item {shown(names[t_codes[i]])!r} twice for {what} "
                 f"{shown(rows[trow[i]])!r} and subtopic {shown(subs[s_codes[i]])!r}; give "
                 f"each ({what}, subtopic, item) once."
             )
@@ -281,12 +324,12 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
     return DiversityInputs(
         rows,
         indptr,
-        r_codes,
+        np.asarray(r_codes, dtype=np.int64),
         scores,
         t_indptr,
         t_codes,
         s_codes,
         tr,
-        int(vocab.shape[0]),
+        len(names),
         int(subs.shape[0]),
     )
