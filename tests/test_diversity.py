@@ -355,3 +355,36 @@ def test_files_and_objects_give_the_same_numbers(tmp_path, setting):
             assert by_file.per_query["alpha_nDCG@10"][i] == pytest.approx(
                 want[qid]["alpha-nDCG@10"], abs=1e-9
             )
+
+
+def test_ir_measures_names_give_ir_measures_numbers(files):
+    # ir_measures 0.4.3 reads the subtopic from the qrels' iteration column and
+    # calls pyndeval; every diversity name it knows, with its parameters.
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    _, _, qp, rp = files
+    names = [
+        "alpha_nDCG@20",
+        "alpha_nDCG(alpha=0.2, rel=2)@10",
+        "alpha_DCG@5",
+        "ERR_IA@20",
+        "nERR_IA(rel=2)@10",
+        "NRBP",
+        "nNRBP(alpha=0.3, beta=0.7)",
+        "AP_IA",
+        "P_IA@10",
+        "StRecall@20",
+        "StRecall(rel=2)@5",
+    ]
+    qrels = list(ir_measures.read_trec_qrels(str(qp)))
+    run = list(ir_measures.read_trec_run(str(rp)))
+    res = evaluate_run(qp, rp, names, no_relevant=0.0)
+    row = {q: i for i, q in enumerate(res.query_ids)}
+    n = 0
+    for name in names:
+        for m in ir_measures.iter_calc([ir_measures.parse_measure(name)], qrels, run):
+            if math.isnan(m.value):
+                continue
+            assert res.per_query[name][row[m.query_id]] == pytest.approx(m.value, abs=1e-9), name
+            n += 1
+    assert n > 200

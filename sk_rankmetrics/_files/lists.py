@@ -186,7 +186,10 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
         ``recommended``; or a tuple of parallel arrays ``(user_ids, item_ids)``
         or ``(user_ids, item_ids, relevance)``. With Dask: a bag of
         ``(user, ids)`` pairs, or a data frame with user, item (and
-        relevance) columns.
+        relevance) columns. For diversity measures (``"alpha_ndcg@10"``,
+        ...): a tuple ``(user_ids, subtopics, item_ids, relevance)``, a
+        pandas data frame with user, subtopic, item and relevance columns, or
+        the path of a diversity qrels (users then come sorted).
     metrics : str or list of str
         Names such as ``"ndcg@100"``, ``"map@10"``, ``"recall@50"``, ``"mrr"``.
     k : int, optional

@@ -222,7 +222,12 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         ``relstring``, which are text, are left out of the sets and refused by
         name); and ir_measures' names (``"nDCG@10"``, ``"AP@100"``,
         ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``), which keep ir_measures' meaning
-        under both settings.
+        under both settings. Diversity measures (``"alpha_nDCG@20"``,
+        ``"ERR_IA@20"``, ``"NRBP"``, ndeval's ``"alpha-nDCG@20"``, this
+        package's ``"alpha_ndcg@20"``, ...) read a diversity qrels (``query
+        subtopic document level``): a path is read as one when every metric
+        is a diversity measure, or give ``read_trec_qrels(path,
+        diversity=True)`` (see the Diversity evaluation page).
     setting : {"sk_rankmetrics", "trec_eval"}, default="sk_rankmetrics"
         ``"sk_rankmetrics"``: this package's defaults (tied scores averaged
         over their orderings; AP@k divided by min(k, R)). ``"trec_eval"``
