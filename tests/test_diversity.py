@@ -132,6 +132,7 @@ def _judged_sets(qrels, threshold=1):
     return out
 
 
+@pytest.mark.filterwarnings("ignore:.*have no judgements:UserWarning")
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 10**6),

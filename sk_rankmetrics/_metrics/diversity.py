@@ -15,7 +15,7 @@ from .kernels import diversity as kernels
 from .registry import MetricSpec
 
 #: Every diversity measure, by its canonical name.
-DIVERSITY = {}
+DIVERSITY: dict[str, MetricSpec] = {}
 
 _NEEDS = ("subtopics",)
 
