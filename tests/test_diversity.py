@@ -389,3 +389,32 @@ def test_ir_measures_names_give_ir_measures_numbers(files):
             assert res.per_query[name][row[m.query_id]] == pytest.approx(m.value, abs=1e-9), name
             n += 1
     assert n > 200
+
+
+def test_edge_rows_complete_unjudged_and_threshold():
+    # q1: judged only at level 0 (no subtopic has a relevant document);
+    # q2: judged, missing from the run (complete=True scores it as an empty list);
+    # q3: a document judged for two subtopics at levels 1 and 2.
+    q = TrecQrels(
+        np.array(["q1", "q2", "q3", "q3"]),
+        np.array(["a", "b", "c", "c"]),
+        np.array([0.0, 1.0, 1.0, 2.0]),
+        subtopic=np.array([1, 1, 1, 2]),
+    )
+    r = TrecRun(np.array(["q1", "q3", "q3"]), np.array(["a", "x", "c"]), np.array([1.0, 2.0, 1.0]))
+    names = ["alpha_ndcg@5", "alpha_dcg@5", "nnrbp", "ap_ia", "subtopic_recall@1"]
+    with pytest.warns(UserWarning, match="no relevant"):
+        res = evaluate_run(q, r, names, complete=True)
+    assert list(res.query_ids) == ["q1", "q2", "q3"]
+    ndcg = res.per_query["alpha_ndcg@5"]
+    assert ndcg[0] == 0.0 and ndcg[1] == 0.0  # no_relevant="warn": 0 for q1
+    # q3: c at position 2 covers both subtopics; ideal: c first.
+    assert ndcg[2] == pytest.approx(1 / math.log2(3))
+    assert res.per_query["ap_ia"][2] == pytest.approx(0.5)
+    assert res.per_query["subtopic_recall@1"][2] == 0.0
+    assert res.per_query["alpha_dcg@5"][0] == 0.0
+    # threshold=2: only subtopic 2 of q3 is relevant.
+    with pytest.warns(UserWarning, match="not in the ranking"):
+        res2 = evaluate_run(q, r, ["p_ia@2"], threshold=2, no_relevant="skip")
+    assert np.isnan(res2.per_query["p_ia@2"][0])
+    assert res2.per_query["p_ia@2"][1] == pytest.approx(1 / 2)
