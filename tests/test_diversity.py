@@ -418,3 +418,25 @@ def test_edge_rows_complete_unjudged_and_threshold():
         res2 = evaluate_run(q, r, ["p_ia@2"], threshold=2, no_relevant="skip")
     assert np.isnan(res2.per_query["p_ia@2"][0])
     assert res2.per_query["p_ia@2"][1] == pytest.approx(1 / 2)
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_dask_frames_give_the_in_memory_numbers(files, complete):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    qrels, run, qp, _ = files
+    qf = pd.DataFrame(qrels, columns=["qid", "subtopic", "docno", "relevance"])
+    qf["subtopic"] = qf["subtopic"].astype(int)
+    rf = pd.DataFrame(run, columns=["qid", "docno", "score"])
+    names = ["alpha_nDCG@10", "nNRBP", "AP_IA", "StRecall@5"]
+    want = evaluate_run(*as_objects(qrels, run), names, no_relevant=0.0, complete=complete)
+    for q in (dd.from_pandas(qf, npartitions=3), qp):  # a Dask frame, or a path
+        got = evaluate_run(
+            q, dd.from_pandas(rf, npartitions=4), names, no_relevant=0.0, complete=complete
+        )
+        assert list(got.query_ids) == list(want.query_ids)
+        for name in names:
+            np.testing.assert_allclose(got.per_query[name], want.per_query[name], atol=1e-12)
+    bad = qf.assign(subtopic=qf["subtopic"] + 0.5)
+    with pytest.raises(ValueError, match="subtopic column must hold integers"):
+        evaluate_run(dd.from_pandas(bad, npartitions=2), dd.from_pandas(rf, npartitions=2), names)

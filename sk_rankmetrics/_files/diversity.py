@@ -51,7 +51,7 @@ def as_diversity_qrels(qrels):
     )
 
 
-def _requests(metrics, threshold, k=None, where="evaluate_run"):
+def diversity_requests(metrics, threshold, k=None, where="evaluate_run"):
     items = []
     for item in as_metric_list(metrics):
         name, options = split_request(item)
@@ -155,7 +155,7 @@ def evaluate_diversity_run(
     if len(q) == 0:
         raise ValueError(f"the qrels ({q.source or 'given'}) hold no judgement.")
     trec = setting == "trec_eval"
-    requests = _requests(metrics, threshold)
+    requests = diversity_requests(metrics, threshold)
     perm = None
     if (
         from_columns is not None
@@ -250,7 +250,7 @@ def evaluate_diversity_ranked(
 ):
     """:func:`evaluate_ranked` for diversity measures: ``lists`` (a RankedLists
     without scores) against a diversity truth."""
-    requests = _requests(metrics, threshold, k, where="evaluate_ranked")
+    requests = diversity_requests(metrics, threshold, k, where="evaluate_ranked")
     inputs = build_diversity(
         lists, subtopic_truth(truth), queries="truth" if complete else "both", what="user"
     )
