@@ -440,3 +440,10 @@ def test_dask_frames_give_the_in_memory_numbers(files, complete):
     bad = qf.assign(subtopic=qf["subtopic"] + 0.5)
     with pytest.raises(ValueError, match="subtopic column must hold integers"):
         evaluate_run(dd.from_pandas(bad, npartitions=2), dd.from_pandas(rf, npartitions=2), names)
+
+
+def test_dask_lists_refuse_diversity_measures_by_name():
+    db = pytest.importorskip("dask.bag")
+    bag = db.from_sequence([("u", ["a"])])
+    with pytest.raises(InvalidParameterError, match="evaluate_run with Dask frames"):
+        evaluate_ranked(bag, bag, ["alpha_ndcg@3"])
