@@ -358,7 +358,8 @@ def test_files_and_objects_give_the_same_numbers(tmp_path, setting):
             )
 
 
-def test_ir_measures_names_give_ir_measures_numbers(files):
+@pytest.mark.parametrize("setting", ["sk_rankmetrics", "trec_eval"])
+def test_ir_measures_names_give_ir_measures_numbers(files, setting):
     # ir_measures 0.4.3 reads the subtopic from the qrels' iteration column and
     # calls pyndeval; every diversity name it knows, with its parameters.
     ir_measures = pytest.importorskip("ir_measures")
@@ -379,7 +380,7 @@ def test_ir_measures_names_give_ir_measures_numbers(files):
     ]
     qrels = list(ir_measures.read_trec_qrels(str(qp)))
     run = list(ir_measures.read_trec_run(str(rp)))
-    res = evaluate_run(qp, rp, names, no_relevant=0.0)
+    res = evaluate_run(qp, rp, names, no_relevant=0.0, setting=setting)
     row = {q: i for i, q in enumerate(res.query_ids)}
     n = 0
     for name in names:
