@@ -448,3 +448,37 @@ def test_dask_lists_refuse_diversity_measures_by_name():
     bag = db.from_sequence([("u", ["a"])])
     with pytest.raises(InvalidParameterError, match="evaluate_run with Dask frames"):
         evaluate_ranked(bag, bag, ["alpha_ndcg@3"])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "alpha_ndcg@5",
+        "alpha_dcg@5",
+        "err_ia@5",
+        "nerr_ia@5",
+        "nrbp",
+        "nnrbp",
+        "ap_ia",
+        "p_ia@5",
+        "subtopic_recall@5",
+    ],
+)
+def test_each_measure_alone_equals_it_among_others(files, name):
+    # Each measure asked alone (the layout builds only what the requests read)
+    # gives what it gives among every other one.
+    _, _, qp, rp = files
+    every = [
+        "alpha_ndcg@5",
+        "alpha_dcg@5",
+        "err_ia@5",
+        "nerr_ia@5",
+        "nrbp",
+        "nnrbp",
+        "ap_ia",
+        "p_ia@5",
+        "subtopic_recall@5",
+    ]
+    alone = evaluate_run(qp, rp, [name], no_relevant=0.0)
+    together = evaluate_run(qp, rp, every, no_relevant=0.0)
+    np.testing.assert_array_equal(alone.per_query[name], together.per_query[name])

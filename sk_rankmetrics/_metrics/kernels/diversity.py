@@ -33,15 +33,18 @@ def _ideal_ideal(n_sub, keep, k, weights):
     return n_sub * float(np.sum(np.power(keep, np.arange(k)) * weights[:k]))
 
 
-def _cumulated(rc, req, weights_of):
-    """``sum_{i < k} g_i w_i`` of the ranking and of the greedy ideal."""
+def _cumulated(rc, req, weights_of, ideal=False):
+    """``sum_{i < k} g_i w_i`` of the ranking (and, with ``ideal``, of the
+    greedy ideal, which the layout builds for the requests that need it)."""
     st = rc.subtopics[subtopic_key(req)]
     keep = _keep(req)
     kc = _cut(rc, req.k)
     g = st.gains(keep)[:, :kc]
     run = g @ weights_of(kc)
-    ideal = st.ideal[keep][:, : req.k]
-    best = ideal @ weights_of(ideal.shape[1])
+    best = None
+    if ideal:
+        gains = st.ideal[keep][:, : req.k]
+        best = gains @ weights_of(gains.shape[1])
     return st, keep, run, best
 
 
@@ -72,7 +75,7 @@ def err_ia(rc, req):
 
 
 def _over_ideal(rc, req, weights_of):
-    st, _, run, best = _cumulated(rc, req, weights_of)
+    st, _, run, best = _cumulated(rc, req, weights_of, ideal=True)
     defined = st.n_sub > 0
     ok = defined & (run != 0)
     return np.where(ok, run / np.where(ok, best, 1.0), 0.0), defined
@@ -88,13 +91,15 @@ def nerr_ia(rc, req):
     return _over_ideal(rc, req, _reciprocal)
 
 
-def _nrbp_sums(rc, req):
+def _nrbp_sums(rc, req, ideal=False):
     st = rc.subtopics[subtopic_key(req)]
     keep, beta = _keep(req), req.options["patience"]
     g = st.gains(keep)
     run = g @ np.power(beta, np.arange(g.shape[1]))
-    ideal = st.ideal[keep]
-    best = ideal @ np.power(beta, np.arange(ideal.shape[1]))
+    best = None
+    if ideal:
+        gains = st.ideal[keep]
+        best = gains @ np.power(beta, np.arange(gains.shape[1]))
     return st, keep, beta, run, best
 
 
@@ -108,7 +113,7 @@ def nrbp(rc, req):
 
 def nnrbp(rc, req):
     """NRBP over the NRBP of ndeval's greedy ideal ordering (``nNRBP``)."""
-    st, _, _, run, best = _nrbp_sums(rc, req)
+    st, _, _, run, best = _nrbp_sums(rc, req, ideal=True)
     defined = st.n_sub > 0
     return np.where(defined, run / np.where(defined, best, 1.0), 0.0), defined
 
