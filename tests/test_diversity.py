@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -482,3 +483,24 @@ def test_each_measure_alone_equals_it_among_others(files, name):
     alone = evaluate_run(qp, rp, [name], no_relevant=0.0)
     together = evaluate_run(qp, rp, every, no_relevant=0.0)
     np.testing.assert_array_equal(alone.per_query[name], together.per_query[name])
+
+
+def test_judged_only_removes_the_documents_the_qrels_do_not_name(files, tmp_path):
+    qrels, run, qp, rp = files
+    named = {(q, d) for q, _, d, _ in qrels}
+    kept = [x for x in run if (x[0], x[1]) in named]
+    kp = tmp_path / "kept.txt"
+    kp.write_text("".join(f"{q} Q0 {d} 0 {sc} tag\n" for q, d, sc in kept))
+    names = ["alpha_nDCG@10", "NRBP", "P_IA@5"]
+    with (
+        pytest.warns(UserWarning)
+        if len({q for q, _, _ in kept}) < len({q for q, _, _ in run})
+        else warnings.catch_warnings()
+    ):
+        want = evaluate_run(qp, kp, names, no_relevant=0.0)
+    got = evaluate_run(qp, rp, names, no_relevant=0.0, judged_only=True)
+    row = {q: i for i, q in enumerate(got.query_ids)}
+    for name in names:
+        for i, q in enumerate(want.query_ids):
+            assert got.per_query[name][row[q]] == pytest.approx(want.per_query[name][i])
+    assert got.mean["P_IA@5"] >= evaluate_run(qp, rp, ["P_IA@5"], no_relevant=0.0).mean["P_IA@5"]
