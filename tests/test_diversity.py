@@ -492,11 +492,8 @@ def test_judged_only_removes_the_documents_the_qrels_do_not_name(files, tmp_path
     kp = tmp_path / "kept.txt"
     kp.write_text("".join(f"{q} Q0 {d} 0 {sc} tag\n" for q, d, sc in kept))
     names = ["alpha_nDCG@10", "NRBP", "P_IA@5"]
-    with (
-        pytest.warns(UserWarning)
-        if len({q for q, _, _ in kept}) < len({q for q, _, _ in run})
-        else warnings.catch_warnings()
-    ):
+    with warnings.catch_warnings():  # a query may lose every ranked document
+        warnings.simplefilter("ignore", UserWarning)
         want = evaluate_run(qp, kp, names, no_relevant=0.0)
     got = evaluate_run(qp, rp, names, no_relevant=0.0, judged_only=True)
     row = {q: i for i, q in enumerate(got.query_ids)}
