@@ -259,6 +259,12 @@ PARAMS = {
     NRBP's ``beta`` (ndeval's ``-beta``, ir_measures' ``beta``): the
     probability that the user goes on to the next document.""",
     ),
+    "diversity": Param(
+        False, [Boolean()],
+        "True reads a diversity qrels: the second field is the subtopic, and a document "
+        "appears once per subtopic",
+        examples=(True,),
+    ),
     "beta": Param(
         1.0, [Interval("real", 0, None, closed="neither")],
         "F's weight of recall against precision: F_beta = (1 + beta**2) P R / (beta**2 P + R)",
