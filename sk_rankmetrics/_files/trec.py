@@ -427,6 +427,14 @@ def read_trec_qrels(path: PathLike, *, diversity: bool = False,
     >>> qrels = read_trec_qrels(path)
     >>> qrels.docno.tolist(), qrels.relevance.tolist()
     (['d1', 'd2', 'd#7'], [2.0, 0.0, 1.0])
+
+    A diversity qrels judges a document once per subtopic:
+
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("q1 1 d1 1\nq1 2 d1 0\nq1 2 d2 1\n")
+    >>> div = read_trec_qrels(path, diversity=True)
+    >>> div.docno.tolist(), div.subtopic.tolist()
+    (['d1', 'd1', 'd2'], [1.0, 2.0, 2.0])
     """
     if diversity:
         name, cols, nums, lines, _ = _read_columns(
