@@ -14,6 +14,11 @@ Two directives, used by ``docs/metrics.md``:
 ``metric-ties`` (a role)
     The tie rule of one measure, read from ``spec.ties`` at build time.
 
+``diversity-table``
+    One row per diversity measure (:data:`sk_rankmetrics._metrics.diversity.DIVERSITY`,
+    used by ``docs/diversity.md``): this package's name, ir_measures' name and
+    the parameters it takes, ndeval's column, the cut-off and the options.
+
 ``metric-names``
     Example names in the four vocabularies a user may write, each parsed at
     build time (:func:`parse_name`; trec_eval's ``-m`` syntax through the
@@ -39,6 +44,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from sk_rankmetrics._files.trec_eval import MEASURES as TREC_MEASURES  # noqa: E402
+from sk_rankmetrics._metrics.diversity import (  # noqa: E402
+    DIVERSITY,
+    IR_MEASURES_DIVERSITY,
+    NDEVAL,
+)
 from sk_rankmetrics._metrics.names import IR_MEASURES, parse_name  # noqa: E402
 from sk_rankmetrics._metrics.registry import METRICS, PRESETS  # noqa: E402
 from sk_rankmetrics._utils.params import PARAMS  # noqa: E402
@@ -327,6 +337,46 @@ def measure_table(part):
     return _table(header, body, widths, classes=[f"metric-{part}"])
 
 
+def diversity_rows():
+    """One dict per diversity measure, in the registry's order."""
+    rows = []
+    for spec in DIVERSITY.values():
+        irm = [f"{n}({', '.join(p)})" + ("@k" if spec.takes_k else "")
+               for n, (base, p) in IR_MEASURES_DIVERSITY.items() if base == spec.name]
+        ndeval = [n + ("@k" if spec.takes_k else "") for n, base in NDEVAL.items()
+                  if base == spec.name]
+        rows.append({
+            "name": spec.name + ("@k" if spec.takes_k else ""),
+            "label": spec.label,
+            "description": spec.description,
+            "aliases": list(spec.aliases),
+            "ir_measures": irm,
+            "ndeval": ndeval,
+            "cutoff": _cutoff(spec),
+            "options": _options(spec),
+            "ties": _ties_short(spec),
+        })
+    return rows
+
+
+def diversity_table():
+    """The docutils table of the diversity measures."""
+    body = []
+    for r in diversity_rows():
+        first = [_codes([r["name"], *r["aliases"]]), _text(r["description"])]
+        body.append([first, _codes(r["ir_measures"]), _codes(r["ndeval"]),
+                     _codes(r["options"]), _text(r["ties"])])
+    header = ["measure", "ir_measures (parameters)", "ndeval", "options (defaults)", "ties"]
+    return _table(header, body, [34, 24, 14, 20, 8], classes=["metric-diversity"])
+
+
+class DiversityTable(Directive):
+    """The table of the diversity measures."""
+
+    def run(self):
+        return [diversity_table()]
+
+
 def names_table():
     """The docutils table of the example names and what each is read as."""
     body = []
@@ -377,4 +427,5 @@ def setup(app):
     app.add_role("metric-ties", metric_ties_role)
     app.add_directive("metric-table", MetricTable)
     app.add_directive("metric-names", MetricNames)
+    app.add_directive("diversity-table", DiversityTable)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -12,6 +12,8 @@ import io
 import json
 import os
 
+from .._files.diversity import diversity_names
+from .._files.trec import read_trec_qrels
 from .._utils.errors import printable as _printable
 from .common import (
     Progress,
@@ -147,7 +149,11 @@ def _table(results, per_query, setting):
 def main(args):
     out_fmt = output_format(args.output, args.output_format) if args.output else None
     prog = Progress("", force=args.progress)
-    qrels = read_input(args.qrels, args.qrels_format, "qrels", prog)
+    if args.metric and diversity_names(args.metric):  # a diversity qrels (ndeval's)
+        prog.phase(f"reading qrels {os.path.basename(args.qrels)}", unit="bytes")
+        qrels = read_trec_qrels(args.qrels, diversity=True, progress=prog)
+    else:
+        qrels = read_input(args.qrels, args.qrels_format, "qrels", prog)
     results, _ = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS, prog)
     if args.format == "trec_eval":
         print("\n".join(_trec_eval_lines(results, args.per_query)))

@@ -74,8 +74,9 @@ def _long_frame(x, side, dd, pd, value_names, value_what, fmt="auto"):
     return frame, cols
 
 
-def _side(part, cols, code, kinds, what, partition_info=None):
-    """One partition of a run (``code`` 0) or qrels (1) in the shared layout."""
+def _side(part, cols, code, kinds, what, subtopic=None, partition_info=None):
+    """One partition of a run (``code`` 0) or qrels (1) in the shared layout; a
+    diversity qrels' integer ``subtopic`` column goes to the ``list`` column."""
     import pandas as pd
 
     with _context(f"{what} {_in_partition(partition_info)}"):
@@ -84,9 +85,21 @@ def _side(part, cols, code, kinds, what, partition_info=None):
         arg = f"the {what}'s {'relevance' if code else 'score'} column"
         value = as_numeric_array(part[cols[2]], arg)
         check_finite(value, arg)
+        lists = np.zeros(len(qid), dtype=np.int64)
+        if subtopic is not None:
+            lists = subtopic_codes(part[subtopic].to_numpy())
     return pd.DataFrame({"qid": qid, "docno": doc, "value": value.astype(np.float64),
-                         "list": np.zeros(len(qid), dtype=np.int64),
-                         "kind": np.full(len(qid), code, dtype=np.int8)})
+                         "list": lists, "kind": np.full(len(qid), code, dtype=np.int8)})
+
+
+def subtopic_codes(values):
+    """Integer subtopics (as ndeval reads them), or an error naming the column."""
+    a = as_numeric_array(values, "the qrels' subtopic column")
+    check_finite(a, "the qrels' subtopic column")
+    if a.size and not np.array_equal(a, np.floor(a)):
+        raise ValueError("the qrels' subtopic column must hold integers with Dask inputs "
+                         "(ndeval's subtopics are numbers); number the subtopics.")
+    return a.astype(np.int64)
 
 
 def _shared_meta(kinds):

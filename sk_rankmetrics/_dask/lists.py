@@ -8,6 +8,7 @@ from operator import itemgetter
 import numpy as np
 
 from .._evaluation.engine import compute as engine_compute
+from .._files.diversity import diversity_names
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
 from .._files.runs import with_options
 from .._inputs.arrays import as_numeric_array, check_finite, unique
@@ -39,6 +40,12 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
     """:func:`sk_rankmetrics.evaluate_ranked` for a Dask bag or data frame."""
     _, _, dd, pd = _modules()
     _no_progress(progress, "evaluate_ranked")
+    if diversity_names(metrics):
+        raise InvalidParameterError(
+            "evaluate_ranked: the diversity measures do not take Dask inputs here; use "
+            "evaluate_run with Dask frames (the qrels with an integer subtopic column), or "
+            "in-memory lists."
+        )
     if users is not None:
         raise InvalidParameterError(
             "evaluate_ranked: users cannot be given with Dask inputs; the user ids come "

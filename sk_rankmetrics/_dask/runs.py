@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._evaluation.result import EvaluationResult
+from .._files.diversity import as_diversity_qrels, diversity_names, diversity_requests
 from .._files.frames import RELEVANCE_COLUMNS, SCORE_COLUMNS
 from .._files.runs import evaluate_run as evaluate_in_memory
 from .._files.runs import run_requests
@@ -14,6 +15,7 @@ from .._utils.threads import one_thread
 from .arrays import _fresh_id
 from .columns import (
     _common_id_kind,
+    _find_column,
     _long_frame,
     _no_progress,
     _shared_meta,
@@ -24,6 +26,9 @@ from .columns import (
 from .overlap import _Check, _overlap_reduction
 from .plan import _context, _in_partition, _modules, _Plan, _results
 from .result import LazyEvaluationResult
+
+#: Column names of a Dask qrels' subtopic (a diversity qrels).
+SUBTOPIC_COLUMNS = ("subtopic", "iteration", "intent")
 
 
 def _raw_from_result(res, plan):
@@ -44,22 +49,34 @@ def evaluate_run(qrels, run, metrics, *, setting, complete, threshold, gains, ma
     _, _, dd, pd = _modules()
     _no_progress(progress, "evaluate_run")
     trec = setting == "trec_eval"
-    requests = run_requests(metrics, trec, np.zeros(0), threshold=threshold, gains=gains,
-                             max_docs=max_docs, judged_only=judged_only, n_docs=n_docs)
+    diversity = getattr(qrels, "subtopic", None) is not None or diversity_names(metrics)
+    if diversity:
+        requests = diversity_requests(metrics, threshold)
+        if not isinstance(qrels, dd.DataFrame):  # a path or a TrecQrels with subtopics
+            d = as_diversity_qrels(qrels)
+            qrels = dd.from_pandas(pd.DataFrame({
+                "qid": d.qid, "subtopic": d.subtopic, "docno": d.docno,
+                "relevance": d.relevance}), npartitions=1)
+    else:
+        requests = run_requests(metrics, trec, np.zeros(0), threshold=threshold, gains=gains,
+                                max_docs=max_docs, judged_only=judged_only, n_docs=n_docs)
     policy = (0.0 if trec else "warn") if no_relevant is None else no_relevant
     q, qcols = _long_frame(qrels, "qrels", dd, pd, RELEVANCE_COLUMNS, "relevance", qrels_format)
+    subtopic = (_find_column(q.columns, SUBTOPIC_COLUMNS, "subtopic", "qrels")
+                if diversity else None)
     r, rcols = _long_frame(run, "run", dd, pd, SCORE_COLUMNS, "score", run_format)
     kinds = (_common_id_kind(q[qcols[0]].dtype, r[rcols[0]].dtype),
              _common_id_kind(q[qcols[1]].dtype, r[rcols[1]].dtype))
     meta = _shared_meta(kinds)
     sides = [r.map_partitions(_side, cols=rcols, code=0, kinds=kinds, what="run", meta=meta),
              q.map_partitions(_side, cols=qcols, code=1, kinds=kinds, what="qrels",
-                              meta=meta)]
+                              subtopic=subtopic, meta=meta)]
     both = _together(sides, kinds, dd)
     options = {"metrics": metrics, "setting": setting, "complete": complete,
                "threshold": threshold, "gains": gains, "max_docs": max_docs,
                "judged_only": judged_only, "n_docs": n_docs}
-    plan = _Plan(requests, kind="run", what="query", options=options, kinds=kinds)
+    plan = _Plan(requests, kind="run", what="query", options=options, kinds=kinds,
+                 diversity=diversity)
     rows = both.map_partitions(_score_run, plan=plan,
                                meta=plan.rows_meta(pd.Index(meta["qid"], name="query")))
     check = _Check(queries="truth" if complete else "both", what="query", complete=complete,
@@ -72,15 +89,15 @@ def _score_run(part, plan, partition_info=None):
     import pandas as pd
 
     complete = plan.options["complete"]
-    kind, qid, doc, value, _ = _split(part, plan.kinds)
+    kind, qid, doc, value, lists = _split(part, plan.kinds)
     ranked = kind == 0
     rq, rd, rs = qid[ranked], doc[ranked], value[ranked]
-    tq, td, tr = qid[~ranked], doc[~ranked], value[~ranked]
+    tq, td, tr, ts = qid[~ranked], doc[~ranked], value[~ranked], lists[~ranked]
     keep = np.isin(rq, tq)  # queries without judgements are left out
     rq, rd, rs = rq[keep], rd[keep], rs[keep]
     if not complete:  # judged queries without a ranking are left out
         keep = np.isin(tq, rq)
-        tq, td, tr = tq[keep], td[keep], tr[keep]
+        tq, td, tr, ts = tq[keep], td[keep], tr[keep], ts[keep]
     index = pd.Index(tq[:0], name="query")
     if tq.size == 0:
         return plan.rows_meta(index)
@@ -92,10 +109,12 @@ def _score_run(part, plan, partition_info=None):
         dummy = _fresh_id(tq)
         rq, rd, rs = np.array([dummy]), td[:1], np.zeros(1)
         tq, td, tr = np.append(tq, dummy), np.append(td, td[:1]), np.append(tr, 1.0)
+        ts = np.append(ts, 0)
+    truth = TrecQrels(tq, td, tr, subtopic=ts if getattr(plan, "diversity", False) else None)
     with quiet(), one_thread(), _context(_in_partition(partition_info)
                                          + " after the shuffle by query"):
-        res = evaluate_in_memory(TrecQrels(tq, td, tr), TrecRun(rq, rd, rs),
-                                 **plan.options, no_relevant="skip")
+        res = evaluate_in_memory(truth, TrecRun(rq, rd, rs), **plan.options,
+                                 no_relevant="skip")
     rows = plan.rows(_raw_from_result(res, plan), pd.Index(res.query_ids, name="query"),
                      None, 0.0)
     if dummy is not None:

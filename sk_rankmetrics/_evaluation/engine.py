@@ -18,6 +18,27 @@ def _view(rc, req):
     return rc
 
 
+def check_diversity(inputs, requests):
+    """Raise when diversity measures and a diversity qrels do not come together."""
+    diverse = getattr(inputs, "diversity", False)
+    for req in requests:
+        if ("subtopics" in req.spec.needs) != diverse:
+            if diverse:
+                raise ValueError(
+                    f"{req.label} is not a diversity measure, and the judgements are a "
+                    "diversity qrels (query, subtopic, document, level); ask only for "
+                    "diversity measures (alpha_ndcg@k, err_ia@k, nrbp, ap_ia, p_ia@k, "
+                    "subtopic_recall@k and their ir_measures names) on them."
+                )
+            raise ValueError(
+                f"{req.label} is a diversity measure: it reads a diversity qrels (query, "
+                "subtopic, document, level: the same document once per subtopic). Give "
+                "evaluate_run such a file (a path is read as one when every metric is a "
+                "diversity measure; read_trec_qrels(path, diversity=True) reads it "
+                "ahead), or evaluate_ranked a truth with a subtopic column (subtopic=...)."
+            )
+
+
 def compute(inputs, requests, *, ignore_ties=False, progress=None):
     """Per-row values and defined-masks of every request.
 
@@ -33,6 +54,7 @@ def compute(inputs, requests, *, ignore_ties=False, progress=None):
     -------
     dict of label -> (values ndarray of shape (n_rows,), defined ndarray of bool)
     """
+    check_diversity(inputs, requests)
     n = inputs.n_rows
     out = {r.label: (np.empty(n), np.ones(n, dtype=bool)) for r in requests}
     blocks = inputs.blocks(requests)

@@ -29,6 +29,7 @@ from .._utils.types import (
     PathLike,
     Progress,
 )
+from .diversity import diversity_names, evaluate_diversity_ranked
 from .formats import read_qrels, read_run
 from .runs import _score_layout, with_options
 
@@ -185,7 +186,10 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
         ``recommended``; or a tuple of parallel arrays ``(user_ids, item_ids)``
         or ``(user_ids, item_ids, relevance)``. With Dask: a bag of
         ``(user, ids)`` pairs, or a data frame with user, item (and
-        relevance) columns.
+        relevance) columns. For diversity measures (``"alpha_ndcg@10"``,
+        ...): a tuple ``(user_ids, subtopics, item_ids, relevance)``, a
+        pandas data frame with user, subtopic, item and relevance columns, or
+        the path of a diversity qrels (users then come sorted).
     metrics : str or list of str
         Names such as ``"ndcg@100"``, ``"map@10"``, ``"recall@50"``, ``"mrr"``.
     k : int, optional
@@ -258,6 +262,10 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
                              no_relevant=no_relevant, progress=progress, compute=compute,
                              run_format=run_format, qrels_format=qrels_format)
     ids, lens, flat = _recommended(recommended, users, run_format)
+    if diversity_names(metrics):
+        return evaluate_diversity_ranked(
+            RankedLists(ids, lens, flat), truth, metrics, k=k, complete=complete,
+            threshold=threshold, no_relevant=no_relevant, progress=progress)
     tu, ti, trel, known = truth_lists(truth, users, qrels_format)
     requests = with_options(metrics, k, where="evaluate_ranked",
                              given={"threshold": ("threshold", threshold, threshold)})

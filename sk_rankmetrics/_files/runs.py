@@ -36,6 +36,7 @@ from .._utils.types import (
     Progress,
     Setting,
 )
+from .diversity import diversity_names, evaluate_diversity_run
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
 from .id_codes import factorize, factorize_collapsed
@@ -221,7 +222,12 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         ``relstring``, which are text, are left out of the sets and refused by
         name); and ir_measures' names (``"nDCG@10"``, ``"AP@100"``,
         ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``), which keep ir_measures' meaning
-        under both settings.
+        under both settings. Diversity measures (``"alpha_nDCG@20"``,
+        ``"ERR_IA@20"``, ``"NRBP"``, ndeval's ``"alpha-nDCG@20"``, this
+        package's ``"alpha_ndcg@20"``, ...) read a diversity qrels (``query
+        subtopic document level``): a path is read as one when every metric
+        is a diversity measure, or give ``read_trec_qrels(path,
+        diversity=True)`` (see the Diversity evaluation page).
     setting : {"sk_rankmetrics", "trec_eval"}, default="sk_rankmetrics"
         ``"sk_rankmetrics"``: this package's defaults (tied scores averaged
         over their orderings; AP@k divided by min(k, R)). ``"trec_eval"``
@@ -311,6 +317,11 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
                              judged_only=judged_only, n_docs=n_docs,
                              no_relevant=no_relevant, qrels_format=qrels_format,
                              run_format=run_format, progress=progress, compute=compute)
+    if getattr(qrels, "subtopic", None) is not None or diversity_names(metrics):
+        return evaluate_diversity_run(
+            qrels, as_run(run, run_format), metrics, setting=setting, complete=complete,
+            threshold=threshold, max_docs=max_docs, judged_only=judged_only,
+            no_relevant=no_relevant, progress=progress, from_columns=_preranked_from_columns)
     q, r = as_qrels(qrels, qrels_format), as_run(run, run_format)
     what = "user" if "user" in (getattr(q, "_unit", None), getattr(r, "_unit", None)) \
         else "query"

@@ -222,7 +222,10 @@ def _duplicates(cols, lines, name):
             raise ValueError(
                 f"{name}, line {second}: duplicate document "
                 f"{k[1].decode('utf-8', 'replace')!r} for query "
-                f"{k[0].decode('utf-8', 'replace')!r} (first on line {first})."
+                f"{k[0].decode('utf-8', 'replace')!r} (first on line {first}). A "
+                "diversity qrels, which judges a document once per subtopic, is read "
+                "with read_trec_qrels(path, diversity=True) and scored by the diversity "
+                "measures (alpha_nDCG@k, ERR_IA@k, ...)."
             )
         seen[k] = r
 
@@ -273,6 +276,10 @@ class TrecQrels:
         non-relevant in trec_eval).
     source : str, default=""
         Where the judgements came from (for messages).
+    subtopic : ndarray of shape (n,), optional
+        The subtopic of each judgement: a diversity qrels (TREC Web track,
+        ndeval), where a document is judged once per subtopic; the diversity
+        measures read it (see :func:`read_trec_qrels`).
 
     Notes
     -----
@@ -289,11 +296,12 @@ class TrecQrels:
     """
 
     def __init__(self, qid: ArrayLike, docno: ArrayLike, relevance: ArrayLike,
-                 source: str = "") -> None:
+                 source: str = "", subtopic: ArrayLike | None = None) -> None:
         self._qid = np.asarray(qid)
         self._docno = np.asarray(docno)
         self.relevance = np.asarray(relevance, dtype=np.float64)
         self.source = source
+        self.subtopic = None if subtopic is None else np.asarray(subtopic)
         self._columns = None
         self._unit = "query"  # what messages call a query: "user" for user columns
 
@@ -363,13 +371,16 @@ class TrecRun:
 def _from_file(cls, cols, kwargs):
     obj = cls.__new__(cls)
     obj._qid = obj._docno = None
+    if cls is TrecQrels:
+        obj.subtopic = None
     obj._columns = cols
     for k, v in kwargs.items():
         setattr(obj, k, v)
     return obj
 
 
-def read_trec_qrels(path: PathLike, *, progress: Progress | None = None) -> TrecQrels:
+def read_trec_qrels(path: PathLike, *, diversity: bool = False,
+                    progress: Progress | None = None) -> TrecQrels:
     r"""Read a TREC qrels file (``qid iter docno rel`` per line).
 
     Parameters
@@ -379,13 +390,18 @@ def read_trec_qrels(path: PathLike, *, progress: Progress | None = None) -> Trec
         read). Fields are separated by spaces or tabs; blank lines and lines
         starting with ``#`` are skipped (a ``#`` inside a field is kept). A
         UTF-8 byte-order mark at the start is skipped.
+    diversity : bool, default=False
+        Read a diversity qrels (TREC Web track, ndeval): the second field is
+        the subtopic, a number, and a document appears once per subtopic.
+        The result's ``subtopic`` holds it, and the diversity measures read it.
     progress : callable, optional
         Called as ``progress(done, total)`` with the bytes read so far.
 
     Returns
     -------
     qrels : TrecQrels
-        Arrays ``qid``, ``docno`` (str) and ``relevance`` (float), in file order.
+        Arrays ``qid``, ``docno`` (str) and ``relevance`` (float), in file order
+        (and ``subtopic``, float, with ``diversity=True``).
 
     Raises
     ------
@@ -411,7 +427,21 @@ def read_trec_qrels(path: PathLike, *, progress: Progress | None = None) -> Trec
     >>> qrels = read_trec_qrels(path)
     >>> qrels.docno.tolist(), qrels.relevance.tolist()
     (['d1', 'd2', 'd#7'], [2.0, 0.0, 1.0])
+
+    A diversity qrels judges a document once per subtopic:
+
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("q1 1 d1 1\nq1 2 d1 0\nq1 2 d2 1\n")
+    >>> div = read_trec_qrels(path, diversity=True)
+    >>> div.docno.tolist(), div.subtopic.tolist()
+    (['d1', 'd1', 'd2'], [1.0, 2.0, 2.0])
     """
+    if diversity:
+        name, cols, nums, lines, _ = _read_columns(
+            path, "qrels", 4, "qid subtopic docno rel", {1: "subtopic", 3: "relevance"},
+            progress=progress)
+        return _from_file(TrecQrels, cols, {"relevance": nums[3], "subtopic": nums[1],
+                                            "source": os.fspath(path), "_lines": lines})
     name, cols, nums, lines, _ = _read_columns(
         path, "qrels", 4, "qid iter docno rel", {3: "relevance"}, progress=progress)
     _duplicates(cols, lines, name)

@@ -6,6 +6,7 @@ import math
 import re
 
 from .._utils.errors import InvalidParameterError
+from .diversity import parse_diversity_name
 from .registry import METRICS, lookup
 
 _NAME_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:@\s*(\S+))?\s*$")
@@ -126,6 +127,9 @@ def parse_name(text):
         raise InvalidParameterError(
             f"metric names must be strings, got {type(text).__name__}."
         )
+    diversity = parse_diversity_name(text)
+    if diversity is not None:
+        return diversity
     trec = _TREC_SUFFIX.match(text.strip())
     if trec:
         base, options = _TREC_BASE[trec.group(1)]

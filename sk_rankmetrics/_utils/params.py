@@ -240,6 +240,31 @@ PARAMS = {
         "rbp_resid, instead of the weight p**n of the items after the ranking",
         examples=(True,),
     ),
+    "redundancy": Param(
+        0.5, [Interval("real", 0, 1, closed="both")],
+        "the diversity measures' alpha (ndeval's -alpha): a subtopic's gain is multiplied by "
+        "1 - alpha each time a document covering it is ranked",
+        examples=(0.0, 0.25, 1.0),
+        doc="""redundancy : float, default=0.5
+    The diversity measures' ``alpha`` (ndeval's ``-alpha``, ir_measures'
+    ``alpha``): a subtopic's gain is multiplied by ``1 - alpha`` each time a
+    document relevant to it is ranked.""",
+    ),
+    "patience": Param(
+        0.5, [Interval("real", 0, 1, closed="right")],
+        "NRBP's beta (ndeval's -beta): the probability that the user goes on to the next "
+        "document",
+        examples=(0.8, 1.0),
+        doc="""patience : float, default=0.5
+    NRBP's ``beta`` (ndeval's ``-beta``, ir_measures' ``beta``): the
+    probability that the user goes on to the next document.""",
+    ),
+    "diversity": Param(
+        False, [Boolean()],
+        "True reads a diversity qrels: the second field is the subtopic, and a document "
+        "appears once per subtopic",
+        examples=(True,),
+    ),
     "beta": Param(
         1.0, [Interval("real", 0, None, closed="neither")],
         "F's weight of recall against precision: F_beta = (1 + beta**2) P R / (beta**2 P + R)",
