@@ -18,8 +18,10 @@ def files(tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("u1 0 a 1\nu1 0 c 1\nu2 0 d 1\nu3 0 b 1\n")
     run = tmp_path / "run.txt"
-    run.write_text("u1 Q0 a 1 3 A\nu1 Q0 b 2 2 A\nu1 Q0 c 3 1 A\n"
-                   "u2 Q0 a 1 2 A\nu2 Q0 d 2 1 A\nu3 Q0 b 1 5 A\nu3 Q0 e 2 4 A\n")
+    run.write_text(
+        "u1 Q0 a 1 3 A\nu1 Q0 b 2 2 A\nu1 Q0 c 3 1 A\n"
+        "u2 Q0 a 1 2 A\nu2 Q0 d 2 1 A\nu3 Q0 b 1 5 A\nu3 Q0 e 2 4 A\n"
+    )
     items = tmp_path / "items.txt"
     items.write_text("a b c d e f g h\n")
     train = tmp_path / "train.txt"
@@ -29,11 +31,11 @@ def files(tmp_path):
 
 def test_cli_gives_evaluate_ranked_numbers(files):
     qrels, run, items, train = files
-    names = ["ndcg@2", "coverage@2", "gini@2", "novelty@2", "serendipity@2",
-             "personalization@2"]
+    names = ["ndcg@2", "coverage@2", "gini@2", "novelty@2", "serendipity@2", "personalization@2"]
     args = [a for n in names for a in ("-m", n)]
-    out = run_cli("evaluate", qrels, run, *args, "--items", items, "--popularity", train,
-                  "--format", "json")
+    out = run_cli(
+        "evaluate", qrels, run, *args, "--items", items, "--popularity", train, "--format", "json"
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     rec = {"u1": ["a", "b", "c"], "u2": ["a", "d"], "u3": ["b", "e"]}

@@ -18,19 +18,32 @@ from .._beyond.measures import is_beyond, split_metrics
 
 def add_beyond_options(p):
     """The data options of the beyond-accuracy measures."""
-    p.add_argument("--items", metavar="FILE",
-                   help="the catalogue, for coverage@k and gini@k: a text file of item ids "
-                        "(whitespace-separated), or CSV/TSV/Parquet with an item column")
-    p.add_argument("--popularity", metavar="FILE",
-                   help="training interactions, for novelty@k, arp@k, aplt@k and "
-                        "serendipity@k: a text file of 'user item' lines, or CSV/TSV/Parquet "
-                        "with user and item columns")
-    p.add_argument("--item-features", metavar="FILE",
-                   help="item feature vectors, for ild@k: CSV/TSV/Parquet with an item "
-                        "column and numeric columns")
-    p.add_argument("--head-share", type=_share, default=0.2, metavar="X",
-                   help="the share of training interactions the head reaches, for aplt@k "
-                        "(default 0.2)")
+    p.add_argument(
+        "--items",
+        metavar="FILE",
+        help="the catalogue, for coverage@k and gini@k: a text file of item ids "
+        "(whitespace-separated), or CSV/TSV/Parquet with an item column",
+    )
+    p.add_argument(
+        "--popularity",
+        metavar="FILE",
+        help="training interactions, for novelty@k, arp@k, aplt@k and "
+        "serendipity@k: a text file of 'user item' lines, or CSV/TSV/Parquet "
+        "with user and item columns",
+    )
+    p.add_argument(
+        "--item-features",
+        metavar="FILE",
+        help="item feature vectors, for ild@k: CSV/TSV/Parquet with an item "
+        "column and numeric columns",
+    )
+    p.add_argument(
+        "--head-share",
+        type=_share,
+        default=0.2,
+        metavar="X",
+        help="the share of training interactions the head reaches, for aplt@k (default 0.2)",
+    )
 
 
 def _share(text):
@@ -39,8 +52,9 @@ def _share(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{value} is out of range: the head share must be "
-                                         "in (0, 1]")
+        raise argparse.ArgumentTypeError(
+            f"{value} is out of range: the head share must be in (0, 1]"
+        )
     return value
 
 
@@ -64,8 +78,10 @@ def _items(path):
         df = _frame(path)
         found = [c for c in ITEM_COLUMNS if c in df.columns]
         if len(found) != 1:
-            raise ValueError(f"--items {os.fspath(path)!r}: needs one item column "
-                             f"({', '.join(ITEM_COLUMNS)}), found {found or 'none'}.")
+            raise ValueError(
+                f"--items {os.fspath(path)!r}: needs one item column "
+                f"({', '.join(ITEM_COLUMNS)}), found {found or 'none'}."
+            )
         return df[found[0]].astype(str).to_numpy()
     with open(path, encoding="utf-8") as f:
         return np.array(f.read().split(), dtype=str)
@@ -81,8 +97,10 @@ def _popularity(path):
             if not words:
                 continue
             if len(words) < 2:
-                raise ValueError(f"--popularity {os.fspath(path)!r} line {number}: needs "
-                                 "'user item', got one word.")
+                raise ValueError(
+                    f"--popularity {os.fspath(path)!r} line {number}: needs "
+                    "'user item', got one word."
+                )
             users.append(words[0])
             items.append(words[1])
     return np.array(users, dtype=str), np.array(items, dtype=str)
@@ -93,12 +111,16 @@ def _features(path):
 
     df = _frame(path) if _tabular(path) else None
     if df is None:
-        raise ValueError(f"--item-features {os.fspath(path)!r}: give a .csv, .tsv or "
-                         ".parquet file with an item column and numeric columns.")
+        raise ValueError(
+            f"--item-features {os.fspath(path)!r}: give a .csv, .tsv or "
+            ".parquet file with an item column and numeric columns."
+        )
     found = [c for c in ITEM_COLUMNS if c in df.columns]
     if len(found) != 1:
-        raise ValueError(f"--item-features {os.fspath(path)!r}: needs one item column "
-                         f"({', '.join(ITEM_COLUMNS)}), found {found or 'none'}.")
+        raise ValueError(
+            f"--item-features {os.fspath(path)!r}: needs one item column "
+            f"({', '.join(ITEM_COLUMNS)}), found {found or 'none'}."
+        )
     ids = df[found[0]].astype(str).to_numpy()
     return ids, df.drop(columns=found[0]).to_numpy(dtype=np.float64)
 
@@ -118,15 +140,27 @@ def score_run(qrels, run, metrics, args, evaluate_run, **settings):
     ids, lens, flat, _ = group_long(run.qid, run.docno, run.score, order="score")
     data = {
         "items": _items(args.items) if getattr(args, "items", None) else None,
-        "popularity": (_popularity(args.popularity)
-                       if getattr(args, "popularity", None) else None),
-        "item_features": (_features(args.item_features)
-                          if getattr(args, "item_features", None) else None),
+        "popularity": (_popularity(args.popularity) if getattr(args, "popularity", None) else None),
+        "item_features": (
+            _features(args.item_features) if getattr(args, "item_features", None) else None
+        ),
     }
-    return beyond_data(beyond, None, ids, lens, flat,
-                       (qrels.qid, qrels.docno, qrels.relevance), settings.get("threshold"),
-                       "warn", data["items"], data["popularity"], data["item_features"],
-                       getattr(args, "head_share", 0.2), result, order)
+    return beyond_data(
+        beyond,
+        None,
+        ids,
+        lens,
+        flat,
+        (qrels.qid, qrels.docno, qrels.relevance),
+        settings.get("threshold"),
+        "warn",
+        data["items"],
+        data["popularity"],
+        data["item_features"],
+        getattr(args, "head_share", 0.2),
+        result,
+        order,
+    )
 
 
 def query_values(res, name):
