@@ -203,8 +203,7 @@ def gini_score(
     Notes
     -----
     Items never recommended count with exposure 0 (the catalogue, not the
-    recommended items, is the population). RecBole's ``GiniIndex`` uses the
-    same formula over its item set.
+    recommended items, is the population).
 
     References
     ----------
@@ -350,11 +349,10 @@ def novelty_score(
 
     Notes
     -----
-    A user with an empty list is undefined. Microsoft Recommenders'
-    ``novelty`` averages over recommended *pairs*, not over users, and
-    counts training interactions instead of training users (the same when
-    each pair is seen once); recmetrics' ``novelty`` divides the sum by the
-    list length ``n`` it is given.
+    A user with an empty list is undefined. recmetrics' ``novelty`` counts
+    training interactions (the same as training users when each pair is
+    seen once) and divides each user's sum by the list length ``n`` it is
+    given (the same when every list has length ``n``).
 
     References
     ----------
@@ -418,8 +416,7 @@ def arp_score(
 
     Notes
     -----
-    A user with an empty list is undefined. RecBole's ``AveragePopularity``
-    is this measure.
+    A user with an empty list is undefined.
 
     References
     ----------
