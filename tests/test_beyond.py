@@ -565,3 +565,47 @@ def test_recmetrics_numbers():
     assert 1 - skr.ild_score(RM_PREDICTED, item_features=RM_FEATURES) == pytest.approx(
         RECMETRICS["intra_list_similarity"], rel=1e-12
     )
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases(), st.randoms(use_true_random=False))
+def test_shuffled_frames_give_the_numbers_of_dicts(case, rnd):
+    n_items, lists, train, feats, truth, k, share = case
+    users = [f"u{i}" for i in range(len(lists))]
+    rows = [(u, item, r + 1) for u, lst in zip(users, lists) for r, item in enumerate(lst)]
+    rnd.shuffle(rows)  # the rank column, not the order of rows, ranks
+    frame = pd.DataFrame(rows, columns=["user_id", "item_id", "rank"])
+    held = pd.DataFrame([(u, i) for u, t in zip(users, truth) for i in t], columns=["user", "item"])
+    if held.empty:
+        return
+    names = [
+        f"{b}@{k}"
+        for b in (
+            "coverage",
+            "gini",
+            "entropy",
+            "personalization",
+            "novelty",
+            "aplt",
+            "ild",
+            "serendipity",
+        )
+    ]
+    kw = {
+        "items": list(range(n_items)),
+        "popularity": train,
+        "item_features": feats,
+        "no_relevant": "skip",
+        "head_share": share,
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = skr.evaluate_ranked(frame, held, names, **kw)
+        # Users without a list are absent from the frame: drop them from the dict.
+        want = skr.evaluate_ranked(
+            {u: lst for u, lst in zip(users, lists) if lst},
+            {u: set(t) for u, t in zip(users, truth)},
+            names,
+            **kw,
+        )
+    assert got.mean == pytest.approx(want.mean, nan_ok=True, abs=1e-12)
