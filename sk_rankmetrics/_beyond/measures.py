@@ -31,6 +31,15 @@ MEASURES = {
     "serendipity": (False, ("popularity", "truth"), "relevant items outside the k most popular"),
 }
 
+#: Whether a larger value is better (for scorers): less concentration (Gini)
+#: and less popularity (ARP) are better; more of the others.
+GREATER_IS_BETTER = {"coverage": True, "gini": False, "entropy": True,
+                     "personalization": True, "novelty": True, "arp": False, "aplt": True,
+                     "ild": True, "serendipity": True}
+
+#: The keywords that carry a measure's data (scorers take them as options).
+DATA_OPTIONS = ("popularity", "item_features", "head_share")
+
 #: What each argument is, for the message of a measure asked without it.
 _WHAT = {
     "items": "items=... (the catalogue: every item that could be recommended)",
