@@ -616,8 +616,6 @@ def test_matrix_excluded_items_are_never_in_the_top_k():
     y_score = [[3, 2, 1, 0], [1, 3, 0, 2]]
     exclude = np.array([[True, False, False, False], [False, True, True, True]])
     # Row 0's top 2 without item 0: {1, 2}; row 1 has one candidate left: {0}.
-    out = skr.evaluate(
-        y_true, y_score, ["coverage@2", "entropy@2"], exclude=exclude, ignore_ties=True
-    )
+    out = skr.evaluate(y_true, y_score, ["coverage@2", "entropy@2"], exclude=exclude)
     assert out["coverage@2"] == 0.75
     assert out["entropy@2"] == pytest.approx(np.log2(3))
