@@ -33,9 +33,17 @@ MEASURES = {
 
 #: Whether a larger value is better (for scorers): less concentration (Gini)
 #: and less popularity (ARP) are better; more of the others.
-GREATER_IS_BETTER = {"coverage": True, "gini": False, "entropy": True,
-                     "personalization": True, "novelty": True, "arp": False, "aplt": True,
-                     "ild": True, "serendipity": True}
+GREATER_IS_BETTER = {
+    "coverage": True,
+    "gini": False,
+    "entropy": True,
+    "personalization": True,
+    "novelty": True,
+    "arp": False,
+    "aplt": True,
+    "ild": True,
+    "serendipity": True,
+}
 
 #: The keywords that carry a measure's data (scorers take them as options).
 DATA_OPTIONS = ("popularity", "item_features", "head_share")
