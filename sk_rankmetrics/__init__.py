@@ -25,6 +25,17 @@ _LAZY = {
     "QueryGroupRanker": "_sklearn.group_ranker",
     "MetricAtKDisplay": "_plot.metric_at_k",
     "evaluate_embeddings": "_catalogue.embeddings",
+    "ExposureLorenzDisplay": "_plot.exposure",
+    "LongTailDisplay": "_plot.exposure",
+    "aplt_score": "_beyond.functions",
+    "arp_score": "_beyond.functions",
+    "coverage_score": "_beyond.functions",
+    "entropy_score": "_beyond.functions",
+    "gini_score": "_beyond.functions",
+    "ild_score": "_beyond.functions",
+    "novelty_score": "_beyond.functions",
+    "personalization_score": "_beyond.functions",
+    "serendipity_score": "_beyond.functions",
     "bpref_score": "_evaluation.metric_functions",
     "cumulative_gain_score": "_evaluation.metric_functions",
     "dcg_score": "_evaluation.metric_functions",
@@ -63,6 +74,17 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
+    from ._beyond.functions import (
+        aplt_score,
+        arp_score,
+        coverage_score,
+        entropy_score,
+        gini_score,
+        ild_score,
+        novelty_score,
+        personalization_score,
+        serendipity_score,
+    )
     from ._catalogue.embeddings import evaluate_embeddings
     from ._evaluation.evaluate import evaluate
     from ._evaluation.metric_functions import (
@@ -87,6 +109,7 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._files.runs import evaluate_run
     from ._files.trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
     from ._metrics.registry import metric_names
+    from ._plot.exposure import ExposureLorenzDisplay, LongTailDisplay
     from ._plot.metric_at_k import MetricAtKDisplay
     from ._plot.query_difference import QueryDifferenceDisplay
     from ._sklearn.group_ranker import QueryGroupRanker
@@ -122,7 +145,9 @@ def __dir__() -> list[str]:
 __all__ = [
     "ComparisonReport",
     "EvaluationResult",
+    "ExposureLorenzDisplay",
     "InvalidParameterError",
+    "LongTailDisplay",
     "MetricAtKDisplay",
     "QueryDifferenceDisplay",
     "QueryGroupRanker",
@@ -131,11 +156,15 @@ __all__ = [
     "TrecQrels",
     "TrecRun",
     "__version__",
+    "aplt_score",
+    "arp_score",
     "bpref_score",
     "compare",
     "compare_estimators",
+    "coverage_score",
     "cumulative_gain_score",
     "dcg_score",
+    "entropy_score",
     "err_score",
     "evaluate",
     "evaluate_embeddings",
@@ -145,12 +174,16 @@ __all__ = [
     "get_scorer",
     "get_scorer_names",
     "get_scorers",
+    "gini_score",
     "hit_rate_score",
+    "ild_score",
     "make_eval_metric",
     "make_ranking_scorer",
     "mean_average_precision_score",
     "metric_names",
     "ndcg_score",
+    "novelty_score",
+    "personalization_score",
     "precision_at_k_score",
     "qrels_from_frame",
     "r_precision_score",
@@ -162,5 +195,6 @@ __all__ = [
     "recall_at_k_score",
     "reciprocal_rank_score",
     "run_from_frame",
+    "serendipity_score",
     "write_trec_run",
 ]

@@ -279,12 +279,12 @@ def test_unknown_metric_name_suggests_close_matches():
     with pytest.raises(ValueError, match=r"^unknown metric 'xyzzy'. sk_rankmetrics."
                        r"metric_names\(\) lists every name \(add '@k' for a cut-off"):
         skr.evaluate(Y, S, "xyzzy")
-    # No far-fetched guess and no list of every name (issue 25: "coverage" got
-    # "eleven_point_average" and 70 names).
+    # No far-fetched guess and no list of every name (issue 25: "coverage", a
+    # measure since, got "eleven_point_average" and 70 names).
     with pytest.raises(ValueError) as caught:
-        skr.evaluate(Y, S, ["coverage@10"])
+        skr.evaluate(Y, S, ["diversity@10"])
     message = str(caught.value)
-    assert message.startswith("unknown metric 'coverage'. sk_rankmetrics.metric_names()")
+    assert message.startswith("unknown metric 'diversity'. sk_rankmetrics.metric_names()")
     assert "Did you mean" not in message and "num_nonrel_judged_ret" not in message
     with pytest.raises(ValueError, match=r"'mmr'. Did you mean 'mrr'\?"):
         skr.evaluate(Y, S, "mmr")

@@ -26,6 +26,7 @@ LADDER = {
     "_ranking": 1,
     "_inputs": 2,
     "_metrics": 2,
+    "_beyond": 2,
     "_evaluation": 3,
     "_sklearn": 4,
     "_files": 4,

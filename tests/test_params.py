@@ -67,7 +67,8 @@ DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels
         "docno", "rank", "source", "ranker", "self", "cls", "deep", "query_ids", "per_query",
         "judged", "results", "estimators", "cv", "scoring", "systems", "pairs", "stats",
         "settings", "notes", "differences", "y_scores", "other", "user_factors",
-        "item_factors", "exclude", "user_bias", "item_bias", "subtopic"}
+        "item_factors", "exclude", "user_bias", "item_bias", "subtopic", "items",
+        "popularity", "item_features", "whole_set", "exposure", "n_head"}
 
 
 def _closed(display):

@@ -57,9 +57,12 @@ def table_type(name, convert):
 def metric_type(text):
     """A metric name (this package's, trec_eval's such as P_5, or trec_eval's -m
     syntax such as P.5,10 or all_trec), checked now."""
+    from .._beyond.measures import is_beyond
     from .._files.trec_eval import MEASURES, SETS, parse_measures
     from .._metrics.names import parse_name
 
+    if is_beyond(text):  # coverage@10, ...: checked with their data
+        return text
     try:
         if text in SETS or ("." in text and text.partition(".")[0] in MEASURES):
             parse_measures([text])
@@ -294,7 +297,12 @@ def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
 
     prog = Progress("", force=args.progress) if progress is None else progress
     run = read_input(run_path, args.run_format, "run", prog)
+    from .beyond import has_beyond, score_run
+
     try:
+        if has_beyond(args.metric):
+            return run.tag, score_run(qrels, run, args.metric, args, evaluate_run,
+                                      progress=prog, **run_settings(args))
         return run.tag, evaluate_run(qrels, run, args.metric or list(default_metrics),
                                      progress=prog, **run_settings(args))
     finally:

@@ -15,6 +15,7 @@ import os
 from .._files.diversity import diversity_names
 from .._files.trec import read_trec_qrels
 from .._utils.errors import printable as _printable
+from .beyond import add_beyond_options, query_values
 from .common import (
     Progress,
     UsageError,
@@ -55,7 +56,7 @@ def _flat_rows(results):
     rows = []
     for run_name, res in results.items():
         lead = [run_name] if several else []
-        cols = [res.per_query[m].tolist() for m in names]
+        cols = [query_values(res, m).tolist() for m in names]
         rows += [[*lead, str(q), *(c[i] for c in cols)]
                  for i, q in enumerate(res.query_ids.tolist())]
         rows.append([*lead, "all", *(float(res.mean[m]) for m in names)])
@@ -67,7 +68,7 @@ def _json_doc(res):
     ids = [str(q) for q in res.query_ids.tolist()]
     return {
         "mean": {m: float(res.mean[m]) for m in names},
-        "per_query": {q: {m: float(res.per_query[m][i]) for m in names}
+        "per_query": {q: {m: float(query_values(res, m)[i]) for m in names}
                       for i, q in enumerate(ids)},
     }
 
@@ -110,7 +111,8 @@ def _trec_eval_lines(results, per_query):
             lines.append(format_line("runid", "all", _printable(run_name)))
         if per_query:
             for i, q in enumerate(res.query_ids.tolist()):
-                lines += [format_line(m, q, f"{res.per_query[m][i]:6.4f}") for m in names]
+                lines += [format_line(m, q, f"{res.per_query[m][i]:6.4f}") for m in names
+                          if m in res.per_query]  # a whole-set measure: its "all" line
         lines += [format_line(m, "all", f"{res.mean[m]:6.4f}") for m in names]
     return lines
 
@@ -123,7 +125,7 @@ def _table(results, per_query, setting):
     if len(results) == 1:
         rows = []
         if per_query:
-            rows += [[str(q)] + [fmt_value(first.per_query[m][i]) for m in names]
+            rows += [[str(q)] + [fmt_value(query_values(first, m)[i]) for m in names]
                      for i, q in enumerate(first.query_ids.tolist())]
         rows.append(["all"] + [fmt_value(first.mean[m]) for m in names])
         return (f"{len(first.query_ids)} queries, setting: {setting}\n"
@@ -137,7 +139,7 @@ def _table(results, per_query, setting):
     rows = []
     for run_name, res in shown:
         if per_query:
-            rows += [[run_name, str(q)] + [fmt_value(res.per_query[m][i]) for m in names]
+            rows += [[run_name, str(q)] + [fmt_value(query_values(res, m)[i]) for m in names]
                      for i, q in enumerate(res.query_ids.tolist())]
             rows.append([run_name, "all"] + [fmt_value(res.mean[m]) for m in names])
         else:
@@ -182,6 +184,7 @@ def add_parser(sub, parents):
                     help="run file(s): the rankings to score")
     add_run_options(ev, DEFAULT_METRICS)
     add_names_option(ev)
+    add_beyond_options(ev)
     ev.add_argument("-q", "--per-query", action="store_true",
                     help="print one line per query as well as the mean")
     ev.add_argument("-o", "--output", metavar="FILE",

@@ -55,6 +55,12 @@ class DaskBackend:
         return evaluate_ranked(*args, **kwargs)
 
     @staticmethod
+    def evaluate_beyond(*args, **kwargs):
+        from .beyond import evaluate_beyond
+
+        return evaluate_beyond(*args, **kwargs)
+
+    @staticmethod
     def as_array(x):
         """A Dask data frame becomes a Dask array; arrays and series stay."""
         if getattr(x, "ndim", 1) == 2 and hasattr(x, "to_dask_array"):

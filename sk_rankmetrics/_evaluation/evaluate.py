@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from .._beyond.measures import split_metrics
 from .._metrics.requests import make_requests
 from .._utils.docstrings import fill_doc
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Metrics, NoRelevant, Score
+from .beyond_matrix import with_beyond
 from .pipeline import evaluate_requests
 
 
@@ -19,11 +23,17 @@ from .pipeline import evaluate_requests
     names (``"P_5"``, ``"ndcg_cut_10"``) and ir_measures' (``"nDCG@10"``,
     ``"AP@100"``, ``"RBP(p=0.8)"``). A pair
     ``("ndcg@10", {"gain": {0: 0, 1: 1, 2: 3}})`` adds options of that
-    metric.""")
+    metric. The beyond-accuracy names (``"coverage@10"``, ``"gini@10"``,
+    ``"entropy@10"``, ``"novelty@10"``, ``"arp@10"``, ``"aplt@10"``,
+    ``"ild@10"``, ``"personalization@10"``, ``"serendipity@10"``) read each
+    row's top k by score (never an excluded item), the columns being the
+    catalogue (:doc:`/beyond_accuracy`).""")
 def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *, per_row: bool = False,
              sample_weight: ArrayLike | None = None, no_relevant: NoRelevant = "warn",
              qid: ArrayLike | None = None, judged: ArrayLike | None = None, compute: bool = True,
-             ignore_ties: bool = False, exclude: ArrayLike | None = None) -> dict[str, Score]:
+             ignore_ties: bool = False, exclude: ArrayLike | None = None,
+             popularity: Any = None, item_features: Any = None,
+             head_share: float = 0.2) -> dict[str, Score]:
     r"""Several metrics from one ranking pass.
 
     Each row is ranked once, down to the deepest cut-off asked for, and every
@@ -82,7 +92,12 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *, per_row
     >>> {name: round(v, 4) for name, v in scores.items()}
     {'bpref': 0.375, 'judged@3': 0.8333}
     """
-    return evaluate_requests(
+    metrics, beyond, order = split_metrics(metrics)
+    out = {} if beyond and not metrics else evaluate_requests(
         y_true, y_score, make_requests(metrics, where="evaluate"), sample_weight=sample_weight,
         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid, per_row=per_row, judged=judged,
         compute=compute, exclude=exclude)
+    return with_beyond(out, beyond, order, y_true, y_score, sample_weight=sample_weight,
+                       qid=qid, per_row=per_row, ignore_ties=ignore_ties,
+                       no_relevant=no_relevant, popularity=popularity,
+                       item_features=item_features, head_share=head_share, exclude=exclude)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,7 +24,16 @@ class EvaluationResult:
         Each metric's value per query (NaN where ``no_relevant="skip"``
         dropped the query).
     mean : dict of str -> float
-        Each metric's mean over the queries that count.
+        Each metric's mean over the queries that count; for a measure of the
+        whole list set (see ``whole_set``), its one value.
+    whole_set : tuple of str, default=()
+        The beyond-accuracy measures of the whole set of lists
+        (``coverage@k``, ``gini@k``, ``entropy@k``, ``personalization@k``):
+        their value is in ``mean`` (and ``result[name]``) and they have no
+        entry in ``per_query`` nor a column in :meth:`to_frame`, because they
+        describe how the lists cover the catalogue and relate to each other,
+        which no single list does. The printout shows them after "of the
+        whole list set".
 
     Notes
     -----
@@ -39,11 +49,14 @@ class EvaluationResult:
     (0.75, [0.5, 1.0])
     """
 
+    whole_set: tuple[str, ...] = ()
+
     def __init__(self, query_ids: NDArray[Any], per_query: dict[str, NDArray[np.float64]],
-                 mean: dict[str, float]) -> None:
+                 mean: dict[str, float], whole_set: Sequence[str] = ()) -> None:
         self.query_ids = query_ids
         self.per_query = per_query
         self.mean = mean
+        self.whole_set = tuple(whole_set)
 
     @property
     def metrics(self) -> list[str]:
@@ -54,7 +67,11 @@ class EvaluationResult:
         return self.mean[name]
 
     def __repr__(self) -> str:
-        vals = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
+        vals = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items()
+                         if k not in self.whole_set)
+        whole = ", ".join(f"{k}={self.mean[k]:.4f}" for k in self.whole_set)
+        if whole:
+            vals = (f"{vals}; " if vals else "") + f"of the whole list set: {whole}"
         return f"EvaluationResult({len(self.query_ids)} queries: {vals})"
 
     def to_frame(self) -> pandas.DataFrame:

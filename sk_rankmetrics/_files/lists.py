@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._beyond.measures import BeyondData, split_metrics
 from .._inputs.preranked import (
     RankedLists,
     Truth,
@@ -31,6 +32,7 @@ from .._utils.types import (
 )
 from .diversity import diversity_names, evaluate_diversity_ranked
 from .formats import read_qrels, read_run
+from .ranked_frames import beyond_data, is_frame, lists_from_frame, truth_from_frame
 from .runs import _score_layout, with_options
 
 if TYPE_CHECKING:
@@ -169,22 +171,33 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
                     threshold: float | None = None, no_relevant: NoRelevant = "warn",
                     run_format: FileFormat = "auto", qrels_format: FileFormat = "auto",
                     progress: Progress | None = None,
-                    compute: bool = True) -> EvaluationResult | Lazy:
+                    compute: bool = True, items: ArrayLike | None = None,
+                    popularity: Any = None, item_features: Any = None,
+                    head_share: float = 0.2) -> EvaluationResult | Lazy:
     r"""Score ranked ID lists (recommendations) against ground-truth ids.
 
     Parameters
     ----------
-    recommended : dict, 2-D array, list, dask.bag.Bag or dask.dataframe.DataFrame
+    recommended : dict, 2-D array, list, data frame, dask.bag.Bag or dask.dataframe.DataFrame
         Ranked item ids per user, best first: ``{user: [id, ...]}``, a 2-D
         array of shape (n_users, n_recs) (the fast path for many users) or a
-        list of id lists. Lists may have different lengths. With Dask: a bag
+        list of id lists. Lists may have different lengths. A pandas or
+        polars data frame in long format has user, item and rank (1 = best)
+        or score (higher = better; ties by item id descending) columns, named
+        as the file readers name them (``user``, ``user_id``, ``query``, ...;
+        ``item``, ``item_id``, ``docno``, ...; ``rank``, ``position``,
+        ``pos``; ``score``, ``prediction``, ...; a rank column wins over a
+        score column, two candidates for one role raise). With Dask: a bag
         of ``(user, [id, ...])`` pairs, or a data frame with user, item and
         ``rank`` columns (1 = best).
     truth : dict, list, tuple, dask.bag.Bag or dask.dataframe.DataFrame
         Relevant ids per user: ``{user: {id, ...}}`` (binary relevance) or
         ``{user: {id: relevance}}`` (graded); a list aligned with
         ``recommended``; or a tuple of parallel arrays ``(user_ids, item_ids)``
-        or ``(user_ids, item_ids, relevance)``. With Dask: a bag of
+        or ``(user_ids, item_ids, relevance)``; a pandas or polars data frame
+        with user, item and optionally relevance columns (``relevance``,
+        ``rel``, ``label``, ``grade``, ``y_true``; default 1); or None when
+        only beyond-accuracy measures of the lists are asked. With Dask: a bag of
         ``(user, ids)`` pairs, or a data frame with user, item (and
         relevance) columns. For diversity measures (``"alpha_ndcg@10"``,
         ...): a tuple ``(user_ids, subtopics, item_ids, relevance)``, a
@@ -220,6 +233,20 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     compute : bool, default=True
         With Dask inputs: ``False`` returns the result uncomputed (its
         ``compute()`` gives the EvaluationResult).
+    items : array-like, optional
+        The catalogue, for the beyond-accuracy measures ``coverage@k`` and
+        ``gini@k`` (see :doc:`/beyond_accuracy`); a recommended item outside
+        it raises naming the item.
+    popularity : tuple, data frame or mapping, optional
+        The training interactions ``(user_ids, item_ids)`` (or a data frame
+        with user and item columns), or a mapping item -> share of training
+        users in (0, 1]; for ``novelty@k``, ``arp@k``, ``aplt@k`` and
+        ``serendipity@k``.
+    item_features : tuple, mapping or data frame, optional
+        One feature vector per item, for ``ild@k``: ``(ids, matrix)``, a
+        mapping id -> vector or a data frame indexed by item id.
+    head_share : float, default=0.2
+        The share of training interactions the head reaches (``aplt@k``).
 
     Returns
     -------
@@ -246,6 +273,13 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     look-ups over blocks of users: time O(n_users * n_recs * log), memory
     bounded by the block size.
 
+    The beyond-accuracy measures (``coverage``, ``gini``, ``entropy``,
+    ``novelty``, ``arp``, ``aplt``, ``ild``, ``personalization``,
+    ``serendipity``, each with ``@k``) read the first k items of the lists of
+    the result's users (every list given, or with ``complete`` the lists of
+    the truth's users). Those of the whole list set have one value, in
+    ``result.mean``, and are named in ``result.whole_set``.
+
     Examples
     --------
     >>> from sk_rankmetrics import evaluate_ranked
@@ -255,21 +289,54 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
     """
+    metrics, beyond, order = split_metrics(metrics)
     backend = backend_for(recommended, truth)
     if backend is not None:
-        return backend.evaluate_ranked(recommended, truth, metrics, k=k, users=users,
-                             complete=complete, threshold=threshold,
-                             no_relevant=no_relevant, progress=progress, compute=compute,
-                             run_format=run_format, qrels_format=qrels_format)
-    ids, lens, flat = _recommended(recommended, users, run_format)
-    if diversity_names(metrics):
-        return evaluate_diversity_ranked(
+        if beyond and not compute:
+            raise InvalidParameterError(
+                "evaluate_ranked: compute=False does not take the beyond-accuracy "
+                "measures; call it with compute=True (the default)."
+            )
+        result = None
+        if metrics or not beyond:
+            result = backend.evaluate_ranked(recommended, truth, metrics, k=k, users=users,
+                                             complete=complete, threshold=threshold,
+                                             no_relevant=no_relevant, progress=progress,
+                                             compute=compute, run_format=run_format,
+                                             qrels_format=qrels_format)
+        if beyond:
+            result = backend.evaluate_beyond(
+                recommended, truth, beyond, k=k, complete=complete, threshold=threshold,
+                no_relevant=no_relevant, run_format=run_format, qrels_format=qrels_format,
+                data=BeyondData(items=items, popularity=popularity,
+                                item_features=item_features, head_share=head_share),
+                result=result, order=order)
+        return result
+    ids, lens, flat = (lists_from_frame(recommended, users) if is_frame(recommended, long=True)
+                       else _recommended(recommended, users, run_format))
+    if metrics and diversity_names(metrics):  # subtopic qrels: the diversity path
+        result = evaluate_diversity_ranked(
             RankedLists(ids, lens, flat), truth, metrics, k=k, complete=complete,
             threshold=threshold, no_relevant=no_relevant, progress=progress)
-    tu, ti, trel, known = truth_lists(truth, users, qrels_format)
-    requests = with_options(metrics, k, where="evaluate_ranked",
-                             given={"threshold": ("threshold", threshold, threshold)})
-    inputs = build_preranked(RankedLists(ids, lens, flat), Truth(tu, ti, trel, queries=known),
-                             queries="truth" if complete else "run", what="user")
-    return _score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
-                   progress=progress)
+        return result if not beyond else beyond_data(
+            beyond, k, ids, lens, flat, None, threshold, no_relevant, items, popularity,
+            item_features, head_share, result, order)
+    if truth is None and not metrics:  # beyond-accuracy measures of the lists alone
+        return beyond_data(beyond, k, ids, lens, flat, None, threshold, no_relevant,
+                           items, popularity, item_features, head_share, None, order)
+    tu, ti, trel, known = (truth_from_frame(truth) if is_frame(truth)
+                           else truth_lists(truth, users, qrels_format))
+    result = None
+    if metrics:
+        requests = with_options(metrics, k, where="evaluate_ranked",
+                                given={"threshold": ("threshold", threshold, threshold)})
+        inputs = build_preranked(RankedLists(ids, lens, flat),
+                                 Truth(tu, ti, trel, queries=known),
+                                 queries="truth" if complete else "run", what="user")
+        result = _score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
+                               progress=progress)
+    if beyond:
+        result = beyond_data(beyond, k, ids, lens, flat, (tu, ti, trel), threshold,
+                             no_relevant, items, popularity, item_features, head_share,
+                             result, order)
+    return result

@@ -19,6 +19,8 @@ from typing import Any, TypeVar, overload
 import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from .._beyond.measures import DATA_OPTIONS, GREATER_IS_BETTER, is_beyond
+from .._beyond.measures import make_requests as beyond_requests
 from .._evaluation.evaluate import evaluate
 from .._metrics.names import parse_name
 from .._metrics.registry import metric_names
@@ -198,15 +200,19 @@ class RankingScorer:
             raise InvalidParameterError(
                 f"metric must be a name such as 'ndcg@10', got {type(metric).__name__}."
             )
-        spec, _, _ = parse_name(metric)
-        make_requests([(metric, dict(options))], where="RankingScorer")  # checks options
+        if is_beyond(metric):  # coverage@10, ...: each row's top k, columns = catalogue
+            greater = beyond_direction(metric, options)
+        else:
+            spec, _, _ = parse_name(metric)
+            make_requests([(metric, dict(options))], where="RankingScorer")  # checks options
+            greater = spec.greater_is_better
         self.metric = metric
         self.response_method = check_response_method(response_method)
         self.no_relevant = no_relevant
         self.ignore_ties = ignore_ties
         self.options = dict(options)
-        self.greater_is_better = spec.greater_is_better
-        self._sign = 1 if spec.greater_is_better else -1
+        self.greater_is_better = greater
+        self._sign = 1 if greater else -1
         self._request = None
 
     # -- scikit-learn's scorer protocol ---------------------------------------------
@@ -258,9 +264,11 @@ class RankingScorer:
         y, score = estimator_responses(
             estimator, X, y_true, qid=qid, response_method=self.response_method
         )
+        beyond = is_beyond(self.metric)  # its options are evaluate's data keywords
         result = evaluate(
-            y, score, [(self.metric, self.options)], sample_weight=sample_weight,
-            ignore_ties=self.ignore_ties, no_relevant=self.no_relevant, qid=qid,
+            y, score, [self.metric if beyond else (self.metric, self.options)],
+            sample_weight=sample_weight, ignore_ties=self.ignore_ties,
+            no_relevant=self.no_relevant, qid=qid, **(self.options if beyond else {}),
         )
         return self._sign * result[self.metric]
 
@@ -388,6 +396,19 @@ def _num_samples(x):
     return len(x)
 
 
+def beyond_direction(metric, options):
+    """Whether a larger value of the beyond-accuracy ``metric`` is better; its
+    name and its options (data keywords only) checked."""
+    (req,) = beyond_requests([metric], where="RankingScorer")
+    unknown = sorted(set(options) - set(DATA_OPTIONS))
+    if unknown:
+        raise InvalidParameterError(
+            f"RankingScorer: {metric!r} takes the options {', '.join(DATA_OPTIONS)}, not "
+            f"{', '.join(unknown)}."
+        )
+    return GREATER_IS_BETTER[req.name]
+
+
 def _name_of(metric):
     """Registry name for a metric name or for one of this package's metric functions.
 
@@ -457,6 +478,16 @@ def make_ranking_scorer(metric: str | Callable[..., Any], *, k: int | None = Non
     'predict'), gain='exponential')
     """
     name = _name_of(metric)
+    if is_beyond(name):
+        if k is not None:
+            if "@" in name:
+                raise InvalidParameterError(
+                    f"the cut-off is given twice: in the name {name!r} and as k={k!r}; "
+                    "give it once."
+                )
+            name = f"{name.strip()}@{k}"
+        return RankingScorer(name.strip(), response_method=response_method,
+                             no_relevant=no_relevant, ignore_ties=ignore_ties, **options)
     spec, k_name, _ = parse_name(name)
     if k is not None:
         if k_name is not None:

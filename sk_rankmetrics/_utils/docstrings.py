@@ -39,6 +39,14 @@ DATA_DOCS = {
     items): an excluded item is neither ranked nor part of the row's truth,
     as if its pair were left out of long format; one that ``y_true`` marks
     relevant raises. Matrices only.""",
+    "popularity": """popularity : tuple, data frame or mapping, default=None
+    For the beyond-accuracy measures ``novelty``, ``arp``, ``aplt`` and
+    ``serendipity``: the training interactions ``(user_ids, item_ids)``
+    (item ids: column indices for matrices), or a mapping item -> share of
+    training users in (0, 1].""",
+    "item_features": """item_features : tuple, mapping or data frame, default=None
+    For ``ild``: one feature vector per item, ``(ids, matrix)``, a mapping
+    id -> vector or a data frame indexed by id.""",
     "judged": """judged : array-like of bool of the shape of y_true, default=None
     Which items are judged; None means all. An item that is not judged is
     never relevant and worth nothing, and judgement-based measures (bpref,

@@ -126,6 +126,15 @@ PARAMS = {
     ``True`` takes the order of the sort as it comes (faster; only correct
     when scores have no ties).""",
     ),
+    "head_share": Param(
+        0.2, [Interval("real", 0, 1, closed="right")],
+        "the share of all training interactions that the head (the most popular items) "
+        "first reaches",
+        examples=(0.5, 1.0),
+        doc="""head_share : float, default=0.2
+    The share of all training interactions that the head (the most
+    popular items) first reaches.""",
+    ),
     "per_row": Param(
         False, [Boolean()], "True returns one value per row (query) instead of the mean",
         examples=(True,),

@@ -1,0 +1,326 @@
+"""The beyond-accuracy measures by name: which data each needs, and one pass
+that computes every measure asked for from ranked lists.
+
+Measures of the whole list set (``coverage``, ``gini``, ``entropy``,
+``personalization``) have one value and no per-user values: they describe
+how the lists relate to each other and to the catalogue, and a single list
+has no coverage or concentration of its own. The others have a value per
+user and are averaged over users.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .._utils.errors import InvalidParameterError, warn
+from . import data as _data
+from . import kernels
+
+#: name -> (whole list set?, arguments it needs, what it measures)
+MEASURES = {
+    "coverage": (True, ("items",), "catalogue coverage"),
+    "gini": (True, ("items",), "Gini index of item exposure"),
+    "entropy": (True, (), "Shannon entropy of item exposure"),
+    "personalization": (True, (), "1 - mean cosine overlap of pairs of lists"),
+    "novelty": (False, ("popularity",), "mean self-information of the items"),
+    "arp": (False, ("popularity",), "average recommendation popularity"),
+    "aplt": (False, ("popularity",), "average percentage of long-tail items"),
+    "ild": (False, ("item_features",), "intra-list diversity"),
+    "serendipity": (False, ("popularity", "truth"), "relevant items outside the k most popular"),
+}
+
+#: Whether a larger value is better (for scorers): less concentration (Gini)
+#: and less popularity (ARP) are better; more of the others.
+GREATER_IS_BETTER = {
+    "coverage": True,
+    "gini": False,
+    "entropy": True,
+    "personalization": True,
+    "novelty": True,
+    "arp": False,
+    "aplt": True,
+    "ild": True,
+    "serendipity": True,
+}
+
+#: The keywords that carry a measure's data (scorers take them as options).
+DATA_OPTIONS = ("popularity", "item_features", "head_share")
+
+#: What each argument is, for the message of a measure asked without it.
+_WHAT = {
+    "items": "items=... (the catalogue: every item that could be recommended)",
+    "popularity": "popularity=... (the training interactions as (user_ids, item_ids), "
+    "or a mapping item -> share of training users)",
+    "item_features": "item_features=... ((ids, matrix), a mapping id -> vector, or a "
+    "data frame indexed by item id)",
+    "truth": "the truth (the relevant items of each user)",
+}
+
+_NAME_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*(\S+))?\s*$")
+
+
+def is_beyond(item):
+    """Whether a metric name (or a ``(name, options)`` pair) is a beyond-accuracy measure."""
+    label = item[0] if isinstance(item, tuple) and len(item) == 2 else item
+    if not isinstance(label, str):
+        return False
+    m = _NAME_RE.match(label)
+    return bool(m) and m.group(1).lower() in MEASURES
+
+
+def split_metrics(metrics):
+    """``(other metrics, beyond-accuracy metrics, every label in order)`` of a
+    name, a ``(name, options)`` pair or an iterable of them (the other
+    metrics are left to the registry to check)."""
+    if isinstance(metrics, str) or (
+        isinstance(metrics, tuple) and len(metrics) == 2 and isinstance(metrics[0], str)
+    ):
+        items = [metrics]
+    else:
+        try:
+            items = list(metrics)
+        except TypeError:
+            return metrics, [], []
+    beyond = [m for m in items if is_beyond(m)]
+    labels = [m[0] if isinstance(m, tuple) else m for m in items]
+    others = [m for m in items if not is_beyond(m)]
+    return (others if beyond else metrics), beyond, labels
+
+
+def in_order(values, labels):
+    """``values`` (a dict by label) in the order of ``labels``."""
+    rank = {label: i for i, label in enumerate(labels)}
+    return dict(sorted(values.items(), key=lambda kv: rank.get(kv[0], 0)))
+
+
+def is_whole_set(name):
+    """Whether the (bare) measure has one value for the whole list set."""
+    return MEASURES[name][0]
+
+
+class BeyondRequest:
+    """A beyond-accuracy measure asked for: ``label``, bare ``name``, cut-off ``k``."""
+
+    def __init__(self, label, name, k):
+        self.label, self.name, self.k = label, name, k
+        self.whole = MEASURES[name][0]
+        self.needs = MEASURES[name][1]
+
+
+def make_requests(items, k=None, where="evaluate"):
+    """:class:`BeyondRequest` objects for beyond-accuracy names (``k`` is
+    added to names without a cut-off, as for the other metrics)."""
+    out = []
+    for item in items:
+        if isinstance(item, tuple):
+            label, options = item
+            if options:
+                raise InvalidParameterError(
+                    f"{where}: {label!r} takes no options in a (name, options) pair; its "
+                    "data are the keywords items=, popularity=, item_features= and "
+                    "head_share=."
+                )
+        else:
+            label = item
+        m = _NAME_RE.match(label)
+        name, at = m.group(1).lower(), m.group(2)
+        cut = k
+        if at is not None:
+            try:
+                cut = int(at)
+            except ValueError:
+                cut = 0
+            if str(cut) != at.strip() or cut < 1:
+                raise InvalidParameterError(
+                    f"{where}: {label!r} needs a cut-off that is a "
+                    f"positive integer, such as '{name}@10'."
+                )
+        if name == "serendipity" and cut is None:
+            raise InvalidParameterError(
+                f"{where}: {label!r} needs a cut-off (it counts items outside the k most "
+                "popular): write 'serendipity@10' or pass k=."
+            )
+        out.append(BeyondRequest(label, name, cut))
+    return out
+
+
+class BeyondData:
+    """The parsed ``items=``, ``popularity=``, ``item_features=`` and ``head_share=``,
+    read only when a measure asked for needs them."""
+
+    def __init__(self, items=None, popularity=None, item_features=None, head_share=0.2):
+        self._given = {"items": items, "popularity": popularity, "item_features": item_features}
+        self.head_share = head_share
+        self._parsed = {}
+
+    def given(self, arg):
+        return self._given[arg] is not None
+
+    def get(self, arg, label):
+        if self._given.get(arg) is None:
+            raise InvalidParameterError(f"{label} needs {_WHAT[arg]}; pass it.")
+        if arg not in self._parsed:
+            reader = {
+                "items": _data.catalogue,
+                "popularity": _data.popularity,
+                "item_features": _data.features,
+            }[arg]
+            self._parsed[arg] = reader(self._given[arg])
+        return self._parsed[arg]
+
+
+def _policy(values, defined, policy, label, why):
+    """Per-user values with undefined users replaced; also the users skipped."""
+    skipped = np.zeros(values.shape[0], dtype=bool)
+    if defined.all():
+        return values, skipped
+    values = values.copy()
+    if policy == "warn":
+        from sklearn.exceptions import UndefinedMetricWarning
+
+        warn(
+            f"{label}: {int((~defined).sum())} of {defined.size} users {why}; they score 0 "
+            "and count in the mean. Set no_relevant='skip', 0.0, 1.0 or nan to choose (and "
+            "silence this warning).",
+            UndefinedMetricWarning,
+        )
+        values[~defined] = 0.0
+    elif policy == "skip":
+        values[~defined] = np.nan
+        skipped = ~defined
+    else:
+        values[~defined] = policy
+    return values, skipped
+
+
+def _mean(values, skipped):
+    keep = ~skipped
+    if not keep.any():
+        return float("nan")
+    return float(np.mean(values[keep]))
+
+
+def compute(
+    requests,
+    users,
+    lens,
+    flat,
+    data,
+    *,
+    relevant=None,
+    no_relevant="warn",
+    what="user",
+    checked=False,
+):
+    """Every beyond-accuracy measure of ``requests`` from ranked lists.
+
+    ``users``, ``lens`` and ``flat`` are the lists (one per row, best first);
+    ``relevant`` (one flag per entry of ``flat``) is needed by serendipity;
+    ``checked``: the caller refused an item twice in one list already.
+
+    Returns
+    -------
+    per_user : dict label -> ndarray of shape (n_rows,)
+        The per-user measures (NaN where ``no_relevant="skip"`` drops a user).
+    value : dict label -> float
+        Every measure's value: the mean over users, or the whole-set value.
+    """
+    raw, parts = partial(
+        requests, users, lens, flat, data, relevant=relevant, what=what, checked=checked
+    )
+    return finish(requests, raw, parts, data, no_relevant)
+
+
+def check_data(requests, data, has_truth):
+    """Raise naming the argument a measure needs and was not given."""
+    for req in requests:
+        for arg in req.needs:
+            if arg == "truth":
+                if not has_truth:
+                    raise InvalidParameterError(f"{req.label} needs {_WHAT['truth']}.")
+            else:
+                data.get(arg, req.label)
+
+
+def partial(requests, users, lens, flat, data, *, relevant=None, what="user", checked=False):
+    """The sums of one block of users (a partition), which blocks add up.
+
+    Returns ``(raw, parts)``: ``raw[label] = (values, defined, why)`` for each
+    per-user measure (one entry per user of the block), and ``parts[k] =
+    (item ids, exposure, s1, s2, n)`` for the whole-set measures at cut-off
+    ``k``: per recommended item its exposure and the personalization sums of
+    :func:`kernels.personalization_parts`, and ``n`` the users with a
+    non-empty list. Blocks of other users combine by adding per item id.
+    """
+    check_data(requests, data, relevant is not None)
+    raw, parts, cache = {}, {}, {}
+    for req in requests:
+        if req.k not in cache:
+            lists, vocab, keep = _data.top_lists(lens, flat, req.k, users, what, checked)
+            if data.given("items"):
+                _data.locate(
+                    data.get("items", req.label), vocab, "items", req.label, "the catalogue"
+                )
+            cache[req.k] = lists, vocab, keep
+        lists, vocab, keep = cache[req.k]
+        if req.whole:
+            if req.k not in parts:
+                s1, s2, n = kernels.personalization_parts(lists)
+                parts[req.k] = (vocab, kernels.exposure(lists), s1, s2, n)
+        else:
+            raw[req.label] = _per_user(req, lists, vocab, keep, data, relevant)
+    return raw, parts
+
+
+def finish(requests, raw, parts, data, no_relevant):
+    """``(per_user, value)`` from the (combined) sums of :func:`partial`."""
+    per_user, value = {}, {}
+    for req in requests:
+        label = req.label
+        if req.whole:
+            _, exposure, s1, s2, n = parts[req.k]
+            if req.name == "coverage":
+                n_cat = data.get("items", label).shape[0]
+                value[label] = float(np.count_nonzero(exposure)) / n_cat
+            elif req.name == "gini":
+                value[label] = kernels.gini(exposure, data.get("items", label).shape[0])
+            elif req.name == "entropy":
+                value[label] = kernels.entropy(exposure)
+            else:
+                value[label] = kernels.personalization_from_parts(s1, s2, n)
+        else:
+            values, defined, why = raw[label]
+            values, skipped = _policy(values, defined, no_relevant, label, why)
+            per_user[label] = values
+            value[label] = _mean(values, skipped)
+    return per_user, value
+
+
+def _per_user(req, lists, vocab, keep, data, relevant):
+    label = req.label
+    empty = "have an empty list"
+    if req.name == "ild":
+        ids, mat = data.get("item_features", label)
+        pos = _data.locate(ids, vocab, "item_features", label, "the item features")
+        unit = _data.unit_rows(mat[pos], vocab, label)
+        return (*kernels.ild(lists, unit), "have fewer than two items in their list")
+    pop = data.get("popularity", label)
+    pos = _data.locate(pop.ids, vocab, "popularity", label, "the training popularity")
+    if req.name == "novelty":
+        return (*kernels.novelty(lists, pop.share[pos]), empty)
+    if req.name == "arp":
+        if pop.count is None:
+            raise InvalidParameterError(
+                f"{label} averages the number of training users of each item; popularity "
+                "given as shares has no counts: pass the training interactions "
+                "(user_ids, item_ids)."
+            )
+        return (*kernels.arp(lists, pop.count[pos]), empty)
+    if req.name == "aplt":
+        return (*kernels.aplt(lists, pop.head(data.head_share)[pos]), empty)
+    # serendipity
+    rel = np.asarray(relevant, dtype=bool)
+    rel = rel if keep is None else rel[keep]
+    return (*kernels.serendipity(lists, rel, pop.top(req.k)[pos], req.k), empty)

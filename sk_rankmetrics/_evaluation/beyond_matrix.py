@@ -1,0 +1,147 @@
+"""The beyond-accuracy measures of score matrices: each row's top k by score.
+
+The columns are the catalogue (items ``0..n_items-1``); a row's list is its
+``k`` best-scored columns, best first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._beyond.measures import BeyondData, compute, in_order, make_requests
+from .._inputs.arrays import as_numeric_array, check_finite
+from .._utils.backends import backend_for
+from .._utils.errors import InvalidParameterError
+
+
+def top_columns(y_score, k, ignore_ties, label):
+    """``(lengths, flat column ids)`` of each row's ``k`` best columns.
+
+    Ties are taken in column order; without ``ignore_ties``, a tie across the
+    cut-off (the k-th best score also just outside the top k) raises, since the
+    row's top k is then not one set of items.
+    """
+    n, m = y_score.shape
+    k = m if k is None else min(k, m)
+    if k < m:
+        part = np.argpartition(-y_score, k - 1, axis=1)[:, :k]
+    else:
+        part = np.broadcast_to(np.arange(m), (n, m))
+    vals = np.take_along_axis(y_score, part, 1)
+    order = np.lexsort((part, -vals), axis=1) if n else part
+    top = np.take_along_axis(part, order, 1)
+    if k < m and not ignore_ties and n:
+        kth = np.take_along_axis(y_score, top[:, -1:], 1)[:, 0]
+        outside = y_score.copy()
+        np.put_along_axis(outside, top, -np.inf, 1)
+        tied = (outside.max(axis=1) == kth) & np.isfinite(kth)
+        if tied.any():
+            r = int(np.flatnonzero(tied)[0])
+            raise InvalidParameterError(
+                f"evaluate: {label}: row {r} has tied scores across the cut-off {k} (score "
+                f"{float(kth[r])!r} inside and outside its top {k}), so its top {k} is not one "
+                "set of items; break the ties or pass ignore_ties=True (ties in column "
+                "order)."
+            )
+    keep = np.isfinite(np.take_along_axis(y_score, top, 1))  # -inf: an excluded item
+    return keep.sum(axis=1).astype(np.int64), top[keep]
+
+
+def evaluate_matrix(
+    y_true,
+    y_score,
+    beyond,
+    *,
+    ignore_ties,
+    no_relevant,
+    popularity,
+    item_features,
+    head_share,
+    threshold=None,
+    exclude=None,
+):
+    """``(per-row values, values)`` of the beyond-accuracy names ``beyond`` on a
+    score matrix whose columns are the catalogue."""
+    s = as_numeric_array(y_score, "y_score")
+    if s.ndim != 2:
+        raise InvalidParameterError(
+            "evaluate: beyond-accuracy measures need y_score as a matrix (one row per "
+            f"user, one column per item of the catalogue), got {s.ndim} dimension(s)."
+        )
+    check_finite(s, "y_score")
+    s = s.astype(np.float64, copy=True)
+    if exclude is not None:  # not candidates of their row: never in its top k
+        ex = exclude.toarray() if hasattr(exclude, "toarray") else np.asarray(exclude)
+        if ex.shape != s.shape:
+            raise InvalidParameterError(
+                f"exclude must have the shape of y_score {s.shape}, got {ex.shape}."
+            )
+        s[ex.astype(bool)] = -np.inf
+    requests = make_requests(beyond, where="evaluate")
+    data = BeyondData(
+        items=np.arange(s.shape[1]),
+        popularity=popularity,
+        item_features=item_features,
+        head_share=head_share,
+    )
+    users = np.arange(s.shape[0])
+    per_row, value = {}, {}
+    for k in dict.fromkeys(r.k for r in requests):
+        mine = [r for r in requests if r.k == k]
+        lens, flat = top_columns(s, k, ignore_ties, mine[0].label)
+        relevant = None
+        if any(r.name == "serendipity" for r in mine):
+            y = as_numeric_array(y_true, "y_true", allow_sparse=True)
+            y = y.toarray() if hasattr(y, "toarray") else np.asarray(y)
+            if y.shape != s.shape:
+                raise InvalidParameterError(
+                    f"y_true and y_score must have one shape, got {y.shape} and {s.shape}."
+                )
+            got = y[np.repeat(users, lens), flat]
+            relevant = got > 0 if threshold is None else got >= threshold
+        p, v = compute(
+            mine, users, lens, flat, data, relevant=relevant, no_relevant=no_relevant, checked=True
+        )
+        per_row.update(p)
+        value.update(v)
+    return per_row, value
+
+
+def with_beyond(
+    out,
+    beyond,
+    order,
+    y_true,
+    y_score,
+    *,
+    sample_weight,
+    qid,
+    per_row,
+    ignore_ties,
+    no_relevant,
+    popularity,
+    item_features,
+    head_share,
+    exclude,
+):
+    """:func:`evaluate`'s result ``out`` with the beyond-accuracy names
+    ``beyond`` added (per-row values too with ``per_row``), in the order asked."""
+    if not beyond:
+        return out
+    if qid is not None or sample_weight is not None or backend_for(y_true, y_score):
+        raise InvalidParameterError(
+            "evaluate: the beyond-accuracy measures take in-memory matrices (one row per "
+            "user, one column per item), without qid or sample_weight."
+        )
+    rows, values = evaluate_matrix(
+        y_true,
+        y_score,
+        beyond,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        popularity=popularity,
+        item_features=item_features,
+        head_share=head_share,
+        exclude=exclude,
+    )
+    return in_order({**out, **({**values, **rows} if per_row else values)}, order)
