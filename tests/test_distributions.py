@@ -267,7 +267,7 @@ def test_ideal_read_off_the_highest_levels(seed, n, N, top, zeros, dtype, gain, 
 def test_unique_is_numpys_unique(seed, size, dtype, nan):
     """The sort-based distinct values (NumPy's hashed np.unique is ten times
     slower on a million integers) equal np.unique's, for every dtype."""
-    from sk_rankmetrics._inputs.arrays import unique
+    from sk_rankmetrics._utils.arrays import unique
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 20, size=size)

@@ -28,9 +28,9 @@ from sk_rankmetrics import (
     qrels_from_frame,
     run_from_frame,
 )
-from sk_rankmetrics._inputs.arrays import as_ids
 from sk_rankmetrics._inputs.preranked import RankedLists, Truth, build_preranked
 from sk_rankmetrics._metrics.registry import METRICS
+from sk_rankmetrics._utils.arrays import as_ids
 
 
 def _random_lists(rng, n_users, n_pool=40, max_len=12, graded=True):

@@ -13,8 +13,8 @@ from itertools import chain
 
 import numpy as np
 
+from .._utils.arrays import as_ids, unique
 from .._utils.errors import InvalidParameterError, short_repr, shown
-from .ids import as_ids, unique
 from .kernels import TopLists
 
 #: The column names of a training-interaction frame, as the file readers and

@@ -6,8 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._evaluation.engine import compute as engine_compute
-from .._inputs.arrays import as_ids, as_numeric_array, check_finite, unique
 from .._inputs.check import check_inputs
+from .._utils.arrays import as_ids, as_numeric_array, check_finite, unique
 from .._utils.errors import InvalidParameterError
 from .._utils.threads import one_thread
 from . import is_dask

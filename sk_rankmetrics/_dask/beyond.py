@@ -16,7 +16,7 @@ import numpy as np
 from .._beyond import measures as _beyond
 from .._beyond.data import positions, relevant_flags
 from .._evaluation.result import EvaluationResult
-from .._inputs.arrays import unique
+from .._utils.arrays import unique
 from .._utils.errors import InvalidParameterError, quiet
 from .columns import _common_id_kind as _common_kind
 from .columns import _shared_meta, _split, _together

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS
 from .._files.runs import as_qrels, as_run
-from .._inputs.arrays import as_numeric_array, check_finite
+from .._utils.arrays import as_numeric_array, check_finite
 from .._utils.errors import InvalidParameterError
 from . import is_dask
 from .arrays import _ids

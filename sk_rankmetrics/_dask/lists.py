@@ -11,7 +11,7 @@ from .._evaluation.engine import compute as engine_compute
 from .._files.diversity import diversity_names
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
 from .._files.runs import with_options
-from .._inputs.arrays import as_numeric_array, check_finite, unique
+from .._utils.arrays import as_numeric_array, check_finite, unique
 from .._utils.errors import InvalidParameterError, quiet
 from .._utils.threads import one_thread
 from . import is_dask

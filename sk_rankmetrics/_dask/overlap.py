@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._inputs.arrays import unique
+from .._utils.arrays import unique
 from .._utils.errors import warn
 from .columns import _split
 

@@ -14,7 +14,7 @@ from .._evaluation.reduce import (
     partial,
     policy_values,
 )
-from .._inputs.arrays import as_ids
+from .._utils.arrays import as_ids
 
 
 def _modules():

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._beyond.matrix import with_beyond
 from .._beyond.measures import split_metrics
 from .._metrics.requests import make_requests
 from .._utils.docstrings import fill_doc
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Metrics, NoRelevant, Score
-from .beyond_matrix import with_beyond
 from .pipeline import evaluate_requests
 
 

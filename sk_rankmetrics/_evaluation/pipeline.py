@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._inputs.arrays import check_sample_weight
 from .._inputs.check import check_inputs
 from .._metrics.requests import Request
+from .._utils.arrays import check_sample_weight
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
 from .._utils.types import ArrayLike, NoRelevant, Score

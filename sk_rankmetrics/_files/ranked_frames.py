@@ -13,8 +13,8 @@ import numpy as np
 from .._beyond import measures as _beyond
 from .._beyond.data import positions, relevant_flags
 from .._evaluation.result import EvaluationResult
-from .._inputs.arrays import as_ids
 from .._inputs.preranked import group_long
+from .._utils.arrays import as_ids
 from .._utils.errors import InvalidParameterError
 from .frames import ITEM_COLUMNS as _ITEM_COLS
 from .frames import QUERY_COLUMNS as _QUERY_COLS

@@ -18,9 +18,9 @@ import os
 
 import numpy as np
 
-from .._inputs.arrays import unique
 from .._inputs.preranked import ranked_order
 from .._utils import threads as _threads
+from .._utils.arrays import unique
 from .._utils.threads import bounded_map
 from .._utils.types import ArrayLike, PathLike, Progress
 from . import tokens

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import scipy.sparse as sp
 
-from .arrays import (
-    _check_judged,
+from .._utils.arrays import (
     as_numeric_array,
+    check_judged,
 )
 from .dense import DenseInputs
 from .long import _check_long
@@ -51,7 +51,7 @@ def check_inputs(y_true, y_score, qid=None, judged=None):
             f"y_true has {yt.shape[1]} item per row; ranking metrics are only "
             "meaningful with at least 2 items per row."
         )
-    judged = _check_judged(judged, yt.shape)
+    judged = check_judged(judged, yt.shape)
     if judged is not None and sp.issparse(yt):
         yt = yt.tocsr()
     return DenseInputs(yt, ys, judged)

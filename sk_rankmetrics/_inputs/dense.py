@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ranking.block import rank_block
-from .arrays import _sortable, check_finite, exact_scores
+from .._utils.arrays import check_finite, exact_scores, sortable
 from .budget import _budget
 
 # -- matrices ---------------------------------------------------------------------
@@ -33,7 +33,7 @@ class DenseInputs:
         a, b = payload
         yt = self.y_true[a:b]
         yt = np.asarray(yt.toarray() if sp.issparse(yt) else yt)
-        ys = _sortable(np.asarray(self.y_score[a:b]))
+        ys = sortable(np.asarray(self.y_score[a:b]))
         check_finite(yt, "y_true", a)
         check_finite(ys, "y_score", a)
         judged = None if self.judged is None else self.judged[a:b]

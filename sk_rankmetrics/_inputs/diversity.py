@@ -11,8 +11,8 @@ import numpy as np
 from .._ranking.block import check_ties, depth
 from .._ranking.chunk import RankedChunk
 from .._ranking.novelty import Subtopics, greedy_novelty_gains, ranges, subtopic_key
+from .._utils.arrays import as_ids, as_numeric_array, check_finite, unique
 from .._utils.errors import shown
-from .arrays import as_ids, as_numeric_array, check_finite, unique
 from .preranked import _no_repeated_item, check_overlap
 
 #: ``patience ** t`` below this adds nothing to a float64 NRBP sum: the greedy

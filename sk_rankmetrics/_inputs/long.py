@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._ranking.block import rank_block
-from .arrays import (
-    _check_judged,
+from .._utils.arrays import (
     as_ids,
     as_numeric_array,
     check_finite,
+    check_judged,
     check_sample_weight,
     exact_scores,
 )
@@ -192,4 +192,4 @@ def _check_long(y_true, y_score, qid, judged=None):
         )
     if q.shape[0] == 0:
         raise ValueError("y_true, y_score and qid are empty; at least one pair is needed.")
-    return LongInputs(yt, ys, q, _check_judged(judged, yt.shape))
+    return LongInputs(yt, ys, q, check_judged(judged, yt.shape))

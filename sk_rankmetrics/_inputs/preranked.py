@@ -10,14 +10,14 @@ import numpy as np
 from .._ranking.block import check_ties, depth
 from .._ranking.chunk import RankedChunk, tie_groups
 from .._ranking.item_values import ItemMasks, item_values
-from .._utils.errors import example_ids, plural, shown, warn
-from .arrays import (
+from .._utils.arrays import (
     as_ids,
     as_numeric_array,
     check_finite,
     exact_scores,
     unique,
 )
+from .._utils.errors import example_ids, plural, shown, warn
 from .budget import _KEY_LIMIT, _budget
 
 # -- ranked lists and sparse truth ---------------------------------------------------

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from .._inputs.arrays import unique
 from .._metrics.requests import split_request
 from .._stats import significance as _stats
 from .._stats.compare import SystemScores, choose_metrics, pair_queries, systems_of
+from .._utils.arrays import unique
 from .._utils.errors import InvalidParameterError, counted, short_repr
 from .._utils.params import validate
 from .._utils.types import ArrayLike, NoRelevant, OnMissing

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._inputs.arrays import as_ids, as_numeric_array, unique
+from .._utils.arrays import as_ids, as_numeric_array, unique
 from .._utils.errors import InvalidParameterError, counted, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Correction, OnMissing, Test

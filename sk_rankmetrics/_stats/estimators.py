@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .._inputs.arrays import as_ids, unique
 from .._metrics.requests import as_metric_list, split_request
+from .._utils.arrays import as_ids, unique
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import RESPONSE_METHODS, validate
 from .._utils.types import ArrayLike, Correction, Metrics, NoRelevant, ResponseMethod, Test

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._evaluation.engine import compute as engine_compute
-from .._inputs.arrays import check_sample_weight
 from .._inputs.check import check_inputs
+from .._utils.arrays import check_sample_weight
 from .._utils.constraints import check_param
 from .._utils.errors import short_repr
 from .._utils.params import param

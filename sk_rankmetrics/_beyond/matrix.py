@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._beyond.measures import BeyondData, compute, in_order, make_requests
-from .._inputs.arrays import as_numeric_array, check_finite
+from .._utils.arrays import as_numeric_array, check_finite
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
+from .measures import BeyondData, compute, in_order, make_requests
 
 
 def top_columns(y_score, k, ignore_ties, label):

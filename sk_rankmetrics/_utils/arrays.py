@@ -278,12 +278,12 @@ def exact_scores(ys):
     return inv.reshape(ys.shape).astype(np.float64)
 
 
-def _sortable(ys):
+def sortable(ys):
     """Scores in a dtype NumPy's partition and sort order correctly (bool -> uint8)."""
     return ys.view(np.uint8) if ys.dtype.kind == "b" else ys
 
 
-def _check_judged(judged, shape):
+def check_judged(judged, shape):
     """The ``judged`` mask: bools of the shape of ``y_true`` (None: all judged)."""
     if judged is None:
         return None
