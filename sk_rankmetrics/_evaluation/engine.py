@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.errors import InvalidParameterError
 from .._utils.threads import N_THREADS, bounded_map, in_one_thread
 
 #: Inputs smaller than this are ranked in the calling thread.
@@ -39,7 +40,40 @@ def check_diversity(inputs, requests):
             )
 
 
+def judged_only_view(inputs):
+    """The layout with every unjudged item taken out of the rankings, for the
+    requests with ``judged_only`` (ir_measures' ``judged_only=True``).
+
+    Ranked lists lose their unjudged items (trec_eval's ``-J``); a matrix
+    without a ``judged`` mask judges every item, so it is its own view.
+    """
+    view = getattr(inputs, "judged_only", None)
+    if view is not None:
+        return view()
+    if getattr(inputs, "judged", None) is None:
+        return inputs
+    raise InvalidParameterError(
+        "judged_only=True takes the unjudged items out of ranked lists; with a "
+        "judged mask on a matrix, score the lists with evaluate_run or "
+        "evaluate_ranked instead."
+    )
+
+
 def compute(inputs, requests, *, ignore_ties=False, progress=None):
+    """Per-row values and defined-masks of every request (see :func:`_compute`);
+    the requests with ``judged_only`` read the rankings without their unjudged
+    items."""
+    judged = [r for r in requests if getattr(r, "judged_only", False)]
+    if not judged:
+        return _compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+    rest = [r for r in requests if not getattr(r, "judged_only", False)]
+    out = _compute(inputs, rest, ignore_ties=ignore_ties) if rest else {}
+    out.update(_compute(judged_only_view(inputs), judged, ignore_ties=ignore_ties,
+                        progress=progress))
+    return {r.label: out[r.label] for r in requests}
+
+
+def _compute(inputs, requests, *, ignore_ties=False, progress=None):
     """Per-row values and defined-masks of every request.
 
     Parameters
