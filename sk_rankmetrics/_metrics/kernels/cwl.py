@@ -77,7 +77,7 @@ def _expected_gain(g, cont):
 def _stop_after(cont, k):
     """The user stops at position ``k`` at the latest (C_i = 0 from i = k)."""
     if k is not None and k <= cont.shape[1]:
-        cont[:, k - 1:] = 0.0
+        cont[:, k - 1 :] = 0.0
     return cont
 
 

@@ -69,7 +69,7 @@ def compat(rc, req):
     P = rc.totals["pos:" + req.gain_key].astype(np.int64)
     D = np.maximum(n, P)
     i = np.arange(int(D.max(initial=0)) + 1, dtype=np.float64)
-    weight = p ** i
+    weight = p**i
     W = np.concatenate(([0.0], np.cumsum(weight / (i + 1.0))))
     S = np.concatenate(([0.0], np.cumsum(weight)))
     rows, cols, ideal = _ideal_positions(rc, req.gain_key, g, n)
