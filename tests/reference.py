@@ -539,12 +539,10 @@ def compat(y, order, p=0.95, normalize=True, judged=None):
 
 def accuracy(y, order, k=None, threshold=None, judged=None):
     """Share of the (relevant, non-relevant) pairs of the top k in the right order."""
-    if not any(_rel_j(y, i, threshold, judged) for i in range(len(y))):
-        return None
     rel = [_rel_j(y, i, threshold, judged) for i in _cut(order, k)]
     m, n = sum(rel), len(rel) - sum(rel)
     if m == 0:
-        return 0.0
+        return None  # no relevant item in the top k: ir_measures gives no value
     if n == 0:
         return 1.0
     right = sum(1 for a in range(len(rel)) for b in range(a + 1, len(rel))

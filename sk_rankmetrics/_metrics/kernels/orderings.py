@@ -86,7 +86,8 @@ def accuracy(rc, req):
     """Share of the (relevant, non-relevant) pairs of the top k that the ranking
     orders right: ``1 - sum_j nonrel_before(j) / (m N)`` over the ``m`` relevant
     items ``j`` of the top k, ``N`` its non-relevant items (unjudged ones
-    included). 0 without a relevant item in the top k; 1 without a
+    included). Undefined (the ``no_relevant`` policy) without a relevant item
+    in the top k, where ir_measures gives the query no value; 1 without a
     non-relevant one (ir_measures divides by zero there)."""
     kc = _cut(rc, req.k)
     real = np.arange(kc) < rc.n_ranked[:, None]
@@ -96,4 +97,4 @@ def accuracy(rc, req):
     wrong = (rel * (np.cumsum(non, axis=1) - non)).sum(axis=1)
     ok = (m > 0) & (N > 0)
     value = np.where(ok, 1.0 - wrong / np.where(ok, m * N, 1.0), np.where(m > 0, 1.0, 0.0))
-    return value, rc.totals[req.rel_key] > 0
+    return value, m > 0

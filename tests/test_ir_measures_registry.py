@@ -1,0 +1,192 @@
+"""Every measure of ir_measures' registry, with every parameter it accepts, gives
+ir_measures' value per query, under both settings of ``evaluate_run``.
+
+The names come from ir_measures itself (``ir_measures.measures.registry`` and
+each measure's ``SUPPORTED_PARAMS``), crossed with a few values per parameter,
+and kept where ir_measures' default pipeline has a provider for them; so a
+measure or a parameter that a later ir_measures adds fails here until the
+package reads it. Files: random, tie-free, levels 0..4, with unjudged retrieved
+documents and judged unretrieved ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+ir_measures = pytest.importorskip("ir_measures")
+
+from ir_measures.measures.base import _NOT_PROVIDED  # noqa: E402
+
+from sk_rankmetrics import evaluate_run  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+#: Values tried for each parameter of ir_measures' measures (absent: its default).
+VALUES = {
+    "cutoff": [_NOT_PROVIDED, 1, 3, 10],
+    "rel": [_NOT_PROVIDED, 1, 2],
+    "judged_only": [_NOT_PROVIDED, True],
+    "dcg": None,  # every choice the measure lists
+    "gains": [_NOT_PROVIDED, {0: 0, 1: 1, 2: 3, 3: 7, 4: 15}],
+    "p": [_NOT_PROVIDED, 0.5],
+    "beta": [_NOT_PROVIDED, 0.5, 2.0],
+    "relative": [_NOT_PROVIDED, True],
+    "recall": [0.0, 0.2, 0.45, 1.0],
+    "T": [_NOT_PROVIDED, 2.0],
+    "min_rel": [_NOT_PROVIDED, 1],
+    "max_rel": [4],
+    "normalize": [_NOT_PROVIDED, False],
+    "alpha": [_NOT_PROVIDED, 0.3],
+}
+
+#: ir_measures' diversity measures read a diversity qrels (a subtopic per line);
+#: their comparison belongs to the diversity work (issue 24's diversity part).
+DIVERSITY = {"alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "AP_IA", "NRBP", "nNRBP",
+             "StRecall"}
+
+#: Providers that print their values rounded (gdeval.pl: 5 decimals).
+ROUNDED = {"gdeval": 5e-6}
+
+
+def _provider(measure):
+    for provider in ir_measures.DefaultPipeline.providers:
+        if provider.is_available() and provider.supports(measure):
+            return provider.NAME
+    return None
+
+
+def _measures():
+    """``{name: (measure, provider)}`` over the registry and the value grid."""
+    out, unknown = {}, set()
+    for key, base in ir_measures.measures.registry.items():
+        if type(base).__name__.lstrip("_") in DIVERSITY or base.NAME in DIVERSITY:
+            continue
+        params = type(base).SUPPORTED_PARAMS
+        unknown |= set(params) - set(VALUES)
+        grids = []
+        for name, info in params.items():
+            values = VALUES.get(name) or [_NOT_PROVIDED]
+            if values == [_NOT_PROVIDED] and name in VALUES and VALUES[name] is None:
+                values = [_NOT_PROVIDED, *[c for c in info.choices if c != info.default]]
+            if info.required:
+                values = [v for v in values if v is not _NOT_PROVIDED]
+            grids.append([(name, v) for v in values])
+        for combo in itertools.product(*grids):
+            given = {n: v for n, v in combo if v is not _NOT_PROVIDED}
+            measure = type(base)(**{**base.params, **given})
+            try:
+                provider = _provider(measure)
+            except AssertionError:  # a combination the measure itself refuses
+                continue
+            if provider is not None:
+                out[str(measure)] = (measure, provider)
+        if key != base.NAME and key not in out:  # a registered alias or spelling
+            alias, name = base, key
+            if "cutoff" in params and params["cutoff"].required:
+                alias, name = base(cutoff=3), f"{key}@3"
+            if _provider(alias) is not None:
+                out[name] = (alias, _provider(alias))
+    assert not unknown, (
+        f"ir_measures has parameters {sorted(unknown)} that this test gives no values; "
+        "add them to VALUES (and teach sk_rankmetrics' names their meaning)."
+    )
+    return out
+
+
+def _files(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(1, 13):
+        judged = rng.choice(60, size=rng.integers(8, 30), replace=False)
+        levels = rng.integers(0, 5, size=judged.size)
+        if q == 5:
+            levels[:] = 0  # a query without a relevant document
+        qrels += [f"{q} 0 d{d} {lv}" for d, lv in zip(judged, levels)]
+        ranked = rng.choice(60, size=rng.integers(5, 35), replace=False)
+        scores = rng.permutation(ranked.size) + rng.random()  # distinct: tie-free
+        run += [f"{q} Q0 d{d} 0 {s:.6f} r" for d, s in zip(ranked, scores)]
+    qp, rp = tmp_path / f"qrels{seed}.txt", tmp_path / f"run{seed}.txt"
+    qp.write_text("\n".join(qrels) + "\n")
+    rp.write_text("\n".join(run) + "\n")
+    return qp, rp
+
+
+def _ir_measures_values(measures, qp, rp):
+    """Per-query values, one measure at a time: ir_measures' pytrec_eval provider
+    runs some measures (NumRet, nDCG) inside another measure's invocation, with
+    that one's judged_only, when they are asked together."""
+    qrels = list(ir_measures.read_trec_qrels(str(qp)))
+    run = list(ir_measures.read_trec_run(str(rp)))
+    qids = sorted({q.query_id for q in qrels})
+    out = {}
+    for name, (measure, _) in measures.items():
+        try:
+            out[name] = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+        except ZeroDivisionError:
+            # Accuracy divides by the non-relevant documents of the top k: one
+            # query at a time, None where ir_measures has no number.
+            out[name] = {}
+            for q in qids:
+                try:
+                    out[name].update({m.query_id: m.value for m in ir_measures.iter_calc(
+                        [measure], [x for x in qrels if x.query_id == q],
+                        [x for x in run if x.query_id == q])})
+                except ZeroDivisionError:
+                    out[name][q] = None
+    return out
+
+
+@pytest.fixture(scope="module")
+def measures():
+    return _measures()
+
+
+def test_the_registry_is_read(measures):
+    families = {m.NAME for m, _ in measures.values()}
+    assert {"P", "AP", "nDCG", "RR", "NERR8", "NERR10", "INST", "INSQ", "SDCG", "BPM", "Compat",
+            "Accuracy", "SetP", "IPrec", "Judged", "ERR", "RBP"} <= families
+    assert len(measures) > 150
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("setting", ["sk_rankmetrics", "trec_eval"])
+def test_every_name_gives_ir_measures_value_per_query(measures, tmp_path, seed, setting):
+    qp, rp = _files(tmp_path, seed)
+    want = _ir_measures_values(measures, qp, rp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # queries without a relevant document
+        got = evaluate_run(qp, rp, list(measures), setting=setting)
+    wrong = []
+    for name, (measure, provider) in measures.items():
+        per_query = dict(zip(got.query_ids.tolist(), got.per_query[name].tolist()))
+        # Accuracy: ir_measures gives no value to a query without a relevant
+        # document in the top k; the package's no_relevant policy gives it 0.
+        missing = set(per_query) - set(want[name])
+        assert not missing or measure.NAME == "Accuracy", (name, missing)
+        assert all(per_query[q] == 0.0 for q in missing), name
+        assert set(want[name]) <= set(per_query), name
+        tol = ROUNDED.get(provider, 1e-6)
+        for q, value in want[name].items():
+            if value is None:
+                # ir_measures raises (Accuracy: a top k without a non-relevant
+                # document); every pair there is in the right order.
+                assert measure.NAME == "Accuracy" and per_query[q] == 1.0, (name, q)
+            elif math.isnan(value):
+                # pytrec_eval's -nan under judged_only: a query whose ranking
+                # keeps no judged document gets trec_eval's 0/0 for IPrec.
+                assert measure.NAME == "IPrec" and measure["judged_only"], (name, q)
+                assert per_query[q] == 0.0
+            elif abs(per_query[q] - value) > tol:
+                wrong.append((name, q, value, per_query[q]))
+    assert not wrong, f"{len(wrong)} values differ from ir_measures', e.g. {wrong[:5]}"
+
+
+def test_diversity_measures_are_left_to_the_diversity_work():
+    names = {m.NAME for m in ir_measures.measures.registry.values()}
+    pytest.skip(f"diversity measures {sorted(names & DIVERSITY)} read a diversity qrels; "
+                "they are compared by the diversity work of issue 24, not here")
