@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.errors import InvalidParameterError
 from .._utils.threads import N_THREADS, bounded_map, in_one_thread
 
 #: Inputs smaller than this are ranked in the calling thread.
@@ -42,21 +41,9 @@ def check_diversity(inputs, requests):
 
 def judged_only_view(inputs):
     """The layout with every unjudged item taken out of the rankings, for the
-    requests with ``judged_only`` (ir_measures' ``judged_only=True``).
-
-    Ranked lists lose their unjudged items (trec_eval's ``-J``); a matrix
-    without a ``judged`` mask judges every item, so it is its own view.
-    """
-    view = getattr(inputs, "judged_only", None)
-    if view is not None:
-        return view()
-    if getattr(inputs, "judged", None) is None:
-        return inputs
-    raise InvalidParameterError(
-        "judged_only=True takes the unjudged items out of ranked lists; with a "
-        "judged mask on a matrix, score the lists with evaluate_run or "
-        "evaluate_ranked instead."
-    )
+    requests with ``judged_only`` (ir_measures' ``judged_only=True``,
+    trec_eval's ``-J``): every layout has ``judged_only()``."""
+    return inputs.judged_only()
 
 
 def compute(inputs, requests, *, ignore_ties=False, progress=None):
