@@ -153,6 +153,39 @@ def test_the_registry_is_read(measures):
     assert len(measures) > 150
 
 
+def _differences(measures, want, per_query):
+    """``(name, query, ir_measures' value, ours)`` wherever they differ, after
+    the two documented differences (asserted here, not skipped)."""
+    wrong = []
+    for name, (measure, provider) in measures.items():
+        ours = per_query[name]
+        # Accuracy: ir_measures gives no value to a query without a relevant
+        # document in the top k; the package's no_relevant policy gives it 0.
+        missing = set(ours) - set(want[name])
+        assert not missing or measure.NAME == "Accuracy", (name, missing)
+        assert all(ours[q] == 0.0 for q in missing), name
+        assert set(want[name]) <= set(ours), name
+        tol = ROUNDED.get(provider, 1e-6)
+        for q, value in want[name].items():
+            if value is None:
+                # ir_measures raises (Accuracy: a top k without a non-relevant
+                # document); every pair there is in the right order.
+                assert measure.NAME == "Accuracy" and ours[q] == 1.0, (name, q)
+            elif math.isnan(value):
+                # pytrec_eval's -nan under judged_only: a query whose ranking
+                # keeps no judged document gets trec_eval's 0/0 for IPrec.
+                assert measure.NAME == "IPrec" and measure["judged_only"], (name, q)
+                assert ours[q] == 0.0
+            elif abs(ours[q] - value) > tol:
+                wrong.append((name, q, value, ours[q]))
+    return wrong
+
+
+def _per_query(result):
+    return {name: dict(zip([str(q) for q in result.query_ids], values.tolist()))
+            for name, values in result.per_query.items()}
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("setting", ["sk_rankmetrics", "trec_eval"])
 def test_every_name_gives_ir_measures_value_per_query(measures, tmp_path, seed, setting):
@@ -161,29 +194,57 @@ def test_every_name_gives_ir_measures_value_per_query(measures, tmp_path, seed, 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # queries without a relevant document
         got = evaluate_run(qp, rp, list(measures), setting=setting)
-    wrong = []
-    for name, (measure, provider) in measures.items():
-        per_query = dict(zip(got.query_ids.tolist(), got.per_query[name].tolist()))
-        # Accuracy: ir_measures gives no value to a query without a relevant
-        # document in the top k; the package's no_relevant policy gives it 0.
-        missing = set(per_query) - set(want[name])
-        assert not missing or measure.NAME == "Accuracy", (name, missing)
-        assert all(per_query[q] == 0.0 for q in missing), name
-        assert set(want[name]) <= set(per_query), name
-        tol = ROUNDED.get(provider, 1e-6)
-        for q, value in want[name].items():
-            if value is None:
-                # ir_measures raises (Accuracy: a top k without a non-relevant
-                # document); every pair there is in the right order.
-                assert measure.NAME == "Accuracy" and per_query[q] == 1.0, (name, q)
-            elif math.isnan(value):
-                # pytrec_eval's -nan under judged_only: a query whose ranking
-                # keeps no judged document gets trec_eval's 0/0 for IPrec.
-                assert measure.NAME == "IPrec" and measure["judged_only"], (name, q)
-                assert per_query[q] == 0.0
-            elif abs(per_query[q] - value) > tol:
-                wrong.append((name, q, value, per_query[q]))
+    wrong = _differences(measures, want, _per_query(got))
     assert not wrong, f"{len(wrong)} values differ from ir_measures', e.g. {wrong[:5]}"
+
+
+def test_evaluate_ranked_and_the_command_give_the_same_numbers(measures, tmp_path):
+    """The rule holds wherever a name is read: evaluate_ranked on the same files,
+    and ``sk-rankmetrics evaluate`` under both settings."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from sk_rankmetrics import evaluate_ranked
+
+    qp, rp = _files(tmp_path, 2)
+    want = _ir_measures_values(measures, qp, rp)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = evaluate_ranked(rp, qp, list(measures))
+    wrong = _differences(measures, want, _per_query(got))
+    assert not wrong, f"evaluate_ranked: {len(wrong)} differ, e.g. {wrong[:5]}"
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    for extra in ([], ["--trec-eval"]):
+        args = [a for name in measures for a in ("-m", name)]
+        out = subprocess.run(
+            [sys.executable, "-m", "sk_rankmetrics", "evaluate", str(qp), str(rp), *args,
+             *extra, "--format", "json", "-q"],
+            capture_output=True, text=True, env=env, timeout=300, check=True)
+        per_query = json.loads(out.stdout)["per_query"]
+        ours = {name: {q: row[name] for q, row in per_query.items()} for name in measures}
+        wrong = _differences(measures, want, ours)
+        assert not wrong, f"the command {extra}: {len(wrong)} differ, e.g. {wrong[:5]}"
+
+
+def test_the_scorers_read_the_names_as_evaluate_does():
+    from sklearn.linear_model import LinearRegression
+
+    from sk_rankmetrics import evaluate, get_scorer
+
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    y = rng.integers(0, 5, size=40)
+    qid = np.repeat(np.arange(4), 10)
+    model = LinearRegression().fit(X, y)
+    names = ["NERR8(max_rel=4)@5", "INST(T=2.0,max_rel=4)", "SDCG(max_rel=4)@5",
+             "Compat(p=0.9)", "Accuracy@5", "SetRelP", "nDCG(judged_only=True)@5"]
+    want = evaluate(y, model.predict(X), names, qid=qid, no_relevant=0.0)
+    for name in names:
+        assert get_scorer(name)(model, X, y, qid=qid) == pytest.approx(want[name], abs=1e-12)
 
 
 def test_diversity_measures_are_left_to_the_diversity_work():
