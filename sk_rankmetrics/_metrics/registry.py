@@ -319,7 +319,8 @@ def _cwl_gain(opts: dict[str, Any], where: str | None = None) -> cwl.LevelScale:
 
 
 _CWL = ("min_rel", "max_rel")
-_CWL_REFUSE = dict(needs=("gain",), normalized=False, ties="refuse", gain_from=_cwl_gain)
+_CWL_REFUSE: dict[str, Any] = dict(needs=("gain",), normalized=False, ties="refuse",
+                                   gain_from=_cwl_gain)
 _register("nerr8", None, cwl.nerr8, options=_CWL, label="NERR8",
           description="C/W/L's NERR, equation 8: ERR's stopping, truncated at k",
           **_CWL_REFUSE)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .__init__ import _cut, ranges_from_counts
+from . import _cut, ranges_from_counts
 from .gain_curves import _gain_levels
 
 
