@@ -39,7 +39,7 @@ IR_MEASURES = {
     "NERR8": ("nerr8", {}), "NERR9": ("nerr9", {}), "NERR10": ("nerr10", {}),
     "NERR11": ("nerr11", {}), "INST": ("inst", {}), "INSQ": ("insq", {}),
     "SDCG": ("sdcg", {}), "BPM": ("bpm", {}), "Compat": ("compat", {}),
-    "Accuracy": ("accuracy", {}),
+    "Accuracy": ("accuracy", {"no_relevant": "skip"}),
 }
 #: ir_measures' other spellings of its measures (its registry's aliases).
 IR_MEASURES.update({alias: IR_MEASURES[name] for alias, name in {

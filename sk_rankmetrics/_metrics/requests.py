@@ -35,6 +35,13 @@ class Request:
         #: Whether the ranking loses its unjudged items before this metric reads
         #: it (ir_measures' ``judged_only=True``, trec_eval's ``-J`` for one
         #: measure): an option of every metric, applied by the engine.
+        #: The ``no_relevant`` policy the metric's name (or its options) fixes,
+        #: whatever the caller's (ir_measures' ``Accuracy`` leaves a query
+        #: without a relevant item in its top k out of the mean: ``"skip"``);
+        #: None: the caller's.
+        fixed = options.pop("no_relevant", preset.pop("no_relevant", None))
+        self.no_relevant = None if fixed is None else check_param(
+            "no_relevant", fixed, PARAMS["no_relevant"], where)
         self.judged_only = check_param(
             "judged_only", options.pop("judged_only", preset.pop("judged_only", False)),
             PARAMS["judged_only"], where)
