@@ -278,3 +278,23 @@ def test_diversity_measures_are_left_to_the_diversity_work():
     )
     pytest.skip(f"diversity measures {names} read a diversity qrels; they are compared by "
                 "the diversity work of issue 24, not yet on this branch")
+
+
+def test_the_dask_path_gives_the_same_numbers(tmp_path):
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    qp, rp = _files(tmp_path, 3)
+    names = ["P(judged_only=True)@5", "Accuracy@10", "NERR10(max_rel=4)", "Compat",
+             "SDCG(max_rel=4)@5", "SetRelP", "INST(T=2.0,max_rel=4)"]
+    q = pd.read_csv(qp, sep=" ", names=["query", "iter", "doc", "relevance"],
+                    dtype={"query": str})
+    r = pd.read_csv(rp, sep=" ", names=["query", "q0", "doc", "rank", "score", "tag"],
+                    dtype={"query": str})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = evaluate_run(qp, rp, names)
+        got = evaluate_run(dd.from_pandas(q[["query", "doc", "relevance"]], npartitions=2),
+                           dd.from_pandas(r[["query", "doc", "score"]], npartitions=3), names)
+    for name in names:
+        assert got[name] == pytest.approx(want[name], abs=1e-12), name
