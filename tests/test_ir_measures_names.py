@@ -117,3 +117,21 @@ def test_the_trec_eval_setting_gives_its_p_to_trec_eval_measures_only(files):
                        setting="trec_eval")
     assert got["compat"] == got["Compat(p=0.95)"]
     assert got["nerr10"] == got["NERR10(p=0.9,max_rel=4)"]
+
+
+def test_the_cwl_kernels_work_a_slice_of_rows_at_a_time(monkeypatch):
+    """cwl_eval reads 1,000 positions per row: the kernels take the rows in
+    slices, and the slicing changes no value."""
+    import numpy as np
+
+    from sk_rankmetrics import evaluate
+    from sk_rankmetrics._metrics.kernels import cwl
+
+    rng = np.random.default_rng(0)
+    y, s = rng.integers(0, 5, (50, 20)), rng.random((50, 20))
+    names = ["nerr8@5", "nerr9@5", "nerr10", "nerr11", "inst", "bpm@7", "insq", "sdcg@4"]
+    whole = evaluate(y, s, names, per_row=True)
+    monkeypatch.setattr(cwl, "ROWS_AT_ONCE", 3)
+    sliced = evaluate(y, s, names, per_row=True)
+    for name in names:
+        np.testing.assert_array_equal(sliced[name], whole[name])

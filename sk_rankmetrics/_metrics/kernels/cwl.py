@@ -55,12 +55,30 @@ def _depth(rc, req):
     return DEPTH if req.k is None else min(req.k, DEPTH)
 
 
-def _gains(rc, req, n=DEPTH):
-    """The gain of each of the first ``n`` positions (0 past the ranking)."""
-    g = np.zeros((rc.n_rows, n))
-    L = min(rc.L, n)
-    g[:, :L] = rc.mean(req.gain_key)[:, :L]
-    return g
+#: Rows of one (rows x DEPTH) array: a block of many short rankings would
+#: otherwise hold rows x 1000 floats (8 MiB per array here).
+ROWS_AT_ONCE = 1 << 10
+
+
+def _in_slices(measure):
+    """``measure(g) -> values`` on the gains of the first DEPTH positions, a
+    slice of rows at a time (``ROWS_AT_ONCE``), as a kernel."""
+
+    def kernel(rc, req):
+        n = _depth(rc, req)
+        L = min(rc.L, n)
+        mean = rc.mean(req.gain_key)
+        out = np.empty(rc.n_rows)
+        for a in range(0, rc.n_rows, ROWS_AT_ONCE):
+            b = min(a + ROWS_AT_ONCE, rc.n_rows)
+            g = np.zeros((b - a, DEPTH))
+            g[:, :L] = mean[a:b, :L]
+            out[a:b] = measure(g, req)
+        return out, None
+
+    kernel.__doc__ = measure.__doc__
+    kernel.__name__ = measure.__name__
+    return kernel
 
 
 def _positions(n):
@@ -81,23 +99,23 @@ def _stop_after(cont, k):
     return cont
 
 
-def nerr8(rc, req):
+@_in_slices
+def nerr8(g, req):
     """NERR, equation 8: ``C_i = 1 - g_i``, stopping at k."""
-    g = _gains(rc, req)
-    return _expected_gain(g, _stop_after(1.0 - g, req.k)), None
+    return _expected_gain(g, _stop_after(1.0 - g, req.k))
 
 
-def nerr9(rc, req):
+@_in_slices
+def nerr9(g, req):
     """NERR, equation 9: ``C_i = i / (i + 1) (1 - g_i)``, stopping at k."""
-    g = _gains(rc, req)
     i = _positions(DEPTH)
-    return _expected_gain(g, _stop_after(i / (i + 1.0) * (1.0 - g), req.k)), None
+    return _expected_gain(g, _stop_after(i / (i + 1.0) * (1.0 - g), req.k))
 
 
-def nerr10(rc, req):
+@_in_slices
+def nerr10(g, req):
     """NERR, equation 10: ``C_i = p (1 - g_i)``."""
-    g = _gains(rc, req)
-    return _expected_gain(g, req.options["p"] * (1.0 - g)), None
+    return _expected_gain(g, req.options["p"] * (1.0 - g))
 
 
 def _insq_factor(T, n=DEPTH):
@@ -105,24 +123,23 @@ def _insq_factor(T, n=DEPTH):
     return ((i + 2.0 * T - 1.0) / (i + 2.0 * T)) ** 2
 
 
-def nerr11(rc, req):
+@_in_slices
+def nerr11(g, req):
     """NERR, equation 11: ``C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)``."""
-    g = _gains(rc, req)
-    return _expected_gain(g, _insq_factor(req.options["T"]) * (1.0 - g)), None
+    return _expected_gain(g, _insq_factor(req.options["T"]) * (1.0 - g))
 
 
-def inst(rc, req):
+@_in_slices
+def inst(g, req):
     """INST: ``C_i = ((i + T + T_i - 1) / (i + T + T_i))^2``, ``T_i = T - sum_{j<=i} g_j``."""
-    g = _gains(rc, req)
-    T = req.options["T"]
-    left = _positions(DEPTH) + 2.0 * T - np.cumsum(g, axis=1)
-    return _expected_gain(g, ((left - 1.0) / left) ** 2), None
+    left = _positions(DEPTH) + 2.0 * req.options["T"] - np.cumsum(g, axis=1)
+    return _expected_gain(g, ((left - 1.0) / left) ** 2)
 
 
 def _fixed_weights(rc, req, reach):
     """``sum_i W_i E[g_i]`` for weights that depend on the position alone."""
-    n = reach.shape[0]
-    return _gains(rc, req, n) @ (reach / reach.sum()), None
+    L = min(rc.L, reach.shape[0])  # past the ranking every gain is 0
+    return rc.mean(req.gain_key)[:, :L] @ (reach / reach.sum())[:L], None
 
 
 def insq(rc, req):
@@ -140,9 +157,12 @@ def sdcg(rc, req):
 def bpm(rc, req):
     """BPM (static): the mean gain of the positions down to the first where the
     gain seen reaches ``T``, or to k."""
-    g = _gains(rc, req)
-    cum = np.cumsum(g, axis=1)
+    n = _depth(rc, req)
+    L = min(rc.L, n)
+    cum = np.cumsum(rc.mean(req.gain_key)[:, :L], axis=1)
     reached = cum >= req.options["T"]
-    first = np.where(reached.any(axis=1), reached.argmax(axis=1) + 1, DEPTH)
-    m = np.minimum(first, _depth(rc, req))
-    return cum[np.arange(rc.n_rows), m - 1] / m, None
+    # Past the ranking the gain stays where it is: T is reached there or never.
+    first = np.where(reached.any(axis=1), reached.argmax(axis=1) + 1, n)
+    m = np.minimum(first, n)
+    total = cum[np.arange(rc.n_rows), np.minimum(m, L) - 1] if L else np.zeros(rc.n_rows)
+    return total / m, None
