@@ -44,8 +44,8 @@ VALUES = {
     "alpha": [_NOT_PROVIDED, 0.3],
 }
 
-#: ir_measures' diversity measures read a diversity qrels (a subtopic per line);
-#: their comparison belongs to the diversity work (issue 24's diversity part).
+#: ir_measures' diversity measures read a diversity qrels (a subtopic per line):
+#: compared on one below.
 DIVERSITY = {"alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "AP_IA", "NRBP", "nNRBP",
              "StRecall"}
 
@@ -258,26 +258,78 @@ def test_the_scorers_read_the_names_as_evaluate_does():
         assert get_scorer(name)(model, X, y, qid=qid) == pytest.approx(want[name], abs=1e-12)
 
 
-def test_diversity_measures_are_left_to_the_diversity_work():
-    """Skipped while the package does not read ir_measures' diversity names; once
-    it does, this fails until the oracle compares them too (on diversity qrels)."""
-    from sk_rankmetrics._metrics.names import parse_name
+def _diversity_measures():
+    """``{name: measure}``: ir_measures' diversity measures over the value grid."""
+    out = {}
+    for base in ir_measures.measures.registry.values():
+        if base.NAME not in DIVERSITY:
+            continue
+        params = type(base).SUPPORTED_PARAMS
+        # NRBP's beta is a patience in (0, 1), not SetF's weight.
+        values = {**VALUES, "beta": [_NOT_PROVIDED, 0.8]}
+        grids = [[(n, v) for v in (values.get(n) or [_NOT_PROVIDED])
+                  if not (info.required and v is _NOT_PROVIDED)]
+                 for n, info in params.items()]
+        for combo in itertools.product(*grids):
+            measure = type(base)(**{n: v for n, v in combo if v is not _NOT_PROVIDED})
+            if _provider(measure) == "pyndeval":
+                out[str(measure)] = measure
+    return out
+
+
+def _diversity_files(tmp_path, seed):
+    """A diversity qrels (query, subtopic, document, level) and a tie-free run."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(1, 9):
+        for sub in range(1, int(rng.integers(2, 5)) + 1):
+            docs = rng.choice(40, size=int(rng.integers(4, 15)), replace=False)
+            qrels += [f"{q} {sub} d{d} {rng.integers(0, 5)}" for d in docs]
+        ranked = rng.choice(40, size=int(rng.integers(5, 30)), replace=False)
+        scores = rng.permutation(ranked.size) + rng.random()
+        run += [f"{q} Q0 d{d} 0 {s:.6f} r" for d, s in zip(ranked, scores)]
+    qp, rp = tmp_path / f"div_qrels{seed}.txt", tmp_path / f"div_run{seed}.txt"
+    qp.write_text("\n".join(qrels) + "\n")
+    rp.write_text("\n".join(run) + "\n")
+    return qp, rp
+
+
+@pytest.mark.parametrize("setting", ["sk_rankmetrics", "trec_eval"])
+def test_every_diversity_name_gives_ir_measures_value_per_query(tmp_path, setting):
+    """ir_measures' diversity measures (its pyndeval provider) on a random
+    diversity qrels; ``judged_only=True`` on them is refused with a message (the
+    package's diversity measures take evaluate_run's judged_only instead)."""
+    pytest.importorskip("pyndeval")
+    measures = _diversity_measures()
+    assert {m.NAME for m in measures.values()} == DIVERSITY
+    refused = {n: m for n, m in measures.items() if m.params.get("judged_only")}
+    measures = {n: m for n, m in measures.items() if n not in refused}
+    qp, rp = _diversity_files(tmp_path, 0)
+    qrels = list(ir_measures.read_trec_qrels(str(qp)))
+    run = list(ir_measures.read_trec_run(str(rp)))
+    want = {}
+    for name, measure in list(measures.items()):
+        try:
+            want[name] = {m.query_id: m.value
+                          for m in ir_measures.iter_calc([measure], qrels, run)}
+        except ValueError:
+            # ir_measures 0.4.3 hands pyndeval 'measure@<NOT_PROVIDED>' for a
+            # measure without a cut-off, which pyndeval cannot read: no number.
+            assert "cutoff" not in measure.params, name
+            del measures[name]
+    assert len(measures) > 40
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = _per_query(evaluate_run(qp, rp, list(measures), setting=setting))
+    wrong = [(name, q, value, got[name].get(q)) for name in measures
+             for q, value in want[name].items()
+             if q not in got[name] or abs(got[name][q] - value) > 1e-6]
+    assert not wrong, f"{len(wrong)} values differ from ir_measures', e.g. {wrong[:5]}"
     from sk_rankmetrics._utils.errors import InvalidParameterError
 
-    names = sorted({m.NAME for m in ir_measures.measures.registry.values()} & DIVERSITY)
-    read = []
-    for name in names:
-        try:
-            parse_name(f"{name}@10" if name not in ("NRBP", "nNRBP") else name)
-        except InvalidParameterError:
-            continue
-        read.append(name)
-    assert not read, (
-        f"the package now reads ir_measures' diversity names {read}: compare them with "
-        "ir_measures here, per query, on random diversity qrels (issue 24)"
-    )
-    pytest.skip(f"diversity measures {names} read a diversity qrels; they are compared by "
-                "the diversity work of issue 24, not yet on this branch")
+    for name in refused:
+        with pytest.raises(InvalidParameterError, match="judged_only=True is not supported"):
+            evaluate_run(qp, rp, [name], setting=setting)
 
 
 def test_the_dask_path_gives_the_same_numbers(tmp_path):
