@@ -46,8 +46,17 @@ VALUES = {
 
 #: ir_measures' diversity measures read a diversity qrels (a subtopic per line):
 #: compared on one below.
-DIVERSITY = {"alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "AP_IA", "NRBP", "nNRBP",
-             "StRecall"}
+DIVERSITY = {
+    "alpha_DCG",
+    "alpha_nDCG",
+    "ERR_IA",
+    "nERR_IA",
+    "P_IA",
+    "AP_IA",
+    "NRBP",
+    "nNRBP",
+    "StRecall",
+}
 
 #: Providers that print their values rounded (gdeval.pl: 5 decimals).
 ROUNDED = {"gdeval": 5e-6}
@@ -133,9 +142,16 @@ def _ir_measures_values(measures, qp, rp):
             out[name] = {}
             for q in qids:
                 try:
-                    out[name].update({m.query_id: m.value for m in ir_measures.iter_calc(
-                        [measure], [x for x in qrels if x.query_id == q],
-                        [x for x in run if x.query_id == q])})
+                    out[name].update(
+                        {
+                            m.query_id: m.value
+                            for m in ir_measures.iter_calc(
+                                [measure],
+                                [x for x in qrels if x.query_id == q],
+                                [x for x in run if x.query_id == q],
+                            )
+                        }
+                    )
                 except ZeroDivisionError:
                     out[name][q] = None
     return out
@@ -148,8 +164,25 @@ def measures():
 
 def test_the_registry_is_read(measures):
     families = {m.NAME for m, _ in measures.values()}
-    assert {"P", "AP", "nDCG", "RR", "NERR8", "NERR10", "INST", "INSQ", "SDCG", "BPM", "Compat",
-            "Accuracy", "SetP", "IPrec", "Judged", "ERR", "RBP"} <= families
+    assert {
+        "P",
+        "AP",
+        "nDCG",
+        "RR",
+        "NERR8",
+        "NERR10",
+        "INST",
+        "INSQ",
+        "SDCG",
+        "BPM",
+        "Compat",
+        "Accuracy",
+        "SetP",
+        "IPrec",
+        "Judged",
+        "ERR",
+        "RBP",
+    } <= families
     assert len(measures) > 150
 
 
@@ -182,8 +215,10 @@ def _differences(measures, want, per_query):
 
 
 def _per_query(result):
-    return {name: dict(zip([str(q) for q in result.query_ids], values.tolist()))
-            for name, values in result.per_query.items()}
+    return {
+        name: dict(zip([str(q) for q in result.query_ids], values.tolist()))
+        for name, values in result.per_query.items()
+    }
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -205,8 +240,7 @@ def test_every_name_gives_ir_measures_value_per_query(measures, tmp_path, seed, 
         agg = measure.aggregator()
         for v in values:
             agg.add(v)
-        assert got.mean[name] == pytest.approx(agg.result(), abs=ROUNDED.get(provider, 1e-6)), \
-            name
+        assert got.mean[name] == pytest.approx(agg.result(), abs=ROUNDED.get(provider, 1e-6)), name
 
 
 def test_evaluate_ranked_and_the_command_give_the_same_numbers(measures, tmp_path):
@@ -232,9 +266,25 @@ def test_evaluate_ranked_and_the_command_give_the_same_numbers(measures, tmp_pat
     for extra in ([], ["--trec-eval"]):
         args = [a for name in measures for a in ("-m", name)]
         out = subprocess.run(
-            [sys.executable, "-m", "sk_rankmetrics", "evaluate", str(qp), str(rp), *args,
-             *extra, "--format", "json", "-q"],
-            capture_output=True, text=True, env=env, timeout=300, check=True)
+            [
+                sys.executable,
+                "-m",
+                "sk_rankmetrics",
+                "evaluate",
+                str(qp),
+                str(rp),
+                *args,
+                *extra,
+                "--format",
+                "json",
+                "-q",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=True,
+        )
         per_query = json.loads(out.stdout)["per_query"]
         ours = {name: {q: row[name] for q, row in per_query.items()} for name in measures}
         wrong = _differences(measures, want, ours)
@@ -251,8 +301,15 @@ def test_the_scorers_read_the_names_as_evaluate_does():
     y = rng.integers(0, 5, size=40)
     qid = np.repeat(np.arange(4), 10)
     model = LinearRegression().fit(X, y)
-    names = ["NERR8(max_rel=4)@5", "INST(T=2.0,max_rel=4)", "SDCG(max_rel=4)@5",
-             "Compat(p=0.9)", "Accuracy@5", "SetRelP", "nDCG(judged_only=True)@5"]
+    names = [
+        "NERR8(max_rel=4)@5",
+        "INST(T=2.0,max_rel=4)",
+        "SDCG(max_rel=4)@5",
+        "Compat(p=0.9)",
+        "Accuracy@5",
+        "SetRelP",
+        "nDCG(judged_only=True)@5",
+    ]
     want = evaluate(y, model.predict(X), names, qid=qid, no_relevant=0.0)
     for name in names:
         assert get_scorer(name)(model, X, y, qid=qid) == pytest.approx(want[name], abs=1e-12)
@@ -267,9 +324,14 @@ def _diversity_measures():
         params = type(base).SUPPORTED_PARAMS
         # NRBP's beta is a patience in (0, 1), not SetF's weight.
         values = {**VALUES, "beta": [_NOT_PROVIDED, 0.8]}
-        grids = [[(n, v) for v in (values.get(n) or [_NOT_PROVIDED])
-                  if not (info.required and v is _NOT_PROVIDED)]
-                 for n, info in params.items()]
+        grids = [
+            [
+                (n, v)
+                for v in (values.get(n) or [_NOT_PROVIDED])
+                if not (info.required and v is _NOT_PROVIDED)
+            ]
+            for n, info in params.items()
+        ]
         for combo in itertools.product(*grids):
             measure = type(base)(**{n: v for n, v in combo if v is not _NOT_PROVIDED})
             if _provider(measure) == "pyndeval":
@@ -310,8 +372,7 @@ def test_every_diversity_name_gives_ir_measures_value_per_query(tmp_path, settin
     want = {}
     for name, measure in list(measures.items()):
         try:
-            want[name] = {m.query_id: m.value
-                          for m in ir_measures.iter_calc([measure], qrels, run)}
+            want[name] = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
         except ValueError:
             # ir_measures 0.4.3 hands pyndeval 'measure@<NOT_PROVIDED>' for a
             # measure without a cut-off, which pyndeval cannot read: no number.
@@ -321,9 +382,12 @@ def test_every_diversity_name_gives_ir_measures_value_per_query(tmp_path, settin
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = _per_query(evaluate_run(qp, rp, list(measures), setting=setting))
-    wrong = [(name, q, value, got[name].get(q)) for name in measures
-             for q, value in want[name].items()
-             if q not in got[name] or abs(got[name][q] - value) > 1e-6]
+    wrong = [
+        (name, q, value, got[name].get(q))
+        for name in measures
+        for q, value in want[name].items()
+        if q not in got[name] or abs(got[name][q] - value) > 1e-6
+    ]
     assert not wrong, f"{len(wrong)} values differ from ir_measures', e.g. {wrong[:5]}"
     from sk_rankmetrics._utils.errors import InvalidParameterError
 
@@ -337,16 +401,26 @@ def test_the_dask_path_gives_the_same_numbers(tmp_path):
     import pandas as pd
 
     qp, rp = _files(tmp_path, 3)
-    names = ["P(judged_only=True)@5", "Accuracy@10", "NERR10(max_rel=4)", "Compat",
-             "SDCG(max_rel=4)@5", "SetRelP", "INST(T=2.0,max_rel=4)"]
-    q = pd.read_csv(qp, sep=" ", names=["query", "iter", "doc", "relevance"],
-                    dtype={"query": str})
-    r = pd.read_csv(rp, sep=" ", names=["query", "q0", "doc", "rank", "score", "tag"],
-                    dtype={"query": str})
+    names = [
+        "P(judged_only=True)@5",
+        "Accuracy@10",
+        "NERR10(max_rel=4)",
+        "Compat",
+        "SDCG(max_rel=4)@5",
+        "SetRelP",
+        "INST(T=2.0,max_rel=4)",
+    ]
+    q = pd.read_csv(qp, sep=" ", names=["query", "iter", "doc", "relevance"], dtype={"query": str})
+    r = pd.read_csv(
+        rp, sep=" ", names=["query", "q0", "doc", "rank", "score", "tag"], dtype={"query": str}
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = evaluate_run(qp, rp, names)
-        got = evaluate_run(dd.from_pandas(q[["query", "doc", "relevance"]], npartitions=2),
-                           dd.from_pandas(r[["query", "doc", "score"]], npartitions=3), names)
+        got = evaluate_run(
+            dd.from_pandas(q[["query", "doc", "relevance"]], npartitions=2),
+            dd.from_pandas(r[["query", "doc", "score"]], npartitions=3),
+            names,
+        )
     for name in names:
         assert got[name] == pytest.approx(want[name], abs=1e-12), name
