@@ -30,11 +30,15 @@ class _Gain:
         engine partition relevance and transform only the top k).
     """
 
-    def __init__(self, name, func, monotone, allows_negative):
+    def __init__(self, name, func, monotone, allows_negative, zero_at_zero=None):
         self.name = name
         self._func = func
         self.monotone = monotone
         self.allows_negative = allows_negative
+        #: Whether level 0 (an unjudged item's) is worth nothing, so that the
+        #: unjudged items need no mask (linear, exponential, C/W/L's scale).
+        self.zero_at_zero = (name in ("linear", "exponential") if zero_at_zero is None
+                             else zero_at_zero)
 
     def __call__(self, rel):
         return self._func(rel)
@@ -123,7 +127,8 @@ def _callable_gain(fn):
             raise InvalidParameterError("gain callable returned NaN or infinite gains.")
         return out
 
-    return _Gain("callable", func, False, lambda normalized: True)
+    return _Gain("callable", func, False, lambda normalized: True,
+                 zero_at_zero=bool(getattr(fn, "zero_at_zero", False)))
 
 
 class ListedGains:

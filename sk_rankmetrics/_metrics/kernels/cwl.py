@@ -31,6 +31,9 @@ class LevelScale:
     as trec_eval does).
     """
 
+    #: Level 0 is worth 0 (``min_rel >= 0``): unjudged items need no mask.
+    zero_at_zero = True
+
     def __init__(self, min_rel, max_rel):
         self.min_rel, self.max_rel = int(min_rel), int(max_rel)
         self.key = f"cwl:{self.min_rel}:{self.max_rel}"

@@ -15,6 +15,7 @@ class PositiveLevel:
     """The gain of Compat's ideal: the level where it is positive, else 0."""
 
     key = "positive-level"
+    zero_at_zero = True
 
     def __call__(self, rel):
         return np.maximum(np.asarray(rel, dtype=np.float64), 0.0)
