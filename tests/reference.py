@@ -441,6 +441,115 @@ def rndcg(y, order, gain="linear", judged=None, threshold=None):
     return sum(points) / len(points)
 
 
+# -- C/W/L (cwl_eval, as ir_measures runs it): a ranking of exactly 1000 positions ---
+
+
+CWL_DEPTH = 1000
+
+
+def _cwl_gains(y, order, min_rel, max_rel, judged):
+    """cwl_eval's gains: levels clipped to [min_rel, max_rel] and scaled to [0, 1],
+    0 for an unjudged item and past the ranking."""
+    gains = []
+    for i in order[:CWL_DEPTH]:
+        level = min(max(max(y[i], 0), min_rel), max_rel) if _flag(judged, i) else min_rel
+        gains.append((level - min_rel) / (max_rel - min_rel))
+    return gains + [0.0] * (CWL_DEPTH - len(gains))
+
+
+def _cwl(gains, go_on):
+    """sum_i W_i g_i, W_i the chance of reaching i over the sum of those chances;
+    ``go_on(i, g)`` is C_i, the chance of going on from 1-based position i."""
+    reach, total, weighted, seen = 1.0, 0.0, 0.0, 0.0
+    for i, g in enumerate(gains, 1):
+        total += reach
+        weighted += reach * g
+        seen += g
+        reach *= go_on(i, g, seen)
+    return weighted / total
+
+
+def _before(k, i):
+    return k is None or i < k
+
+
+def nerr8(y, order, k=None, min_rel=0, max_rel=4, judged=None):
+    gains = _cwl_gains(y, order, min_rel, max_rel, judged)
+    return _cwl(gains, lambda i, g, seen: (1 - g) if _before(k, i) else 0.0)
+
+
+def nerr9(y, order, k=None, min_rel=0, max_rel=4, judged=None):
+    gains = _cwl_gains(y, order, min_rel, max_rel, judged)
+    return _cwl(gains, lambda i, g, seen: i / (i + 1) * (1 - g) if _before(k, i) else 0.0)
+
+
+def nerr10(y, order, p=0.9, min_rel=0, max_rel=4, judged=None):
+    gains = _cwl_gains(y, order, min_rel, max_rel, judged)
+    return _cwl(gains, lambda i, g, seen: p * (1 - g))
+
+
+def nerr11(y, order, T=1.0, min_rel=0, max_rel=4, judged=None):
+    gains = _cwl_gains(y, order, min_rel, max_rel, judged)
+    return _cwl(gains, lambda i, g, seen: ((i + 2 * T - 1) / (i + 2 * T)) ** 2 * (1 - g))
+
+
+def inst(y, order, T=1.0, min_rel=0, max_rel=4, judged=None):
+    gains = _cwl_gains(y, order, min_rel, max_rel, judged)
+    return _cwl(gains, lambda i, g, seen: ((i + T + (T - seen) - 1) / (i + T + (T - seen))) ** 2)
+
+
+def insq(y, order, T=1.0, min_rel=0, max_rel=4, judged=None):
+    gains = _cwl_gains(y, order, min_rel, max_rel, judged)
+    return _cwl(gains, lambda i, g, seen: ((i + 2 * T - 1) / (i + 2 * T)) ** 2)
+
+
+def sdcg(y, order, k=None, min_rel=0, max_rel=4, judged=None):
+    gains = _cwl_gains(y, order, min_rel, max_rel, judged)
+    return _cwl(gains, lambda i, g, seen: (math.log(i + 1) / math.log(i + 2)
+                                           if _before(k, i) else 0.0))
+
+
+def bpm(y, order, k=None, T=1.0, min_rel=0, max_rel=4, judged=None):
+    gains = _cwl_gains(y, order, min_rel, max_rel, judged)
+    return _cwl(gains, lambda i, g, seen: 1.0 if seen < T and _before(k, i) else 0.0)
+
+
+def compat(y, order, p=0.95, normalize=True, judged=None):
+    """Rank-biased overlap with the ideal (ir_measures' compat provider)."""
+    ranking = list(order)
+    place = {item: pos for pos, item in enumerate(ranking)}
+    positive = [i for i in range(len(y)) if _flag(judged, i) and y[i] > 0]
+    if not positive:
+        return None
+    ideal = sorted(positive, key=lambda i: (-y[i], place.get(i, len(y))))
+
+    def rbo(a, b, depth):
+        score = norm = 0.0
+        for d in range(depth):
+            score += p**d * len(set(a[:d + 1]) & set(b[:d + 1])) / (d + 1)
+            norm += p**d
+        return score / norm
+
+    depth = max(len(ranking), len(ideal))
+    value = rbo(ranking, ideal, depth)
+    if normalize:
+        value /= rbo(ideal, ideal, depth)
+    return value
+
+
+def accuracy(y, order, k=None, threshold=None, judged=None):
+    """Share of the (relevant, non-relevant) pairs of the top k in the right order."""
+    rel = [_rel_j(y, i, threshold, judged) for i in _cut(order, k)]
+    m, n = sum(rel), len(rel) - sum(rel)
+    if m == 0:
+        return None  # no relevant item in the top k: ir_measures gives no value
+    if n == 0:
+        return 1.0
+    right = sum(1 for a in range(len(rel)) for b in range(a + 1, len(rel))
+                if rel[a] and not rel[b])
+    return right / (m * n)
+
+
 METRICS = {
     "ndcg": ndcg,
     "dcg": dcg,
@@ -478,6 +587,16 @@ METRICS = {
     "g": g,
     "ndcg_rel": ndcg_rel,
     "rndcg": rndcg,
+    "nerr8": nerr8,
+    "nerr9": nerr9,
+    "nerr10": nerr10,
+    "nerr11": nerr11,
+    "inst": inst,
+    "insq": insq,
+    "sdcg": sdcg,
+    "bpm": bpm,
+    "compat": compat,
+    "accuracy": accuracy,
 }
 
 

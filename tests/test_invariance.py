@@ -202,7 +202,7 @@ def test_perfect_ranking(k):
         "set_p": R / n, "set_recall": ones, "set_f": 2 * R / (n + R), "set_map": R / n,
         "set_relative_p": ones, "relative_p": ones, "rprec_mult": ones,
         "iprec_at_recall": ones, "11pt_avg": ones, "bing": ones, "g": ones,
-        "ndcg_rel": ones, "rndcg": ones,
+        "ndcg_rel": ones, "rndcg": ones, "compat": ones, "accuracy": ones,
     }
     assert set(expected) == set(NORMALIZED), "a new normalised metric needs a line here"
     for name, want in expected.items():

@@ -45,3 +45,121 @@ def test_num_ret_and_set_f_parameters_mean_what_ir_measures_means(files, setting
 def test_set_f_beta_must_be_positive(files):
     with pytest.raises(InvalidParameterError, match=r"beta must be a positive number"):
         evaluate_run(*files, ["SetF(beta=0)"])
+
+
+# -- judged_only on one measure, and the parameters ir_measures' names take ---------
+
+
+def test_judged_only_on_one_measure_is_the_ranking_without_its_unjudged_items():
+    import numpy as np
+
+    from sk_rankmetrics import evaluate
+
+    y = np.array([[1, 0, 2, 1, 0], [0, 3, 1, 0, 1]])
+    s = np.array([[5, 4, 3, 2, 1], [1, 2, 3, 4, 5]])
+    judged = np.array([[False, True, True, False, True], [True, True, False, True, True]])
+    names = [
+        "P(judged_only=True)@2",
+        "nDCG(judged_only=True)",
+        "RR(judged_only=True)",
+        ("map", {"judged_only": True}),
+    ]
+    got = evaluate(y, s, names, judged=judged, per_row=True, no_relevant=0.0)
+    for row in range(2):
+        keep = judged[row]
+        plain = evaluate(
+            y[row : row + 1, keep],
+            s[row : row + 1, keep],
+            ["P@2", "ndcg", "mrr", "AP"],
+            per_row=True,
+            no_relevant=0.0,
+        )
+        for name, same in zip(names, ["P@2", "ndcg", "mrr", "AP"]):
+            label = name if isinstance(name, str) else name[0]
+            assert got[label][row] == pytest.approx(plain[same][0], abs=1e-12), name
+    # Without judged_only the unjudged relevant item of row 0 is not relevant.
+    assert evaluate(y, s, ["P@2"], judged=judged, per_row=True)["P@2"][0] == 0.0
+    assert got["P(judged_only=True)@2"][0] == 0.5
+    # The same in long format, and with no mask (every item judged) nothing changes.
+    qid = np.repeat([0, 1], 5)
+    long = evaluate(
+        y.ravel(), s.ravel(), names, qid=qid, judged=judged.ravel(), per_row=True, no_relevant=0.0
+    )
+    for name in names:
+        label = name if isinstance(name, str) else name[0]
+        np.testing.assert_allclose(long[label], got[label], atol=1e-12)
+    assert (
+        evaluate(y, s, ["nDCG(judged_only=True)"])["nDCG(judged_only=True)"]
+        == evaluate(y, s, ["nDCG"])["nDCG"]
+    )
+
+
+def test_judged_only_in_evaluate_run_and_evaluate_ranked(files):
+    from sk_rankmetrics import evaluate_ranked
+
+    # x is ranked second and unjudged: without it, a and b are the top 2.
+    for result in (
+        evaluate_run(*files, ["P(judged_only=True)@2", "P@2"]),
+        evaluate_ranked(files[1], files[0], ["P(judged_only=True)@2", "P@2"]),
+    ):
+        assert result["P(judged_only=True)@2"] == 1.0
+        assert result["P@2"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("NERR10", r"NERR10 needs its gain scale's top level, e.g. 'NERR10\(max_rel=3\)'"),
+        ("SDCG(min_rel=2,max_rel=2)@5", r"max_rel=2 must exceed min_rel=2"),
+        ("P(relative=True)@5", r"parameter 'relative' is not supported here"),
+        ("SetP(relative=1)", r"relative must be True or False"),
+        ("P(judged_only=1)@5", r"judged_only=1 is not accepted"),
+    ],
+)
+def test_ir_measures_parameters_are_checked(files, name, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        evaluate_run(*files, [name])
+
+
+def test_set_rel_p_and_gains_with_unlisted_levels(files):
+    got = evaluate_run(
+        *files,
+        [
+            "SetRelP",
+            "SetP(relative=True)",
+            "set_relative_P",
+            "nDCG(gains={2:5})",
+            ("ndcg", {"gain": {0: 0, 1: 1, 2: 5}}),
+        ],
+    )
+    assert got["SetRelP"] == got["SetP(relative=True)"] == got["set_relative_P"]
+    assert got["SetRelP"] == pytest.approx(2 / 3)  # 2 relevant of min(3 ranked, 4 relevant)
+    assert got["nDCG(gains={2:5})"] == pytest.approx(got["ndcg"], abs=1e-12)
+
+
+def test_the_trec_eval_setting_gives_its_p_to_trec_eval_measures_only(files):
+    got = evaluate_run(
+        *files,
+        ["compat", "Compat(p=0.95)", "nerr10", "NERR10(p=0.9,max_rel=4)"],
+        setting="trec_eval",
+    )
+    assert got["compat"] == got["Compat(p=0.95)"]
+    assert got["nerr10"] == got["NERR10(p=0.9,max_rel=4)"]
+
+
+def test_the_cwl_kernels_work_a_slice_of_rows_at_a_time(monkeypatch):
+    """cwl_eval reads 1,000 positions per row: the kernels take the rows in
+    slices, and the slicing changes no value."""
+    import numpy as np
+
+    from sk_rankmetrics import evaluate
+    from sk_rankmetrics._metrics.kernels import cwl
+
+    rng = np.random.default_rng(0)
+    y, s = rng.integers(0, 5, (50, 20)), rng.random((50, 20))
+    names = ["nerr8@5", "nerr9@5", "nerr10", "nerr11", "inst", "bpm@7", "insq", "sdcg@4"]
+    whole = evaluate(y, s, names, per_row=True)
+    monkeypatch.setattr(cwl, "ROWS_AT_ONCE", 3)
+    sliced = evaluate(y, s, names, per_row=True)
+    for name in names:
+        np.testing.assert_array_equal(sliced[name], whole[name])

@@ -51,7 +51,6 @@ from sk_rankmetrics._metrics.diversity import (  # noqa: E402
 )
 from sk_rankmetrics._metrics.names import IR_MEASURES, parse_name  # noqa: E402
 from sk_rankmetrics._metrics.registry import METRICS, PRESETS  # noqa: E402
-from sk_rankmetrics._utils.params import PARAMS  # noqa: E402
 
 # -- rows of the measure table --------------------------------------------------------
 
@@ -64,8 +63,9 @@ def _short(value):
 
 def _options(spec):
     out = []
+    defaults = spec.defaults  # the metric's own, where it differs from PARAMS'
     for name in spec.options:
-        default = _short(PARAMS[name].default)
+        default = _short(defaults[name])
         out.append(name if default is None else f"{name}={default}")
     return out
 
@@ -196,6 +196,8 @@ EXAMPLE_NAMES = {
         "nDCG@10", "nDCG(dcg='exp-log2')@10", "nDCG(gains={0:0,1:1,2:3})@10",
         "P(rel=2)@5", "AP", "AP@100", "RR@10", "R@100", "Judged@10", "SetF", "IPrec@0.5",
         "RBP(p=0.8)", "RBP(p=0.9,rel=2)", "ERR@20", "Success@10",
+        "P(judged_only=True)@5", "SetRelP", "NERR10(max_rel=3)", "SDCG(max_rel=4)@10",
+        "Compat(p=0.9)", "Accuracy@10",
     ],
 }
 

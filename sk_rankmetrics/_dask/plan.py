@@ -64,8 +64,16 @@ class _Plan:
         self.kind = kind
         #: the ``no_relevant`` policy applies to normalised metrics only
         self.policy_applies = [r.spec.normalized for r in self.requests]
+        #: the policy a metric's name fixes (ir_measures' Accuracy: "skip"), or None
+        self.policy_fixed = [getattr(r, "no_relevant", None) for r in self.requests]
         self.how = [how_of(r) for r in self.requests]
         self.__dict__.update(extra)
+
+    def policy(self, i, policy):
+        """The ``no_relevant`` policy of request ``i`` (see :func:`policy_of`)."""
+        if not self.policy_applies[i]:
+            return None
+        return policy if self.policy_fixed[i] is None else self.policy_fixed[i]
 
     @property
     def columns(self):
@@ -115,10 +123,10 @@ def _chunk(rows, plan, policy):
 
     parts = []
     w = rows["w"].to_numpy(dtype=np.float64)
-    for i, applies in enumerate(plan.policy_applies):
+    for i in range(len(plan.policy_applies)):
         v = rows[f"v{i}"].to_numpy(dtype=np.float64)
         d = rows[f"d{i}"].to_numpy(dtype=bool)
-        parts.append(partial(v, d, w, policy if applies else None, plan.how[i]))
+        parts.append(partial(v, d, w, plan.policy(i, policy), plan.how[i]))
     n = rows["n"].to_numpy(dtype=np.float64)
     extra = [n.max() if n.size else 0.0, n.sum()]
     return pd.Series(np.concatenate([*parts, np.array(extra)]),
@@ -157,8 +165,7 @@ def _finish_partials(sums, plan, policy):
                          f"{what} ids of the ranking and of the truth match.")
     out = {}
     for i, label in enumerate(plan.labels):
-        p = plan.policy_applies[i]
-        out[label] = finish(a[i * k:(i + 1) * k], label, policy if p else None, plan.how[i])
+        out[label] = finish(a[i * k:(i + 1) * k], label, plan.policy(i, policy), plan.how[i])
     return out
 
 
@@ -179,7 +186,7 @@ def _policy_frame(rows, plan, policy):
     for i, label in enumerate(plan.labels):
         v = rows[f"v{i}"].to_numpy(dtype=np.float64)
         d = rows[f"d{i}"].to_numpy(dtype=bool)
-        data[label] = policy_values(v, d, policy if plan.policy_applies[i] else None)[0]
+        data[label] = policy_values(v, d, plan.policy(i, policy))[0]
     return pd.DataFrame(data, index=rows.index)
 
 

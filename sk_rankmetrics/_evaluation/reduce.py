@@ -74,6 +74,16 @@ def weighted_mean(values, weights, skipped, how="mean"):
     return float(np.average(v, weights=w))
 
 
+def policy_of(req, policy):
+    """The ``no_relevant`` policy of one request: None for a metric it does not
+    apply to, the one the metric's name fixes (``req.no_relevant``), else
+    the caller's ``policy``."""
+    if not req.spec.normalized:
+        return None
+    fixed = getattr(req, "no_relevant", None)
+    return policy if fixed is None else fixed
+
+
 def reduce_results(raw, requests, policy, weights):
     """Apply the policy to every request's per-row values and combine them.
 
@@ -90,8 +100,9 @@ def reduce_results(raw, requests, policy, weights):
             # Exact values lie in [0, 1]; rounding (a tie's mean gain against the
             # ideal's sum) can land an ulp outside, which a user must never see.
             np.clip(values, 0.0, 1.0, out=values)
-            values = apply_policy(values, defined, policy, req.label)
-            if policy == "skip":
+            own = policy_of(req, policy)
+            values = apply_policy(values, defined, own, req.label)
+            if own == "skip":
                 skipped = ~defined
         how = "sum" if req.spec.aggregate == "sum" else (
             "geometric" if req.options.get("mean") == "geometric" else "mean")

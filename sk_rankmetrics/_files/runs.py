@@ -63,7 +63,7 @@ def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
     act on the ranking before any metric. ``fixed`` are options the setting
     imposes on every metric that reads them.
     """
-    from .trec_eval import reads_option
+    from .trec_eval import is_trec_measure, reads_option
 
     items = []
     for item in as_metric_list(metrics):
@@ -99,8 +99,12 @@ def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
             common[option] = resolved
     requests = []
     for label, spec, kk, preset, opts in items:
+        # The setting's fixed options (trec_eval's rbp p=0.9) reach trec_eval's
+        # measures only: Compat's or NERR10's p keeps its own default.
+        setting_ok = not trec or is_trec_measure(spec)
         extra = {o: v for o, v in common.items() if o in spec.options and o not in preset
-                 and (o not in reads or label in reads[o])}
+                 and (o not in reads or label in reads[o])
+                 and (o in reads or o not in (fixed or {}) or setting_ok)}
         requests.append(Request(spec, kk, {**extra, **opts}, label, preset=preset,
                                 where=where))
     labels = [r.label for r in requests]

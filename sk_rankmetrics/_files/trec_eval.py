@@ -236,6 +236,15 @@ def reads_option(spec, option, trec):
     return True
 
 
+def is_trec_measure(spec):
+    """Whether metric ``spec`` is one that trec_eval computes (the trec_eval
+    setting's fixed options, such as ``rbp``'s ``p=0.9``, reach only these)."""
+    global _READS_BY_METRIC
+    if _READS_BY_METRIC is None:
+        _READS_BY_METRIC = _by_metric()
+    return spec.name in _READS_BY_METRIC
+
+
 _OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
              "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P")
 #: trec_eval's measure sets (``-m official``, ...); ``official`` is the default.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -23,6 +25,18 @@ class DenseInputs:
         self.judged = judged
         self.exclude = None
         self.n_rows, self.n_cols = y_true.shape
+        #: Whether the unjudged items leave the rankings (:meth:`judged_only`).
+        self.drop_unjudged = False
+
+    def judged_only(self):
+        """The same rows with every unjudged item taken out of the ranking
+        (ir_measures' ``judged_only``, trec_eval's ``-J``); without a ``judged``
+        mask every item is judged."""
+        if self.judged is None:
+            return self
+        out = copy.copy(self)
+        out.drop_unjudged = True
+        return out
 
     def blocks(self, requests):
         step = max(1, _budget(requests, dense=True) // self.n_cols)
@@ -37,11 +51,13 @@ class DenseInputs:
         check_finite(yt, "y_true", a)
         check_finite(ys, "y_score", a)
         judged = None if self.judged is None else self.judged[a:b]
-        if self.exclude is None:
+        ex = None if self.exclude is None else self.exclude[a:b].toarray()
+        if self.drop_unjudged and judged is not None:  # judged_only: unjudged items go too
+            ex = ~judged if ex is None else ex | ~judged
+        if ex is None:
             return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a,
                               judged=judged)
         # Excluded items: padding, as the pairs long format leaves out.
-        ex = self.exclude[a:b].toarray()
         ys = np.where(ex, -np.inf, exact_scores(ys))
         yt = np.where(ex, 0, yt)
         n_real = self.n_cols - np.count_nonzero(ex, axis=1)
@@ -87,3 +103,9 @@ def excluded(y_true, exclude, where="evaluate"):
             "To score without them, set those entries of y_true to 0 first."
         )
     return ex
+
+
+def drop_unjudged(ys, judged):
+    """Scores with every unjudged item made padding (score ``-inf``, after
+    every real item, as the padding of long-format rows), and the items left."""
+    return np.where(judged, ys, -np.inf), np.count_nonzero(judged, axis=1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from .._ranking.block import rank_block
@@ -14,6 +16,7 @@ from .._utils.arrays import (
     exact_scores,
 )
 from .budget import _budget
+from .dense import drop_unjudged
 
 # -- long format ------------------------------------------------------------------
 
@@ -27,6 +30,8 @@ class LongInputs:
         self.y_true = np.asarray(y_true, dtype=np.float64)
         self.y_score = exact_scores(y_score)
         self.judged = judged
+        #: Whether the unjudged items leave the rankings (:meth:`judged_only`).
+        self.drop_unjudged = False
         n = qid.shape[0]
         change = np.empty(n, dtype=bool)
         change[:1] = True
@@ -131,8 +136,19 @@ class LongInputs:
         if self.judged is not None:
             judged = np.zeros((nq, width), dtype=bool)
             judged.reshape(-1)[dst] = self.judged[src]
+        if self.drop_unjudged and judged is not None:
+            ys, cnt = drop_unjudged(ys, judged)
         return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt,
                           judged=judged)
+
+    def judged_only(self):
+        """The same rows with every unjudged item taken out of the ranking
+        (ir_measures' ``judged_only``, trec_eval's ``-J``)."""
+        if self.judged is None:
+            return self
+        out = copy.copy(self)
+        out.drop_unjudged = True
+        return out
 
 
 def _group_by_id(qid):

@@ -30,11 +30,15 @@ class _Gain:
         engine partition relevance and transform only the top k).
     """
 
-    def __init__(self, name, func, monotone, allows_negative):
+    def __init__(self, name, func, monotone, allows_negative, zero_at_zero=None):
         self.name = name
         self._func = func
         self.monotone = monotone
         self.allows_negative = allows_negative
+        #: Whether level 0 (an unjudged item's) is worth nothing, so that the
+        #: unjudged items need no mask (linear, exponential, C/W/L's scale).
+        self.zero_at_zero = (name in ("linear", "exponential") if zero_at_zero is None
+                             else zero_at_zero)
 
     def __call__(self, rel):
         return self._func(rel)
@@ -123,7 +127,45 @@ def _callable_gain(fn):
             raise InvalidParameterError("gain callable returned NaN or infinite gains.")
         return out
 
-    return _Gain("callable", func, False, lambda normalized: True)
+    return _Gain("callable", func, False, lambda normalized: True,
+                 zero_at_zero=bool(getattr(fn, "zero_at_zero", False)))
+
+
+class ListedGains:
+    """Gains listed for some levels; every other level is its own gain.
+
+    ir_measures' ``nDCG(gains={...})`` maps a level with ``gains.get(level,
+    level)``, as trec_eval's ``ndcg.L=G`` does. A callable with a ``key``
+    (its requests share one column of gains) that compares by its mapping.
+    """
+
+    def __init__(self, mapping):
+        try:
+            items = sorted((float(k), float(v)) for k, v in mapping.items())
+        except (AttributeError, TypeError, ValueError):
+            raise InvalidParameterError(
+                "gains must map numeric relevance levels to numeric gains, got "
+                f"{short_repr(mapping)}."
+            ) from None
+        self.levels = np.array([k for k, _ in items])
+        self.gains = np.array([v for _, v in items])
+        self.key = "listed:" + ",".join(f"{k!r}={v!r}" for k, v in items)
+
+    def __call__(self, rel):
+        rel = np.asarray(rel, dtype=np.float64)
+        if self.levels.size == 0:
+            return rel
+        pos = np.minimum(np.searchsorted(self.levels, rel), self.levels.size - 1)
+        return np.where(self.levels[pos] == rel, self.gains[pos], rel)
+
+    def __eq__(self, other):
+        return isinstance(other, ListedGains) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        return f"ListedGains({dict(zip(self.levels.tolist(), self.gains.tolist()))})"
 
 
 def resolve_gain(gain):

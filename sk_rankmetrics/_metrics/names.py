@@ -7,6 +7,7 @@ import re
 
 from .._utils.errors import InvalidParameterError
 from .diversity import parse_diversity_name
+from .gains import ListedGains
 from .registry import METRICS, lookup
 
 _NAME_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:@\s*(\S+))?\s*$")
@@ -34,11 +35,23 @@ IR_MEASURES = {
     "SetR": ("set_recall", {}), "SetF": ("set_f", {}), "SetAP": ("set_map", {}),
     "IPrec": ("iprec_at_recall", {"recall_rounding": "plus_0.9"}),
     "RBP": ("rbp", {"p": 0.8, "graded": False}), "ERR": ("err", {}),
-    "Success": ("hit_rate", {}),
+    "Success": ("hit_rate", {}), "SetRelP": ("set_relative_p", {}),
+    "NERR8": ("nerr8", {}), "NERR9": ("nerr9", {}), "NERR10": ("nerr10", {}),
+    "NERR11": ("nerr11", {}), "INST": ("inst", {}), "INSQ": ("insq", {}),
+    "SDCG": ("sdcg", {}), "BPM": ("bpm", {}), "Compat": ("compat", {}),
+    "Accuracy": ("accuracy", {"no_relevant": "skip"}),
 }
-_IRM_RE = re.compile(r"^\s*([A-Za-z]+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$")
+#: ir_measures' other spellings of its measures (its registry's aliases).
+IR_MEASURES.update({alias: IR_MEASURES[name] for alias, name in {
+    "MAP": "AP", "NDCG": "nDCG", "BPref": "Bpref", "RPrec": "Rprec", "MRR": "RR",
+    "Precision": "P", "Recall": "R"}.items()})
+#: The C/W/L measures, whose gain scale ir_measures makes the user name.
+_NEEDS_MAX_REL = {"NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "SDCG", "BPM"}
+_IRM_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$")
 #: ir_measures' parameters -> this package's options.
-_IRM_PARAMS = {"rel": "threshold", "p": "p", "beta": "beta", "cutoff": None}
+_IRM_PARAMS = {"rel": "threshold", "p": "p", "beta": "beta", "cutoff": None,
+               "judged_only": "judged_only", "T": "T", "min_rel": "min_rel",
+               "max_rel": "max_rel", "normalize": "normalize"}
 _IRM_DCG = {"log2": "linear", "exp-log2": "exponential"}
 
 
@@ -66,7 +79,13 @@ def _ir_measures_options(text, params):
                 )
             options["gain"] = _IRM_DCG[value]
         elif key == "gains":
-            options["gain"] = value
+            options["gain"] = ListedGains(value)
+        elif key == "relative":
+            if not isinstance(value, bool):
+                raise InvalidParameterError(
+                    f"{text!r}: relative must be True or False, got {value!r}."
+                )
+            options["relative"] = value
         elif _IRM_PARAMS.get(key):
             options[_IRM_PARAMS[key]] = value
         else:
@@ -83,6 +102,15 @@ def _ir_measures_meaning(measure, text, spec, options):
     to trec_eval's ``set_F``, which weighs recall by ``b`` where the F-measure
     weighs it by ``beta**2``.
     """
+    if measure == "SDCG" and options.get("gain") == "linear":
+        del options["gain"]  # dcg='log2', SDCG's only discount
+    if "relative" in options:
+        if measure not in ("SetP", "SetRelP"):
+            raise InvalidParameterError(f"{text!r}: parameter 'relative' is not supported here.")
+        if options.pop("relative"):
+            spec = METRICS["set_relative_p"]
+        elif measure == "SetRelP":
+            spec = METRICS["set_p"]
     if measure == "NumRet" and "threshold" in options:
         return METRICS["num_rel_ret"], options
     if measure == "SetF" and "beta" in options:
@@ -145,6 +173,11 @@ def parse_name(text):
         if irm.group(2):
             options.update(_ir_measures_options(text, irm.group(2)))
             spec, options = _ir_measures_meaning(irm.group(1), text, spec, options)
+        if irm.group(1) in _NEEDS_MAX_REL and "max_rel" not in options:
+            raise InvalidParameterError(
+                f"{text!r}: ir_measures' {irm.group(1)} needs its gain scale's top level, "
+                f"e.g. '{irm.group(1)}(max_rel=3)'."
+            )
         k = None
         if irm.group(3) is not None:
             k, at = _at_value(spec, text, irm.group(3))

@@ -11,7 +11,16 @@ from .._utils.constraints import (
 )
 from .._utils.errors import InvalidParameterError
 from .._utils.params import PARAMS, validate
-from .kernels import cutoff, gain_curves, interpolated, judgements, sets, user_models
+from .kernels import (
+    cutoff,
+    cwl,
+    gain_curves,
+    interpolated,
+    judgements,
+    orderings,
+    sets,
+    user_models,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -87,6 +96,13 @@ class MetricSpec:
     label : str
         How plots and reports name it (``"nDCG"``); the registry name when not
         given.
+    option_defaults : tuple of (str, object) pairs
+        Defaults of this metric that differ from :data:`PARAMS`' (Compat's
+        persistence 0.95, NERR10's 0.9).
+    gain_from : callable or None
+        For a metric whose gain follows from its options (C/W/L's scale of
+        ``min_rel`` and ``max_rel``): ``gain_from(options)`` gives the gain
+        callable, with a ``key`` attribute naming it.
     """
 
     name: str
@@ -108,6 +124,8 @@ class MetricSpec:
     reads_items: bool = False
     greater_is_better: bool = True
     label: str = ""
+    option_defaults: tuple = ()
+    gain_from: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         for field in ("needs", "options", "aliases"):
@@ -118,7 +136,9 @@ class MetricSpec:
     @property
     def defaults(self) -> dict[str, Any]:
         """The options it reads, with their defaults from :data:`PARAMS`."""
-        return {o: PARAMS[o].default for o in self.options}
+        out = {o: PARAMS[o].default for o in self.options}
+        out.update(self.option_defaults)
+        return out
 
     def __repr__(self) -> str:
         return f"MetricSpec({self.name!r})"
@@ -128,7 +148,8 @@ METRICS: dict[str, MetricSpec] = {}
 
 
 def _register(name: str, function: str | None, kernel: Callable[..., Any],
-              needs: tuple[str, ...], options: tuple[str, ...], **kwargs: Any) -> None:
+              needs: tuple[str, ...] = (), options: tuple[str, ...] = (),
+              **kwargs: Any) -> None:
     METRICS[name] = MetricSpec(name, function, kernel, needs, options, **kwargs)
 
 
@@ -283,6 +304,63 @@ _register("ndcg_rel", None, gain_curves.ndcg_rel, ("gain", "positive"), ("gain",
 _register("rndcg", None, gain_curves.rndcg, ("gain", "rel"), ("gain", "threshold", "max_docs"),
           takes_k=False, full=True, needs_ideal=True,
           description="nDCG averaged where the ideal gain changes level")
+
+
+
+# cwl_eval's C/W/L measures, as ir_measures names them: gains on cwl_eval's scale.
+def _cwl_gain(opts: dict[str, Any], where: str | None = None) -> cwl.LevelScale:
+    lo, hi = opts["min_rel"], opts["max_rel"]
+    if hi <= lo:
+        raise InvalidParameterError(
+            f"{where or 'the metric'}: max_rel={hi!r} must exceed min_rel={lo!r}; the C/W/L "
+            "gain scales levels from min_rel (worth 0) to max_rel (worth 1)."
+        )
+    return cwl.LevelScale(lo, hi)
+
+
+_CWL = ("min_rel", "max_rel")
+_CWL_REFUSE: dict[str, Any] = dict(needs=("gain",), normalized=False, ties="refuse",
+                                   gain_from=_cwl_gain)
+_register("nerr8", None, cwl.nerr8, options=_CWL, label="NERR8",
+          description="C/W/L's NERR, equation 8: ERR's stopping, truncated at k",
+          **_CWL_REFUSE)
+_register("nerr9", None, cwl.nerr9, options=_CWL, label="NERR9",
+          description="C/W/L's NERR, equation 9: ERR's stopping and discount, truncated at k",
+          **_CWL_REFUSE)
+_register("nerr10", None, cwl.nerr10, options=("p", *_CWL), takes_k=False, full=True,
+          option_defaults=(("p", 0.9),), label="NERR10",
+          description="C/W/L's NERR, equation 10: ERR's stopping with RBP's persistence p",
+          **_CWL_REFUSE)
+_register("nerr11", None, cwl.nerr11, options=("T", *_CWL), takes_k=False, full=True,
+          label="NERR11",
+          description="C/W/L's NERR, equation 11: ERR's stopping with INST's goal T",
+          **_CWL_REFUSE)
+_register("inst", None, cwl.inst, options=("T", *_CWL), takes_k=False, full=True,
+          label="INST", description="INST (Moffat et al. 2015): patience adapts to the gain "
+          "still wanted", **_CWL_REFUSE)
+_register("insq", None, cwl.insq, ("gain",), ("T", *_CWL), normalized=False, takes_k=False,
+          full=True, gain_from=_cwl_gain, label="INSQ",
+          description="INSQ (Moffat et al. 2012): patience grows with the position")
+_register("sdcg", None, cwl.sdcg, ("gain",), _CWL, normalized=False, gain_from=_cwl_gain,
+          label="SDCG", description="scaled DCG: DCG@k over the DCG of k items of max_rel")
+_register("bpm", None, cwl.bpm, options=("T", *_CWL), label="BPM",
+          description="Bejeweled Player Model (static): mean gain until T is reached or k",
+          **_CWL_REFUSE)
+
+# The order of the ranking against the ideal's.
+def _positive_level(opts: dict[str, Any], where: str | None = None) -> orderings.PositiveLevel:
+    return orderings.PositiveLevel()
+
+
+_register("compat", None, orderings.compat, ("gain", "positive"), ("p", "normalize", "max_docs"),
+          takes_k=False, full=True, needs_ideal=True, ties="refuse",
+          option_defaults=(("p", 0.95), ("normalize", True)),
+          gain_from=_positive_level, label="Compat",
+          description="compatibility (Clarke et al. 2021): rank-biased overlap with the ideal")
+_register("accuracy", None, orderings.accuracy, _NEEDS_REL, _BINARY_OPTIONS, ties="refuse",
+          label="accuracy",
+          description="share of the (relevant, non-relevant) pairs of the top k ordered right")
+
 
 # Shorthand names that fix an option ("ndcg_exp" = ndcg with exponential gain).
 class Preset(NamedTuple):

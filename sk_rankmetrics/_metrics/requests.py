@@ -31,6 +31,20 @@ class Request:
         self.label = label
         where = where or spec.function
         preset = dict(preset or {})
+        options = dict(options)
+        #: Whether the ranking loses its unjudged items before this metric reads
+        #: it (ir_measures' ``judged_only=True``, trec_eval's ``-J`` for one
+        #: measure): an option of every metric, applied by the engine.
+        #: The ``no_relevant`` policy the metric's name (or its options) fixes,
+        #: whatever the caller's (ir_measures' ``Accuracy`` leaves a query
+        #: without a relevant item in its top k out of the mean: ``"skip"``);
+        #: None: the caller's.
+        fixed = options.pop("no_relevant", preset.pop("no_relevant", None))
+        self.no_relevant = None if fixed is None else check_param(
+            "no_relevant", fixed, PARAMS["no_relevant"], where)
+        self.judged_only = check_param(
+            "judged_only", options.pop("judged_only", preset.pop("judged_only", False)),
+            PARAMS["judged_only"], where)
         unknown = sorted(set(options) - set(spec.options))
         if unknown:
             reads = ", ".join(spec.options) or "no options"
@@ -59,9 +73,10 @@ class Request:
         self.gain_key = self.rel_key = None
         self.keys = []  # every item value the kernel reads
         if "gain" in spec.needs:
-            g = opts.get("gain", "linear")
+            g = spec.gain_from(opts, where) if spec.gain_from else opts.get("gain", "linear")
             self.gain = resolve_gain(g)
-            self.gain_key = "gain:" + (g if isinstance(g, str) else f"id{id(g)}")
+            self.gain_key = "gain:" + (g if isinstance(g, str)
+                                       else getattr(g, "key", None) or f"id{id(g)}")
             self.keys.append(self.gain_key)
             if "discount" in opts:
                 self.discount = _cached(resolve_discount(

@@ -285,7 +285,8 @@ def worth_counts(requests):
     than linear or exponential (which give level 0 nothing), or a threshold
     <= 0. Only then must unjudged items be masked out of gains and relevance."""
     return any(
-        (req.gain is not None and req.gain.name not in ("linear", "exponential"))
+        (req.gain is not None and not getattr(req.gain, "zero_at_zero",
+                                              req.gain.name in ("linear", "exponential")))
         or (req.rel_key is not None and req.threshold is not None and req.threshold <= 0)
         for req in requests
     )

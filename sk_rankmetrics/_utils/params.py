@@ -233,6 +233,33 @@ PARAMS = {
     Persistence: the probability that the user goes on to the next item
     (ir_measures' and ranx's default 0.8; trec_eval's is 0.9).""",
     ),
+    "T": Param(
+        1.0, [Interval("real", 0, None, closed="neither")],
+        "the gain the user wants (INST, INSQ, NERR11, BPM: C/W/L's T), in units of the "
+        "largest gain",
+        examples=(2.0, 0.5),
+        doc="""T : float, default=1.0
+    The total gain the user wants, in units of the largest gain (C/W/L's
+    ``T``, as in cwl_eval's INST, INSQ, NERR11 and BPM).""",
+    ),
+    "min_rel": Param(
+        0, [Interval("integer", 0, None)],
+        "the level worth nothing on the C/W/L gain scale: levels are clipped to "
+        "[min_rel, max_rel], then scaled to [0, 1]",
+        examples=(1,),
+        doc="""min_rel : int, default=0
+    The lowest level of the C/W/L gain scale: a level ``r`` is worth
+    ``(min(max(r, min_rel), max_rel) - min_rel) / (max_rel - min_rel)``.""",
+    ),
+    "max_rel": Param(
+        4, [Interval("integer", 1, None)],
+        "the level worth 1 on the C/W/L gain scale: levels are clipped to "
+        "[min_rel, max_rel], then scaled to [0, 1]",
+        examples=(3, 6),
+        doc="""max_rel : int, default=4
+    The highest level of the C/W/L gain scale (worth 1); it must exceed
+    ``min_rel``.""",
+    ),
     "graded": Param(
         False, [Boolean()],
         "True makes RBP read graded gains (each level over the row's largest level, as "
