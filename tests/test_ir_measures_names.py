@@ -7,9 +7,12 @@ on the files below.
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pytest
 
-from sk_rankmetrics import evaluate_run
+from sk_rankmetrics import TrecQrels, TrecRun, evaluate_run
 from sk_rankmetrics._utils.errors import InvalidParameterError
 
 QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 0\n1 0 d 1\n1 0 e 1\n"
@@ -163,3 +166,24 @@ def test_the_cwl_kernels_work_a_slice_of_rows_at_a_time(monkeypatch):
     sliced = evaluate(y, s, names, per_row=True)
     for name in names:
         np.testing.assert_array_equal(sliced[name], whole[name])
+
+
+@pytest.mark.parametrize("name", ["RBP(p=1.5,rel=1)", "Compat(p=7)", "RBP(p=0,rel=1)"])
+def test_a_parameter_given_in_a_name_is_checked_as_an_option_is(name):
+    """A value out of range inside a name is an error naming the name and the
+    parameter, never a number (RBP(p=1.5) once gave -1.25)."""
+    qrels = TrecQrels(np.array(["1", "1", "1"]), np.array(["a", "b", "c"]), np.array([1, 2, 0]))
+    run = TrecRun(np.array(["1", "1", "1"]), np.array(["a", "b", "x"]), np.array([3.0, 2.0, 1.0]))
+    for setting in ("sk_rankmetrics", "trec_eval"):
+        with pytest.raises(InvalidParameterError, match=re.escape(repr(name)) + ".*p="):
+            evaluate_run(qrels, run, [name], setting=setting)
+
+
+def test_a_diversity_parameter_given_in_a_name_is_checked():
+    qrels = TrecQrels(np.array(["1", "1", "1"]), np.array(["a", "b", "a"]), np.array([1, 1, 1]),
+                      subtopic=np.array(["1", "1", "2"]))
+    run = TrecRun(np.array(["1", "1"]), np.array(["a", "b"]), np.array([2.0, 1.0]))
+    with pytest.raises(InvalidParameterError, match=r"'NRBP\(beta=2.0\)'.*patience=2.0"):
+        evaluate_run(qrels, run, ["NRBP(beta=2.0)"])
+    assert evaluate_run(qrels, run, ["NRBP(beta=0.5)"]).mean["NRBP(beta=0.5)"] == pytest.approx(
+        0.84375)

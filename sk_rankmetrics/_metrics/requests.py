@@ -60,7 +60,10 @@ class Request:
                     f"{name}=... instead."
                 )
         opts = spec.defaults
-        opts.update(preset)
+        # Options a name fixes are checked as given ones are: 'RBP(p=1.5)' or
+        # 'NRBP(beta=2)' is an error naming the name, not a number.
+        for name, value in preset.items():
+            opts[name] = check_param(name, value, PARAMS[name], f"{where}: {label!r}")
         for name, value in options.items():
             opts[name] = check_param(name, value, PARAMS[name], where)
         if spec.at_option is not None and opts[spec.at_option] is None:

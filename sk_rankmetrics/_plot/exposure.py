@@ -82,7 +82,7 @@ class LongTailDisplay:
         n_head: int,
         head_share: float = 0.2,
         name: str | None = None,
-    ):
+    ) -> None:
         self.popularity = popularity
         self.n_head = n_head
         self.head_share = head_share
@@ -246,7 +246,7 @@ class ExposureLorenzDisplay:
     0.375
     """
 
-    def __init__(self, *, exposure: ArrayLike, name: str | None = None):
+    def __init__(self, *, exposure: ArrayLike, name: str | None = None) -> None:
         self.exposure = exposure
         self.name = name
         c = np.asarray(exposure, dtype=np.float64)
