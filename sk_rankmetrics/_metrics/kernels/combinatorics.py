@@ -34,21 +34,30 @@ def _subset_products(counts, sizes, y, T):
     """
     Q = np.ones((counts.shape[0], T + 1))
     # Items of value 1 form the first pool: any t of them multiply to 1.
-    M = (sizes - counts.sum(axis=1)).astype(np.float64)
-    t = np.arange(T + 1, dtype=np.float64)
+    M = (sizes - counts.sum(axis=1)).astype(np.int64)
+    t = np.arange(T + 1, dtype=np.int64)
+    # log(k!) read from one table (the same gammaln values, looked up): the
+    # binomials below only ever take whole numbers up to the largest group.
+    table = _log_factorials(int(max(sizes.max(initial=0), T)) + 1)
+    top = table.shape[0] - 1
+
+    def log_choose(a, b):  # valid where 0 <= b <= a (the callers mask the rest)
+        return (table[np.clip(a, 0, top)] - table[np.clip(b, 0, top)]
+                - table[np.clip(a - b, 0, top)])
+
     for lvl in range(counts.shape[1]):
-        c = counts[:, lvl].astype(np.float64)
+        c = counts[:, lvl].astype(np.int64)
         if not c.any():
             continue
         total = M + c
+        # Independent of n: the draws of t items from the whole pool.
+        log_all = log_choose(total[:, None], t)
         new = np.zeros_like(Q)
         for n in range(T + 1):
             draws_old = t - n  # from the pool so far
             ok = (draws_old >= 0) & (n <= c[:, None]) & (draws_old <= M[:, None]) & (
                 t <= total[:, None])
-            with np.errstate(invalid="ignore"):
-                logp = (_log_choose(c[:, None], n) + _log_choose(M[:, None], draws_old)
-                        - _log_choose(total[:, None], t))
+            logp = log_choose(c[:, None], n) + log_choose(M[:, None], draws_old) - log_all
             p = np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0)
             shifted = np.zeros_like(Q)
             shifted[:, n:] = Q[:, : T + 1 - n]
