@@ -8,6 +8,7 @@ score is exact in float32 and ties are frequent.
 
 from __future__ import annotations
 
+import inspect
 import tracemalloc
 import warnings
 
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import sk_rankmetrics as skr
+from sk_rankmetrics import InvalidParameterError
 from sk_rankmetrics._catalogue import embeddings as emb
 from sk_rankmetrics._catalogue.topk import mix, sample_items, top_candidates
 from sk_rankmetrics._metrics.registry import METRICS
@@ -552,3 +554,33 @@ def test_either_bias_alone(which):
     )
     for m in metrics:
         np.testing.assert_allclose(got.per_query[m][present], want[m], rtol=1e-12, atol=1e-12)
+
+
+PUBLIC_METRIC_FUNCTIONS = [spec.function for spec in METRICS.values() if spec.function]
+
+
+@pytest.mark.parametrize("function", PUBLIC_METRIC_FUNCTIONS)
+def test_every_metric_function_takes_exclude_as_long_format_without_the_pairs(function):
+    """``exclude=`` on each public metric function: the numbers of the same rows
+    in long format without the excluded pairs (ties included)."""
+    fn = getattr(skr, function)
+    rng = np.random.default_rng(11)
+    y = np.where(rng.random((40, 12)) < 0.3, rng.integers(1, 4, (40, 12)), 0)
+    s = rng.integers(0, 4, (40, 12)).astype(float)  # ties
+    excluded = (rng.random(y.shape) < 0.3) & (y == 0)
+    excluded[:, 0] = False  # no row left without a candidate
+    params = inspect.signature(fn).parameters
+    kw = {"k": 5} if "k" in params else {}
+    if "no_relevant" in params:
+        kw["no_relevant"] = np.nan
+    got = fn(y, s, exclude=excluded, per_row=True, **kw)
+    rows, cols = np.nonzero(~excluded)
+    want = fn(y[rows, cols], s[rows, cols], qid=rows, per_row=True, **kw)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
+    assert fn(y, s, exclude=sp.csr_array(excluded), per_row=True, **kw) == pytest.approx(
+        got, nan_ok=True)
+
+
+def test_exclude_with_qid_is_refused_naming_the_function():
+    with pytest.raises(InvalidParameterError, match="ndcg_score: exclude applies to in-memory"):
+        skr.ndcg_score([1, 0, 1], [0.3, 0.2, 0.1], qid=[0, 0, 0], exclude=[True, False, False])

@@ -11,12 +11,13 @@ from .pipeline import evaluate_requests
 
 
 def _evaluate_one(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_relevant,
-                  qid, per_row, judged=None, compute=True, **options):
+                  qid, per_row, judged=None, compute=True, exclude=None, **options):
     spec = METRICS[name]
     req = Request(spec, k, options, label=spec.function)
     out = evaluate_requests(y_true, y_score, [req], sample_weight=sample_weight,
-               ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-               per_row=per_row, judged=judged, compute=compute)
+                            ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                            per_row=per_row, judged=judged, compute=compute,
+                            exclude=exclude, where=spec.function)
     return out[req.label]
 
 
@@ -28,7 +29,8 @@ def _evaluate_one(name, y_true, y_score, *, k, sample_weight, ignore_ties, no_re
 def dcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None, log_base: float = 2,
               sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
               gain: Gain = "linear", discount: Discount = "log", qid: ArrayLike | None = None,
-              per_row: bool = False, compute: bool = True) -> Score:
+              per_row: bool = False, compute: bool = True,
+              exclude: ArrayLike | None = None) -> Score:
     r"""Discounted cumulative gain (DCG@k).
 
     .. math::
@@ -77,7 +79,7 @@ def dcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None, lo
     return _evaluate_one("dcg", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
                          per_row=per_row, gain=gain, discount=discount, log_base=log_base,
-                         compute=compute)
+                         compute=compute, exclude=exclude)
 
 
 @metric_function("ndcg")
@@ -87,7 +89,8 @@ def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
                sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                gain: Gain = "linear", discount: Discount = "log", log_base: float = 2,
                no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
-               per_row: bool = False, compute: bool = True) -> Score:
+               per_row: bool = False, compute: bool = True,
+               exclude: ArrayLike | None = None) -> Score:
     r"""Normalised discounted cumulative gain (nDCG@k).
 
     .. math::
@@ -149,7 +152,7 @@ def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     return _evaluate_one("ndcg", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                          per_row=per_row, gain=gain, discount=discount, log_base=log_base,
-                         compute=compute)
+                         compute=compute, exclude=exclude)
 
 
 @metric_function("cg")
@@ -159,7 +162,8 @@ def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
 def cumulative_gain_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
                           sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                           gain: Gain = "linear", qid: ArrayLike | None = None,
-                          per_row: bool = False, compute: bool = True) -> Score:
+                          per_row: bool = False, compute: bool = True,
+                          exclude: ArrayLike | None = None) -> Score:
     r"""Cumulative gain (CG@k): the sum of the gains in the top ``k``.
 
     .. math::
@@ -192,7 +196,7 @@ def cumulative_gain_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | Non
     """
     return _evaluate_one("cg", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
-                         per_row=per_row, gain=gain, compute=compute)
+                         per_row=per_row, gain=gain, compute=compute, exclude=exclude)
 
 
 @metric_function("map")
@@ -204,7 +208,7 @@ def mean_average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *, k: in
                                  denominator: Denominator = "min_k_relevant",
                                  mean: Mean = "arithmetic", no_relevant: NoRelevant = "warn",
                                  qid: ArrayLike | None = None, per_row: bool = False,
-                                 compute: bool = True) -> Score:
+                                 compute: bool = True, exclude: ArrayLike | None = None) -> Score:
     r"""Mean average precision (MAP@k): AP@k averaged over rows.
 
     .. math::
@@ -244,7 +248,7 @@ def mean_average_precision_score(y_true: ArrayLike, y_score: ArrayLike, *, k: in
     return _evaluate_one("map", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                          per_row=per_row, threshold=threshold, denominator=denominator,
-                         mean=mean, compute=compute)
+                         mean=mean, compute=compute, exclude=exclude)
 
 
 @metric_function("precision")
@@ -254,7 +258,8 @@ def precision_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None
                          sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                          threshold: float | None = None, adaptive_k: bool = False,
                          no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
-                         per_row: bool = False, compute: bool = True) -> Score:
+                         per_row: bool = False, compute: bool = True,
+                         exclude: ArrayLike | None = None) -> Score:
     r"""Precision at k: the share of relevant items in the top ``k``.
 
     .. math::
@@ -286,7 +291,7 @@ def precision_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None
     return _evaluate_one("precision", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                          per_row=per_row, threshold=threshold, adaptive_k=adaptive_k,
-                         compute=compute)
+                         compute=compute, exclude=exclude)
 
 
 @metric_function("recall")
@@ -296,7 +301,7 @@ def recall_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = 
                       sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                       threshold: float | None = None, no_relevant: NoRelevant = "warn",
                       qid: ArrayLike | None = None, per_row: bool = False,
-                      compute: bool = True) -> Score:
+                      compute: bool = True, exclude: ArrayLike | None = None) -> Score:
     r"""Recall at k: the share of the row's relevant items found in the top ``k``.
 
     .. math::
@@ -325,7 +330,7 @@ def recall_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = 
     """
     return _evaluate_one("recall", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                         per_row=per_row, threshold=threshold, compute=compute)
+                         per_row=per_row, threshold=threshold, compute=compute, exclude=exclude)
 
 
 @metric_function("hit_rate")
@@ -335,7 +340,7 @@ def hit_rate_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = Non
                    sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                    threshold: float | None = None, no_relevant: NoRelevant = "warn",
                    qid: ArrayLike | None = None, per_row: bool = False,
-                   compute: bool = True) -> Score:
+                   compute: bool = True, exclude: ArrayLike | None = None) -> Score:
     r"""Hit rate at k: 1 when any relevant item is in the top ``k``, else 0.
 
     .. math::
@@ -366,7 +371,7 @@ def hit_rate_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = Non
     """
     return _evaluate_one("hit_rate", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                         per_row=per_row, threshold=threshold, compute=compute)
+                         per_row=per_row, threshold=threshold, compute=compute, exclude=exclude)
 
 
 @metric_function("mrr")
@@ -378,7 +383,7 @@ def reciprocal_rank_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | Non
                           sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                           threshold: float | None = None, no_relevant: NoRelevant = "warn",
                           qid: ArrayLike | None = None, per_row: bool = False,
-                          compute: bool = True) -> Score:
+                          compute: bool = True, exclude: ArrayLike | None = None) -> Score:
     r"""Mean reciprocal rank (MRR): 1 / rank of the first relevant item.
 
     .. math::
@@ -415,7 +420,7 @@ def reciprocal_rank_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | Non
     """
     return _evaluate_one("mrr", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                         per_row=per_row, threshold=threshold, compute=compute)
+                         per_row=per_row, threshold=threshold, compute=compute, exclude=exclude)
 
 
 @metric_function("r_precision")
@@ -425,7 +430,7 @@ def r_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
                       sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                       threshold: float | None = None, no_relevant: NoRelevant = "warn",
                       qid: ArrayLike | None = None, per_row: bool = False,
-                      compute: bool = True) -> Score:
+                      compute: bool = True, exclude: ArrayLike | None = None) -> Score:
     r"""R-precision: precision at ``R``, the number of relevant items of the row.
 
     .. math::
@@ -456,7 +461,7 @@ def r_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
     return _evaluate_one("r_precision", y_true, y_score, k=None,
                          sample_weight=sample_weight, ignore_ties=ignore_ties,
                          no_relevant=no_relevant, qid=qid, per_row=per_row,
-                         threshold=threshold, compute=compute)
+                         threshold=threshold, compute=compute, exclude=exclude)
 
 
 @metric_function("err")
@@ -465,7 +470,8 @@ def r_precision_score(y_true: ArrayLike, y_score: ArrayLike, *,
 def err_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
               sample_weight: ArrayLike | None = None, ignore_ties: bool = False, max_grade: int = 4,
               normalize: bool = False, no_relevant: NoRelevant = "warn",
-              qid: ArrayLike | None = None, per_row: bool = False, compute: bool = True) -> Score:
+              qid: ArrayLike | None = None, per_row: bool = False, compute: bool = True,
+              exclude: ArrayLike | None = None) -> Score:
     r"""Expected reciprocal rank (ERR@k), and its normalised form nERR@k.
 
     .. math::
@@ -519,7 +525,8 @@ def err_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     """
     return _evaluate_one("err", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                         per_row=per_row, max_grade=max_grade, normalize=normalize, compute=compute)
+                         per_row=per_row, max_grade=max_grade, normalize=normalize,
+                         compute=compute, exclude=exclude)
 
 
 @metric_function("rbp")
@@ -528,7 +535,8 @@ def err_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
 def rbp_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
               sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
               threshold: float | None = None, p: float = 0.8, graded: bool = False,
-              qid: ArrayLike | None = None, per_row: bool = False, compute: bool = True) -> Score:
+              qid: ArrayLike | None = None, per_row: bool = False, compute: bool = True,
+              exclude: ArrayLike | None = None) -> Score:
     r"""Rank-biased precision (RBP): the rate of gain of a user of persistence p.
 
     .. math::
@@ -571,7 +579,8 @@ def rbp_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     """
     return _evaluate_one("rbp", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant="warn", qid=qid,
-                         per_row=per_row, threshold=threshold, p=p, graded=graded, compute=compute)
+                         per_row=per_row, threshold=threshold, p=p, graded=graded,
+                         compute=compute, exclude=exclude)
 
 
 @metric_function("f1")
@@ -581,7 +590,8 @@ def f1_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None
                   sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                   threshold: float | None = None, beta: float = 1.0,
                   no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
-                  per_row: bool = False, compute: bool = True) -> Score:
+                  per_row: bool = False, compute: bool = True,
+                  exclude: ArrayLike | None = None) -> Score:
     r"""F-measure at k: the harmonic mean of precision at k and recall at k.
 
     .. math::
@@ -618,7 +628,8 @@ def f1_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None
     """
     return _evaluate_one("f1", y_true, y_score, k=k, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                         per_row=per_row, threshold=threshold, beta=beta, compute=compute)
+                         per_row=per_row, threshold=threshold, beta=beta, compute=compute,
+                         exclude=exclude)
 
 
 @metric_function("bpref")
@@ -629,7 +640,7 @@ def bpref_score(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLi
                 mean: Mean = "arithmetic", max_docs: int | None = None,
                 no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
                 per_row: bool = False, judged: ArrayLike | None = None,
-                compute: bool = True) -> Score:
+                compute: bool = True, exclude: ArrayLike | None = None) -> Score:
     r"""Binary preference (bpref): judged relevant items ahead of judged non-relevant ones.
 
     .. math::
@@ -676,4 +687,4 @@ def bpref_score(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLi
     return _evaluate_one("bpref", y_true, y_score, k=None, sample_weight=sample_weight,
                          ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
                          per_row=per_row, threshold=threshold, mean=mean, max_docs=max_docs,
-                         judged=judged, compute=compute)
+                         judged=judged, compute=compute, exclude=exclude)

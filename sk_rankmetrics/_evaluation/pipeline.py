@@ -28,6 +28,7 @@ def evaluate_requests(
     judged: ArrayLike | None = None,
     compute: bool = True,
     exclude: ArrayLike | None = None,
+    where: str = "evaluate",
 ) -> dict[str, Score]:
     """Every request on one input, in one ranking pass: per-row values or means.
 
@@ -38,7 +39,7 @@ def evaluate_requests(
         qid is not None or backend_for(y_true, y_score, exclude) is not None
     ):
         raise InvalidParameterError(
-            "evaluate: exclude applies to in-memory (n_rows, n_items) matrices; in long "
+            f"{where}: exclude applies to in-memory (n_rows, n_items) matrices; in long "
             "format leave the excluded pairs out, with Dask mask them before."
         )
     backend = backend_for(y_true, y_score, qid, sample_weight, judged)
