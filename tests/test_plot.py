@@ -320,3 +320,16 @@ def test_import_does_not_import_matplotlib():
                          check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_from_predictions_takes_exclude():
+    """The curves with ``exclude=`` are the metric functions' numbers with it."""
+    rng = np.random.default_rng(4)
+    y = np.where(rng.random((30, 15)) < 0.3, 1, 0)
+    s = rng.random((30, 15))
+    excluded = (rng.random(y.shape) < 0.3) & (y == 0)
+    d = MetricAtKDisplay.from_predictions(y, s, metric="ndcg", ks=[1, 5, 10],
+                                          exclude=excluded, no_relevant=0.0)
+    want = [ndcg_score(y, s, k=k, exclude=excluded, no_relevant=0.0) for k in (1, 5, 10)]
+    np.testing.assert_allclose(d.values["ndcg"], want, rtol=1e-12)
+    assert not np.allclose(want, [ndcg_score(y, s, k=k, no_relevant=0.0) for k in (1, 5, 10)])

@@ -96,7 +96,7 @@ def _check_metrics(metric):
 
 
 def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
-                  no_relevant, qid):
+                  no_relevant, qid, exclude=None):
     """Values of every metric at every cut-off from one engine call."""
     requests = [
         Request(spec, int(k), opts, label=f"{i}@{k}", preset=preset,
@@ -107,8 +107,9 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
         scores = evaluate_requests(y_true, y_score, requests, sample_weight=sample_weight,
-                      ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                      per_row=False)
+                                   ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                                   per_row=False, exclude=exclude,
+                                   where="MetricAtKDisplay.from_predictions")
     undefined = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
     for w in caught:
         if w not in undefined:
@@ -217,7 +218,8 @@ class MetricAtKDisplay:
                          ks: Iterable[int] = range(1, 51), sample_weight: ArrayLike | None = None,
                          ignore_ties: bool = False, no_relevant: NoRelevant = "warn",
                          qid: ArrayLike | None = None, name: str | None = None,
-                         ax: Axes | None = None, **kwargs: Any) -> MetricAtKDisplay:
+                         ax: Axes | None = None, exclude: ArrayLike | None = None,
+                         **kwargs: Any) -> MetricAtKDisplay:
         """Compute and plot metric@k curves from relevance and scores.
 
         .. math::
@@ -254,6 +256,9 @@ class MetricAtKDisplay:
             Name of the system, shown in the legend.
         ax : matplotlib Axes, default=None
             Axes to plot on; a new figure when None.
+        exclude : array-like of bool or sparse matrix of the shape of y_true, default=None
+            Items that are not candidates of their row (a recommender's
+            training items), as in :func:`ndcg_score`. Matrices only.
         **kwargs : dict
             Passed to matplotlib's ``plot``.
 
@@ -287,7 +292,8 @@ class MetricAtKDisplay:
         metrics = _check_metrics(metric)
         ks = _check_ks(ks)
         values = _metric_at_ks(y_true, y_score, metrics, ks, sample_weight=sample_weight,
-                               ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid)
+                               ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                               exclude=exclude)
         display = cls(ks=ks, values=values, name=name)
         return display.plot(ax=ax, **kwargs)
 
