@@ -7,9 +7,9 @@ measure reads, so the layouts of ordinary judgements never meet them.
 
 from __future__ import annotations
 
-import ast
 import re
 
+from .._utils.constraints import keyword_arguments
 from .._utils.errors import InvalidParameterError
 from .kernels import diversity as kernels
 from .registry import MetricSpec
@@ -133,16 +133,7 @@ _RE = re.compile(r"^\s*([A-Za-z_\-]+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*$")
 
 
 def _ir_measures_params(text, base, params, allowed):
-    try:
-        call = ast.parse(f"f({params})", mode="eval").body
-        pairs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
-        if call.args or None in pairs:
-            raise ValueError
-    except (SyntaxError, ValueError):
-        raise InvalidParameterError(
-            f"cannot read the parameters of {text!r}; ir_measures writes them as "
-            "name=value pairs, e.g. 'alpha_nDCG(alpha=0.3)@20'."
-        ) from None
+    pairs = keyword_arguments(text, params, "'alpha_nDCG(alpha=0.3)@20'")
     options = {}
     for key, value in pairs.items():
         if key == "cutoff":

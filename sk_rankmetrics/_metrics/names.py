@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 
+from .._utils.constraints import keyword_arguments
 from .._utils.errors import InvalidParameterError
 from .diversity import parse_diversity_name
 from .gains import ListedGains
@@ -57,18 +58,7 @@ _IRM_DCG = {"log2": "linear", "exp-log2": "exponential"}
 
 def _ir_measures_options(text, params):
     """Options of an ir_measures parameter list such as ``rel=2, p=0.8``."""
-    import ast
-
-    try:
-        call = ast.parse(f"f({params})", mode="eval").body
-        pairs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
-        if call.args or None in pairs:
-            raise ValueError
-    except (SyntaxError, ValueError):
-        raise InvalidParameterError(
-            f"cannot read the parameters of {text!r}; ir_measures writes them as "
-            "name=value pairs, e.g. 'RBP(p=0.8)' or 'P(rel=2)@5'."
-        ) from None
+    pairs = keyword_arguments(text, params, "'RBP(p=0.8)' or 'P(rel=2)@5'")
     options = {}
     for key, value in pairs.items():
         if key == "dcg":

@@ -255,3 +255,22 @@ def check_param(name, value, param, where=None):
         f"{prefix}{name}={short_repr(value)} is not accepted ({param.hint}). "
         f"Accepted: {param.describe()}."
     )
+
+
+def keyword_arguments(text, params, example):
+    """``{name: value}`` of a parameter list written as Python keyword
+    arguments (``"rel=2, p=0.8"``, literals only), or an error naming ``text``
+    and showing ``example``."""
+    import ast
+
+    try:
+        call = ast.parse(f"f({params})", mode="eval").body
+        pairs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+        if call.args or None in pairs:
+            raise ValueError
+    except (SyntaxError, ValueError):
+        raise InvalidParameterError(
+            f"cannot read the parameters of {text!r}; ir_measures writes them as "
+            f"name=value pairs, e.g. {example}."
+        ) from None
+    return pairs
