@@ -26,9 +26,8 @@ from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
 from .._metrics.names import parse_name
 from .._metrics.requests import Request, as_metric_list, split_request
-from .._ranking.block import check_ties, depth
+from .._ranking.block import attach_ideals, check_ties, depth
 from .._ranking.chunk import rank_chunk
-from .._ranking.ideal import ideal_gains, ideal_levels
 from .._ranking.item_values import BlockValues, ItemMasks, worth_counts
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
@@ -439,29 +438,7 @@ class EmbeddingInputs:
         rc.totals = values.totals
         rc.block = (ys, values)
         check_ties(rc, requests, ignore_ties)
-        for req in requests:
-            if req.needs_ideal and req.spec.full and ("levels", req.gain_key) not in rc.cache:
-                rc.cache[("levels", req.gain_key)] = ideal_levels(
-                    yt,
-                    req.gain,
-                    lambda key=req.gain_key: values.full(key),
-                    values.worthless,
-                    values.extremes,
-                )
-        ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
-        width = C if None in ideal_k else min(max(ideal_k, default=1), C)
-        for req in requests:
-            if req.needs_ideal and not req.spec.full and req.gain_key not in rc.ideal:
-                rc.ideal[req.gain_key] = ideal_gains(
-                    yt,
-                    req.gain,
-                    lambda key=req.gain_key: values.full(key),
-                    max(width, rc.L) if width < C else C,
-                    values.worthless,
-                    values.extremes,
-                    rc.cache.get(("levels", req.gain_key)),
-                )
-        return rc
+        return attach_ideals(rc, yt, values, requests, C)
 
 
 # -- the public function -----------------------------------------------------------

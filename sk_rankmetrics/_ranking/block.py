@@ -59,7 +59,14 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     rc.totals = values.totals
     rc.block = (ys, values)
     check_ties(rc, requests, ignore_ties)
-    # A measure of the whole ranking (G, ndcg_rel) reads the ideal's runs.
+    return attach_ideals(rc, yt, values, requests, N)
+
+
+def attach_ideals(rc, yt, values, requests, N):
+    """Put on ``rc`` what its requests read of each row's ideal ordering: the
+    ideal's levels for measures of the whole ranking (G, ndcg_rel), the best
+    gains down to the deepest cut-off for the others. ``yt`` and ``values``
+    hold the block's rows at their full width ``N``."""
     for req in requests:
         if req.needs_ideal and req.spec.full and ("levels", req.gain_key) not in rc.cache:
             rc.cache[("levels", req.gain_key)] = ideal_levels(
