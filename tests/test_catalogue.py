@@ -584,3 +584,28 @@ def test_every_metric_function_takes_exclude_as_long_format_without_the_pairs(fu
 def test_exclude_with_qid_is_refused_naming_the_function():
     with pytest.raises(InvalidParameterError, match="ndcg_score: exclude applies to in-memory"):
         skr.ndcg_score([1, 0, 1], [0.3, 0.2, 0.1], qid=[0, 0, 0], exclude=[True, False, False])
+
+
+@pytest.mark.parametrize(
+    ("exclude", "match"),
+    [
+        (np.zeros((2, 3), bool), r"ndcg_score: exclude has shape \(2, 3\)"),
+        (np.array([[0, 2, 0, 0], [0, 0, 0, 0]]), "flags, got the value 2;"),
+        (np.array([[0.5, 0, 0, 0], [0, 0, 0, 0]]), "flags, got the value 0.5;"),
+        (np.array([[np.nan, 0, 0, 0], [0, 0, 0, 0]]), "flags, got the value nan;"),
+        (sp.csr_array(np.array([[0, 3.0, 0, 0], [0, 0, 0, 0]])), "flags, got the value 3.0;"),
+        ("abc", "exclude must be a boolean matrix"),
+        (np.array([[True, False, False, False], [False] * 4]), "marks 1 excluded items"),
+    ],
+)
+def test_a_wrong_exclude_is_an_error_naming_the_function(exclude, match):
+    """A mask that is no mask (wrong shape, values other than 0/1, NaN, text) or
+    one that hides a relevant item is refused, naming the function called."""
+    y = np.array([[1, 0, 0, 1], [0, 1, 0, 0]])
+    s = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]])
+    with pytest.raises(ValueError, match=match):
+        skr.ndcg_score(y, s, k=2, exclude=exclude)
+    # 0/1 integers are flags like booleans.
+    ints = np.array([[0, 1, 0, 0], [1, 0, 0, 0]])
+    assert skr.ndcg_score(y, s, k=2, exclude=ints) == skr.ndcg_score(
+        y, s, k=2, exclude=ints.astype(bool))

@@ -58,7 +58,7 @@ def evaluate_requests(
         )
     inputs = check_inputs(y_true, y_score, qid, judged)
     if exclude is not None:
-        inputs.exclude_items(exclude)
+        inputs.exclude_items(exclude, where)
     if qid is None:
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:

@@ -78,6 +78,8 @@ def excluded(y_true, exclude, where="evaluate"):
     counting such entries.
     """
     if sp.issparse(exclude):
+        values = exclude.data if hasattr(exclude, "data") else sp.csr_array(exclude).data
+        _check_flags(values, where)
         ex = sp.csr_array(exclude, dtype=bool)
     else:
         arr = np.asarray(exclude)
@@ -86,6 +88,7 @@ def excluded(y_true, exclude, where="evaluate"):
                 f"{where}: exclude must be a boolean matrix (or scipy.sparse) of the shape "
                 f"of y_true, got {arr.dtype} of shape {arr.shape}."
             )
+        _check_flags(arr, where)
         ex = sp.csr_array(arr.astype(bool))
     if ex.shape != y_true.shape:
         raise ValueError(
@@ -103,6 +106,19 @@ def excluded(y_true, exclude, where="evaluate"):
             "To score without them, set those entries of y_true to 0 first."
         )
     return ex
+
+
+def _check_flags(values, where):
+    """``exclude``'s entries are flags: bool, or numbers that are 0 or 1."""
+    values = np.asarray(values)
+    if values.dtype.kind == "b" or values.size == 0:
+        return
+    bad = (values != 0) & (values != 1)  # NaN included
+    if bad.any():
+        raise ValueError(
+            f"{where}: exclude must hold True/False (or 0/1) flags, got the value "
+            f"{values[bad].reshape(-1)[0].item()!r}; mark each excluded item with True."
+        )
 
 
 def drop_unjudged(ys, judged):
