@@ -135,7 +135,8 @@ class MetricSpec:
 
     @property
     def defaults(self) -> dict[str, Any]:
-        """The options it reads, with their defaults from :data:`PARAMS`."""
+        """The options it reads, with their defaults: the metric's own
+        (``option_defaults``, e.g. Compat's ``p=0.95``) or else the parameter table's."""
         out = {o: PARAMS[o].default for o in self.options}
         out.update(self.option_defaults)
         return out

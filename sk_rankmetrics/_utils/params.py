@@ -227,7 +227,8 @@ PARAMS = {
     ),
     "p": Param(
         0.8, [Interval("real", 0, 1, closed="neither")],
-        "RBP's persistence: the probability that the user looks at the next item",
+        "the persistence (RBP, Compat, NERR10): the probability that the user looks at "
+        "the next item",
         examples=(0.5, 0.95),
         doc="""p : float, default=0.8
     Persistence: the probability that the user goes on to the next item
