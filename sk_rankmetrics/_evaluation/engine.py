@@ -41,23 +41,17 @@ def check_diversity(inputs, requests):
             )
 
 
-def judged_only_view(inputs):
-    """The layout with every unjudged item taken out of the rankings, for the
-    requests with ``judged_only`` (ir_measures' ``judged_only=True``,
-    trec_eval's ``-J``): every layout has ``judged_only()``."""
-    return inputs.judged_only()
-
-
 def compute(inputs, requests, *, ignore_ties=False, progress=None):
     """Per-row values and defined-masks of every request (see :func:`_compute`);
-    the requests with ``judged_only`` read the rankings without their unjudged
-    items."""
+    the requests with ``judged_only`` (ir_measures' ``judged_only=True``,
+    trec_eval's ``-J`` for one measure) read the rankings without their
+    unjudged items (every layout has ``judged_only()``)."""
     judged = [r for r in requests if getattr(r, "judged_only", False)]
     if not judged:
         return _compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     rest = [r for r in requests if not getattr(r, "judged_only", False)]
     out = _compute(inputs, rest, ignore_ties=ignore_ties) if rest else {}
-    out.update(_compute(judged_only_view(inputs), judged, ignore_ties=ignore_ties,
+    out.update(_compute(inputs.judged_only(), judged, ignore_ties=ignore_ties,
                         progress=progress))
     return {r.label: out[r.label] for r in requests}
 
