@@ -35,8 +35,12 @@ from .._utils.threads import N_THREADS
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
 from .topk import sample_items, top_candidates
 
-#: Bytes of one block of scores (users x items) on the top-k path.
+#: Bytes of one block of scores (users x items) on the top-k path: small
+#: enough to stay in the cache between the product and the candidate search.
 SCORE_BYTES = 32 << 20
+#: Blocks of scores whose candidates are ranked together (the ranking's cost
+#: per call does not grow with the users of a call).
+RANK_BLOCKS = 4
 #: Elements of one block ranked whole (a full sort per row: int64 temporaries).
 FULL_ELEMENTS = 1 << 18
 #: A cut-off above this share of the catalogue ranks whole rows.
@@ -287,11 +291,15 @@ class EmbeddingInputs:
         elif full:
             step = max(1, FULL_ELEMENTS // self.n_cols)
         else:
-            step = max(1, SCORE_BYTES // (self.n_cols * self.dtype.itemsize))
+            step = RANK_BLOCKS * self._score_rows()
         return [
             (slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
             for a in range(0, self.n_rows, step)
         ]
+
+    def _score_rows(self):
+        """Users per block of scores on the top-k path."""
+        return max(1, SCORE_BYTES // (self.n_cols * self.dtype.itemsize))
 
     def _user_block(self, a, b):
         return _augment(
@@ -341,29 +349,23 @@ class EmbeddingInputs:
         if self.sample is not None:
             rows, cols, ys = self._sampled(a, b, trow, tcol)
             n_real = np.bincount(rows, minlength=n)
+            yt, block, items = self._padded(n, rows, cols, ys, trow, tcol, tval)
         elif full:
-            S = self.scores(a, b)
+            block = self.scores(a, b)
             yt = np.zeros((n, N))
             yt[trow, tcol] = tval
             items = np.broadcast_to(np.arange(N), (n, N))
-            return self._rank(yt, S, items, requests, n_real, L, ignore_ties, a)
         else:
-            S = self.scores(a, b, reuse=True)
-            rows, cols = top_candidates(S, L)  # row-major
-            # The held-out items that are not candidates go after a row's candidates.
-            keys, tkeys = rows * N + cols, trow * N + tcol
-            at = np.minimum(np.searchsorted(keys, tkeys), max(keys.shape[0] - 1, 0))
-            extra = (keys[at] != tkeys) if keys.size else np.ones(tkeys.shape, dtype=bool)
-            found = np.bincount(rows, minlength=n)
-            within = np.concatenate([_within(rows, n), _within(trow[extra], n, found)])
-            rows = np.concatenate([rows, trow[extra]])
-            cols = np.concatenate([cols, tcol[extra]])
-            ys = np.take(S.reshape(-1), rows * N + cols)
-        if self.sample is not None:
-            within = _within(rows, n)
-        # The candidates of each row, left-aligned and padded with -inf.
-        counts = np.bincount(rows, minlength=n)
-        C = max(int(counts.max(initial=0)), 1)
+            yt, block, items = self._candidate_block(a, b, trow, tcol, tval, L)
+        return self._rank(yt, block, items, requests, n_real, L, ignore_ties, a)
+
+    def _padded(self, n, rows, cols, ys, trow, tcol, tval):
+        """``(y_true, scores, items)`` of the entries ``(rows, cols)`` (row-major)
+        with scores ``ys``: each row's entries left-aligned, padded with
+        ``-inf`` scores (and item ``n_items``)."""
+        N = self.n_cols
+        within = _within(rows, n)
+        C = max(int(np.bincount(rows, minlength=n).max(initial=0)), 1)
         block = np.full((n, C), -np.inf, dtype=ys.dtype)
         block[rows, within] = ys
         items = np.full((n, C), N, dtype=np.int64)
@@ -374,7 +376,56 @@ class EmbeddingInputs:
         pos = np.minimum(np.searchsorted(tkeys, keys), max(tkeys.shape[0] - 1, 0))
         found = tkeys[pos] == keys if tkeys.size else np.zeros(keys.shape, dtype=bool)
         yt[rows[found], within[found]] = tval[pos[found]]
-        return self._rank(yt, block, items, requests, n_real, L, ignore_ties, a)
+        return yt, block, items
+
+    def _candidate_block(self, a, b, trow, tcol, tval, L):
+        """``(y_true, scores, items)`` of users ``a:b``, one row per user: its
+        candidates left-aligned, then its held-out items that are not
+        candidates, padded with ``-inf`` scores (and item ``n_items``)."""
+        n, N = b - a, self.n_cols
+        rows, cols, ys, tys = self._candidates(a, b, trow, tcol, L)
+        keys, tkeys = rows * N + cols, trow * N + tcol  # both sorted
+        at = np.minimum(np.searchsorted(keys, tkeys), max(keys.shape[0] - 1, 0))
+        hit = (keys[at] == tkeys) if keys.size else np.zeros(tkeys.shape, dtype=bool)
+        found = np.bincount(rows, minlength=n)
+        within = _within(rows, n)
+        xrow, xcol = trow[~hit], tcol[~hit]
+        xwithin = _within(xrow, n, found)
+        C = max(int((found + np.bincount(xrow, minlength=n)).max(initial=0)), 1)
+        block = np.full((n, C), -np.inf, dtype=ys.dtype)
+        block[rows, within] = ys
+        block[xrow, xwithin] = tys[~hit]
+        items = np.full((n, C), N, dtype=np.int64)
+        items[rows, within] = cols
+        items[xrow, xwithin] = xcol
+        yt = np.zeros((n, C))
+        at = at[hit]
+        yt[rows[at], within[at]] = tval[hit]
+        yt[xrow, xwithin] = tval[~hit]
+        return yt, block, items
+
+    def _candidates(self, a, b, trow, tcol, L):
+        """The candidates of users ``a:b`` (row-major, rows local to ``a``),
+        their scores, and the scores of the held-out items ``(trow, tcol)``.
+
+        The scores are computed a cache-sized block of users at a time, and
+        each block's entries are read before the next block overwrites it.
+        """
+        N, step = self.n_cols, self._score_rows()
+        rows, cols, ys, tys = [], [], [], []
+        t_at = np.searchsorted(trow, np.arange(0, b - a + step, step))
+        for i, s0 in enumerate(range(a, b, step)):
+            s1 = min(s0 + step, b)
+            S = self.scores(s0, s1, reuse=True).reshape(-1)
+            r, c = top_candidates(S.reshape(s1 - s0, N), L)
+            rows.append(r + (s0 - a))
+            cols.append(c)
+            ys.append(np.take(S, r * N + c))
+            lo, hi = t_at[i], t_at[i + 1]
+            tys.append(np.take(S, (trow[lo:hi] - (s0 - a)) * N + tcol[lo:hi]))
+        if len(rows) == 1:
+            return rows[0], cols[0], ys[0], tys[0]
+        return tuple(np.concatenate(x) for x in (rows, cols, ys, tys))
 
     def _sampled(self, a, b, trow, tcol):
         """Held-out items plus ``sample`` drawn negatives per user, and their scores."""

@@ -50,8 +50,13 @@ def top_candidates(scores, L):
     G = min(GROUPS_PER_POSITION * L, N // 2)
     stripes = N // G  # stripes of G consecutive columns; column j is in group j mod G
     skip = max(1, stripes // MEMBERS)
-    body = scores[:, : G * stripes].reshape(n, stripes, G)[:, ::skip]  # a view
-    gmax = body.max(axis=1)
+    body = scores[:, : G * stripes].reshape(n, stripes, G)  # a view
+    # The maxima of every skip-th stripe, one stripe at a time: contiguous
+    # pairwise maxima, several times faster than a reduction over the
+    # strided axis.
+    gmax = body[:, 0].copy()
+    for j in range(skip, stripes, skip):
+        np.maximum(gmax, body[:, j], out=gmax)
     t = np.partition(gmax, G - L, axis=1)[:, G - L]
     # Never below the lowest finite score: excluded entries (-inf) never qualify.
     np.maximum(t, np.finfo(scores.dtype).min, out=t)
