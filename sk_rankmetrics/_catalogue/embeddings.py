@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,6 +34,7 @@ from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .._utils.threads import N_THREADS
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
+from .ids import IdIndex, id_form, pairs_by_id, top_ids
 from .topk import sample_items, top_candidates
 
 #: Bytes of one block of scores (users x items) on the top-k path.
@@ -110,8 +112,11 @@ def _from_pairs(pairs, shape, name):
     values = cols[2] if len(cols) == 3 else np.ones(n)
     m = sp.csr_array((values, (cols[0], cols[1])), shape=shape)
     m.sum_duplicates()
-    if len(cols) == 3 and m.nnz < n:
-        raise ValueError(f"{WHERE}: {name} names a (user, item) pair twice.")
+    if name == "y_true" and m.nnz < n:  # a repeat in exclude excludes the pair once
+        raise ValueError(
+            f"{WHERE}: {name} names a (user, item) pair twice ({n - m.nnz} repeats); give "
+            "each pair once (for a data frame: df.drop_duplicates(['user', 'item']))."
+        )
     return m
 
 
@@ -463,7 +468,9 @@ def evaluate_embeddings(
     random_state: int | None = None,
     return_top: bool = False,
     progress: Progress | None = None,
-) -> EvaluationResult | tuple[EvaluationResult, NDArray[np.int64]]:
+    user_ids: ArrayLike | None = None,
+    item_ids: ArrayLike | None = None,
+) -> EvaluationResult | tuple[EvaluationResult, NDArray[Any]]:
     r"""Score a factor model on the whole catalogue, one block of users at a time.
 
     The score of user :math:`u` for item :math:`i` is the dot product of
@@ -615,6 +622,12 @@ def evaluate_embeddings(
             f"{WHERE}: the factors are so large that scores could overflow {dtype} "
             f"(up to {bound:.3g}); rescale them or pass float64 factors."
         )
+    users_by, items_by = IdIndex(user_ids, n_users, "user"), IdIndex(item_ids, n_items, "item")
+    by_id = users_by.given or items_by.given
+    if id_form(y_true, by_id):
+        y_true = pairs_by_id(y_true, users_by, items_by, "y_true")
+    if exclude is not None and id_form(exclude, by_id):
+        exclude = pairs_by_id(exclude, users_by, items_by, "exclude")
     truth = _matrix(y_true, (n_users, n_items), "y_true", np.float64)
     excl = _matrix(exclude, (n_users, n_items), "exclude", np.bool_)
     if excl is not None:
@@ -665,7 +678,7 @@ def evaluate_embeddings(
     else:
         raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    result = EvaluationResult(np.arange(n_users), per_query, mean)
+    result = EvaluationResult(users_by.ids, per_query, mean)
     if top is not None:
-        return result, top
+        return result, (top_ids(top, items_by) if items_by.given else top)
     return result
