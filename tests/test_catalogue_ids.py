@@ -258,3 +258,12 @@ def test_bad_id_mappings_are_errors_naming_the_argument():
     with pytest.raises(skr.InvalidParameterError, match="cannot find the item column of y_true"):
         pd = pytest.importorskip("pandas")
         _score(U, V, pd.DataFrame({"user": [0], "thing": [1]}), ["ndcg@2"])
+
+
+def test_a_wide_frame_of_numbers_is_still_a_matrix():
+    pd = pytest.importorskip("pandas")
+    U, V, Y, E = _case(16, 4, 6)
+    want = _score(U, V, sp.csr_array(Y), METRICS, exclude=E)
+    got = _score(U, V, pd.DataFrame(Y), METRICS, exclude=pd.DataFrame(E))
+    for m in METRICS:
+        np.testing.assert_array_equal(got.per_query[m], want.per_query[m])

@@ -112,8 +112,10 @@ class IdIndex:
 
 
 def id_form(a: Any, by_id: bool) -> bool:
-    """Whether ``a`` is given by ids: a data frame, a dict, or (with ids) a tuple."""
-    if is_frame(a):
+    """Whether ``a`` is given by ids: a data frame in long format (with a user
+    or item column; a wide frame of numbers stays a matrix), a dict, or (with
+    ids) a tuple."""
+    if is_frame(a, long=True):
         return True
     if isinstance(a, Mapping):
         return True
