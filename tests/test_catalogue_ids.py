@@ -230,7 +230,7 @@ def test_ids_that_name_no_row_raise_counting_them():
     with pytest.raises(
         ValueError,
         match=r"y_true names 2 item id\(s\) that are not in item_ids, in 3 pair\(s\) "
-        r"\(the first: 999\)\. A item without factors \(a cold-start item\) cannot be "
+        r"\(the first: 999\)\. An item without factors \(a cold-start item\) cannot be "
         r"ranked; drop its pairs first",
     ):
         _score(U, V, cold, ["ndcg@2"], user_ids=uids, item_ids=iids)

@@ -102,7 +102,8 @@ class IdIndex:
                 f"give {what}s by id)"
             )
         cold = (
-            f"A {what} without factors (a cold-start {what}) cannot be ranked; drop its "
+            f"{'An' if what == 'item' else 'A'} {what} without factors (a cold-start "
+            f"{what}) cannot be {'ranked' if what == 'item' else 'scored'}; drop its "
             f"pairs first (for a data frame: df[df[col].isin({arg})])."
         )
         raise ValueError(
