@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,6 +34,7 @@ from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .._utils.threads import N_THREADS
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
+from .ids import IdIndex, id_form, pairs_by_id, top_ids
 from .topk import sample_items, top_candidates
 
 #: Bytes of one block of scores (users x items) on the top-k path: small
@@ -114,8 +116,11 @@ def _from_pairs(pairs, shape, name):
     values = cols[2] if len(cols) == 3 else np.ones(n)
     m = sp.csr_array((values, (cols[0], cols[1])), shape=shape)
     m.sum_duplicates()
-    if len(cols) == 3 and m.nnz < n:
-        raise ValueError(f"{WHERE}: {name} names a (user, item) pair twice.")
+    if name == "y_true" and m.nnz < n:  # a repeat in exclude excludes the pair once
+        raise ValueError(
+            f"{WHERE}: {name} names a (user, item) pair twice ({n - m.nnz} repeats); give "
+            "each pair once (for a data frame: df.drop_duplicates(['user', 'item']))."
+        )
     return m
 
 
@@ -466,7 +471,10 @@ class EmbeddingInputs:
                 top = np.full((n, K), -1, dtype=np.int64)
                 w = min(K, C)
                 got = np.take_along_axis(items, order[:, :w], axis=1)
-                top[:, :w] = np.where(got < self.n_cols, got, -1)
+                # Padding (index n_cols) and excluded items (-inf, as a
+                # whole block ranked keeps them) are no candidates.
+                real = np.take_along_axis(ys, order[:, :w], axis=1) > -np.inf
+                top[:, :w] = np.where((got < self.n_cols) & real, got, -1)
                 self.top[row0 : row0 + n] = top
             if ignore_ties:
                 yt = np.take_along_axis(yt, order, axis=1)
@@ -514,7 +522,9 @@ def evaluate_embeddings(
     random_state: int | None = None,
     return_top: bool = False,
     progress: Progress | None = None,
-) -> EvaluationResult | tuple[EvaluationResult, NDArray[np.int64]]:
+    user_ids: ArrayLike | None = None,
+    item_ids: ArrayLike | None = None,
+) -> EvaluationResult | tuple[EvaluationResult, NDArray[Any]]:
     r"""Score a factor model on the whole catalogue, one block of users at a time.
 
     The score of user :math:`u` for item :math:`i` is the dot product of
@@ -536,12 +546,21 @@ def evaluate_embeddings(
         One row of factors per user (float32 stays float32).
     item_factors : array-like of shape (n_items, n_dims)
         One row of factors per item.
-    y_true : scipy.sparse matrix, array-like of shape (n_users, n_items) or tuple
+    y_true : scipy.sparse matrix, array-like of shape (n_users, n_items), tuple, dict or data frame
         Held-out relevance: the stored non-zero entries are the user's test
         items (graded or binary); every other item has relevance 0. A tuple
         ``(user_indices, item_indices)`` (binary) or ``(user_indices,
         item_indices, relevance)`` gives the pairs by the rows of the
-        factors.
+        factors. By id (the forms of :func:`evaluate_ranked`'s truth): a
+        dict ``{user: {item, ...}}`` or ``{user: {item: relevance}}``; a
+        pandas or polars data frame with user, item and optionally
+        relevance columns (named as :func:`evaluate_ranked` reads them:
+        ``user``, ``user_id``, ``query``, ...; ``item``, ``item_id``,
+        ``docno``, ...; ``relevance``, ``rel``, ``label``, ...; default 1);
+        and, when ``user_ids`` or ``item_ids`` is given, a tuple ``(user ids,
+        item ids[, relevance])``. Ids are looked up in ``user_ids`` and
+        ``item_ids`` (a side without them is named by row index). A pair
+        given twice raises.
     metrics : str or list of str or (name, options) pairs
         Names such as ``"ndcg@20"``, ``"recall@20"``, ``"map"``; every name
         :func:`evaluate` accepts.
@@ -551,8 +570,10 @@ def evaluate_embeddings(
     exclude : scipy.sparse matrix, array-like of shape (n_users, n_items) or tuple, optional
         Items that are not candidates for a user (typically its training
         interactions): every stored non-zero entry, or the pairs of a tuple
-        ``(user_indices, item_indices)``. An excluded item is
-        neither ranked nor part of the user's truth.
+        ``(user_indices, item_indices)``; or by id, in the forms ``y_true``
+        takes (a pair given twice is excluded once; a pair whose relevance
+        is 0 is not excluded). An excluded item is neither ranked nor part
+        of the user's truth.
     exclude_relevant : {"raise", "drop"}, default="raise"
         What to do when ``y_true`` marks an excluded item relevant: raise,
         counting such pairs, or drop them from the truth.
@@ -581,15 +602,28 @@ def evaluate_embeddings(
         Also return the best ``k`` item indices of every user.
     progress : callable, optional
         Called as ``progress(done, total)`` after each block of users.
+    user_ids : array-like of shape (n_users,), optional
+        The id of each row of ``user_factors`` (integers or strings, each
+        once). An id of ``y_true`` or ``exclude`` that is not here raises,
+        counting them: a user without factors cannot be scored.
+    item_ids : array-like of shape (n_items,), optional
+        The id of each row of ``item_factors`` (integers or strings, each
+        once). An id of ``y_true`` or ``exclude`` that is not here raises,
+        counting them: a cold-start item cannot be ranked; drop its pairs
+        first.
 
     Returns
     -------
     result : EvaluationResult
-        Per-user values (``result.per_query``, users ``0 .. n_users - 1``
-        in ``result.query_ids``) and means.
-    top : ndarray of shape (n_users, k), int
+        Per-user values (``result.per_query``, one row per row of
+        ``user_factors``; ``result.query_ids`` holds ``user_ids``, or
+        ``0 .. n_users - 1`` without them) and means.
+    top : ndarray of shape (n_users, k)
         Only with ``return_top``: item indices best first, ties by increasing
-        index; -1 past the user's last candidate.
+        index; -1 past the user's last candidate. With ``item_ids``, the
+        item ids instead (int64 for integer ids, str for text), and past the
+        last candidate a fill that is never an id: ``""`` for text ids,
+        ``-1`` for integer ids (or ``min(item_ids) - 1`` when -1 is an id).
 
     Notes
     -----
@@ -643,6 +677,19 @@ def evaluate_embeddings(
     {'recall': 0.5, 'ndcg': 0.5}
     >>> top.tolist()
     [[1, 2], [2, 1]]
+
+    The same by ids, the pairs in data frames (pandas or polars):
+
+    >>> import pandas as pd
+    >>> held_out = pd.DataFrame({"user": ["ann", "bo"], "item": ["b", "a"]})
+    >>> seen = pd.DataFrame({"user": ["ann", "bo"], "item": ["a", "d"]})
+    >>> res, top = evaluate_embeddings(users, items, held_out, ["recall", "ndcg"], k=2,
+    ...                                exclude=seen, return_top=True,
+    ...                                user_ids=["ann", "bo"], item_ids=["a", "b", "c", "d"])
+    >>> res.query_ids.tolist(), res.per_query["recall"].tolist()
+    (['ann', 'bo'], [1.0, 0.0])
+    >>> top.tolist()
+    [['b', 'c'], ['c', 'b']]
     """
     users = _factors(user_factors, "user_factors")
     items = _factors(item_factors, "item_factors")
@@ -666,6 +713,12 @@ def evaluate_embeddings(
             f"{WHERE}: the factors are so large that scores could overflow {dtype} "
             f"(up to {bound:.3g}); rescale them or pass float64 factors."
         )
+    users_by, items_by = IdIndex(user_ids, n_users, "user"), IdIndex(item_ids, n_items, "item")
+    by_id = users_by.given or items_by.given
+    if id_form(y_true, by_id):
+        y_true = pairs_by_id(y_true, users_by, items_by, "y_true")
+    if exclude is not None and id_form(exclude, by_id):
+        exclude = pairs_by_id(exclude, users_by, items_by, "exclude")
     truth = _matrix(y_true, (n_users, n_items), "y_true", np.float64)
     excl = _matrix(exclude, (n_users, n_items), "exclude", np.bool_)
     if excl is not None:
@@ -716,7 +769,7 @@ def evaluate_embeddings(
     else:
         raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    result = EvaluationResult(np.arange(n_users), per_query, mean)
+    result = EvaluationResult(users_by.ids, per_query, mean)
     if top is not None:
-        return result, top
+        return result, (top_ids(top, items_by) if items_by.given else top)
     return result

@@ -178,7 +178,7 @@ def _pairs_of(part, number, what):
 
 def _bag_lists(part, number, kinds):
     """One bag partition of (user, ranked ids) pairs as long rows."""
-    from .._files.lists import flatten_lists
+    from .._inputs.id_pairs import flatten_lists
 
     pairs, n = _pairs_of(part, number, "recommended")
     users, lists = zip(*pairs) if n else ((), ())

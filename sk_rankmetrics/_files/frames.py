@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from .._utils.errors import InvalidParameterError, short_repr
+from .._inputs.id_pairs import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS, first_missing
+from .._inputs.id_pairs import column_numbers as _numbers
 from .._utils.types import Frame
 from .trec import TrecQrels, TrecRun
 
@@ -51,7 +52,7 @@ def _columns(df: Frame, roles: dict[str, tuple[str, str | None, Sequence[str]]],
     out = {}
     for role, name in chosen.items():
         col = df[name]
-        missing = _first_missing(col)
+        missing = first_missing(col)
         if missing is not None:
             raise ValueError(f"{where}: the {role} column {name!r} has a missing value "
                              f"(row {missing}); every row needs one.")
@@ -59,44 +60,7 @@ def _columns(df: Frame, roles: dict[str, tuple[str, str | None, Sequence[str]]],
     return out
 
 
-def _first_missing(col: Any) -> int | None:
-    """Position of the first missing value of a pandas or polars column, or None."""
-    if hasattr(col, "null_count"):  # polars
-        if col.null_count() == 0 and not (col.dtype.is_float() and col.is_nan().any()):
-            return None
-        mask = col.is_null()
-        if col.dtype.is_float():
-            mask = mask | col.is_nan().fill_null(True)
-        return int(np.flatnonzero(mask.to_numpy())[0])
-    if hasattr(col, "isna"):  # pandas
-        mask = np.asarray(col.isna())
-        return int(np.flatnonzero(mask)[0]) if mask.any() else None
-    return None
-
-
-QUERY_COLUMNS = ("query", "qid", "query_id", "user", "user_id", "topic")
-ITEM_COLUMNS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
-RELEVANCE_COLUMNS = ("relevance", "rel", "label", "grade", "y_true")
 SCORE_COLUMNS = ("score", "sim", "y_score", "prediction")
-
-
-def _numbers(values: ArrayLike, role: str) -> NDArray[np.float64]:
-    arr = np.asarray(values)
-    try:
-        out = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(f"the {role} column must hold numbers, got values such "
-                                    f"as {short_repr(arr[:3].tolist())}.") from None
-    if arr.dtype.kind in "USO":
-        # Python reads "1_000" as 1000, C's atof (trec_eval) as 1: refuse it.
-        text = arr.astype(str)
-        bad = np.char.find(text, "_") >= 0
-        if bad.any():
-            raise InvalidParameterError(
-                f"the {role} column holds {str(text[bad][0])!r}, not a number in C's syntax "
-                "(as trec_eval reads numbers: 3, -0.25, 1.5e-3; no '_')."
-            )
-    return out
 
 
 def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
-from collections.abc import Set as AbstractSet
-from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._beyond.measures import BeyondData, split_metrics
+from .._inputs.id_pairs import flatten_lists, is_frame, truth_from_frame, truth_pairs
 from .._inputs.preranked import (
     RankedLists,
     Truth,
@@ -18,7 +17,7 @@ from .._inputs.preranked import (
     group_long,
 )
 from .._utils.backends import backend_for
-from .._utils.errors import InvalidParameterError, shown
+from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
 from .._utils.types import (
     ArrayLike,
@@ -32,7 +31,7 @@ from .._utils.types import (
 )
 from .diversity import diversity_names, evaluate_diversity_ranked
 from .formats import read_qrels, read_run
-from .ranked_frames import beyond_data, is_frame, lists_from_frame, truth_from_frame
+from .ranked_frames import beyond_data, lists_from_frame
 from .runs import _score_layout, with_options
 
 if TYPE_CHECKING:
@@ -48,46 +47,6 @@ RecommendedInput: TypeAlias = (
 TruthInput: TypeAlias = (
     "Mapping[Any, Collection[Any]] | Sequence[Collection[Any]] | tuple[ArrayLike, ...]"
     " | PathLike | DaskBag | DaskFrame")
-
-
-def flatten_lists(lists, n, arg, *, ranked=False, users=None):
-    """Flatten ``n`` sequences into (lengths, flat ids) without a loop per entry.
-
-    ``ranked``: the sequences are rankings, so an unordered container (a set,
-    a frozenset, a dict's keys) is refused; ``users`` names them in the message.
-    """
-    try:
-        lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
-    except TypeError:
-        raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user.") from None
-    if ranked:
-        unordered = np.fromiter(map(isinstance, lists, repeat(AbstractSet)), dtype=bool,
-                                count=n)
-        if unordered.any():
-            i = int(np.argmax(unordered))
-            who = (f"user {shown(users[i])!r}" if users is not None else f"row {i}")
-            raise InvalidParameterError(
-                f"{arg} gives a {type(lists[i]).__name__} for {who}: a ranked list must be "
-                "ordered, best first (a list, tuple or array); a set has no order (its "
-                "iteration order changes with the hash seed). Pass list(...) of the ids in "
-                "ranked order."
-            )
-    if any(map(isinstance, lists, repeat((str, bytes)))):
-        raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user, got a "
-                                    "string for some user; wrap a single id in a list: ['id'].")
-    total = int(lens.sum())
-    if total == 0:
-        return lens, np.zeros(0, dtype=np.int64)
-    # Integer ids go straight into an int64 array; a float among them (which
-    # the int64 conversion would truncate: 2.5 -> 2) takes the general path.
-    types = set(map(type, chain.from_iterable(lists)))
-    if all(issubclass(t, (int, np.integer)) and not issubclass(t, bool) for t in types):
-        try:
-            flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=total)
-            return lens, flat
-        except (TypeError, ValueError, OverflowError):
-            pass
-    return lens, np.array(list(chain.from_iterable(lists)))
 
 
 def _recommended(recommended, users, fmt="auto"):
@@ -126,42 +85,7 @@ def truth_lists(truth, users, fmt="auto"):
     if isinstance(truth, (str, os.PathLike)):  # a qrels file, read as evaluate_run does
         q = read_qrels(truth, format=fmt)
         truth = (q.qid, q.docno, q.relevance)
-    if isinstance(truth, tuple):
-        if len(truth) not in (2, 3):
-            raise ValueError("truth as a tuple must be (user_ids, item_ids) or (user_ids, "
-                             f"item_ids, relevance), got {len(truth)} arrays.")
-        u, i = truth[0], truth[1]
-        rel = np.ones(len(u)) if len(truth) == 2 else truth[2]
-        return u, i, rel, None
-    if isinstance(truth, Mapping):
-        keys = np.array(list(truth.keys()))
-        vals = list(truth.values())
-    elif isinstance(truth, (list, np.ndarray)):
-        keys = np.arange(len(truth)) if users is None else np.asarray(users)
-        if keys.shape[0] != len(truth):
-            raise ValueError(f"truth as a list must give one entry per user ({keys.shape[0]}),"
-                             f" got {len(truth)}.")
-        vals = list(truth)
-    else:
-        raise InvalidParameterError("truth must be a dict {user: relevant ids} or {user: {id: "
-                                    "relevance}}, a list aligned with recommended, or a tuple of "
-                                    "parallel arrays (user_ids, item_ids[, relevance]); got "
-                                    f"{type(truth).__name__}.")
-    graded = np.fromiter(map(isinstance, vals, repeat(Mapping)), dtype=bool, count=len(vals))
-    if graded.any() and not graded.all():
-        raise InvalidParameterError("truth mixes {id: relevance} mappings and plain id "
-                                    "collections; use one form for every user.")
-    lens, items = flatten_lists(vals, len(vals), "truth")
-    if graded.all() and len(vals):
-        try:
-            rel = np.fromiter(chain.from_iterable(map(Mapping.values, vals)), dtype=float,
-                              count=int(lens.sum()))
-        except (TypeError, ValueError):
-            raise InvalidParameterError("truth as {user: {id: relevance}} must give numeric "
-                            "relevance levels.") from None
-    else:
-        rel = np.ones(items.shape[0])
-    return np.repeat(keys, lens), items, rel, keys
+    return truth_pairs(truth, users)
 
 
 @validate

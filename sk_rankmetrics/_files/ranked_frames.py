@@ -13,52 +13,17 @@ import numpy as np
 from .._beyond import measures as _beyond
 from .._beyond.data import positions, relevant_flags
 from .._evaluation.result import EvaluationResult
+from .._inputs.id_pairs import ITEM_COLUMNS as _ITEM_COLS
+from .._inputs.id_pairs import QUERY_COLUMNS as _QUERY_COLS
+from .._inputs.id_pairs import column_numbers as _numbers
+from .._inputs.id_pairs import frame_column as _column
 from .._inputs.preranked import group_long
 from .._utils.arrays import as_ids
 from .._utils.errors import InvalidParameterError
-from .frames import ITEM_COLUMNS as _ITEM_COLS
-from .frames import QUERY_COLUMNS as _QUERY_COLS
-from .frames import RELEVANCE_COLUMNS as _REL_COLS
 from .frames import SCORE_COLUMNS as _SCORE_COLS
-from .frames import _first_missing, _numbers
 
 #: The rank column of recommendations in long format (1 = best), as with Dask.
 RANK_COLUMNS = ("rank", "position", "pos")
-
-
-def is_frame(x, long=False):
-    """Whether ``x`` is a pandas or polars data frame (neither is imported);
-    with ``long``, one in long format: it has a user or item column (a frame
-    of item ids without them is one ranked list per row, as a 2-D array)."""
-    mod = type(x).__module__.split(".")[0]
-    if mod not in ("pandas", "polars") or not hasattr(x, "columns"):
-        return False
-    return not long or bool({str(c) for c in x.columns} & {*_QUERY_COLS, *_ITEM_COLS})
-
-
-def _column(df, names, role, side, *, required=True):
-    have = [str(c) for c in df.columns]
-    found = [c for c in names if c in have]
-    if len(found) > 1:
-        raise InvalidParameterError(
-            f"evaluate_ranked: {side} has {len(found)} columns that could hold the {role}: "
-            f"{found}; keep (or rename) one of them."
-        )
-    if not found:
-        if not required:
-            return None
-        raise InvalidParameterError(
-            f"evaluate_ranked: cannot find the {role} column of {side}: looked for "
-            f"{list(names)}, the data frame has {have}; rename the one to use."
-        )
-    col = df[found[0]]
-    missing = _first_missing(col)
-    if missing is not None:
-        raise InvalidParameterError(
-            f"evaluate_ranked: the {role} column {found[0]!r} of "
-            f"{side} has a missing value (row {missing})."
-        )
-    return np.asarray(col.to_numpy())
 
 
 def lists_from_frame(df, users=None):
@@ -102,17 +67,6 @@ def lists_from_frame(df, users=None):
         )
     ids, lens, flat, _ = group_long(u, item[o], order="given")
     return ids, lens, flat
-
-
-def truth_from_frame(df):
-    """``(user ids, item ids, relevance, None)`` of a truth in long format
-    (relevance 1 for every row without a relevance column)."""
-    side = "truth"
-    user = _column(df, _QUERY_COLS, "user", side)
-    item = _column(df, _ITEM_COLS, "item", side)
-    rel = _column(df, _REL_COLS, "relevance", side, required=False)
-    rel = np.ones(user.shape[0]) if rel is None else _numbers(rel, "relevance")
-    return user, item, rel, None
 
 
 def rows_lists(row_ids, ids, lens, flat):

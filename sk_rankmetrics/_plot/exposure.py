@@ -17,7 +17,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._beyond import data as _data
 from .._beyond import kernels as _kernels
-from .._files.ranked_frames import is_frame, lists_from_frame
+from .._files.ranked_frames import lists_from_frame
+from .._inputs.id_pairs import is_frame
 from .._utils.params import validate
 
 
