@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from sk_rankmetrics import evaluate_embeddings
-from sk_rankmetrics._catalogue import embeddings as _emb
+from sk_rankmetrics._catalogue import layout as _layout
 from sk_rankmetrics._utils.threads import N_THREADS
 
 METRICS = ["recall@20", "ndcg@20"]
@@ -77,7 +77,7 @@ def floor(U, V):
     over the blocks in turn, or the engine's threads over alternate blocks
     with a share of the cores each (as evaluate_embeddings runs them). The same
     blocks, one preallocated buffer per thread."""
-    step = max(1, _emb.SCORE_BYTES // (V.shape[0] * V.dtype.itemsize))
+    step = max(1, _layout.SCORE_BYTES // (V.shape[0] * V.dtype.itemsize))
     starts = range(0, U.shape[0], step)
     start = time.perf_counter()
     _products(U, V, starts, step)

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import sk_rankmetrics as skr
 from sk_rankmetrics import InvalidParameterError
 from sk_rankmetrics._catalogue import embeddings as emb
+from sk_rankmetrics._catalogue import layout
 from sk_rankmetrics._catalogue.topk import mix, sample_items, top_candidates
 from sk_rankmetrics._metrics.registry import METRICS
 
@@ -91,17 +92,17 @@ class _Spy:
         self.calls = 0
 
     def __enter__(self):
-        self.real = emb.top_candidates
+        self.real = layout.top_candidates
 
         def counted(*args):
             self.calls += 1
             return self.real(*args)
 
-        emb.top_candidates = counted
+        layout.top_candidates = counted
         return self
 
     def __exit__(self, *exc):
-        emb.top_candidates = self.real
+        layout.top_candidates = self.real
 
 
 def _check(
@@ -178,7 +179,7 @@ def test_every_metric_equals_the_dense_path_over_whole_rankings(
 def test_the_top_k_path_is_taken_and_ties_cross_the_cut():
     # 200 items, cut-off 3: the candidate path; scores from 3 levels tie across it.
     U, V, Y, E, _, _ = _case(0, 30, 200, dims=1, levels=1)
-    inputs = emb.EmbeddingInputs(
+    inputs = layout.EmbeddingInputs(
         U, V, None, None, sp.csr_array(Y.astype(float)), sp.csr_array(E), top=None
     )
     full, L = inputs._plan(emb._requests(["ndcg@3"], None))
@@ -210,9 +211,9 @@ def test_results_do_not_depend_on_the_batch_size():
 
 def test_float32_factors_are_scored_in_float32():
     U, V, Y, _, _, _ = _case(1, 4, 40)
-    inputs = emb.EmbeddingInputs(U, V, None, None, sp.csr_array(Y.astype(float)), None)
+    inputs = layout.EmbeddingInputs(U, V, None, None, sp.csr_array(Y.astype(float)), None)
     assert inputs.scores(0, 4).dtype == np.float32
-    inputs = emb.EmbeddingInputs(
+    inputs = layout.EmbeddingInputs(
         U.astype(np.float64), V, None, None, sp.csr_array(Y.astype(float)), None
     )
     assert inputs.scores(0, 4).dtype == np.float64
@@ -270,7 +271,7 @@ def test_a_user_with_every_item_excluded_follows_no_relevant():
 def test_memory_stays_bounded_by_the_block(monkeypatch):
     """Never the users x items matrix: with 1 MiB blocks the peak stays far
     below the 24 MB the full float32 matrix would take."""
-    monkeypatch.setattr(emb, "SCORE_BYTES", 1 << 20)
+    monkeypatch.setattr(layout, "SCORE_BYTES", 1 << 20)
     rng = np.random.default_rng(0)
     U = rng.standard_normal((3000, 8)).astype(np.float32)
     V = rng.standard_normal((2000, 8)).astype(np.float32)
