@@ -11,9 +11,10 @@ ranking) and 5 held-out items per user (the truth). The case is
 
 Printed, all measured in the same run:
 
-- the time of the block matrix products alone (the floor: the same blocks of
-  users, written into a preallocated buffer, nothing else; the faster of
-  BLAS's own threads and the engine's threads with a share of the cores each),
+- the time of the block matrix products alone (the floor: blocks of users
+  written into a preallocated buffer, nothing else; the fastest of blocks of
+  16, 32 and 64 MiB and evaluate_embeddings' own, each with BLAS's own
+  threads and with the engine's threads with a share of the cores each),
   the time of ``evaluate_embeddings``, and their ratio. Each is the best of three rounds,
   taken in turns, so that a load on the shared machine hits both;
 - the peak memory ``evaluate_embeddings`` allocated beyond its inputs
@@ -72,23 +73,31 @@ def _products(U, V, starts, step):
         np.matmul(U[a:b], V.T, out=buf[: b - a])
 
 
+#: Blocks of scores (MiB) the floor tries besides the one evaluate_embeddings uses.
+FLOOR_BLOCKS = (16, 32, 64)
+
+
 def floor(U, V):
-    """The block products alone, the faster of two ways: BLAS's own threads
-    over the blocks in turn, or the engine's threads over alternate blocks
-    with a share of the cores each (as evaluate_embeddings runs them). The same
-    blocks, one preallocated buffer per thread."""
-    step = max(1, _layout.SCORE_BYTES // (V.shape[0] * V.dtype.itemsize))
-    starts = range(0, U.shape[0], step)
-    start = time.perf_counter()
-    _products(U, V, starts, step)
-    blas_threads = time.perf_counter() - start
+    """The block products alone, the fastest of several ways: blocks of
+    16, 32 and 64 MiB of scores and evaluate_embeddings' own, each either
+    with BLAS's own threads over the blocks in turn or with the engine's
+    threads over alternate blocks, a share of the cores each (as
+    evaluate_embeddings runs them). One preallocated buffer per thread."""
+    best = float("inf")
+    sizes = sorted({mib << 20 for mib in FLOOR_BLOCKS} | {_layout.SCORE_BYTES})
     n = N_THREADS
-    start = time.perf_counter()
     share = max(1, (os.cpu_count() or 1) // n)
-    with threadpool_limits(limits=share, user_api="blas"), ThreadPoolExecutor(n) as pool:
-        list(pool.map(lambda i: _products(U, V, starts[i::n], step), range(n)))
-    engine_threads = time.perf_counter() - start
-    return min(blas_threads, engine_threads)
+    for size in sizes:
+        step = max(1, size // (V.shape[0] * V.dtype.itemsize))
+        starts = range(0, U.shape[0], step)
+        start = time.perf_counter()
+        _products(U, V, starts, step)
+        best = min(best, time.perf_counter() - start)
+        start = time.perf_counter()
+        with threadpool_limits(limits=share, user_api="blas"), ThreadPoolExecutor(n) as pool:
+            list(pool.map(lambda i, s=starts, k=step: _products(U, V, s[i::n], k), range(n)))
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def evaluate(U, V, train, test):
