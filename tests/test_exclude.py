@@ -231,3 +231,104 @@ def test_exclude_with_qid_is_refused_saying_what_to_do(dask_input):
         r"y_true, y_score and qid",
     ):
         skr.mean_average_precision_score(y, s, qid=q, exclude=[True, False, False])
+
+
+# -- scorers: exclude as routed metadata ----------------------------------------------------
+
+
+def _recommender_case(seed=0, n=40, m=12):
+    """User features, held-out interactions (the truth) and training ones (exclude)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    seen = rng.random((n, m)) < 0.4
+    train = seen & (rng.random((n, m)) < 0.6)
+    return X, (seen & ~train).astype(int), train
+
+
+@pytest.fixture
+def routing():
+    sklearn = pytest.importorskip("sklearn")
+    with sklearn.config_context(enable_metadata_routing=True):
+        yield
+
+
+@pytest.mark.parametrize("as_", [np.asarray, sp.csr_array, sp.csr_matrix])
+@pytest.mark.parametrize("metric", ["ndcg@5", "recall@3", "mrr", "coverage@3"])
+def test_scorer_in_cross_val_score_takes_the_folds_rows_of_exclude(routing, as_, metric):
+    """The scorer requests ``exclude`` as it requests ``qid``; the split
+    indexes its rows with X's: each fold's score is the metric function's on
+    the fold's rows of the mask."""
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import KFold, cross_val_score
+
+    X, Y, train = _recommender_case()
+    cv = KFold(4, shuffle=True, random_state=0)
+    scorer = skr.get_scorer(metric, no_relevant=0.0).set_score_request(exclude=True)
+    assert scorer.get_metadata_routing().score.requests["exclude"] is True
+    got = cross_val_score(
+        Ridge(), X, Y, cv=cv, scoring=scorer, params={"exclude": as_(train)}, error_score="raise"
+    )
+    want, plain = [], []
+    for tr, te in cv.split(X):
+        S = Ridge().fit(X[tr], Y[tr]).predict(X[te])
+        want.append(skr.evaluate(Y[te], S, [metric], exclude=train[te], no_relevant=0.0)[metric])
+        plain.append(skr.evaluate(Y[te], S, [metric], no_relevant=0.0)[metric])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert not np.allclose(got, plain)  # the mask changed every number it could
+
+
+def test_scorer_in_grid_search_takes_exclude_from_fit(routing):
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    X, Y, train = _recommender_case(1)
+    cv = KFold(3)
+    scorers = {
+        name: skr.get_scorer(name, no_relevant=0.0).set_score_request(exclude=True)
+        for name in ("ndcg@5", "precision@3")
+    }
+    search = GridSearchCV(
+        Ridge(),
+        {"alpha": [0.1, 100.0]},
+        cv=cv,
+        scoring=scorers,
+        refit="ndcg@5",
+        error_score="raise",
+    )
+    search.fit(X, Y, exclude=sp.csr_array(train))
+    for name in scorers:
+        for i, alpha in enumerate([0.1, 100.0]):
+            want = [
+                skr.evaluate(
+                    Y[te],
+                    Ridge(alpha=alpha).fit(X[tr], Y[tr]).predict(X[te]),
+                    [name],
+                    exclude=train[te],
+                    no_relevant=0.0,
+                )[name]
+                for tr, te in cv.split(X)
+            ]
+            assert search.cv_results_[f"mean_test_{name}"][i] == pytest.approx(np.mean(want))
+
+
+def test_scorer_called_with_exclude_and_its_errors(routing):
+    from sklearn.linear_model import Ridge
+
+    X, Y, train = _recommender_case(2)
+    model = Ridge().fit(X, Y)
+    scorer = skr.get_scorer("map", no_relevant="skip")
+    assert scorer(model, X, Y, exclude=train) == pytest.approx(
+        skr.mean_average_precision_score(Y, model.predict(X), exclude=train, no_relevant="skip")
+    )
+    with pytest.raises(ValueError, match=r"evaluate: exclude has shape \(10, 12\)"):
+        scorer(model, X, Y, exclude=train[:10])
+    leak = train.copy()
+    leak[Y == 1] = True
+    with pytest.raises(ValueError, match=r"y_true marks \d+ excluded items as relevant"):
+        scorer(model, X, Y, exclude=leak)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"accepts \['qid', 'sample_weight', "
+        r"'exclude'\]",
+    ):
+        scorer.set_score_request(excluded=True)
