@@ -332,3 +332,59 @@ def test_scorer_called_with_exclude_and_its_errors(routing):
         r"'exclude'\]",
     ):
         scorer.set_score_request(excluded=True)
+
+
+# -- Displays ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("as_", [np.asarray, sp.csr_array])
+def test_metric_at_k_display_from_estimator_takes_exclude(as_):
+    """The plotted curves are the metric functions' values with the same mask."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.linear_model import Ridge
+
+    X, Y, train = _recommender_case(3)
+    model = Ridge().fit(X, Y)
+    ks = [1, 3, 5, 10]
+    d = skr.MetricAtKDisplay.from_estimator(
+        model, X, Y, metric=["ndcg", "recall"], ks=ks, exclude=as_(train), no_relevant=0.0
+    )
+    S = model.predict(X)
+    want = [skr.ndcg_score(Y, S, k=k, exclude=train, no_relevant=0.0) for k in ks]
+    np.testing.assert_allclose(d.values["ndcg"], want, rtol=1e-12)
+    np.testing.assert_allclose(
+        d.values["recall"],
+        [skr.recall_at_k_score(Y, S, k=k, exclude=train, no_relevant=0.0) for k in ks],
+        rtol=1e-12,
+    )
+    plain = skr.MetricAtKDisplay.from_estimator(model, X, Y, metric="ndcg", ks=ks, no_relevant=0.0)
+    assert not np.allclose(plain.values["ndcg"], want)
+    plt.close("all")
+
+
+def test_query_difference_display_takes_exclude():
+    """The bars are the per-row differences of the metric functions' values
+    with the same mask for both systems."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    y, s, ex = _case(4, 15, 8, levels=5)
+    y[3] = 0  # a row without a relevant item: skipped by both
+    s2 = np.random.default_rng(1).integers(0, 5, s.shape).astype(float)
+    d = skr.QueryDifferenceDisplay.from_predictions(
+        y, {"A": s, "B": s2}, metric="ndcg@4", exclude=sp.csr_array(ex), no_relevant="skip"
+    )
+    a = skr.ndcg_score(y, s, k=4, exclude=ex, per_row=True, no_relevant=NAN)
+    b = skr.ndcg_score(y, s2, k=4, exclude=ex, per_row=True, no_relevant=NAN)
+    keep = ~np.isnan(a)
+    assert 3 not in d.query_ids.tolist()
+    np.testing.assert_array_equal(d.query_ids, np.arange(15)[keep])
+    np.testing.assert_allclose(d.differences, (a - b)[keep], rtol=1e-12, atol=1e-15)
+    plt.close("all")
