@@ -151,6 +151,29 @@ def test_every_metric_function_takes_exclude_with_dask(function, kind):
     )
 
 
+@pytest.mark.parametrize("kind", ["sparse", "dask"])
+def test_dask_exclude_beside_sample_weight_and_judged(kind):
+    """The mask travels with the other per-row arguments, in their blocks."""
+    y, s, ex = _case(8, 25, 7, levels=4)
+    rng = np.random.default_rng(8)
+    w = rng.random(25) + 0.1
+    judged = rng.random(y.shape) < 0.8
+    judged[y > 0] = True
+    metrics = ["ndcg@3", "bpref", "judged@3", "map"]
+    want = skr.evaluate(y, s, metrics, exclude=ex, sample_weight=w, judged=judged, no_relevant=0.0)
+    got = skr.evaluate(
+        da.from_array(y, chunks=(6, 7)),
+        s,
+        metrics,
+        exclude=_masks(ex, kind, (9, 7)),
+        sample_weight=da.from_array(w, chunks=4),
+        judged=judged,
+        no_relevant=0.0,
+    )
+    for m in metrics:
+        assert got[m] == pytest.approx(want[m], rel=1e-12), m
+
+
 def test_dask_exclude_with_in_memory_scores_and_lazy_result():
     """A Dask mask alone sends the call to Dask; compute=False gives the same."""
     y, s, ex = _case(9, 12, 6)
