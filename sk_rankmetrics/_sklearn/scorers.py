@@ -168,6 +168,11 @@ class RankingScorer:
       queries. ``sample_weight`` is then one weight per pair, constant within
       a query. ``qid`` reaches the scorer through metadata routing:
       ``scorer.set_score_request(qid=True)``.
+    - ``exclude`` (matrices only): a mask of the shape of ``y`` of the items
+      that are not candidates of their row (a recommender's training items),
+      as in :func:`sk_rankmetrics.ndcg_score`. It reaches the scorer through
+      metadata routing too, ``scorer.set_score_request(exclude=True)``, and
+      a cross-validation split gives each fold its rows (sparse masks too).
 
     Inside ``GridSearchCV``, ``cross_validate`` and ``cross_val_score``,
     scikit-learn records a scorer that raises as a score of NaN
