@@ -384,6 +384,15 @@ def test_metric_at_k_display_from_estimator_takes_exclude(as_):
         [skr.recall_at_k_score(Y, S, k=k, exclude=train, no_relevant=0.0) for k in ks],
         rtol=1e-12,
     )
+    lazy = skr.MetricAtKDisplay.from_predictions(
+        da.from_array(Y, chunks=(9, 12)),
+        S,
+        metric="ndcg",
+        ks=ks,
+        exclude=da.from_array(train, chunks=(5, 12)),
+        no_relevant=0.0,
+    )
+    np.testing.assert_allclose(lazy.values["ndcg"], want, rtol=1e-12)
     plain = skr.MetricAtKDisplay.from_estimator(model, X, Y, metric="ndcg", ks=ks, no_relevant=0.0)
     assert not np.allclose(plain.values["ndcg"], want)
     plt.close("all")
