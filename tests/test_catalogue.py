@@ -617,7 +617,11 @@ def test_every_metric_function_takes_exclude_as_long_format_without_the_pairs(fu
 
 
 def test_exclude_with_qid_is_refused_naming_the_function():
-    with pytest.raises(InvalidParameterError, match="ndcg_score: exclude applies to in-memory"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"ndcg_score: exclude marks items of \(n_rows, n_items\) matrices, but with "
+        r"qid .*leave the excluded pairs out",
+    ):
         skr.ndcg_score([1, 0, 1], [0.3, 0.2, 0.1], qid=[0, 0, 0], exclude=[True, False, False])
 
 

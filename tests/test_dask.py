@@ -218,6 +218,27 @@ def test_every_metric_at_once_on_the_cluster(client):
         assert math.isclose(got[label], expected[label], rel_tol=TOL, abs_tol=TOL), label
 
 
+def test_exclude_on_the_cluster(client):
+    """``exclude=`` on the cluster: a scipy.sparse mask shipped with the blocks
+    and a Dask mask give the in-memory numbers; a leak is an error there too."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(6)
+    y, s = rng.integers(0, 3, (60, 8)), rng.random((60, 8))
+    ex = (rng.random(y.shape) < 0.3) & (y == 0)
+    metrics = ["ndcg@3", "recall@5", "map"]
+    expected = skr.evaluate(y, s, metrics, exclude=ex, per_row=True, no_relevant=0.0)
+    yd, sd = da.from_array(y, chunks=(13, 8)), da.from_array(s, chunks=(8, 3))
+    with dask.config.set(scheduler=client.get):
+        for mask in (sp.csr_array(ex), da.from_array(ex, chunks=(7, 4))):
+            got = skr.evaluate(yd, sd, metrics, exclude=mask, per_row=True, no_relevant=0.0)
+            for label in metrics:
+                close(got[label], expected[label])
+        with pytest.raises(ValueError, match="y_true marks 1 excluded items as relevant"):
+            skr.ndcg_score(yd, sd, exclude=ex | (np.arange(60)[:, None] == 30) & (y > 0)
+                           & (np.cumsum(y > 0, axis=1) == 1))
+
+
 def test_options_and_callables_travel_to_the_workers(scheduler):
     frame = long_case(seed=7)
     ddf = split(frame, 3)

@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 from .._evaluation.engine import compute as engine_compute
 from .._inputs.check import check_inputs
+from .._inputs.dense import check_exclude_shape, check_exclude_type, exclude_mask
 from .._utils.arrays import as_ids, as_numeric_array, check_finite, unique
 from .._utils.errors import InvalidParameterError
 from .._utils.threads import one_thread
@@ -17,11 +18,12 @@ from .plan import _context, _in_partition, _modules, _part_number, _Plan, _resul
 
 
 def evaluate_arrays(y_true, y_score, requests, *, sample_weight, ignore_ties, no_relevant, qid,
-                    per_row, judged, compute):
+                    per_row, judged, compute, exclude=None, where="evaluate"):
     """The metric functions and evaluate (``evaluate_requests``) on Dask inputs."""
     if qid is None:
         rows, lengths, plan = _matrix_rows(y_true, y_score, requests, sample_weight=sample_weight,
-                                           judged=judged, ignore_ties=ignore_ties)
+                                           judged=judged, ignore_ties=ignore_ties,
+                                           exclude=exclude, where=where)
         out = _results(rows, plan, no_relevant, per_row=per_row, compute=compute,
                        by_query=False, lengths=lengths)
     else:
@@ -64,7 +66,8 @@ def _known(x, arg):
         )
 
 
-def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_ties):
+def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_ties,
+                 exclude=None, where="evaluate"):
     _, da, dd, pd = _modules()
     yt = _dask_array(y_true, "y_true", da, dd)
     ys = _dask_array(y_score, "y_score", da, dd)
@@ -125,14 +128,40 @@ def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_tie
             raise ValueError(f"judged must have the shape of y_true {(n_rows, n_cols)}, got "
                              f"{j.shape}.")
         args.append(da.asarray(j).rechunk((rows_chunks, (n_cols,))))
-    plan = _Plan(requests, ignore_ties=ignore_ties, kind="matrix", has_w=has_w, has_j=has_j)
+    mask, has_x = _exclude_arg(exclude, (n_rows, n_cols), where, da, dd)
+    if has_x:  # a Dask mask: its blocks of rows beside y_true's
+        args.append(mask.rechunk((rows_chunks, (n_cols,))))
+        mask = None
+    plan = _Plan(requests, ignore_ties=ignore_ties, kind="matrix", has_w=has_w, has_j=has_j,
+                 has_x=has_x, where=where)
     width = len(plan.columns)
-    out = da.map_blocks(_matrix_block, *args, plan=plan, chunks=(rows_chunks, (width,)),
-                        dtype=np.float64, meta=np.empty((0, 0)))
+    out = da.map_blocks(_matrix_block, *args, plan=plan, mask=mask,
+                        chunks=(rows_chunks, (width,)), dtype=np.float64,
+                        meta=np.empty((0, 0)))
     rows = dd.from_dask_array(out, columns=plan.columns)
     rows = rows.map_partitions(_typed_rows, plan=plan, meta=plan.rows_meta(
         pd.RangeIndex(0)))
     return rows, rows_chunks, plan
+
+
+def _exclude_arg(exclude, shape, where, da, dd):
+    """``exclude`` for the blocks: ``(mask, is_dask)``.
+
+    An in-memory mask (NumPy or scipy.sparse) is checked here, but for the
+    relevant items of ``y_true``, and kept as one boolean CSR matrix whose rows
+    each block slices; a Dask mask is checked for its type and shape here and
+    its values in each block. The leak check (an excluded item that ``y_true``
+    marks relevant) runs in each block, when the rows are computed.
+    """
+    if exclude is None:
+        return None, False
+    x = _dask_array(exclude, "exclude", da, dd)
+    if x is None:
+        return exclude_mask(exclude, shape, where), False
+    _known(x, "exclude")
+    check_exclude_type(x.dtype, x.shape, where)
+    check_exclude_shape(x.shape, shape, where)
+    return x, True
 
 
 def _typed_rows(rows, plan):
@@ -153,12 +182,17 @@ def _check_weights(w, row0):
                          f"{w[i]:g}.")
 
 
-def _matrix_block(yt, ys, *extra, plan, block_info=None):
+def _matrix_block(yt, ys, *extra, plan, mask=None, block_info=None):
     """The row frame (as an array) of one block of whole rows."""
     row0 = block_info[0]["array-location"][0][0] if block_info else 0
     n = yt.shape[0]
-    w = extra[0][:, 0] if plan.has_w else None
-    j = extra[-1] if plan.has_j else None
+    extra = list(extra)
+    w = extra.pop(0)[:, 0] if plan.has_w else None
+    j = extra.pop(0) if plan.has_j else None
+    if plan.has_x:
+        ex = extra.pop(0)
+    else:  # an in-memory mask (CSR): this block's rows
+        ex = None if mask is None else mask[row0:row0 + n]
     yt = as_numeric_array(yt, "y_true", allow_sparse=True)
     ys = as_numeric_array(ys, "y_score")
     if not sp.issparse(yt):
@@ -169,6 +203,8 @@ def _matrix_block(yt, ys, *extra, plan, block_info=None):
         _check_weights(w, row0)
     with _context(f"in rows {row0} to {row0 + n - 1}"):
         inputs = check_inputs(yt, ys, None, j)
+        if ex is not None:
+            inputs.exclude_items(ex, plan.where)
         with one_thread():
             raw = engine_compute(inputs, plan.requests, ignore_ties=plan.ignore_ties)
     return plan.rows(raw, np.arange(n), w, yt.shape[1]).to_numpy(dtype=np.float64)

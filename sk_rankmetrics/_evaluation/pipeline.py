@@ -35,14 +35,14 @@ def evaluate_requests(
     The entry the public functions, :func:`evaluate`, the scorers and the
     Displays share; a registered backend (Dask) takes its own collections.
     """
-    if exclude is not None and (
-        qid is not None or backend_for(y_true, y_score, exclude) is not None
-    ):
+    if exclude is not None and qid is not None:
         raise InvalidParameterError(
-            f"{where}: exclude applies to in-memory (n_rows, n_items) matrices; in long "
-            "format leave the excluded pairs out, with Dask mask them before."
+            f"{where}: exclude marks items of (n_rows, n_items) matrices, but with qid "
+            "y_true and y_score are in long format (one entry per query-item pair); there, "
+            "leave the excluded pairs out of y_true, y_score and qid (and sample_weight, "
+            "judged) instead of passing exclude."
         )
-    backend = backend_for(y_true, y_score, qid, sample_weight, judged)
+    backend = backend_for(y_true, y_score, qid, sample_weight, judged, exclude)
     if backend is not None:
         return backend.evaluate_arrays(
             y_true,
@@ -55,6 +55,8 @@ def evaluate_requests(
             per_row=per_row,
             judged=judged,
             compute=compute,
+            exclude=exclude,
+            where=where,
         )
     inputs = check_inputs(y_true, y_score, qid, judged)
     if exclude is not None:

@@ -77,24 +77,7 @@ def excluded(y_true, exclude, where="evaluate"):
     An excluded entry that ``y_true`` marks (a non-zero relevance) raises,
     counting such entries.
     """
-    if sp.issparse(exclude):
-        values = exclude.data if hasattr(exclude, "data") else sp.csr_array(exclude).data
-        _check_flags(values, where)
-        ex = sp.csr_array(exclude, dtype=bool)
-    else:
-        arr = np.asarray(exclude)
-        if arr.dtype.kind not in "biuf" or arr.ndim != 2:
-            raise ValueError(
-                f"{where}: exclude must be a boolean matrix (or scipy.sparse) of the shape "
-                f"of y_true, got {arr.dtype} of shape {arr.shape}."
-            )
-        _check_flags(arr, where)
-        ex = sp.csr_array(arr.astype(bool))
-    if ex.shape != y_true.shape:
-        raise ValueError(
-            f"{where}: exclude has shape {ex.shape}; it must have y_true's, {y_true.shape}."
-        )
-    ex.eliminate_zeros()
+    ex = exclude_mask(exclude, y_true.shape, where)
     marked = sp.csr_array(y_true).multiply(ex) if sp.issparse(y_true) else (
         np.asarray(y_true)[ex.nonzero()])
     n = int(np.count_nonzero(marked.data if sp.issparse(marked) else marked))
@@ -106,6 +89,40 @@ def excluded(y_true, exclude, where="evaluate"):
             "To score without them, set those entries of y_true to 0 first."
         )
     return ex
+
+
+def exclude_mask(exclude, shape, where="evaluate"):
+    """``exclude`` as a boolean CSR matrix of ``shape``: its type, flags and
+    shape checked, not yet against ``y_true``'s relevant items."""
+    if sp.issparse(exclude):
+        values = exclude.data if hasattr(exclude, "data") else sp.csr_array(exclude).data
+        _check_flags(values, where)
+        ex = sp.csr_array(exclude, dtype=bool)
+    else:
+        arr = np.asarray(exclude)
+        check_exclude_type(arr.dtype, arr.shape, where)
+        _check_flags(arr, where)
+        ex = sp.csr_array(arr.astype(bool))
+    check_exclude_shape(ex.shape, shape, where)
+    ex.eliminate_zeros()
+    return ex
+
+
+def check_exclude_type(dtype, shape, where="evaluate"):
+    """A mask of numbers (bool, 0/1) and two dimensions, else a one-line error."""
+    if getattr(dtype, "kind", "O") not in "biuf" or len(shape) != 2:
+        raise ValueError(
+            f"{where}: exclude must be a boolean matrix (or scipy.sparse) of the shape "
+            f"of y_true, got {dtype} of shape {tuple(shape)}."
+        )
+
+
+def check_exclude_shape(shape, y_shape, where="evaluate"):
+    if tuple(shape) != tuple(y_shape):
+        raise ValueError(
+            f"{where}: exclude has shape {tuple(shape)}; it must have y_true's, "
+            f"{tuple(y_shape)}."
+        )
 
 
 def _check_flags(values, where):

@@ -26,6 +26,7 @@ from .._metrics.names import parse_name
 from .._metrics.registry import METRICS, PRESETS, check_k, lookup
 from .._metrics.requests import Request
 from .._sklearn.responses import DEFAULT_RESPONSE_METHOD, estimator_responses
+from .._utils.docstrings import data_doc
 from .._utils.errors import warn
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Metrics, NoRelevant, ResponseMethod
@@ -214,6 +215,7 @@ class MetricAtKDisplay:
 
     @classmethod
     @validate
+    @data_doc
     def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *, metric: Metrics = "ndcg",
                          ks: Iterable[int] = range(1, 51), sample_weight: ArrayLike | None = None,
                          ignore_ties: bool = False, no_relevant: NoRelevant = "warn",
@@ -256,9 +258,7 @@ class MetricAtKDisplay:
             Name of the system, shown in the legend.
         ax : matplotlib Axes, default=None
             Axes to plot on; a new figure when None.
-        exclude : array-like of bool or sparse matrix of the shape of y_true, default=None
-            Items that are not candidates of their row (a recommender's
-            training items), as in :func:`ndcg_score`. Matrices only.
+        %(exclude)s
         **kwargs : dict
             Passed to matplotlib's ``plot``.
 
@@ -299,13 +299,14 @@ class MetricAtKDisplay:
 
     @classmethod
     @validate
+    @data_doc
     def from_estimator(cls, estimator: Any, X: ArrayLike, y: ArrayLike, *, metric: Metrics = "ndcg",
                        ks: Iterable[int] = range(1, 51),
                        response_method: Literal["auto"] | ResponseMethod = "auto",
                        sample_weight: ArrayLike | None = None, ignore_ties: bool = False,
                        no_relevant: NoRelevant = "warn", qid: ArrayLike | None = None,
                        name: str | None = None, ax: Axes | None = None,
-                       **kwargs: Any) -> MetricAtKDisplay:
+                       exclude: ArrayLike | None = None, **kwargs: Any) -> MetricAtKDisplay:
         """Compute and plot metric@k curves of a fitted estimator.
 
         .. math::
@@ -344,6 +345,7 @@ class MetricAtKDisplay:
             Legend name; the estimator's class name when None.
         ax : matplotlib Axes, default=None
             Axes to plot on; a new figure when None.
+        %(exclude)s
         **kwargs : dict
             Passed to matplotlib's ``plot``.
 
@@ -387,7 +389,7 @@ class MetricAtKDisplay:
         return cls.from_predictions(y_true, scores, metric=metric, ks=ks,
                                     sample_weight=sample_weight, ignore_ties=ignore_ties,
                                     no_relevant=no_relevant, qid=qid, name=name, ax=ax,
-                                    **kwargs)
+                                    exclude=exclude, **kwargs)
 
     def _checked(self):
         """``(ks, {label: values})`` as arrays, or a clear error naming the argument."""

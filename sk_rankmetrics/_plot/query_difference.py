@@ -17,6 +17,7 @@ from .._metrics.requests import split_request
 from .._stats import significance as _stats
 from .._stats.compare import SystemScores, choose_metrics, pair_queries, systems_of
 from .._utils.arrays import unique
+from .._utils.docstrings import data_doc
 from .._utils.errors import InvalidParameterError, counted, short_repr
 from .._utils.params import validate
 from .._utils.types import ArrayLike, NoRelevant, OnMissing
@@ -201,10 +202,12 @@ class QueryDifferenceDisplay:
 
     @classmethod
     @validate
+    @data_doc
     def from_predictions(cls, y_true: ArrayLike, y_scores: Mapping[str, ArrayLike], *,
                          metric: str | tuple[str, Mapping[str, Any]] = "ndcg@10",
                          qid: ArrayLike | None = None, ignore_ties: bool = False,
                          no_relevant: NoRelevant = "warn", ax: Axes | None = None,
+                         exclude: ArrayLike | None = None,
                          **kwargs: Any) -> QueryDifferenceDisplay:
         """Plot the per-query differences of two systems' scores of the same items.
 
@@ -232,6 +235,7 @@ class QueryDifferenceDisplay:
             out of the plot.
         ax : matplotlib Axes, default=None
             Axes to plot on; a new figure when None.
+        %(exclude)s
         **kwargs : dict
             Passed to matplotlib's ``bar``.
 
@@ -268,7 +272,7 @@ class QueryDifferenceDisplay:
         for name, score in y_scores.items():  # per_row=True: one array per system
             values[str(name)] = cast("NDArray[np.float64]", evaluate(
                 y_true, score, [metric], qid=qid, per_row=True, ignore_ties=ignore_ties,
-                no_relevant=no_relevant)[label])
+                no_relevant=no_relevant, exclude=exclude)[label])
         (a, va), (b, vb) = values.items()
         ids = unique(np.asarray(qid)) if qid is not None else np.arange(va.shape[0])
         keep = ~(np.isnan(va) | np.isnan(vb))

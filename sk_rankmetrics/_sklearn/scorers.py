@@ -26,6 +26,7 @@ from .._metrics.names import parse_name
 from .._metrics.registry import metric_names
 from .._metrics.requests import make_requests, split_request
 from .._utils.backends import backend_for
+from .._utils.docstrings import data_doc
 from .._utils.errors import PACKAGE_DIR, InvalidParameterError, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Metrics, NoRelevant, ResponseMethod
@@ -33,7 +34,7 @@ from .responses import DEFAULT_RESPONSE_METHOD, check_response_method, estimator
 
 _Callable = TypeVar("_Callable", bound=Callable[..., Any])
 
-_SCORE_PARAMS = ("qid", "sample_weight")
+_SCORE_PARAMS = ("qid", "sample_weight", "exclude")
 
 
 def _routing_enabled():
@@ -167,6 +168,11 @@ class RankingScorer:
       queries. ``sample_weight`` is then one weight per pair, constant within
       a query. ``qid`` reaches the scorer through metadata routing:
       ``scorer.set_score_request(qid=True)``.
+    - ``exclude`` (matrices only): a mask of the shape of ``y`` of the items
+      that are not candidates of their row (a recommender's training items),
+      as in :func:`sk_rankmetrics.ndcg_score`. It reaches the scorer through
+      metadata routing too, ``scorer.set_score_request(exclude=True)``, and
+      a cross-validation split gives each fold its rows (sparse masks too).
 
     Inside ``GridSearchCV``, ``cross_validate`` and ``cross_val_score``,
     scikit-learn records a scorer that raises as a score of NaN
@@ -217,8 +223,10 @@ class RankingScorer:
 
     # -- scikit-learn's scorer protocol ---------------------------------------------
 
+    @data_doc
     def __call__(self, estimator: Any, X: ArrayLike, y_true: ArrayLike, *,
-                 qid: ArrayLike | None = None, sample_weight: ArrayLike | None = None) -> float:
+                 qid: ArrayLike | None = None, sample_weight: ArrayLike | None = None,
+                 exclude: ArrayLike | None = None) -> float:
         """Score a fitted ``estimator`` on ``X`` against ``y_true``.
 
         Parameters
@@ -230,13 +238,15 @@ class RankingScorer:
             Query id of each sample (long format).
         sample_weight : array-like of shape (n_samples,), default=None
             Per row; with ``qid``, per pair and constant within a query.
+        %(exclude)s
 
         Returns
         -------
         score : float
         """
         try:
-            return self._score(estimator, X, y_true, qid=qid, sample_weight=sample_weight)
+            return self._score(estimator, X, y_true, qid=qid, sample_weight=sample_weight,
+                               exclude=exclude)
         except Exception as exc:
             if _failure_becomes_nan():
                 warn(
@@ -249,7 +259,7 @@ class RankingScorer:
                 )
             raise
 
-    def _score(self, estimator, X, y_true, *, qid, sample_weight):
+    def _score(self, estimator, X, y_true, *, qid, sample_weight, exclude=None):
         if qid is None and self._requests_qid():
             raise ValueError(_qid_missing_message(self, "to the scorer"))
         if qid is not None:
@@ -268,7 +278,8 @@ class RankingScorer:
         result = evaluate(
             y, score, [self.metric if beyond else (self.metric, self.options)],
             sample_weight=sample_weight, ignore_ties=self.ignore_ties,
-            no_relevant=self.no_relevant, qid=qid, **(self.options if beyond else {}),
+            no_relevant=self.no_relevant, qid=qid, exclude=exclude,
+            **(self.options if beyond else {}),
         )
         return self._sign * result[self.metric]
 
@@ -286,7 +297,7 @@ class RankingScorer:
     # -- metadata routing ---------------------------------------------------------
 
     def set_score_request(self, **kwargs: bool | str | None) -> RankingScorer:
-        """Request metadata for scoring: ``qid`` and/or ``sample_weight``.
+        """Request metadata for scoring: ``qid``, ``sample_weight``, ``exclude``.
 
         Only available when metadata routing is enabled
         (``sklearn.set_config(enable_metadata_routing=True)``).
@@ -295,7 +306,10 @@ class RankingScorer:
         ----------
         **kwargs : {True, False, None} or str
             ``qid=True`` asks for the query ids passed to ``fit`` /
-            ``params``; a string asks for metadata under another name.
+            ``params``; ``exclude=True`` for a users x items mask of the
+            items that are not candidates (a recommender's training items),
+            whose rows the cross-validation split indexes like ``X``'s; a
+            string asks for metadata under another name.
 
         Returns
         -------
@@ -349,7 +363,7 @@ class RankingScorer:
         return self._request
 
     def get_metadata_routing(self) -> MetadataRequest:
-        """The metadata this scorer requests (``qid``, ``sample_weight``).
+        """The metadata this scorer requests (``qid``, ``sample_weight``, ``exclude``).
 
         Returns
         -------
@@ -359,14 +373,14 @@ class RankingScorer:
 
         Notes
         -----
-        scikit-learn's meta-estimators read this to route ``qid`` and
-        ``sample_weight`` to the scorer.
+        scikit-learn's meta-estimators read this to route ``qid``,
+        ``sample_weight`` and ``exclude`` to the scorer.
 
         Examples
         --------
         >>> from sk_rankmetrics import get_scorer
         >>> get_scorer("mrr").get_metadata_routing().score.requests
-        {'qid': None, 'sample_weight': None}
+        {'qid': None, 'sample_weight': None, 'exclude': None}
         """
         return self._get_request()
 

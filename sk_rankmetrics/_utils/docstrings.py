@@ -38,7 +38,9 @@ DATA_DOCS = {
     Items that are not candidates of their row (a recommender's training
     items): an excluded item is neither ranked nor part of the row's truth,
     as if its pair were left out of long format; one that ``y_true`` marks
-    relevant raises. Matrices only.""",
+    relevant raises. Matrices only (NumPy, scipy.sparse or Dask; a Dask
+    mask, or an in-memory one beside Dask arrays, is read by y_true's row
+    blocks); in long format (``qid``) leave the excluded pairs out instead.""",
     "popularity": """popularity : tuple, data frame or mapping, default=None
     For the beyond-accuracy measures ``novelty``, ``arp``, ``aplt`` and
     ``serendipity``: the training interactions ``(user_ids, item_ids)``
@@ -115,3 +117,22 @@ def fill_doc(**own: str) -> Callable[[F], F]:
         return func
 
     return deco
+
+
+def data_doc(func: F) -> F:
+    """Decorator: replace each line ``%(name)s`` of a docstring with the block
+    of ``name`` in :data:`DATA_DOCS`, indented as that line (for methods, whose
+    other parameters are written out)."""
+    lines = []
+    for line in (func.__doc__ or "").split("\n"):
+        text = line.strip()
+        name = text[2:-2] if text.startswith("%(") and text.endswith(")s") else None
+        if name is None:
+            lines.append(line)
+            continue
+        if name not in DATA_DOCS:
+            raise KeyError(f"{func.__name__}: no docstring block for {name!r}")
+        pad = line[: len(line) - len(line.lstrip())]
+        lines.append(textwrap.indent(DATA_DOCS[name], pad))
+    func.__doc__ = "\n".join(lines)
+    return func
