@@ -68,7 +68,8 @@ DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels
         "judged", "results", "estimators", "cv", "scoring", "systems", "pairs", "stats",
         "settings", "notes", "differences", "y_scores", "other", "user_factors",
         "item_factors", "exclude", "user_bias", "item_bias", "subtopic", "items",
-        "popularity", "item_features", "whole_set", "exposure", "n_head"}
+        "popularity", "item_features", "whole_set", "exposure", "n_head", "user_ids",
+        "item_ids"}
 
 
 def _closed(display):
