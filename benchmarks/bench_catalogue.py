@@ -13,8 +13,7 @@ Printed, all measured in the same run:
 
 - the time of the block matrix products alone (the floor: blocks of users
   written into a preallocated buffer, nothing else; the fastest of blocks of
-  16, 32 and 64 MiB and evaluate_embeddings' own (also tile by tile of
-  items, as it computes them), each with BLAS's own
+  16, 32 and 64 MiB and evaluate_embeddings' own, each with BLAS's own
   threads and with the engine's threads with a share of the cores each),
   the time of ``evaluate_embeddings``, and their ratio. Each is the best of three rounds,
   taken in turns, so that a load on the shared machine hits both;
@@ -45,7 +44,6 @@ from sk_rankmetrics._catalogue import layout as _layout
 from sk_rankmetrics._utils.threads import N_THREADS
 
 METRICS = ["recall@20", "ndcg@20"]
-CUT_OFF = 20
 
 
 def make_case(n_users, n_items, dims, seed=0):
@@ -68,16 +66,11 @@ def make_case(n_users, n_items, dims, seed=0):
     return U, V, train, test
 
 
-def _products(U, V, starts, step, width=None):
-    """The products of the blocks of ``step`` users at ``starts``, a tile of
-    ``width`` items at a time (None: whole rows)."""
-    width = width or V.shape[0]
-    buf = np.empty(step * width, dtype=V.dtype)
+def _products(U, V, starts, step):
+    buf = np.empty((step, V.shape[0]), dtype=V.dtype)
     for a in starts:
         b = min(a + step, U.shape[0])
-        for c in range(0, V.shape[0], width):
-            d = min(c + width, V.shape[0])
-            np.matmul(U[a:b], V[c:d].T, out=buf[: (b - a) * (d - c)].reshape(b - a, d - c))
+        np.matmul(U[a:b], V.T, out=buf[: b - a])
 
 
 #: Blocks of scores (MiB) the floor tries besides the one evaluate_embeddings uses.
@@ -86,28 +79,23 @@ FLOOR_BLOCKS = (16, 32, 64)
 
 def floor(U, V):
     """The block products alone, the fastest of several ways: blocks of
-    16, 32 and 64 MiB of scores and evaluate_embeddings' own (whole rows, and
-    its tiles of items), each either
+    16, 32 and 64 MiB of scores and evaluate_embeddings' own, each either
     with BLAS's own threads over the blocks in turn or with the engine's
     threads over alternate blocks, a share of the cores each (as
     evaluate_embeddings runs them). One preallocated buffer per thread."""
     best = float("inf")
     sizes = sorted({mib << 20 for mib in FLOOR_BLOCKS} | {_layout.SCORE_BYTES})
-    tiles = _layout.tile_columns(V.shape[0], V.dtype.itemsize, CUT_OFF)  # evaluate's tiles
-    ways = [(size, None) for size in sizes] + [(_layout.SCORE_BYTES, tiles)]
     n = N_THREADS
     share = max(1, (os.cpu_count() or 1) // n)
-    for size, w in ways:
+    for size in sizes:
         step = max(1, size // (V.shape[0] * V.dtype.itemsize))
         starts = range(0, U.shape[0], step)
         start = time.perf_counter()
-        _products(U, V, starts, step, w)
+        _products(U, V, starts, step)
         best = min(best, time.perf_counter() - start)
         start = time.perf_counter()
         with threadpool_limits(limits=share, user_api="blas"), ThreadPoolExecutor(n) as pool:
-            list(
-                pool.map(lambda i, s=starts, k=step, w=w: _products(U, V, s[i::n], k, w), range(n))
-            )
+            list(pool.map(lambda i, s=starts, k=step: _products(U, V, s[i::n], k), range(n)))
         best = min(best, time.perf_counter() - start)
     return best
 

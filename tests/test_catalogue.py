@@ -92,17 +92,17 @@ class _Spy:
         self.calls = 0
 
     def __enter__(self):
-        self.real = layout.candidate_bound
+        self.real = layout.top_candidates
 
         def counted(*args):
             self.calls += 1
             return self.real(*args)
 
-        layout.candidate_bound = counted
+        layout.top_candidates = counted
         return self
 
     def __exit__(self, *exc):
-        layout.candidate_bound = self.real
+        layout.top_candidates = self.real
 
 
 def _check(
@@ -159,40 +159,6 @@ def test_every_metric_equals_the_dense_path_at_a_cut_off(
     R = int((Y != 0).sum(axis=1).max())
     if 4 * max(k, R) <= n_items:
         assert calls > 0  # the candidate path was taken
-
-
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
-    seed=st.integers(0, 2**31),
-    n_users=st.integers(3, 9),
-    n_items=st.integers(16, 60),
-    k=st.sampled_from([1, 2, 3]),
-    ignore_ties=st.booleans(),
-    levels=st.integers(1, 3),
-    per_position=st.integers(4, 8),
-)
-def test_tiles_of_items_give_the_dense_path(
-    monkeypatch, seed, n_users, n_items, k, ignore_ties, levels, per_position
-):
-    """A block scored a few items at a time (the first tile bounding the
-    row, excluded items and ties across tiles) gives the dense numbers."""
-    monkeypatch.setattr(layout, "TILE_BYTES", 1)
-    monkeypatch.setattr(layout, "TILE_COLUMNS_PER_POSITION", per_position)
-    U, V, Y, E, ub, ib = _case(seed, n_users, n_items, levels=levels)
-    E[0, : n_items // 2] = True  # a user whose first tiles are all excluded
-    Y[E] = 0
-    tiles = []
-    real = layout.at_least
-
-    def counted(S, t):
-        tiles.append(S.shape[1])
-        return real(S, t)
-
-    monkeypatch.setattr(layout, "at_least", counted)
-    _check(U, V, Y, E, k, ignore_ties, batch_size=n_users)
-    R = int((Y != 0).sum(axis=1).max())
-    if per_position * max(k, R) < n_items:  # R-precision reads down to R
-        assert len(tiles) > 1 and max(tiles) < n_items  # several tiles per block
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))

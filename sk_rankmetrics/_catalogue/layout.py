@@ -1,7 +1,7 @@
 """The layout the engine reads for :func:`~sk_rankmetrics.evaluate_embeddings`.
 
 A block of users is scored by one BLAS product of their factors and the item
-factors; on the top-k path each block's candidates (:func:`.topk.candidate_bound`)
+factors; on the top-k path each block's candidates (:func:`.topk.top_candidates`)
 and held-out items are gathered into a small padded block, several blocks of
 scores per call of the ranking pass, so that neither the users x items matrix
 nor a full sort of a row is ever needed.
@@ -16,7 +16,7 @@ import numpy as np
 from .._ranking.block import attach_ideals, check_ties, depth
 from .._ranking.chunk import rank_chunk
 from .._ranking.item_values import BlockValues, ItemMasks, worth_counts
-from .topk import at_least, candidate_bound, sample_items
+from .topk import sample_items, top_candidates
 
 #: Bytes of one block of scores (users x items) on the top-k path: small
 #: enough to stay in the cache between the product and the candidate search.
@@ -24,13 +24,6 @@ SCORE_BYTES = 32 << 20
 #: Blocks of scores whose candidates are ranked together (the ranking's cost
 #: per call does not grow with the users of a call).
 RANK_BLOCKS = 4
-#: Bytes of scores of one tile of items within a block of users: a block is
-#: scored a tile at a time so that the candidate search reads it from the
-#: cache (the products are no slower for it).
-TILE_BYTES = 8 << 20
-#: Items of a tile per position of the cut-off at least (the first tile
-#: bounds the whole row: too narrow a tile bounds it loosely).
-TILE_COLUMNS_PER_POSITION = 256
 #: Elements of one block ranked whole (a full sort per row: int64 temporaries).
 FULL_ELEMENTS = 1 << 18
 #: A cut-off above this share of the catalogue ranks whole rows.
@@ -46,36 +39,6 @@ def _within(rows, n, after=None):
 
 
 # -- the layout ------------------------------------------------------------------------
-
-
-def score_rows(n_items, itemsize):
-    """Users per block of scores on the top-k path (``SCORE_BYTES`` of scores)."""
-    return max(1, SCORE_BYTES // (n_items * itemsize))
-
-
-def tile_columns(n_items, itemsize, L):
-    """Items per tile of a block of scores: about ``TILE_BYTES`` of scores,
-    and enough columns for the candidate bound of the first tile to be
-    tight; at most the whole row."""
-    width = TILE_BYTES // (score_rows(n_items, itemsize) * itemsize)
-    return min(n_items, max(width, TILE_COLUMNS_PER_POSITION * L))
-
-
-def _row_major(parts, n):
-    """The entries of several tiles (each row-major, tiles left to right),
-    merged into row-major order without a sort."""
-    if len(parts) == 1:
-        return parts[0]
-    counts = np.stack([np.bincount(r, minlength=n) for r, _, _ in parts])
-    before = np.cumsum(counts, axis=0) - counts  # entries of the row in earlier tiles
-    starts = np.cumsum(counts.sum(axis=0)) - counts.sum(axis=0)
-    total = int(counts.sum())
-    out = [np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64), None]
-    out[2] = np.empty(total, dtype=parts[0][2].dtype)
-    for j, (r, c, y) in enumerate(parts):
-        pos = _within(r, n) + (starts + before[j])[r]
-        out[0][pos], out[1][pos], out[2][pos] = r, c, y
-    return tuple(out)
 
 
 def _augment(factors, columns):
@@ -160,7 +123,8 @@ class EmbeddingInputs:
         ]
 
     def _score_rows(self):
-        return score_rows(self.n_cols, self.dtype.itemsize)
+        """Users per block of scores on the top-k path."""
+        return max(1, SCORE_BYTES // (self.n_cols * self.dtype.itemsize))
 
     def _user_block(self, a, b):
         return _augment(
@@ -265,61 +229,28 @@ class EmbeddingInputs:
         yt[xrow, xwithin] = tval[~hit]
         return yt, block, items
 
-    def _tile_columns(self, L):
-        return tile_columns(self.n_cols, self.dtype.itemsize, L)
-
-    def _tile_buffer(self, size):
-        buf = getattr(self._local, "tile", None)
-        if buf is None or buf.shape[0] < size:
-            buf = self._local.tile = np.empty(size, dtype=self.dtype)
-        return buf
-
     def _candidates(self, a, b, trow, tcol, L):
         """The candidates of users ``a:b`` (row-major, rows local to ``a``),
         their scores, and the scores of the held-out items ``(trow, tcol)``.
 
-        A block of users is scored a tile of items at a time, each tile read
-        while it is still in the cache: the first tile's
-        :func:`.topk.candidate_bound` bounds each row's ``L``-th score, and
-        every entry of every tile at or above it is a candidate.
+        The scores are computed a cache-sized block of users at a time, and
+        each block's entries are read before the next block overwrites it.
         """
         N, step = self.n_cols, self._score_rows()
-        W = self._tile_columns(L)
-        buf = self._tile_buffer(min(step, b - a) * W)
-        rows, cols, ys = [], [], []
-        tys = np.empty(trow.shape[0], dtype=self.dtype)
+        rows, cols, ys, tys = [], [], [], []
         t_at = np.searchsorted(trow, np.arange(0, b - a + step, step))
         for i, s0 in enumerate(range(a, b, step)):
             s1 = min(s0 + step, b)
-            n = s1 - s0
-            U = self._user_block(s0, s1)
-            if self.exclude is not None:
-                er, ec = self._excluded_rows(s0, s1)
-            lo, hi = t_at[i], t_at[i + 1]
-            tr, tc = trow[lo:hi] - (s0 - a), tcol[lo:hi]
-            t = None
-            parts = []
-            for c0 in range(0, N, W):
-                c1 = min(c0 + W, N)
-                w = c1 - c0
-                S = np.matmul(U, self.items[c0:c1].T, out=buf[: n * w].reshape(n, w))
-                flat = S.reshape(-1)
-                if self.exclude is not None:
-                    at = (ec >= c0) & (ec < c1)
-                    flat[er[at] * w + (ec[at] - c0)] = -np.inf
-                if t is None:
-                    t = candidate_bound(S, L)
-                r, c = at_least(S, t)
-                parts.append((r, c + c0, np.take(flat, r * w + c)))
-                at = (tc >= c0) & (tc < c1)
-                tys[lo:hi][at] = np.take(flat, tr[at] * w + (tc[at] - c0))
-            r, c, y = _row_major(parts, n)
+            S = self.scores(s0, s1, reuse=True).reshape(-1)
+            r, c = top_candidates(S.reshape(s1 - s0, N), L)
             rows.append(r + (s0 - a))
             cols.append(c)
-            ys.append(y)
+            ys.append(np.take(S, r * N + c))
+            lo, hi = t_at[i], t_at[i + 1]
+            tys.append(np.take(S, (trow[lo:hi] - (s0 - a)) * N + tcol[lo:hi]))
         if len(rows) == 1:
-            return rows[0], cols[0], ys[0], tys
-        return np.concatenate(rows), np.concatenate(cols), np.concatenate(ys), tys
+            return rows[0], cols[0], ys[0], tys[0]
+        return tuple(np.concatenate(x) for x in (rows, cols, ys, tys))
 
     def _sampled(self, a, b, trow, tcol):
         """Held-out items plus ``sample`` drawn negatives per user, and their scores."""

@@ -46,17 +46,6 @@ def top_candidates(scores, L):
         at least the row's bound. A row with fewer than ``L`` entries above
         ``-inf`` gets all of them.
     """
-    return at_least(scores, candidate_bound(scores, L))
-
-
-def candidate_bound(scores, L):
-    """A lower bound of each row's ``L``-th largest score, never ``-inf``.
-
-    The ``L``-th largest maximum of ``G >= L`` disjoint groups of the row's
-    columns (``4 * L <= N``). It also bounds the ``L``-th largest score of
-    any wider row that holds these columns, so the bound of the first
-    columns of a row serves for all of them.
-    """
     n, N = scores.shape
     G = min(GROUPS_PER_POSITION * L, N // 2)
     stripes = N // G  # stripes of G consecutive columns; column j is in group j mod G
@@ -71,12 +60,6 @@ def candidate_bound(scores, L):
     t = np.partition(gmax, G - L, axis=1)[:, G - L]
     # Never below the lowest finite score: excluded entries (-inf) never qualify.
     np.maximum(t, np.finfo(scores.dtype).min, out=t)
-    return t
-
-
-def at_least(scores, t):
-    """Rows and columns (row-major) of the entries of row ``r`` that are ``>= t[r]``."""
-    N = scores.shape[1]
     flat = np.flatnonzero(scores >= t[:, None])
     rows = flat // N
     return rows, flat - rows * N
