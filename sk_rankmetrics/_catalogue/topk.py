@@ -23,10 +23,12 @@ import numpy as np
 #: Groups per position of the cut-off: more groups give a tighter bound (fewer
 #: candidates) and a larger (rows x groups) partition.
 GROUPS_PER_POSITION = 16
-#: Members per group the bound reads at most: the maxima are taken over that
-#: many of the row's columns only (spread over the row), which bounds their
-#: cost; a looser bound only admits a few more candidates.
-MEMBERS = 16
+#: The bound reads about ``sqrt(SAMPLE_FACTOR * N * L)`` of a row's ``N``
+#: columns (whole stripes, spread over the row). Reading ``s`` columns costs
+#: in ``s`` and leaves about ``N * L / s`` candidates, whose ranking costs in
+#: their number; the square root balances the two (the factor is their
+#: measured ratio of costs per entry).
+SAMPLE_FACTOR = 90
 
 
 def top_candidates(scores, L):
@@ -49,7 +51,8 @@ def top_candidates(scores, L):
     n, N = scores.shape
     G = min(GROUPS_PER_POSITION * L, N // 2)
     stripes = N // G  # stripes of G consecutive columns; column j is in group j mod G
-    skip = max(1, stripes // MEMBERS)
+    members = max(1.0, np.sqrt(SAMPLE_FACTOR * N * L) / G)
+    skip = max(1, round(stripes / members))
     body = scores[:, : G * stripes].reshape(n, stripes, G)  # a view
     # The maxima of every skip-th stripe, one stripe at a time: contiguous
     # pairwise maxima, several times faster than a reduction over the
