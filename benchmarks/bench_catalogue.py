@@ -13,7 +13,7 @@ Printed, all measured in the same run:
 
 - the time of the block matrix products alone (the floor: blocks of users
   written into a preallocated buffer, nothing else; the fastest of blocks of
-  16, 32 and 64 MiB and evaluate_embeddings' own, each with BLAS's own
+  16, 32, 64 and 128 MiB and evaluate_embeddings' own, each with BLAS's own
   threads and with the engine's threads with a share of the cores each),
   the time of ``evaluate_embeddings``, and their ratio. Each is the best of three rounds,
   taken in turns, so that a load on the shared machine hits both;
@@ -74,12 +74,12 @@ def _products(U, V, starts, step):
 
 
 #: Blocks of scores (MiB) the floor tries besides the one evaluate_embeddings uses.
-FLOOR_BLOCKS = (16, 32, 64)
+FLOOR_BLOCKS = (16, 32, 64, 128)
 
 
 def floor(U, V):
     """The block products alone, the fastest of several ways: blocks of
-    16, 32 and 64 MiB of scores and evaluate_embeddings' own, each either
+    16, 32, 64 and 128 MiB of scores and evaluate_embeddings' own, each either
     with BLAS's own threads over the blocks in turn or with the engine's
     threads over alternate blocks, a share of the cores each (as
     evaluate_embeddings runs them). One preallocated buffer per thread."""

@@ -209,6 +209,30 @@ def test_results_do_not_depend_on_the_batch_size():
         np.testing.assert_allclose(runs[0].per_query[m][present], want[m], rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.parametrize("search_rows", [1, 2, 7])
+def test_a_block_searched_a_few_rows_at_a_time_gives_the_same_values(monkeypatch, search_rows):
+    """A block of scores searched for candidates a few rows at a time (rows
+    offset within the block, the held-out items' scores read after) gives the
+    values of one search per block."""
+    rng = np.random.default_rng(11)
+    U = rng.standard_normal((60, 8)).astype(np.float32)
+    V = np.round(rng.standard_normal((300, 8)), 1).astype(np.float32)  # ties
+    E = sp.random_array((60, 300), density=0.05, rng=rng, format="csr") != 0
+    Y = sp.random_array((60, 300), density=0.02, rng=rng, format="csr") != 0
+    Y = sp.csr_array(Y.astype(float) - Y.multiply(E).astype(float))
+    metrics = ["recall@10", "ndcg@10", "precision@5", "mrr@10"]
+    want = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant="skip")
+    monkeypatch.setattr(layout, "SCORE_BYTES", 25 * 300 * 4)  # blocks of 25 users
+    monkeypatch.setattr(layout, "SEARCH_BYTES", search_rows * 300 * 4)
+    calls = []
+    real = layout.top_candidates
+    monkeypatch.setattr(layout, "top_candidates", lambda S, L: calls.append(S.shape) or real(S, L))
+    got = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant="skip")
+    assert max(shape[0] for shape in calls) == search_rows
+    for m in metrics:
+        np.testing.assert_array_equal(got.per_query[m], want.per_query[m])
+
+
 def test_float32_factors_are_scored_in_float32():
     U, V, Y, _, _, _ = _case(1, 4, 40)
     inputs = layout.EmbeddingInputs(U, V, None, None, sp.csr_array(Y.astype(float)), None)

@@ -18,12 +18,16 @@ from .._ranking.chunk import rank_chunk
 from .._ranking.item_values import BlockValues, ItemMasks, worth_counts
 from .topk import sample_items, top_candidates
 
-#: Bytes of one block of scores (users x items) on the top-k path: small
-#: enough to stay in the cache between the product and the candidate search.
-SCORE_BYTES = 32 << 20
+#: Bytes of one block of scores (users x items) on the top-k path: one BLAS
+#: call per block, which packs the item factors anew at every call (a larger
+#: block spreads that over more users).
+SCORE_BYTES = 64 << 20
+#: Bytes of the rows of a block searched for candidates at once: a few
+#: thousand rows' temporaries that stay in the cache.
+SEARCH_BYTES = 8 << 20
 #: Blocks of scores whose candidates are ranked together (the ranking's cost
 #: per call does not grow with the users of a call).
-RANK_BLOCKS = 4
+RANK_BLOCKS = 2
 #: Elements of one block ranked whole (a full sort per row: int64 temporaries).
 FULL_ELEMENTS = 1 << 18
 #: A cut-off above this share of the catalogue ranks whole rows.
@@ -233,19 +237,24 @@ class EmbeddingInputs:
         """The candidates of users ``a:b`` (row-major, rows local to ``a``),
         their scores, and the scores of the held-out items ``(trow, tcol)``.
 
-        The scores are computed a cache-sized block of users at a time, and
-        each block's entries are read before the next block overwrites it.
+        The scores are computed a block of users at a time (one BLAS call),
+        searched a few rows at a time, and each block's entries are read
+        before the next block overwrites it.
         """
         N, step = self.n_cols, self._score_rows()
         rows, cols, ys, tys = [], [], [], []
         t_at = np.searchsorted(trow, np.arange(0, b - a + step, step))
         for i, s0 in enumerate(range(a, b, step)):
             s1 = min(s0 + step, b)
-            S = self.scores(s0, s1, reuse=True).reshape(-1)
-            r, c = top_candidates(S.reshape(s1 - s0, N), L)
-            rows.append(r + (s0 - a))
-            cols.append(c)
-            ys.append(np.take(S, r * N + c))
+            S = self.scores(s0, s1, reuse=True)
+            sub = max(1, SEARCH_BYTES // (N * self.dtype.itemsize))
+            for q0 in range(0, s1 - s0, sub):
+                part = S[q0 : q0 + sub]
+                r, c = top_candidates(part, L)
+                rows.append(r + (q0 + s0 - a))
+                cols.append(c)
+                ys.append(np.take(part.reshape(-1), r * N + c))
+            S = S.reshape(-1)
             lo, hi = t_at[i], t_at[i + 1]
             tys.append(np.take(S, (trow[lo:hi] - (s0 - a)) * N + tcol[lo:hi]))
         if len(rows) == 1:
