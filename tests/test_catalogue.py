@@ -233,6 +233,36 @@ def test_a_block_searched_a_few_rows_at_a_time_gives_the_same_values(monkeypatch
         np.testing.assert_array_equal(got.per_query[m], want.per_query[m])
 
 
+def test_a_catalogue_ordered_by_score_leaves_few_candidates(monkeypatch):
+    """Items whose scores grow with their index (a catalogue sorted by
+    popularity, scored by a popularity term): the bound is read off a random
+    deal of the items, so it stays tight, and the values are the dense ones."""
+    rng = np.random.default_rng(2)
+    n_users, n_items, k = 40, 4000, 10
+    U = rng.standard_normal((n_users, 4)) * 1e-3
+    V = rng.standard_normal((n_items, 4)) * 1e-3
+    bias = np.arange(n_items, dtype=np.float64)  # the last items score highest
+    Y = sp.random_array((n_users, n_items), density=0.002, rng=rng, format="csr") != 0
+    Y = sp.csr_array(Y.astype(float))
+    found = []
+    real = layout.top_candidates
+
+    def spy(S, L):
+        rows, cols = real(S, L)
+        found.append(rows.shape[0] / S.shape[0])
+        return rows, cols
+
+    monkeypatch.setattr(layout, "top_candidates", spy)
+    got = skr.evaluate_embeddings(
+        U, V, Y, ["ndcg@10", "recall@10"], item_bias=bias, no_relevant="skip"
+    )
+    assert found and max(found) < 8 * k  # candidates per row (the whole row: 4000)
+    S = U @ V.T + bias
+    for m in ("ndcg@10", "recall@10"):
+        want = skr.evaluate(Y.toarray(), S, [m], no_relevant="skip")[m]
+        assert got.mean[m] == pytest.approx(want, rel=1e-12)
+
+
 def test_float32_factors_are_scored_in_float32():
     U, V, Y, _, _, _ = _case(1, 4, 40)
     inputs = layout.EmbeddingInputs(U, V, None, None, sp.csr_array(Y.astype(float)), None)
@@ -603,7 +633,8 @@ def test_every_metric_function_takes_exclude_as_long_format_without_the_pairs(fu
     want = fn(y[rows, cols], s[rows, cols], qid=rows, per_row=True, **kw)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
     assert fn(y, s, exclude=sp.csr_array(excluded), per_row=True, **kw) == pytest.approx(
-        got, nan_ok=True)
+        got, nan_ok=True
+    )
 
 
 def test_exclude_with_qid_is_refused_naming_the_function():
@@ -637,4 +668,5 @@ def test_a_wrong_exclude_is_an_error_naming_the_function(exclude, match):
     # 0/1 integers are flags like booleans.
     ints = np.array([[0, 1, 0, 0], [1, 0, 0, 0]])
     assert skr.ndcg_score(y, s, k=2, exclude=ints) == skr.ndcg_score(
-        y, s, k=2, exclude=ints.astype(bool))
+        y, s, k=2, exclude=ints.astype(bool)
+    )

@@ -28,6 +28,8 @@ SEARCH_BYTES = 8 << 20
 #: Blocks of scores whose candidates are ranked together (the ranking's cost
 #: per call does not grow with the users of a call).
 RANK_BLOCKS = 2
+#: The seed of the fixed random order in which the items are searched.
+DEAL_SEED = 0x5EED
 #: Elements of one block ranked whole (a full sort per row: int64 temporaries).
 FULL_ELEMENTS = 1 << 18
 #: A cut-off above this share of the catalogue ranks whole rows.
@@ -101,6 +103,9 @@ class EmbeddingInputs:
         self.seed = seed
         self.top = top
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._order = None
+        self._dealt_items = None
 
     def _plan(self, requests):
         """``(full, L)``: whether blocks are ranked whole, and the positions read."""
@@ -147,12 +152,13 @@ class EmbeddingInputs:
         rows = np.repeat(np.arange(b - a), np.diff(e.indptr[a : b + 1]))
         return rows, e.indices[lo:hi].astype(np.int64)
 
-    def scores(self, a, b, reuse=False):
+    def scores(self, a, b, reuse=False, dealt=False):
         """The block of scores of users ``a:b``, excluded items at ``-inf``.
 
         With ``reuse``, written into this thread's buffer (a fresh block of
         many MiB costs its page faults at every block): valid until the
-        thread's next call.
+        thread's next call. With ``dealt``, the columns are the items in the
+        order of :meth:`_dealt`.
         """
         out = None
         if reuse:
@@ -160,9 +166,12 @@ class EmbeddingInputs:
             if buf is None or buf.shape[0] < b - a:
                 buf = self._local.buf = np.empty((b - a, self.n_cols), dtype=self.dtype)
             out = buf[: b - a]
-        S = np.matmul(self._user_block(a, b), self.items.T, out=out)
+        items = self._dealt_items if dealt else self.items
+        S = np.matmul(self._user_block(a, b), items.T, out=out)
         if self.exclude is not None:
             er, ec = self._excluded_rows(a, b)
+            if dealt:
+                ec = self._order[1][ec]
             S.reshape(-1)[er * self.n_cols + ec] = -np.inf  # S is C-contiguous
         return S
 
@@ -210,10 +219,20 @@ class EmbeddingInputs:
     def _candidate_block(self, a, b, trow, tcol, tval, L):
         """``(y_true, scores, items)`` of users ``a:b``, one row per user: its
         candidates left-aligned, then its held-out items that are not
-        candidates, padded with ``-inf`` scores (and item ``n_items``)."""
+        candidates, padded with ``-inf`` scores (and item ``n_items``).
+
+        The search runs on the items in the fixed random order of
+        :meth:`_dealt` (so that a bound read off the first columns of a row
+        does not depend on how the catalogue is ordered); ``items`` holds
+        the true item indices, which the tie rules read.
+        """
         n, N = b - a, self.n_cols
-        rows, cols, ys, tys = self._candidates(a, b, trow, tcol, L)
-        keys, tkeys = rows * N + cols, trow * N + tcol  # both sorted
+        order, position = self._dealt()
+        pcol = position[tcol]
+        s = np.lexsort((pcol, trow))  # the held-out items in the dealt order
+        trow, tcol, pcol, tval = trow[s], tcol[s], pcol[s], tval[s]
+        rows, cols, ys, tys = self._candidates(a, b, trow, pcol, L)
+        keys, tkeys = rows * N + cols, trow * N + pcol  # both sorted
         at = np.minimum(np.searchsorted(keys, tkeys), max(keys.shape[0] - 1, 0))
         hit = (keys[at] == tkeys) if keys.size else np.zeros(tkeys.shape, dtype=bool)
         found = np.bincount(rows, minlength=n)
@@ -225,7 +244,7 @@ class EmbeddingInputs:
         block[rows, within] = ys
         block[xrow, xwithin] = tys[~hit]
         items = np.full((n, C), N, dtype=np.int64)
-        items[rows, within] = cols
+        items[rows, within] = order[cols]
         items[xrow, xwithin] = xcol
         yt = np.zeros((n, C))
         at = at[hit]
@@ -233,9 +252,23 @@ class EmbeddingInputs:
         yt[xrow, xwithin] = tval[~hit]
         return yt, block, items
 
+    def _dealt(self):
+        """``(order, position)``: the items in a fixed random order, and the
+        place of each item in it; the item factors in that order are
+        ``self._dealt_items``."""
+        with self._lock:
+            if self._order is None:
+                order = np.random.default_rng(DEAL_SEED).permutation(self.n_cols)
+                position = np.empty_like(order)
+                position[order] = np.arange(self.n_cols)
+                self._dealt_items = np.ascontiguousarray(self.items[order])
+                self._order = order, position
+        return self._order
+
     def _candidates(self, a, b, trow, tcol, L):
-        """The candidates of users ``a:b`` (row-major, rows local to ``a``),
-        their scores, and the scores of the held-out items ``(trow, tcol)``.
+        """The candidates of users ``a:b`` (row-major, rows local to ``a``;
+        columns in the dealt order of :meth:`_dealt`), their scores, and the
+        scores of the held-out items ``(trow, tcol)`` (dealt columns).
 
         The scores are computed a block of users at a time (one BLAS call),
         searched a few rows at a time, and each block's entries are read
@@ -246,7 +279,7 @@ class EmbeddingInputs:
         t_at = np.searchsorted(trow, np.arange(0, b - a + step, step))
         for i, s0 in enumerate(range(a, b, step)):
             s1 = min(s0 + step, b)
-            S = self.scores(s0, s1, reuse=True)
+            S = self.scores(s0, s1, reuse=True, dealt=True)
             sub = max(1, SEARCH_BYTES // (N * self.dtype.itemsize))
             for q0 in range(0, s1 - s0, sub):
                 part = S[q0 : q0 + sub]

@@ -2,14 +2,17 @@
 
 :func:`top_candidates` finds, for every row of a block of scores, a small set
 of entries that holds the row's ``L`` best *and every entry tied with the
-``L``-th score*, without sorting or partitioning the rows. The columns are
-dealt into ``G >= L`` interleaved groups (column ``j`` in group ``j mod G``);
-the maxima of ``L`` distinct groups are ``L`` distinct entries, so the
-``L``-th largest group maximum ``t`` is a lower bound of the row's ``L``-th
-largest score. Every entry ``>= t`` is a candidate, and only the groups
-whose maximum reaches ``t`` (about ``L`` of them) are searched. The cost is
-one pass of maxima over the block (contiguous, vectorised) plus work in the
-number of candidates.
+``L``-th score*, without sorting or partitioning the rows. The first ``s``
+columns of the rows are dealt into ``G >= L`` interleaved groups (column
+``j`` in group ``j mod G``); the maxima of ``L`` distinct groups are ``L``
+distinct entries, so the ``L``-th largest group maximum ``t`` is a lower
+bound of the row's ``L``-th largest score. Every entry ``>= t`` is a
+candidate. The cost is one reduction over the first ``s`` columns (contiguous
+in each row), one comparison pass over the block, and work in the number of
+candidates. The bound is tight when the first columns are a fair sample of
+the row: the caller deals the items in a random order (a catalogue sorted by
+popularity would otherwise put its most or least likely items first); any
+order gives the same candidates' superset property, only more of them.
 
 :func:`sample_items` draws items per user from a counter-based hash, so that
 the sample of a user depends on the seed and the user only, never on how the
@@ -24,7 +27,7 @@ import numpy as np
 #: candidates) and a larger (rows x groups) partition.
 GROUPS_PER_POSITION = 16
 #: The bound reads about ``sqrt(SAMPLE_FACTOR * N * L)`` of a row's ``N``
-#: columns (whole stripes, spread over the row). Reading ``s`` columns costs
+#: columns (the first ones, in whole stripes of ``G``). Reading ``s`` columns costs
 #: in ``s`` and leaves about ``N * L / s`` candidates, whose ranking costs in
 #: their number; the square root balances the two (the factor is their
 #: measured ratio of costs per entry).
@@ -50,16 +53,9 @@ def top_candidates(scores, L):
     """
     n, N = scores.shape
     G = min(GROUPS_PER_POSITION * L, N // 2)
-    stripes = N // G  # stripes of G consecutive columns; column j is in group j mod G
-    members = max(1.0, np.sqrt(SAMPLE_FACTOR * N * L) / G)
-    skip = max(1, round(stripes / members))
-    body = scores[:, : G * stripes].reshape(n, stripes, G)  # a view
-    # The maxima of every skip-th stripe, one stripe at a time: contiguous
-    # pairwise maxima, several times faster than a reduction over the
-    # strided axis.
-    gmax = body[:, 0].copy()
-    for j in range(skip, stripes, skip):
-        np.maximum(gmax, body[:, j], out=gmax)
+    # The first `members` stripes of G columns: column j is in group j mod G.
+    members = min(N // G, max(1, round(np.sqrt(SAMPLE_FACTOR * N * L) / G)))
+    gmax = scores[:, : G * members].reshape(n, members, G).max(axis=1)
     t = np.partition(gmax, G - L, axis=1)[:, G - L]
     # Never below the lowest finite score: excluded entries (-inf) never qualify.
     np.maximum(t, np.finfo(scores.dtype).min, out=t)
