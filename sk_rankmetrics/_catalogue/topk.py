@@ -31,7 +31,7 @@ GROUPS_PER_POSITION = 16
 #: in ``s`` and leaves about ``N * L / s`` candidates, whose ranking costs in
 #: their number; the square root balances the two (the factor is their
 #: measured ratio of costs per entry).
-SAMPLE_FACTOR = 90
+SAMPLE_FACTOR = 180
 
 
 def top_candidates(scores, L):
