@@ -343,7 +343,7 @@ def test_scorer_called_with_exclude_and_its_errors(routing):
     assert scorer(model, X, Y, exclude=train) == pytest.approx(
         skr.mean_average_precision_score(Y, model.predict(X), exclude=train, no_relevant="skip")
     )
-    with pytest.raises(ValueError, match=r"evaluate: exclude has shape \(10, 12\)"):
+    with pytest.raises(ValueError, match=r"the scorer of 'map': exclude has shape \(10, 12\)"):
         scorer(model, X, Y, exclude=train[:10])
     leak = train.copy()
     leak[Y == 1] = True

@@ -92,11 +92,24 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *, per_row
     >>> {name: round(v, 4) for name, v in scores.items()}
     {'bpref': 0.375, 'judged@3': 0.8333}
     """
+    return evaluate_as("evaluate", y_true, y_score, metrics, per_row=per_row,
+                       sample_weight=sample_weight, no_relevant=no_relevant, qid=qid,
+                       judged=judged, compute=compute, ignore_ties=ignore_ties, exclude=exclude,
+                       popularity=popularity, item_features=item_features,
+                       head_share=head_share)
+
+
+def evaluate_as(where: str, y_true: Any, y_score: Any, metrics: Any, *, per_row: bool,
+                sample_weight: Any, no_relevant: Any, qid: Any, judged: Any, compute: bool,
+                ignore_ties: bool, exclude: Any, popularity: Any, item_features: Any,
+                head_share: float) -> dict[str, Score]:
+    """:func:`evaluate`, its errors naming ``where`` (a scorer, say) as the
+    function called."""
     metrics, beyond, order = split_metrics(metrics)
     out = {} if beyond and not metrics else evaluate_requests(
-        y_true, y_score, make_requests(metrics, where="evaluate"), sample_weight=sample_weight,
+        y_true, y_score, make_requests(metrics, where=where), sample_weight=sample_weight,
         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid, per_row=per_row, judged=judged,
-        compute=compute, exclude=exclude)
+        compute=compute, exclude=exclude, where=where)
     return with_beyond(out, beyond, order, y_true, y_score, sample_weight=sample_weight,
                        qid=qid, per_row=per_row, ignore_ties=ignore_ties,
                        no_relevant=no_relevant, popularity=popularity,

@@ -21,7 +21,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._beyond.measures import DATA_OPTIONS, GREATER_IS_BETTER, is_beyond
 from .._beyond.measures import make_requests as beyond_requests
-from .._evaluation.evaluate import evaluate
+from .._evaluation.evaluate import evaluate_as
 from .._metrics.names import parse_name
 from .._metrics.registry import metric_names
 from .._metrics.requests import make_requests, split_request
@@ -275,11 +275,13 @@ class RankingScorer:
             estimator, X, y_true, qid=qid, response_method=self.response_method
         )
         beyond = is_beyond(self.metric)  # its options are evaluate's data keywords
-        result = evaluate(
-            y, score, [self.metric if beyond else (self.metric, self.options)],
-            sample_weight=sample_weight, ignore_ties=self.ignore_ties,
-            no_relevant=self.no_relevant, qid=qid, exclude=exclude,
-            **(self.options if beyond else {}),
+        data: dict[str, Any] = {"popularity": None, "item_features": None, "head_share": 0.2}
+        data.update(self.options if beyond else {})
+        result = evaluate_as(
+            f"the scorer of {self.metric!r}", y, score,
+            [self.metric if beyond else (self.metric, self.options)],
+            per_row=False, sample_weight=sample_weight, no_relevant=self.no_relevant, qid=qid,
+            judged=None, compute=True, ignore_ties=self.ignore_ties, exclude=exclude, **data,
         )
         return self._sign * result[self.metric]
 
