@@ -85,8 +85,11 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
         ends = _grid_gains(gain, [lo, hi - 1] if hi > lo else [lo])
         rest_zero = ends is not None and ends[0] >= 0 and (hi == lo or ends[-1] <= 0)
+    # Worth trying when the levels read hold about twice the top ``width`` of
+    # an average row (the highest alone can fall short where the next fill in).
     sample = yt.reshape(-1)[:_SAMPLE]
-    if not rest_zero and np.count_nonzero(sample == hi) * N < 2 * width * sample.shape[0]:
+    read = np.count_nonzero(sample >= levels[-1])
+    if not rest_zero and read * N < 2 * width * sample.shape[0]:
         return None
     g = _grid_gains(gain, levels)
     if g is None:
