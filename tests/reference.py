@@ -679,3 +679,17 @@ RANX_RUN = {
     "q3": ["d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8"],
     "q4": ["d1", "d2", "d3", "d4", "d6", "d7", "d8"],
 }
+
+
+def long_format_without(evaluate, y, s, excluded, metrics, **options):
+    """What ``exclude=excluded`` must give: ``evaluate`` (the package's) on
+    the pairs ``excluded`` leaves in, in long format, one query per row.
+
+    Returns the per-row values of the rows that keep a pair and those rows;
+    None when no row keeps two pairs (the long format needs one).
+    """
+    rows, cols = np.nonzero(~np.asarray(excluded, dtype=bool))
+    if not rows.size or np.bincount(rows).max() < 2:
+        return None
+    values = evaluate(y[rows, cols], s[rows, cols], metrics, qid=rows, per_row=True, **options)
+    return values, np.unique(rows)

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from conftest import default_options
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from reference import long_format_without
 
 import sk_rankmetrics as skr
 from sk_rankmetrics import InvalidParameterError
@@ -512,17 +513,9 @@ def test_evaluate_with_exclude_equals_long_format_without_the_pairs(
         got = skr.evaluate(
             y, S, metrics, exclude=E, per_row=True, no_relevant=NAN, ignore_ties=ignore_ties
         )
-        users, items = np.nonzero(~E)
-        want = skr.evaluate(
-            Y[users, items],
-            S[users, items],
-            metrics,
-            qid=users,
-            per_row=True,
-            no_relevant=NAN,
-            ignore_ties=ignore_ties,
+        want, present = long_format_without(
+            skr.evaluate, Y, S, E, metrics, no_relevant=NAN, ignore_ties=ignore_ties
         )
-    present = np.unique(users)
     for label, _ in metrics:
         np.testing.assert_allclose(
             got[label][present], want[label], rtol=1e-12, atol=1e-12, err_msg=label

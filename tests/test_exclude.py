@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from conftest import default_options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import long_format_without
 
 import sk_rankmetrics as skr
 from sk_rankmetrics import InvalidParameterError
@@ -94,19 +95,8 @@ def test_dask_with_exclude_equals_in_memory_and_long_format(
         want = skr.evaluate(
             y, s, metrics, exclude=ex, per_row=True, no_relevant=NAN, ignore_ties=ignore_ties
         )
-        rows, cols = np.nonzero(~ex)
-        long = (
-            skr.evaluate(
-                y[rows, cols],
-                s[rows, cols],
-                metrics,
-                qid=rows,
-                per_row=True,
-                no_relevant=NAN,
-                ignore_ties=ignore_ties,
-            )
-            if (~ex).sum(axis=1).max() >= 2
-            else None
+        long = long_format_without(
+            skr.evaluate, y, s, ex, metrics, no_relevant=NAN, ignore_ties=ignore_ties
         )
         mean_got = skr.evaluate(
             yd, sd, metrics, exclude=mask, no_relevant="skip", ignore_ties=ignore_ties
@@ -114,7 +104,6 @@ def test_dask_with_exclude_equals_in_memory_and_long_format(
         mean_want = skr.evaluate(
             y, s, metrics, exclude=ex, no_relevant="skip", ignore_ties=ignore_ties
         )
-    present = np.unique(rows)
     for label, _ in metrics:
         np.testing.assert_allclose(
             got[label], want[label], rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=label
@@ -123,8 +112,9 @@ def test_dask_with_exclude_equals_in_memory_and_long_format(
             mean_got[label], mean_want[label], rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=label
         )
         if long is not None:
+            values, present = long
             np.testing.assert_allclose(
-                got[label][present], long[label], rtol=1e-12, atol=1e-12, err_msg=label
+                got[label][present], values[label], rtol=1e-12, atol=1e-12, err_msg=label
             )
     assert got["num_ret"][0] == 0
 
