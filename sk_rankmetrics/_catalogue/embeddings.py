@@ -322,13 +322,15 @@ def evaluate_embeddings(
 
     Notes
     -----
-    Cost: the block products, :math:`O(n_u\, n_i\, d)`, plus one pass of
-    maxima over each block; memory is bounded by the block size whatever the
-    number of users. For a cut-off :math:`L` (the deepest asked for), the
-    columns of a block are dealt into :math:`G \ge L` groups; the
-    :math:`L`-th largest group maximum bounds the row's :math:`L`-th score
-    from below, so the items at or above it hold the top :math:`L` and
-    every item tied with the :math:`L`-th score. They and the user's
+    Cost: the block products, :math:`O(n_u\, n_i\, d)`, plus one
+    comparison pass over each block; memory is bounded by the block size
+    whatever the number of users. For a cut-off :math:`L` (the deepest asked
+    for), the items are taken in a fixed random order, and the first few
+    thousand of them are dealt into :math:`G \ge L` groups; the
+    :math:`L`-th largest group maximum of a user bounds its :math:`L`-th
+    score from below, so the items at or above it hold the top :math:`L`
+    and every item tied with the :math:`L`-th score (the random order keeps
+    the bound tight however the catalogue is sorted). They and the user's
     held-out items are ranked as the dense functions rank a row, with the
     same tie rule. A measure of the whole ranking (``"map"`` or ``"ndcg"``
     without a cut-off, bpref, R-precision when :math:`R` is large) ranks
