@@ -10,6 +10,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -201,6 +202,25 @@ def test_popularity_forms_agree():
     # A pair seen twice counts its user once.
     twice = (TRAIN[0] + ["x"], TRAIN[1] + ["b"])
     assert skr.arp_score(REC, popularity=twice) == 2.75
+
+
+def test_popularity_as_a_sparse_interaction_matrix():
+    """A users x items sparse matrix of the training interactions: its
+    stored non-zero entries are the pairs, its column indices the item ids
+    (explicit zeros are no interaction)."""
+    rng = np.random.default_rng(4)
+    train = sp.random_array((30, 12), density=0.3, rng=rng, format="csr")
+    train.data[:3] = 0.0  # stored zeros: not interactions
+    users, items = train.nonzero()
+    rec = np.array([rng.permutation(12)[:4] for _ in range(8)])
+    for fn in (skr.novelty_score, skr.arp_score, skr.aplt_score):
+        assert fn(rec, popularity=train) == fn(rec, popularity=(users, items))
+        assert fn(rec, popularity=sp.csr_matrix(train)) == fn(rec, popularity=(users, items))
+    res = skr.evaluate_ranked(rec, None, ["novelty@4"], items=np.arange(12),
+                              popularity=train.tocoo())
+    assert res.mean["novelty@4"] == skr.novelty_score(rec, popularity=(users, items))
+    with pytest.raises(InvalidParameterError, match="sparse matrix must be 2-D"):
+        skr.novelty_score(rec, popularity=sp.coo_array(np.ones(12)))
 
 
 def test_head_ties_by_ascending_id():

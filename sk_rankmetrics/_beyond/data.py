@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from itertools import chain
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._utils.arrays import as_ids, unique
 from .._utils.errors import InvalidParameterError, short_repr, shown
@@ -237,8 +238,9 @@ def _frame_columns(df, arg):
 
 def popularity(value):
     """A :class:`Popularity` from ``popularity=``: (user ids, item ids) of the
-    training interactions (a pair of arrays or a data frame with user and
-    item columns), or a mapping item -> share in (0, 1]."""
+    training interactions (a pair of arrays, a data frame with user and item
+    columns, or a users x items sparse matrix: row and column indices of its
+    stored non-zero entries), or a mapping item -> share in (0, 1]."""
     arg = "popularity"
     if isinstance(value, Mapping):
         ids = as_ids(np.array(list(value.keys())), "the ids of popularity")
@@ -264,12 +266,20 @@ def popularity(value):
         return Popularity(ids, share)
     if hasattr(value, "columns") and hasattr(value, "to_numpy"):
         u, i = _frame_columns(value, arg)
+    elif sp.issparse(value):
+        if value.ndim != 2:
+            raise InvalidParameterError(
+                f"popularity as a sparse matrix must be 2-D (users x items), got "
+                f"{value.ndim}-D."
+            )
+        u, i = sp.csr_array(value).nonzero()  # stored non-zero entries: interactions
     elif isinstance(value, (tuple, list)) and len(value) == 2:
         u, i = value
     else:
         raise InvalidParameterError(
-            "popularity must be the training interactions as a pair (user_ids, item_ids) "
-            "or a data frame with user and item columns, or a mapping item -> share of "
+            "popularity must be the training interactions as a pair (user_ids, item_ids), "
+            "a data frame with user and item columns or a users x items scipy.sparse "
+            "matrix, or a mapping item -> share of "
             f"training users in (0, 1]; got {short_repr(value)}."
         )
     u = as_ids(u, "the user ids of popularity")

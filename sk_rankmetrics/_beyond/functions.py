@@ -31,10 +31,12 @@ _BLOCKS = {
     "items": """items : array-like
         The catalogue: every item that could be recommended, each once. A
         recommended item missing from it raises naming the item.""",
-    "popularity": """popularity : tuple, data frame or mapping
-        The training interactions as a pair ``(user_ids, item_ids)`` or a data
+    "popularity": """popularity : tuple, data frame, sparse matrix or mapping
+        The training interactions as a pair ``(user_ids, item_ids)``, a data
         frame with user and item columns (named as for
-        :func:`qrels_from_frame`), from which the number of distinct
+        :func:`qrels_from_frame`) or a users x items scipy.sparse matrix
+        (its stored non-zero entries; item ids are its column indices), from
+        which the number of distinct
         training users of each item is counted; or a mapping item -> share of
         training users in (0, 1]. A recommended item without a popularity
         raises naming it.""",
@@ -401,9 +403,10 @@ def arp_score(
     Parameters
     ----------
     %(recommended)s
-    popularity : tuple or data frame
-        The training interactions as a pair ``(user_ids, item_ids)`` or a
-        data frame with user and item columns (shares alone have no counts).
+    popularity : tuple, data frame or sparse matrix
+        The training interactions as a pair ``(user_ids, item_ids)``, a data
+        frame with user and item columns or a users x items scipy.sparse
+        matrix (shares alone have no counts).
     %(k)s
     %(users)s
     %(per_row)s

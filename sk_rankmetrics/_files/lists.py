@@ -161,11 +161,12 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
         The catalogue, for the beyond-accuracy measures ``coverage@k`` and
         ``gini@k`` (see :doc:`/beyond_accuracy`); a recommended item outside
         it raises naming the item.
-    popularity : tuple, data frame or mapping, optional
+    popularity : tuple, data frame, sparse matrix or mapping, optional
         The training interactions ``(user_ids, item_ids)`` (or a data frame
-        with user and item columns), or a mapping item -> share of training
-        users in (0, 1]; for ``novelty@k``, ``arp@k``, ``aplt@k`` and
-        ``serendipity@k``.
+        with user and item columns, or a users x items scipy.sparse matrix
+        whose column indices are the item ids), or a mapping item -> share of
+        training users in (0, 1]; for ``novelty@k``, ``arp@k``, ``aplt@k``
+        and ``serendipity@k``.
     item_features : tuple, mapping or data frame, optional
         One feature vector per item, for ``ild@k``: ``(ids, matrix)``, a
         mapping id -> vector or a data frame indexed by item id.

@@ -106,10 +106,11 @@ class LongTailDisplay:
 
         Parameters
         ----------
-        popularity : tuple, data frame or mapping
-            The training interactions ``(user_ids, item_ids)`` or a data frame
-            with user and item columns; or a mapping item -> share of training
-            users (the curve then shows shares).
+        popularity : tuple, data frame, sparse matrix or mapping
+            The training interactions ``(user_ids, item_ids)``, a data frame
+            with user and item columns or a users x items scipy.sparse matrix;
+            or a mapping item -> share of training users (the curve then shows
+            shares).
         head_share : float, default=0.2
             The share of all training interactions the head first reaches.
         name : str, default=None

@@ -41,11 +41,12 @@ DATA_DOCS = {
     relevant raises. Matrices only (NumPy, scipy.sparse or Dask; a Dask
     mask, or an in-memory one beside Dask arrays, is read by y_true's row
     blocks); in long format (``qid``) leave the excluded pairs out instead.""",
-    "popularity": """popularity : tuple, data frame or mapping, default=None
+    "popularity": """popularity : tuple, data frame, sparse matrix or mapping, default=None
     For the beyond-accuracy measures ``novelty``, ``arp``, ``aplt`` and
     ``serendipity``: the training interactions ``(user_ids, item_ids)``
-    (item ids: column indices for matrices), or a mapping item -> share of
-    training users in (0, 1].""",
+    (item ids: column indices for matrices) or a users x items scipy.sparse
+    matrix of them (its stored non-zero entries), or a mapping item -> share
+    of training users in (0, 1].""",
     "item_features": """item_features : tuple, mapping or data frame, default=None
     For ``ild``: one feature vector per item, ``(ids, matrix)``, a mapping
     id -> vector or a data frame indexed by id.""",
