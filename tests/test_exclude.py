@@ -385,6 +385,10 @@ def test_metric_at_k_display_from_estimator_takes_exclude(as_):
     np.testing.assert_allclose(lazy.values["ndcg"], want, rtol=1e-12)
     plain = skr.MetricAtKDisplay.from_estimator(model, X, Y, metric="ndcg", ks=ks, no_relevant=0.0)
     assert not np.allclose(plain.values["ndcg"], want)
+    with pytest.raises(ValueError, match=r"^MetricAtKDisplay.from_estimator: exclude has shape"):
+        skr.MetricAtKDisplay.from_estimator(model, X, Y, ks=ks, exclude=as_(train[:5]))
+    with pytest.raises(ValueError, match=r"^MetricAtKDisplay.from_predictions: exclude has shape"):
+        skr.MetricAtKDisplay.from_predictions(Y, S, ks=ks, exclude=as_(train[:5]))
     plt.close("all")
 
 

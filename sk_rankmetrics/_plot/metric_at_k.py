@@ -97,7 +97,7 @@ def _check_metrics(metric):
 
 
 def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
-                  no_relevant, qid, exclude=None):
+                  no_relevant, qid, exclude=None, where="MetricAtKDisplay.from_predictions"):
     """Values of every metric at every cut-off from one engine call."""
     requests = [
         Request(spec, int(k), opts, label=f"{i}@{k}", preset=preset,
@@ -109,8 +109,7 @@ def _metric_at_ks(y_true, y_score, metrics, ks, *, sample_weight, ignore_ties,
         warnings.simplefilter("always", UndefinedMetricWarning)
         scores = evaluate_requests(y_true, y_score, requests, sample_weight=sample_weight,
                                    ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                                   per_row=False, exclude=exclude,
-                                   where="MetricAtKDisplay.from_predictions")
+                                   per_row=False, exclude=exclude, where=where)
     undefined = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
     for w in caught:
         if w not in undefined:
@@ -289,11 +288,20 @@ class MetricAtKDisplay:
         >>> d.ax_.get_ylabel()
         'DCG@k, nDCG@k'
         """
+        return cls._from_scores(y_true, y_score, metric, ks, sample_weight=sample_weight,
+                                ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                                name=name, ax=ax, exclude=exclude,
+                                where="MetricAtKDisplay.from_predictions", **kwargs)
+
+    @classmethod
+    def _from_scores(cls, y_true, y_score, metric, ks, *, sample_weight, ignore_ties,
+                     no_relevant, qid, name, ax, exclude, where, **kwargs):
+        """The display of ``metric`` at ``ks``, its errors naming ``where``."""
         metrics = _check_metrics(metric)
         ks = _check_ks(ks)
         values = _metric_at_ks(y_true, y_score, metrics, ks, sample_weight=sample_weight,
                                ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
-                               exclude=exclude)
+                               exclude=exclude, where=where)
         display = cls(ks=ks, values=values, name=name)
         return display.plot(ax=ax, **kwargs)
 
@@ -386,10 +394,10 @@ class MetricAtKDisplay:
                                              response_method=response_method)
         if name is None:
             name = type(estimator).__name__
-        return cls.from_predictions(y_true, scores, metric=metric, ks=ks,
-                                    sample_weight=sample_weight, ignore_ties=ignore_ties,
-                                    no_relevant=no_relevant, qid=qid, name=name, ax=ax,
-                                    exclude=exclude, **kwargs)
+        return cls._from_scores(y_true, scores, metric, ks, sample_weight=sample_weight,
+                                ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid,
+                                name=name, ax=ax, exclude=exclude,
+                                where="MetricAtKDisplay.from_estimator", **kwargs)
 
     def _checked(self):
         """``(ks, {label: values})`` as arrays, or a clear error naming the argument."""
