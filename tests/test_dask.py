@@ -749,7 +749,7 @@ def test_the_tree_of_partial_sums_gives_the_in_memory_mean(seed, how, weighted, 
                      how) for p in pieces]
     while len(parts) > 1:  # combine in pairs, as a tree would
         parts = [combine(parts[i:i + 2]) for i in range(0, len(parts), 2)]
-    from sk_rankmetrics._evaluation.reduce import policy_values
+    from sk_rankmetrics._utils.policy import policy_values
 
     v, skipped = policy_values(values, defined, policy)
     with warnings.catch_warnings():

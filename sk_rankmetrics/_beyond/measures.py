@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from .._utils.errors import InvalidParameterError, warn
+from .._utils.policy import policy_values
 from . import data as _data
 from . import kernels
 
@@ -173,11 +174,7 @@ class BeyondData:
 
 def _policy(values, defined, policy, label, why):
     """Per-user values with undefined users replaced; also the users skipped."""
-    skipped = np.zeros(values.shape[0], dtype=bool)
-    if defined.all():
-        return values, skipped
-    values = values.copy()
-    if policy == "warn":
+    if policy == "warn" and not defined.all():
         from sklearn.exceptions import UndefinedMetricWarning
 
         warn(
@@ -186,13 +183,7 @@ def _policy(values, defined, policy, label, why):
             "silence this warning).",
             UndefinedMetricWarning,
         )
-        values[~defined] = 0.0
-    elif policy == "skip":
-        values[~defined] = np.nan
-        skipped = ~defined
-    else:
-        values[~defined] = policy
-    return values, skipped
+    return policy_values(values, defined, policy)
 
 
 def _mean(values, skipped):

@@ -12,9 +12,9 @@ from .._evaluation.reduce import (
     finish,
     how_of,
     partial,
-    policy_values,
 )
 from .._utils.arrays import as_ids
+from .._utils.policy import policy_values
 
 
 def _modules():

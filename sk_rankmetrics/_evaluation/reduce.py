@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.errors import warn
+from .._utils.policy import policy_values
 
 
 def _undefined(message):
@@ -121,25 +122,6 @@ def reduce_results(raw, requests, policy, weights):
 
 #: The sums one block of rows contributes to one metric (see :func:`partial`).
 PARTIAL_FIELDS = ("rows", "undefined", "kept", "top", "w", "wv", "wlog", "sum")
-
-
-def policy_values(values, defined, policy):
-    """Per-row values under the ``no_relevant`` policy, without a warning.
-
-    Returns ``(values, skipped)``: NaN where ``"skip"`` drops a row.
-    """
-    skipped = np.zeros(values.shape[0], dtype=bool)
-    if policy is None or defined.all():
-        return values, skipped
-    values = values.copy()
-    if policy == "warn":
-        values[~defined] = 0.0
-    elif policy == "skip":
-        values[~defined] = np.nan
-        skipped = ~defined
-    else:
-        values[~defined] = policy
-    return values, skipped
 
 
 def partial(values, defined, weights, policy, how):
