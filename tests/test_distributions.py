@@ -158,7 +158,7 @@ def test_float32_relevance_gets_float64_gains():
         np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0)
 
 
-def _check_selection(a, L, top, below):
+def _check_selection(a, L, top, below, rest=None):
     n, N = a.shape
     expected = np.sort(a, axis=1)[:, ::-1]
     got = np.sort(np.take(a.reshape(-1), top), axis=1)[:, ::-1]
@@ -166,6 +166,12 @@ def _check_selection(a, L, top, below):
     np.testing.assert_array_equal(below, expected[:, L])
     assert ((top // N) == np.arange(n)[:, None]).all()  # each row's own entries
     assert all(len(set(row)) == L for row in top.tolist())  # no entry twice
+    if rest is not None:
+        # The entries tying with the L-th largest that were left out, in order.
+        tied = a == expected[:, L - 1][:, None]
+        left = np.ones(a.size, dtype=bool)
+        left[top.reshape(-1)] = False
+        np.testing.assert_array_equal(rest, np.flatnonzero(tied.reshape(-1) & left))
 
 
 @settings(max_examples=300, deadline=None)
@@ -189,6 +195,28 @@ def test_selection_around_a_dominant_score(seed, n, N, L, dtype, density, v, lat
     if picked is not None:
         _check_selection(a, L, *picked)
     _check_selection(a, L, *select_top(a, L))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(2, 300),
+       L=st.integers(1, 40),
+       dtype=st.sampled_from(["float64", "float32", "int64", "int16", "int8", "uint8",
+                              "uint64"]),
+       levels=st.sampled_from([1, 2, 5, 50, None]), padded=st.booleans())
+def test_selection_by_partitioned_values(seed, n, N, L, dtype, levels, padded):
+    """Rows partitioned by value (float scores, and integers beyond a small
+    span), with ties at the boundary and long format's -inf padding: the L
+    largest, the largest of the rest, and the left-out members of the tie
+    group the cut splits."""
+    from sk_rankmetrics._ranking.select import _select_partitioned
+
+    rng = np.random.default_rng(seed)
+    L = min(L, N - 1)
+    a = rng.random((n, N)) * 100 if levels is None else rng.integers(0, levels, (n, N))
+    a = a.astype(dtype)
+    if padded and dtype[0] == "f":
+        a[np.arange(N) >= rng.integers(1, N + 1, size=n)[:, None]] = -np.inf
+    _check_selection(a, L, *_select_partitioned(a, L))
 
 
 @pytest.mark.parametrize("fill", [0.0, 1.0, -1e300])
@@ -257,6 +285,50 @@ def test_ideal_read_off_the_highest_levels(seed, n, N, top, zeros, dtype, gain, 
     if got is not None:
         expected = np.sort(np.asarray(g(y.astype(float))), axis=1)[:, N - w:]
         np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), N=st.integers(0, 700),
+       density=st.floats(0, 1), view=st.sampled_from(["whole", "columns", "rows", "reversed"]))
+def test_row_counts_equal_count_nonzero(seed, n, N, density, view):
+    """The per-row counts read as byte lanes of 64-bit words equal
+    np.count_nonzero's, for every width (a partial last word, rows past the
+    word route) and for views whose rows do not start on a word."""
+    from sk_rankmetrics._utils.arrays import row_counts
+
+    rng = np.random.default_rng(seed)
+    m = rng.random((n, N)) < density
+    m = {"whole": m, "columns": m[:, 1:], "rows": m[1::2],
+         "reversed": m[:, ::-1]}[view]
+    np.testing.assert_array_equal(row_counts(m), np.count_nonzero(m, axis=1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(2, 200),
+       levels=st.integers(1, 12), density=st.sampled_from([0.01, 0.05, 0.3, 1.0]),
+       dtype=st.sampled_from(["int64", "int8", "uint16", "float64", "float32", "bool"]),
+       gain=st.sampled_from(["linear", "exponential", "mapping"]), width=st.integers(1, 199))
+def test_ideal_of_sparse_graded_levels(seed, n, N, levels, density, dtype, gain, width):
+    """Sparse graded relevance (levels 1..levels on a fraction of the items,
+    0 elsewhere, integers of any type or floats holding integers): the top
+    gains read level by level equal the sorted gains, whichever route takes
+    them, and the level route is taken when there are few levels."""
+    from sk_rankmetrics._ranking.ideal import _LEVEL_PASSES, _top_levels, ideal_gains
+
+    rng = np.random.default_rng(seed)
+    top = 1 if dtype == "bool" else levels
+    y = np.where(rng.random((n, N)) < density, rng.integers(1, top + 1, size=(n, N)), 0)
+    y = y.astype(dtype)
+    w = min(width, N - 1)
+    g = resolve_gain({v: float(v * v + 1) for v in range(top + 1)} | {0: 0.0}
+                     if gain == "mapping" else gain)
+    expected = np.sort(np.asarray(g(y.astype(float)), dtype=float), axis=1)[:, N - w:]
+    got = _top_levels(y, g, None, w)
+    if top <= _LEVEL_PASSES and y.any():
+        assert got is not None
+    if got is not None:
+        np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(ideal_gains(y, g, lambda: None, w), expected)
 
 
 @settings(max_examples=200, deadline=None)

@@ -58,6 +58,9 @@ class RankedChunk:
         self.ideal = {}
         #: Derived row statistics kernels share (ideal gain levels), by key.
         self.cache = {}
+        #: Statistics of this chunk's positions kernels share (not those of
+        #: the chunks cut from it, unlike :attr:`cache`), by key.
+        self.memo = {}
         self.items = None
         self.real_ties = self.tied  # ties between real items (not padding)
         #: ``(scores, BlockValues)`` of the whole rows, for a measure that reads
@@ -195,12 +198,16 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     base = (np.arange(n) * N)[:, None]
     if n_items is None:
         n_items = np.full(n, N, dtype=np.int64)
+    rest = None
     if L < N:
-        top, below = select_top(y_score, L)
+        top, below, rest = select_top(y_score, L)
         top_scores = np.take(flat_scores, top)
+        # Each row's L entries in decreasing score: their order, as flat
+        # indices into the (n, L) arrays.
         order = np.argsort(top_scores, axis=1)[:, ::-1]
-        top = np.take_along_axis(top, order, axis=1)
-        sv = np.take_along_axis(top_scores, order, axis=1)
+        order += (np.arange(n) * L)[:, None]
+        top = np.take(top, order)
+        sv = np.take(top_scores, order)
         if keep_items and not ignore_ties and bool(
                 ((below == sv[:, -1]) & (below > -np.inf)).any()):
             return rank_chunk(y_score, values, N, n_items=n_items, keep_items=True)
@@ -227,21 +234,32 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         # The last group may continue past position L: count it over the row.
         cut = np.flatnonzero(below == sv[:, -1])
         if cut.size:
-            # Every row, or a few: a slice spares copying the block.
-            cut = slice(None) if cut.size == n else cut
-            v = sv[cut, -1][:, None]
-            eq = y_score[cut] == v
-            m = eq.shape[0]
             in_last = start[cut] == start[cut, -1][:, None]
-            size[cut] = np.where(in_last, np.count_nonzero(eq, axis=1)[:, None], size[cut])
-            # The values of the group's members only (a pass over whole rows
-            # would cost the block's width whatever the group's size).
-            flat = np.flatnonzero(eq)
-            r = flat // N
-            if not isinstance(cut, slice):
-                flat = cut[r] * N + flat % N
-            for name, vals in values.at(flat).items():
-                tot = np.bincount(r, weights=vals, minlength=m)[:, None]
+            if rest is not None:
+                # The selection gathered the group's members it left out:
+                # they add to those within the L positions.
+                r = rest // N
+                m, rows_of, within = n, cut, True
+            else:
+                # The rows are read for the group's members (a slice spares
+                # copying the block when every row is cut).
+                cut = slice(None) if cut.size == n else cut
+                eq = y_score[cut] == sv[cut, -1][:, None]
+                m, rows_of, within = eq.shape[0], slice(None), False
+                # The values of the group's members only (a pass over whole
+                # rows would cost the block's width whatever the group's size).
+                rest = np.flatnonzero(eq)
+                r = rest // N
+                if not isinstance(cut, slice):
+                    rest = cut[r] * N + rest % N
+            count = np.bincount(r, minlength=m)[rows_of][:, None]
+            if within:
+                count = count + size[cut]
+            size[cut] = np.where(in_last, count, size[cut])
+            for name, vals in values.at(rest).items():
+                tot = np.bincount(r, weights=vals, minlength=m)[rows_of][:, None]
+                if within:
+                    tot = tot + sums[name][cut]
                 sums[name][cut] = np.where(in_last, tot, sums[name][cut])
     rc = RankedChunk(L, start, size, sums, n_items)
     rc.real_ties = real_ties

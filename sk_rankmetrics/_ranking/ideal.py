@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from .._utils.arrays import row_counts
 from .._utils.errors import InvalidParameterError
 from .item_values import _Extremes
 
@@ -53,17 +54,23 @@ def _grid_gains(gain, levels):
     return np.asarray(gain(np.asarray(levels, dtype=np.float64)), dtype=np.float64)
 
 
+#: Integer levels of positive gain read one at a time (a comparison and a
+#: count per row for each) when there are at most this many.
+_LEVEL_PASSES = 8
+
+
 def _top_levels(yt, gain, extremes, width, passes=2):
     """:func:`ideal_gains` read off the highest levels, or None.
 
-    Where the highest level fills many positions of each row (dense graded
-    relevance), or where it is the only level of positive gain (binary
-    relevance), the top ``width`` gains are known after comparing the rows
-    with that level (and, for integer levels, the next ones): one pass per
-    level instead of counting or sorting every level. Rows still short after
-    ``passes`` levels (one for real-valued levels, which may lie between
-    two integers) go the general way. A sample of the block decides whether
-    the highest level is common enough to try.
+    The top ``width`` gains of a row are known from its counts of the levels
+    of positive gain, highest first: one comparison and count per level
+    instead of counting or sorting every entry. Integer levels whose levels
+    of positive gain are few (at most ``_LEVEL_PASSES``, the rest worth 0:
+    binary and graded relevance) are all read. Otherwise the highest level
+    (and, for integer levels, the ``passes - 1`` next ones) is read where a
+    sample of the block shows it common enough to fill most rows (dense
+    graded relevance; real-valued levels may lie between two integers, so
+    only their highest is read). Rows still short go the general way.
     """
     n, N = yt.shape
     if yt.dtype.kind == "b":
@@ -76,39 +83,62 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     if not -(2**52) < float(hi) < 2**52:
         return None  # levels compared as float64 below must be exact
     rest_zero = False  # every level below those read has gain 0
-    if yt.dtype.kind == "f":
+    if yt.dtype.kind == "f" and not ex.integral:
         levels = np.array([hi], dtype=np.float64)
-    else:
+    else:  # integer levels (of an integer type, or floats holding integers)
         lo, hi = int(ex.min()), int(hi)
         if lo <= -(2**52):
             return None
-        levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
-        ends = _grid_gains(gain, [lo, hi - 1] if hi > lo else [lo])
-        rest_zero = ends is not None and ends[0] >= 0 and (hi == lo or ends[-1] <= 0)
-    # Worth trying when the levels read hold about twice the top ``width`` of
-    # an average row (the highest alone can fall short where the next fill in).
-    sample = yt.reshape(-1)[:_SAMPLE]
-    read = np.count_nonzero(sample >= levels[-1])
-    if not rest_zero and read * N < 2 * width * sample.shape[0]:
-        return None
+        low = max(lo, hi - _LEVEL_PASSES)
+        candidates = np.arange(hi, low - 1, -1, dtype=np.float64)
+        g = _grid_gains(gain, candidates)
+        g_lo = _grid_gains(gain, [lo])
+        positive = 0 if g is None else int(np.count_nonzero(g > 0))
+        if (positive and g_lo is not None and g_lo[0] >= 0
+                and (positive < candidates.shape[0] or low == lo)):
+            # Every level of positive gain is among the candidates, and the
+            # levels below them are worth 0 (monotone, >= 0 at the lowest).
+            levels, rest_zero = candidates[:positive], True
+        else:
+            levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
+            ends = _grid_gains(gain, [lo, hi - 1] if hi > lo else [lo])
+            rest_zero = ends is not None and ends[0] >= 0 and (hi == lo or ends[-1] <= 0)
+    if not rest_zero:
+        # Worth trying when the levels read hold about twice the top
+        # ``width`` of an average row (the highest alone can fall short where
+        # the next fill in).
+        sample = yt.reshape(-1)[:_SAMPLE]
+        read = np.count_nonzero(sample >= levels[-1])
+        if read * N < 2 * width * sample.shape[0]:
+            return None
     g = _grid_gains(gain, levels)
     if g is None:
         return None
-    out = np.zeros((n, width))  # best first
+    # Per level read, the positions each row has filled down to (capped at
+    # ``width``); rows that filled up at a higher level are not read again.
     filled = np.zeros(n, dtype=np.intp)
+    reached = []
     rows = np.arange(n)
-    j = np.arange(width)
+    as_level = yt.dtype.type if yt.dtype.kind in "iu" else float
     for level, value in zip(levels.tolist(), g.tolist()):
         if value <= 0 or not rows.size:
             break
-        sub = yt if rows.size == n else yt[rows]
-        have = filled[rows]
-        upto = np.minimum(have + np.count_nonzero(sub == level, axis=1), width)
-        out[rows] = np.where((j >= have[:, None]) & (j < upto[:, None]), value, out[rows])
-        filled[rows] = upto
-        rows = rows[upto < width]
-        if rest_zero:
-            rows = rows[:0]  # the rest of each row is worth 0: filled already
+        if rows.size * 4 > n:  # most rows: all are read (a copy costs more)
+            filled = np.minimum(filled + row_counts(yt == as_level(level)), width)
+        else:
+            filled[rows] = np.minimum(filled[rows] + row_counts(yt[rows] == as_level(level)),
+                                      width)
+        reached.append((value, filled.copy()))
+        rows = rows[filled[rows] < width]
+    if rest_zero:
+        rows = rows[:0]  # every level of positive gain read: the rest is worth 0
+    # Position j of a row holds the first level read whose positions reach
+    # past j: its index is the number of levels that stop at or before j.
+    j = np.arange(width)
+    code = np.zeros((n, width), dtype=np.uint8)
+    for _, upto in reached:
+        code += j >= upto[:, None]
+    out = np.take(np.array([v for v, _ in reached] + [0.0]), code)  # best first
     if rows.size:
         # The rows still short, the general way (no sample decides there).
         out[rows] = ideal_gains(yt[rows], gain, None, width, levels=False)[:, ::-1]
@@ -359,18 +389,29 @@ def _counted_levels(yt, gain, extremes, lo, hi):
     return levels
 
 
-def _count_levels(yt, lo, span):
+def _count_levels(yt, lo, span, by_level=False):
     """``counts[r * span + l]``: the entries of row ``r`` at level ``lo + l``
     (integral levels), counted a few rows at a time so that the keys stay in
-    the CPU cache."""
+    the CPU cache. ``by_level``: the counts as an array of shape (span, n),
+    ``counts[l, r]`` (a level's counts of every row together)."""
     n, N = yt.shape
-    offsets = (np.arange(n, dtype=np.intp) * span - lo)[:, None]
     step = max(1, _COUNT_ELEMENTS // max(N, 1))
     keys = np.empty((min(step, n), N), dtype=np.intp)
-    counts = np.empty(n * span, dtype=np.intp)
+    if by_level:
+        counts = np.empty((span, n), dtype=np.intp)
+    else:
+        counts = np.empty(n * span, dtype=np.intp)
+        offsets = (np.arange(n, dtype=np.intp) * span - lo)[:, None]
     for a in range(0, n, step):
         b = min(a + step, n)
         part = keys[: b - a]
-        np.add(yt[a:b], offsets[a:b] - a * span, out=part, casting="unsafe")
-        counts[a * span:b * span] = np.bincount(part.reshape(-1), minlength=(b - a) * span)
+        if by_level:  # key (level - lo) * rows + row, within the rows a..b
+            m = b - a
+            np.multiply(yt[a:b], m, out=part, casting="unsafe")
+            part += (np.arange(m, dtype=np.intp) - lo * m)[:, None]
+            counts[:, a:b] = np.bincount(part.reshape(-1), minlength=span * m).reshape(span, m)
+        else:
+            np.add(yt[a:b], offsets[a:b] - a * span, out=part, casting="unsafe")
+            counts[a * span:b * span] = np.bincount(part.reshape(-1),
+                                                    minlength=(b - a) * span)
     return counts

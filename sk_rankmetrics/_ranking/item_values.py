@@ -6,6 +6,8 @@ import weakref
 
 import numpy as np
 
+from .._utils.arrays import row_counts
+
 
 class _GivenValues:
     """Item values given over whole rows, with :class:`BlockValues`' interface."""
@@ -271,9 +273,14 @@ class _Totals(dict):
         width = b.yt.shape[1]
         if key in ("judged", "pool") and getattr(b.masks, key) is None:
             total = np.full(b.yt.shape[0], float(width))
-        elif key == "rel:None" and not any(r.rel_key == key for r in b.requests):
-            # Any relevant item at all (ERR's rows with no relevant grade).
-            total = _relevant(b.yt, None, b.masks.judged).sum(axis=1)
+        elif key.startswith("rel:"):
+            # The relevant items, counted (a count of a mask costs less than
+            # summing an indicator); "rel:None" may be asked by no request
+            # (ERR's rows with no relevant grade): any relevant item at all.
+            req = next((r for r in b.requests if r.rel_key == key), None)
+            threshold = None if req is None else req.threshold
+            total = row_counts(_relevant_mask(b.yt, threshold, b.masks.judged))
+            total = total.astype(np.float64)
         else:
             total = b.full(key).sum(axis=1)
         self[key] = total

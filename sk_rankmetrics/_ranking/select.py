@@ -4,26 +4,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ideal import _SAMPLE, _count_levels
+from .ideal import _count_levels
 
 
 def select_top(y_score, L):
     """The ``L`` largest scores of each row, unordered, and the largest of the rest.
 
-    Returns ``(top, below)``: the flat indices of shape (n, L) of ``L``
-    entries of each row no other entry of the row exceeds, and the largest
-    score of the row's other entries. Ties at the boundary are cut in any
-    order (the tie statistics read whole groups).
+    Returns ``(top, below, rest)``: the flat indices of shape (n, L) of ``L``
+    entries of each row no other entry of the row exceeds; the largest score
+    of the row's other entries; and the flat indices, in increasing order,
+    of the entries left out that tie with the row's L-th largest (the rest
+    of a tie group the cut splits), or None when not gathered (the rows must
+    then be read for them). Ties at the boundary are cut in any order (the
+    tie statistics read whole groups).
 
-    ``np.argpartition`` costs ten times more when one value fills most of a
-    row (the zeros of sparse scores) for types of 16 bits and more. When a
-    sample of the block shows such a value ``v``, the rows are selected from
-    their entries above ``v``, filled up with entries equal to ``v``; rows
-    that would need an entry below ``v`` are partitioned as usual.
+    Integer scores in a small span are counted per row
+    (:func:`_select_by_counts`). NumPy's partition costs ten times more when
+    one value fills most of a row (the zeros of sparse scores) for types of
+    16 bits and more: when a sample of the block shows such a value ``v``,
+    the rows are selected from their entries above ``v``, filled up with
+    entries equal to ``v``. Other rows are partitioned by value.
     """
-    n, N = y_score.shape
-    flat = y_score.reshape(-1)
-    base = (np.arange(n) * N)[:, None]
     if y_score.dtype.kind in "iu" and y_score.dtype.itemsize > 1:
         picked = _select_by_counts(y_score, L)
         if picked is not None:
@@ -33,9 +34,43 @@ def select_top(y_score, L):
         picked = _select_above(y_score, L, v)
         if picked is not None:
             return picked
-    idx = np.argpartition(y_score, N - L - 1, axis=1)
-    below = np.take(flat, idx[:, N - L - 1] + base[:, 0])
-    return idx[:, N - L:] + base, below
+    return _select_partitioned(y_score, L)
+
+
+def _select_partitioned(y_score, L):
+    """:func:`select_top` by partitioning the values alone (moving no indices:
+    about three times faster than ``np.argpartition``), which gives each
+    row's L-th largest score and the largest of the rest; one comparison
+    then finds the entries."""
+    N = y_score.shape[1]
+    part = np.partition(y_score, N - L - 1, axis=1)
+    below = part[:, N - L - 1].copy()
+    top, rest = _entries_from(y_score, L, part[:, N - L:].min(axis=1))
+    return top, below, rest
+
+
+def _entries_from(y_score, L, t):
+    """``(top, rest)``: the flat indices of shape (n, L) of the entries of each
+    row above its L-th largest score ``t``, filled up with the first entries
+    equal to it; and those of the entries equal to ``t`` left out, in
+    increasing order (the rest of the tie group the cut splits)."""
+    n, N = y_score.shape
+    idx = np.flatnonzero(y_score >= t[:, None])
+    if idx.shape[0] == n * L:  # no row ties across its boundary
+        return idx.reshape(n, L), idx[:0]
+    rows = idx // N
+    equal = np.take(y_score.reshape(-1), idx) == t[rows]
+    # Each row keeps its entries above t and, of those equal to t, as many as
+    # L less the former, first come first: an entry equal to t is kept while
+    # the running count of such entries stays within the row's limit.
+    ends = np.searchsorted(rows, np.arange(1, n + 1))  # each row's end in idx
+    seen = np.cumsum(equal)
+    upto = seen[ends - 1]  # entries equal to t up to each row's end
+    # The limit: those of the rows before, plus L less the row's entries above t.
+    limit = upto - (ends - np.concatenate(([0], ends[:-1]))) + L
+    keep = seen <= limit[rows]
+    keep |= ~equal
+    return idx[keep].reshape(n, L), idx[~keep]
 
 
 #: Integer scores spanning at most this many values are selected by counting.
@@ -51,41 +86,43 @@ def _select_by_counts(y_score, L):
     ``t`` and the first ones equal to it are kept. Unlike ``np.argpartition``
     the cost does not grow with the ties.
     """
-    n, N = y_score.shape
+    N = y_score.shape[1]
     lo, hi = int(y_score.min()), int(y_score.max())
     span = hi - lo + 1
     if span > min(_MAX_SCORE_SPAN, N):
         return None
     dtype = y_score.dtype.type
     if -(2**40) < lo and hi < 2**40:
-        counts = _count_levels(y_score, lo, span)
+        counts = _count_levels(y_score, lo, span, by_level=True)
     else:  # wide integers: counted relative to the smallest, in their own type
-        counts = _count_levels(y_score - dtype(lo), 0, span)
-    counts = counts.reshape(n, span)
-    desc = np.cumsum(counts[:, ::-1], axis=1)  # desc[:, u]: entries >= hi - u
-    u = np.argmax(desc >= L, axis=1)
+        counts = _count_levels(y_score - dtype(lo), 0, span, by_level=True)
+    # desc[u]: each row's entries >= hi - u (nondecreasing in u), so the first
+    # u where it reaches L is the number of u where it does not.
+    desc = counts[::-1]
+    if span <= 64:  # a level at a time (NumPy's cumsum over axis 0 is slower)
+        desc = desc.copy()
+        for level in range(1, span):
+            desc[level] += desc[level - 1]
+    else:
+        desc = np.cumsum(desc, axis=0)
+    u = np.count_nonzero(desc < L, axis=0)
     # Scores as offsets from lo, added in the scores' own type (exact).
     t = (span - 1 - u).astype(y_score.dtype) + dtype(lo)  # each row's L-th largest
-    below = (span - 1 - np.argmax(desc >= L + 1, axis=1)).astype(y_score.dtype) + dtype(lo)
-    r = np.arange(n)
-    above = np.where(u > 0, desc[r, np.maximum(u - 1, 0)], 0)
-    need = L - above  # entries equal to t taken, first come first
-    tt = t
-    idx = np.flatnonzero(y_score >= tt[:, None])
-    rows = idx // N
-    equal = np.take(y_score.reshape(-1), idx) == tt[rows]
-    # The rank of each entry equal to t among those of its row.
-    seen = np.cumsum(equal)
-    per_row = np.bincount(rows, weights=equal, minlength=n).astype(np.intp)
-    before = np.cumsum(per_row) - per_row
-    keep = ~equal | (seen - 1 - before[rows] < need[rows])
-    return idx[keep].reshape(n, L), below
+    below = (span - 1 - np.count_nonzero(desc < L + 1, axis=0)).astype(y_score.dtype) \
+        + dtype(lo)
+    top, rest = _entries_from(y_score, L, t)
+    return top, below, rest
+
+
+#: Entries of a block's sample for :func:`_dominant` (a value filling a quarter
+#: of the rows shows in a few thousand entries; a larger sample costs its sort).
+_DOMINANT_SAMPLE = 1 << 11
 
 
 def _dominant(a):
     """A value filling over a quarter of a sample of ``a``'s entries, or None
     (the padding, -inf, never counts)."""
-    sample = a.reshape(-1)[:_SAMPLE]
+    sample = a.reshape(-1)[:_DOMINANT_SAMPLE]
     if sample.shape[0] < 64:
         return None
     values, counts = np.unique(sample, return_counts=True)
@@ -154,4 +191,4 @@ def _select_above(y_score, L, v):
             got = pos[rows_few, 1:]
             fill = np.where(got >= 0, got, fill)
         top[rows_few] = fill
-    return top, below
+    return top, below, None

@@ -137,10 +137,13 @@ def _first_relevant_survival(rc, req):
     Returns ``found``, the group's start ``s0``, ``t`` (how many of its items
     fall in the top k) and ``S`` from :func:`_survival`.
     """
-    found, s0, m, r0 = _first_relevant_group(rc, req)
-    t = np.clip(_cut(rc, req.k) - s0, 0, m).astype(np.int64)
-    t[~found] = 0
-    return found, s0, t, _survival(m, r0, t)
+    key = ("first relevant", req.rel_key, _cut(rc, req.k))
+    if key not in rc.memo:  # MRR and hit rate at the same k read the same
+        found, s0, m, r0 = _first_relevant_group(rc, req)
+        t = np.clip(_cut(rc, req.k) - s0, 0, m).astype(np.int64)
+        t[~found] = 0
+        rc.memo[key] = found, s0, t, _survival(m, r0, t)
+    return rc.memo[key]
 
 
 def hit_rate(rc, req):
