@@ -377,26 +377,69 @@ def test_selection_of_integer_scores_by_counting(seed, n, N, L, dtype, hi, mostl
 
 @pytest.mark.parametrize("dtype", ["int64", "int16", "uint32"])
 def test_integer_scores_counted_equal_the_partitioned_path(monkeypatch, dtype):
-    """Every metric with a cut-off on heavily tied integer scores: the counted
-    selection gives the plain partition's numbers."""
+    """Every metric with a cut-off on heavily tied integer scores: the chunk
+    ranked from the counts of each score (ties averaged), and the counted
+    selection (which the kernels reading items take), give the plain
+    partition's numbers."""
+    from sk_rankmetrics._ranking import chunk as _chunk
     from sk_rankmetrics._ranking import select as _ordering
 
     rng = np.random.default_rng(9)
     y = rng.integers(0, 3, size=(300, 60))
     y[rng.random(y.shape) < 0.8] = 0
     s = rng.integers(0, 6, size=y.shape).astype(dtype)
+    s[:3] = np.arange(60)  # rows without ties
     names = [n for n, spec in METRICS.items() if spec.takes_k and spec.ties != "refuse"]
     reqs = [(f"{n}@{k}", default_options(n)) for n in names for k in (1, 5, 20)]
     taken = []
-    select = _ordering._select_by_counts
-    monkeypatch.setattr(_ordering, "_select_by_counts",
-                        lambda a, L: taken.append(select(a, L)) or taken[-1])
+    counts = _chunk.score_counts
+    monkeypatch.setattr(_chunk, "score_counts",
+                        lambda a, L: taken.append(counts(a, L)) or taken[-1])
     fast = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
     assert any(t is not None for t in taken)
+    monkeypatch.setattr(_chunk, "score_counts", lambda a, L: None)
+    selected = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
     monkeypatch.setattr(_ordering, "_select_by_counts", lambda a, L: None)
     plain = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
     for r, _ in reqs:
         np.testing.assert_allclose(fast[r], plain[r], rtol=1e-12, atol=1e-12, err_msg=r)
+        np.testing.assert_allclose(selected[r], plain[r], rtol=1e-12, atol=1e-12, err_msg=r)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(2, 150),
+       L=st.integers(1, 40), span=st.integers(1, 40),
+       dtype=st.sampled_from(["int64", "int32", "int16", "uint16", "uint64"]),
+       wide=st.booleans())
+def test_ranking_from_score_counts_equals_the_sorted_ranking(seed, n, N, L, span, dtype,
+                                                             wide):
+    """Integer scores in a small span ranked from each row's count of each
+    score: the tie groups (first position, size, summed values) of the top L
+    equal those of the sorted ranking, also for scores near the ends of
+    64-bit integers."""
+    from unittest import mock
+
+    from sk_rankmetrics._ranking import chunk as _chunk
+
+    rng = np.random.default_rng(seed)
+    L = min(L, N - 1)
+    a = rng.integers(0, span, size=(n, N)).astype(dtype)
+    if wide and dtype in ("int64", "uint64"):
+        a += np.dtype(dtype).type(2**62)
+    values = {"v": rng.random((n, N)), "w": (rng.random((n, N)) < 0.3).astype(float)}
+    counted = _chunk.score_counts(a, L)
+    if counted is None:
+        assert int(a.max()) - int(a.min()) + 1 > N
+        return
+    got = _chunk.rank_chunk(a, values, L)
+    with mock.patch.object(_chunk, "score_counts", lambda a, L: None):
+        expected = _chunk.rank_chunk(a, values, L)
+    assert got.tied == expected.tied and got.real_ties == expected.real_ties
+    np.testing.assert_array_equal(got.start, expected.start)
+    np.testing.assert_array_equal(got.size, expected.size)
+    for name in values:
+        np.testing.assert_allclose(got.sums[name], expected.sums[name], rtol=1e-12,
+                                   atol=1e-12)
 
 
 @pytest.mark.parametrize(("dtype", "base"), [(np.uint64, 2**63), (np.int64, -(2**62)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .item_values import _GivenValues
-from .select import select_top
+from .select import score_counts, select_top
 
 
 class RankedChunk:
@@ -198,6 +198,12 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     base = (np.arange(n) * N)[:, None]
     if n_items is None:
         n_items = np.full(n, N, dtype=np.int64)
+    if isinstance(values, dict):
+        values = _GivenValues(values)
+    if L < N and not ignore_ties and not keep_items:
+        counted = score_counts(y_score, L)
+        if counted is not None:
+            return _ranked_by_counts(y_score, values, L, n_items, counted)
     rest = None
     if L < N:
         top, below, rest = select_top(y_score, L)
@@ -215,8 +221,6 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         top = np.ascontiguousarray((np.argsort(y_score, axis=1) + base)[:, ::-1])
         sv = np.take(flat_scores, top)
         below = None
-    if isinstance(values, dict):
-        values = _GivenValues(values)
     ranked_vals = values.at(top)
     if ignore_ties or (not (sv[:, 1:] == sv[:, :-1]).any() and (
             below is None or not (below == sv[:, -1]).any())):
@@ -264,4 +268,37 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     rc = RankedChunk(L, start, size, sums, n_items)
     rc.real_ties = real_ties
     rc.items = ranked_vals if keep_items else None
+    return rc
+
+
+def _ranked_by_counts(y_score, values, L, n_items, counted):
+    """:func:`rank_chunk` of integer scores in a small span, from each row's
+    count of each score (a :class:`~.select.ScoreCounts`), ties averaged.
+
+    Each score of a row is one tie group, and the counts say where each
+    group starts and how large it is: nothing is sorted, and no member of
+    the group the cut splits need be chosen. The entries scoring at least
+    the row's L-th largest are found in one comparison, and their values
+    summed per (row, score).
+    """
+    n, N = y_score.shape
+    span = counted.counts.shape[0]
+    idx = np.flatnonzero(y_score >= counted.t[:, None])
+    # Each entry's group: its row's scores, the best first.
+    gap = np.subtract(counted.hi, np.take(y_score.reshape(-1), idx)).astype(np.intp)
+    key = (idx // N) * span + gap
+    # Per (row, group), row-major: first position, size, positions among the L.
+    sizes = np.ascontiguousarray(counted.counts.T).reshape(-1)
+    ends = np.ascontiguousarray(counted.ends.T).reshape(-1)
+    starts = ends - sizes
+    shown = np.clip(np.minimum(ends, L) - starts, 0, None)
+    group = np.repeat(np.arange(n * span), shown)  # each position's group, n * L
+    size = np.take(sizes, group).reshape(n, L)
+    sums = {name: np.take(np.bincount(key, weights=v, minlength=n * span),
+                          group).reshape(n, L)
+            for name, v in values.at(idx).items()}
+    if not (size > 1).any():  # no two entries tie: the sums are the values
+        return RankedChunk(L, None, None, sums, n_items)
+    rc = RankedChunk(L, np.take(starts, group).reshape(n, L), size, sums, n_items)
+    rc.real_ties = True
     return rc

@@ -80,13 +80,45 @@ _MAX_SCORE_SPAN = 1024
 def _select_by_counts(y_score, L):
     """:func:`select_top` for integer scores in a small span, or None.
 
-    The scores of each row are counted (one pass, no comparison sort), which
-    gives the L-th largest score ``t`` and the largest score left out; one
-    comparison then finds the entries >= ``t``, of which all those above
-    ``t`` and the first ones equal to it are kept. Unlike ``np.argpartition``
-    the cost does not grow with the ties.
+    The scores of each row are counted (:func:`score_counts`: one pass, no
+    comparison sort), which gives the L-th largest score ``t`` and the
+    largest score left out; one comparison then finds the entries >= ``t``,
+    of which all those above ``t`` and the first ones equal to it are kept.
+    Unlike a partition the cost does not grow with the ties.
     """
+    counted = score_counts(y_score, L)
+    if counted is None:
+        return None
+    top, rest = _entries_from(y_score, L, counted.t)
+    return top, counted.below, rest
+
+
+class ScoreCounts:
+    """Each row's count of each score, for integer scores in a small span.
+
+    Attributes
+    ----------
+    hi : scalar of the scores' type
+        The block's largest score.
+    counts : ndarray of shape (span, n)
+        ``counts[u, r]``: the entries of row ``r`` scoring ``hi - u`` (the
+        best score first).
+    ends : ndarray of shape (span, n)
+        ``ends[u, r]``: the entries of row ``r`` scoring at least ``hi - u``.
+    t, below : ndarray of shape (n,), the scores' type
+        Each row's L-th largest score and the largest score of the rest.
+    """
+
+    def __init__(self, hi, counts, ends, t, below):
+        self.hi, self.counts, self.ends, self.t, self.below = hi, counts, ends, t, below
+
+
+def score_counts(y_score, L):
+    """The :class:`ScoreCounts` of integer scores spanning at most
+    ``min(_MAX_SCORE_SPAN, N)`` values, or None."""
     N = y_score.shape[1]
+    if y_score.dtype.kind not in "iu" or y_score.dtype.itemsize < 2:
+        return None
     lo, hi = int(y_score.min()), int(y_score.max())
     span = hi - lo + 1
     if span > min(_MAX_SCORE_SPAN, N):
@@ -96,22 +128,20 @@ def _select_by_counts(y_score, L):
         counts = _count_levels(y_score, lo, span, by_level=True)
     else:  # wide integers: counted relative to the smallest, in their own type
         counts = _count_levels(y_score - dtype(lo), 0, span, by_level=True)
-    # desc[u]: each row's entries >= hi - u (nondecreasing in u), so the first
+    counts = counts[::-1]  # the best score first
+    # ends[u]: each row's entries >= hi - u (nondecreasing in u), so the first
     # u where it reaches L is the number of u where it does not.
-    desc = counts[::-1]
     if span <= 64:  # a level at a time (NumPy's cumsum over axis 0 is slower)
-        desc = desc.copy()
-        for level in range(1, span):
-            desc[level] += desc[level - 1]
+        ends = counts.copy()
+        for u in range(1, span):
+            ends[u] += ends[u - 1]
     else:
-        desc = np.cumsum(desc, axis=0)
-    u = np.count_nonzero(desc < L, axis=0)
-    # Scores as offsets from lo, added in the scores' own type (exact).
-    t = (span - 1 - u).astype(y_score.dtype) + dtype(lo)  # each row's L-th largest
-    below = (span - 1 - np.count_nonzero(desc < L + 1, axis=0)).astype(y_score.dtype) \
-        + dtype(lo)
-    top, rest = _entries_from(y_score, L, t)
-    return top, below, rest
+        ends = np.cumsum(counts, axis=0)
+    u = np.count_nonzero(ends < L, axis=0)
+    # Scores as offsets from hi, subtracted in the scores' own type (exact).
+    t = dtype(hi) - u.astype(y_score.dtype)  # each row's L-th largest
+    below = dtype(hi) - np.count_nonzero(ends < L + 1, axis=0).astype(y_score.dtype)
+    return ScoreCounts(dtype(hi), counts, ends, t, below)
 
 
 #: Entries of a block's sample for :func:`_dominant` (a value filling a quarter

@@ -162,9 +162,11 @@ def unique(a):
     return s[keep]
 
 
-#: A one in each byte of a 64-bit word: multiplied by it, a word of eight
-#: byte counts holds their sum in its top byte.
-_BYTE_ONES = np.uint64(0x0101010101010101)
+#: The low byte of each 16-bit lane of a 64-bit word.
+_LOW_BYTES = np.uint64(0x00FF00FF00FF00FF)
+#: A one in each 16-bit lane: multiplied by it, a word of four 16-bit counts
+#: holds their sum in its top 16 bits.
+_SHORT_ONES = np.uint64(0x0001000100010001)
 
 
 def row_counts(mask):
@@ -173,10 +175,10 @@ def row_counts(mask):
     ``np.count_nonzero(mask, axis=1)`` pays a reduction per row, most of the
     cost on short rows. Here each row's bytes are read as 64-bit words
     whose byte lanes, summed a column of words at a time (vectors over the
-    rows), count the True entries of eight columns; a multiplication then
-    sums a word's lanes. Rows of over 512 entries (64 words, so that a lane
-    never passes 255) go to ``np.count_nonzero``, whose per-row cost is
-    small there.
+    rows), count the True entries of eight columns; the lanes are then added
+    in pairs and a multiplication sums the pairs. Rows of over 512 entries
+    (64 words, so that a byte lane never passes 255) go to
+    ``np.count_nonzero``, whose per-row cost is small there.
     """
     N = mask.shape[1]
     W = N // 8
@@ -204,7 +206,10 @@ def row_counts(mask):
         if sys.byteorder == "big":
             keep = np.uint64((1 << (8 * (N % 8))) - 1)
         acc += tail & keep
-    return ((acc * _BYTE_ONES) >> np.uint64(56)).astype(np.int64)
+    # Pairs of byte lanes into 16-bit lanes (a row's count may pass 255),
+    # whose sum the multiplication leaves in the top 16 bits.
+    acc = (acc & _LOW_BYTES) + ((acc >> np.uint64(8)) & _LOW_BYTES)
+    return ((acc * _SHORT_ONES) >> np.uint64(48)).astype(np.int64)
 
 
 def check_sample_weight(sample_weight, n, what=None):
