@@ -83,7 +83,16 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     if not -(2**52) < float(hi) < 2**52:
         return None  # levels compared as float64 below must be exact
     rest_zero = False  # every level below those read has gain 0
-    if yt.dtype.kind == "f" and not ex.integral:
+    # Levels within -128..127 are compared as one-byte integers (an eighth of
+    # the memory a pass reads); for floats the copy tells whether they hold
+    # integers.
+    small = None
+    if yt.dtype.itemsize > 1 and -128 <= float(ex.min()) and float(hi) <= 127:
+        small = yt.astype(np.int8)
+        if yt.dtype.kind == "f" and not np.array_equal(small, yt):
+            small = None
+            ex._integral = False
+    if yt.dtype.kind == "f" and small is None and not ex.integral:
         levels = np.array([hi], dtype=np.float64)
     else:  # integer levels (of an integer type, or floats holding integers)
         lo, hi = int(ex.min()), int(hi)
@@ -120,6 +129,8 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     reached = []
     rows = np.arange(n)
     as_level = yt.dtype.type if yt.dtype.kind in "iu" else float
+    if small is not None and rest_zero:
+        yt, as_level = small, np.int8
     for level, value in zip(levels.tolist(), g.tolist()):
         if value <= 0 or not rows.size:
             break
