@@ -87,7 +87,11 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     # the memory a pass reads); for floats the copy tells whether they hold
     # integers.
     small = None
-    if yt.dtype.itemsize > 1 and -128 <= float(ex.min()) and float(hi) <= 127:
+    sample = yt.reshape(-1)[:_SAMPLE]
+    if yt.dtype.kind == "f" and not np.array_equal(sample, np.floor(sample)):
+        ex._integral = False  # a sample of real-valued levels says it already
+    if (yt.dtype.itemsize > 1 and -128 <= float(ex.min()) and float(hi) <= 127
+            and (yt.dtype.kind != "f" or ex._integral is not False)):
         small = yt.astype(np.int8)
         if yt.dtype.kind == "f" and not np.array_equal(small, yt):
             small = None
@@ -178,7 +182,7 @@ def top_values(a, width):
     if a.dtype.itemsize == 1:
         return np.sort(np.partition(a, N - width, axis=1)[:, N - width:], axis=1)
     pos = a > 0
-    P = np.count_nonzero(pos, axis=1)
+    P = row_counts(pos)
     total = int(P.sum())
     if total <= a.size // 4 and n:
         widest = int(P.max())
@@ -197,16 +201,20 @@ def _top_positive(a, pos, P, width, widest):
     a row with fewer than ``width`` of them has a negative entry."""
     n = a.shape[0]
     short = P < width
-    if short.any() and bool((a[short] < 0).any()):
+    # (The block's minimum first: it spares copying the short rows, most rows
+    # of sparse relevance, when nothing is negative.)
+    if short.any() and a.min() < 0 and bool((a[short] < 0).any()):
         return None
-    vals = a[pos]  # row-major: each row's positive entries together
+    # Row-major: each row's positive entries together.
+    vals = np.take(a.reshape(-1), np.flatnonzero(pos))
     cols = max(widest, width)
-    pad = np.zeros((n, cols), dtype=a.dtype)
-    ends = np.cumsum(P)
-    within = np.arange(vals.shape[0]) - np.repeat(ends - P, P)
-    # Right-aligned: zeros (the rows' other entries) come first.
-    pad[np.repeat(np.arange(n), P), cols - np.repeat(P, P) + within] = vals
-    return np.sort(pad, axis=1)[:, cols - width:]
+    pad = np.zeros(n * cols, dtype=a.dtype)
+    # Right-aligned in rows of ``cols``: zeros (the rows' other entries) come
+    # first. Entry i of row r goes to r * cols + cols - P[r] + (i - before r),
+    # that is i + (r + 1) * cols - (entries up to the end of row r).
+    shift = (np.arange(1, n + 1) * cols - np.cumsum(P))
+    pad[np.arange(vals.shape[0]) + np.repeat(shift, P)] = vals
+    return np.sort(pad.reshape(n, cols), axis=1)[:, cols - width:]
 
 
 class IdealLevels:
