@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 import reference as ref
 from conftest import default_options
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.exceptions import UndefinedMetricWarning
 
 from sk_rankmetrics import (
@@ -331,3 +333,50 @@ def test_users_without_recommendations_in_data_frames():
     assert res.query_ids.tolist() == ["u1"]
     res = evaluate_run(truth, recs, ["ndcg@10"], complete=True)
     assert res.per_query["ndcg@10"].tolist() == pytest.approx([1 / np.log2(3), 0.0, 0.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), size=st.integers(0, 300),
+       width=st.integers(1, 30),
+       gains=st.sampled_from(["levels", "many levels", "real", "negative", "wide"]))
+def test_ideal_of_the_truth_is_its_sorted_gains(seed, n, size, width, gains):
+    """The ``width`` best truth gains of each row (best last, 0 where a row has
+    fewer items), counted per row for a few gain values and sorted otherwise,
+    equal each row's gains sorted by hand."""
+    from sk_rankmetrics._inputs.preranked import _ideal_from_truth
+
+    rng = np.random.default_rng(seed)
+    trow = np.sort(rng.integers(0, n, size=size))
+    g = {"levels": lambda: rng.integers(1, 5, size).astype(float),
+         "many levels": lambda: rng.integers(0, 40, size).astype(float),
+         "real": lambda: rng.random(size) * 3,
+         "negative": lambda: rng.integers(-2, 3, size).astype(float),
+         "wide": lambda: rng.integers(0, 2, size) * 2.0**40}[gains]()
+    expected = np.zeros((n, width))
+    for r in range(n):
+        best = np.sort(g[trow == r])[::-1][:width]
+        expected[r, width - best.shape[0]:] = best[::-1]
+    np.testing.assert_array_equal(_ideal_from_truth(g, trow, n, width), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), w=st.integers(2, 40),
+       dup=st.booleans())
+def test_a_repeated_item_is_found_in_lists_of_one_length(seed, n, w, dup):
+    """Lists of one length are sorted row by row and neighbours compared over
+    the flattened rows: a repeat is found in its own row, never across two."""
+    from sk_rankmetrics._inputs.preranked import _repeat_in
+
+    rng = np.random.default_rng(seed)
+    # Row r draws from r * 1000 .. r * 1000 + 999, but starts with the largest
+    # code of the row before: sorted, the two rows meet on equal codes.
+    codes = np.stack([r * 1000 + rng.permutation(1000)[:w] for r in range(n)])
+    codes[1:, 0] = codes[:-1].max(axis=1)
+    if dup:
+        r = int(rng.integers(n))
+        codes[r, -1] = codes[r, 0]
+    found = _repeat_in(codes.reshape(-1), np.full(n, w), 0, 0)
+    if dup:
+        assert found is not None and codes[found[0]].tolist().count(found[1]) == 2
+    else:
+        assert found is None

@@ -234,14 +234,27 @@ class PrerankedInputs:
 
 
 def _ideal_from_truth(gains, trow, n, width):
-    """The ``width`` largest truth gains of each row, increasing (best last)."""
+    """The ``width`` largest truth gains of each row, increasing (best last);
+    0 where a row has fewer truth items. ``trow`` is nondecreasing."""
     out = np.zeros((n, width))
     if gains.size == 0:
         return out
-    levels, inv = np.unique(gains, return_inverse=True)
+    levels, inv = _levels_of(gains)
+    m = levels.shape[0]
+    if m <= _COUNTED_GAINS:
+        # Each row's count of each gain, the best first, then the positions
+        # each gain reaches: position j holds the first gain whose reach
+        # passes j (0 past the row's items). No sort.
+        counts = np.bincount(trow * m + (m - 1 - inv), minlength=n * m).reshape(n, m)
+        j = np.arange(width)
+        code = np.zeros((n, width), dtype=np.uint8)
+        reach = np.zeros(n, dtype=np.intp)
+        for u in range(m):
+            reach = reach + counts[:, u]
+            code += j >= reach[:, None]
+        return np.take(np.append(levels[::-1], 0.0), code)[:, ::-1]
     # By row, then by gain descending: one integer key.
-    order = np.argsort(trow * levels.shape[0] + (levels.shape[0] - 1 - inv.reshape(-1)),
-                       kind="stable")
+    order = np.argsort(trow * m + (m - 1 - inv), kind="stable")
     r = trow[order]
     new = np.ones(r.shape[0], dtype=bool)
     new[1:] = r[1:] != r[:-1]
@@ -252,7 +265,23 @@ def _ideal_from_truth(gains, trow, n, width):
     return out
 
 
-# -- building the pre-ranked layout ---------------------------------------------------
+#: Truth gains taking at most this many values are counted per row, not sorted.
+_COUNTED_GAINS = 16
+
+
+def _levels_of(gains):
+    """``(levels, inverse)``: the distinct gains, increasing, and each gain's
+    index among them. Whole gains in a span of at most 1,024 are counted
+    (NumPy's hashed ``np.unique`` of a million floats is slow); others go to
+    ``np.unique``."""
+    lo, hi = float(gains.min()), float(gains.max())
+    if hi - lo <= 1024 and np.array_equal(gains, np.floor(gains)):
+        offset = (gains - lo).astype(np.intp)
+        present = np.bincount(offset, minlength=int(hi - lo) + 1) > 0
+        index = np.cumsum(present) - 1  # each present offset's place among them
+        return np.flatnonzero(present) + lo, index[offset]
+    levels, inv = np.unique(gains, return_inverse=True)
+    return levels, inv.reshape(-1)
 
 
 def _common_id_type(a, b):
@@ -353,15 +382,17 @@ def check_overlap(run_q, truth_q, queries, what):
     a relevant item.
     """
     run_u, truth_u = unique(run_q), unique(truth_q)
-    common = np.intersect1d(run_u, truth_u, assume_unique=True)
-    if truth_u.size and common.size == 0:
+    # Both sorted and distinct: membership by binary search (np.intersect1d
+    # and np.setdiff1d sort the two together again).
+    run_judged = _sorted_in(run_u, truth_u)
+    if truth_u.size and not run_judged.any():
         raise ValueError(
             f"no {what} of the ranking has judgements: the ranking's ids ({example_ids(run_u)})"
             f" and the truth's ({example_ids(truth_u)}) have none in common. Check that both "
             "use the same ids (and the same type: 1 and '1' match, 1 and 'q1' do not)."
         )
-    missing_truth = np.setdiff1d(run_u, truth_u, assume_unique=True)
-    missing_run = np.setdiff1d(truth_u, run_u, assume_unique=True)
+    missing_truth = run_u[~run_judged]
+    missing_run = truth_u[~_sorted_in(truth_u, run_u)]
     notes = []
     if missing_truth.size:
         fate = ("score as having no relevant item" if queries == "run"
@@ -374,6 +405,14 @@ def check_overlap(run_q, truth_q, queries, what):
                      "scores them 0)")
     if notes:
         warn("; ".join(notes) + ".", UserWarning)
+
+
+def _sorted_in(a, b):
+    """Whether each entry of ``a`` is in ``b`` (``b`` sorted)."""
+    if not b.size:
+        return np.zeros(a.shape[0], dtype=bool)
+    pos = np.minimum(np.searchsorted(b, a), b.shape[0] - 1)
+    return b[pos] == a
 
 
 #: Ranked items checked for repeats at a time (bounds the sort's temporaries).
@@ -396,8 +435,11 @@ def _no_repeated_item(indptr, lens, items, codes, row_ids, what):
         others = items[unknown]
         inv = np.searchsorted(unique(others), others)  # a sort: no hashed np.unique
         codes[unknown] = int(codes.max(initial=-1)) + 1 + inv
-    cmin = int(codes.min())
-    span = int(codes.max()) - cmin + 1
+    if lens.min() == lens.max():  # lists of one length: rows sorted, no keys
+        cmin = span = 0
+    else:
+        cmin = int(codes.min())
+        span = int(codes.max()) - cmin + 1
     firsts = np.searchsorted(indptr, np.arange(0, n_items, _REPEAT_STEP), side="right") - 1
     bounds = [*np.unique(firsts).tolist(), lens.shape[0]]
     for a, b in zip(bounds[:-1], bounds[1:]):
@@ -415,12 +457,15 @@ def _repeat_in(codes, lens, cmin, span):
     if lens.size == 0 or int(lens.max()) < 2:
         return None
     if lens.min() == lens.max():
-        s = np.sort(codes.reshape(-1, int(lens[0])), axis=1)
-        eq = s[:, 1:] == s[:, :-1]
-        if not eq.any():
+        w = int(lens[0])
+        s = np.sort(codes.reshape(-1, w), axis=1).reshape(-1)
+        # Neighbours compared over the flattened rows (contiguous), then the
+        # pairs that straddle two rows dropped.
+        at = np.flatnonzero(s[1:] == s[:-1])
+        at = at[(at + 1) % w != 0]
+        if not at.size:
             return None
-        row = int(np.flatnonzero(eq.any(axis=1))[0])
-        return row, s[row, 1:][eq[row]][0]
+        return int(at[0]) // w, s[at[0]]
     rows = np.repeat(np.arange(lens.shape[0]), lens)
     if lens.shape[0] * span < _KEY_LIMIT:
         key = np.sort(rows * span + (codes - cmin))
