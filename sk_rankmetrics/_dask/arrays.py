@@ -23,7 +23,8 @@ def evaluate_arrays(y_true, y_score, requests, *, sample_weight, ignore_ties, no
     if qid is None:
         rows, lengths, plan = _matrix_rows(y_true, y_score, requests, sample_weight=sample_weight,
                                            judged=judged, ignore_ties=ignore_ties,
-                                           exclude=exclude, where=where)
+                                           exclude=exclude, where=where,
+                                           lazy_rows=not compute)
         out = _results(rows, plan, no_relevant, per_row=per_row, compute=compute,
                        by_query=False, lengths=lengths)
     else:
@@ -67,8 +68,8 @@ def _known(x, arg):
 
 
 def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_ties,
-                 exclude=None, where="evaluate"):
-    _, da, dd, pd = _modules()
+                 exclude=None, where="evaluate", lazy_rows=False):
+    dask, da, dd, pd = _modules()
     yt = _dask_array(y_true, "y_true", da, dd)
     ys = _dask_array(y_score, "y_score", da, dd)
     if sp.issparse(y_true):
@@ -138,9 +139,22 @@ def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_tie
     out = da.map_blocks(_matrix_block, *args, plan=plan, mask=mask,
                         chunks=(rows_chunks, (width,)), dtype=np.float64,
                         meta=np.empty((0, 0)))
-    rows = dd.from_dask_array(out, columns=plan.columns)
-    rows = rows.map_partitions(_typed_rows, plan=plan, meta=plan.rows_meta(
-        pd.RangeIndex(0)))
+    if lazy_rows:
+        # Results handed back lazily: through dd.from_dask_array (Dask loses
+        # the blocks of frames made by dd.from_delayed when a lazy result
+        # built on them is computed later).
+        rows = dd.from_dask_array(out, columns=plan.columns)
+        rows = rows.map_partitions(_typed_rows, plan=plan, meta=plan.rows_meta(
+            pd.RangeIndex(0)))
+        return rows, rows_chunks, plan
+    # One frame per block, indexed by its global rows (as dd.from_dask_array
+    # would, which tokenizes the whole graph: the bytes of in-memory chunks
+    # hashed at every call, 50 ms for 90 MB).
+    starts = np.concatenate(([0], np.cumsum(rows_chunks))).tolist()
+    frames = [dask.delayed(_row_frame, pure=False)(block, a, b, plan)
+              for block, a, b in zip(out.to_delayed().ravel().tolist(), starts[:-1], starts[1:])]
+    rows = dd.from_delayed(frames, meta=plan.rows_meta(pd.RangeIndex(0)),
+                           divisions=[*starts[:-1], starts[-1] - 1], verify_meta=False)
     return rows, rows_chunks, plan
 
 
@@ -167,6 +181,14 @@ def _exclude_arg(exclude, shape, where, da, dd):
 def _typed_rows(rows, plan):
     n = len(plan.requests)
     return rows.astype({f"d{i}": bool for i in range(n)})
+
+
+def _row_frame(block, a, b, plan):
+    """The row frame of the rows ``a:b`` from their block of :func:`_matrix_block`."""
+    import pandas as pd
+
+    frame = pd.DataFrame(block, columns=plan.columns, index=pd.RangeIndex(a, b))
+    return _typed_rows(frame, plan)
 
 
 def _check_weights(w, row0):
