@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sk_rankmetrics import (
     TrecQrels,
@@ -224,3 +226,28 @@ def test_frame_missing_values_are_errors(library, column, values):
     data = {"qid": ["q1", "q2"], "docno": ["a", "b"], "rel": [1.0, 2.0], column: values}
     with pytest.raises(ValueError, match=f"column '{column}' has a missing value \\(row 1\\)"):
         qrels_from_frame(lib.DataFrame(data))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), m=st.integers(0, 80),
+       prefix=st.sampled_from(["", "D", "clueweb09-en0000-", "doc-00000000"]))
+def test_byte_order_ranks_of_ids(seed, n, m, prefix):
+    """TokenColumn.lex_rank (trec_eval's order of equal scores by document
+    name): each entry's rank is the number of the given entries whose bytes
+    sort before its own, for ids of one word and of several (long ids, equal
+    first words, one a prefix of another), repeats included."""
+    from sk_rankmetrics._files.tokens import Block, TokenColumn
+
+    rng = np.random.default_rng(seed)
+    ids = [(prefix + "".join(rng.choice(list("ab9Z"), size=int(rng.integers(1, 12)))))
+           .encode() for _ in range(n)]
+    data = b" ".join(ids)
+    lengths = np.array([len(b) for b in ids], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths[:-1] + 1))).astype(np.int64)
+    block = Block.from_bytes(data + b"\n")
+    col = TokenColumn.concat([TokenColumn.from_block(block, starts, lengths)])
+    rows = rng.integers(0, n, size=m)
+    got = col.lex_rank(rows)
+    chosen = [ids[r] for r in rows.tolist()]
+    expected = [sum(other < mine for other in chosen) for mine in chosen]
+    assert got.tolist() == expected

@@ -566,7 +566,13 @@ class TokenColumn:
         if n == 0:
             return rank
         li = self._long_index(rows)
-        nbytes = self.lengths(rows)
+        # Only long entries run past the first word (a short one holds at most
+        # 8 bytes): their lengths, 0 for the others (counting the bytes of the
+        # short keys cost a reduction per entry).
+        nbytes = np.zeros(n, dtype=np.int64)
+        is_long = li >= 0
+        if is_long.any():
+            nbytes[is_long] = np.diff(self.long_off)[li[is_long]]
         active = np.arange(n)
         j = 0
         while active.size:
