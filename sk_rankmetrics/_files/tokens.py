@@ -585,6 +585,8 @@ class TokenColumn:
             first = (ra + _offset_in_group(ra))[np.flatnonzero(sub)]
             rank[a] = first[np.cumsum(sub) - 1]
             j += 1
+            if not (nbytes[a] > 8 * j).any():
+                break  # no entry has bytes beyond those read (short ids only)
             # Go on with the groups of two or more whose bytes go beyond 8 * j.
             ra = rank[a]
             start = np.ones(a.shape[0], dtype=bool)
