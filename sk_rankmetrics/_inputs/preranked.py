@@ -9,6 +9,7 @@ import numpy as np
 
 from .._ranking.block import check_ties, depth
 from .._ranking.chunk import RankedChunk, tie_groups
+from .._ranking.ideal import gains_by_reach
 from .._ranking.item_values import ItemMasks, item_values
 from .._utils.arrays import (
     as_ids,
@@ -243,16 +244,10 @@ def _ideal_from_truth(gains, trow, n, width):
     m = levels.shape[0]
     if m <= _COUNTED_GAINS:
         # Each row's count of each gain, the best first, then the positions
-        # each gain reaches: position j holds the first gain whose reach
-        # passes j (0 past the row's items). No sort.
+        # each gain reaches (0 past the row's items). No sort.
         counts = np.bincount(trow * m + (m - 1 - inv), minlength=n * m).reshape(n, m)
-        j = np.arange(width)
-        code = np.zeros((n, width), dtype=np.uint8)
-        reach = np.zeros(n, dtype=np.intp)
-        for u in range(m):
-            reach = reach + counts[:, u]
-            code += j >= reach[:, None]
-        return np.take(np.append(levels[::-1], 0.0), code)[:, ::-1]
+        reach = np.cumsum(counts, axis=1)
+        return gains_by_reach(levels[::-1], list(reach.T), width, n)[:, ::-1]
     # By row, then by gain descending: one integer key.
     order = np.argsort(trow * m + (m - 1 - inv), kind="stable")
     r = trow[order]

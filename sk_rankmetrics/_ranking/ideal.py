@@ -89,13 +89,13 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     small = None
     sample = yt.reshape(-1)[:_SAMPLE]
     if yt.dtype.kind == "f" and not np.array_equal(sample, np.floor(sample)):
-        ex._integral = False  # a sample of real-valued levels says it already
+        ex.integral = False  # a sample of real-valued levels says it already
     if (yt.dtype.itemsize > 1 and -128 <= float(ex.min()) and float(hi) <= 127
-            and (yt.dtype.kind != "f" or ex._integral is not False)):
+            and (yt.dtype.kind != "f" or ex.integral_known is not False)):
         small = yt.astype(np.int8)
         if yt.dtype.kind == "f" and not np.array_equal(small, yt):
             small = None
-            ex._integral = False
+            ex.integral = False
     if yt.dtype.kind == "f" and small is None and not ex.integral:
         levels = np.array([hi], dtype=np.float64)
     else:  # integer levels (of an integer type, or floats holding integers)
@@ -147,17 +147,25 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         rows = rows[filled[rows] < width]
     if rest_zero:
         rows = rows[:0]  # every level of positive gain read: the rest is worth 0
-    # Position j of a row holds the first level read whose positions reach
-    # past j: its index is the number of levels that stop at or before j.
-    j = np.arange(width)
-    code = np.zeros((n, width), dtype=np.uint8)
-    for _, upto in reached:
-        code += j >= upto[:, None]
-    out = np.take(np.array([v for v, _ in reached] + [0.0]), code)  # best first
+    out = gains_by_reach([v for v, _ in reached], [u for _, u in reached], width, n)
     if rows.size:
         # The rows still short, the general way (no sample decides there).
         out[rows] = ideal_gains(yt[rows], gain, None, width, levels=False)[:, ::-1]
     return out[:, ::-1]
+
+
+def gains_by_reach(gains, reach, width, n):
+    """The best ``width`` gains of each row, best first, from levels of
+    decreasing gain: ``reach[u]`` (shape (n,), nondecreasing in ``u``) is
+    where each row's positions of the levels up to ``gains[u]`` end; 0 past
+    the last level. Position j holds the first level whose positions reach
+    past j: its index is the number of levels that stop at or before j.
+    ``n`` is the number of rows."""
+    j = np.arange(width)
+    code = np.zeros((n, width), dtype=np.uint8 if len(gains) < 255 else np.intp)
+    for upto in reach:
+        code += j >= upto[:, None]
+    return np.take(np.append(np.asarray(gains, dtype=np.float64), 0.0), code)
 
 
 #: A sample of this many entries tells whether a dense block repeats values.

@@ -137,9 +137,21 @@ class _Extremes:
 
     @property
     def integral(self):
+        """Whether every entry is a whole number (computed on first use)."""
         if self._integral is None:
             a = self.a
             self._integral = a.dtype.kind in "iub" or bool(np.array_equal(a, np.floor(a)))
+        return self._integral
+
+    @integral.setter
+    def integral(self, value):
+        # A caller that found out (a sample with a fraction, a failed
+        # conversion) spares the pass over the whole array.
+        self._integral = bool(value)
+
+    @property
+    def integral_known(self):
+        """:attr:`integral` if already known, else None (no pass made)."""
         return self._integral
 
 
