@@ -380,3 +380,139 @@ def test_a_repeated_item_is_found_in_lists_of_one_length(seed, n, w, dup):
         assert found is not None and codes[found[0]].tolist().count(found[1]) == 2
     else:
         assert found is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_keys=st.integers(0, 300), n_q=st.integers(0, 300),
+       wide=st.booleans(), two_d=st.booleans())
+def test_screened_search_finds_every_key(seed, n_keys, n_q, wide, two_d):
+    """The truth's keys are looked up through a hash-table screen, then a binary
+    search of those that pass: the same positions and hits as a plain search
+    of every query (negative keys, keys near the ends of int64, misses)."""
+    from sk_rankmetrics._inputs.preranked import _find
+
+    rng = np.random.default_rng(seed)
+    top = 2**62 if wide else 1000
+    keys = np.unique(rng.integers(-top, top, size=n_keys))
+    q = np.concatenate([rng.integers(-top, top, size=n_q), rng.choice(keys, n_q // 2)
+                        if keys.size else np.zeros(0, dtype=np.int64)])
+    q = np.concatenate([q, [-1, -(2**63), 2**63 - 1]])
+    if two_d:
+        q = q[: (q.size // 3) * 3].reshape(-1, 3)
+    pos, found = _find(keys, q)
+    assert pos.shape == found.shape == q.shape
+    expected = np.isin(q, keys)
+    np.testing.assert_array_equal(found, expected)
+    np.testing.assert_array_equal(keys[pos[found]], q[found])
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 200),
+       dtype=st.sampled_from(["int8", "uint8", "int64", "uint16", "bool", "float64"]),
+       levels=st.sampled_from([1, 2, 5, 16, 17]), base=st.sampled_from([0, -3, 100]))
+def test_truth_sorted_by_packed_keys_equals_a_lexsort(seed, size, dtype, levels, base):
+    """Packing (row, code, level) into bit fields and sorting once gives the
+    (row, code) order of a lexsort with each pair's level, for every type of
+    relevance, negative levels and one level; too many levels or fractional
+    ones are refused (None)."""
+    from sk_rankmetrics._inputs.preranked import _sort_packed
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    pairs = np.unique(rng.integers(0, n * 300, size=size))
+    rows, codes = pairs // 300, pairs % 300 - 50
+    p = rng.permutation(pairs.size)
+    rows, codes = rows[p], codes[p]
+    if dtype == "bool":
+        base, levels = 0, min(levels, 2)
+    if dtype.startswith("u"):
+        base = abs(base)
+    rel = (base + rng.integers(0, levels, size=pairs.size)).astype(dtype)
+    got = _sort_packed(rows, codes, rel, n)
+    if pairs.size < 2 or int(rel.max()) - int(rel.min()) >= 16:
+        assert got is None
+        return
+    assert got is not None
+    o = np.lexsort((codes, rows))
+    np.testing.assert_array_equal(got[0], rows[o])
+    np.testing.assert_array_equal(got[1], codes[o])
+    np.testing.assert_array_equal(np.asarray(got[2], dtype=float), rel[o].astype(float))
+    half = rel.astype(float) + 0.5
+    assert _sort_packed(rows, codes, half, n) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_run=st.integers(1, 30), n_truth=st.integers(0, 30),
+       shared=st.integers(0, 30), queries=st.sampled_from(["run", "truth", "both"]))
+def test_overlap_from_rows_says_what_the_sorts_say(seed, n_run, n_truth, shared, queries):
+    """The overlap of the ranking's and the truth's ids, read from the truth's
+    rows, raises and warns with the words of the sorted test."""
+    from sk_rankmetrics._inputs.preranked import _rows_of, check_overlap
+
+    rng = np.random.default_rng(seed)
+    run = rng.permutation(np.arange(100, 100 + n_run))
+    tq = np.concatenate([rng.choice(run, min(shared, n_truth)),
+                         rng.integers(500, 520, size=max(n_truth - shared, 0))])
+    tq = rng.permutation(tq).astype(np.int64)
+
+    def said(**kw):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                check_overlap(run, tq, queries, "user", **kw)
+            except ValueError as e:
+                return "error", str(e)
+        return "ok", [str(x.message) for x in w]
+
+    order = np.argsort(run, kind="stable")
+    assert said(rows=_rows_of(run[order], order, tq)) == said()
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 20), w=st.integers(1, 12),
+       ragged=st.booleans(), wide=st.booleans(), dup=st.booleans())
+def test_repeats_of_raw_item_ids(seed, n, w, ragged, wide, dup):
+    """Integer item ids are checked for repeats as they are (negative ids too;
+    ids beyond 32 bits are not narrowed): an error exactly when a list holds
+    an id twice, naming the list and the id."""
+    from sk_rankmetrics._inputs.preranked import _no_repeated_item
+
+    rng = np.random.default_rng(seed)
+    top = 2**40 if wide else 50
+    lens = rng.integers(0, w + 1, size=n) if ragged else np.full(n, w)
+    lists = [rng.permutation(np.unique(rng.integers(-top, top, size=3 * w + 3)))[:k]
+             for k in lens]
+    lens = np.array([x.size for x in lists], dtype=np.int64)
+    if dup and lens.max() >= 2:
+        r = int(np.flatnonzero(lens >= 2)[0])
+        lists[r][-1] = lists[r][0]
+    items = np.concatenate(lists).astype(np.int64)
+    indptr = np.concatenate(([0], np.cumsum(lens)))
+    ids = np.arange(n) + 1000
+    repeated = [r for r, x in enumerate(lists) if np.unique(x).size < x.size]
+    if repeated:
+        with pytest.raises(ValueError, match=rf"user {ids[repeated[0]]} holds item -?\d+ twice"):
+            _no_repeated_item(indptr, lens, items, items, ids, "user", coded=False)
+    else:
+        _no_repeated_item(indptr, lens, items, items, ids, "user", coded=False)
+
+
+@pytest.mark.parametrize("far", [2**62, -(2**62), 2**31 + 5, -1])
+def test_ranked_ids_far_outside_the_truth_are_unjudged(far):
+    """Ranked ids below or above every judged id (by far) are looked up as
+    unjudged: the numbers are those of ids just outside the judged range."""
+    rng = np.random.default_rng(14)
+    rec = np.array([rng.permutation(60)[:12] + 1000 for _ in range(50)])
+    users = np.repeat(np.arange(50), 4)
+    items = np.concatenate([rng.permutation(60)[:4] + 1000 for _ in range(50)])
+    rel = rng.integers(1, 4, size=users.size)
+    near = rec.copy()
+    near[:, 1::3] = 5000 + np.arange(near[:, 1::3].size).reshape(50, -1)
+    far_rec = rec.copy()
+    far_rec[:, 1::3] = far + np.sign(far) * np.arange(near[:, 1::3].size).reshape(50, -1)
+    names = ["ndcg@10", "map@10", "recall@5", "mrr"]
+    a = evaluate_ranked(near, (users, items, rel), names, no_relevant=0.0)
+    b = evaluate_ranked(far_rec, (users, items, rel), names, no_relevant=0.0)
+    for name in names:
+        np.testing.assert_array_equal(a.per_query[name], b.per_query[name])
+    assert a.per_query["ndcg@10"].max() > 0

@@ -46,11 +46,14 @@ class PrerankedInputs:
     does not name is *unjudged*: it is never relevant and earns no gain,
     whatever the threshold or the gain of level 0. The ideal ranking of a row
     is built from its truth, so it may be longer than the ranked list.
+    ``distinct`` says that no list ranks an item twice (checked by the
+    builder); otherwise each block's judged items are checked for repeats.
     """
 
     def __init__(self, query_ids, rec_indptr, rec_codes, truth_indptr, truth_codes,
-                 truth_rel, rec_scores=None, truth_judged=None):
+                 truth_rel, rec_scores=None, truth_judged=None, *, distinct=False):
         self.query_ids = query_ids
+        self.distinct = distinct
         if truth_judged is not None and truth_judged.all():
             truth_judged = None
         self.truth_judged = truth_judged
@@ -64,6 +67,7 @@ class PrerankedInputs:
         rec_lens = np.diff(rec_indptr)
         truth_lens = np.diff(truth_indptr)
         self.n_cols = int(rec_lens.max()) if self.n_rows else 0
+        self._one_length = bool(self.n_rows) and int(rec_lens.min()) == self.n_cols
         self.max_truth = int(truth_lens.max()) if self.n_rows else 0
         if truth_codes.size:
             self.cmin, self.cmax = int(truth_codes.min()), int(truth_codes.max())
@@ -89,7 +93,8 @@ class PrerankedInputs:
         scores = None if self.rec_scores is None else self.rec_scores[keep]
         return PrerankedInputs(self.query_ids, indptr, self.rec_codes[keep],
                                self.truth_indptr, self.truth_codes, self.truth_rel,
-                               rec_scores=scores, truth_judged=self.truth_judged)
+                               rec_scores=scores, truth_judged=self.truth_judged,
+                               distinct=self.distinct)
 
     def _plan(self, requests):
         """``(L, Li)``: ranked positions and ideal positions every block describes.
@@ -109,7 +114,11 @@ class PrerankedInputs:
 
     def blocks(self, requests):
         L, Li = self._plan(requests)
-        width = max(L, Li, self.n_cols, 1)
+        # Items a block holds per row: lists of one length without scores are
+        # read to L only (a 2-D view); ragged lists and tie groups whole.
+        reads = L if self.rec_scores is None and self._one_length else self.n_cols
+        truth = -(-self.truth_codes.shape[0] // max(self.n_rows, 1))
+        width = max(L, Li, reads, truth, 1)
         step = max(1, _budget(requests) // width)
         step = min(step, max(1, _KEY_LIMIT // self.span))
         return [(slice(a, min(a + step, self.n_rows)), (a, min(a + step, self.n_rows)))
@@ -145,11 +154,13 @@ class PrerankedInputs:
             return row, offs, none, none, np.zeros(codes.shape), lens
         trow, _ = _row_of(self.truth_indptr, a, b)
         tkeys = trow * self.span + (self.truth_codes[ta:tb] - self.cmin)
-        inside = (codes >= self.cmin) & (codes <= self.cmax)
-        rkeys = np.where(inside, row_key + (codes - self.cmin), -1)
-        pos = np.minimum(np.searchsorted(tkeys, rkeys), tkeys.shape[0] - 1)
-        found = tkeys[pos] == rkeys
-        hit = rkeys[found]
+        # Codes outside the truth's range are clipped to offset -1 or span - 1,
+        # keys no truth item has (truth offsets are 0 .. span - 2).
+        rkeys = np.subtract(codes, self.cmin, dtype=np.int64)
+        np.clip(rkeys, -1, self.span - 1, out=rkeys)
+        rkeys += row_key
+        pos, found = _find(tkeys, rkeys)
+        hit = rkeys[found] if not self.distinct else rkeys[:0]
         if hit.size > 1:
             s = np.sort(hit)
             dup = s[1:] == s[:-1]
@@ -232,6 +243,42 @@ class PrerankedInputs:
                 rc.ideal[req.gain_key] = _ideal_from_truth(tvals[req.gain_key][0], trow, n,
                                                            Li)
         return rc
+
+
+#: Bits of the hash table that screens the keys looked up in the truth: the
+#: table has at least this many slots per truth key.
+_SCREEN_SLOTS = 8
+
+
+def _find(keys, queries):
+    """``(pos, found)``: where each of ``queries`` is in ``keys`` (sorted), and
+    whether it is there (``pos`` is 0 where not).
+
+    Most queries are ranked items the truth does not name: a table of the keys'
+    hashes (a byte per slot, 8 slots per key, so ~1 in 8 absent keys pass)
+    screens them out, and only those that pass are searched (a binary search
+    of a large block of keys misses the cache at each step).
+    """
+    flat = queries.reshape(-1)
+    pos = np.zeros(flat.shape[0], dtype=np.intp)
+    found = np.zeros(flat.shape[0], dtype=bool)
+    if keys.shape[0] and flat.shape[0]:
+        bits = max(int(keys.shape[0] * _SCREEN_SLOTS - 1).bit_length(), 6)
+        shift = np.uint64(64 - bits)
+        table = np.zeros(1 << bits, dtype=bool)
+        with np.errstate(over="ignore"):  # multiplication modulo 2**64
+            table[(keys.view(np.uint64) * _GOLDEN) >> shift] = True
+            maybe = np.flatnonzero(table[(flat.view(np.uint64) * _GOLDEN) >> shift])
+        q = flat[maybe]
+        p = np.minimum(np.searchsorted(keys, q), keys.shape[0] - 1)
+        hit = keys[p] == q
+        pos[maybe] = p
+        found[maybe] = hit
+    return pos.reshape(queries.shape), found.reshape(queries.shape)
+
+
+#: Fibonacci hashing's multiplier (2**64 over the golden ratio, odd).
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _ideal_from_truth(gains, trow, n, width):
@@ -347,55 +394,84 @@ _PACKED_LEVELS = 16
 def _sort_packed(rows, codes, rel, n):
     """``(rows, codes, rel)`` sorted by (row, code) through one sort of packed
     keys, or None: the relevance must take a few integer levels, and the keys
-    fit in 63 bits."""
+    fit in 63 bits. The fields are bit fields (row, code, level), so packing
+    and unpacking are shifts and masks, no integer division."""
     if rows.size < 2:
         return None
-    lo, hi = float(rel.min()), float(rel.max())
-    if hi - lo >= _PACKED_LEVELS or not np.array_equal(rel, np.floor(rel)):
+    if rel.dtype.kind == "b":
+        rel = rel.view(np.uint8)
+    lo, hi = rel.min().item(), rel.max().item()
+    if hi - lo >= _PACKED_LEVELS:
         return None
-    levels = int(hi - lo) + 1
+    if rel.dtype.kind == "f" and not np.array_equal(rel, np.floor(rel)):
+        return None
+    lbits = int(hi - lo).bit_length()
     cmin = int(codes.min())
-    span = int(codes.max()) - cmin + 1
-    if n * span * levels >= _KEY_LIMIT:
+    cbits = (int(codes.max()) - cmin).bit_length()
+    if (max(n - 1, 1).bit_length() + cbits + lbits) > 62:
         return None
-    key = (rows.astype(np.int64) * span + (codes - cmin)) * levels
-    if levels > 1:
-        key += (rel - lo).astype(np.int64)
+    key = np.left_shift(rows, cbits + lbits, dtype=np.int64)
+    key |= np.left_shift(codes - cmin, lbits, dtype=np.int64)
+    if lbits:
+        key |= (rel - lo).astype(np.int64)
     if not (key[1:] < key[:-1]).any():
         return rows, codes, rel
     key.sort()
-    out_rel = (key % levels + lo).astype(np.float64) if levels > 1 else rel
-    key //= levels
-    return key // span, key % span + cmin, out_rel
+    if lbits:
+        out_rel = (key & ((1 << lbits) - 1)).astype(np.float64)
+        if lo:
+            out_rel += lo
+    else:
+        out_rel = rel
+    key >>= lbits
+    out_codes = key & ((1 << cbits) - 1)
+    if cmin:
+        out_codes += cmin
+    return key >> cbits, out_codes, out_rel
 
 
-def check_overlap(run_q, truth_q, queries, what):
+def check_overlap(run_q, truth_q, queries, what, *, rows=None):
     """Say so when the ranking's and the truth's query ids do not (all) match.
 
     Nothing in common raises; a partial overlap warns with the counts, since
     the queries that do not match are left out or score as queries without
-    a relevant item.
+    a relevant item. ``rows`` (optional, with ``run_q`` distinct): the index
+    in ``run_q`` of each id of ``truth_q``, -1 for none; the test then needs
+    no sort of the truth's ids.
     """
-    run_u, truth_u = unique(run_q), unique(truth_q)
-    # Both sorted and distinct: membership by binary search (np.intersect1d
-    # and np.setdiff1d sort the two together again).
-    run_judged = _sorted_in(run_u, truth_u)
-    if truth_u.size and not run_judged.any():
+    if rows is None:
+        run_u, truth_u = unique(run_q), unique(truth_q)
+        # Both sorted and distinct: membership by binary search (np.intersect1d
+        # and np.setdiff1d sort the two together again).
+        run_judged = _sorted_in(run_u, truth_u)
+        missing_truth = run_u[~run_judged]
+        n_truth = truth_u.size
+        missing_run = truth_u[~_sorted_in(truth_u, run_u)]
+    else:
+        run_judged = np.zeros(run_q.shape[0], dtype=bool)
+        if rows.size and int(rows.min()) < 0:
+            missing_run = unique(truth_q[rows < 0])
+            run_judged[rows[rows >= 0]] = True
+        else:
+            missing_run = truth_q[:0]
+            run_judged[rows] = True
+        missing_truth = np.sort(run_q[~run_judged])
+        n_truth = int(run_judged.sum()) + missing_run.size
+    if n_truth and not run_judged.any():
         raise ValueError(
-            f"no {what} of the ranking has judgements: the ranking's ids ({example_ids(run_u)})"
-            f" and the truth's ({example_ids(truth_u)}) have none in common. Check that both "
-            "use the same ids (and the same type: 1 and '1' match, 1 and 'q1' do not)."
+            f"no {what} of the ranking has judgements: the ranking's ids "
+            f"({example_ids(unique(run_q))}) and the truth's ({example_ids(unique(truth_q))}) "
+            "have none in common. Check that both use the same ids (and the same type: 1 "
+            "and '1' match, 1 and 'q1' do not)."
         )
-    missing_truth = run_u[~run_judged]
-    missing_run = truth_u[~_sorted_in(truth_u, run_u)]
     notes = []
     if missing_truth.size:
         fate = ("score as having no relevant item" if queries == "run"
                 else "are left out")
-        notes.append(f"{missing_truth.size} of {run_u.size} {plural(what)} of the ranking have no "
-                     f"judgements ({example_ids(missing_truth)}) and {fate}")
+        notes.append(f"{missing_truth.size} of {run_judged.size} {plural(what)} of the ranking "
+                     f"have no judgements ({example_ids(missing_truth)}) and {fate}")
     if missing_run.size and queries != "truth":
-        notes.append(f"{missing_run.size} of {truth_u.size} judged {plural(what)} are not in the "
+        notes.append(f"{missing_run.size} of {n_truth} judged {plural(what)} are not in the "
                      f"ranking ({example_ids(missing_run)}) and are left out (complete=True "
                      "scores them 0)")
     if notes:
@@ -410,26 +486,31 @@ def _sorted_in(a, b):
     return b[pos] == a
 
 
-#: Ranked items checked for repeats at a time (bounds the sort's temporaries).
-_REPEAT_STEP = 1 << 22
+#: Ranked items checked for repeats at a time: a block's codes and their sorted
+#: copy stay in cache (2**18 int64 codes: 2 MB), which halves the time of the
+#: row sorts against blocks of 2**22.
+_REPEAT_STEP = 1 << 18
 
 
-def _no_repeated_item(indptr, lens, items, codes, row_ids, what):
+def _no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True):
     """Raise when one ranked list holds an item twice, judged or not.
 
-    Items outside the truth have code -1; they get codes of their own first.
-    The lists are checked a block of rows at a time (about ``_REPEAT_STEP``
-    items): lists of one length sorted row by row, others by (row, code) keys.
+    With ``coded`` (codes in the truth's vocabulary), items outside the truth
+    have code -1 and get codes of their own first; without it the codes are
+    the item ids themselves, whatever their sign. The lists are checked a block
+    of rows at a time (about ``_REPEAT_STEP`` items): lists of one length
+    sorted row by row, others by (row, code) keys.
     """
     n_items = items.shape[0]
     if n_items < 2:
         return
-    unknown = codes < 0
-    if unknown.any():
-        codes = codes.copy()
-        others = items[unknown]
-        inv = np.searchsorted(unique(others), others)  # a sort: no hashed np.unique
-        codes[unknown] = int(codes.max(initial=-1)) + 1 + inv
+    if coded:
+        unknown = codes < 0
+        if unknown.any():
+            codes = codes.copy()
+            others = items[unknown]
+            inv = np.searchsorted(unique(others), others)  # a sort: no hashed np.unique
+            codes[unknown] = int(codes.max(initial=-1)) + 1 + inv
     if lens.min() == lens.max():  # lists of one length: rows sorted, no keys
         cmin = span = 0
     else:
@@ -447,13 +528,22 @@ def _no_repeated_item(indptr, lens, items, codes, row_ids, what):
                              f"{shown(items[at])!r} twice; rank each item once per {what}.")
 
 
+def _narrow(a, lo, hi):
+    """``a`` (integers in ``lo..hi``) as int32 when they fit: rows of int32 sort
+    twice as fast as rows of int64."""
+    if a.dtype.itemsize > 4 and -(1 << 31) <= lo and hi < (1 << 31):
+        return a.astype(np.int32)
+    return a
+
+
 def _repeat_in(codes, lens, cmin, span):
     """``(row, code)`` of a code repeated within one row of a block, or None."""
     if lens.size == 0 or int(lens.max()) < 2:
         return None
     if lens.min() == lens.max():
         w = int(lens[0])
-        s = np.sort(codes.reshape(-1, w), axis=1).reshape(-1)
+        s = np.sort(_narrow(codes, int(codes.min()), int(codes.max())).reshape(-1, w), axis=1)
+        s = s.reshape(-1)
         # Neighbours compared over the flattened rows (contiguous), then the
         # pairs that straddle two rows dropped.
         at = np.flatnonzero(s[1:] == s[:-1])
@@ -463,7 +553,7 @@ def _repeat_in(codes, lens, cmin, span):
         return int(at[0]) // w, s[at[0]]
     rows = np.repeat(np.arange(lens.shape[0]), lens)
     if lens.shape[0] * span < _KEY_LIMIT:
-        key = np.sort(rows * span + (codes - cmin))
+        key = np.sort(_narrow(rows * span + (codes - cmin), 0, lens.shape[0] * span))
         eq = key[1:] == key[:-1]
         if not eq.any():
             return None
@@ -489,6 +579,8 @@ def _rows_of(u_sorted, u_order, ids):
         if hi - lo < 4 * (n + ids.shape[0]):
             table = np.full(hi - lo + 1, -1, dtype=np.intp)
             table[np.subtract(u_sorted, lo, dtype=np.intp)] = u_order
+            if ids.size and lo <= int(ids.min()) and int(ids.max()) <= hi:
+                return table[np.subtract(ids, lo, dtype=np.intp)]
             rows = np.full(ids.shape[0], -1, dtype=np.intp)
             inside = (ids >= lo) & (ids <= hi)
             rows[inside] = table[np.subtract(ids[inside], lo, dtype=np.intp)]
@@ -579,7 +671,10 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
         raise ValueError(f"the truth's {what} ids, item ids and relevance must have one "
                          f"length, got {tq.shape[0]}, {ti.shape[0]} and {tr.shape[0]}.")
     check_finite(tr, "the truth's relevance")
-    tr = tr.astype(np.float64)
+    if tr.dtype.kind == "b":
+        tr = tr.view(np.uint8)
+    if tr.dtype.kind not in "iu":  # integers stay so until the truth is sorted
+        tr = tr.astype(np.float64)
     all_tq = (None if truth_queries is None
               else as_ids(truth_queries, f"the truth's {plural(what)}"))
     tj = None
@@ -597,7 +692,13 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
         i = int(np.flatnonzero(u_sorted[1:] == u_sorted[:-1])[0])
         raise ValueError(f"{what} {shown(u_sorted[i])!r} has two ranked lists; give one list "
                          f"per {what}.")
-    check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
+    trows = None
+    if queries == "run" and all_tq is None:
+        # The rows stay those of the lists: the truth's rows tell the overlap.
+        trows = _rows_of(u_sorted, u_order, tq)
+        check_overlap(uq, tq, queries, what, rows=trows)
+    else:
+        check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
     truth_q = unique(tq if all_tq is None else all_tq) if queries != "run" else None
     indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
     if queries != "run":
@@ -620,7 +721,9 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
 
     # Item codes: integers as they are when they fit, else codes in the truth's vocabulary.
     ri, ti = _common_id_type(ri, ti)
-    if ti.dtype.kind == "i" and (ti.size == 0 or int(ti.max()) - int(ti.min()) < (1 << 40)):
+    coded = not (ti.dtype.kind == "i"
+                 and (ti.size == 0 or int(ti.max()) - int(ti.min()) < (1 << 40)))
+    if not coded:
         t_codes, r_codes = ti, ri
     else:
         vocab, t_codes = np.unique(ti, return_inverse=True)
@@ -632,7 +735,8 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
             r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
 
     # Truth rows, sorted by (row, code); a duplicate judgement is an error.
-    trows = _rows_of(u_sorted, u_order, tq)
+    if trows is None:
+        trows = _rows_of(u_sorted, u_order, tq)
     del tq
     tkeep = trows >= 0
     if tkeep.all():
@@ -667,15 +771,16 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
                 f"the truth judges item {shown(ti_kept[t_order[i]])!r} twice for {what} "
                 f"{shown(uq[trows[i]])!r}; give each ({what}, item) pair once."
             )
-    _no_repeated_item(indptr, lens, ri, r_codes, uq, what)
+    _no_repeated_item(indptr, lens, ri, r_codes, uq, what, coded=coded)
     if tr.size and ri.size and not _any_in(r_codes, t_codes):
         warn(
             f"no ranked item appears in the truth (ranked ids such as {example_ids(ri)}, "
             f"judged ids such as {example_ids(ti)}): every {what} scores as if nothing "
             "relevant was ranked. Check that both use the same item ids.", UserWarning,
         )
-    return PrerankedInputs(uq, indptr, r_codes, indptr_of(trows, n), t_codes, tr,
-                           rec_scores=score, truth_judged=tj)
+    return PrerankedInputs(uq, indptr, r_codes, indptr_of(trows, n), t_codes,
+                           tr.astype(np.float64, copy=False), rec_scores=score,
+                           truth_judged=tj, distinct=True)
 
 
 def ranked_order(qid, docno, score):
