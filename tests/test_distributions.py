@@ -541,3 +541,49 @@ def test_truth_sorted_by_packed_keys_or_by_order(graded):
     with pytest.raises(ValueError, match=rf"judges item {items[p][7]} twice for user "
                                          rf"{users[p][7]};"):
         evaluate_ranked(rec, (users2, items2, rel2), ["ndcg@10"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), m=st.integers(0, 80),
+       dtype=st.sampled_from(["float64", "float32", "int64", "bool"]), view=st.booleans())
+def test_row_sums_and_running_sums_equal_numpys(seed, n, m, dtype, view):
+    """Row sums by a product with ones, running sums a column at a time: the
+    values of ``sum(axis=1)`` and ``cumsum(axis=1)`` (running sums exactly: the
+    same additions in the same order), on strided views too."""
+    from sk_rankmetrics._utils.arrays import row_cumsum, row_sums
+
+    rng = np.random.default_rng(seed)
+    a = (rng.random((n, m + 3)) * 10 - 2).astype(dtype)
+    if dtype == "bool":
+        a = rng.random((n, m + 3)) < 0.3
+    a = a[:, 1 : m + 1] if view else a[:, :m]
+    np.testing.assert_array_equal(row_cumsum(a), np.cumsum(a, axis=1))
+    out = np.zeros((n, m + 1))
+    row_cumsum(a.astype(np.float64), out=out[:, 1:])
+    np.testing.assert_array_equal(out[:, 1:], np.cumsum(a.astype(np.float64), axis=1))
+    assert not out[:, 0].any()
+    if dtype != "bool":
+        np.testing.assert_allclose(row_sums(a), a.sum(axis=1), rtol=1e-6 if dtype == "float32"
+                                   else 1e-12, atol=1e-5)
+
+
+def test_some_ranked_item_judged_by_prefix_or_whole():
+    """Whether any ranked item is judged: a match in the first rows of both
+    sides, a match only in later rows, in another row than its own, or none."""
+    from sk_rankmetrics._inputs.id_checks import any_in
+
+    n, w = 3000, 5
+    ranked = np.arange(n * w).reshape(n, w) + 10**6  # distinct, none judged
+    indptr = np.arange(n + 1) * w
+    truth = np.arange(n) + 5 * 10**6
+    tptr = np.arange(n + 1)
+    assert not any_in(ranked.reshape(-1), truth, indptr, tptr)
+    t2 = truth.copy()
+    t2[2] = ranked[2, 3]  # the first rows
+    assert any_in(ranked.reshape(-1), t2, indptr, tptr)
+    t3 = truth.copy()
+    t3[-1] = ranked[-1, 0]  # the last row only
+    assert any_in(ranked.reshape(-1), t3, indptr, tptr)
+    t4 = truth.copy()
+    t4[0] = ranked[-1, 4]  # judged for another row: still an id the truth knows
+    assert any_in(ranked.reshape(-1), t4, indptr, tptr)
