@@ -587,3 +587,50 @@ def test_some_ranked_item_judged_by_prefix_or_whole():
     t4 = truth.copy()
     t4[0] = ranked[-1, 4]  # judged for another row: still an id the truth knows
     assert any_in(ranked.reshape(-1), t4, indptr, tptr)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "float64", "uint16"])
+@pytest.mark.parametrize("density", [0.002, 0.05, 0.2])
+def test_sparse_levels_counted_from_their_entries(monkeypatch, dtype, density):
+    """Few entries at the levels of positive gain: their counts per (level,
+    row) come from one pass over the block; the ideal equals the one read a
+    level at a time, and the sorted gains. The route is taken exactly when a
+    sample shows at most one entry in eight at those levels."""
+    from sk_rankmetrics._ranking import ideal
+
+    rng = np.random.default_rng(15)
+    y = np.where(rng.random((400, 90)) < density, rng.integers(1, 5, size=(400, 90)), 0)
+    y[3, :12] = 4  # a row filled past the width by its highest level
+    y = y.astype(dtype)
+    taken = []
+    real = ideal._sparse_levels
+    monkeypatch.setattr(ideal, "_sparse_levels",
+                        lambda *a: taken.append(1) or real(*a))
+    for gain in ("linear", "exponential"):
+        g = resolve_gain(gain)
+        got = ideal._top_levels(y, g, None, 10)
+        expected = np.sort(np.asarray(g(y.astype(float))), axis=1)[:, 80:]
+        np.testing.assert_array_equal(got, expected)
+        with monkeypatch.context() as m:
+            m.setattr(ideal, "_SPARSE_LEVELS", 10**9)  # never: a level at a time
+            np.testing.assert_array_equal(ideal._top_levels(y, g, None, 10), got)
+    sample = y.reshape(-1)[: ideal._SAMPLE]
+    sparse = np.count_nonzero(sample >= 1) * ideal._SPARSE_LEVELS <= sample.size
+    assert bool(taken) == sparse
+    assert sparse == (density < 0.1)  # the sample says what the data are
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), m=st.integers(1, 80),
+       dtype=st.sampled_from(["float64", "float32", "int64", "int8"]))
+def test_row_min_equals_numpys(seed, n, m, dtype):
+    """The minimum of each row, a column at a time for short rows (also -inf
+    and strided views): NumPy's ``min(axis=1)``."""
+    from sk_rankmetrics._utils.arrays import row_min
+
+    rng = np.random.default_rng(seed)
+    a = (rng.random((n, m + 2)) * 200 - 100).astype(dtype)
+    if dtype.startswith("float") and n:
+        a[0, -1] = -np.inf
+    a = a[:, 2:]
+    np.testing.assert_array_equal(row_min(a), a.min(axis=1))

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from .._utils.arrays import row_counts
+from .._utils.arrays import row_counts, row_cumsum
 from .._utils.errors import InvalidParameterError
 from .item_values import _Extremes
 
@@ -96,6 +96,8 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         if yt.dtype.kind == "f" and not np.array_equal(small, yt):
             small = None
             ex.integral = False
+    elif yt.dtype.itemsize == 1 and float(hi) <= 127:  # one byte already
+        small = yt.view(np.int8)
     if yt.dtype.kind == "f" and small is None and not ex.integral:
         levels = np.array([hi], dtype=np.float64)
     else:  # integer levels (of an integer type, or floats holding integers)
@@ -127,6 +129,10 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     g = _grid_gains(gain, levels)
     if g is None:
         return None
+    if small is not None and rest_zero and levels.shape[0] > 1:
+        sample = small.reshape(-1)[:_SAMPLE]
+        if np.count_nonzero(sample >= int(levels[-1])) * _SPARSE_LEVELS <= sample.shape[0]:
+            return _sparse_levels(small, levels, g, width)
     # Per level read, the positions each row has filled down to (capped at
     # ``width``); rows that filled up at a higher level are not read again.
     filled = np.zeros(n, dtype=np.intp)
@@ -154,17 +160,49 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     return out[:, ::-1]
 
 
+#: Integer levels are counted from their entries alone (one pass, then work
+#: on those entries) when at most one entry in this many holds a level read.
+_SPARSE_LEVELS = 8
+
+
+def _sparse_levels(small, levels, g, width):
+    """:func:`_top_levels` of one-byte levels that few entries hold.
+
+    ``levels`` are consecutive integers, highest first, the levels below them
+    worth 0. The entries at those levels are found in one pass and their
+    counts per (level, row) taken with one ``bincount``, where a comparison
+    and a count per level would each read the whole block.
+    """
+    n, N = small.shape
+    keep = int(np.count_nonzero(np.asarray(g) > 0))  # monotone: a prefix
+    levels, g = levels[:keep], g[:keep]
+    m = levels.shape[0]
+    idx = np.flatnonzero(small >= int(levels[-1]))
+    code = int(levels[0]) - small.reshape(-1)[idx].astype(np.intp)  # 0 = the highest
+    counts = np.bincount(code * n + idx // N, minlength=m * n).reshape(m, n)
+    reach = np.minimum(np.cumsum(counts, axis=0), width)
+    return gains_by_reach(list(g), list(reach), width, n)[:, ::-1]
+
+
 def gains_by_reach(gains, reach, width, n):
     """The best ``width`` gains of each row, best first, from levels of
     decreasing gain: ``reach[u]`` (shape (n,), nondecreasing in ``u``) is
     where each row's positions of the levels up to ``gains[u]`` end; 0 past
     the last level. Position j holds the first level whose positions reach
     past j: its index is the number of levels that stop at or before j.
-    ``n`` is the number of rows."""
-    j = np.arange(width)
-    code = np.zeros((n, width), dtype=np.uint8 if len(gains) < 255 else np.intp)
-    for upto in reach:
-        code += j >= upto[:, None]
+    ``n`` is the number of rows.
+
+    That count is a running sum along the row of marks, one where each level
+    stops (a write per row and level, not a comparison per position and
+    level); the gains are then read at those indices.
+    """
+    marks = np.zeros((n, width + 1), dtype=np.uint8 if len(gains) < 255 else np.intp)
+    flat = marks.reshape(-1)
+    base = np.arange(0, n * (width + 1), width + 1)
+    for upto in reach:  # one row at most once per level: no index repeats
+        flat[base + np.minimum(upto, width)] += 1
+    code = np.empty((n, width), dtype=marks.dtype)
+    row_cumsum(marks[:, :width], out=code)
     # Indexing, not np.take: np.take casts one-byte indices to intp through a
     # buffer, six times slower here.
     return np.append(np.asarray(gains, dtype=np.float64), 0.0)[code]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.arrays import row_min
 from .ideal import _count_levels
 
 
@@ -45,7 +46,7 @@ def _select_partitioned(y_score, L):
     N = y_score.shape[1]
     part = np.partition(y_score, N - L - 1, axis=1)
     below = part[:, N - L - 1].copy()
-    top, rest = _entries_from(y_score, L, part[:, N - L:].min(axis=1))
+    top, rest = _entries_from(y_score, L, row_min(part[:, N - L:]))
     return top, below, rest
 
 

@@ -185,6 +185,21 @@ def row_sums(a):
     return a @ np.ones(a.shape[1], dtype=a.dtype)
 
 
+def row_min(a):
+    """The minimum of each row of a matrix of shape (n, m), m >= 1.
+
+    Rows of up to ``_NARROW`` entries are reduced a column at a time (vectors
+    over the rows): ``a.min(axis=1)`` pays a reduction per row, ten times the
+    cost on rows of 10.
+    """
+    if a.shape[1] > _NARROW:
+        return a.min(axis=1)
+    out = a[:, 0].copy()
+    for j in range(1, a.shape[1]):
+        np.minimum(out, a[:, j], out=out)
+    return out
+
+
 def row_cumsum(a, out=None):
     """Running sums along each row of a matrix of shape (n, m).
 
