@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ranking.block import rank_block
+from .._ranking.item_values import Extremes
 from .._utils.arrays import check_finite, exact_scores, sortable
 from .budget import _budget
 
@@ -48,7 +49,16 @@ class DenseInputs:
         yt = self.y_true[a:b]
         yt = np.asarray(yt.toarray() if sp.issparse(yt) else yt)
         ys = sortable(np.asarray(self.y_score[a:b]))
-        check_finite(yt, "y_true", a)
+        extremes = None
+        if yt.dtype.kind == "f" and yt.flags.c_contiguous:
+            # The min and max of the relevance, which the checks of the gains
+            # read anyway, tell whether it is finite (NaN spreads to both):
+            # no pass of its own. check_finite then names the first place.
+            extremes = Extremes(yt)
+            if not (np.isfinite(extremes.min()) and np.isfinite(extremes.max())):
+                check_finite(yt, "y_true", a)
+        else:
+            check_finite(yt, "y_true", a)
         check_finite(ys, "y_score", a)
         judged = None if self.judged is None else self.judged[a:b]
         ex = None if self.exclude is None else self.exclude[a:b].toarray()
@@ -56,7 +66,7 @@ class DenseInputs:
             ex = ~judged if ex is None else ex | ~judged
         if ex is None:
             return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a,
-                              judged=judged)
+                              judged=judged, extremes=extremes)
         # Excluded items: padding, as the pairs long format leaves out.
         ys = np.where(ex, -np.inf, exact_scores(ys))
         yt = np.where(ex, 0, yt)

@@ -34,13 +34,15 @@ def check_ties(rc, requests, ignore_ties):
             )
 
 
-def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, judged=None):
+def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, judged=None,
+               extremes=None):
     """Rank one block of rows (relevance ``yt``, scores ``ys``) for ``requests``.
 
     The block is ranked down to the deepest cut-off any request needs (at
     most its width, whatever ``k`` is). ``n_items`` gives the real items of
     padded long-format rows, whose padding holds the score ``-inf``;
-    ``judged`` marks the judged items (None: every real item is).
+    ``judged`` marks the judged items (None: every real item is);
+    ``extremes`` (an ``Extremes`` of ``yt``), when the caller has them.
     """
     N = yt.shape[1]
     needs_full, k_max = depth(requests)
@@ -48,7 +50,7 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     if judged is not None and real is not None:
         judged = judged & real
     masks = ItemMasks(real=real, judged=judged)
-    values = BlockValues(yt, requests, row0, masks)
+    values = BlockValues(yt, requests, row0, masks, extremes)
     L = N if needs_full else min(k_max, N)
     if ignore_ties:
         for r in requests:

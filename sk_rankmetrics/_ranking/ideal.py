@@ -8,7 +8,7 @@ import numpy as np
 
 from .._utils.arrays import row_counts, row_cumsum
 from .._utils.errors import InvalidParameterError
-from .item_values import _Extremes
+from .item_values import Extremes
 
 
 def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, counted=None,
@@ -78,7 +78,7 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         extremes = None
     if not gain.monotone or yt.dtype.kind not in "iuf" or not yt.size:
         return None
-    ex = extremes if extremes is not None and extremes.a is yt else _Extremes(yt)
+    ex = extremes if extremes is not None and extremes.a is yt else Extremes(yt)
     hi = ex.max()
     if not -(2**52) < float(hi) < 2**52:
         return None  # levels compared as float64 below must be exact
@@ -382,7 +382,7 @@ def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None):
     Integer relevance levels in a small span with a monotone gain are counted
     per row (one pass, no sort); any other input sorts the row's gains.
     ``full_gain()`` gives the block's gains when they cannot be read off the
-    levels (see :func:`ideal_gains`). ``extremes`` (an :class:`_Extremes` of
+    levels (see :func:`ideal_gains`). ``extremes`` (an :class:`Extremes` of
     ``yt``) spares a pass for its min and max.
     """
     N = yt.shape[1]
@@ -401,7 +401,7 @@ def _counted(yt, gain, extremes=None):
     if yt.dtype.kind == "b":
         yt = yt.view(np.uint8)
     if extremes is None or extremes.a is not yt:
-        extremes = _Extremes(yt)
+        extremes = Extremes(yt)
     lo, hi = float(extremes.min()), float(extremes.max())
     if not (-2**52 < lo and hi < 2**52 and np.ceil(hi) - np.floor(lo) < _MAX_LEVEL_SPAN):
         return None

@@ -75,20 +75,22 @@ def check_item_values(yt, requests, row0=0, masks=None):
     return _checked_extremes(yt, requests, row0, masks)[0]
 
 
-def _checked_extremes(yt, requests, row0=0, masks=None):
+def _checked_extremes(yt, requests, row0=0, masks=None, extremes=None):
     """:func:`check_item_values`, returning ``(worthless, extremes)``.
 
     Looks at every judged item of the block (ranked or not): a level a gain
     mapping does not name, a negative level under a normalised metric, a gain
     that overflows float64, a grade outside ERR's scale. Monotone elementwise
     gains (linear, exponential) are checked at the extreme levels only.
-    ``extremes`` (an :class:`_Extremes`) holds the min and max of the
-    entries that are not worthless, once computed.
+    ``extremes`` (an :class:`Extremes`) holds the min and max of the
+    entries that are not worthless, once computed; a caller that already
+    has those of ``yt`` passes them (used when nothing is worthless).
     """
     masks = masks or ItemMasks()
     worthless = _unjudged_worthless(yt, requests, masks)
     real = yt if worthless is None else yt[~worthless]
-    extremes = _Extremes(real)
+    if extremes is None or extremes.a is not real:
+        extremes = Extremes(real)
     seen = set()
     for req in requests:
         # ERR's levels are grades: their own check below says what is accepted.
@@ -114,11 +116,11 @@ def _checked_extremes(yt, requests, row0=0, masks=None):
                 )
         if grades:
             judged = real if masks.judged is None else yt[masks.judged]
-            _check_grades(extremes if judged is real else _Extremes(judged), req)
+            _check_grades(extremes if judged is real else Extremes(judged), req)
     return worthless, extremes
 
 
-class _Extremes:
+class Extremes:
     """An array's size, min and max, each computed once (the checks share them)."""
 
     def __init__(self, a):
@@ -156,7 +158,7 @@ class _Extremes:
 
 
 def _check_grades(real, req):
-    """ERR reads integer grades 0..max_grade (``real``: an :class:`_Extremes`)."""
+    """ERR reads integer grades 0..max_grade (``real``: an :class:`Extremes`)."""
     top = req.options["max_grade"]
     if real.size and (real.min() < 0 or real.max() > top or not real.integral):
         a = real.a
@@ -239,11 +241,12 @@ class BlockValues:
     (:attr:`totals`). The checks run once, over the whole block.
     """
 
-    def __init__(self, yt, requests, row0=0, masks=None):
+    def __init__(self, yt, requests, row0=0, masks=None, extremes=None):
         self.yt = np.ascontiguousarray(yt)
         self.masks = (masks or ItemMasks()).map(np.ascontiguousarray)
         self.requests = requests
-        self.worthless, self.extremes = _checked_extremes(self.yt, requests, row0, self.masks)
+        self.worthless, self.extremes = _checked_extremes(self.yt, requests, row0, self.masks,
+                                                          extremes)
         self.totals = _Totals(self)
 
     def at(self, flat):
