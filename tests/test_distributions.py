@@ -634,3 +634,27 @@ def test_row_min_equals_numpys(seed, n, m, dtype):
         a[0, -1] = -np.inf
     a = a[:, 2:]
     np.testing.assert_array_equal(row_min(a), a.min(axis=1))
+
+
+@pytest.mark.parametrize("odd", [0.5, 2.5, -0.5, 1e-9, 4.0 - 1e-12])
+def test_sparse_float_levels_past_a_whole_sample(odd):
+    """Float relevance whose sample (the block's first entries) holds whole
+    levels but a later entry does not: an entry between two levels or a
+    fraction above the lowest level read. The level routes never read it as
+    a whole level: the ideal equals the sorted gains."""
+    from sk_rankmetrics._ranking import ideal
+
+    rng = np.random.default_rng(16)
+    n, N = 400, 90
+    y = np.where(rng.random((n, N)) < 0.04, rng.integers(1, 5, size=(n, N)), 0).astype(float)
+    assert y.size > ideal._SAMPLE
+    y[-3, 7] = odd  # past the sample
+    for gain in ("linear", "exponential"):
+        g = resolve_gain(gain)
+        if odd < 0 and gain == "exponential":
+            continue
+        expected = np.sort(np.asarray(g(y), dtype=float), axis=1)[:, N - 10:]
+        got = ideal._top_levels(y, g, None, 10)
+        if got is not None:
+            np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(ideal.ideal_gains(y, g, lambda: None, 10), expected)

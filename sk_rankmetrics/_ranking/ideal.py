@@ -86,16 +86,21 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     # Levels within -128..127 are compared as one-byte integers (an eighth of
     # the memory a pass reads); for floats the copy tells whether they hold
     # integers.
-    small = None
+    small, unverified = None, False
     sample = yt.reshape(-1)[:_SAMPLE]
     if yt.dtype.kind == "f" and not np.array_equal(sample, np.floor(sample)):
         ex.integral = False  # a sample of real-valued levels says it already
     if (yt.dtype.itemsize > 1 and -128 <= float(ex.min()) and float(hi) <= 127
             and (yt.dtype.kind != "f" or ex.integral_known is not False)):
         small = yt.astype(np.int8)
-        if yt.dtype.kind == "f" and not np.array_equal(small, yt):
-            small = None
-            ex.integral = False
+        if yt.dtype.kind == "f":
+            if float(ex.min()) % 1 or float(hi) % 1:
+                small = None
+                ex.integral = False
+            elif not ex.integral_known:
+                # Whether the floats are whole is checked where the route
+                # needs it (the sparse one reads only the entries it counts).
+                unverified = True
     elif yt.dtype.itemsize == 1 and float(hi) <= 127:  # one byte already
         small = yt.view(np.int8)
     if yt.dtype.kind == "f" and small is None and not ex.integral:
@@ -132,7 +137,16 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     if small is not None and rest_zero and levels.shape[0] > 1:
         sample = small.reshape(-1)[:_SAMPLE]
         if np.count_nonzero(sample >= int(levels[-1])) * _SPARSE_LEVELS <= sample.shape[0]:
-            return _sparse_levels(small, levels, g, width)
+            top = _sparse_levels(small, levels, g, width, yt if unverified else None)
+            if top is not None:
+                if unverified:
+                    ex.integral = True
+                return top
+    if unverified:
+        if not np.array_equal(small, yt):
+            ex.integral = False
+            return None  # real-valued levels: the general way
+        ex.integral = True
     # Per level read, the positions each row has filled down to (capped at
     # ``width``); rows that filled up at a higher level are not read again.
     filled = np.zeros(n, dtype=np.intp)
@@ -165,19 +179,29 @@ def _top_levels(yt, gain, extremes, width, passes=2):
 _SPARSE_LEVELS = 8
 
 
-def _sparse_levels(small, levels, g, width):
-    """:func:`_top_levels` of one-byte levels that few entries hold.
+def _sparse_levels(small, levels, g, width, floats=None):
+    """:func:`_top_levels` of one-byte levels that few entries hold, or None.
 
     ``levels`` are consecutive integers, highest first, the levels below them
     worth 0. The entries at those levels are found in one pass and their
     counts per (level, row) taken with one ``bincount``, where a comparison
     and a count per level would each read the whole block.
+
+    ``floats``: the float relevance ``small`` was cut from (toward zero), not
+    yet known to hold whole numbers. Entries at or below the level under the
+    lowest read are worth 0 whatever they hold (a monotone gain, 0 at both
+    ends of that span), so it suffices that the entries found are whole and
+    that no other entry lies above that level; otherwise None.
     """
     n, N = small.shape
     keep = int(np.count_nonzero(np.asarray(g) > 0))  # monotone: a prefix
     levels, g = levels[:keep], g[:keep]
     m = levels.shape[0]
     idx = np.flatnonzero(small >= int(levels[-1]))
+    if floats is not None and (
+            np.count_nonzero(floats > float(levels[-1]) - 1.0) != idx.shape[0]
+            or not np.array_equal(floats.reshape(-1)[idx], small.reshape(-1)[idx])):
+        return None
     code = int(levels[0]) - small.reshape(-1)[idx].astype(np.intp)  # 0 = the highest
     counts = np.bincount(code * n + idx // N, minlength=m * n).reshape(m, n)
     reach = np.minimum(np.cumsum(counts, axis=0), width)
