@@ -189,7 +189,7 @@ def row_min(a):
     """The minimum of each row of a matrix of shape (n, m), m >= 1.
 
     Rows of up to ``_NARROW`` entries are reduced a column at a time (vectors
-    over the rows): ``a.min(axis=1)`` pays a reduction per row, ten times the
+    over the rows): ``a.min(axis=1)`` pays a reduction per row, six times the
     cost on rows of 10.
     """
     if a.shape[1] > _NARROW:
