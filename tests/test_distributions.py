@@ -658,3 +658,26 @@ def test_sparse_float_levels_past_a_whole_sample(odd):
         if got is not None:
             np.testing.assert_array_equal(got, expected)
         np.testing.assert_array_equal(ideal.ideal_gains(y, g, lambda: None, 10), expected)
+
+
+def test_mix_is_splitmix64s_finaliser():
+    """The one 64-bit finaliser the readers, the ID lists and the catalogue
+    share: SplitMix64's, computed here with Python integers; in place only
+    on a uint64 array when asked."""
+    from sk_rankmetrics._utils.hashing import GOLDEN, mix
+
+    def reference(x):
+        m = (1 << 64) - 1
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+        return x ^ (x >> 31)
+
+    xs = [0, 1, 2**63, 2**64 - 1, 12345678901234567, int(GOLDEN)]
+    a = np.array(xs, dtype=np.uint64)
+    got = mix(a)
+    assert [int(v) for v in got] == [reference(x) for x in xs]
+    assert [int(v) for v in a] == xs  # not in place by default
+    same = mix(a, inplace=True)
+    assert same is a and [int(v) for v in a] == [reference(x) for x in xs]
+    assert int(mix(np.uint64(7))) == reference(7)
+    assert len(set(int(v) for v in mix(np.arange(10_000, dtype=np.uint64)))) == 10_000

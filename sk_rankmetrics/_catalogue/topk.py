@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.hashing import GOLDEN, mix
+
 #: Groups per position of the cut-off: more groups give a tighter bound (fewer
 #: candidates) and a larger (rows x groups) partition.
 GROUPS_PER_POSITION = 16
@@ -64,21 +66,9 @@ def top_candidates(scores, L):
     return rows, flat - rows * N
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def mix(x):
-    """SplitMix64's finaliser: a bijection of uint64 that scrambles every bit."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):  # multiplication modulo 2**64 is the point
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
 def _user_streams(seed, users):
     with np.errstate(over="ignore"):
-        return mix(mix(np.uint64(seed)) ^ (users.astype(np.uint64) * _GOLDEN))
+        return mix(mix(np.uint64(seed)) ^ (users.astype(np.uint64) * GOLDEN))
 
 
 def sample_items(seed, users, n, n_items, forbidden):

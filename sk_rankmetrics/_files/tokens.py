@@ -9,6 +9,8 @@ import os
 
 import numpy as np
 
+from .._utils.hashing import GOLDEN, M1, mix
+
 #: Bytes read per block; a few temporaries of this size are alive at once.
 BLOCK_BYTES = 1 << 19
 
@@ -25,10 +27,6 @@ _BOM = b"\xef\xbb\xbf"
 
 #: _MASK[n] keeps the first n bytes of a little-endian 64-bit word.
 _MASK = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_K0 = np.uint64(0x9E3779B97F4A7C15)
-_K1 = np.uint64(0xBF58476D1CE4E5B9)
-_K2 = np.uint64(0x94D049BB133111EB)
-_S31, _S27, _S30 = np.uint64(31), np.uint64(27), np.uint64(30)
 #: Elements of the temporaries of one step of the long-token passes.
 _STEP = 1 << 18
 
@@ -355,26 +353,14 @@ def words(buf):
     return np.ndarray((buf.shape[0] - 7,), dtype="<u8", buffer=buf, strides=(1,))
 
 
-def _mix(h, inplace=False):
-    """A 64-bit finaliser (every input bit affects every output bit)."""
-    if not inplace:
-        h = h.copy()
-    h ^= h >> _S30
-    h *= _K1
-    h ^= h >> _S27
-    h *= _K2
-    h ^= h >> _S31
-    return h
-
-
 def hash_long(word_at, lengths):
     """Hash of tokens longer than 8 bytes; ``word_at(j)`` gives their j-th words."""
-    h = _mix(lengths.astype(np.uint64) * _K0)
+    h = mix(lengths.astype(np.uint64) * GOLDEN)
     nw = (lengths + 7) >> 3
     for j in range(int(nw.max()) if nw.size else 0):
         live = np.flatnonzero(nw > j) if j else slice(None)
         w = word_at(j, live)
-        h[live] = _mix((h[live] ^ w) * _K0)
+        h[live] = mix((h[live] ^ w) * GOLDEN)
     return h
 
 
@@ -726,9 +712,9 @@ def _equal_tokens(block, s1, n1, s2, n2):
 
 def pair_hash(qkeys, dkeys):
     """One 64-bit hash per (query key, document key) pair; equal pairs, equal hashes."""
-    h = qkeys * _K1
+    h = qkeys * M1
     h ^= dkeys
-    return _mix(h, inplace=True)
+    return mix(h, inplace=True)
 
 
 #: Lines per chunk of the passes over pair hashes (bounded temporaries).

@@ -19,6 +19,7 @@ from .._utils.arrays import (
     unique,
 )
 from .._utils.errors import example_ids, plural, shown, warn
+from .._utils.hashing import GOLDEN
 from .budget import _KEY_LIMIT, _budget
 from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
 
@@ -268,18 +269,14 @@ def _find(keys, queries):
         shift = np.uint64(64 - bits)
         table = np.zeros(1 << bits, dtype=bool)
         with np.errstate(over="ignore"):  # multiplication modulo 2**64
-            table[(keys.view(np.uint64) * _GOLDEN) >> shift] = True
-            maybe = np.flatnonzero(table[(flat.view(np.uint64) * _GOLDEN) >> shift])
+            table[(keys.view(np.uint64) * GOLDEN) >> shift] = True
+            maybe = np.flatnonzero(table[(flat.view(np.uint64) * GOLDEN) >> shift])
         q = flat[maybe]
         p = np.minimum(np.searchsorted(keys, q), keys.shape[0] - 1)
         hit = keys[p] == q
         pos[maybe] = p
         found[maybe] = hit
     return pos.reshape(queries.shape), found.reshape(queries.shape)
-
-
-#: Fibonacci hashing's multiplier (2**64 over the golden ratio, odd).
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _ideal_from_truth(gains, trow, n, width):
