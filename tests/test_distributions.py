@@ -681,3 +681,65 @@ def test_mix_is_splitmix64s_finaliser():
     assert same is a and [int(v) for v in a] == [reference(x) for x in xs]
     assert int(mix(np.uint64(7))) == reference(7)
     assert len(set(int(v) for v in mix(np.arange(10_000, dtype=np.uint64)))) == 10_000
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 30), N=st.integers(0, 300),
+       density=st.sampled_from([0.0, 0.01, 0.04, 0.05, 0.07, 0.1, 0.1001, 0.3, 1.0]),
+       exact=st.booleans(), view=st.sampled_from(["whole", "columns", "rows", "flat"]),
+       dtype=st.sampled_from(["bool", "bool", "int8", "float64"]))
+def test_flatnonzero_equals_numpys(seed, n, N, density, exact, view, dtype):
+    """The padded route (True entries between 1 in 25 and 1 in 10 get the
+    branch-free loop of NumPy) gives np.flatnonzero's indices, in its order
+    and dtype, for every density across both edges, exact counts (the top of
+    rows of 10, exactly 1 in 10), views and other dtypes."""
+    from sk_rankmetrics._utils import arrays
+
+    rng = np.random.default_rng(seed)
+    if exact and n * N:
+        m = np.zeros(n * N, dtype=bool)
+        m[rng.choice(n * N, round(density * n * N), replace=False)] = True
+        m = m.reshape(n, N)
+    else:
+        m = rng.random((n, N)) < density
+    m = {"whole": m, "columns": m[:, 1:], "rows": m[1::2], "flat": m.reshape(-1)}[view]
+    m = m.astype(dtype)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(arrays, "_PAD_MIN_SIZE", 0)
+        got = arrays.flatnonzero(m)
+    expected = np.flatnonzero(m)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_flatnonzero_pads_only_inside_its_band(monkeypatch):
+    """Bool arrays with True entries in (1/25, 1/10] reach NumPy padded past
+    1 in 10 (the branch-free loop); denser, sparser, short or non-bool
+    arrays as they are."""
+    from sk_rankmetrics._utils import arrays
+
+    seen = []
+    real = np.flatnonzero
+
+    def spy(a):
+        seen.append(a.size)
+        return real(a)
+
+    monkeypatch.setattr(arrays.np, "flatnonzero", spy)
+    size = 1 << 17
+    for count, padded in [(size // 10, True), (size // 20, True), (size // 25 + 1, True),
+                          (size // 25, False), (size // 10 + 1, False), (0, False),
+                          (size, False)]:
+        m = np.zeros(size, dtype=bool)
+        m[:count] = True
+        seen.clear()
+        got = arrays.flatnonzero(m)
+        np.testing.assert_array_equal(got, np.arange(count))
+        assert (seen[-1] > size) == padded, (count, seen)
+        if padded:  # past 1 in 10: NumPy's branch-free loop
+            extra = seen[-1] - size
+            assert 10 * (count + extra) > seen[-1]
+    seen.clear()
+    arrays.flatnonzero(np.zeros(1000, dtype=bool))
+    arrays.flatnonzero(np.zeros(size, dtype=np.int8))
+    assert seen == [1000, size]

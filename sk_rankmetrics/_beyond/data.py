@@ -14,7 +14,7 @@ from itertools import chain
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.arrays import as_ids, unique
+from .._utils.arrays import as_ids, flatnonzero, unique
 from .._utils.errors import InvalidParameterError, short_repr, shown
 from .kernels import TopLists
 
@@ -145,7 +145,7 @@ def _no_repeats(lists, vocab, users, what):
             eq = (s[:, 1:] == s[:, :-1]).any(axis=1)
             if not eq.any():
                 continue
-            row = a + int(np.flatnonzero(eq)[0])
+            row = a + int(flatnonzero(eq)[0])
         else:
             rows = np.repeat(np.arange(bl.shape[0]), bl)
             key = np.sort(rows * np.int64(lists.n_codes) + block)
@@ -252,7 +252,7 @@ def popularity(value):
             ) from None
         bad = ~((share > 0) & (share <= 1))
         if bad.any():
-            i = int(np.flatnonzero(bad)[0])
+            i = int(flatnonzero(bad)[0])
             raise InvalidParameterError(
                 f"popularity gives item {shown(ids[i])!r} the share {float(share[i])!r}; a "
                 "share of training users must be in (0, 1]. Pass the training interactions "
@@ -340,7 +340,7 @@ def features(value):
             f"of shape {mat.shape}."
         )
     if not np.isfinite(mat).all():
-        row = int(np.flatnonzero(~np.isfinite(mat).all(axis=1))[0])
+        row = int(flatnonzero(~np.isfinite(mat).all(axis=1))[0])
         raise InvalidParameterError(
             f"item_features gives item {shown(ids[row])!r} a non-finite value (NaN or infinity)."
         )
@@ -370,7 +370,7 @@ def unit_rows(mat, ids, label):
     """Rows of ``mat`` scaled to unit length; a zero row (no direction) raises."""
     norm = np.sqrt(np.einsum("ij,ij->i", mat, mat))
     if (norm == 0).any():
-        i = int(np.flatnonzero(norm == 0)[0])
+        i = int(flatnonzero(norm == 0)[0])
         raise InvalidParameterError(
             f"{label}: item_features gives the recommended item {shown(ids[i])!r} a zero "
             "vector, whose cosine similarity is undefined."

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import as_numeric_array, check_finite
+from .._utils.arrays import as_numeric_array, check_finite, flatnonzero
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
 from .measures import BeyondData, compute, in_order, make_requests
@@ -36,7 +36,7 @@ def top_columns(y_score, k, ignore_ties, label):
         np.put_along_axis(outside, top, -np.inf, 1)
         tied = (outside.max(axis=1) == kth) & np.isfinite(kth)
         if tied.any():
-            r = int(np.flatnonzero(tied)[0])
+            r = int(flatnonzero(tied)[0])
             raise InvalidParameterError(
                 f"evaluate: {label}: row {r} has tied scores across the cut-off {k} (score "
                 f"{float(kth[r])!r} inside and outside its top {k}), so its top {k} is not one "

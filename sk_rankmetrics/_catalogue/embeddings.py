@@ -26,6 +26,7 @@ from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
 from .._metrics.names import parse_name
 from .._metrics.requests import Request, as_metric_list, split_request
+from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .._utils.threads import N_THREADS
@@ -58,7 +59,7 @@ def _factors(a, name):
         bad = ~np.isfinite(arr).all(axis=1)
         raise ValueError(
             f"{WHERE}: {name} holds NaN or infinite values ({int(bad.sum())} rows, the "
-            f"first: row {int(np.flatnonzero(bad)[0])}); factors must be finite."
+            f"first: row {int(flatnonzero(bad)[0])}); factors must be finite."
         )
     return arr
 
@@ -162,7 +163,7 @@ def _without_excluded(truth, exclude, policy):
         if ek.size and tk.size:
             hit = ek[np.minimum(np.searchsorted(ek, tk), ek.shape[0] - 1)] == tk
             if hit.any():
-                leaks.append(truth.indptr[a] + np.flatnonzero(hit))
+                leaks.append(truth.indptr[a] + flatnonzero(hit))
     if not leaks:
         return truth
     leak = np.concatenate(leaks)

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._inputs.id_pairs import is_frame, truth_from_frame, truth_pairs
-from .._utils.arrays import as_ids
+from .._utils.arrays import as_ids, flatnonzero
 from .._utils.errors import InvalidParameterError, shown
 
 WHERE = "evaluate_embeddings"
@@ -64,7 +64,7 @@ class IdIndex:
             i = int(later.min())
             raise ValueError(
                 f"{WHERE}: {self.arg} gives the id {shown(arr[i])!r} twice (at positions "
-                f"{int(np.flatnonzero(arr == arr[i])[0])} and {i}; "
+                f"{int(flatnonzero(arr == arr[i])[0])} and {i}; "
                 f"{int(dup.sum())} repeats in all); each row of {what}_factors needs an id "
                 "of its own."
             )
@@ -88,7 +88,7 @@ class IdIndex:
 
     def _unknown(self, v: NDArray[Any], missing: NDArray[np.bool_], name: str) -> None:
         what, arg = self.what, self.arg
-        first = v[int(np.flatnonzero(missing)[0])]
+        first = v[int(flatnonzero(missing)[0])]
         n_ids = np.unique(v[missing]).shape[0]
         n_pairs = int(missing.sum())
         if self.given:

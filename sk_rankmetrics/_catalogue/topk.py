@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
 from .._utils.hashing import GOLDEN, mix
 
 #: Groups per position of the cut-off: more groups give a tighter bound (fewer
@@ -61,7 +62,7 @@ def top_candidates(scores, L):
     t = np.partition(gmax, G - L, axis=1)[:, G - L]
     # Never below the lowest finite score: excluded entries (-inf) never qualify.
     np.maximum(t, np.finfo(scores.dtype).min, out=t)
-    flat = np.flatnonzero(scores >= t[:, None])
+    flat = flatnonzero(scores >= t[:, None])
     rows = flat // N
     return rows, flat - rows * N
 
@@ -127,7 +128,7 @@ def sample_items(seed, users, n, n_items, forbidden):
     within = np.arange(rows.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
     keep = within < n
     keys, rows = keys[keep], rows[keep]
-    short = np.flatnonzero(np.minimum(counts, n) < n)
+    short = flatnonzero(np.minimum(counts, n) < n)
     if short.size:
         # Rare rows: the n allowed items of smallest hash, over the whole catalogue.
         every = np.arange(n_items, dtype=np.int64)

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from .._evaluation.engine import compute as engine_compute
 from .._inputs.check import check_inputs
 from .._inputs.dense import check_exclude_shape, check_exclude_type, exclude_mask
-from .._utils.arrays import as_ids, as_numeric_array, check_finite, unique
+from .._utils.arrays import as_ids, as_numeric_array, check_finite, flatnonzero, unique
 from .._utils.errors import InvalidParameterError
 from .._utils.threads import one_thread
 from . import is_dask
@@ -196,10 +196,10 @@ def _check_weights(w, row0):
     bad = ~np.isfinite(w)
     if bad.any():
         raise ValueError("sample_weight contains NaN or infinity (first at index "
-                         f"{row0 + int(np.flatnonzero(bad)[0])}); every weight must be a "
+                         f"{row0 + int(flatnonzero(bad)[0])}); every weight must be a "
                          "finite number >= 0.")
     if (w < 0).any():
-        i = int(np.flatnonzero(w < 0)[0])
+        i = int(flatnonzero(w < 0)[0])
         raise ValueError(f"sample_weight must be non-negative; entry {row0 + i} is "
                          f"{w[i]:g}.")
 
@@ -477,7 +477,7 @@ def _score_by_index(*parts, plan, divisions, partition_info=None):
         last = number == len(divisions) - 2
         outside = (q < lo) | ((q > hi) if last else (q >= hi))
         if outside.any():
-            bad = q[np.flatnonzero(outside)[0]]
+            bad = q[flatnonzero(outside)[0]]
             raise ValueError(
                 f"qid: partition {number} holds query {_show(bad)}, outside its divisions "
                 f"[{_show(lo)}, {_show(hi)}{']' if last else ')'}: the data are not "
@@ -509,7 +509,7 @@ def _fresh_id(q):
     if lo > np.iinfo(np.int64).min:
         return lo - 1
     u = unique(q)
-    return int(u[np.flatnonzero(np.diff(u) > 1)[0]] + 1)
+    return int(u[flatnonzero(np.diff(u) > 1)[0]] + 1)
 
 
 def _score_long(yt, ys, q, w, j, plan, where):

@@ -11,7 +11,7 @@ from .._evaluation.engine import compute as engine_compute
 from .._files.diversity import diversity_names
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
 from .._files.runs import with_options
-from .._utils.arrays import as_numeric_array, check_finite, unique
+from .._utils.arrays import as_numeric_array, check_finite, flatnonzero, unique
 from .._utils.errors import InvalidParameterError, quiet
 from .._utils.threads import one_thread
 from . import is_dask
@@ -263,7 +263,7 @@ def _score_ranked(part, plan, partition_info=None):
         raise ValueError(f"user {u.item()!r} has two ranked lists; give one list per user "
                          f"({where}).")
     if (same & (rp[1:] == rp[:-1])).any():
-        i = int(np.flatnonzero(same & (rp[1:] == rp[:-1]))[0])
+        i = int(flatnonzero(same & (rp[1:] == rp[:-1]))[0])
         raise ValueError(f"user {ru[i].item()!r} has two items at rank {rp[i]:g}; give each "
                          f"item its own rank ({where}).")
     tmask = kind == 1

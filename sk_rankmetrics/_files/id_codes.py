@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
 from .tokens import CollapsedColumn
 
 
@@ -61,7 +62,7 @@ def _factorize(col, ordered):
     new = np.empty(n, dtype=bool)
     new[0] = True
     np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
+    starts = flatnonzero(new)
     run = np.cumsum(new, dtype=np.int64)
     run -= 1
     del new
@@ -74,7 +75,7 @@ def _factorize(col, ordered):
         # check each against that representative, byte for byte.
         is_long = np.zeros(n, dtype=bool)
         is_long[col.long_rows] = True
-        check = np.flatnonzero(is_long | is_long[rep_of_run][run])
+        check = flatnonzero(is_long | is_long[rep_of_run][run])
         exact = bool(col.same(check, col, rep_of_run[run[check]]).all())
     if exact:
         codes_u = inv

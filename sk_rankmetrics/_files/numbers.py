@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
 from .tokens import _MINUS, _STEP, PAD, gather_bytes
 
 # -- numbers ------------------------------------------------------------------------
@@ -27,14 +28,14 @@ def parse_numbers(block, starts, lengths):
         vals, good = _parse_words(block, starts, lengths)
         if good.all():
             return vals, good
-        slow = np.flatnonzero(~good)
+        slow = flatnonzero(~good)
     else:
         vals = np.empty(n)
-        idx = np.flatnonzero(fast)
+        idx = flatnonzero(fast)
         good = np.zeros(n, dtype=bool)
         if idx.size:
             vals[idx], good[idx] = _parse_words(block, starts[idx], lengths[idx])
-        slow = np.flatnonzero(~good)
+        slow = flatnonzero(~good)
     ok = np.ones(n, dtype=bool)
     blob, off = gather_bytes(block.body, starts[slow], lengths[slow])
     vals[slow], ok[slow] = _parse_slow(blob, off)
@@ -187,7 +188,7 @@ def _parse_slow(blob, off):
     # at most _STEP bytes per step (a very long token takes a step alone).
     width = np.left_shift(1, np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64))
     order = np.argsort(width, kind="stable")
-    cuts = np.flatnonzero(np.diff(width[order])) + 1
+    cuts = flatnonzero(np.diff(width[order])) + 1
     steps = []
     for cls in np.split(order, cuts):
         rows = max(1, _STEP // int(width[cls[0]]))

@@ -18,7 +18,7 @@ from .._inputs.id_pairs import QUERY_COLUMNS as _QUERY_COLS
 from .._inputs.id_pairs import column_numbers as _numbers
 from .._inputs.id_pairs import frame_column as _column
 from .._inputs.preranked import group_long
-from .._utils.arrays import as_ids
+from .._utils.arrays import as_ids, flatnonzero
 from .._utils.errors import InvalidParameterError
 from .frames import SCORE_COLUMNS as _SCORE_COLS
 
@@ -59,7 +59,7 @@ def lists_from_frame(df, users=None):
     u, r = user[o], rank[o]
     dup = (u[1:] == u[:-1]) & (r[1:] == r[:-1])
     if dup.any():
-        i = int(np.flatnonzero(dup)[0])
+        i = int(flatnonzero(dup)[0])
         raise InvalidParameterError(
             f"evaluate_ranked: recommended gives rank {r[i]:g} twice to user "
             f"{u[i].item() if isinstance(u[i], np.generic) else u[i]!r}; each rank once "

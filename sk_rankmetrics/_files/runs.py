@@ -23,6 +23,7 @@ from .._inputs.preranked import (
 from .._metrics.names import parse_name
 from .._metrics.registry import METRICS
 from .._metrics.requests import Request, as_metric_list, split_request
+from .._utils.arrays import flatnonzero
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, short_repr, warn
 from .._utils.params import validate
@@ -388,7 +389,7 @@ def trec_levels(q):
     warning (file and line when the qrels were read from a file, else its row).
     """
     rel = q.relevance
-    frac = np.flatnonzero(rel != np.trunc(rel))
+    frac = flatnonzero(rel != np.trunc(rel))
     if frac.size == 0:
         return q
     import copy
@@ -457,7 +458,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
     # Groups: consecutive runs of lines of one query.
     new = np.ones(run_code.shape[0], dtype=bool)
     np.not_equal(run_code[1:], run_code[:-1], out=new[1:])
-    gi = np.flatnonzero(new)
+    gi = flatnonzero(new)
     g_code, g_start, g_len = run_code[gi], rq.starts[gi], np.add.reduceat(rq.lens, gi)
     lens = np.zeros(n_q, dtype=np.int64)
     np.add.at(lens, g_code, g_len)
@@ -510,7 +511,7 @@ def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=Non
         items = item if order is None else item[order]
         scores_o = score_o
     else:
-        sel = np.flatnonzero(keep) if order is None else order[keep]
+        sel = flatnonzero(keep) if order is None else order[keep]
         items, scores_o = item[sel], score[sel]
     del item, score_o
     lens = lens[keep_q]
@@ -575,7 +576,7 @@ def _judgements(q, r, t_of_run, truth_code, run_code):
     cand, ck = [], []
     for a in range(0, n, PAIR_STEP):  # run lines a chunk at a time, hashes made on the fly
         h = pair_hashes(rc, a, min(a + PAIR_STEP, n))
-        hit = np.flatnonzero(table[(h >> shift).view(np.int64)])
+        hit = flatnonzero(table[(h >> shift).view(np.int64)])
         cand.append(hit + a)
         ck.append(h[hit])
     cand, ck = np.concatenate(cand), np.concatenate(ck)
@@ -591,7 +592,7 @@ def _judgements(q, r, t_of_run, truth_code, run_code):
     trows = order[pos]
     ok = same(cand, trows)
     if not ok.all():  # a hash shared by several qrels lines: try each of them
-        for i in np.flatnonzero(~ok).tolist():
+        for i in flatnonzero(~ok).tolist():
             p = int(pos[i])
             for t in order[p : int(np.searchsorted(sp, sp[p], side="right"))].tolist():
                 if same(cand[i : i + 1], np.array([t]))[0]:
@@ -618,7 +619,7 @@ def _docno_ties(order, tied, docno):
     inside = np.zeros(tied.shape[0] + 1, dtype=bool)
     inside[:-1] = tied
     inside[1:] |= tied
-    pos = np.flatnonzero(inside)  # every place inside a tie group
+    pos = flatnonzero(inside)  # every place inside a tie group
     start = np.ones(pos.shape[0], dtype=bool)
     start[1:] = ~tied[pos[1:] - 1]
     grp = np.cumsum(start)
@@ -666,7 +667,7 @@ def relevance_strings(qrels, run, query_ids, length, *, max_docs=None, judged_on
     rank = np.cumsum(keep) - 1 - np.repeat(np.cumsum(counts) - counts, lens)
     keep &= rank < length
     row, kept = row[keep], chars[keep]
-    cuts = np.flatnonzero(np.diff(row)) + 1
+    cuts = flatnonzero(np.diff(row)) + 1
     firsts = row[np.concatenate(([0], cuts))] if row.size else np.zeros(0, dtype=np.int64)
     strings = {run_ids.astype(str)[i]: "".join(part)
                for i, part in zip(firsts.tolist(), np.split(kept, cuts))}

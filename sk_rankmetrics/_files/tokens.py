@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
 from .._utils.hashing import GOLDEN, M1, mix
 
 #: Bytes read per block; a few temporaries of this size are alive at once.
@@ -261,7 +262,7 @@ def tokenize(block, n_fields, fields, name, layout, extra_ok=False):
     naming the line. With ``extra_ok`` a line may hold more fields (ignored).
     """
     body = block.body
-    pos = np.flatnonzero(body <= _SPACE)
+    pos = flatnonzero(body <= _SPACE)
     m = pos.shape[0]
     if m and m % n_fields == 0:
         # The usual block: every line holds n_fields fields, one space or tab apart.
@@ -298,7 +299,7 @@ def _tokenize_general(block, pos, n_fields, fields, name, layout, extra_ok):
     ctl = (c != _SPACE) & (c != _TAB) & (c != _LF) & (c != _CR)
     if ctl.any():
         at = int(pos[np.argmax(ctl)])
-        start = int(np.flatnonzero(body[:at] == _LF)[-1]) + 1 if (body[:at] == _LF).any() \
+        start = int(flatnonzero(body[:at] == _LF)[-1]) + 1 if (body[:at] == _LF).any() \
             else 0
         raise ValueError(
             f"{name}, line {block.line_at(at)}: control character 0x{body[at]:02x} "
@@ -309,11 +310,11 @@ def _tokenize_general(block, pos, n_fields, fields, name, layout, extra_ok):
     prev = np.empty_like(sep)
     prev[0] = True
     prev[1:] = sep[:-1]
-    starts = np.flatnonzero(~sep & prev)
+    starts = flatnonzero(~sep & prev)
     nxt = np.empty_like(sep)
     nxt[-1] = True
     nxt[:-1] = sep[1:]
-    ends = np.flatnonzero(~sep & nxt) + 1
+    ends = flatnonzero(~sep & nxt) + 1
     nl = pos[c == _LF]
     tok_line = np.searchsorted(nl, starts)  # 0-based line of each token
     n_lines = nl.shape[0]
@@ -358,7 +359,7 @@ def hash_long(word_at, lengths):
     h = mix(lengths.astype(np.uint64) * GOLDEN)
     nw = (lengths + 7) >> 3
     for j in range(int(nw.max()) if nw.size else 0):
-        live = np.flatnonzero(nw > j) if j else slice(None)
+        live = flatnonzero(nw > j) if j else slice(None)
         w = word_at(j, live)
         h[live] = mix((h[live] ^ w) * GOLDEN)
     return h
@@ -382,7 +383,7 @@ def token_keys(block, starts, lengths):
     at = starts + PAD
     keys = U[at]
     keys &= _MASK[np.minimum(lengths, 8)]
-    long = np.flatnonzero(lengths > 8)
+    long = flatnonzero(lengths > 8)
     if long.size:
         keys[long] = hash_long(_word_loader(U, at[long], lengths[long]), lengths[long])
     return keys
@@ -474,7 +475,7 @@ class TokenColumn:
         rows = np.asarray(rows, dtype=np.int64)
         li = self._long_index(rows) if li is None else li
         out = self.keys[rows] if j == 0 else np.zeros(rows.shape[0], dtype=np.uint64)
-        is_long = np.flatnonzero(li >= 0)
+        is_long = flatnonzero(li >= 0)
         if is_long.size:
             s = self.long_off[li[is_long]]
             n = self.long_off[li[is_long] + 1] - s
@@ -490,13 +491,13 @@ class TokenColumn:
         eq = self.key_of(rows) == other.key_of(other_rows)
         la, lb = self._long_index(rows), other._long_index(other_rows)
         eq &= (la >= 0) == (lb >= 0)
-        check = np.flatnonzero(eq & (la >= 0))
+        check = flatnonzero(eq & (la >= 0))
         if check.size:
             na = np.diff(self.long_off)[la[check]]
             nb = np.diff(other.long_off)[lb[check]]
             ok = na == nb
             for j in range(int(na.max() + 7) // 8):
-                live = np.flatnonzero(ok & (na > 8 * j))
+                live = flatnonzero(ok & (na > 8 * j))
                 if not live.size:
                     break
                 ok[live] &= (self.word(rows[check[live]], j, la[check[live]])
@@ -523,12 +524,12 @@ class TokenColumn:
         width = int(lens.max()) if lens.size else 0
         if (li >= 0).any() and width > 64:
             out = short.astype(object)
-            for i in np.flatnonzero(li >= 0).tolist():
+            for i in flatnonzero(li >= 0).tolist():
                 a, b = self.long_off[li[i]], self.long_off[li[i] + 1]
                 out[i] = self.blob[a:b].tobytes()
             return np.array([b.decode("utf-8") for b in out.tolist()], dtype=object)
         out = short.astype(f"S{max(width, 8)}")
-        idx = np.flatnonzero(li >= 0)
+        idx = flatnonzero(li >= 0)
         if idx.size:
             s = self.long_off[li[idx]]
             n = self.long_off[li[idx] + 1] - s
@@ -568,7 +569,7 @@ class TokenColumn:
             a, ws, ra = active[o], w[o], rank[active[o]]
             sub = np.ones(a.shape[0], dtype=bool)
             sub[1:] = (ra[1:] != ra[:-1]) | (ws[1:] != ws[:-1])
-            first = (ra + _offset_in_group(ra))[np.flatnonzero(sub)]
+            first = (ra + _offset_in_group(ra))[flatnonzero(sub)]
             rank[a] = first[np.cumsum(sub) - 1]
             j += 1
             if not (nbytes[a] > 8 * j).any():
@@ -619,11 +620,11 @@ class CollapsedColumn:
         starts, n rows)``, and the key of every row."""
         keys = token_keys(block, starts, lengths)
         same = keys[1:] == keys[:-1]
-        check = np.flatnonzero(same & (lengths[1:] > 8))
+        check = flatnonzero(same & (lengths[1:] > 8))
         if check.size:  # hashed keys: equal bytes, or a new run
             same[check] = _equal_tokens(block, starts[check], lengths[check],
                                         starts[check + 1], lengths[check + 1])
-        first = np.flatnonzero(~same) + 1
+        first = flatnonzero(~same) + 1
         run = np.empty(first.shape[0] + 1, dtype=np.int64)
         run[0] = 0
         run[1:] = first
@@ -692,7 +693,7 @@ class CollapsedColumn:
 
 def _long_part(block, starts, lengths):
     """Rows of the tokens longer than 8 bytes, their bytes and offsets."""
-    long = np.flatnonzero(lengths > 8)
+    long = flatnonzero(lengths > 8)
     blob, off = gather_bytes(block.body, starts[long], lengths[long])
     return long, blob, off
 
@@ -702,7 +703,7 @@ def _equal_tokens(block, s1, n1, s2, n2):
     U = block.U
     eq = n1 == n2
     for j in range(int(n1.max() + 7) // 8 if n1.size else 0):
-        live = np.flatnonzero(eq & (n1 > 8 * j))
+        live = flatnonzero(eq & (n1 > 8 * j))
         if not live.size:
             break
         mask = _MASK[np.clip(n1[live] - 8 * j, 0, 8)]
@@ -731,7 +732,7 @@ def _offset_in_group(ra):
     n = ra.shape[0]
     new = np.ones(n, dtype=bool)
     new[1:] = ra[1:] != ra[:-1]
-    first = np.flatnonzero(new)
+    first = flatnonzero(new)
     return np.arange(n) - np.repeat(first, np.diff(np.append(first, n)))
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._inputs.preranked import ranked_order
 from .._utils import threads as _threads
-from .._utils.arrays import unique
+from .._utils.arrays import flatnonzero, unique
 from .._utils.threads import bounded_map
 from .._utils.types import ArrayLike, PathLike, Progress
 from . import tokens
@@ -211,7 +211,7 @@ def _duplicates(cols, lines, name):
         s = np.sort(h)
         eq = s[1:] == s[:-1]
         if eq.any():
-            rows.append(np.flatnonzero(np.isin(h, s[1:][eq])) + a)
+            rows.append(flatnonzero(np.isin(h, s[1:][eq])) + a)
     if not rows:
         return
     seen = {}
@@ -567,7 +567,7 @@ def write_trec_run(path: PathLike, run: TrecRun | tuple[ArrayLike, ArrayLike, Ar
     q = qid[order]
     new = np.ones(q.shape[0], dtype=bool)
     new[1:] = q[1:] != q[:-1]
-    starts = np.flatnonzero(new)
+    starts = flatnonzero(new)
     rank = np.arange(q.shape[0]) - np.repeat(starts, np.diff(np.append(starts, q.shape[0])))
     rank = rank + 1
     cols = [q, " Q0 ", docno[order], " ", rank.astype(str), " ",

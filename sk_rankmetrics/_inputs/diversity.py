@@ -11,7 +11,7 @@ import numpy as np
 from .._ranking.block import check_ties, depth
 from .._ranking.chunk import RankedChunk
 from .._ranking.novelty import Subtopics, greedy_novelty_gains, ranges, subtopic_key
-from .._utils.arrays import as_ids, as_numeric_array, check_finite, unique
+from .._utils.arrays import as_ids, as_numeric_array, check_finite, flatnonzero, unique
 from .._utils.errors import shown
 from .id_checks import check_overlap, no_repeated_item
 
@@ -139,7 +139,7 @@ class DiversityInputs:
         if n * self.n_sub_codes <= 4 * pair_key.shape[0] + 1024:  # a (row, subtopic) table
             table = np.zeros(n * self.n_sub_codes, dtype=np.int64)
             table[pair_key] = 1
-            pairs = np.flatnonzero(table)
+            pairs = flatnonzero(table)
             table[pairs] = np.arange(pairs.shape[0])
             e_pair = table[pair_key]
         else:
@@ -173,7 +173,7 @@ class DiversityInputs:
         if depths:
             new = np.ones(ekey.shape[0], dtype=bool)
             new[1:] = ekey[1:] != ekey[:-1]
-            cand = np.flatnonzero(new)
+            cand = flatnonzero(new)
             entry_ptr = np.append(cand, ekey.shape[0])
             per_row = np.bincount(e_row[cand], minlength=n)
             most = int(per_row.max()) if n else 0
@@ -248,7 +248,7 @@ def build_diversity(lists, truth, *, queries="both", what="query"):
     order = np.argsort(uq, kind="stable")
     su = uq[order]
     if su.size > 1 and (su[1:] == su[:-1]).any():
-        i = int(np.flatnonzero(su[1:] == su[:-1])[0])
+        i = int(flatnonzero(su[1:] == su[:-1])[0])
         raise ValueError(f"{what} {shown(su[i])!r} has two ranked lists; give one list per {what}.")
     starts = np.cumsum(lens) - lens
     pos = np.minimum(np.searchsorted(su, rows), max(su.shape[0] - 1, 0))
@@ -314,7 +314,7 @@ def diversity_from_codes(
             (trow[1:] == trow[:-1]) & (t_codes[1:] == t_codes[:-1]) & (s_codes[1:] == s_codes[:-1])
         )
         if dup.any():
-            i = int(np.flatnonzero(dup)[0])
+            i = int(flatnonzero(dup)[0])
             raise ValueError(
                 f"the truth judges item {shown(names[t_codes[i]])!r} twice for {what} "
                 f"{shown(rows[trow[i]])!r} and subtopic {shown(subs[s_codes[i]])!r}; give "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import unique
+from .._utils.arrays import flatnonzero, unique
 from .._utils.errors import example_ids, plural, shown, warn
 from .budget import _KEY_LIMIT
 
@@ -108,7 +108,7 @@ def no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True):
         if found is not None:
             row, dup = a + found[0], found[1]
             start = int(indptr[row])
-            at = start + int(np.flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
+            at = start + int(flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
             raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
                              f"{shown(items[at])!r} twice; rank each item once per {what}.")
 
@@ -131,7 +131,7 @@ def _repeat_in(codes, lens, cmin, span):
         s = s.reshape(-1)
         # Neighbours compared over the flattened rows (contiguous), then the
         # pairs that straddle two rows dropped.
-        at = np.flatnonzero(s[1:] == s[:-1])
+        at = flatnonzero(s[1:] == s[:-1])
         at = at[(at + 1) % w != 0]
         if not at.size:
             return None

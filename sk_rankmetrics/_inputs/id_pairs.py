@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr, shown
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "user", "user_id", "topic")
@@ -34,10 +35,10 @@ def first_missing(col: Any) -> int | None:
         mask = col.is_null()
         if col.dtype.is_float():
             mask = mask | col.is_nan().fill_null(True)
-        return int(np.flatnonzero(mask.to_numpy())[0])
+        return int(flatnonzero(mask.to_numpy())[0])
     if hasattr(col, "isna"):  # pandas
         mask = np.asarray(col.isna())
-        return int(np.flatnonzero(mask)[0]) if mask.any() else None
+        return int(flatnonzero(mask)[0]) if mask.any() else None
     return None
 
 

@@ -14,6 +14,7 @@ from .._utils.arrays import (
     check_judged,
     check_sample_weight,
     exact_scores,
+    flatnonzero,
 )
 from .budget import _budget
 from .dense import drop_unjudged
@@ -36,7 +37,7 @@ class LongInputs:
         change = np.empty(n, dtype=bool)
         change[:1] = True
         np.not_equal(qid[1:], qid[:-1], out=change[1:])
-        run_starts = np.flatnonzero(change)
+        run_starts = flatnonzero(change)
         contiguous = False
         if run_starts.shape[0] <= n // 4:  # few runs: maybe one per query
             run_ids = qid[run_starts]
@@ -85,7 +86,7 @@ class LongInputs:
             hi = np.maximum.reduceat(w, self.starts)
             lo = np.minimum.reduceat(w, self.starts)
             if not np.array_equal(hi, lo):
-                g = np.flatnonzero(hi != lo)[0]
+                g = flatnonzero(hi != lo)[0]
                 q = self.query_ids[self.row_of_group[g]].item()
                 raise ValueError(
                     "sample_weight has one weight per query-item pair but differs "
@@ -178,7 +179,7 @@ def _group_by_id(qid):
             change = np.empty(n, dtype=bool)
             change[0] = True
             np.not_equal(key[1:], key[:-1], out=change[1:])
-            starts = np.flatnonzero(change)
+            starts = flatnonzero(change)
             return order, starts, qid[order[starts]]
     # Order inside a query does not matter (ties are handled by score), so
     # the faster unstable sort is fine.
@@ -187,7 +188,7 @@ def _group_by_id(qid):
     change = np.empty(n, dtype=bool)
     change[:1] = True
     np.not_equal(sq[1:], sq[:-1], out=change[1:])
-    starts = np.flatnonzero(change)
+    starts = flatnonzero(change)
     return order, starts, sq[starts]
 
 

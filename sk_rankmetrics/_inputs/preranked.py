@@ -16,6 +16,7 @@ from .._utils.arrays import (
     as_numeric_array,
     check_finite,
     exact_scores,
+    flatnonzero,
     unique,
 )
 from .._utils.errors import example_ids, plural, shown, warn
@@ -270,7 +271,7 @@ def _find(keys, queries):
         table = np.zeros(1 << bits, dtype=bool)
         with np.errstate(over="ignore"):  # multiplication modulo 2**64
             table[(keys.view(np.uint64) * GOLDEN) >> shift] = True
-            maybe = np.flatnonzero(table[(flat.view(np.uint64) * GOLDEN) >> shift])
+            maybe = flatnonzero(table[(flat.view(np.uint64) * GOLDEN) >> shift])
         q = flat[maybe]
         p = np.minimum(np.searchsorted(keys, q), keys.shape[0] - 1)
         hit = keys[p] == q
@@ -299,7 +300,7 @@ def _ideal_from_truth(gains, trow, n, width):
     r = trow[order]
     new = np.ones(r.shape[0], dtype=bool)
     new[1:] = r[1:] != r[:-1]
-    first = np.flatnonzero(new)
+    first = flatnonzero(new)
     rank = np.arange(r.shape[0]) - np.repeat(first, np.diff(np.append(first, r.shape[0])))
     keep = rank < width
     out[r[keep], width - 1 - rank[keep]] = gains[order][keep]
@@ -320,7 +321,7 @@ def _levels_of(gains):
         offset = (gains - lo).astype(np.intp)
         present = np.bincount(offset, minlength=int(hi - lo) + 1) > 0
         index = np.cumsum(present) - 1  # each present offset's place among them
-        return np.flatnonzero(present) + lo, index[offset]
+        return flatnonzero(present) + lo, index[offset]
     levels, inv = np.unique(gains, return_inverse=True)
     return levels, inv.reshape(-1)
 
@@ -367,7 +368,7 @@ def group_long(rec_query, rec_item, rec_score=None, *, order="given"):
         score = score[o]
     new = np.ones(rq.shape[0], dtype=bool)
     new[1:] = rq[1:] != rq[:-1]
-    starts = np.flatnonzero(new)
+    starts = flatnonzero(new)
     lens = np.diff(np.append(starts, rq.shape[0]))
     return rq[starts], lens, ri, score
 
@@ -524,7 +525,7 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
     u_order = np.argsort(uq, kind="stable")
     u_sorted = uq[u_order]
     if u_sorted.size > 1 and (u_sorted[1:] == u_sorted[:-1]).any():
-        i = int(np.flatnonzero(u_sorted[1:] == u_sorted[:-1])[0])
+        i = int(flatnonzero(u_sorted[1:] == u_sorted[:-1])[0])
         raise ValueError(f"{what} {shown(u_sorted[i])!r} has two ranked lists; give one list "
                          f"per {what}.")
     trows = None
@@ -601,7 +602,7 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
             if t_order is None:  # the error names the item: find its line
                 t_order = sort_pairs(*unsorted, n)
                 t_order = np.arange(trows.shape[0]) if t_order is None else t_order
-            i = int(np.flatnonzero(dup)[0])
+            i = int(flatnonzero(dup)[0])
             raise ValueError(
                 f"the truth judges item {shown(ti_kept[t_order[i]])!r} twice for {what} "
                 f"{shown(uq[trows[i]])!r}; give each ({what}, item) pair once."

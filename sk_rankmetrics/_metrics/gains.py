@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 
 # 2.0**1024 overflows float64; 1023 is the largest level the exponential gain takes.
@@ -205,7 +206,7 @@ def _checked_discounts(values, n, *, normalized, metric, source):
             f"({values[p - 1]:g}); discounts must be >= 0."
         )
     if normalized and n > 1 and (np.diff(values) > 0).any():
-        p = int(np.flatnonzero(np.diff(values) > 0)[0]) + 2
+        p = int(flatnonzero(np.diff(values) > 0)[0]) + 2
         raise InvalidParameterError(
             f"{metric}: the discount {source} grows at position {p} ({values[p - 2]:g} "
             f"then {values[p - 1]:g}); a normalised metric needs discounts that never "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import row_cumsum
+from .._utils.arrays import flatnonzero, row_cumsum
 from .item_values import _GivenValues
 from .select import score_counts, select_top
 
@@ -155,7 +155,7 @@ def tie_groups(sv, ranked_vals):
     new[:, 0] = True
     np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
     new = new.reshape(-1)
-    first = np.flatnonzero(new)  # flat index of each group's first position
+    first = flatnonzero(new)  # flat index of each group's first position
     group = np.cumsum(new) - 1  # group of each position
     start = np.take(first % L, group).reshape(n, L)
     size = np.take(np.diff(np.append(first, n * L)), group).reshape(n, L)
@@ -237,7 +237,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
 
     if below is not None:
         # The last group may continue past position L: count it over the row.
-        cut = np.flatnonzero(below == sv[:, -1])
+        cut = flatnonzero(below == sv[:, -1])
         if cut.size:
             in_last = start[cut] == start[cut, -1][:, None]
             if rest is not None:
@@ -253,7 +253,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
                 m, rows_of, within = eq.shape[0], slice(None), False
                 # The values of the group's members only (a pass over whole
                 # rows would cost the block's width whatever the group's size).
-                rest = np.flatnonzero(eq)
+                rest = flatnonzero(eq)
                 r = rest // N
                 if not isinstance(cut, slice):
                     rest = cut[r] * N + rest % N
@@ -284,7 +284,7 @@ def _ranked_by_counts(y_score, values, L, n_items, counted):
     """
     n, N = y_score.shape
     span = counted.counts.shape[0]
-    idx = np.flatnonzero(y_score >= counted.t[:, None])
+    idx = flatnonzero(y_score >= counted.t[:, None])
     # Each entry's group: its row's scores, the best first.
     gap = np.subtract(counted.hi, np.take(y_score.reshape(-1), idx)).astype(np.intp)
     key = (idx // N) * span + gap

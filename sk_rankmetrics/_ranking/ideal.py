@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from .._utils.arrays import row_counts, row_cumsum
+from .._utils.arrays import flatnonzero, row_counts, row_cumsum
 from .._utils.errors import InvalidParameterError
 from .item_values import Extremes
 
@@ -84,26 +84,27 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         return None  # levels compared as float64 below must be exact
     rest_zero = False  # every level below those read has gain 0
     # Levels within -128..127 are compared as one-byte integers (an eighth of
-    # the memory a pass reads); for floats the copy tells whether they hold
+    # the memory a pass reads), cut when a route needs them (the sparse one
+    # reads the block as it is); for floats the copy tells whether they hold
     # integers.
-    small, unverified = None, False
+    small, one_byte, unverified = None, False, False
     sample = yt.reshape(-1)[:_SAMPLE]
     if yt.dtype.kind == "f" and not np.array_equal(sample, np.floor(sample)):
         ex.integral = False  # a sample of real-valued levels says it already
     if (yt.dtype.itemsize > 1 and -128 <= float(ex.min()) and float(hi) <= 127
             and (yt.dtype.kind != "f" or ex.integral_known is not False)):
-        small = yt.astype(np.int8)
+        one_byte = True
         if yt.dtype.kind == "f":
             if float(ex.min()) % 1 or float(hi) % 1:
-                small = None
+                one_byte = False
                 ex.integral = False
             elif not ex.integral_known:
                 # Whether the floats are whole is checked where the route
                 # needs it (the sparse one reads only the entries it counts).
                 unverified = True
     elif yt.dtype.itemsize == 1 and float(hi) <= 127:  # one byte already
-        small = yt.view(np.int8)
-    if yt.dtype.kind == "f" and small is None and not ex.integral:
+        small, one_byte = yt.view(np.int8), True
+    if yt.dtype.kind == "f" and not one_byte and not ex.integral:
         levels = np.array([hi], dtype=np.float64)
     else:  # integer levels (of an integer type, or floats holding integers)
         lo, hi = int(ex.min()), int(hi)
@@ -134,14 +135,16 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     g = _grid_gains(gain, levels)
     if g is None:
         return None
-    if small is not None and rest_zero and levels.shape[0] > 1:
-        sample = small.reshape(-1)[:_SAMPLE]
-        if np.count_nonzero(sample >= int(levels[-1])) * _SPARSE_LEVELS <= sample.shape[0]:
-            top = _sparse_levels(small, levels, g, width, yt if unverified else None)
+    if one_byte and rest_zero and levels.shape[0] > 1:
+        sample = yt.reshape(-1)[:_SAMPLE]
+        if np.count_nonzero(sample > levels[-1] - 1) * _SPARSE_LEVELS <= sample.shape[0]:
+            top = _sparse_levels(yt if small is None else small, levels, g, width, unverified)
             if top is not None:
                 if unverified:
                     ex.integral = True
                 return top
+    if one_byte and small is None:
+        small = yt.astype(np.int8)
     if unverified:
         if not np.array_equal(small, yt):
             ex.integral = False
@@ -179,30 +182,32 @@ def _top_levels(yt, gain, extremes, width, passes=2):
 _SPARSE_LEVELS = 8
 
 
-def _sparse_levels(small, levels, g, width, floats=None):
-    """:func:`_top_levels` of one-byte levels that few entries hold, or None.
+def _sparse_levels(yt, levels, g, width, unverified=False):
+    """:func:`_top_levels` of integer levels that few entries hold, or None.
 
-    ``levels`` are consecutive integers, highest first, the levels below them
-    worth 0. The entries at those levels are found in one pass and their
-    counts per (level, row) taken with one ``bincount``, where a comparison
-    and a count per level would each read the whole block.
+    ``levels`` are consecutive integers within -128..127, highest first, the
+    levels below them worth 0. The entries above the level under the lowest
+    read are found in one pass over ``yt`` as it is (no one-byte copy first)
+    and their counts per (level, row) taken with one ``bincount``, where a
+    comparison and a count per level would each read the whole block.
 
-    ``floats``: the float relevance ``small`` was cut from (toward zero), not
-    yet known to hold whole numbers. Entries at or below the level under the
-    lowest read are worth 0 whatever they hold (a monotone gain, 0 at both
-    ends of that span), so it suffices that the entries found are whole and
-    that no other entry lies above that level; otherwise None.
+    ``unverified``: ``yt`` holds floats not yet known to be whole. Entries at
+    or below the level under the lowest read are worth 0 whatever they hold
+    (a monotone gain, 0 at both ends of that span), so it suffices that the
+    entries found are whole; otherwise None.
     """
-    n, N = small.shape
+    n, N = yt.shape
     keep = int(np.count_nonzero(np.asarray(g) > 0))  # monotone: a prefix
     levels, g = levels[:keep], g[:keep]
     m = levels.shape[0]
-    idx = np.flatnonzero(small >= int(levels[-1]))
-    if floats is not None and (
-            np.count_nonzero(floats > float(levels[-1]) - 1.0) != idx.shape[0]
-            or not np.array_equal(floats.reshape(-1)[idx], small.reshape(-1)[idx])):
+    if yt.dtype.kind == "f":
+        idx = flatnonzero(yt > float(levels[-1]) - 1.0)
+    else:
+        idx = flatnonzero(yt >= int(levels[-1]))
+    found = yt.reshape(-1)[idx]
+    if unverified and not np.array_equal(found, np.floor(found)):
         return None
-    code = int(levels[0]) - small.reshape(-1)[idx].astype(np.intp)  # 0 = the highest
+    code = int(levels[0]) - found.astype(np.intp)  # 0 = the highest
     counts = np.bincount(code * n + idx // N, minlength=m * n).reshape(m, n)
     reach = np.minimum(np.cumsum(counts, axis=0), width)
     return gains_by_reach(list(g), list(reach), width, n)[:, ::-1]
@@ -278,7 +283,7 @@ def _top_positive(a, pos, P, width, widest):
     if short.any() and a.min() < 0 and bool((a[short] < 0).any()):
         return None
     # Row-major: each row's positive entries together.
-    vals = np.take(a.reshape(-1), np.flatnonzero(pos))
+    vals = np.take(a.reshape(-1), flatnonzero(pos))
     cols = max(widest, width)
     pad = np.zeros(n * cols, dtype=a.dtype)
     # Right-aligned in rows of ``cols``: zeros (the rows' other entries) come
@@ -454,7 +459,7 @@ def _counted_levels(yt, gain, extremes, lo, hi):
         counted = yt > boundary
         m = int(np.count_nonzero(counted))
         if m * 4 <= yt.size:
-            flat = np.flatnonzero(counted)
+            flat = flatnonzero(counted)
             vals = np.take(yt.reshape(-1), flat)
             if vals.dtype.kind == "f" and not np.array_equal(vals, np.floor(vals)):
                 return None

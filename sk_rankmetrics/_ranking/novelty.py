@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
+
 
 def ranges(starts, counts):
     """``starts[i], .., starts[i] + counts[i] - 1`` for every ``i``, concatenated."""
@@ -59,7 +61,7 @@ def greedy_novelty_gains(cand_row, entry_ptr, entry_sub, n_subs, n_rows, depth, 
     entry_cand = np.repeat(np.arange(n_cand), counts_e)
     new = np.ones(n_cand, dtype=bool)
     new[1:] = cand_row[1:] != cand_row[:-1]
-    starts = np.flatnonzero(new)
+    starts = flatnonzero(new)
     rows = cand_row[starts]
     per_row = np.diff(np.append(starts, n_cand))
     gain = np.ones(n_subs)

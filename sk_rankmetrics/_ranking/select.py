@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import row_min
+from .._utils.arrays import flatnonzero, row_min
 from .ideal import _count_levels
 
 
@@ -56,7 +56,7 @@ def _entries_from(y_score, L, t):
     equal to it; and those of the entries equal to ``t`` left out, in
     increasing order (the rest of the tie group the cut splits)."""
     n, N = y_score.shape
-    idx = np.flatnonzero(y_score >= t[:, None])
+    idx = flatnonzero(y_score >= t[:, None])
     if idx.shape[0] == n * L:  # no row ties across its boundary
         return idx.reshape(n, L), idx[:0]
     rows = idx // N
@@ -181,7 +181,7 @@ def _select_above(y_score, L, v):
         # Each row's entries above v, right-aligned in a padded matrix whose
         # padding sorts first.
         cols = max(widest, L + 1)
-        where = np.flatnonzero(above)
+        where = flatnonzero(above)
         rows = where // N
         within = np.arange(where.shape[0]) - np.repeat(np.cumsum(A) - A, A)
         pos = np.full((n, cols), -1, dtype=np.intp)
@@ -198,7 +198,7 @@ def _select_above(y_score, L, v):
     else:
         few = np.ones(n, dtype=bool)
         pos = None
-    rows_few = np.flatnonzero(few)
+    rows_few = flatnonzero(few)
     if rows_few.size:
         # All their entries above v, then the first entries equal to v.
         need = L - A[rows_few]

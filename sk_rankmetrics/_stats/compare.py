@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._utils.arrays import as_ids, as_numeric_array, unique
+from .._utils.arrays import as_ids, as_numeric_array, flatnonzero, unique
 from .._utils.errors import InvalidParameterError, counted, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Correction, OnMissing, Test
@@ -36,7 +36,7 @@ def _values(v, where):
         raise ValueError(f"{where} must be 1-D (one value per query), got shape {arr.shape}.")
     arr = arr.astype(np.float64)
     if np.isinf(arr).any():
-        i = int(np.flatnonzero(np.isinf(arr))[0])
+        i = int(flatnonzero(np.isinf(arr))[0])
         raise ValueError(f"{where} is infinite at entry {i}; per-query values must be finite "
                          "(NaN marks a query left out, as no_relevant='skip' does).")
     return arr

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from .._metrics.requests import as_metric_list, split_request
-from .._utils.arrays import as_ids, unique
+from .._utils.arrays import as_ids, flatnonzero, unique
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import RESPONSE_METHODS, validate
 from .._utils.types import ArrayLike, Correction, Metrics, NoRelevant, ResponseMethod, Test
@@ -105,7 +105,7 @@ def _splits(cv, X, y, qid, n):
     for _, test in splits:
         np.add.at(tested, test, 1)
     if (tested > 1).any():
-        i = int(np.flatnonzero(tested > 1)[0])
+        i = int(flatnonzero(tested > 1)[0])
         what = f"query {qid[i].item()!r}" if qid is not None else f"row {i}"
         raise ValueError(
             f"compare_estimators: {what} is in the test fold of {int(tested[i])} splits; "

@@ -152,7 +152,7 @@ def unique(a):
             # Compact integers (0..n user ids): marked in a table, no sort.
             seen = np.zeros(span, dtype=bool)
             seen[np.subtract(a, lo, dtype=np.intp)] = True
-            return (np.flatnonzero(seen) + lo).astype(a.dtype)
+            return (flatnonzero(seen) + lo).astype(a.dtype)
     s = np.sort(a)
     if s.shape[0] < 2:
         return s
@@ -216,6 +216,42 @@ def row_cumsum(a, out=None):
         for j in range(1, a.shape[1]):
             np.add(out[:, j - 1], a[:, j], out=out[:, j])
     return out
+
+
+#: Bool arrays shorter than this go to ``np.flatnonzero`` as they are.
+_PAD_MIN_SIZE = 1 << 16
+#: :func:`flatnonzero` pads bool arrays whose True entries are more than
+#: 1 in this many (and at most 1 in 10).
+_PAD_FROM = 25
+
+
+def flatnonzero(a):
+    """``np.flatnonzero(a)``: the flat indices of the nonzero entries of ``a``.
+
+    NumPy finds the True entries of a bool array by one of two loops, chosen
+    by their density: at most 1 in 10, a search for the next nonzero byte
+    from each one found (fast when they are rare, but about 13 ns an entry
+    found); above, a branch-free pass over every byte (about 0.4 ns a byte).
+    Between 1 in 25 and 1 in 10 (the top 10 of rows of 100: exactly 1 in
+    10; graded relevance on 5 % of the items) the first loop is up to three
+    times slower than the second. There the array is copied with enough
+    True entries appended to pass 1 in 10, and the indices past the real
+    ones dropped: the same indices, in the same order.
+    """
+    a = np.asarray(a)
+    if a.dtype != np.bool_ or a.size < _PAD_MIN_SIZE:
+        return np.flatnonzero(a)
+    flat = a.reshape(-1)
+    size = flat.shape[0]
+    c = int(np.count_nonzero(flat))
+    if not size < _PAD_FROM * c <= _PAD_FROM * size // 10:
+        return np.flatnonzero(flat)
+    # (c + pad) / (size + pad) > 1/10  <=>  9 * pad > size - 10 * c
+    pad = max((size - 10 * c) // 9 + 1, 0)
+    buf = np.empty(size + pad, dtype=np.bool_)
+    buf[:size] = flat
+    buf[size:] = True
+    return np.flatnonzero(buf)[:c]
 
 
 def row_counts(mask):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.arrays import row_sums
+from ..._utils.arrays import flatnonzero, row_sums
 from . import _as_float, _cut, _safe_divide
 
 
@@ -70,7 +70,7 @@ def r_precision(rc, req):
     cum = rc.cumulative(req.rel_key)
     r = np.minimum(n_rel, rc.L).astype(np.int64)
     hits = cum[np.arange(rc.n_rows), r]
-    deep = np.flatnonzero(n_rel > rc.L)
+    deep = flatnonzero(n_rel > rc.L)
     if deep.size and rc.block is not None:
         hits[deep] = _relevant_above_rank(rc.block, req.rel_key, deep,
                                           n_rel[deep].astype(np.int64))
@@ -91,7 +91,7 @@ def _relevant_above_rank(block, key, rows, R):
     hits = np.count_nonzero(top & rel, axis=1).astype(np.float64)
     # Rows where the top R ends inside a tie at t: of the items tied at t only
     # R - (items above t) are in, each tied item equally likely.
-    tied = np.flatnonzero(n_top > R)
+    tied = flatnonzero(n_top > R)
     if tied.size:
         at = ys[tied] == t[tied]
         n_at = np.count_nonzero(at, axis=1)

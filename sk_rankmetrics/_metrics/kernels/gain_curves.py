@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.ideal import IdealLevels
+from ..._utils.arrays import flatnonzero
 from . import _safe_divide, ranges_from_counts
 from .combinatorics import _log_factorials
 from .judgements import _at_the_cut
@@ -107,7 +108,7 @@ def _mixed_groups(rc, key):
     gid, vals = gid[order], vals[order]
     new = np.ones(gid.size, dtype=bool)
     new[1:] = (gid[1:] != gid[:-1]) | (vals[1:] != vals[:-1])
-    at = np.flatnonzero(new)
+    at = flatnonzero(new)
     lg, lv = gid[at], vals[at]
     lc = np.diff(np.append(at, gid.size))
     n_levels = np.bincount(lg, minlength=rows.size)

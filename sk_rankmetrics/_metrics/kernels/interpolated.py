@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._utils.arrays import flatnonzero
 from . import _lround, ranges_from_counts
 from .combinatorics import _bounded_sequences, _expected_max
 
@@ -89,7 +90,7 @@ def _interpolated(rc, req, levels):
         best_below = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1].reshape(-1)
         # The relevant items' flat positions, row after row: the c-th of row i
         # is entry first[i] + c - 1.
-        flat_at = np.flatnonzero(rel > 0.5)
+        flat_at = flatnonzero(rel > 0.5)
         found = np.rint(C[:, -1]).astype(np.int64)
         rc.cache[key] = (best_below, flat_at, found, np.cumsum(found) - found)
     best_below, flat_at, found, first = rc.cache[key]
@@ -149,7 +150,7 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     hi = np.searchsorted(g_keys, q_row * (L + 1) + L, side="right")
     n_after = np.where(q_valid, hi - lo, 0)
     part = q_g >= 0
-    f_q = np.concatenate((np.flatnonzero(part), np.repeat(np.arange(q_row.size), n_after)))
+    f_q = np.concatenate((flatnonzero(part), np.repeat(np.arange(q_row.size), n_after)))
     f_g = np.concatenate((q_g[part], np.repeat(lo, n_after) + ranges_from_counts(n_after)))
     f_t0 = np.concatenate((q_t0[part], np.ones(int(n_after.sum()), dtype=np.int64)))
     # Only v >= the largest least maximum matters (the product is 0 below);
@@ -237,7 +238,7 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
     split = t_in < m
     low = np.where(split, 0.0, (C0 + r) / (s + m))
     ok = (t + z <= t_in[pu]) & (v >= low[pu])
-    pu = np.concatenate((pu[ok], np.flatnonzero(split)))
+    pu = np.concatenate((pu[ok], flatnonzero(split)))
     v = np.concatenate((v[ok], np.zeros(int(np.count_nonzero(split)))))
     order = np.lexsort((v, pu))
     pu, v = pu[order], v[order]
@@ -279,7 +280,7 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
         out = F_start[rd_w] + rd_k
         rel = rel_side[job_u]
         if rel.any():
-            sel = np.flatnonzero(rel)
+            sel = flatnonzero(rel)
             ju = job_u[sel]
             contrib, jcol = _relevant_side(v[jobs[sel]], s[ju], C0[ju], r[ju], n0[ju],
                                            t_in[ju], t0[ju])
@@ -290,7 +291,7 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
             F[out[mine]] = 1.0 - (contrib[rows] * (jcol[rows] >= w_t0[rd_w[mine]][:, None])
                                   ).sum(axis=1)
         if (~rel).any():
-            sel = np.flatnonzero(~rel)
+            sel = flatnonzero(~rel)
             ju = job_u[sel]
             val = np.empty(jobs.shape[0])
             val[sel] = _other_side(v[jobs[sel]], s[ju], C0[ju], r[ju], n0[ju], t_in[ju],
