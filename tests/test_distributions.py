@@ -743,3 +743,24 @@ def test_flatnonzero_pads_only_inside_its_band(monkeypatch):
     arrays.flatnonzero(np.zeros(1000, dtype=bool))
     arrays.flatnonzero(np.zeros(size, dtype=np.int8))
     assert seen == [1000, size]
+
+
+def test_every_flatnonzero_goes_through_the_padded_one():
+    """No module of the package calls NumPy's flatnonzero (or the 1-D
+    ``nonzero()[0]``) itself: _utils/arrays.py's ``flatnonzero`` keeps the
+    masks of 1 in 25 to 1 in 10 off NumPy's slow loop."""
+    import re
+    from pathlib import Path
+
+    import sk_rankmetrics
+
+    package = Path(sk_rankmetrics.__file__).parent
+    pattern = re.compile(r"np\.flatnonzero\(|\.nonzero\(\)\[0\]|np\.nonzero\([^)]*\)\[0\]")
+    found = [
+        f"{path.relative_to(package.parent)}:{i}"
+        for path in sorted(package.rglob("*.py"))
+        if path.relative_to(package).as_posix() != "_utils/arrays.py"
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, found
