@@ -553,27 +553,31 @@ class TokenColumn:
         if n == 0:
             return rank
         li = self._long_index(rows)
+        # The first word orders every entry (equal words share a rank: the
+        # first sorted position of their group). A merge sort: ids often come
+        # in ordered runs, which it merges where a quicksort starts over.
+        w = self.word(rows, 0, li)  # a copy (rows index the keys)
+        w.byteswap(inplace=True)  # big-endian: byte order
+        a = np.argsort(w, kind="stable")
+        sub = np.empty(n, dtype=bool)
+        sub[0] = True
+        ws = w[a]
+        del w
+        np.not_equal(ws[1:], ws[:-1], out=sub[1:])
+        del ws
+        rank[a] = flatnonzero(sub)[np.cumsum(sub) - 1]
+        if not (li >= 0).any():
+            return rank  # short entries: their bytes are all in the first word
         # Only long entries run past the first word (a short one holds at most
         # 8 bytes): their lengths, 0 for the others (counting the bytes of the
         # short keys cost a reduction per entry).
         nbytes = np.zeros(n, dtype=np.int64)
         is_long = li >= 0
-        if is_long.any():
-            nbytes[is_long] = np.diff(self.long_off)[li[is_long]]
-        active = np.arange(n)
-        j = 0
-        while active.size:
-            w = self.word(rows[active], j, li[active]).byteswap()  # big-endian: byte order
-            # The first word orders every entry (all ranks are 0): one sort key.
-            o = np.argsort(w, kind="stable") if j == 0 else np.lexsort((w, rank[active]))
-            a, ws, ra = active[o], w[o], rank[active[o]]
-            sub = np.ones(a.shape[0], dtype=bool)
-            sub[1:] = (ra[1:] != ra[:-1]) | (ws[1:] != ws[:-1])
-            first = (ra + _offset_in_group(ra))[flatnonzero(sub)]
-            rank[a] = first[np.cumsum(sub) - 1]
-            j += 1
+        nbytes[is_long] = np.diff(self.long_off)[li[is_long]]
+        j = 1
+        while True:
             if not (nbytes[a] > 8 * j).any():
-                break  # no entry has bytes beyond those read (short ids only)
+                break  # no entry has bytes beyond those read
             # Go on with the groups of two or more whose bytes go beyond 8 * j.
             ra = rank[a]
             start = np.ones(a.shape[0], dtype=bool)
@@ -582,6 +586,16 @@ class TokenColumn:
             size = np.bincount(g)
             longer = np.bincount(g, weights=(nbytes[a] > 8 * j).astype(np.float64))
             active = a[((size > 1) & (longer > 0))[g]]
+            if not active.size:
+                break
+            w = self.word(rows[active], j, li[active]).byteswap()
+            o = np.lexsort((w, rank[active]))
+            a, ws, ra = active[o], w[o], rank[active[o]]
+            sub = np.ones(a.shape[0], dtype=bool)
+            sub[1:] = (ra[1:] != ra[:-1]) | (ws[1:] != ws[:-1])
+            first = (ra + _offset_in_group(ra))[flatnonzero(sub)]
+            rank[a] = first[np.cumsum(sub) - 1]
+            j += 1
         return rank
 
 
