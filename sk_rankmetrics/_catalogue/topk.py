@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero
+from .._utils.arrays import flatnonzero, nonzero_2d
 from .._utils.hashing import GOLDEN, mix
 
 #: Groups per position of the cut-off: more groups give a tighter bound (fewer
@@ -140,7 +140,7 @@ def sample_items(seed, users, n, n_items, forbidden):
         order2 = np.argsort(hk, axis=1, kind="stable")
         okay = ~np.take_along_axis(bad, order2, axis=1)
         pick = okay & (np.cumsum(okay, axis=1) <= n)
-        pr, pc = np.nonzero(pick)
+        pr, pc = nonzero_2d(pick)
         extra_rows = short[pr]
         extra_items = order2[pr, pc]
         drop = np.isin(rows, short)

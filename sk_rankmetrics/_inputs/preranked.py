@@ -15,6 +15,7 @@ from .._utils.arrays import (
     as_ids,
     as_numeric_array,
     check_finite,
+    cumsum_down,
     exact_scores,
     flatnonzero,
     unique,
@@ -293,7 +294,7 @@ def _ideal_from_truth(gains, trow, n, width):
         # each gain reaches (0 past the row's items). No sort.
         # Level-major counts: the running sums over levels are row vectors.
         counts = np.bincount((m - 1 - inv) * n + trow, minlength=n * m).reshape(m, n)
-        reach = np.cumsum(counts, axis=0)
+        reach = cumsum_down(counts)
         return gains_by_reach(levels[::-1], list(reach), width, n)[:, ::-1]
     # By row, then by gain descending: one integer key.
     order = np.argsort(trow * m + (m - 1 - inv), kind="stable")

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero, row_counts, row_cumsum
+from .._utils.arrays import cumsum_down, flatnonzero, nonzero_2d, row_counts, row_cumsum
 from .._utils.errors import InvalidParameterError
 from .item_values import Extremes
 
@@ -209,7 +209,7 @@ def _sparse_levels(yt, levels, g, width, unverified=False):
         return None
     code = int(levels[0]) - found.astype(np.intp)  # 0 = the highest
     counts = np.bincount(code * n + idx // N, minlength=m * n).reshape(m, n)
-    reach = np.minimum(np.cumsum(counts, axis=0), width)
+    reach = np.minimum(cumsum_down(counts), width)
     return gains_by_reach(list(g), list(reach), width, n)[:, ::-1]
 
 
@@ -370,7 +370,7 @@ class IdealLevels:
         starts[:, 0] = True
         np.not_equal(ideal[:, 1:], ideal[:, :-1], out=starts[:, 1:])
         starts &= ideal > 0
-        rows, j = np.nonzero(starts[:, ::-1])  # best level first within each row
+        rows, j = nonzero_2d(starts[:, ::-1])  # best level first within each row
         levels = cls(rows, j + 1, ideal[rows, W - 1 - j], n)
         levels.complete = bool(ideal[:, 0].min() >= 0) if ideal.size else True
         return levels
@@ -380,7 +380,7 @@ class IdealLevels:
         """From ``counts[:, u]``, the items of each row with the positive gain
         ``gains[u]`` (distinct, decreasing)."""
         ends = np.cumsum(counts, axis=1)
-        rows, u = np.nonzero(counts)
+        rows, u = nonzero_2d(counts)
         return cls(rows, ends[rows, u], gains[u], counts.shape[0])
 
     def top(self, width):

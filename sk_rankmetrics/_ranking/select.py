@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero, row_min
+from .._utils.arrays import cumsum_down, flatnonzero, nonzero_2d, row_min
 from .ideal import _count_levels
 
 
@@ -132,12 +132,7 @@ def score_counts(y_score, L):
     counts = counts[::-1]  # the best score first
     # ends[u]: each row's entries >= hi - u (nondecreasing in u), so the first
     # u where it reaches L is the number of u where it does not.
-    if span <= 64:  # a level at a time (NumPy's cumsum over axis 0 is slower)
-        ends = counts.copy()
-        for u in range(1, span):
-            ends[u] += ends[u - 1]
-    else:
-        ends = np.cumsum(counts, axis=0)
+    ends = cumsum_down(counts)
     u = np.count_nonzero(ends < L, axis=0)
     # Scores as offsets from hi, subtracted in the scores' own type (exact).
     t = dtype(hi) - u.astype(y_score.dtype)  # each row's L-th largest
@@ -213,7 +208,7 @@ def _select_above(y_score, L, v):
             eq[short] = y_score[rows_few[short]] == v
         first = np.cumsum(eq, axis=1, dtype=np.int32) <= need[:, None]
         first &= eq
-        r, c = np.nonzero(first)
+        r, c = nonzero_2d(first)
         within = np.arange(r.shape[0]) - np.repeat(np.cumsum(need) - need, need)
         fill[r, within] = base[rows_few][r] + c
         if pos is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.ideal import IdealLevels
-from ..._utils.arrays import flatnonzero
+from ..._utils.arrays import flatnonzero, nonzero_2d
 from . import _safe_divide, ranges_from_counts
 from .combinatorics import _log_factorials
 from .judgements import _at_the_cut
@@ -93,7 +93,7 @@ def _mixed_groups(rc, key):
     """
     L = rc.L
     first = (rc.start == np.arange(L)) & (rc.size > 1)
-    rows, starts = np.nonzero(first)
+    rows, starts = nonzero_2d(first)
     if rows.size == 0:
         return None
     items = rc.items[key]

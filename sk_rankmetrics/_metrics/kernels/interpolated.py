@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.arrays import flatnonzero
+from ..._utils.arrays import flatnonzero, nonzero_2d
 from . import _lround, ranges_from_counts
 from .combinatorics import _bounded_sequences, _expected_max
 
@@ -117,7 +117,7 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     D_from = np.zeros((n_rows, L + 1))
     D_from[:, :L] = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
     # The mixed groups, by row and start.
-    g_row, g_s = np.nonzero(mixed & (start == np.arange(L)))
+    g_row, g_s = nonzero_2d(mixed & (start == np.arange(L)))
     g_m, g_r = size[g_row, g_s], r_g[g_row, g_s].astype(np.int64)
     g_C0 = C0[g_row, g_s].astype(np.int64)
     g_in = np.minimum(g_m, L - g_s)  # members ranked within the cut

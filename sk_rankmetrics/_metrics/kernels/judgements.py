@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._utils.arrays import nonzero_2d
 from . import _as_float, _cumulative, _cut, _safe_divide
 from .combinatorics import _log_choose
 
@@ -75,7 +76,7 @@ def _at_the_cut(rc, rel, q, B, f):
     split = (rc.start + rc.size > rc.L) & (rel > 0)
     if not split.any():
         return None
-    r, c = np.nonzero(split)
+    r, c = nonzero_2d(split)
     i = (c - rc.start[r, c]).astype(np.float64)
     m, qq, BB = rc.size[r, c].astype(np.float64), q[r, c], B[r, c]
     acc = np.zeros(r.shape[0])
@@ -130,7 +131,7 @@ def infap(rc, req):
     m = rc.size.astype(np.float64)
     Rg, Jg, Pg = (np.rint(v * m) for v in (rel, jud, pool))
     R0, J0, P0 = (_counts_above(rc, key) for key in (req.rel_key, "judged", "pool"))
-    rows, cols = np.nonzero(Rg > 0)
+    rows, cols = nonzero_2d(Rg > 0)
     i = (cols - rc.start[rows, cols]).astype(np.float64)
     mm, rg, jg = m[rows, cols], Rg[rows, cols], Jg[rows, cols]
     unj = mm - jg  # the group's items that are not judged

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._utils.arrays import nonzero_2d
 from . import _cut, ranges_from_counts
 from .gain_curves import _gain_levels
 
@@ -36,7 +37,7 @@ def _ideal_positions(rc, key, g, n):
     a larger gain, plus the ranked items of gain ``v`` above it.
     """
     levels = _gain_levels(rc, key)
-    rows, cols = np.nonzero((g > 0) & (np.arange(g.shape[1]) < n[:, None]))
+    rows, cols = nonzero_2d((g > 0) & (np.arange(g.shape[1]) < n[:, None]))
     values = g[rows, cols]
     # One integer code per gain (the level's or an item's), then a key that
     # sorts as the levels do: by row, the best gain first.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._utils.arrays import nonzero_2d
 from . import _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 
@@ -45,13 +46,13 @@ def err(rc, req):
     p_stop = counts @ stop  # a single item's R (exact for groups of one)
     tied = size > 1
     if tied.any():
-        rows, cols = np.nonzero(first & tied)
+        rows, cols = nonzero_2d(first & tied)
         T = int(np.minimum(size[rows, cols], kc - cols).max())
         Q = _subset_products(counts[rows, cols], size[rows, cols], y, T)
         group_of = -np.ones((n, kc), dtype=np.int64)
         group_of[rows, cols] = np.arange(rows.shape[0])
         gid = np.take_along_axis(group_of, start, axis=1)
-        r, c = np.nonzero(tied)
+        r, c = nonzero_2d(tied)
         g, o = gid[r, c], offset[r, c]
         p_stop = p_stop.copy()
         p_stop[r, c] = Q[g, o] - Q[g, o + 1]
