@@ -805,3 +805,68 @@ def test_cumsum_down_equals_numpys(seed, m, n, dtype):
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(a, before)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 3000),
+       dtype=st.sampled_from(["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                              "uint64"]),
+       spread=st.sampled_from(["full", "few", "one", "ends", "skewed", "sorted", "reversed"]),
+       per=st.sampled_from([1, 4, 256]))
+def test_sort_keys_equals_numpys_sort(seed, n, dtype, spread, per):
+    """Keys sorted bucket by bucket equal np.sort's, in their dtype: the full
+    range of every integer type (int64 and uint64 spans past 2**63), a few
+    values, one value, only the two extremes, most keys in one bucket,
+    sorted and reversed input; with buckets of one key and of many."""
+    from sk_rankmetrics._utils import arrays
+
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    if spread == "full":
+        a = rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
+    elif spread == "few":
+        a = rng.integers(0, 3, size=n).astype(dtype)
+    elif spread == "one":
+        a = np.full(n, info.max, dtype=dtype)
+    elif spread == "ends":
+        a = np.where(rng.random(n) < 0.5, info.min, info.max).astype(dtype)
+    elif spread == "skewed":
+        a = np.where(rng.random(n) < 0.95, info.min + 1, rng.integers(
+            info.min, info.max, size=n, dtype=dtype, endpoint=True)).astype(dtype)
+    else:
+        a = np.sort(rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True))
+        if spread == "reversed":
+            a = a[::-1].copy()
+    before = a.copy()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(arrays, "_BUCKET_MIN", 0)
+        mp.setattr(arrays, "_BUCKET_KEYS", per)
+        got = arrays.sort_keys(a)
+    expected = np.sort(a)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(a, before)  # a new array
+
+
+def test_sort_keys_takes_buckets_only_for_long_integer_arrays(monkeypatch):
+    """Integer arrays of at least _BUCKET_MIN keys go through the buckets (one
+    radix argsort of their numbers); shorter ones, floats and 2-D arrays to
+    np.sort as they are."""
+    from sk_rankmetrics._utils import arrays
+
+    calls = []
+    real = np.argsort
+
+    def spy(a, *args, **kw):
+        calls.append(a.dtype)
+        return real(a, *args, **kw)
+
+    monkeypatch.setattr(arrays.np, "argsort", spy)
+    rng = np.random.default_rng(0)
+    big = rng.integers(-(2**62), 2**62, size=arrays._BUCKET_MIN)
+    np.testing.assert_array_equal(arrays.sort_keys(big), np.sort(big))
+    assert calls == [np.dtype(np.uint16)]
+    calls.clear()
+    for a in (big[:100], big.astype(np.float64), big[:1000].reshape(10, 100)):
+        np.testing.assert_array_equal(arrays.sort_keys(a), np.sort(a))
+    assert calls == []

@@ -14,7 +14,7 @@ from itertools import chain
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.arrays import as_ids, flatnonzero, unique
+from .._utils.arrays import as_ids, flatnonzero, sort_keys, unique
 from .._utils.errors import InvalidParameterError, short_repr, shown
 from .kernels import TopLists
 
@@ -148,7 +148,7 @@ def _no_repeats(lists, vocab, users, what):
             row = a + int(flatnonzero(eq)[0])
         else:
             rows = np.repeat(np.arange(bl.shape[0]), bl)
-            key = np.sort(rows * np.int64(lists.n_codes) + block)
+            key = sort_keys(rows * np.int64(lists.n_codes) + block)
             eq = key[1:] == key[:-1]
             if not eq.any():
                 continue

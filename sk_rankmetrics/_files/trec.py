@@ -20,7 +20,7 @@ import numpy as np
 
 from .._inputs.preranked import ranked_order
 from .._utils import threads as _threads
-from .._utils.arrays import flatnonzero, unique
+from .._utils.arrays import flatnonzero, sort_keys, unique
 from .._utils.threads import bounded_map
 from .._utils.types import ArrayLike, PathLike, Progress
 from . import tokens
@@ -208,7 +208,7 @@ def _duplicates(cols, lines, name):
     rows = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         h = pair_hashes(cols, a, b)
-        s = np.sort(h)
+        s = sort_keys(h)
         eq = s[1:] == s[:-1]
         if eq.any():
             rows.append(flatnonzero(np.isin(h, s[1:][eq])) + a)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero, unique
+from .._utils.arrays import flatnonzero, sort_keys, unique
 from .._utils.errors import example_ids, plural, shown, warn
 from .budget import _KEY_LIMIT
 
@@ -97,20 +97,55 @@ def no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True):
             inv = np.searchsorted(unique(others), others)  # a sort: no hashed np.unique
             codes[unknown] = int(codes.max(initial=-1)) + 1 + inv
     if lens.min() == lens.max():  # lists of one length: rows sorted, no keys
-        cmin = span = 0
+        found = _repeat_in_rows(codes.reshape(lens.shape[0], int(lens[0])))
     else:
+        found = None
         cmin = int(codes.min())
         span = int(codes.max()) - cmin + 1
-    firsts = np.searchsorted(indptr, np.arange(0, n_items, _REPEAT_STEP), side="right") - 1
-    bounds = [*np.unique(firsts).tolist(), lens.shape[0]]
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        found = _repeat_in(codes[indptr[a]:indptr[b]], lens[a:b], cmin, span)
-        if found is not None:
-            row, dup = a + found[0], found[1]
-            start = int(indptr[row])
-            at = start + int(flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
-            raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
-                             f"{shown(items[at])!r} twice; rank each item once per {what}.")
+        firsts = np.searchsorted(indptr, np.arange(0, n_items, _REPEAT_STEP), side="right") - 1
+        bounds = [*np.unique(firsts).tolist(), lens.shape[0]]
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            found = _repeat_in(codes[indptr[a]:indptr[b]], lens[a:b], cmin, span)
+            if found is not None:
+                found = a + found[0], found[1]
+                break
+    if found is not None:
+        row, dup = found
+        start = int(indptr[row])
+        at = start + int(flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
+        raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
+                         f"{shown(items[at])!r} twice; rank each item once per {what}.")
+
+
+def _repeat_in_rows(codes):
+    """``(row, code)`` of a code repeated within a row of the matrix ``codes``,
+    or None.
+
+    A block of rows at a time (about ``_REPEAT_STEP`` codes) is copied into one
+    buffer (int32 when the codes fit), sorted row by row in place, and its
+    neighbours compared into one mask: the same two arrays for every block,
+    so no block pays for memory handed back to the system by the one before.
+    """
+    n, w = codes.shape
+    if n == 0 or w < 2:
+        return None
+    lo, hi = int(codes.min()), int(codes.max())
+    fits = -(1 << 31) <= lo and hi < (1 << 31)
+    step = max(1, _REPEAT_STEP // w)
+    buf = np.empty((min(step, n), w), dtype=np.int32 if fits else codes.dtype)
+    same = np.empty(buf.size - 1, dtype=bool)
+    for a in range(0, n, step):
+        block = buf[: min(step, n - a)]
+        block[...] = codes[a : a + block.shape[0]]
+        block.sort(axis=1)
+        s = block.reshape(-1)
+        eq = same[: s.shape[0] - 1]
+        np.equal(s[1:], s[:-1], out=eq)
+        eq[w - 1 :: w] = False  # the pairs that straddle two rows
+        if eq.any():
+            at = int(flatnonzero(eq)[0])
+            return a + at // w, s[at]
+    return None
 
 
 def _narrow(a, lo, hi):
@@ -126,19 +161,10 @@ def _repeat_in(codes, lens, cmin, span):
     if lens.size == 0 or int(lens.max()) < 2:
         return None
     if lens.min() == lens.max():
-        w = int(lens[0])
-        s = np.sort(_narrow(codes, int(codes.min()), int(codes.max())).reshape(-1, w), axis=1)
-        s = s.reshape(-1)
-        # Neighbours compared over the flattened rows (contiguous), then the
-        # pairs that straddle two rows dropped.
-        at = flatnonzero(s[1:] == s[:-1])
-        at = at[(at + 1) % w != 0]
-        if not at.size:
-            return None
-        return int(at[0]) // w, s[at[0]]
+        return _repeat_in_rows(codes.reshape(-1, int(lens[0])))
     rows = np.repeat(np.arange(lens.shape[0]), lens)
     if lens.shape[0] * span < _KEY_LIMIT:
-        key = np.sort(_narrow(rows * span + (codes - cmin), 0, lens.shape[0] * span))
+        key = sort_keys(_narrow(rows * span + (codes - cmin), 0, lens.shape[0] * span))
         eq = key[1:] == key[:-1]
         if not eq.any():
             return None
@@ -162,10 +188,11 @@ def rows_of(u_sorted, u_order, ids):
     if u_sorted.dtype.kind in "iu" and ids.dtype.kind in "iu":
         lo, hi = int(u_sorted[0]), int(u_sorted[-1])
         if hi - lo < 4 * (n + ids.shape[0]):
-            table = np.full(hi - lo + 1, -1, dtype=np.intp)
+            # int32 rows when they fit: half the memory to page in and read.
+            table = np.full(hi - lo + 1, -1, dtype=np.int32 if n < 2**31 else np.intp)
             table[np.subtract(u_sorted, lo, dtype=np.intp)] = u_order
             if ids.size and lo <= int(ids.min()) and int(ids.max()) <= hi:
-                return table[np.subtract(ids, lo, dtype=np.intp)]
+                return table[np.subtract(ids, lo, dtype=np.intp) if lo else ids]
             rows = np.full(ids.shape[0], -1, dtype=np.intp)
             inside = (ids >= lo) & (ids <= hi)
             rows[inside] = table[np.subtract(ids[inside], lo, dtype=np.intp)]

@@ -15,6 +15,7 @@ from .._utils.arrays import (
     check_sample_weight,
     exact_scores,
     flatnonzero,
+    sort_keys,
 )
 from .budget import _budget
 from .dense import drop_unjudged
@@ -173,7 +174,7 @@ def _group_by_id(qid):
                 key = qid.astype(np.uint64, copy=False) - np.uint64(lo)
             key <<= np.uint64(32)
             key |= np.arange(n, dtype=np.uint64)
-            key.sort()
+            key = sort_keys(key)
             order = (key & np.uint64(0xFFFFFFFF)).view(np.int64)
             key >>= np.uint64(32)
             change = np.empty(n, dtype=bool)

@@ -18,6 +18,7 @@ from .._utils.arrays import (
     cumsum_down,
     exact_scores,
     flatnonzero,
+    sort_keys,
     unique,
 )
 from .._utils.errors import example_ids, plural, shown, warn
@@ -418,11 +419,13 @@ def _sort_packed(rows, codes, rel, n):
         key |= field
         np.subtract(rel, lo, out=field, casting="unsafe")  # whole levels 0 .. 2**lbits - 1
     key |= field
+    del field  # (arrays of the truth's size are paged in afresh: as few as may be)
     if not (key[1:] < key[:-1]).any():
         return rows, codes, rel
-    key.sort()
+    key = sort_keys(key)
     if lbits:
-        out_rel = (key & ((1 << lbits) - 1)).astype(np.float64)
+        out_rel = np.empty(key.shape[0])
+        np.bitwise_and(key, (1 << lbits) - 1, out=out_rel, casting="unsafe")
         if lo:
             out_rel += lo
     else:
@@ -431,7 +434,8 @@ def _sort_packed(rows, codes, rel, n):
     out_codes = key & ((1 << cbits) - 1)
     if cmin:
         out_codes += cmin
-    return key >> cbits, out_codes, out_rel
+    key >>= cbits
+    return key, out_codes, out_rel
 
 
 @dataclass(frozen=True)
