@@ -870,3 +870,58 @@ def test_sort_keys_takes_buckets_only_for_long_integer_arrays(monkeypatch):
     for a in (big[:100], big.astype(np.float64), big[:1000].reshape(10, 100)):
         np.testing.assert_array_equal(arrays.sort_keys(a), np.sort(a))
     assert calls == []
+
+
+def test_sparse_float_levels_claim_whole_only_what_they_read():
+    """The sparse route of float relevance checks only the entries above the
+    levels of gain 0 (here 0 and 1 under a mapping); a fraction below them
+    (0.5) is worth 0 and the ideal is right, but the block's levels must not
+    then be taken as whole numbers (ERR's grade check and the counting of
+    other gains read that)."""
+    from sk_rankmetrics._ranking import ideal
+    from sk_rankmetrics._ranking.item_values import Extremes
+
+    rng = np.random.default_rng(3)
+    n, N = 400, 90
+    y = np.where(rng.random((n, N)) < 0.04, rng.integers(2, 4, size=(n, N)), 0).astype(float)
+    assert y.size > ideal._SAMPLE
+    y[-3, 7] = 0.5  # past the sample
+    g = resolve_gain({0: 0.0, 0.5: 0.0, 1: 0.0, 2: 1.0, 3: 3.0})
+    expected = np.sort(np.asarray(g(y), dtype=float), axis=1)[:, N - 10:]
+    ex = Extremes(y)
+    got = ideal._top_levels(y, g, ex, 10)
+    assert got is not None  # the sparse route
+    np.testing.assert_array_equal(got, expected)
+    assert ex.integral_known is not True
+    assert ex.integral is False
+    whole = np.where(y == 0.5, 0.0, y)
+    ex = Extremes(whole)
+    np.testing.assert_array_equal(ideal._top_levels(whole, g, ex, 10),
+                                  np.sort(np.asarray(g(whole), dtype=float), axis=1)[:, N - 10:])
+
+
+def test_two_gains_over_a_fraction_below_the_levels_of_gain_0():
+    """evaluate of two gains on one block, the first a mapping worth 0 up to
+    1 (its sparse route reads only the entries above 1), the second
+    exponential (worth something at 0.5): each equals its own call and the
+    brute force. The first once marked the levels whole, and the second then
+    read 0.5 as a level and failed in a reshape."""
+    rng = np.random.default_rng(3)
+    n, N = 400, 90
+    y = np.where(rng.random((n, N)) < 0.04, rng.integers(2, 4, size=(n, N)), 0).astype(float)
+    y[-3, 7] = 0.5  # past the sample the routes look at
+    s = rng.random((n, N))
+    m = {0: 0.0, 0.5: 0.0, 1: 0.0, 2: 1.0, 3: 3.0}
+    both = evaluate(y, s, [("ndcg@10", {"gain": m}), "ndcg_exp@10"], no_relevant=0.0)
+    assert both["ndcg@10"] == evaluate(y, s, [("ndcg@10", {"gain": m})],
+                                       no_relevant=0.0)["ndcg@10"]
+    assert both["ndcg_exp@10"] == evaluate(y, s, ["ndcg_exp@10"], no_relevant=0.0)["ndcg_exp@10"]
+    # The exponential ideal by a plain sort, the DCG of the scores' order.
+    gains = 2.0 ** y - 1
+    order = np.argsort(-s, axis=1, kind="stable")[:, :10]
+    disc = 1 / np.log2(np.arange(2, 12))
+    dcg = (np.take_along_axis(gains, order, axis=1) * disc).sum(axis=1)
+    idcg = (-np.sort(-gains, axis=1)[:, :10] * disc).sum(axis=1)
+    ok = idcg > 0
+    expected = np.mean(np.where(ok, dcg / np.where(ok, idcg, 1), 0.0))
+    np.testing.assert_allclose(both["ndcg_exp@10"], expected, rtol=1e-12)

@@ -566,13 +566,13 @@ class TokenColumn:
         np.not_equal(ws[1:], ws[:-1], out=sub[1:])
         del ws
         rank[a] = flatnonzero(sub)[np.cumsum(sub) - 1]
-        if not (li >= 0).any():
+        is_long = li >= 0
+        if not is_long.any():
             return rank  # short entries: their bytes are all in the first word
         # Only long entries run past the first word (a short one holds at most
         # 8 bytes): their lengths, 0 for the others (counting the bytes of the
         # short keys cost a reduction per entry).
         nbytes = np.zeros(n, dtype=np.int64)
-        is_long = li >= 0
         nbytes[is_long] = np.diff(self.long_off)[li[is_long]]
         j = 1
         while True:

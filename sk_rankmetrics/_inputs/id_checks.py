@@ -71,9 +71,9 @@ def _sorted_in(a, b):
     return b[pos] == a
 
 
-#: Ranked items checked for repeats at a time: a block's codes and their sorted
-#: copy stay in cache (2**18 int64 codes: 2 MB), which halves the time of the
-#: row sorts against blocks of 2**22.
+#: Ranked items checked for repeats at a time: a block's codes (int32 when they
+#: fit) and their sorted rows stay in cache, which halved the time of the row
+#: sorts against blocks of 2**22 int64 codes.
 _REPEAT_STEP = 1 << 18
 
 

@@ -140,7 +140,9 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         if np.count_nonzero(sample > levels[-1] - 1) * _SPARSE_LEVELS <= sample.shape[0]:
             top = _sparse_levels(yt if small is None else small, levels, g, width, unverified)
             if top is not None:
-                if unverified:
+                if unverified and levels[-1] - 1 <= lo:
+                    # Every entry above the lowest was read and found whole
+                    # (entries between it and the levels of gain 0 were not).
                     ex.integral = True
                 return top
     if one_byte and small is None:
