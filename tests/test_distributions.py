@@ -255,7 +255,7 @@ def test_long_format_with_a_dominant_score_equals_the_partitioned_path(monkeypat
     taken = []
     select = _ordering._select_above
     monkeypatch.setattr(_ordering, "_select_above",
-                        lambda a, L, v: taken.append(select(a, L, v)) or taken[-1])
+                        lambda a, L, v, *tie: taken.append(select(a, L, v, *tie)) or taken[-1])
     fast = evaluate(y, s, reqs, qid=qid, per_row=True, no_relevant=np.nan)
     assert any(t is not None for t in taken)
     monkeypatch.setattr(_ordering, "_dominant", lambda a: None)
@@ -399,7 +399,7 @@ def test_integer_scores_counted_equal_the_partitioned_path(monkeypatch, dtype):
     assert any(t is not None for t in taken)
     monkeypatch.setattr(_chunk, "score_counts", lambda a, L: None)
     selected = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
-    monkeypatch.setattr(_ordering, "_select_by_counts", lambda a, L: None)
+    monkeypatch.setattr(_ordering, "_select_by_counts", lambda a, L, *tie: None)
     plain = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
     for r, _ in reqs:
         np.testing.assert_allclose(fast[r], plain[r], rtol=1e-12, atol=1e-12, err_msg=r)

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._utils.arrays import flatnonzero, row_cumsum
 from .item_values import _GivenValues
-from .select import score_counts, select_top
+from .select import later_first, score_counts, select_top
 
 
 class RankedChunk:
@@ -181,7 +181,10 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     L : int
         Positions to describe, ``1 <= L <= N``.
     ignore_ties : bool
-        Take the order of the sort as it comes instead of averaging ties.
+        Rank tied scores in one order instead of averaging over their
+        orderings: the later column first (by score, then column, both
+        descending), at every ``L``, so that the first ``L`` positions are
+        those of the whole ranking.
     n_items : ndarray of shape (n,) or None
         Real items per row; ``None`` means every row has ``N``.
     keep_items : bool
@@ -206,7 +209,12 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         if counted is not None:
             return _ranked_by_counts(y_score, values, L, n_items, counted)
     rest = None
-    if L < N:
+    if L < N and ignore_ties:
+        # The top L of the order ignore_ties takes (score, then column, both
+        # descending): a prefix of the whole row's.
+        top, below, rest = select_top(y_score, L, later=True)
+        top, sv = later_first(top, np.take(flat_scores, top))
+    elif L < N:
         top, below, rest = select_top(y_score, L)
         top_scores = np.take(flat_scores, top)
         # Each row's L entries in decreasing score: their order, as flat
@@ -215,11 +223,13 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         order += (np.arange(n) * L)[:, None]
         top = np.take(top, order)
         sv = np.take(top_scores, order)
-        if keep_items and not ignore_ties and bool(
-                ((below == sv[:, -1]) & (below > -np.inf)).any()):
+        if keep_items and bool(((below == sv[:, -1]) & (below > -np.inf)).any()):
             return rank_chunk(y_score, values, N, n_items=n_items, keep_items=True)
     else:
-        top = np.ascontiguousarray((np.argsort(y_score, axis=1) + base)[:, ::-1])
+        # A stable sort, reversed, under ignore_ties: ties by column descending
+        # (the order need only group the ties otherwise).
+        by_score = np.argsort(y_score, axis=1, kind="stable" if ignore_ties else None)
+        top = np.ascontiguousarray((by_score + base)[:, ::-1])
         sv = np.take(flat_scores, top)
         below = None
     ranked_vals = values.at(top)

@@ -8,7 +8,7 @@ from .._utils.arrays import cumsum_down, flatnonzero, nonzero_2d, row_min
 from .ideal import _count_levels
 
 
-def select_top(y_score, L):
+def select_top(y_score, L, later=False):
     """The ``L`` largest scores of each row, unordered, and the largest of the rest.
 
     Returns ``(top, below, rest)``: the flat indices of shape (n, L) of ``L``
@@ -17,7 +17,10 @@ def select_top(y_score, L):
     of the entries left out that tie with the row's L-th largest (the rest
     of a tie group the cut splits), or None when not gathered (the rows must
     then be read for them). Ties at the boundary are cut in any order (the
-    tie statistics read whole groups).
+    tie statistics read whole groups), or with ``later`` in the order
+    ``ignore_ties=True`` ranks them: of the entries equal to the row's L-th
+    largest, the last columns are kept (so the top is a prefix of the row
+    ranked by score, then column, both descending).
 
     Integer scores in a small span are counted per row
     (:func:`_select_by_counts`). NumPy's partition costs ten times more when
@@ -27,18 +30,37 @@ def select_top(y_score, L):
     entries equal to ``v``. Other rows are partitioned by value.
     """
     if y_score.dtype.kind in "iu" and y_score.dtype.itemsize > 1:
-        picked = _select_by_counts(y_score, L)
+        picked = _select_by_counts(y_score, L, later)
         if picked is not None:
             return picked
     v = _dominant(y_score) if y_score.dtype.itemsize > 1 else None
     if v is not None:
-        picked = _select_above(y_score, L, v)
+        picked = _select_above(y_score, L, v, later)
         if picked is not None:
             return picked
-    return _select_partitioned(y_score, L)
+    return _select_partitioned(y_score, L, later)
 
 
-def _select_partitioned(y_score, L):
+def later_first(top, scores):
+    """The flat indices ``top`` of shape (n, L) (rows of entries of one
+    matrix, each row's taken from its own row) ordered as ``ignore_ties=True``
+    ranks them: by score descending, then by column descending; and their
+    scores in that order.
+
+    ``scores[i, j]`` is the score of entry ``top[i, j]``. A stable sort of
+    the scores, with each row's entries in increasing column order first,
+    then reversed: the same order on every platform (NumPy's default sort
+    is not stable, not even on short rows).
+    """
+    if top.shape[1] > 1 and (top[:, 1:] < top[:, :-1]).any():
+        by_column = np.argsort(top, axis=1)  # distinct indices: any sort is exact
+        top = np.take_along_axis(top, by_column, axis=1)
+        scores = np.take_along_axis(scores, by_column, axis=1)
+    order = np.argsort(scores, axis=1, kind="stable")[:, ::-1]
+    return np.take_along_axis(top, order, axis=1), np.take_along_axis(scores, order, axis=1)
+
+
+def _select_partitioned(y_score, L, later=False):
     """:func:`select_top` by partitioning the values alone (moving no indices:
     about three times faster than ``np.argpartition``), which gives each
     row's L-th largest score and the largest of the rest; one comparison
@@ -46,15 +68,16 @@ def _select_partitioned(y_score, L):
     N = y_score.shape[1]
     part = np.partition(y_score, N - L - 1, axis=1)
     below = part[:, N - L - 1].copy()
-    top, rest = _entries_from(y_score, L, row_min(part[:, N - L:]))
+    top, rest = _entries_from(y_score, L, row_min(part[:, N - L:]), later)
     return top, below, rest
 
 
-def _entries_from(y_score, L, t):
+def _entries_from(y_score, L, t, later=False):
     """``(top, rest)``: the flat indices of shape (n, L) of the entries of each
     row above its L-th largest score ``t``, filled up with the first entries
-    equal to it; and those of the entries equal to ``t`` left out, in
-    increasing order (the rest of the tie group the cut splits)."""
+    equal to it (with ``later``, the last ones); and those of the entries
+    equal to ``t`` left out, in increasing order (the rest of the tie group
+    the cut splits). The indices of each row of ``top`` increase."""
     n, N = y_score.shape
     idx = flatnonzero(y_score >= t[:, None])
     if idx.shape[0] == n * L:  # no row ties across its boundary
@@ -63,13 +86,20 @@ def _entries_from(y_score, L, t):
     equal = np.take(y_score.reshape(-1), idx) == t[rows]
     # Each row keeps its entries above t and, of those equal to t, as many as
     # L less the former, first come first: an entry equal to t is kept while
-    # the running count of such entries stays within the row's limit.
+    # the running count of such entries stays within the row's limit (with
+    # ``later``, last come first: once the count has passed the row's
+    # entries equal to t that are left out).
     ends = np.searchsorted(rows, np.arange(1, n + 1))  # each row's end in idx
     seen = np.cumsum(equal)
     upto = seen[ends - 1]  # entries equal to t up to each row's end
-    # The limit: those of the rows before, plus L less the row's entries above t.
-    limit = upto - (ends - np.concatenate(([0], ends[:-1]))) + L
-    keep = seen <= limit[rows]
+    size = ends - np.concatenate(([0], ends[:-1]))  # each row's entries >= t
+    if later:
+        # Left out: the row's entries >= t less L, after those of the rows before.
+        before = np.concatenate(([0], upto[:-1]))
+        keep = seen > (before + size - L)[rows]
+    else:
+        # The limit: those of the rows before, plus L less the row's entries above t.
+        keep = seen <= (upto - size + L)[rows]
     keep |= ~equal
     return idx[keep].reshape(n, L), idx[~keep]
 
@@ -78,7 +108,7 @@ def _entries_from(y_score, L, t):
 _MAX_SCORE_SPAN = 1024
 
 
-def _select_by_counts(y_score, L):
+def _select_by_counts(y_score, L, later=False):
     """:func:`select_top` for integer scores in a small span, or None.
 
     The scores of each row are counted (:func:`score_counts`: one pass, no
@@ -90,7 +120,7 @@ def _select_by_counts(y_score, L):
     counted = score_counts(y_score, L)
     if counted is None:
         return None
-    top, rest = _entries_from(y_score, L, counted.t)
+    top, rest = _entries_from(y_score, L, counted.t, later)
     return top, counted.below, rest
 
 
@@ -160,7 +190,7 @@ def _dominant(a):
     return values[i] if counts[i] * 4 > sample.shape[0] else None
 
 
-def _select_above(y_score, L, v):
+def _select_above(y_score, L, v, later=False):
     """:func:`select_top` from the entries above ``v`` and those equal to it."""
     n, N = y_score.shape
     above = y_score > v
@@ -183,7 +213,9 @@ def _select_above(y_score, L, v):
         pos[rows, cols - A[rows] + within] = where
         vals = np.full((n, cols), v, dtype=y_score.dtype)
         vals[rows, cols - A[rows] + within] = y_score.reshape(-1)[where]
-        order = np.argsort(vals, axis=1)[:, cols - L - 1:]
+        # Each row's entries in increasing column: a stable sort keeps the
+        # later columns of a tie at the top (``later``).
+        order = np.argsort(vals, axis=1, kind="stable" if later else None)[:, cols - L - 1:]
         pos = np.take_along_axis(pos, order, axis=1)
         # Rows with more than L entries above v: their best L, and the next.
         many = A > L
@@ -195,20 +227,29 @@ def _select_above(y_score, L, v):
         pos = None
     rows_few = flatnonzero(few)
     if rows_few.size:
-        # All their entries above v, then the first entries equal to v.
+        # All their entries above v, then the first entries equal to v (with
+        # ``later``, the last ones).
         need = L - A[rows_few]
         fill = np.empty((rows_few.size, L), dtype=np.intp)
-        # v fills most of each row: a prefix of a few times L columns nearly
-        # always holds the entries needed; the rows it does not are read whole.
+        # v fills most of each row: a prefix (a suffix) of a few times L
+        # columns nearly always holds the entries needed; the rows it does
+        # not are read whole.
         W = min(N, 8 * L + 64)
-        eq = y_score[rows_few, :W] == v
+        off = N - W if later else 0
+        eq = y_score[rows_few, off:off + W] == v
         short = np.count_nonzero(eq, axis=1) < need
         if short.any():
-            eq = np.concatenate([eq, np.zeros((eq.shape[0], N - W), dtype=bool)], axis=1)
+            pad = np.zeros((eq.shape[0], N - W), dtype=bool)
+            eq = np.concatenate([pad, eq] if later else [eq, pad], axis=1)
             eq[short] = y_score[rows_few[short]] == v
-        first = np.cumsum(eq, axis=1, dtype=np.int32) <= need[:, None]
+            off = 0
+        if later:  # counted from the row's end
+            first = np.cumsum(eq[:, ::-1], axis=1, dtype=np.int32)[:, ::-1] <= need[:, None]
+        else:
+            first = np.cumsum(eq, axis=1, dtype=np.int32) <= need[:, None]
         first &= eq
         r, c = nonzero_2d(first)
+        c += off
         within = np.arange(r.shape[0]) - np.repeat(np.cumsum(need) - need, need)
         fill[r, within] = base[rows_few][r] + c
         if pos is not None:
