@@ -398,6 +398,7 @@ def _long_rows(y_true, y_score, qid, requests, *, sample_weight, judged, ignore_
         "qid": pd.Series(id_meta.to_numpy()),
         **({"w": np.zeros(0)} if plan.has_w else {}),
         **({"judged": np.zeros(0, dtype=bool)} if plan.has_j else {}),
+        **({"at": np.zeros(0, dtype=np.int64)} if plan.ignore_ties else {}),
     })
     pairs = dd.map_partitions(_checked_pairs, *parts, plan=plan, meta=pairs_meta,
                               align_dataframes=False, clear_divisions=True)
@@ -444,7 +445,21 @@ def _checked_pairs(*parts, plan, partition_info=None):
             data["w"] = w
         if j is not None:
             data["judged"] = _judged(j)
+        if plan.ignore_ties:
+            # Each pair's place in the input (partition, then row): the shuffle
+            # need not keep the order of a query's pairs, which ignore_ties
+            # reads (of tied scores, the later pair first).
+            number = _part_number(partition_info)
+            if number is None:
+                raise RuntimeError("dask did not say which partition this is; "
+                                   "ignore_ties=True needs the order of the pairs.")
+            data["at"] = (np.int64(number) << np.int64(_AT_BITS)) + np.arange(len(yt))
     return pd.DataFrame(data)
+
+
+#: Bits of a pair's row within its partition in the key ``at`` (partitions of
+#: up to 2**40 pairs, 2**23 partitions).
+_AT_BITS = 40
 
 
 def _judged(j):
@@ -459,6 +474,8 @@ def _judged(j):
 
 def _score_pairs(pairs, plan, partition_info=None):
     """The row frame of one shuffled partition (whole queries)."""
+    if plan.ignore_ties:  # the pairs back in input order
+        pairs = pairs.iloc[np.argsort(pairs["at"].to_numpy(), kind="stable")]
     w = pairs["w"].to_numpy() if plan.has_w else None
     j = pairs["judged"].to_numpy() if plan.has_j else None
     return _score_long(pairs["y_true"].to_numpy(), pairs["y_score"].to_numpy(),

@@ -156,6 +156,7 @@ class LongInputs:
 def _group_by_id(qid):
     """``(order, starts, ids)``: an order that gathers equal query ids, the
     start of each group in it, and the group's id (groups in sorted order).
+    Each group keeps its entries in input order.
 
     Integer ids spanning fewer than 2**32 values (and fewer than 2**32
     entries) are grouped by sorting one 64-bit key per entry, the id's
@@ -182,9 +183,9 @@ def _group_by_id(qid):
             np.not_equal(key[1:], key[:-1], out=change[1:])
             starts = flatnonzero(change)
             return order, starts, qid[order[starts]]
-    # Order inside a query does not matter (ties are handled by score), so
-    # the faster unstable sort is fine.
-    order = np.argsort(qid)
+    # A stable sort: each query's entries keep their input order, which
+    # ignore_ties=True reads (of tied scores, the later entry first).
+    order = np.argsort(qid, kind="stable")
     sq = qid[order]
     change = np.empty(n, dtype=bool)
     change[:1] = True
