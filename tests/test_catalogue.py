@@ -58,12 +58,12 @@ def _label(name, k):
 def _reference(U, V, Y, E, metrics, *, ignore_ties=False, ub=None, ib=None):
     """The dense path: long format without the excluded pairs (the users left
     with no candidate have no row). With ``ignore_ties``, ties are broken by
-    increasing item index first, the order evaluate_embeddings documents."""
+    decreasing item index first, the order evaluate_embeddings documents."""
     S = _dense_scores(U, V, ub, ib)
     users, items = np.nonzero(~E)
     y, s = Y[users, items], S[users, items]
     if ignore_ties:
-        order = np.lexsort((items, -s, users))
+        order = np.lexsort((-items, -s, users))
         first = np.searchsorted(users[order], users[order])
         rank = np.empty(order.shape[0])
         rank[order] = np.arange(order.shape[0]) - first
@@ -288,8 +288,9 @@ def test_top_items_are_the_best_candidates_ties_by_index():
     )
     S = _dense_scores(U, V, None, ib)
     for u in range(U.shape[0]):  # the plain loop: sort the user's candidates
-        cands = [(-S[u, i], i) for i in range(V.shape[0]) if not E[u, i]]
-        want = [i for _, i in sorted(cands)[:4]]
+        # best first, of tied scores the higher item index first (ignore_ties' order)
+        cands = [(-S[u, i], -i) for i in range(V.shape[0]) if not E[u, i]]
+        want = [-i for _, i in sorted(cands)[:4]]
         assert top[u].tolist() == want + [-1] * (4 - len(want))
     assert top.shape == (25, 4)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._ranking.select import later_first, select_top
 from .._utils.arrays import as_numeric_array, check_finite, flatnonzero
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
@@ -17,34 +18,36 @@ from .measures import BeyondData, compute, in_order, make_requests
 def top_columns(y_score, k, ignore_ties, label):
     """``(lengths, flat column ids)`` of each row's ``k`` best columns.
 
-    Ties are taken in column order; without ``ignore_ties``, a tie across the
-    cut-off (the k-th best score also just outside the top k) raises, since the
-    row's top k is then not one set of items.
+    The columns are ranked by score, then by column, both descending (the
+    order ``ignore_ties=True`` ranks: of tied scores the later column
+    first), so that a row's top ``k`` is a prefix of its whole ranking;
+    without ``ignore_ties``, a tie across the cut-off (the k-th best score
+    also just outside the top k) raises, since the row's top k is then not
+    one set of items. ``y_score`` is float64; ``-inf`` marks an excluded
+    item, never listed.
     """
     n, m = y_score.shape
     k = m if k is None else min(k, m)
-    if k < m:
-        part = np.argpartition(-y_score, k - 1, axis=1)[:, :k]
+    y_score = np.ascontiguousarray(y_score)
+    base = (np.arange(n) * m)[:, None]
+    if k < m and n:
+        top, below, _ = select_top(y_score, k, later=True)
     else:
-        part = np.broadcast_to(np.arange(m), (n, m))
-    vals = np.take_along_axis(y_score, part, 1)
-    order = np.lexsort((part, -vals), axis=1) if n else part
-    top = np.take_along_axis(part, order, 1)
-    if k < m and not ignore_ties and n:
-        kth = np.take_along_axis(y_score, top[:, -1:], 1)[:, 0]
-        outside = y_score.copy()
-        np.put_along_axis(outside, top, -np.inf, 1)
-        tied = (outside.max(axis=1) == kth) & np.isfinite(kth)
+        top, below = np.broadcast_to(np.arange(m), (n, m)) + base, None
+    top, vals = later_first(top, np.take(y_score.reshape(-1), top))
+    if below is not None and not ignore_ties:
+        kth = vals[:, -1]
+        tied = (below == kth) & np.isfinite(kth)
         if tied.any():
             r = int(flatnonzero(tied)[0])
             raise InvalidParameterError(
                 f"evaluate: {label}: row {r} has tied scores across the cut-off {k} (score "
                 f"{float(kth[r])!r} inside and outside its top {k}), so its top {k} is not one "
-                "set of items; break the ties or pass ignore_ties=True (ties in column "
-                "order)."
+                "set of items; break the ties or pass ignore_ties=True (of tied scores, the "
+                "later column first)."
             )
-    keep = np.isfinite(np.take_along_axis(y_score, top, 1))  # -inf: an excluded item
-    return keep.sum(axis=1).astype(np.int64), top[keep]
+    keep = np.isfinite(vals)  # -inf: an excluded item
+    return keep.sum(axis=1).astype(np.int64), (top - base)[keep]
 
 
 def evaluate_matrix(

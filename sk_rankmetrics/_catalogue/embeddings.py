@@ -279,8 +279,10 @@ def evaluate_embeddings(
     item_bias : array-like of shape (n_items,), optional
         :math:`b_i`, for example a popularity term.
     ignore_ties : bool, default=False
-        True takes tied scores in increasing item index instead of the
-        expected value over their orderings.
+        True ranks tied scores in one order instead of taking the expected
+        value over their orderings: the higher item index (the later row
+        of ``item_factors``) first, as the matrix functions take the later
+        column first.
     no_relevant : "warn", "skip" or float, default="warn"
         The value of a user without a relevant item (after exclusion).
     batch_size : int, optional
@@ -315,8 +317,9 @@ def evaluate_embeddings(
         ``user_factors``; ``result.query_ids`` holds ``user_ids``, or
         ``0 .. n_users - 1`` without them) and means.
     top : ndarray of shape (n_users, k)
-        Only with ``return_top``: item indices best first, ties by increasing
-        index; -1 past the user's last candidate. With ``item_ids``, the
+        Only with ``return_top``: item indices best first, ties by
+        decreasing index (the order ``ignore_ties=True`` ranks); -1 past
+        the user's last candidate. With ``item_ids``, the
         item ids instead (int64 for integer ids, str for text), and past the
         last candidate a fill that is never an id: ``""`` for text ids,
         ``-1`` for integer ids (or ``min(item_ids) - 1`` when -1 is an id).

@@ -325,9 +325,9 @@ class EmbeddingInputs:
         """
         n, C = ys.shape
         if self.top is not None or ignore_ties:
-            # Best first, ties by increasing item index: the order return_top
-            # reports and ignore_ties takes.
-            order = np.lexsort((items, -ys), axis=-1)
+            # Best first, ties by decreasing item index (the later column
+            # first): the order return_top reports and ignore_ties takes.
+            order = np.lexsort((-items, -ys), axis=-1)
             if self.top is not None:
                 K = self.top.shape[1]
                 top = np.full((n, K), -1, dtype=np.int64)
