@@ -245,9 +245,9 @@ def test_options_and_callables_travel_to_the_workers(scheduler):
     gain = {0: 0.0, 1: 1.0, 2: 5.0, 3: 6.5}
     untied = frame.assign(s=np.random.default_rng(1).random(len(frame)))
     for kwargs in ({"gain": gain}, {"discount": lambda p: 1.0 / np.asarray(p, dtype=float)},
-                   {"gain": "exponential", "log_base": 3}, {"ignore_ties": True}):
-        if "ignore_ties" in kwargs:  # the order of tied items is not kept by a shuffle
-            frame, ddf = untied, split(untied, 3)
+                   {"gain": "exponential", "log_base": 3}, {"ignore_ties": True}, "untied"):
+        if kwargs == "untied":
+            kwargs, frame, ddf = {"ignore_ties": True}, untied, split(untied, 3)
         want = skr.ndcg_score(frame.y.to_numpy(), frame.s.to_numpy(),
                               qid=frame.qid.to_numpy(), k=4, no_relevant=0.5, **kwargs)
         got = skr.ndcg_score(ddf.y, ddf.s, qid=ddf.qid, k=4, no_relevant=0.5, **kwargs)

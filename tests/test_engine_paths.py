@@ -128,7 +128,7 @@ def test_r_precision_beyond_the_ranked_positions(seed, n_levels, N, threshold):
 
 
 def test_r_precision_under_ignore_ties_ranks_down_to_r():
-    """With ignore_ties the order of the sort counts, so R-precision ranks to R:
+    """With ignore_ties the order of the ranking counts, so R-precision ranks to R:
     on tie-free scores it equals the default."""
     rng = np.random.default_rng(5)
     yt = rng.integers(0, 3, size=(50, 40))

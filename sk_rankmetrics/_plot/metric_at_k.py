@@ -248,7 +248,8 @@ class MetricAtKDisplay:
         sample_weight : array-like of shape (n_rows,), default=None
             Weight of each row in the means.
         ignore_ties : bool, default=False
-            Take tied scores in sort order instead of their expected value.
+            Rank tied scores in one order (of equal scores the later column, or
+            with ``qid`` the later entry, first) instead of their expected value.
         no_relevant : "warn", "skip" or float, default="warn"
             Policy for rows without a relevant item (see :func:`ndcg_score`).
         qid : array-like of shape (n_pairs,), default=None
@@ -344,7 +345,8 @@ class MetricAtKDisplay:
         sample_weight : array-like of shape (n_rows,), default=None
             Weight of each row in the means.
         ignore_ties : bool, default=False
-            Take tied scores in sort order instead of their expected value.
+            Rank tied scores in one order (of equal scores the later column, or
+            with ``qid`` the later entry, first) instead of their expected value.
         no_relevant : "warn", "skip" or float, default="warn"
             Policy for rows without a relevant item.
         qid : array-like of shape (n_pairs,), default=None

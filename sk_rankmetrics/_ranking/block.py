@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.params import TIE_ORDER
 from .chunk import rank_chunk
 from .ideal import ideal_gains, ideal_levels
 from .item_values import BlockValues, ItemMasks
@@ -28,7 +29,7 @@ def check_ties(rc, requests, ignore_ties):
             raise ValueError(
                 f"{req.label}: the scores of some rows tie, and {req.spec.name} has no "
                 "closed form for its expected value over the orderings of a tie. Break "
-                "the ties (ignore_ties=True takes them in the order of the sort), or "
+                f"the ties (ignore_ties=True ranks them in one order: {TIE_ORDER}), or "
                 "use evaluate_run(..., setting='trec_eval'), which orders them by "
                 "document id."
             )
@@ -54,7 +55,7 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     L = N if needs_full else min(k_max, N)
     if ignore_ties:
         for r in requests:
-            if r.reads_to_r:  # R-precision reads down to R, in the order of the sort
+            if r.reads_to_r:  # R-precision reads down to R, in the one order of ties
                 L = max(L, int(values.totals[r.rel_key].max()))
     rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items,
                     keep_items=any(r.spec.reads_items for r in requests))

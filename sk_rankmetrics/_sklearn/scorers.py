@@ -467,7 +467,8 @@ def make_ranking_scorer(metric: str | Callable[..., Any], *, k: int | None = Non
         Policy for rows without a relevant item.
 
     ignore_ties : bool, default=False
-        Take tied scores in sort order instead of their expected value.
+        Rank tied scores in one order (of equal scores the later column, or
+        with ``qid`` the later entry, first) instead of their expected value.
 
     **options
         Options of the metric's function (``gain``, ``threshold``,

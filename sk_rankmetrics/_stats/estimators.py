@@ -201,7 +201,8 @@ def compare_estimators(estimators: Mapping[str, Any] | Sequence[Any], X: ArrayLi
         Policy for queries without a relevant item; ``"skip"`` leaves them
         out of the comparison.
     ignore_ties : bool, default=False
-        Take tied scores in sort order instead of their expected value.
+        Rank tied scores in one order (of equal scores the later column, or
+        with ``qid`` the later entry, first) instead of their expected value.
     test : {"t-test", "wilcoxon", "randomization", "bootstrap", "sign"}, default="t-test"
         As in :func:`compare`.
     correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"

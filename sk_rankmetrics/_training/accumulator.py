@@ -54,8 +54,9 @@ class RankingAccumulator:
         ``"map@10"``, trec_eval's and ir_measures' names, ``(name, options)``
         pairs).
     ignore_ties : bool, default=False
-        As in :func:`evaluate`: True takes tied scores in the order of the
-        sort instead of the expected value over their orderings.
+        As in :func:`evaluate`: True ranks tied scores in one order (of
+        equal scores the later column, or with ``qid`` the later entry,
+        first) instead of taking the expected value over their orderings.
     no_relevant : {"warn", "skip"} or float, default="warn"
         As in :func:`evaluate`: the value of a query without a relevant item.
         Applied in :meth:`compute`, so the warning comes once, there.

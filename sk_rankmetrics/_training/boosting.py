@@ -180,8 +180,9 @@ def make_eval_metric(
         ``lightgbm.train(..., feval=metric)``; for XGBoost, as
         ``xgboost.train(..., custom_metric=metric, maximize=True)``.
     ignore_ties : bool, default=False
-        As in :func:`evaluate`: True takes tied scores in the order of the
-        sort instead of the expected value over their orderings.
+        As in :func:`evaluate`: True ranks tied scores in one order (of
+        equal scores the later column, or with ``qid`` the later entry,
+        first) instead of taking the expected value over their orderings.
     no_relevant : {"warn", "skip"} or float, default="warn"
         As in :func:`evaluate`: the value of a query without a relevant
         item. LightGBM's and XGBoost's own nDCG count such a query as 1.

@@ -25,6 +25,10 @@ from .types import ResponseMethodName
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: The order ``ignore_ties=True`` ranks tied scores in, as messages state it
+#: (the ``ignore_ties`` entry of :data:`PARAMS` says it in full).
+TIE_ORDER = "of equal scores the later column, or with qid the later entry, first"
+
 RESPONSE_METHODS: tuple[ResponseMethodName, ...] = (
     "decision_function", "predict_proba", "predict")
 
@@ -117,14 +121,21 @@ PARAMS = {
     ),
     "ignore_ties": Param(
         False, [Boolean()],
-        "True takes tied scores in the order of the sort instead of the expected value over "
-        "their orderings",
+        f"True ranks tied scores in one order ({TIE_ORDER}) instead of taking the expected "
+        "value over their orderings",
         examples=(True,),
         doc="""ignore_ties : bool, default=False
     By default a tie in ``y_score`` scores the exact expected value of the
     metric over every ordering of the tied items, all equally likely.
-    ``True`` takes the order of the sort as it comes (faster; only correct
-    when scores have no ties).""",
+    ``True`` ranks the tied items in one order instead, scikit-learn's: by
+    score, then by place, both descending, so that of equal scores the
+    *later* item comes first: the later column of a matrix (item ``j``
+    before item ``i < j``); with ``qid``, the later entry of the query in
+    the input order (with Dask, partitions in order, then rows); for
+    :func:`evaluate_embeddings`, the later row of ``item_factors``. Every
+    metric and cut-off of a call reads that one ranking (a cut-off ``k``
+    takes its first ``k`` items), the same on every platform. Faster; the
+    expected value only when the scores have no ties.""",
     ),
     "head_share": Param(
         0.2, [Interval("real", 0, 1, closed="right")],

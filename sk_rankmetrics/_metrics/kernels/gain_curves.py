@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._ranking.ideal import IdealLevels
 from ..._utils.arrays import flatnonzero, nonzero_2d
+from ..._utils.params import TIE_ORDER
 from . import _safe_divide, ranges_from_counts
 from .combinatorics import _log_factorials
 from .judgements import _at_the_cut
@@ -125,8 +126,8 @@ def _budget_error(req, size, n_levels, terms, budget):
     return ValueError(
         f"{req.label}: a tie group of {size} items with {n_levels} distinct gains needs "
         f"{terms:,.0f} terms for its exact expected value over the orderings of the tie, "
-        f"beyond the {budget:,} this measure allows. Break the ties (ignore_ties=True takes "
-        "them in the order of the sort), or use evaluate_run(..., setting='trec_eval'), "
+        f"beyond the {budget:,} this measure allows. Break the ties (ignore_ties=True ranks "
+        f"them in one order: {TIE_ORDER}), or use evaluate_run(..., setting='trec_eval'), "
         "which orders them by document id."
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._utils.arrays import flatnonzero, nonzero_2d
+from ..._utils.params import TIE_ORDER
 from . import _lround, ranges_from_counts
 from .combinatorics import _bounded_sequences, _expected_max
 
@@ -225,8 +226,8 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
             f"{req.label}: a tie group of {g_m[worst]} items ({g_r[worst]} of them "
             f"relevant) needs about {cost[worst]:,.0f} steps for the exact expected "
             "interpolated precision over the orderings of the tie, beyond the "
-            f"{IPREC_BUDGET:,} this measure allows. Break the ties (ignore_ties=True takes "
-            "them in the order of the sort), or use evaluate_run(..., setting='trec_eval'), "
+            f"{IPREC_BUDGET:,} this measure allows. Break the ties (ignore_ties=True ranks "
+            f"them in one order: {TIE_ORDER}), or use evaluate_run(..., setting='trec_eval'), "
             "which orders them by document id."
         )
     # Every point (t, z) of each unit and its precision, then the distinct ones.
