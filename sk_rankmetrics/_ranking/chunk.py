@@ -226,9 +226,16 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         if keep_items and bool(((below == sv[:, -1]) & (below > -np.inf)).any()):
             return rank_chunk(y_score, values, N, n_items=n_items, keep_items=True)
     else:
-        # A stable sort, reversed, under ignore_ties: ties by column descending
-        # (the order need only group the ties otherwise).
-        by_score = np.argsort(y_score, axis=1, kind="stable" if ignore_ties else None)
+        by_score = np.argsort(y_score, axis=1)
+        if ignore_ties:
+            # NumPy's default sort is not stable: the rows where real items
+            # tie are sorted again, stably, so that reversed their ties come
+            # by column descending (the order need only group the ties
+            # otherwise).
+            asc = np.take_along_axis(y_score, by_score, axis=1)
+            tied = flatnonzero(((asc[:, 1:] == asc[:, :-1]) & (asc[:, 1:] > -np.inf)).any(axis=1))
+            if tied.size:
+                by_score[tied] = np.argsort(y_score[tied], axis=1, kind="stable")
         top = np.ascontiguousarray((by_score + base)[:, ::-1])
         sv = np.take(flat_scores, top)
         below = None
