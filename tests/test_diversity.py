@@ -28,9 +28,10 @@ from sk_rankmetrics._utils.errors import InvalidParameterError
 # -- random tie-free diversity files ------------------------------------------------
 
 
-def random_files(seed, n_queries=25, max_subtopics=5, levels=3, n_docs=30):
-    """Diversity qrels lines (query, subtopic, doc, level) and run lines (query,
-    doc, score), tie-free, with queries of 1..max_subtopics subtopics."""
+def random_files(seed, n_queries=25, max_subtopics=5, levels=3, n_docs=30, low=0):
+    """Diversity qrels lines (query, subtopic, doc, level: ``low`` to ``levels``
+    - 1) and run lines (query, doc, score), tie-free, with queries of
+    1..max_subtopics subtopics."""
     rng = np.random.default_rng(seed)
     qrels, run = [], []
     for q in range(n_queries):
@@ -39,7 +40,7 @@ def random_files(seed, n_queries=25, max_subtopics=5, levels=3, n_docs=30):
         for s in range(n_sub):
             for d in docs:
                 if rng.random() < 0.5:
-                    qrels.append((f"q{q}", str(s + 1), d, int(rng.integers(0, levels))))
+                    qrels.append((f"q{q}", str(s + 1), d, int(rng.integers(low, levels))))
         ranked = list(
             dict.fromkeys(f"d{rng.integers(0, 3 * n_docs)}" for _ in range(rng.integers(1, 45)))
         )
@@ -99,8 +100,31 @@ def _pairs(rel, alpha, beta, ks):
     ],
 )
 def test_equals_ndeval_per_query(seed, max_subtopics, levels, rel, alpha, beta, ks):
-    pyndeval = pytest.importorskip("pyndeval")
     qrels, run = random_files(seed, max_subtopics=max_subtopics, levels=levels)
+    _equals_ndeval(qrels, run, rel, alpha, beta, ks)
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_negative_judgements_are_not_relevant_as_in_pyndeval(seed):
+    """A negative subtopic judgement (TREC Web track: spam -2, junk -1) is not
+    relevant to its subtopic, as pyndeval reads it (``relevance >=
+    relevance_level``); ndeval's command refuses the line as a syntax error."""
+    qrels, run = random_files(seed, max_subtopics=4, levels=3, low=-2)
+    assert min(x[3] for x in qrels) == -2
+    _equals_ndeval(qrels, run, 1, 0.5, 0.5, (5, 20))
+    # The same numbers as with those judgements removed.
+    kept = [x for x in qrels if x[3] >= 0]
+    names = [b for _, b in _pairs(1, 0.5, 0.5, (5, 20))]
+    full = evaluate_run(*as_objects(qrels, run), names, no_relevant=0.0)
+    less = evaluate_run(*as_objects(kept, run), names, no_relevant=0.0)
+    rows = np.isin(full.query_ids, less.query_ids)
+    for name in names:
+        np.testing.assert_allclose(full.per_query[name][rows], less.per_query[name],
+                                   atol=1e-12, err_msg=name)
+
+
+def _equals_ndeval(qrels, run, rel, alpha, beta, ks):
+    pyndeval = pytest.importorskip("pyndeval")
     pairs = _pairs(rel, alpha, beta, ks)
     ev = pyndeval.RelevanceEvaluator(
         qrels, [a for a, _ in pairs], relevance_level=rel, alpha=alpha, beta=beta

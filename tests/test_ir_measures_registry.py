@@ -107,14 +107,16 @@ def _measures():
     return out
 
 
-def _files(tmp_path, seed):
+def _files(tmp_path, seed, low=0):
+    """Random tie-free qrels (levels ``low``..4) and run files; ``low`` < 0 adds
+    negative levels (TREC Web track qrels: spam -2, junk -1)."""
     rng = np.random.default_rng(seed)
     qrels, run = [], []
     for q in range(1, 13):
         judged = rng.choice(60, size=rng.integers(8, 30), replace=False)
-        levels = rng.integers(0, 5, size=judged.size)
+        levels = rng.integers(low, 5, size=judged.size)
         if q == 5:
-            levels[:] = 0  # a query without a relevant document
+            levels[:] = np.minimum(levels, 0)  # a query without a relevant document
         qrels += [f"{q} 0 d{d} {lv}" for d, lv in zip(judged, levels)]
         ranked = rng.choice(60, size=rng.integers(5, 35), replace=False)
         scores = rng.permutation(ranked.size) + rng.random()  # distinct: tie-free
@@ -221,10 +223,12 @@ def _per_query(result):
     }
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize(("seed", "low"), [(0, 0), (1, 0), (3, -2)])
 @pytest.mark.parametrize("setting", ["sk_rankmetrics", "trec_eval"])
-def test_every_name_gives_ir_measures_value_per_query(measures, tmp_path, seed, setting):
-    qp, rp = _files(tmp_path, seed)
+def test_every_name_gives_ir_measures_value_per_query(measures, tmp_path, seed, low, setting):
+    """Seed 3 has negative levels, which ir_measures (through trec_eval) reads
+    as documents in the pool but not judged: every measure agrees there too."""
+    qp, rp = _files(tmp_path, seed, low)
     want = _ir_measures_values(measures, qp, rp)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # queries without a relevant document

@@ -43,7 +43,9 @@ class PrerankedInputs:
     - ``truth_indptr``, ``truth_codes``, ``truth_rel``: the items the truth
       names for each row, sorted by code, with their relevance;
       ``truth_judged`` (optional) is False for items the truth names without
-      judging them (trec_eval's negative levels: in the pool, not judged).
+      judging them; by default those of a negative level (trec_eval's and
+      ir_measures' reading of qrels: in the pool, not judged, never relevant,
+      worth nothing unless a gain names the level).
 
     Item codes are integers. The relevance of every ranked item is found by
     one ``searchsorted`` per row block on the keys ``row * span + code``
@@ -59,6 +61,10 @@ class PrerankedInputs:
                  truth_rel, rec_scores=None, truth_judged=None, *, distinct=False):
         self.query_ids = query_ids
         self.distinct = distinct
+        if truth_judged is None and truth_rel.size and truth_rel.min() < 0:
+            # A negative level is in the pool but not judged, as trec_eval and
+            # ir_measures read qrels (TREC Web track: spam -2, junk -1).
+            truth_judged = truth_rel >= 0
         if truth_judged is not None and truth_judged.all():
             truth_judged = None
         self.truth_judged = truth_judged
@@ -178,7 +184,9 @@ class PrerankedInputs:
         judged = found
         if self.truth_judged is not None:
             judged = found & self.truth_judged[ta + pos]
-        rel = np.where(judged, self.truth_rel[ta + pos], 0.0)
+        # A pooled item keeps its (negative) level: a gain that names it gives
+        # it a value (item_values); the masks keep it unjudged otherwise.
+        rel = np.where(found, self.truth_rel[ta + pos], 0.0)
         return row, offs, found, judged, rel, lens
 
     def ranked_chunk(self, payload, requests, *, ignore_ties=False):
@@ -469,9 +477,9 @@ class Truth:
     query, item, relevance : array-like of shape (n_truth,)
         The judged items of each query and their relevance.
     judged : ndarray of bool of shape (n_truth,), optional
-        False marks entries that name an item without judging it (trec_eval's
-        negative levels): it is in the pool, but never relevant and worth
-        nothing.
+        False marks entries that name an item without judging it: it is in
+        the pool, but never relevant and worth nothing unless a gain names its
+        level. Default: the entries of a negative level (trec_eval's reading).
     queries : array-like, optional
         Every query (user) the truth knows, also those with no judged item (a
         user whose set of relevant ids is empty). Default: those of ``query``.
