@@ -211,7 +211,7 @@ def add_run_options(p, default_metrics):
                         "map_cut_100, recip_rank, Rprec, iprec_at_recall_0.10, set_F, infAP) "
                         "and their -m syntax (P.5,10, ndcg.1=3,2=9, rbp.p=0.8, official, "
                         "all_trec), and ir_measures' (nDCG@10, AP@100, P(rel=2)@5, "
-                        "RBP(p=0.8), ERR@20). "
+                        "RBP(p=0.8,rel=1), ERR@20). "
                         "Every name: the metric reference of the documentation "
                         "(docs/metrics.md) or sk_rankmetrics.metric_names(). Default: "
                         + ", ".join(default_metrics))

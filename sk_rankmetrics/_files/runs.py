@@ -234,7 +234,7 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         keeps its level as gain; the sets include ``num_q``; ``runid`` and
         ``relstring``, which are text, are left out of the sets and refused by
         name); and ir_measures' names (``"nDCG@10"``, ``"AP@100"``,
-        ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``), which keep ir_measures' meaning
+        ``"P(rel=2)@5"``, ``"RBP(p=0.8,rel=1)"``), which keep ir_measures' meaning
         under both settings. Diversity measures (``"alpha_nDCG@20"``,
         ``"ERR_IA@20"``, ``"NRBP"``, ndeval's ``"alpha-nDCG@20"``, this
         package's ``"alpha_ndcg@20"``, ...) read a diversity qrels (``query
