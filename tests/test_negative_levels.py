@@ -437,6 +437,16 @@ def test_threshold_keeps_its_meaning_among_the_judged_levels():
         evaluate_ranked(LISTS, TRUTH, ["P@5"], threshold=-2)
     # Between -1 and 0 no level is counted that was not: accepted, as 0.
     assert evaluate_ranked(LISTS, TRUTH, ["P@1"], threshold=-0.5)["P@1"] == 0.0
+    # The beyond-accuracy measures that read relevance (serendipity) too.
+    popularity = {doc: 0.5 for doc in LISTS["201"]}
+    with pytest.raises(ValueError, match=r"threshold=-1 would count level -1 as relevant"):
+        evaluate_ranked(LISTS, TRUTH, ["serendipity@2"], popularity=popularity,
+                        threshold=-1)
+    kept = {"201": {d: lv for d, lv in TRUTH["201"].items() if lv >= 0}}
+    for threshold in (None, 0):
+        assert evaluate_ranked(LISTS, TRUTH, ["serendipity@2"], popularity=popularity,
+                               threshold=threshold).mean == evaluate_ranked(
+            LISTS, kept, ["serendipity@2"], popularity=popularity, threshold=threshold).mean
 
 
 # -- a user's own matrix: scikit-learn's rule ---------------------------------------------
