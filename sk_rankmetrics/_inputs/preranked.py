@@ -61,12 +61,13 @@ class PrerankedInputs:
                  truth_rel, rec_scores=None, truth_judged=None, *, distinct=False):
         self.query_ids = query_ids
         self.distinct = distinct
-        if truth_judged is None and truth_rel.size and truth_rel.min() < 0:
+        negative = bool(truth_rel.size) and truth_rel.min() < 0
+        if truth_judged is None and negative:
             # A negative level is in the pool but not judged, as trec_eval and
             # ir_measures read qrels (TREC Web track: spam -2, junk -1).
             truth_judged = truth_rel >= 0
-        if truth_judged is not None and truth_judged.all():
-            truth_judged = None
+        if truth_judged is not None and truth_judged.all() and not negative:
+            truth_judged = None  # (kept where it says negative levels are judged)
         self.truth_judged = truth_judged
         self.rec_indptr = rec_indptr
         self.rec_codes = rec_codes
@@ -527,7 +528,7 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
     all_tq = (None if truth_queries is None
               else as_ids(truth_queries, f"the truth's {plural(what)}"))
     tj = None
-    if truth_judged is not None and not truth_judged.all():
+    if truth_judged is not None:  # given: kept, also all True (negative levels judged)
         tj = np.asarray(truth_judged, dtype=bool)
     score = None if rec_score is None else np.asarray(rec_score, dtype=np.float64)
 

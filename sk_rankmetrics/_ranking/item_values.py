@@ -152,8 +152,9 @@ def _check_pooled(yt, requests, masks):
         t = req.threshold if req.rel_key is not None else None
         if t is not None and t < 0:
             p = pooled(masks)
-            if p is not None and (yt[p] >= t).any():
-                lvl = float(yt[p][yt[p] >= t].max())
+            counted = None if p is None else yt[p][(yt[p] >= t) & (yt[p] < 0)]
+            if counted is not None and counted.size:
+                lvl = float(counted.max())
                 raise ValueError(
                     f"{req.label}: threshold={t:g} would count level {lvl:g} as relevant, "
                     "but a negative level of qrels or of an id truth marks a document in "
