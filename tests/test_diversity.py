@@ -8,6 +8,7 @@ import math
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,9 +29,10 @@ from sk_rankmetrics._utils.errors import InvalidParameterError
 # -- random tie-free diversity files ------------------------------------------------
 
 
-def random_files(seed, n_queries=25, max_subtopics=5, levels=3, n_docs=30):
-    """Diversity qrels lines (query, subtopic, doc, level) and run lines (query,
-    doc, score), tie-free, with queries of 1..max_subtopics subtopics."""
+def random_files(seed, n_queries=25, max_subtopics=5, levels=3, n_docs=30, low=0):
+    """Diversity qrels lines (query, subtopic, doc, level: ``low`` to ``levels``
+    - 1) and run lines (query, doc, score), tie-free, with queries of
+    1..max_subtopics subtopics."""
     rng = np.random.default_rng(seed)
     qrels, run = [], []
     for q in range(n_queries):
@@ -39,7 +41,7 @@ def random_files(seed, n_queries=25, max_subtopics=5, levels=3, n_docs=30):
         for s in range(n_sub):
             for d in docs:
                 if rng.random() < 0.5:
-                    qrels.append((f"q{q}", str(s + 1), d, int(rng.integers(0, levels))))
+                    qrels.append((f"q{q}", str(s + 1), d, int(rng.integers(low, levels))))
         ranked = list(
             dict.fromkeys(f"d{rng.integers(0, 3 * n_docs)}" for _ in range(rng.integers(1, 45)))
         )
@@ -99,8 +101,75 @@ def _pairs(rel, alpha, beta, ks):
     ],
 )
 def test_equals_ndeval_per_query(seed, max_subtopics, levels, rel, alpha, beta, ks):
-    pyndeval = pytest.importorskip("pyndeval")
     qrels, run = random_files(seed, max_subtopics=max_subtopics, levels=levels)
+    _equals_ndeval(qrels, run, rel, alpha, beta, ks)
+
+
+@pytest.mark.parametrize("seed", [7, 8])
+def test_negative_judgements_are_not_relevant_as_in_pyndeval(seed):
+    """A negative subtopic judgement (TREC Web track: spam -2, junk -1) is not
+    relevant to its subtopic, as pyndeval reads it (``relevance >=
+    relevance_level``); ndeval's command refuses the line as a syntax error."""
+    qrels, run = random_files(seed, max_subtopics=4, levels=3, low=-2)
+    assert min(x[3] for x in qrels) == -2
+    _equals_ndeval(qrels, run, 1, 0.5, 0.5, (5, 20))
+    # The same numbers as with those judgements removed.
+    kept = [x for x in qrels if x[3] >= 0]
+    names = [b for _, b in _pairs(1, 0.5, 0.5, (5, 20))]
+    full = evaluate_run(*as_objects(qrels, run), names, no_relevant=0.0)
+    less = evaluate_run(*as_objects(kept, run), names, no_relevant=0.0)
+    rows = np.isin(full.query_ids, less.query_ids)
+    for name in names:
+        np.testing.assert_allclose(full.per_query[name][rows], less.per_query[name],
+                                   atol=1e-12, err_msg=name)
+
+
+def test_a_query_without_relevant_subtopics_as_ndeval_prints_it():
+    """ndeval 4.5 prints 0 for every measure of such a query but -nan for
+    nNRBP (tests/data/ndeval/out.norel), pyndeval nan; no_relevant=0.0 gives
+    ndeval's numbers with nNRBP 0, "skip" leaves the query out, and the default
+    warns (docs/diversity.md)."""
+    data = Path(__file__).resolve().parent / "data" / "ndeval"
+    lines = [line.split(",") for line in (data / "out.norel").read_text().splitlines()]
+    header = lines[0]
+    rows = {row[1]: dict(zip(header, row)) for row in lines[1:]}
+    assert rows["2"]["nNRBP"] == rows["amean"]["nNRBP"] == "-nan"
+    assert {v for k, v in rows["2"].items() if k not in ("runid", "topic", "nNRBP")} \
+        == {"0.000000"}
+    qrels = read_trec_qrels(data / "qrels.norel", diversity=True)
+    pairs = [(name, name.replace("-", "_").replace("strec", "StRecall")
+              .replace("MAP_IA", "AP_IA")) for name in header[2:]]
+    names = [ours for _, ours in pairs]
+    res = evaluate_run(qrels, data / "run.norel", names, no_relevant=0.0)
+    for i, topic in enumerate(res.query_ids.tolist()):
+        for theirs, ours in pairs:
+            want = rows[topic][theirs]
+            want = 0.0 if want == "-nan" else float(want)
+            assert round(res.per_query[ours][i], 6) == want, (topic, ours)
+    skipped = evaluate_run(qrels, data / "run.norel", ["nNRBP", "alpha_nDCG@5"],
+                           no_relevant="skip")
+    assert np.isnan(skipped.per_query["nNRBP"][1]) and skipped["nNRBP"] == 0.8333333333333334
+    with pytest.warns(UserWarning, match="no relevant"):
+        evaluate_run(qrels, data / "run.norel", ["nNRBP"])
+    pyndeval = pytest.importorskip("pyndeval")
+    q = [(f"{t}", s, d, int(lv)) for t, s, d, lv in
+         (line.split() for line in (data / "qrels.norel").read_text().splitlines())]
+    r = [(t, d, float(sc)) for t, _, d, _, sc, _ in
+         (line.split() for line in (data / "run.norel").read_text().splitlines())]
+    got = pyndeval.RelevanceEvaluator(q, ["nNRBP", "alpha-nDCG@5"]).evaluate(r)
+    assert math.isnan(got["2"]["nNRBP"]) and got["2"]["alpha-nDCG@5"] == 0.0
+
+
+def test_ndeval_refuses_a_negative_judgement():
+    """The line out.negative records; pyndeval and this package read it as not
+    relevant (test_negative_judgements_are_not_relevant_as_in_pyndeval)."""
+    data = Path(__file__).resolve().parent / "data" / "ndeval"
+    assert (data / "out.negative").read_text().splitlines() == [
+        'ndeval: syntax error in qrel file "qrels.negative" at line 2', "exit 1"]
+
+
+def _equals_ndeval(qrels, run, rel, alpha, beta, ks):
+    pyndeval = pytest.importorskip("pyndeval")
     pairs = _pairs(rel, alpha, beta, ks)
     ev = pyndeval.RelevanceEvaluator(
         qrels, [a for a, _ in pairs], relevance_level=rel, alpha=alpha, beta=beta

@@ -187,3 +187,106 @@ def test_a_diversity_parameter_given_in_a_name_is_checked():
         evaluate_run(qrels, run, ["NRBP(beta=2.0)"])
     assert evaluate_run(qrels, run, ["NRBP(beta=0.5)"]).mean["NRBP(beta=0.5)"] == pytest.approx(
         0.84375)
+
+
+# -- every ir_measures name the documentation cites is one ir_measures computes ---------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+#: Names the pages cite as ones ir_measures refuses (no provider computes them):
+#: asserted so, below.
+REFUSED = {"RBP(p=0.8)"}
+
+
+def _cited_names():
+    """``{name: where}``: the ir_measures names cited in README.md, docs/*.md,
+    the names table of the metric reference, the command line's help and the
+    public docstrings. A name is a token whose head is in ir_measures'
+    registry with an ``@`` cut-off or ``(key=value)`` parameters; a
+    placeholder cut-off (``@k``, ``@x``) becomes a number, and templates
+    (``RBP(p=x,rel=r)``, ``nDCG(gains={...})``, ``…``) are left out."""
+    ir_measures = pytest.importorskip("ir_measures")
+    import ast
+    import inspect
+
+    import sk_rankmetrics
+    from sk_rankmetrics._cli import common
+
+    registry = set(ir_measures.measures.registry)
+    texts = {str(p.relative_to(ROOT)): p.read_text()
+             for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
+    table = (ROOT / "docs" / "_ext" / "metric_reference.py").read_text()
+    texts["docs/_ext/metric_reference.py"] = table
+    texts["sk-rankmetrics evaluate --help"] = inspect.getsource(common.add_run_options)
+    for name in sk_rankmetrics.__all__:
+        doc = getattr(getattr(sk_rankmetrics, name), "__doc__", None) or ""
+        texts[f"{name}'s docstring"] = doc
+    token = re.compile(r"[A-Za-z_α][A-Za-z0-9_]*(?:\((?:[^()`\"]|\{[^}]*\})*\))?"
+                       r"(?:@(?:[0-9]+(?:\.[0-9]+)?|k|x)\b)?")
+    out = {}
+    for where, text in texts.items():
+        for m in token.finditer(text):
+            name = m.group(0)
+            if m.start() and text[m.start() - 1] in "{\\.":
+                continue  # a formula's \mathrm{RBP@k}, a module's .P
+            head = re.match(r"[A-Za-z_α][A-Za-z0-9_]*", name).group(0)
+            params = name[len(head):].partition("@")[0]
+            if head not in registry or not ("@" in name or "=" in params):
+                continue
+            if any(t in name for t in ("…", "...", "=x", "=r", "={...}")):
+                continue  # a template, not a name
+            name = re.sub(r"@k$", "@10", re.sub(r"@x$", "@0.5", name))
+            if name.endswith("@"):
+                continue
+            try:
+                ast.parse("f" + (params or "()"))
+            except SyntaxError:
+                continue  # prose such as "P(rel" cut by a line end
+            out.setdefault(name, where)
+    return out
+
+
+def test_every_cited_ir_measures_name_is_one_ir_measures_computes():
+    ir_measures = pytest.importorskip("ir_measures")
+    cited = _cited_names()
+    assert {"nDCG@10", "P(rel=2)@5", "RBP(p=0.8,rel=1)", "NERR10(max_rel=3)"} <= set(cited)
+    assert REFUSED <= set(cited)
+    wrong = []
+    for name, where in sorted(cited.items()):
+        try:
+            measure = ir_measures.parse_measure(name)
+            providers = [p.NAME for p in ir_measures.DefaultPipeline.providers
+                         if p.supports(measure)]
+        except Exception as exc:  # any refusal is a wrong citation
+            wrong.append((name, where, f"ir_measures refuses it: {exc!r}"))
+            continue
+        if name in REFUSED:
+            assert providers == [], name
+        elif not providers:
+            wrong.append((name, where, "no provider of ir_measures' default pipeline"))
+    assert not wrong, wrong
+
+
+def test_compat_orders_ranked_items_first_whatever_their_scores():
+    """ir_measures' Compat gives an unranked document the score 0.0 when it
+    orders its ideal: with negative scores its number moves with a shift of
+    the scores. The name gives the measure's value (ranked items first in the
+    ideal's ties), ir_measures' number for positive scores, the same for any
+    shift (docs/metrics.md, "Compat and Accuracy")."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = {"a": 2, "b": 1, "c": 1, "d": 0}  # c: relevant, not ranked
+    docs, scores = ["x", "b", "a"], np.array([3.0, 2.0, 1.0])
+    q = TrecQrels(np.array(["1"] * 4), np.array(list(qrels)), np.array(list(qrels.values())))
+    irq = [ir_measures.Qrel("1", d, r) for d, r in qrels.items()]
+    got, want = {}, {}
+    for shift in (0.0, -10.0, 100.0):
+        r = TrecRun(np.array(["1"] * 3), np.array(docs), scores + shift)
+        got[shift] = evaluate_run(q, r, ["Compat"])["Compat"]
+        irr = [ir_measures.ScoredDoc("1", d, float(s)) for d, s in zip(docs, scores + shift)]
+        want[shift] = ir_measures.calc_aggregate([ir_measures.Compat], irq, irr)[
+            ir_measures.Compat]
+    assert got[0.0] == got[-10.0] == got[100.0]
+    assert got[0.0] == pytest.approx(want[0.0], abs=1e-12) == want[100.0]
+    # Scores below 0: ir_measures puts c (unranked, 0.0) before b (-8.0) in its
+    # ideal, and its number drops.
+    assert want[-10.0] == pytest.approx(0.21092608822670172, abs=1e-12)
+    assert got[-10.0] == pytest.approx(0.37744668419515043, abs=1e-12)

@@ -107,14 +107,16 @@ def _measures():
     return out
 
 
-def _files(tmp_path, seed):
+def _files(tmp_path, seed, low=0):
+    """Random tie-free qrels (levels ``low``..4) and run files; ``low`` < 0 adds
+    negative levels (TREC Web track qrels: spam -2, junk -1)."""
     rng = np.random.default_rng(seed)
     qrels, run = [], []
     for q in range(1, 13):
         judged = rng.choice(60, size=rng.integers(8, 30), replace=False)
-        levels = rng.integers(0, 5, size=judged.size)
+        levels = rng.integers(low, 5, size=judged.size)
         if q == 5:
-            levels[:] = 0  # a query without a relevant document
+            levels[:] = np.minimum(levels, 0)  # a query without a relevant document
         qrels += [f"{q} 0 d{d} {lv}" for d, lv in zip(judged, levels)]
         ranked = rng.choice(60, size=rng.integers(5, 35), replace=False)
         scores = rng.permutation(ranked.size) + rng.random()  # distinct: tie-free
@@ -221,10 +223,12 @@ def _per_query(result):
     }
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize(("seed", "low"), [(0, 0), (1, 0), (3, -2)])
 @pytest.mark.parametrize("setting", ["sk_rankmetrics", "trec_eval"])
-def test_every_name_gives_ir_measures_value_per_query(measures, tmp_path, seed, setting):
-    qp, rp = _files(tmp_path, seed)
+def test_every_name_gives_ir_measures_value_per_query(measures, tmp_path, seed, low, setting):
+    """Seed 3 has negative levels, which ir_measures (through trec_eval) reads
+    as documents in the pool but not judged: every measure agrees there too."""
+    qp, rp = _files(tmp_path, seed, low)
     want = _ir_measures_values(measures, qp, rp)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # queries without a relevant document
@@ -289,6 +293,76 @@ def test_evaluate_ranked_and_the_command_give_the_same_numbers(measures, tmp_pat
         ours = {name: {q: row[name] for q, row in per_query.items()} for name in measures}
         wrong = _differences(measures, want, ours)
         assert not wrong, f"the command {extra}: {len(wrong)} differ, e.g. {wrong[:5]}"
+
+
+#: ir_measures' providers that order tied scores as trec_eval does (document id
+#: descending): their names give ir_measures' numbers on tied runs under the
+#: trec_eval setting (docs/metrics.md, "Tied scores and ir_measures' providers").
+TREC_ORDER = {"pytrec_eval", "gdeval"}
+
+
+def _tied_files(tmp_path, seed):
+    """Like :func:`_files`, with scores in steps of 0.5: many ties."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(1, 13):
+        judged = rng.choice(60, size=rng.integers(8, 30), replace=False)
+        levels = rng.integers(0, 5, size=judged.size)
+        qrels += [f"{q} 0 d{d} {lv}" for d, lv in zip(judged, levels)]
+        ranked = rng.choice(60, size=rng.integers(5, 35), replace=False)
+        scores = rng.integers(0, 4, size=ranked.size) / 2
+        run += [f"{q} Q0 d{d} 0 {s} r" for d, s in zip(ranked, scores)]
+    qp, rp = tmp_path / f"tied_qrels{seed}.txt", tmp_path / f"tied_run{seed}.txt"
+    qp.write_text("\n".join(qrels) + "\n")
+    rp.write_text("\n".join(run) + "\n")
+    return qp, rp
+
+
+def test_on_tied_runs_ir_measures_names_follow_the_trec_eval_setting(measures, tmp_path):
+    """The rule for ir_measures' names, on tied scores: under
+    ``setting="trec_eval"`` every measure ir_measures computes with pytrec_eval
+    or gdeval gives its number; the default setting gives the expected value
+    over the orders of each tie (or refuses a measure without one), so those
+    differ from ir_measures' on tied runs; the other providers break ties
+    their own ways (RR@k and Judged@k: document id ascending; cwl_eval,
+    Accuracy: the run file's order; Compat: id ascending) and differ under
+    both settings."""
+    qp, rp = _tied_files(tmp_path, 0)
+    want = _ir_measures_values(measures, qp, rp)
+
+    def values(setting):
+        out = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name in measures:
+                try:
+                    res = evaluate_run(qp, rp, [name], setting=setting)
+                except ValueError:
+                    out[name] = None  # refused: no expected value over a tie's orders
+                    continue
+                out[name] = _per_query(res)[name]
+        return out
+
+    def agrees(name, got):
+        tol = ROUNDED.get(measures[name][1], 1e-6)
+        return got is not None and all(
+            v is None or math.isnan(v) or abs(got[q] - v) <= tol
+            for q, v in want[name].items())
+
+    trec, default = values("trec_eval"), values("sk_rankmetrics")
+    by_trec = [n for n, (_, provider) in measures.items() if provider in TREC_ORDER]
+    others = [n for n in measures if n not in by_trec]
+    assert len(by_trec) > 100
+    assert [n for n in by_trec if not agrees(n, trec[n])] == []
+    differ = [n for n in by_trec if not agrees(n, default[n])]
+    assert len(differ) > len(by_trec) / 2, differ
+    for family in ("P", "AP", "nDCG", "Bpref", "ERR"):
+        assert any(measures[n][0].NAME == family for n in differ), family
+    # The other providers: differ on ties under the trec_eval setting too.
+    for family in ("RR", "Judged", "Compat", "INSQ", "Accuracy"):
+        names = [n for n in others if measures[n][0].NAME == family
+                 and (family != "RR" or measures[n][0]["cutoff"] is not _NOT_PROVIDED)]
+        assert names and not all(agrees(n, trec[n]) for n in names), family
 
 
 def test_the_scorers_read_the_names_as_evaluate_does():

@@ -312,7 +312,7 @@ def test_the_metric_help_names_measures_that_parse(command):
     tokens = re.findall(r"[A-Za-z0-9_]+(?:\.[0-9]+)?(?:\([a-z]+=[^)]*\))?(?:@[0-9.]+)?",
                         listed)
     names = [n for n in tokens if n not in ("trec_eval", "s", "names", "and", "ir_measures")]
-    assert {"err@20", "bpref", "iprec_at_recall@0.5", "P(rel=2)@5", "RBP(p=0.8)",
+    assert {"err@20", "bpref", "iprec_at_recall@0.5", "P(rel=2)@5", "RBP(p=0.8,rel=1)",
             "iprec_at_recall_0.10", "infAP"} <= set(names)
     for name in names:
         parse_name(name)

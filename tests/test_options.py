@@ -389,6 +389,15 @@ def test_sparse_truth_with_explicit_zeros_and_float_data():
     for name in METRIC_NAMES:
         if "grades" in METRICS[name].needs:  # ERR reads integer grades only
             continue
-        assert score(name, y, s, k=_k(name)) == pytest.approx(
-            score(name, y.toarray(), s, k=_k(name)), **TOL
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = score(name, y, s, k=_k(name))
+            want = score(name, y.toarray(), s, k=_k(name))
+        assert got == pytest.approx(want, **TOL)
+        # accuracy@2 alone is undefined here (no relevant item in either row's
+        # top 2): it says so, for the sparse and the dense truth alike.
+        expected = (["accuracy@2: 2 of 2 rows have no relevant item; they score 0 and count "
+                     "in the mean. Set no_relevant='skip', 0.0, 1.0 or nan to choose (and "
+                     "silence this warning)."] * 2 if name == "accuracy" else [])
+        assert [str(w.message) for w in caught] == expected, name
+        assert all(issubclass(w.category, UndefinedMetricWarning) for w in caught), name

@@ -1,6 +1,6 @@
 """The built site in a real browser: formulas rendered, tables that fit, no errors.
 
-Opens the key pages of the site built by ``python -m sphinx -b html docs
+Opens the key pages of the site built by ``python -m sphinx -W --keep-going -b html docs
 docs/_build/html`` in headless Chromium, served from a local HTTP server, at
 a window width of 1280 px, and asserts on each:
 
@@ -133,7 +133,8 @@ def _which(*names):
 @pytest.fixture(scope="module")
 def site_url():
     _require((SITE / "index.html").exists(),
-             f"no built site at {SITE} (python -m sphinx -b html docs docs/_build/html)")
+             f"no built site at {SITE} (python -m sphinx -W --keep-going -b html docs "
+             "docs/_build/html)")
     handler = functools.partial(_QuietHandler, directory=str(SITE))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

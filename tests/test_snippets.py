@@ -242,6 +242,19 @@ def test_the_parser_finds_nested_blocks_and_commands():
     assert blocks[2][1] == "{include}"
 
 
+def test_one_command_builds_the_site():
+    """README.md and docs/getting_started.md give one docs-build command, the
+    one .ci/run runs (warnings as errors), without .ci/run's quiet flags."""
+    build = re.compile(r"python -m pip install[^\n`]*\.\[docs\][^\n`]*&& python -m sphinx[^\n`]*")
+    readme = build.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    guide = build.findall((ROOT / "docs" / "getting_started.md").read_text(encoding="utf-8"))
+    ci = build.findall((ROOT / ".ci" / "run").read_text(encoding="utf-8"))
+    assert len(readme) == len(guide) == len(ci) == 1
+    quiet = re.sub(r" (--quiet|-q)(?= )", "", ci[0])
+    assert readme[0].strip() == guide[0].strip() == quiet.strip()
+    assert "-W --keep-going" in readme[0]
+
+
 def _extras_of_pyproject():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

@@ -246,6 +246,14 @@ def test_ranked_lists_with_pooled_items_match_brute_force(name, data):
                   judged=np.array(tj, dtype=bool))
     inputs = build_preranked(lists, truth, queries="both")
     requests = make_requests([(name, opts)])
+    t = opts.get("threshold")
+    if t is not None and t < 0 and any(
+            t <= lv < 0 for q in queries for k, lv in zip(q[1], q[2]) if k == "pooled"):
+        # A negative level in the pool is never relevant: a threshold that
+        # would count it raises (tests/test_negative_levels.py).
+        with pytest.raises(ValueError, match="would count level"):
+            compute(inputs, requests)
+        return
     per_query, _ = reduce_results(compute(inputs, requests), requests, np.nan, None)
     order = np.argsort(inputs.query_ids)
     got = per_query[name][order]

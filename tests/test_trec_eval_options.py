@@ -232,6 +232,22 @@ def test_command_prints_trec_eval_10s_bytes(out, qrels, run, flags, kwargs):
     assert got == (DATA / out).read_text()
 
 
+def test_the_all_lines_add_the_queries_in_order_as_trec_eval():
+    """trec_eval adds the per-query values one after the other: P_20's values
+    0.1, 0.1, 0.1 and 0.05 over 8 queries sum to 0.35000000000000003 and print
+    0.0438, where NumPy's pairwise sum (the Python mean) prints 0.0437."""
+    code, got = cli("trec_eval", "-q", "-m", "all_trec", DATA / "qrels.means",
+                    DATA / "run.means")
+    assert code == 0
+    want = (DATA / "out.means").read_text()
+    assert got == want
+    assert "P_20                  \tall\t0.0438" in want
+    res = evaluate_run(DATA / "qrels.means", DATA / "run.means", ["P_20"],
+                       setting="trec_eval")
+    assert f"{res['P_20']:6.4f}" == "0.0437"  # the mean of NumPy's pairwise sum
+    assert sum(res.per_query["P_20"].tolist()) / 8 == pytest.approx(0.04375, abs=1e-15)
+
+
 @pytest.mark.parametrize(("out", "qrels", "run", "flags", "kwargs"), REFERENCE,
                          ids=[c[0] for c in REFERENCE])
 def test_evaluate_run_gives_trec_eval_10s_values(out, qrels, run, flags, kwargs):

@@ -195,7 +195,7 @@ EXAMPLE_NAMES = {
     "ir_measures": [
         "nDCG@10", "nDCG(dcg='exp-log2')@10", "nDCG(gains={0:0,1:1,2:3})@10",
         "P(rel=2)@5", "AP", "AP@100", "RR@10", "R@100", "Judged@10", "SetF", "IPrec@0.5",
-        "RBP(p=0.8)", "RBP(p=0.9,rel=2)", "ERR@20", "Success@10",
+        "RBP(p=0.8,rel=1)", "RBP(p=0.9,rel=2)", "ERR@20", "Success@10",
         "P(judged_only=True)@5", "SetRelP", "NERR10(max_rel=3)", "SDCG(max_rel=4)@10",
         "Compat(p=0.9)", "Accuracy@10",
     ],

@@ -381,12 +381,23 @@ def unit_rows(mat, ids, label):
 def relevant_flags(users, lens, flat, truth_users, truth_items, truth_rel=None, threshold=None):
     """Whether each entry of the lists ``(users, lens, flat)`` is relevant to
     its user: the truth names the (user, item) pair with a relevance >
-    0 (>= ``threshold`` when given)."""
+    0 (>= ``threshold`` when given). A negative level is never relevant (an
+    item in the pool, not judged, as for the accuracy metrics): a threshold
+    at or below one raises."""
     tu = as_ids(truth_users, "the truth's user ids")
     ti = as_ids(truth_items, "the truth's item ids")
     if truth_rel is not None:
         rel = np.asarray(truth_rel, dtype=np.float64)
         good = rel > 0 if threshold is None else rel >= threshold
+        if threshold is not None and threshold < 0 and (good & (rel < 0)).any():
+            level = float(rel[good & (rel < 0)].max())
+            raise ValueError(
+                f"threshold={threshold:g} would count level {level:g} as relevant, but a "
+                "negative level of an id truth marks an item in the pool that is not "
+                "judged relevant (trec_eval's reading): it is never relevant. Accepted: "
+                "threshold >= 0 (0 counts every judged level as relevant), or levels "
+                "shifted up before scoring."
+            )
         tu, ti = tu[good], ti[good]
     flat = as_ids(flat, "the recommended item ids")
     if flat.shape[0] == 0 or ti.shape[0] == 0:

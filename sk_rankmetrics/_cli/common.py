@@ -211,13 +211,13 @@ def add_run_options(p, default_metrics):
                         "map_cut_100, recip_rank, Rprec, iprec_at_recall_0.10, set_F, infAP) "
                         "and their -m syntax (P.5,10, ndcg.1=3,2=9, rbp.p=0.8, official, "
                         "all_trec), and ir_measures' (nDCG@10, AP@100, P(rel=2)@5, "
-                        "RBP(p=0.8), ERR@20). "
+                        "RBP(p=0.8,rel=1), ERR@20). "
                         "Every name: the metric reference of the documentation "
                         "(docs/metrics.md) or sk_rankmetrics.metric_names(). Default: "
                         + ", ".join(default_metrics))
     p.add_argument("--trec-eval", action="store_true",
                    help="reproduce trec_eval: ties broken by docno descending, AP divided "
-                        "by all relevant documents, negative levels unjudged, queries "
+                        "by all relevant documents, queries "
                         "without relevant documents score 0, RBP with p=0.9 and graded "
                         "gains")
     p.add_argument("-c", "--complete", action="store_true",
@@ -225,7 +225,8 @@ def add_run_options(p, default_metrics):
                         "(trec_eval -c)")
     p.add_argument("-l", "--threshold", type=table_type("threshold", float), default=None,
                    metavar="LEVEL",
-                   help="lowest relevance level that counts as relevant (trec_eval -l)")
+                   help="lowest relevance level that counts as relevant (trec_eval -l); "
+                        "negative qrels levels never count")
     p.add_argument("-M", "--max-docs", type=table_type("max_docs", int), default=None,
                    metavar="N",
                    help="score only the first N ranked documents of each query "

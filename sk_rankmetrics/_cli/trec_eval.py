@@ -20,10 +20,12 @@ from .common import Progress, UsageError, read_input, table_type
 def main(args):
     from .._files.runs import evaluate_run, trec_levels
     from .._files.trec_eval import (
+        NEGATIVE_GAIN_WHY,
         UnsupportedMeasure,
         complete_num_rel,
         format_lines,
         metric_requests,
+        negative_gain,
         parse_measures,
         quirk_needs,
         reads_option,
@@ -52,6 +54,17 @@ def main(args):
     run_ = read_input(args.run, args.run_format, "run", prog)
     levels = qrels.relevance[qrels.relevance >= 0]
     metrics = metric_requests(chosen, levels)  # [(printed name, options, metric)]
+    for printed, options, _ in metrics:
+        found = negative_gain(options.get("gain"))
+        if found is not None:
+            name = max((n for n in chosen if printed.startswith(n + "_")), key=len)
+            raise UsageError(
+                f"-m {name}.{chosen[name][0]}: a gain for the negative level {found[0]:g} "
+                f"is not reproduced: {NEGATIVE_GAIN_WHY}. Give gains for levels >= 0 "
+                "(negative levels are then worth 0, as trec_eval gives them), or use "
+                f"sk-rankmetrics evaluate -m {name}.{chosen[name][0]}, where a gain listed "
+                "for a negative level is that level's gain in the DCG and the ideal."
+            )
     rows = [(top, name, name, options) for top, name, _, options in rows]
     if not metrics:  # only runid / relstring: any metric finds the queries
         metrics = ["num_q"]

@@ -21,7 +21,7 @@ from .pipeline import evaluate_requests
     ``"f1@10"``, ``"bpref"``, ``"infap"``, ``"judged@10"``,
     ``"iprec_at_recall@0.5"``, ``"set_f"``, ``"gm_map"``; trec_eval's printed
     names (``"P_5"``, ``"ndcg_cut_10"``) and ir_measures' (``"nDCG@10"``,
-    ``"AP@100"``, ``"RBP(p=0.8)"``). A pair
+    ``"AP@100"``, ``"RBP(p=0.8,rel=1)"``). A pair
     ``("ndcg@10", {"gain": {0: 0, 1: 1, 2: 3}})`` adds options of that
     metric. The beyond-accuracy names (``"coverage@10"``, ``"gini@10"``,
     ``"entropy@10"``, ``"novelty@10"``, ``"arp@10"``, ``"aplt@10"``,
@@ -57,7 +57,7 @@ def evaluate(y_true: ArrayLike, y_score: ArrayLike, metrics: Metrics, *, per_row
     -----
     Names are case-insensitive; ``P@5``, ``ap@10``, ``rr``, ``success@5`` and
     ``rprec`` are accepted aliases; ir_measures' names (``nDCG@10``, ``AP``,
-    ``RBP(p=0.8)``, ...) mean what they mean there. Every registered measure
+    ``RBP(p=0.8,rel=1)``, ...) mean what they mean there. Every registered measure
     is available by name, also those without a function of their own
     (``"infap"``, ``"iprec_at_recall@0.5"``, ``"set_f"``, ``"num_rel"``, ...);
     :func:`metric_names` lists them, and the documentation's metric reference

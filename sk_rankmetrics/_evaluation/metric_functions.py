@@ -117,8 +117,13 @@ def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     Notes
     -----
     Ties in ``y_score`` are averaged (expected value over the orderings of each
-    tie group) [2]_. Negative relevance raises with the linear and exponential
-    gains (as scikit-learn raises); map it with a gain mapping. Discounts
+    tie group) [2]_. Negative relevance in ``y_true`` raises with the linear
+    and exponential gains (as scikit-learn raises): clip it
+    (``np.maximum(y_true, 0)``, trec_eval's reading of negative qrels levels)
+    or give the level a gain >= 0 with a gain mapping. (Qrels and id truths
+    read by :func:`evaluate_run` and :func:`evaluate_ranked` are not matrices:
+    there a negative level is a document in the pool but not judged, worth
+    0, as trec_eval reads it.) Discounts
     that grow with the position raise: with them the ideal would not be the
     best ordering and values above 1 could come out. Settings that
     reproduce other tools:

@@ -126,7 +126,10 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
         relevance) columns. For diversity measures (``"alpha_ndcg@10"``,
         ...): a tuple ``(user_ids, subtopics, item_ids, relevance)``, a
         pandas data frame with user, subtopic, item and relevance columns, or
-        the path of a diversity qrels (users then come sorted).
+        the path of a diversity qrels (users then come sorted). A negative
+        level (TREC Web track: spam -2, junk -1) marks an item in the pool but
+        not judged, as trec_eval reads qrels: never relevant, worth 0 unless a
+        gain names the level, skipped by bpref, counted by judged@k.
     metrics : str or list of str
         Names such as ``"ndcg@100"``, ``"map@10"``, ``"recall@50"``, ``"mrr"``.
     k : int, optional
@@ -141,7 +144,8 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
         such users are left out with a warning that gives their count and
         this option, as :func:`evaluate_run` does (trec_eval without ``-c``).
     threshold : float, optional
-        Lowest relevance that counts as relevant (default: > 0).
+        Lowest relevance that counts as relevant (default: > 0). Negative
+        levels are never relevant: a threshold at or below one of them raises.
     no_relevant : "warn", "skip" or float, default="warn"
         Policy for users without a relevant item.
     run_format, qrels_format : str, default="auto"

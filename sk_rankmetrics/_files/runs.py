@@ -169,7 +169,7 @@ def _trec_syntax(metrics, levels=()):
 def run_requests(metrics, trec, levels, *, threshold, gains, max_docs, judged_only, n_docs):
     """evaluate_run's requests: each global argument reaches the metrics that
     read it (:func:`.trec_eval.reads_option`), and one read by none raises."""
-    return with_options(
+    requests = with_options(
         _trec_syntax(metrics, levels), None, where="evaluate_run",
         given={"threshold": ("threshold", threshold, threshold),
                "gain": ("gains", gains, _trec_gain(levels, gains)),
@@ -178,6 +178,14 @@ def run_requests(metrics, trec, levels, *, threshold, gains, max_docs, judged_on
                "n_docs": ("n_docs", n_docs, n_docs)},
         fixed=_TREC_FIXED if trec else None, trec=trec,
     )
+    if trec:
+        from .trec_eval import negative_gains
+
+        try:
+            negative_gains(requests)
+        except ValueError as exc:
+            raise InvalidParameterError(f"evaluate_run: {exc}") from None
+    return requests
 
 
 def _trec_gain(levels, gains):
@@ -226,7 +234,7 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         keeps its level as gain; the sets include ``num_q``; ``runid`` and
         ``relstring``, which are text, are left out of the sets and refused by
         name); and ir_measures' names (``"nDCG@10"``, ``"AP@100"``,
-        ``"P(rel=2)@5"``, ``"RBP(p=0.8)"``), which keep ir_measures' meaning
+        ``"P(rel=2)@5"``, ``"RBP(p=0.8,rel=1)"``), which keep ir_measures' meaning
         under both settings. Diversity measures (``"alpha_nDCG@20"``,
         ``"ERR_IA@20"``, ``"NRBP"``, ndeval's ``"alpha-nDCG@20"``, this
         package's ``"alpha_ndcg@20"``, ...) read a diversity qrels (``query
@@ -237,10 +245,13 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         ``"sk_rankmetrics"``: this package's defaults (tied scores averaged
         over their orderings; AP@k divided by min(k, R)). ``"trec_eval"``
         reproduces trec_eval: ties broken by docno descending, AP and AP@k
-        divided by all relevant documents R, negative qrels levels count as
-        non-relevant with gain 0, queries without relevant documents score 0,
-        levels truncated toward zero as trec_eval reads them (``1.7`` is 1;
-        one warning names the first non-integer level).
+        divided by all relevant documents R, queries without relevant
+        documents score 0, levels truncated toward zero as trec_eval reads
+        them (``1.7`` is 1; one warning names the first non-integer level).
+        In both settings a negative qrels level (TREC Web track: spam -2,
+        junk -1) marks a document in the pool but not judged, as trec_eval
+        and ir_measures read it: never relevant, worth 0 unless a gain names
+        the level, skipped by bpref, pooled for Judged@k and infAP.
     complete : bool, default=False
         Count queries that are in the qrels but not in the run, with score 0
         (trec_eval ``-c``). By default they are left out with a warning that
@@ -248,10 +259,15 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         Queries of the run without qrels are always left out.
     threshold : float, optional
         Lowest relevance level that counts as relevant for the binary metrics
-        (trec_eval ``-l``; default: levels > 0).
+        (trec_eval ``-l``; default: levels > 0). Negative levels are never
+        relevant: a threshold at or below one of them raises.
     gains : dict, optional
         Gain of each relevance level for nDCG/DCG (trec_eval
-        ``-m ndcg.1=3,2=9``); levels not given keep their level as gain.
+        ``-m ndcg.1=3,2=9``); levels >= 0 not given keep their level as gain,
+        negative ones not given are worth 0. A negative level given a gain
+        takes it in the DCG and the ideal; the trec_eval setting refuses such
+        a gain unless it is 0 (trec_eval would give it to other documents, in
+        the DCG only: docs/which_ndcg.md, "trec_eval's quirks").
     max_docs : int, optional
         Keep only the first ``max_docs`` ranked documents of each query
         (trec_eval ``-M``).
@@ -339,14 +355,16 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
     trec = setting == "trec_eval"
     if trec:
         q = trec_levels(q)
-    rel = q.relevance
-    judged = None
-    if trec:
-        # trec_eval: a negative level marks a pooled but unjudged document,
-        # never relevant and worth nothing, whatever -l or the gains say.
-        judged = rel >= 0
         if no_relevant is None:
             no_relevant = 0.0
+    rel = q.relevance
+    judged = None
+    if rel.size and rel.min() < 0:
+        # A negative level (TREC Web track: spam -2, junk -1) marks a document in
+        # the pool but not judged, as trec_eval and ir_measures read it: never
+        # relevant, worth nothing unless a gain names its level (trec_eval's own
+        # gains for negative levels are refused in its setting: negative_gains).
+        judged = rel >= 0
     requests = run_requests(metrics, trec, rel if judged is None else rel[judged],
                              threshold=threshold, gains=gains, max_docs=max_docs,
                              judged_only=judged_only, n_docs=n_docs)

@@ -397,17 +397,65 @@ def requests(chosen):
 TEXT_MEASURES = ("runid", "relstring")
 
 
+class TrecGains(dict):
+    """trec_eval's gains (``ndcg.L=G``, evaluate_run's ``gains``) completed over
+    the levels: a dict that says where it came from (see :func:`negative_gains`)."""
+
+
 def complete_gains(levels, gains):
     """trec_eval's ``ndcg.L=G``: a gain for every level, a level not listed keeps its level.
 
     ``levels`` are the qrels' (judged) levels; the result maps each of them, and
-    0, to its gain.
+    0, to its gain. A negative level listed keeps its gain: the default setting
+    gives it to the documents of that level (in the DCG and the ideal); the
+    trec_eval setting refuses it unless it is 0 (:func:`negative_gains`).
     """
     import numpy as np
 
-    mapping = {float(lv): float(lv) for lv in np.unique(np.append(levels, 0.0))}
+    mapping = TrecGains({float(lv): float(lv) for lv in np.unique(np.append(levels, 0.0))})
     mapping.update({float(k): float(v) for k, v in gains.items()})
     return mapping
+
+
+#: Why the trec_eval setting refuses a gain for a negative level (m_ndcg.c).
+NEGATIVE_GAIN_WHY = (
+    "trec_eval gives the gain listed for -2 to every retrieved document of a negative "
+    "level and the one listed for -1 to every retrieved document the qrels do not "
+    "judge, in the DCG but not in the ideal, so that nDCG can exceed 1 "
+    "(docs/which_ndcg.md, trec_eval's quirks)"
+)
+
+
+def negative_gain(gain):
+    """``(level, gain)``: the lowest negative level that trec_eval's gains
+    (``ndcg.-2=1``, ``gains={-2: 1}``) give a gain other than 0, or None.
+
+    trec_eval (``m_ndcg.c``) codes a retrieved document whose qrels level is
+    negative as -2 and one the qrels do not name as -1, then looks these codes
+    up in the gains (:data:`NEGATIVE_GAIN_WHY`). A gain of 0 is what trec_eval
+    gives those documents anyway, and is accepted.
+    """
+    if not isinstance(gain, TrecGains):
+        return None
+    bad = sorted((k, v) for k, v in gain.items() if k < 0 and v != 0)
+    return bad[0] if bad else None
+
+
+def negative_gains(requests):
+    """Raise on a request whose trec_eval gains give a negative level a gain
+    other than 0 (:func:`negative_gain`): the trec_eval setting refuses it."""
+    for req in requests:
+        found = negative_gain(req.options.get("gain"))
+        if found is not None:
+            level, gain = found
+            raise ValueError(
+                f"{req.label}: a gain for the negative level {level:g} ({level:g}={gain:g}) "
+                f"is not reproduced in the trec_eval setting: {NEGATIVE_GAIN_WHY}. "
+                "Accepted: gains for levels >= 0 (negative levels are then worth 0, as in "
+                "trec_eval), or the default setting (no setting=\"trec_eval\", no "
+                "--trec-eval), where a gain listed for a negative level is that level's "
+                "gain in the DCG and the ideal."
+            )
 
 
 def metric_requests(chosen, levels, *, text="skip"):
@@ -598,7 +646,31 @@ def format_lines(chosen, rows, result, *, tag, per_query=False, summary=True,
             elif m.show == "count":
                 lines.append(format_line("num_q", "all", len(result.query_ids)))
             else:
-                lines += [format_line(name, "all",
-                                _value(m.show, summaries.get(name, result.mean[key])))
+                lines += [format_line(name, "all", _value(m.show, summaries[name]
+                                                          if name in summaries else
+                                                          _summary(top, m, result, key)))
                           for t, name, key, _ in rows if t == top]
     return lines
+
+
+def _summary(top, m, result, key):
+    """The value of an ``all`` line as trec_eval computes it: the per-query
+    values added one after the other in query order (``te_acc_meas_s``), then
+    divided by their number, and for ``gm_*`` the same over their logarithms.
+
+    A pairwise sum (NumPy's) can land on the other side of a 4th-decimal
+    rounding: P_20 of 0.1, 0.1, 0.1 and 0.05 over 8 queries is 0.04375 plus
+    or minus an ulp, printed 0.0438 by trec_eval.
+    """
+    import numpy as np
+
+    from .._evaluation.reduce import MIN_GEO_MEAN
+
+    v = result.per_query.get(key) if m.show == "mean" else None
+    if v is None or v.size == 0 or v.size != len(result.query_ids):
+        return result.mean[key]
+    if top.startswith("gm_"):
+        with np.errstate(invalid="ignore"):
+            v = np.log(np.maximum(v, MIN_GEO_MEAN))
+        return float(np.exp(np.cumsum(v)[-1] / v.size))
+    return float(np.cumsum(v)[-1] / v.size)

@@ -43,7 +43,9 @@ class PrerankedInputs:
     - ``truth_indptr``, ``truth_codes``, ``truth_rel``: the items the truth
       names for each row, sorted by code, with their relevance;
       ``truth_judged`` (optional) is False for items the truth names without
-      judging them (trec_eval's negative levels: in the pool, not judged).
+      judging them; by default those of a negative level (trec_eval's and
+      ir_measures' reading of qrels: in the pool, not judged, never relevant,
+      worth nothing unless a gain names the level).
 
     Item codes are integers. The relevance of every ranked item is found by
     one ``searchsorted`` per row block on the keys ``row * span + code``
@@ -59,8 +61,13 @@ class PrerankedInputs:
                  truth_rel, rec_scores=None, truth_judged=None, *, distinct=False):
         self.query_ids = query_ids
         self.distinct = distinct
-        if truth_judged is not None and truth_judged.all():
-            truth_judged = None
+        negative = bool(truth_rel.size) and truth_rel.min() < 0
+        if truth_judged is None and negative:
+            # A negative level is in the pool but not judged, as trec_eval and
+            # ir_measures read qrels (TREC Web track: spam -2, junk -1).
+            truth_judged = truth_rel >= 0
+        if truth_judged is not None and truth_judged.all() and not negative:
+            truth_judged = None  # (kept where it says negative levels are judged)
         self.truth_judged = truth_judged
         self.rec_indptr = rec_indptr
         self.rec_codes = rec_codes
@@ -178,7 +185,9 @@ class PrerankedInputs:
         judged = found
         if self.truth_judged is not None:
             judged = found & self.truth_judged[ta + pos]
-        rel = np.where(judged, self.truth_rel[ta + pos], 0.0)
+        # A pooled item keeps its (negative) level: a gain that names it gives
+        # it a value (item_values); the masks keep it unjudged otherwise.
+        rel = np.where(found, self.truth_rel[ta + pos], 0.0)
         return row, offs, found, judged, rel, lens
 
     def ranked_chunk(self, payload, requests, *, ignore_ties=False):
@@ -469,9 +478,9 @@ class Truth:
     query, item, relevance : array-like of shape (n_truth,)
         The judged items of each query and their relevance.
     judged : ndarray of bool of shape (n_truth,), optional
-        False marks entries that name an item without judging it (trec_eval's
-        negative levels): it is in the pool, but never relevant and worth
-        nothing.
+        False marks entries that name an item without judging it: it is in
+        the pool, but never relevant and worth nothing unless a gain names its
+        level. Default: the entries of a negative level (trec_eval's reading).
     queries : array-like, optional
         Every query (user) the truth knows, also those with no judged item (a
         user whose set of relevant ids is empty). Default: those of ``query``.
@@ -519,7 +528,7 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
     all_tq = (None if truth_queries is None
               else as_ids(truth_queries, f"the truth's {plural(what)}"))
     tj = None
-    if truth_judged is not None and not truth_judged.all():
+    if truth_judged is not None:  # given: kept, also all True (negative levels judged)
         tj = np.asarray(truth_judged, dtype=bool)
     score = None if rec_score is None else np.asarray(rec_score, dtype=np.float64)
 

@@ -31,11 +31,16 @@ class _Gain:
         engine partition relevance and transform only the top k).
     """
 
-    def __init__(self, name, func, monotone, allows_negative, zero_at_zero=None):
+    def __init__(self, name, func, monotone, allows_negative, zero_at_zero=None, covers=None):
         self.name = name
         self._func = func
         self.monotone = monotone
         self.allows_negative = allows_negative
+        #: ``covers(levels) -> bool array``: the negative levels this gain names
+        #: (a mapping's keys; every level for a callable); None: it names none.
+        #: A negative level of qrels or of an id truth is in the pool but not
+        #: judged, worth nothing, unless the gain names it (item_values).
+        self.covers = covers
         #: Whether level 0 (an unjudged item's) is worth nothing, so that the
         #: unjudged items need no mask (linear, exponential, C/W/L's scale).
         self.zero_at_zero = (name in ("linear", "exponential") if zero_at_zero is None
@@ -52,16 +57,20 @@ class _Gain:
         lo = rel.min()
         if lo < 0 and not self.allows_negative(normalized):
             what = (
-                "a normalised metric (its ideal would be meaningless)"
+                "a normalised metric"
                 if self.name == "linear"
                 else f"the {self.name!r} gain"
             )
             if metric is not None:
                 what = f"{what}, here {metric},"
+            why = ("its ideal would be meaningless; scikit-learn's ndcg_score refuses it "
+                   "too" if self.name == "linear" else "2**rel - 1 would be a negative gain")
             raise ValueError(
-                f"{arg} has negative relevance ({lo:g}), which {what} cannot take. "
-                "Accepted: relevance >= 0, or a gain mapping/callable that turns "
-                "negative levels into gains (for example {-1: 0, 0: 0, 1: 1})."
+                f"{arg} has negative relevance ({lo:g}), which {what} cannot take ({why}). "
+                f"Accepted: {arg} >= 0 (np.maximum({arg}, 0) reads negative levels as not "
+                "relevant and worth 0, as evaluate_run and evaluate_ranked read the "
+                "negative levels of qrels), or gain= a mapping or callable that gives "
+                "every level a gain >= 0 (for example gain={-1: 0, 0: 0, 1: 1, 2: 2})."
             )
         if self.name == "exponential":
             hi = rel.max()
@@ -112,7 +121,12 @@ def _mapping_gain(mapping):
         return gains[pos_c]
 
     monotone = bool(np.all(np.diff(gains) >= 0))
-    return _Gain("mapping", func, monotone, lambda normalized: True), gains
+    named = levels[levels < 0]
+
+    def covers(rel):
+        return np.isin(rel, named)
+
+    return _Gain("mapping", func, monotone, lambda normalized: True, covers=covers), gains
 
 
 def _callable_gain(fn):
@@ -128,8 +142,14 @@ def _callable_gain(fn):
             raise InvalidParameterError("gain callable returned NaN or infinite gains.")
         return out
 
+    covers = getattr(fn, "covers", None)
+    if covers is None:
+
+        def covers(rel):  # a callable is the user's gain of every level
+            return np.ones(np.shape(rel), dtype=bool)
+
     return _Gain("callable", func, False, lambda normalized: True,
-                 zero_at_zero=bool(getattr(fn, "zero_at_zero", False)))
+                 zero_at_zero=bool(getattr(fn, "zero_at_zero", False)), covers=covers)
 
 
 class ListedGains:
@@ -158,6 +178,12 @@ class ListedGains:
             return rel
         pos = np.minimum(np.searchsorted(self.levels, rel), self.levels.size - 1)
         return np.where(self.levels[pos] == rel, self.gains[pos], rel)
+
+    def covers(self, rel):
+        """The negative levels given a gain >= 0: ir_measures maps a qrels level
+        before trec_eval reads it, so such a level becomes a judged one; a level
+        still negative after the mapping stays in the pool, unjudged."""
+        return np.isin(rel, self.levels[(self.levels < 0) & (self.gains >= 0)])
 
     def __eq__(self, other):
         return isinstance(other, ListedGains) and self.key == other.key

@@ -58,7 +58,7 @@ _IRM_DCG = {"log2": "linear", "exp-log2": "exponential"}
 
 def _ir_measures_options(text, params):
     """Options of an ir_measures parameter list such as ``rel=2, p=0.8``."""
-    pairs = keyword_arguments(text, params, "'RBP(p=0.8)' or 'P(rel=2)@5'")
+    pairs = keyword_arguments(text, params, "'RBP(p=0.8,rel=1)' or 'P(rel=2)@5'")
     options = {}
     for key, value in pairs.items():
         if key == "dcg":
@@ -138,7 +138,7 @@ def parse_name(text):
     ``"ndcg@10"``, ``"iprec_at_recall@0.5"``); the names trec_eval prints
     (``"P_5"``, ``"ndcg_cut_10"``, ``"iprec_at_recall_0.10"``); and
     ir_measures' (case-sensitive, ``"nDCG@10"``, ``"AP@100"``, ``"P(rel=2)@5"``,
-    ``"RBP(p=0.8)"``, ``"nDCG(dcg='exp-log2')@10"``). A tool's name carries the
+    ``"RBP(p=0.8,rel=1)"``, ``"nDCG(dcg='exp-log2')@10"``). A tool's name carries the
     tool's conventions (``"AP@10"`` and ``"map_cut_10"`` divide by R).
     """
     if not isinstance(text, str):

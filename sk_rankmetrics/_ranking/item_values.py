@@ -117,7 +117,51 @@ def _checked_extremes(yt, requests, row0=0, masks=None, extremes=None):
         if grades:
             judged = real if masks.judged is None else yt[masks.judged]
             _check_grades(extremes if judged is real else Extremes(judged), req)
+    if masks.judged is not None and masks.pool is not None and masks.pool is not masks.judged:
+        _check_pooled(yt, requests, masks)
     return worthless, extremes
+
+
+def _check_pooled(yt, requests, masks):
+    """Raise where a request reads the pooled (negative) levels against the
+    rule: a gain that names one must give it a finite gain (>= 0 for a
+    normalised metric), and a threshold at or below one would call relevant a
+    document the truth marks as not judged relevant."""
+    for req in requests:
+        if req.gain_key is not None:
+            named = _named_pooled(yt, req, masks)
+            if named is not None:
+                levels = yt[named]
+                g = np.asarray(req.gain(levels), dtype=np.float64)
+                bad = ~np.isfinite(g) | ((g < 0) if req.spec.normalized else False)
+                if bad.any():
+                    i = int(np.argmax(bad))
+                    what = ("a normalised metric cannot take" if req.spec.normalized
+                            else "is not finite")
+                    way = ("a callable gain is called on every level, negative ones "
+                           "included: return a gain >= 0 for them, or give a mapping that "
+                           "leaves them out" if req.gain.name == "callable" else
+                           "map every level to a gain >= 0, or leave the negative levels "
+                           "out of the mapping")
+                    raise ValueError(
+                        f"{req.label}: the {req.gain.name!r} gain gives level "
+                        f"{levels[i]:g} the gain {g[i]:g}, which {what}. Negative levels "
+                        "of qrels and id truths are in the pool but not judged, worth 0 "
+                        f"unless the gain names them; {way}."
+                    )
+        t = req.threshold if req.rel_key is not None else None
+        if t is not None and t < 0:
+            p = pooled(masks)
+            counted = None if p is None else yt[p][(yt[p] >= t) & (yt[p] < 0)]
+            if counted is not None and counted.size:
+                lvl = float(counted.max())
+                raise ValueError(
+                    f"{req.label}: threshold={t:g} would count level {lvl:g} as relevant, "
+                    "but a negative level of qrels or of an id truth marks a document in "
+                    "the pool that is not judged relevant (trec_eval's reading): it is "
+                    "never relevant. Accepted: threshold >= 0 (0 counts every judged "
+                    "level as relevant), or levels shifted up before scoring."
+                )
 
 
 class Extremes:
@@ -192,6 +236,9 @@ def derive_values(yt, requests, masks=None, keys=None):
                 else:
                     g = np.zeros(yt.shape)
                     g[judged] = req.gain(yt[judged])
+                    named = _named_pooled(yt, req, masks)
+                    if named is not None:
+                        g[named] = req.gain(yt[named])
                 values[key] = g
             elif key == req.rel_key:
                 values[key] = _relevant(yt, req.threshold, judged)
@@ -210,6 +257,28 @@ def derive_values(yt, requests, masks=None, keys=None):
                     out &= judged
                 values[key] = out.astype(np.float64)
     return values
+
+
+def pooled(masks):
+    """The entries the truth names without judging them (the negative levels of
+    qrels and of id truths, as trec_eval reads them), or None when there are none."""
+    if masks.judged is None or masks.pool is None or masks.pool is masks.judged:
+        return None
+    out = masks.pool & ~masks.judged
+    return out if out.any() else None
+
+
+def _named_pooled(yt, req, masks):
+    """The pooled entries whose (negative) level the request's gain names: a
+    mapping's key, or any level for a callable; those take the user's gain."""
+    covers = getattr(req.gain, "covers", None)
+    if covers is None:
+        return None
+    p = pooled(masks)
+    if p is None:
+        return None
+    p[p] = covers(yt[p])
+    return p if p.any() else None
 
 
 def _relevant_mask(yt, threshold, judged):
