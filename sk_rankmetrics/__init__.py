@@ -71,6 +71,8 @@ _LAZY = {
     "InvalidParameterError": "_utils.errors",
     "RankingAccumulator": "_training.accumulator",
     "make_eval_metric": "_training.boosting",
+    # Agreement: rankings, orderings of systems, assessors, qrels against qrels.
+    "rbo": "_stats.rbo",
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
@@ -121,6 +123,7 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
         make_ranking_scorer,
     )
     from ._stats.compare import compare
+    from ._stats.rbo import rbo
     from ._stats.estimators import compare_estimators
     from ._stats.report import ComparisonReport
     from ._training.accumulator import RankingAccumulator
@@ -187,6 +190,7 @@ __all__ = [
     "precision_at_k_score",
     "qrels_from_frame",
     "r_precision_score",
+    "rbo",
     "rbp_score",
     "read_qrels",
     "read_run",

@@ -121,6 +121,7 @@ LITERALS = {
     "ExcludeRelevant": ["exclude_relevant"],
     "ReportRows": ["rows"],
     "Library": ["library"],
+    "RboTies": ["ties"],
 }
 
 

@@ -453,6 +453,25 @@ PARAMS = {
         "what a row of the table is: a system, or a compared pair of systems and a metric",
         examples=("pairs",),
     ),
+    # -- agreement: rankings, orderings, assessors, qrels --
+    "rbo.p": Param(
+        0.9, [Interval("real", 0, 1, closed="neither")],
+        "RBO's persistence: the weight of depth d is (1 - p) p**(d - 1)",
+        examples=(0.5, 0.98),
+    ),
+    "ties": Param(
+        "a", [Options("a", "b", "w")],
+        "how RBO counts tied items: 'a' the expected RBO over orders of each tie, 'b' that "
+        "corrected for the ties, 'w' tied items share a rank",
+        examples=("b", "w"),
+    ),
+    "rbo.score": Param(
+        "ext", [Options("ext", "min", "max", "res", "all"),
+                ListOf(Options("ext", "min", "max", "res"))],
+        "what the lists' unseen part holds: extrapolated agreement, none, the most, the "
+        "residual max - min, or every score",
+        examples=("min", "all", ["min", "max"]),
+    ),
     "library": Param(
         None, [Options("lightgbm", "xgboost")],
         "the boosting library whose training calls the metric; CatBoost's custom metrics "
