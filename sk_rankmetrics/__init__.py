@@ -73,6 +73,9 @@ _LAZY = {
     "make_eval_metric": "_training.boosting",
     # Agreement: rankings, orderings of systems, assessors, qrels against qrels.
     "rbo": "_stats.rbo",
+    "kendall_tau": "_stats.rank_correlation",
+    "tau_ap": "_stats.rank_correlation",
+    "weighted_tau": "_stats.rank_correlation",
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
@@ -123,8 +126,9 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
         make_ranking_scorer,
     )
     from ._stats.compare import compare
-    from ._stats.rbo import rbo
     from ._stats.estimators import compare_estimators
+    from ._stats.rank_correlation import kendall_tau, tau_ap, weighted_tau
+    from ._stats.rbo import rbo
     from ._stats.report import ComparisonReport
     from ._training.accumulator import RankingAccumulator
     from ._training.boosting import make_eval_metric
@@ -180,6 +184,7 @@ __all__ = [
     "gini_score",
     "hit_rate_score",
     "ild_score",
+    "kendall_tau",
     "make_eval_metric",
     "make_ranking_scorer",
     "mean_average_precision_score",
@@ -200,5 +205,7 @@ __all__ = [
     "reciprocal_rank_score",
     "run_from_frame",
     "serendipity_score",
+    "tau_ap",
+    "weighted_tau",
     "write_trec_run",
 ]

@@ -122,6 +122,7 @@ LITERALS = {
     "ReportRows": ["rows"],
     "Library": ["library"],
     "RboTies": ["ties"],
+    "KendallVariant": ["variant"],
 }
 
 

@@ -472,6 +472,17 @@ PARAMS = {
         "residual max - min, or every score",
         examples=("min", "all", ["min", "max"]),
     ),
+    "variant": Param(
+        "b", [Options("b", "c")],
+        "Kendall's tau-b (ties corrected for) or Stuart's tau-c",
+        examples=("c",),
+    ),
+    "symmetric": Param(
+        False, [Boolean()],
+        "False: a is observed, b the reference; True: Urbano and Marrero's symmetric "
+        "tau_AP,b, ties allowed in both",
+        examples=(True,),
+    ),
     "library": Param(
         None, [Options("lightgbm", "xgboost")],
         "the boosting library whose training calls the metric; CatBoost's custom metrics "

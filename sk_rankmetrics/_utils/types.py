@@ -54,6 +54,8 @@ ReportRows = Literal["systems", "pairs"]
 RboTies = Literal["a", "b", "w"]
 #: ``score`` of ``rbo``: what the unseen part of the lists is taken to hold.
 RboScore = Literal["ext", "min", "max", "res", "all"]
+#: ``variant`` of ``kendall_tau``: SciPy's two variants.
+KendallVariant = Literal["b", "c"]
 #: ``library`` of ``make_eval_metric``: the boosting library that calls the metric.
 Library = Literal["lightgbm", "xgboost"]
 #: ``progress``: called as ``progress(done, total)``.
