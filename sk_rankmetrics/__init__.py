@@ -76,6 +76,10 @@ _LAZY = {
     "kendall_tau": "_stats.rank_correlation",
     "tau_ap": "_stats.rank_correlation",
     "weighted_tau": "_stats.rank_correlation",
+    "AgreementResult": "_stats.assessors",
+    "cohen_kappa": "_stats.assessors",
+    "fleiss_kappa": "_stats.assessors",
+    "krippendorff_alpha": "_stats.assessors",
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
@@ -125,6 +129,12 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
         get_scorers,
         make_ranking_scorer,
     )
+    from ._stats.assessors import (
+        AgreementResult,
+        cohen_kappa,
+        fleiss_kappa,
+        krippendorff_alpha,
+    )
     from ._stats.compare import compare
     from ._stats.estimators import compare_estimators
     from ._stats.rank_correlation import kendall_tau, tau_ap, weighted_tau
@@ -150,6 +160,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AgreementResult",
     "ComparisonReport",
     "EvaluationResult",
     "ExposureLorenzDisplay",
@@ -166,6 +177,7 @@ __all__ = [
     "aplt_score",
     "arp_score",
     "bpref_score",
+    "cohen_kappa",
     "compare",
     "compare_estimators",
     "coverage_score",
@@ -178,6 +190,7 @@ __all__ = [
     "evaluate_ranked",
     "evaluate_run",
     "f1_at_k_score",
+    "fleiss_kappa",
     "get_scorer",
     "get_scorer_names",
     "get_scorers",
@@ -185,6 +198,7 @@ __all__ = [
     "hit_rate_score",
     "ild_score",
     "kendall_tau",
+    "krippendorff_alpha",
     "make_eval_metric",
     "make_ranking_scorer",
     "mean_average_precision_score",

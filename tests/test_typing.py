@@ -123,6 +123,8 @@ LITERALS = {
     "Library": ["library"],
     "RboTies": ["ties"],
     "KendallVariant": ["variant"],
+    "KappaWeights": ["weights"],
+    "AlphaLevel": ["level"],
 }
 
 

@@ -483,6 +483,23 @@ PARAMS = {
         "tau_AP,b, ties allowed in both",
         examples=(True,),
     ),
+    "weights": Param(
+        None, [Options("linear", "quadratic"), _NONE],
+        "how Cohen's kappa weighs a disagreement: 1 (None), by the distance of the two "
+        "levels' indices, or by its square",
+        examples=("linear", "quadratic"),
+    ),
+    "labels": Param(
+        None, [ArrayLike(), _NONE],
+        "the levels, in order, that index Cohen's kappa's matrix (scikit-learn's labels); "
+        "None: the levels the assessors gave",
+        examples=([0, 1, 2, 3],),
+    ),
+    "level": Param(
+        "ordinal", [Options("ordinal", "nominal", "interval", "ratio")],
+        "the scale of the levels, which sets Krippendorff's distance between two of them",
+        examples=("nominal", "interval", "ratio"),
+    ),
     "library": Param(
         None, [Options("lightgbm", "xgboost")],
         "the boosting library whose training calls the metric; CatBoost's custom metrics "

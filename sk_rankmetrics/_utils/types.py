@@ -56,6 +56,10 @@ RboTies = Literal["a", "b", "w"]
 RboScore = Literal["ext", "min", "max", "res", "all"]
 #: ``variant`` of ``kendall_tau``: SciPy's two variants.
 KendallVariant = Literal["b", "c"]
+#: ``weights`` of ``cohen_kappa``: scikit-learn's weightings of disagreements.
+KappaWeights = Literal["linear", "quadratic"]
+#: ``level`` of ``krippendorff_alpha``: the scale of the levels.
+AlphaLevel = Literal["ordinal", "nominal", "interval", "ratio"]
 #: ``library`` of ``make_eval_metric``: the boosting library that calls the metric.
 Library = Literal["lightgbm", "xgboost"]
 #: ``progress``: called as ``progress(done, total)``.
