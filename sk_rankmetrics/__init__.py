@@ -80,6 +80,9 @@ _LAZY = {
     "cohen_kappa": "_stats.assessors",
     "fleiss_kappa": "_stats.assessors",
     "krippendorff_alpha": "_stats.assessors",
+    "QrelsComparison": "_stats.qrels_report",
+    "compare_qrels": "_stats.qrels_agreement",
+    "OrderingDisplay": "_plot.orderings",
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
@@ -120,6 +123,7 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._metrics.registry import metric_names
     from ._plot.exposure import ExposureLorenzDisplay, LongTailDisplay
     from ._plot.metric_at_k import MetricAtKDisplay
+    from ._plot.orderings import OrderingDisplay
     from ._plot.query_difference import QueryDifferenceDisplay
     from ._sklearn.group_ranker import QueryGroupRanker
     from ._sklearn.scorers import (
@@ -137,6 +141,8 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     )
     from ._stats.compare import compare
     from ._stats.estimators import compare_estimators
+    from ._stats.qrels_agreement import compare_qrels
+    from ._stats.qrels_report import QrelsComparison
     from ._stats.rank_correlation import kendall_tau, tau_ap, weighted_tau
     from ._stats.rbo import rbo
     from ._stats.report import ComparisonReport
@@ -167,6 +173,8 @@ __all__ = [
     "InvalidParameterError",
     "LongTailDisplay",
     "MetricAtKDisplay",
+    "OrderingDisplay",
+    "QrelsComparison",
     "QueryDifferenceDisplay",
     "QueryGroupRanker",
     "RankingAccumulator",
@@ -180,6 +188,7 @@ __all__ = [
     "cohen_kappa",
     "compare",
     "compare_estimators",
+    "compare_qrels",
     "coverage_score",
     "cumulative_gain_score",
     "dcg_score",

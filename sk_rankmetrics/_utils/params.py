@@ -500,6 +500,22 @@ PARAMS = {
         "the scale of the levels, which sets Krippendorff's distance between two of them",
         examples=("nominal", "interval", "ratio"),
     ),
+    "compare_qrels.names": Param(
+        None, [ListOf(Strings(), length=2), _NONE],
+        "the two qrels' names in the report, the reference first",
+        examples=(("human", "judge"),),
+    ),
+    "compare_qrels.no_relevant": Param(
+        None, [*_NO_RELEVANT, _NONE],
+        "the value of a query without a relevant document, as in evaluate_run; None means "
+        "the setting's own",
+        examples=("skip", 0.0),
+    ),
+    "QrelsComparison.to_frame.rows": Param(
+        "systems", [Options("systems", "pairs", "queries")],
+        "what a row of the table is: a system, a pair of systems, or a query",
+        examples=("pairs", "queries"),
+    ),
     "library": Param(
         None, [Options("lightgbm", "xgboost")],
         "the boosting library whose training calls the metric; CatBoost's custom metrics "

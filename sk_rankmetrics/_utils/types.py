@@ -60,6 +60,8 @@ KendallVariant = Literal["b", "c"]
 KappaWeights = Literal["linear", "quadratic"]
 #: ``level`` of ``krippendorff_alpha``: the scale of the levels.
 AlphaLevel = Literal["ordinal", "nominal", "interval", "ratio"]
+#: ``rows`` of ``QrelsComparison.to_frame``.
+QrelsRows = Literal["systems", "pairs", "queries"]
 #: ``library`` of ``make_eval_metric``: the boosting library that calls the metric.
 Library = Literal["lightgbm", "xgboost"]
 #: ``progress``: called as ``progress(done, total)``.
