@@ -407,3 +407,37 @@ class QrelsComparison:
                 b: [self.means[b][s] for s in self.systems],
                 f"rank_{b}": [self.ranks[b][s] for s in self.systems]}
         return pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
+
+
+def assessor_table(results, labels, fmt="table", title=""):
+    """The assessor agreement coefficients as one table: each label with its
+    value and interval, in plain text, Markdown or LaTeX (names escaped), and
+    the notes of the first result below it (the pairs left out)."""
+    level = f"{results[0].settings['confidence_level'] * 100:g}%"
+    rows = [(label, format_value(r.value),
+             f"[{format_value(r.interval[0])}, {format_value(r.interval[1])}]")
+            for label, r in zip(labels, results)]
+    notes = list(dict.fromkeys(n for r in results for n in r.notes))
+    if fmt == "markdown":
+        lines = [f"**{escape_markdown(title)}**", "", f"| coefficient | value | {level} CI |",
+                 "|---|---:|---:|"]
+        lines += [f"| {escape_markdown(a)} | {v} | {ci} |" for a, v, ci in rows]
+        if notes:
+            lines += ["", "Notes:", ""] + [f"- {escape_markdown(n)}" for n in notes]
+        return "\n".join(lines)
+    if fmt == "latex":
+        caption = _latex(title) + (" Notes: " + " ".join(map(_latex, notes)) if notes else "")
+        lines = [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
+                 r"\begin{tabular}{lrr}", r"\hline",
+                 _wrap_row(["Coefficient", "Value", f"{level.replace('%', chr(92) + '%')} CI"]),
+                 r"\hline"]
+        lines += [_wrap_row([_latex(a), v.replace("-", "$-$"), ci.replace("-", "$-$")])
+                  for a, v, ci in rows]
+        lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+        return "\n".join(lines)
+    text = [_wrap(printable(title), _WIDTH), "",
+            _text_table(["coefficient", "value", f"{level} CI"], rows, {1, 2})]
+    if notes:
+        text += ["", "Notes:"] + [_wrap(f"- {printable(n)}", _WIDTH, indent="  ")
+                                  for n in notes]
+    return "\n".join(text)
