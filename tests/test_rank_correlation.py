@@ -269,3 +269,14 @@ def test_bad_options_are_named(fn, kw, message):
 def test_exported():
     for name in ("kendall_tau", "tau_ap", "weighted_tau"):
         assert name in skr.__all__ and callable(getattr(skr, name))
+
+
+def test_round_off_is_not_an_order():
+    # 0.1 + 0.2 is 0.30000000000000004: the same score as 0.3, summed another way.
+    a, b = {"x": 0.1 + 0.2, "y": 0.3, "z": 1.0}, {"x": 1.0, "y": 2.0, "z": 3.0}
+    expected = scipy.stats.kendalltau([0.3, 0.3, 1.0], [1.0, 2.0, 3.0]).statistic
+    assert kendall_tau(a, b) == pytest.approx(expected, abs=1e-15)
+    assert weighted_tau(a, b) == pytest.approx(
+        scipy.stats.weightedtau([0.3, 0.3, 1.0], [1.0, 2.0, 3.0]).statistic, abs=1e-15)
+    with pytest.raises(ValueError, match="the reference b ties"):
+        tau_ap(b, a)

@@ -181,7 +181,9 @@ def compare_qrels(qrels_a: Qrels, qrels_b: Qrels,
     swap's p-values are those of :func:`compare` run on the per-query values
     under each qrels, with ``test`` and ``correction`` over every pair of
     systems. A query whose systems all score the same under one qrels has no
-    :math:`\tau_b` (NaN in ``per_query_tau``).
+    :math:`\tau_b` (NaN in ``per_query_tau``). Means (and values) that differ
+    by round-off only, less than :math:`2^{-40}` of the largest, are equal:
+    two systems with the same per-query values tie.
 
     References
     ----------
@@ -241,7 +243,7 @@ def compare_qrels(qrels_a: Qrels, qrels_b: Qrels,
                          "qrels.")
     Va, Vb = V[:, :S], V[:, S:]
     systems = list(named)
-    mean_a, mean_b = Va.mean(axis=0), Vb.mean(axis=0)
+    mean_a, mean_b = _sig.snap(Va.mean(axis=0)), _sig.snap(Vb.mean(axis=0))
     tau, ap = _coefficients(mean_a[None, :], mean_b[None, :], symmetric)
     tau_value, ap_value = float(tau[0]), float(ap[0])
     if np.isnan(ap_value) and not symmetric:
@@ -257,14 +259,14 @@ def compare_qrels(qrels_a: Qrels, qrels_b: Qrels,
     if n >= 2:
         boot = _sig.bootstrap_means(V, n_resamples, rng)
         jack = (V.sum(axis=0) - V) / (n - 1)
-        bt, ba = _coefficients(boot[:, :S], boot[:, S:], symmetric)
-        jt, ja = _coefficients(jack[:, :S], jack[:, S:], symmetric)
+        bt, ba = _coefficients(_sig.snap(boot[:, :S]), _sig.snap(boot[:, S:]), symmetric)
+        jt, ja = _coefficients(_sig.snap(jack[:, :S]), _sig.snap(jack[:, S:]), symmetric)
         tau_ci = _interval("Kendall's tau", tau_value, bt, jt, confidence_level, notes)
         ap_ci = _interval("tau_AP", ap_value, ba, ja, confidence_level, notes)
     else:
         notes.append("one query only: no intervals, and every p-value is 1.")
 
-    per_query_tau = kendall_rows(Va, Vb)
+    per_query_tau = kendall_rows(_sig.snap(Va), _sig.snap(Vb))
     undefined = int(np.isnan(per_query_tau).sum())
     if undefined:
         notes.append(f"{counted(undefined, 'query')} with every system tied under one qrels: "

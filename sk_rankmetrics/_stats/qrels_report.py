@@ -25,6 +25,7 @@ from .report import (
     format_pvalue,
     format_value,
 )
+from .significance import snap
 
 if TYPE_CHECKING:
     import pandas
@@ -79,7 +80,8 @@ class QrelsComparison:
         Per qrels, each system's mean.
     ranks : dict of str -> dict of str -> float
         Per qrels, each system's rank (1 the best; tied systems share the
-        best rank of their tie).
+        best rank of their tie; means that differ by round-off only, less
+        than :math:`2^{-40}` of the largest, tie).
     swaps : list of dict
         One dict per swapped pair: ``pair`` ``(s, t)``, the differences of
         the means ``s - t`` under each qrels (``difference_a``,
@@ -141,11 +143,13 @@ class QrelsComparison:
         self.notes = list(notes)
         self.metric = self.settings["metric"]
         self.n_queries = int(query_ids.shape[0])
-        self.means, self.ranks = {}, {}
+        self.means, self.ranks, self._order_by = {}, {}, {}
         for name in self.names:
             m = self.per_query[name].mean(axis=0)
             self.means[name] = {s: float(v) for s, v in zip(self.systems, m)}
-            r = rankdata(-m, method="min")
+            ordered = snap(m)  # round-off is not an order
+            self._order_by[name] = dict(zip(self.systems, ordered.tolist()))
+            r = rankdata(-ordered, method="min")
             self.ranks[name] = {s: float(v) for s, v in zip(self.systems, r)}
         self.swaps = [row for row in self._pair_rows() if row["swapped"]]
         for row in self.swaps:
@@ -159,26 +163,28 @@ class QrelsComparison:
         a, b = self.names
         rep_a, rep_b = self.comparisons
         rows = []
+        oa, ob = self._order_by[a], self._order_by[b]
         for pair in rep_a.pairs:
             s, t = pair
-            if self.means[a][s] < self.means[a][t]:
+            if oa[s] < oa[t]:
                 s, t = t, s
             da = self.means[a][s] - self.means[a][t]
             db = self.means[b][s] - self.means[b][t]
+            swapped = (oa[s] - oa[t]) * (ob[s] - ob[t]) < 0
             rows.append({
                 "pair": (s, t), "difference_a": da, "difference_b": db,
                 "p_a": rep_a.pvalues[self.metric][pair],
                 "p_b": rep_b.pvalues[self.metric][pair],
                 "significant_a": rep_a.significant[self.metric][pair],
                 "significant_b": rep_b.significant[self.metric][pair],
-                "swapped": bool(da * db < 0),
+                "swapped": bool(swapped),
             })
         return rows
 
     def _order(self):
         """The systems by the reference qrels' mean, best first (stable)."""
-        a = self.names[0]
-        return sorted(self.systems, key=lambda s: -self.means[a][s])
+        order_by = self._order_by[self.names[0]]
+        return sorted(self.systems, key=lambda s: -order_by[s])
 
     def _family(self):
         rep = self.comparisons[0]

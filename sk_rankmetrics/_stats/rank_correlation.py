@@ -18,6 +18,7 @@ from .._utils.arrays import as_ids, as_numeric_array, flatnonzero
 from .._utils.errors import InvalidParameterError, counted, example_ids, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import KendallVariant, OnMissing
+from .significance import snap
 
 if TYPE_CHECKING:
     from typing_extensions import TypeAlias
@@ -224,6 +225,7 @@ def paired_scores(a, b, metric, on_missing, where):
         shared, va, vb = shared[~bad], va[~bad], vb[~bad]
     if np.isinf(va).any() or np.isinf(vb).any():
         raise ValueError(f"{where}: the scores must be finite.")
+    va, vb = snap(va), snap(vb)  # round-off is not an order
     if shared.shape[0] < 2:
         raise ValueError(f"{where}: {counted(int(shared.shape[0]), 'item')} in common; a "
                          "rank correlation needs at least two.")
@@ -290,9 +292,12 @@ def kendall_tau(a: Ordering, b: Ordering, *, variant: KendallVariant = "b",
     Notes
     -----
     Ties count as SciPy counts them: a pair tied in either ordering is
-    neither concordant nor discordant. At least two items must be shared;
-    an item with a NaN score (a query that ``no_relevant="skip"`` left out)
-    is left out with a warning. Cost: :math:`O(n^2)` for :math:`n` items.
+    neither concordant nor discordant. Scores that differ by round-off only
+    (less than :math:`2^{-40}` of the largest, about :math:`10^{-12}` of it:
+    two means of the same values summed in another order) are equal. At
+    least two items must be shared; an item with a NaN score (a query that
+    ``no_relevant="skip"`` left out) is left out with a warning. Cost:
+    :math:`O(n^2)` for :math:`n` items.
 
     References
     ----------
@@ -371,7 +376,8 @@ def tau_ap(a: Ordering, b: Ordering, *, symmetric: bool = False, metric: str | N
     goes down one ordering by its tie groups, leaving out the top group, and
     takes each item's share of the items in the groups above its own that
     the other ordering also puts strictly above it [2]_. NaN (with a
-    warning) when an ordering ties every item. Cost: :math:`O(n^2)`.
+    warning) when an ordering ties every item. Scores that differ by
+    round-off only (less than :math:`2^{-40}` of the largest) are equal. Cost: :math:`O(n^2)`.
 
     References
     ----------
@@ -453,7 +459,8 @@ def weighted_tau(a: Ordering, b: Ordering, *, metric: str | None = None,
     Ties are treated as in :math:`\tau_b`: a pair tied in one ordering
     counts in neither the numerator nor that ordering's denominator. Items
     tied in both orderings may take their two ranks in either order: the
-    sum is the same. Cost: :math:`O(n^2)`.
+    sum is the same. Scores that differ by round-off only (less than
+    :math:`2^{-40}` of the largest) are equal. Cost: :math:`O(n^2)`.
 
     References
     ----------

@@ -74,6 +74,17 @@ def differences(a, b):
     return np.where(snapped == 0, 0.0, d), snapped
 
 
+def snap(M):
+    """Each row of ``M`` rounded to multiples of ``2**-GRID_BITS`` times its
+    largest magnitude (about 1e-12 of it): values that differ by round-off
+    only (two means of the same per-query values summed in another order)
+    become equal, so that orderings do not tell them apart."""
+    M = np.asarray(M, dtype=np.float64)
+    scale = np.abs(M).max(axis=-1, keepdims=True)
+    q = np.exp2(np.floor(np.log2(np.where(scale > 0, scale, 1.0))) - GRID_BITS)
+    return np.round(M / q) * q
+
+
 def _spread_free(x):
     """True if every value of ``x`` is the same (within round-off)."""
     lo, hi = x.min(), x.max()
