@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from .._files.runs import as_qrels
 from .._inputs.id_pairs import truth_pairs
 from .._utils.arrays import as_ids, as_numeric_array, flatnonzero
+from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, short_repr, shown, warn
 from .._utils.params import validate
 from .._utils.types import AlphaLevel, KappaWeights, PathLike
@@ -364,8 +365,27 @@ def _settings(confidence_level, n_resamples, random_state, **extra):
 
 # -- the public functions -------------------------------------------------------------------
 
+_QRELS_DOC = """qrels : list of qrels
+    One qrels per assessor (two or more), each in any form
+    :func:`cohen_kappa` takes."""
+#: The bootstrap's blocks, shared by the three functions.
+_BOOTSTRAP = dict(
+    confidence_level="""confidence_level : float, default=0.95
+    Level of the bootstrap interval.""",
+    n_resamples="""n_resamples : int, default=10_000
+    Bootstrap resamples of the queries.""",
+    random_state="""random_state : int, default=None
+    Seed of the resamples; None draws a fresh one.""",
+)
+
 
 @validate
+@fill_doc(qrels_a="""qrels_a : qrels
+    The judgements of one assessor: a :class:`TrecQrels`, a path to a qrels
+    file (read with :func:`read_qrels`), a data frame (read with
+    :func:`qrels_from_frame`), ``{query: {doc: level}}`` or a tuple
+    ``(qid, docno, level)``.""", qrels_b="""qrels_b : qrels
+    The other assessor's, in any form ``qrels_a`` takes.""", **_BOOTSTRAP)
 def cohen_kappa(qrels_a: Qrels, qrels_b: Qrels, *, weights: KappaWeights | None = None,
                 labels: ArrayLike | None = None, confidence_level: float = 0.95,
                 n_resamples: int = 10_000, random_state: int | None = None) -> AgreementResult:
@@ -386,25 +406,7 @@ def cohen_kappa(qrels_a: Qrels, qrels_b: Qrels, *, weights: KappaWeights | None 
 
     Parameters
     ----------
-    qrels_a, qrels_b : qrels
-        The judgements of each assessor: a :class:`TrecQrels`, a path to a
-        qrels file (read with :func:`read_qrels`), a data frame (read with
-        :func:`qrels_from_frame`), ``{query: {doc: level}}`` or a tuple
-        ``(qid, docno, level)``.
-    weights : {"linear", "quadratic"}, default=None
-        None: every disagreement counts 1; ``"linear"`` and ``"quadratic"``
-        weigh it by the distance between the two levels' indices.
-    labels : array-like, default=None
-        The levels, in order, that index the matrix (scikit-learn's
-        ``labels``): give every grade of the scale, ``[0, 1, 2, 3]``, so that
-        the weights do not depend on which grades happen to be used. None:
-        the levels either assessor gave. A level outside ``labels`` raises.
-    confidence_level : float, default=0.95
-        Level of the bootstrap interval.
-    n_resamples : int, default=10_000
-        Bootstrap resamples of the queries.
-    random_state : int, default=None
-        Seed of the resamples; None draws a fresh one.
+    %(parameters)s
 
     Returns
     -------
@@ -486,6 +488,7 @@ def cohen_kappa(qrels_a: Qrels, qrels_b: Qrels, *, weights: KappaWeights | None 
 
 
 @validate
+@fill_doc(qrels=_QRELS_DOC, **_BOOTSTRAP)
 def fleiss_kappa(qrels: Sequence[Qrels], *, confidence_level: float = 0.95,
                  n_resamples: int = 10_000, random_state: int | None = None
                  ) -> AgreementResult:
@@ -506,15 +509,7 @@ def fleiss_kappa(qrels: Sequence[Qrels], *, confidence_level: float = 0.95,
 
     Parameters
     ----------
-    qrels : list of qrels
-        One qrels per assessor (two or more), each in any form
-        :func:`cohen_kappa` takes.
-    confidence_level : float, default=0.95
-        Level of the bootstrap interval.
-    n_resamples : int, default=10_000
-        Bootstrap resamples of the queries.
-    random_state : int, default=None
-        Seed of the resamples; None draws a fresh one.
+    %(parameters)s
 
     Returns
     -------
@@ -568,6 +563,7 @@ def fleiss_kappa(qrels: Sequence[Qrels], *, confidence_level: float = 0.95,
 
 
 @validate
+@fill_doc(qrels=_QRELS_DOC, **_BOOTSTRAP)
 def krippendorff_alpha(qrels: Sequence[Qrels], *, level: AlphaLevel = "ordinal",
                        confidence_level: float = 0.95, n_resamples: int = 10_000,
                        random_state: int | None = None) -> AgreementResult:
@@ -590,21 +586,7 @@ def krippendorff_alpha(qrels: Sequence[Qrels], *, level: AlphaLevel = "ordinal",
 
     Parameters
     ----------
-    qrels : list of qrels
-        One qrels per assessor (two or more), each in any form
-        :func:`cohen_kappa` takes.
-    level : {"ordinal", "nominal", "interval", "ratio"}, default="ordinal"
-        The levels' scale: :math:`\delta^2_{ck}` is ``[c != k]``
-        (nominal), :math:`(\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2` (ordinal,
-        the default: relevance grades are ordered, their spacing unknown),
-        :math:`(c - k)^2` (interval) or :math:`((c - k)/(c + k))^2` (ratio,
-        0 for two levels 0).
-    confidence_level : float, default=0.95
-        Level of the bootstrap interval.
-    n_resamples : int, default=10_000
-        Bootstrap resamples of the queries.
-    random_state : int, default=None
-        Seed of the resamples; None draws a fresh one.
+    %(parameters)s
 
     Returns
     -------

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._files.runs import as_qrels, as_run, evaluate_run
 from .._files.trec import TrecRun
+from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, quiet, short_repr
 from .._utils.params import validate
 from .._utils.types import Correction, NoRelevant, OnMissing, Setting, Test
@@ -84,7 +85,47 @@ def _interval(name, value, boot, jack, confidence_level, notes):
     return _sig.bca_jackknife(value, finite, jack[~np.isnan(jack)], confidence_level)
 
 
+#: The blocks of compare_qrels' parameters that are its own (the others: the table's).
+_OWN = {
+    "qrels_a": """qrels_a : qrels
+    The reference judgements (say, human): a :class:`TrecQrels`, a path
+    (read with :func:`read_qrels`) or a data frame.""",
+    "qrels_b": """qrels_b : qrels
+    The judgements compared with them (say, a language model's), in any
+    form ``qrels_a`` takes.""",
+    "runs": """runs : list or mapping of runs
+    The systems: ``{name: run}``, or a list of runs named by their run
+    tags (by their file names when two share a tag); each a
+    :class:`TrecRun`, a path to a run file or a data frame. Two or
+    more.""",
+    "metric": """metric : str, default="ndcg@10"
+    The metric the systems are ordered by (any name
+    :func:`evaluate_run` takes).""",
+    "setting": """setting : {"sk_rankmetrics", "trec_eval"}, default="sk_rankmetrics"
+    As in :func:`evaluate_run`.""",
+    "complete": """complete : bool, default=False
+    As in :func:`evaluate_run`: score a query the qrels judge but a
+    run lacks as 0.""",
+    "test": """test : {"t-test", "wilcoxon", "randomization", "bootstrap", "sign"}, default="t-test"
+    The paired test of each swap, under each qrels (as in :func:`compare`).""",
+    "correction": """correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
+    Multiple-testing correction over the pairs of systems, under each qrels.""",
+    "alpha": """alpha : float, default=0.05
+    Significance level of the swaps' tests.""",
+    "confidence_level": """confidence_level : float, default=0.95
+    Level of the bootstrap intervals.""",
+    "n_resamples": """n_resamples : int, default=10_000
+    Bootstrap resamples of the queries (and of the tests that resample).""",
+    "random_state": """random_state : int, default=None
+    Seed of every resample; None draws fresh ones.""",
+    "on_missing": """on_missing : {"raise", "drop"}, default="raise"
+    A query scored under one qrels or for one run but not all raises an
+    error naming it, or is left out with ``"drop"``.""",
+}
+
+
 @validate
+@fill_doc(**_OWN)
 def compare_qrels(qrels_a: Qrels, qrels_b: Qrels,
                   runs: Mapping[str, Run] | Sequence[Run], *, metric: str = "ndcg@10",
                   names: tuple[str, str] | None = None, setting: Setting = "sk_rankmetrics",
@@ -112,47 +153,7 @@ def compare_qrels(qrels_a: Qrels, qrels_b: Qrels,
 
     Parameters
     ----------
-    qrels_a, qrels_b : qrels
-        The reference judgements (say, human) and the judgements compared
-        with them (say, a language model's): a :class:`TrecQrels`, a path
-        (read with :func:`read_qrels`) or a data frame.
-    runs : list or mapping of runs
-        The systems: ``{name: run}``, or a list of runs named by their run
-        tags (by their file names when two share a tag); each a
-        :class:`TrecRun`, a path to a run file or a data frame. Two or
-        more.
-    metric : str, default="ndcg@10"
-        The metric the systems are ordered by (any name
-        :func:`evaluate_run` takes).
-    names : (str, str), default=None
-        Names of the two qrels in the report; ``("qrels_a", "qrels_b")``
-        when None.
-    setting : {"sk_rankmetrics", "trec_eval"}, default="sk_rankmetrics"
-        As in :func:`evaluate_run`.
-    complete : bool, default=False
-        As in :func:`evaluate_run`: score a query the qrels judge but a
-        run lacks as 0.
-    no_relevant : "warn", "skip" or float, default=None
-        As in :func:`evaluate_run` (None: its default); a query that
-        ``"skip"`` leaves out of any system is left out of everything.
-    symmetric : bool, default=False
-        :math:`\tau_{AP}` with ``qrels_a`` as the reference (False), or
-        Urbano and Marrero's symmetric :math:`\tau_{AP,b}` (True).
-    test : {"t-test", "wilcoxon", "randomization", "bootstrap", "sign"}, default="t-test"
-        The paired test of each swap, under each qrels (as in :func:`compare`).
-    correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
-        Multiple-testing correction over the pairs of systems, under each qrels.
-    alpha : float, default=0.05
-        Significance level of the swaps' tests.
-    confidence_level : float, default=0.95
-        Level of the bootstrap intervals.
-    n_resamples : int, default=10_000
-        Bootstrap resamples of the queries (and of the tests that resample).
-    random_state : int, default=None
-        Seed of every resample; None draws fresh ones.
-    on_missing : {"raise", "drop"}, default="raise"
-        A query scored under one qrels or for one run but not all raises an
-        error naming it, or is left out with ``"drop"``.
+    %(parameters)s
 
     Returns
     -------

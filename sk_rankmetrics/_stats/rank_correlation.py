@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._utils.arrays import as_ids, as_numeric_array, flatnonzero
+from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, example_ids, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import KendallVariant, OnMissing
@@ -244,8 +245,25 @@ def _constant(v):
 
 # -- the public functions ---------------------------------------------------------------
 
+_A_DOC = """a : mapping or EvaluationResult
+    An ordering of items, higher first: ``{system: score}``, ``{system:
+    EvaluationResult}`` (each system's mean of ``metric``; the usual
+    input: the same runs scored under two qrels), a pandas Series indexed
+    by item, or an EvaluationResult, whose queries are then the items
+    ordered (by their per-query values of ``metric``). Items are paired
+    by name."""
+_B_DOC = """b : mapping or EvaluationResult
+    The other ordering, in any form ``a`` takes."""
+_METRIC_DOC = """metric : str, default=None
+    The metric read from EvaluationResults; None when they hold one."""
+_ON_MISSING_DOC = """on_missing : {"raise", "drop"}, default="raise"
+    An item that one ordering has and the other lacks raises an error
+    naming it, or is left out with ``"drop"``."""
+_OWN = dict(a=_A_DOC, b=_B_DOC, metric=_METRIC_DOC, on_missing=_ON_MISSING_DOC)
+
 
 @validate
+@fill_doc(**_OWN)
 def kendall_tau(a: Ordering, b: Ordering, *, variant: KendallVariant = "b",
                 metric: str | None = None, on_missing: OnMissing = "raise") -> float:
     r"""Kendall's rank correlation of two orderings of the same items.
@@ -262,21 +280,7 @@ def kendall_tau(a: Ordering, b: Ordering, *, variant: KendallVariant = "b",
 
     Parameters
     ----------
-    a, b : mapping or EvaluationResult
-        Two orderings of the same items, higher first: ``{system: score}``,
-        ``{system: EvaluationResult}`` (each system's mean of ``metric``;
-        the usual input: the same runs scored under two qrels), a pandas
-        Series indexed by item, or two EvaluationResults, whose queries are
-        then the items ordered (by their per-query values of ``metric``).
-        Items are paired by name.
-    variant : {"b", "c"}, default="b"
-        :math:`\tau_b` (ties corrected for, as SciPy's default) or
-        :math:`\tau_c` (Stuart's, for tables that are not square).
-    metric : str, default=None
-        The metric read from EvaluationResults; None when they hold one.
-    on_missing : {"raise", "drop"}, default="raise"
-        An item that one ordering has and the other lacks raises an error
-        naming it, or is left out with ``"drop"``.
+    %(parameters)s
 
     Returns
     -------
@@ -319,6 +323,9 @@ def kendall_tau(a: Ordering, b: Ordering, *, variant: KendallVariant = "b",
 
 
 @validate
+@fill_doc(**{**_OWN, "a": "a : mapping or EvaluationResult\n    The observed ordering, in "
+             "any form :func:`kendall_tau` takes.", "b": "b : mapping or EvaluationResult\n"
+             "    The reference ordering, in the same form."})
 def tau_ap(a: Ordering, b: Ordering, *, symmetric: bool = False, metric: str | None = None,
            on_missing: OnMissing = "raise") -> float:
     r"""AP rank correlation of an observed ordering against a reference.
@@ -336,22 +343,7 @@ def tau_ap(a: Ordering, b: Ordering, *, symmetric: bool = False, metric: str | N
 
     Parameters
     ----------
-    a, b : mapping or EvaluationResult
-        The observed and the reference orderings, higher first, as for
-        :func:`kendall_tau`: ``{system: score}``, ``{system:
-        EvaluationResult}`` (the mean of ``metric``), a pandas Series, or
-        two EvaluationResults (their queries are the items).
-    symmetric : bool, default=False
-        False: ``a`` is observed and ``b`` the reference (no ties in
-        ``b``). True: the symmetric :math:`\tau_{AP,b}` of Urbano and
-        Marrero, for two orderings neither of which is the reference (ties
-        allowed in both); without ties it is the mean of
-        :math:`\tau_{AP}(a, b)` and :math:`\tau_{AP}(b, a)`.
-    metric : str, default=None
-        The metric read from EvaluationResults; None when they hold one.
-    on_missing : {"raise", "drop"}, default="raise"
-        An item that one ordering has and the other lacks raises an error
-        naming it, or is left out with ``"drop"``.
+    %(parameters)s
 
     Returns
     -------
@@ -417,6 +409,7 @@ def tau_ap(a: Ordering, b: Ordering, *, symmetric: bool = False, metric: str | N
 
 
 @validate
+@fill_doc(**_OWN)
 def weighted_tau(a: Ordering, b: Ordering, *, metric: str | None = None,
                  on_missing: OnMissing = "raise") -> float:
     r"""Vigna's weighted rank correlation, top-weighted and symmetric.
@@ -437,13 +430,7 @@ def weighted_tau(a: Ordering, b: Ordering, *, metric: str | None = None,
 
     Parameters
     ----------
-    a, b : mapping or EvaluationResult
-        Two orderings of the same items, as for :func:`kendall_tau`.
-    metric : str, default=None
-        The metric read from EvaluationResults; None when they hold one.
-    on_missing : {"raise", "drop"}, default="raise"
-        An item that one ordering has and the other lacks raises an error
-        naming it, or is left out with ``"drop"``.
+    %(parameters)s
 
     Returns
     -------

@@ -22,6 +22,7 @@ from .._utils.arrays import (
     flatnonzero,
     unique,
 )
+from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, example_ids, short_repr, shown
 from .._utils.params import validate
 from .._utils.types import OnMissing, PathLike, RboScore, RboTies
@@ -273,7 +274,23 @@ def _is_run(v):
     return False
 
 
+_X_DOC = """x : ranking or run
+    A ranking, ``{item: score}`` (equal scores tie; higher first) or a
+    sequence of items, best first, in which a ``set`` is a tie group
+    (``["a", {"b", "c"}, "d"]``); or a run, compared with ``y`` query by
+    query: ``{query: {doc: score}}``, ``{query: ranking}``, a
+    :class:`TrecRun`, a path to a run file (read with :func:`read_run`) or
+    a data frame (read with :func:`run_from_frame`). Lists may have any
+    lengths."""
+_Y_DOC = """y : ranking or run
+    The other ranking, or the other run, in any form ``x`` takes."""
+_ON_MISSING_DOC = """on_missing : {"raise", "drop"}, default="raise"
+    For two runs: a query that one run ranks and the other does not
+    raises an error naming it, or is left out with ``"drop"``."""
+
+
 @validate
+@fill_doc(x=_X_DOC, y=_Y_DOC, on_missing=_ON_MISSING_DOC)
 def rbo(x: Ranking | Run, y: Ranking | Run, *, p: float = 0.9,
         ties: RboTies = "a", score: RboScore | Sequence[RboScore] = "ext",
         on_missing: OnMissing = "raise") -> Any:
@@ -301,33 +318,7 @@ def rbo(x: Ranking | Run, y: Ranking | Run, *, p: float = 0.9,
 
     Parameters
     ----------
-    x, y : ranking or run
-        Two rankings, each ``{item: score}`` (equal scores tie; higher first)
-        or a sequence of items, best first, in which a ``set`` is a tie
-        group (``["a", {"b", "c"}, "d"]``); or two runs, compared query by
-        query: ``{query: {doc: score}}``, ``{query: ranking}``, a
-        :class:`TrecRun`, a path to a run file (read with
-        :func:`read_run`) or a data frame (read with
-        :func:`run_from_frame`). Lists may have any lengths.
-    p : float, default=0.9
-        Persistence, :math:`0 < p < 1`: the weight of depth :math:`d` is
-        :math:`(1-p)p^{d-1}`, so the top :math:`1/(1-p)` positions carry
-        most of it (about 86 % within the first 10 at 0.9).
-    ties : {"a", "b", "w"}, default="a"
-        How ties count: ``"a"``, the expected RBO over random orders of
-        each tie group (ties as uncertainty); ``"b"``, that corrected by
-        the information the ties lose, so that a ranking with ties has RBO
-        1 with itself (:math:`\mathrm{RBO}^a \le \mathrm{RBO}^b`); ``"w"``,
-        tied items share a rank (ties as equality; Webber et al.'s
-        treatment).
-    score : {"ext", "min", "max", "res", "all"} or list of them, default="ext"
-        What to do beyond the end of the lists: ``"ext"`` extrapolates the
-        agreement seen; ``"min"`` assumes no more overlap, ``"max"`` the
-        most possible; ``"res"`` is the residual ``max - min``; ``"all"``
-        (or a list) returns several.
-    on_missing : {"raise", "drop"}, default="raise"
-        For two runs: a query that one run ranks and the other does not
-        raises an error naming it, or is left out with ``"drop"``.
+    %(parameters)s
 
     Returns
     -------
