@@ -26,7 +26,7 @@ from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, example_ids, short_repr, shown
 from .._utils.params import validate
 from .._utils.types import OnMissing, PathLike, RboScore, RboTies
-from .rbo_kernel import CODE_BITS, SCORES, Lists, RepeatedItem, rbo_lists, tie_groups
+from .rbo_kernel import CODE_BITS, SCORES, Lists, RepeatedItem, rbo_lists
 
 if TYPE_CHECKING:
     from typing_extensions import TypeAlias
@@ -103,13 +103,14 @@ def _one_ranking(v, arg):
 
 
 def _pair_lists(x, y):
-    """Two rankings as one-row :class:`Lists` over shared item codes."""
+    """Two rankings as one-row :class:`Lists` over shared item codes (the
+    scores fall by one from each tie group to the next)."""
     codes = {}
     out = []
     for arg, groups in (("x", _one_ranking(x, "x")), ("y", _one_ranking(y, "y"))):
         seen = set()
-        items, tops, sizes, pos = [], [], [], 1
-        for g in groups:
+        items, scores = [], []
+        for rank, g in enumerate(groups):
             for item in g:
                 try:
                     if item in seen:
@@ -121,12 +122,9 @@ def _pair_lists(x, y):
                         f"rbo: {arg} holds {short_repr(item)}, which is not hashable; items "
                         "are ids (strings, numbers, tuples).") from None
                 items.append(codes.setdefault(item, len(codes)))
-                tops.append(pos)
-                sizes.append(len(g))
-            pos += len(g)
-        n = len(items)
-        out.append(Lists(np.zeros(1, np.int64), np.array([n]), np.array(items, np.int64),
-                         np.array(tops, np.int64), np.array(sizes, np.int64)))
+                scores.append(-rank)
+        out.append(Lists(np.zeros(1, np.int64), np.array([len(items)]),
+                         np.array(items, np.int64), np.array(scores, np.float64)))
     return out
 
 
@@ -173,8 +171,8 @@ def _run_arrays(run, arg):
 
 
 def _ranked(run, arg):
-    """A run as ranked lists: ``(query ids, starts, lens, items, top, size)``,
-    each query's documents by score descending, equal scores tied."""
+    """A run as ranked lists: ``(query ids, starts, lens, items, scores)``,
+    each query's documents by score descending (equal scores tie)."""
     qid, docno, score = _run_arrays(run, arg)
     q = as_ids(qid, f"the query ids of {arg}")
     d = as_ids(docno, f"the document ids of {arg}")
@@ -194,15 +192,14 @@ def _ranked(run, arg):
         q, d, sc = q[order], d[order], sc[order]
         new[1:] = q[1:] != q[:-1]
         starts = flatnonzero(new)
-    group = np.cumsum(new) - 1
-    if (sc[1:] > sc[:-1])[~new[1:]].any():  # not ranked by score within each query
-        order = np.lexsort((-sc, group))
+    unsorted = sc[1:] > sc[:-1]
+    unsorted &= ~new[1:]
+    if unsorted.any():  # not ranked by score within each query (run files are)
+        order = np.lexsort((-sc, np.cumsum(new)))
         d, sc = d[order], sc[order]
-    new_tie = new.copy()
-    new_tie[1:] |= sc[1:] != sc[:-1]
-    top, size = tie_groups(starts, new_tie)
+    del unsorted
     lens = np.diff(np.append(starts, q.shape[0]))
-    return q[starts], starts, lens, d, top, size
+    return q[starts], starts, lens, d, sc
 
 
 def _codes(da, db):
@@ -240,12 +237,12 @@ def _align(qa, qb, on_missing):
 
 
 def _runs(x, y, p, ties, scores, on_missing):
-    qa, sa, la, da, ta, ga = _ranked(x, "x")
-    qb, sb, lb, db, tb, gb = _ranked(y, "y")
+    qa, sa, la, da, sca = _ranked(x, "x")
+    qb, sb, lb, db, scb = _ranked(y, "y")
     shared, ia, ib = _align(qa, qb, on_missing)
     ca, cb, vocab = _codes(da, db)
-    lists_x = Lists(sa[ia], la[ia], ca, ta, ga)
-    lists_y = Lists(sb[ib], lb[ib], cb, tb, gb)
+    lists_x = Lists(sa[ia], la[ia], ca, sca)
+    lists_y = Lists(sb[ib], lb[ib], cb, scb)
     try:
         values = rbo_lists(lists_x, lists_y, p=p, ties=ties, scores=scores)
     except RepeatedItem as exc:

@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .._utils.arrays import flatnonzero, nonzero_2d, row_cumsum
+from .._utils.arrays import nonzero_2d, row_cumsum
 
 #: The scores, in the order of the results.
 SCORES = ("ext", "min", "max", "res")
@@ -56,18 +56,17 @@ _SENTINEL = np.iinfo(np.int64).max
 
 
 class Lists(NamedTuple):
-    """Ranked lists with tie groups, one per row.
+    """Ranked lists, one per row, with their scores (equal scores tie).
 
     Row ``i`` is entries ``starts[i] : starts[i] + lens[i]`` of ``codes``
-    (integer item codes, best first), ``top`` (1-based position where each
-    item's tie group starts) and ``size`` (the group's size).
+    (integer item codes, best first) and ``scores`` (non-increasing within
+    the row: two adjacent equal scores are one tie group).
     """
 
     starts: NDArray[np.int64]
     lens: NDArray[np.int64]
     codes: NDArray[np.int64]
-    top: NDArray[np.integer]
-    size: NDArray[np.integer]
+    scores: NDArray[np.float64]
 
 
 class RepeatedItem(ValueError):
@@ -78,34 +77,34 @@ class RepeatedItem(ValueError):
         self.side, self.row, self.code = side, row, code
 
 
-def tie_groups(row_starts, new_group):
-    """``(top, size)`` of every entry, as int32: ``new_group`` marks the first
-    entry of each tie group (and of each list, whose first entries are
-    ``row_starts``, increasing), entries list after list."""
-    n = new_group.shape[0]
-    first = flatnonzero(new_group)
-    sizes = np.diff(np.append(first, n))
-    row_of_group = np.searchsorted(row_starts, first, side="right") - 1
-    tops = first - row_starts[row_of_group] + 1
-    small = np.int32 if n < 2**31 else np.int64
-    return np.repeat(tops.astype(small), sizes), np.repeat(sizes.astype(small), sizes)
-
-
 def _padded(lists, rows, width):
-    """The lists of ``rows`` as (len(rows), width) matrices of codes, tops and
-    sizes (0, 1 and 1 past a list's end), and a mask of the filled cells."""
+    """The lists of ``rows`` as (len(rows), width) matrices of item codes, of the
+    1-based position where each item's tie group starts and of its size, and
+    a mask of the filled cells (a cell past a list's end is a group of one).
+
+    The tie groups come from the scores of the block, not of the whole run:
+    a group starts where the score changes, and its top and size are running
+    maxima and minima of the group bounds along each row.
+    """
     starts, lens = lists.starts[rows], lists.lens[rows]
     total = int(lens.sum())
     local = np.repeat(np.arange(rows.shape[0]), lens)
     offs = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
     src = np.repeat(starts, lens) + offs
-    out = []
-    for arr, fill in ((lists.codes, 0), (lists.top, 1), (lists.size, 1)):
-        m = np.full((rows.shape[0], width), fill, dtype=np.int64)
-        m[local, offs] = arr[src]
-        out.append(m)
+    n = rows.shape[0]
+    codes = np.zeros((n, width), dtype=np.int64)
+    codes[local, offs] = lists.codes[src]
+    scores = np.zeros((n, width))
+    scores[local, offs] = lists.scores[src]
     mask = np.arange(width) < lens[:, None]
-    return out, mask
+    first = np.ones((n, width), dtype=bool)  # the first cell of each group
+    first[:, 1:] = (scores[:, 1:] != scores[:, :-1]) | ~mask[:, 1:]
+    last = np.ones((n, width), dtype=bool)
+    last[:, :-1] = first[:, 1:]
+    pos = np.arange(width)
+    top = np.maximum.accumulate(np.where(first, pos, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, pos, width)[:, ::-1], axis=1)[:, ::-1]
+    return (codes, top + 1, end - top + 1), mask
 
 
 def _shared(cx, cy, mask_x, mask_y):
