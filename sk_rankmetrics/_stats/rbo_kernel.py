@@ -47,8 +47,10 @@ from .._utils.arrays import nonzero_2d, row_cumsum
 
 #: The scores, in the order of the results.
 SCORES = ("ext", "min", "max", "res")
-#: Elements of one (rows x depths) matrix of a block.
-BLOCK_ELEMENTS = 1 << 19
+#: Elements of a block's largest matrix, its items of both lists (rows x 2 depths):
+#: its (rows x depths) matrices of 8-byte numbers then take 1 MiB, which stay in
+#: the CPU's cache (blocks twice as large took twice as long per pair here).
+BLOCK_ELEMENTS = 1 << 18
 #: Item codes of one pair may span at most this many bits (with the position
 #: and the side, a key fits in 63 bits).
 CODE_BITS = 40
@@ -82,26 +84,25 @@ def _padded(lists, rows, width):
     1-based position where each item's tie group starts and of its size, and
     a mask of the filled cells (a cell past a list's end is a group of one).
 
-    The tie groups come from the scores of the block, not of the whole run:
-    a group starts where the score changes, and its top and size are running
-    maxima and minima of the group bounds along each row.
+    Each row is read where it lies (its entries are contiguous): one gather
+    of ``width`` entries per row, clipped to the row's last. The tie groups
+    come from the scores of the block: a group starts where the score
+    changes, and its top and size are running maxima and minima of the group
+    bounds along each row.
     """
     starts, lens = lists.starts[rows], lists.lens[rows]
-    total = int(lens.sum())
-    local = np.repeat(np.arange(rows.shape[0]), lens)
-    offs = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
-    src = np.repeat(starts, lens) + offs
-    n = rows.shape[0]
-    codes = np.zeros((n, width), dtype=np.int64)
-    codes[local, offs] = lists.codes[src]
-    scores = np.zeros((n, width))
-    scores[local, offs] = lists.scores[src]
-    mask = np.arange(width) < lens[:, None]
-    first = np.ones((n, width), dtype=bool)  # the first cell of each group
-    first[:, 1:] = (scores[:, 1:] != scores[:, :-1]) | ~mask[:, 1:]
-    last = np.ones((n, width), dtype=bool)
-    last[:, :-1] = first[:, 1:]
     pos = np.arange(width)
+    mask = pos < lens[:, None]
+    idx = starts[:, None] + np.minimum(pos, lens[:, None] - 1)
+    codes = lists.codes[idx]
+    scores = lists.scores[idx]
+    first = np.ones(idx.shape, dtype=bool)  # the first cell of each group
+    np.not_equal(scores[:, 1:], scores[:, :-1], out=first[:, 1:])
+    first[:, 1:] |= ~mask[:, 1:]
+    if first.all():  # no tie in the block: every item is a group of one
+        return (codes, np.broadcast_to(pos + 1, idx.shape), np.ones(idx.shape, np.int64)), mask
+    last = np.ones(idx.shape, dtype=bool)
+    last[:, :-1] = first[:, 1:]
     top = np.maximum.accumulate(np.where(first, pos, 0), axis=1)
     end = np.minimum.accumulate(np.where(last, pos, width)[:, ::-1], axis=1)[:, ::-1]
     return (codes, top + 1, end - top + 1), mask
@@ -125,11 +126,17 @@ def _shared(cx, cy, mask_x, mask_y):
         cy = np.where(mask_y, np.searchsorted(vocab, cy), 0)
         r, px, py = _shared(cx, cy, mask_x, mask_y)
         return r, px, py
-    keys = np.full((n, wx + wy), _SENTINEL, dtype=np.int64)
-    kx = ((cx - lo) << (bits + 1)) | np.arange(wx)
-    ky = ((cy - lo) << (bits + 1)) | (1 << bits) | np.arange(wy)
-    keys[:, :wx] = np.where(mask_x, kx, _SENTINEL)
-    keys[:, wx:] = np.where(mask_y, ky, _SENTINEL)
+    keys = np.empty((n, wx + wy), dtype=np.int64)
+    kx, ky = keys[:, :wx], keys[:, wx:]
+    np.subtract(cx, lo, out=kx)
+    kx <<= bits + 1
+    kx |= np.arange(wx)
+    np.subtract(cy, lo, out=ky)
+    ky <<= bits + 1
+    ky |= (1 << bits) | np.arange(wy)
+    for k, m in ((kx, mask_x), (ky, mask_y)):
+        if not m.all():
+            k[~m] = _SENTINEL
     keys.sort(axis=1)
     high = keys >> (bits + 1)
     same = (high[:, 1:] == high[:, :-1]) & (keys[:, 1:] != _SENTINEL)
@@ -155,33 +162,30 @@ def _pieces(n, width, parts):
     in column ``d``.
     """
     degree = max(len(c) for *_, c in parts)
-    idx, weights = [], [[] for _ in range(degree)]
+    size = n * width
+    acc = [np.zeros(size) for _ in range(degree)]
     for row, lo, hi, coefs in parts:
+        # An empty piece (lo > hi) or one past the last depth adds nothing:
+        # its weights are 0 (multiplied, cheaper than selecting the others).
         keep = lo < width
         if hi is not None:
             keep &= lo <= hi
-        base = row[keep] * width
-        starts = base + lo[keep]
-        if hi is None:
-            idx.append(starts)
-            sign = [np.ones(starts.shape[0])]
-        else:
-            ends = base + np.minimum(hi[keep] + 1, width - 1)
-            idx += [starts, ends]
-            sign = [np.ones(starts.shape[0]), -np.ones(ends.shape[0])]
-        for k in range(degree):
-            c = coefs[k] if k < len(coefs) else 0.0
-            c = np.broadcast_to(c, keep.shape)[keep] if np.ndim(c) else np.full(
-                int(keep.sum()), float(c))
-            weights[k] += [c * s for s in sign]
-    flat = np.concatenate(idx) if idx else np.zeros(0, dtype=np.int64)
+        whole = bool(keep.all())
+        base = row * width
+        start = base + np.minimum(lo, width - 1)
+        end = None if hi is None else base + np.clip(hi + 1, 0, width - 1)
+        for k, c in enumerate(coefs):
+            if whole and np.ndim(c) == 0 and c == 1.0:
+                w = None  # a count
+            else:
+                w = np.where(keep, c, 0.0)
+            acc[k] += np.bincount(start, weights=w, minlength=size)
+            if end is not None:
+                acc[k] -= np.bincount(end, weights=w, minlength=size)
     d = np.arange(width, dtype=np.float64)
-    out = np.zeros((n, width))
-    for k in range(degree):
-        w = np.concatenate(weights[k]) if weights[k] else np.zeros(0)
-        acc = np.bincount(flat, weights=w, minlength=n * width).reshape(n, width)
-        acc = row_cumsum(acc)
-        out += acc * d**k if k else acc
+    out = row_cumsum(acc[0].reshape(n, width))
+    for k in range(1, degree):
+        out += row_cumsum(acc[k].reshape(n, width)) * d**k
     return out
 
 
@@ -200,19 +204,26 @@ def _ramp_parts(row, top, size, start=None, tied=True):
 
 
 def _overlap(n, width, r, tx, gx, ty, gy, tied):
-    """``X_d``: the sum over shared items of ``c_x(d) c_y(d)``."""
+    """``X_d``: the sum over shared items of ``c_x(d) c_y(d)``. Every pair has
+    the piece where both items are whole; the ramps of tied items add up to
+    three pieces (both ramps, and each ramp against the other's whole item),
+    built for the pairs that have them only."""
     if not tied:
         return _pieces(n, width, [(r, np.maximum(tx, ty), None, (1.0,))])
     bx, by = tx + gx - 1, ty + gy - 1
+    parts = [(r, np.maximum(bx, by), None, (1.0,))]
     fx, fy = gx.astype(np.float64), gy.astype(np.float64)
-    ax, ay = (1.0 - tx) / fx, (1.0 - ty) / fy  # c(d) = a + d / g on the ramp
-    return _pieces(n, width, [
-        (r, np.maximum(tx, ty), np.minimum(bx, by) - 1,
-         (ax * ay, ax / fy + ay / fx, 1.0 / (fx * fy))),
-        (r, np.maximum(tx, by), bx - 1, (ax, 1.0 / fx)),
-        (r, np.maximum(bx, ty), by - 1, (ay, 1.0 / fy)),
-        (r, np.maximum(bx, by), None, (1.0,)),
-    ])
+    ax, ay = (1.0 - tx) / fx, (1.0 - ty) / fy  # c(d) = a + d / g on a ramp
+    tied_x, tied_y = bool((gx > 1).any()), bool((gy > 1).any())
+    # A ramp against the other's whole item (an untied item's ramp is empty).
+    if tied_x:
+        parts.append((r, np.maximum(tx, by), bx - 1, (ax, 1.0 / fx)))
+    if tied_y:
+        parts.append((r, np.maximum(ty, bx), by - 1, (ay, 1.0 / fy)))
+    if tied_x and tied_y:  # both ramps: (d - tx + 1)(d - ty + 1) / (gx gy)
+        parts.append((r, np.maximum(tx, ty), np.minimum(bx, by) - 1,
+                      (ax * ay, ax / fy + ay / fx, 1.0 / (fx * fy))))
+    return _pieces(n, width, parts)
 
 
 def _series(p, n):
