@@ -231,6 +231,24 @@ def test_bad_arguments_are_named(kw, message):
         compare_qrels(human, judge, args.pop("runs"), **args)
 
 
+def test_qrels_as_mappings():
+    human, judge, runs = _world(seed=1, n_queries=4, n_systems=3)
+
+    def mapping(q):
+        out = {}
+        for qid, doc, level in zip(q.qid.tolist(), q.docno.tolist(), q.relevance.tolist()):
+            out.setdefault(qid, {})[doc] = level
+        return out
+
+    by_arrays = compare_qrels(human, judge, runs, n_resamples=200, random_state=0)
+    by_maps = compare_qrels(mapping(human), mapping(judge), runs, n_resamples=200,
+                            random_state=0)
+    assert by_maps.means == by_arrays.means
+    assert by_maps.kendall_tau == by_arrays.kendall_tau
+    with pytest.raises(InvalidParameterError, match=r"qrels_b must be qrels"):
+        compare_qrels(human, [1, 2], runs)
+
+
 def test_one_system_is_refused():
     human, judge, runs = _world(seed=1, n_queries=3, n_systems=1)
     with pytest.raises(ValueError, match=r"1 system; ordering systems needs at least two"):

@@ -269,7 +269,7 @@ class AgreementResult:
         level = f"{self.settings['confidence_level'] * 100:g}%"
         return (f"AgreementResult({self.measure}={self.value:.4f}, {level} CI "
                 f"[{self.interval[0]:.4f}, {self.interval[1]:.4f}], "
-                f"{self.n_pairs_total} pairs, {self.n_queries} queries)")
+                f"{self.n_pairs_total} pairs, {counted(self.n_queries, 'query')})")
 
     def to_frame(self) -> pandas.DataFrame:
         """Each query's coefficient and pairs used, as a pandas DataFrame.

@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._files.runs import as_qrels, as_run, evaluate_run
-from .._files.trec import TrecRun
+from .._files.trec import TrecQrels, TrecRun
 from .._utils.docstrings import fill_doc
-from .._utils.errors import InvalidParameterError, counted, quiet, short_repr
+from .._utils.errors import InvalidParameterError, counted, quiet, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import Correction, NoRelevant, OnMissing, Setting, Test
 from . import significance as _sig
+from .assessors import qrels_arrays
 from .compare import compare, pair_queries
 from .qrels_report import QrelsComparison
 from .rank_correlation import kendall_rows, tau_ap_b_rows, tau_ap_rows
@@ -57,6 +58,15 @@ def _named_runs(runs):
     return named
 
 
+def _qrels(q, where):
+    """Judgements in any form the assessor functions take, as a TrecQrels."""
+    if isinstance(q, TrecQrels):
+        return q
+    if isinstance(q, (str, os.PathLike)) or hasattr(q, "columns"):
+        return as_qrels(q)
+    return TrecQrels(*qrels_arrays(q, where))
+
+
 def _ties(M):
     """Rows of ``M`` with two equal values."""
     s = np.sort(M, axis=1)
@@ -89,7 +99,8 @@ def _interval(name, value, boot, jack, confidence_level, notes):
 _OWN = {
     "qrels_a": """qrels_a : qrels
     The reference judgements (say, human): a :class:`TrecQrels`, a path
-    (read with :func:`read_qrels`) or a data frame.""",
+    (read with :func:`read_qrels`), a data frame, ``{query: {doc:
+    level}}`` or a tuple ``(qid, docno, level)``.""",
     "qrels_b": """qrels_b : qrels
     The judgements compared with them (say, a language model's), in any
     form ``qrels_a`` takes.""",
@@ -218,7 +229,7 @@ def compare_qrels(qrels_a: Qrels, qrels_b: Qrels,
         raise InvalidParameterError(f"compare_qrels: names gives {label_a!r} twice; each "
                                     "qrels needs its own name.")
     notes: list[str] = []
-    qa, qb = as_qrels(qrels_a), as_qrels(qrels_b)
+    qa, qb = _qrels(qrels_a, "qrels_a"), _qrels(qrels_b, "qrels_b")
     named = _named_runs(runs)
     options: dict[str, Any] = dict(setting=setting, complete=complete)
     if no_relevant is not None:
@@ -252,6 +263,7 @@ def compare_qrels(qrels_a: Qrels, qrels_b: Qrels,
                      "order them strictly; symmetric=True takes ties).")
     if np.isnan(tau_value):
         notes.append("Kendall's tau is undefined: one qrels ties every system.")
+        warn("compare_qrels: Kendall's tau is undefined (NaN): one qrels ties every system.")
 
     # One seed for the intervals and for the tests under each qrels (each
     # draws its own resamples from it, as compare() would alone).

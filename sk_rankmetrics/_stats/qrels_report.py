@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import rankdata
 
-from .._utils.errors import printable
+from .._utils.errors import counted, printable
 from .._utils.params import validate
 from .report import (
     _CORRECTION_NAMES,
@@ -107,18 +107,20 @@ class QrelsComparison:
     >>> from sk_rankmetrics import TrecQrels, TrecRun, compare_qrels
     >>> q = np.repeat(["q1", "q2"], 2)
     >>> d = np.tile(["a", "b"], 2)
-    >>> human = TrecQrels(q, d, np.array([1, 0, 0, 1]))
-    >>> judge = TrecQrels(q, d, np.array([1, 0, 1, 1]))
+    >>> human = TrecQrels(q, d, np.array([1, 0, 1, 0]))
+    >>> judge = TrecQrels(q, d, np.array([1, 1, 0, 1]))
     >>> runs = {"A": TrecRun(q, d, np.array([2.0, 1.0, 2.0, 1.0])),
     ...         "B": TrecRun(q, d, np.array([1.0, 2.0, 1.0, 2.0]))}
     >>> cmp = compare_qrels(human, judge, runs, metric="P@1", random_state=0)
     >>> cmp.means
-    {'qrels_a': {'A': 0.5, 'B': 0.5}, 'qrels_b': {'A': 1.0, 'B': 0.5}}
+    {'qrels_a': {'A': 1.0, 'B': 0.0}, 'qrels_b': {'A': 0.5, 'B': 1.0}}
+    >>> cmp.kendall_tau, cmp.swaps[0]["pair"]
+    (-1.0, ('A', 'B'))
     >>> cmp.to_frame()
             qrels_a  rank_qrels_a  qrels_b  rank_qrels_b
     system
-    A           0.5           1.0      1.0           1.0
-    B           0.5           1.0      0.5           2.0
+    A           1.0           1.0      0.5           2.0
+    B           0.0           2.0      1.0           1.0
     """
 
     def __init__(self, *, names: tuple[str, str], systems: Sequence[str],
@@ -230,7 +232,7 @@ class QrelsComparison:
     def _title(self):
         a, b = self.names
         return (f"{self.metric} of {len(self.systems)} systems under {a} and {b} "
-                f"({self.n_queries} queries)")
+                f"({counted(self.n_queries, 'query')})")
 
     def _swap_summary(self, p="p"):
         n_pairs = len(self.comparisons[0].pairs)
@@ -240,7 +242,8 @@ class QrelsComparison:
     # -- outputs --------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        return (f"QrelsComparison({len(self.systems)} systems, {self.n_queries} queries, "
+        return (f"QrelsComparison({len(self.systems)} systems, "
+                f"{counted(self.n_queries, 'query')}, "
                 f"kendall_tau={self.kendall_tau:.4f}, tau_ap={self.tau_ap:.4f}, "
                 f"{len(self.swaps)} swaps)")
 

@@ -190,8 +190,9 @@ def _scores(v, metric, arg):
     elif metric is not None:
         raise InvalidParameterError(f"metric={metric!r} is read from EvaluationResults; "
                                     f"{arg} gives plain scores.")
-    ids = as_ids(np.array(keys, dtype=object) if keys else np.array([], dtype=str),
-                 f"the keys of {arg}")
+    names = np.empty(len(keys), dtype=object)
+    names[:] = keys
+    ids = as_ids(names if keys else np.array([], dtype=str), f"the keys of {arg}")
     try:
         arr = np.array(values, dtype=np.float64)
     except (TypeError, ValueError):

@@ -131,6 +131,15 @@ def _pair_lists(x, y):
 # -- two runs ------------------------------------------------------------------------
 
 
+def _objects(values):
+    """Ids as an object array, each as given (``as_ids`` then refuses a mix of
+    types instead of NumPy turning ``1`` and ``"1"`` into one string)."""
+    values = list(values)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
 def _run_arrays(run, arg):
     """``(qid, docno, score)`` of a run in any accepted form."""
     if isinstance(run, TrecRun):
@@ -141,10 +150,10 @@ def _run_arrays(run, arg):
     if hasattr(run, "columns"):
         r = run_from_frame(run)
         return r.qid, r.docno, r.score
-    keys = list(run.keys())
+    keys = _objects(run.keys())
     values = list(run.values())
     lens = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
-    qid = np.repeat(np.array(keys), lens)
+    qid = np.repeat(keys, lens)
     if all(map(isinstance, values, repeat(Mapping))):
         docs = list(chain.from_iterable(values))
         try:
@@ -153,12 +162,12 @@ def _run_arrays(run, arg):
         except (TypeError, ValueError):
             raise InvalidParameterError(f"rbo: {arg} as {{query: {{doc: score}}}} must give "
                                         "numeric scores.") from None
-        return qid, np.array(docs), score
+        return qid, _objects(docs), score
     # {query: ranking}: items, a set for each tie group; scores fall with the group.
     flat = list(chain.from_iterable(values))
     if not any(map(isinstance, flat, repeat(AbstractSet))):
         pos = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
-        return qid, np.array(flat), -pos.astype(np.float64)
+        return qid, _objects(flat), -pos.astype(np.float64)
     groups = [(e if isinstance(e, AbstractSet) else (e,)) for e in flat]
     if not all(groups):
         raise ValueError(f"rbo: {arg} holds an empty set; a tie group needs an item.")
@@ -166,7 +175,7 @@ def _run_arrays(run, arg):
     rank = np.arange(len(groups)) - np.repeat(np.cumsum(lens) - lens, lens)
     per_query = np.bincount(np.repeat(np.arange(len(values)), lens), weights=sizes,
                             minlength=len(values)).astype(np.int64)
-    return (np.repeat(np.array(keys), per_query), np.array(list(chain.from_iterable(groups))),
+    return (np.repeat(keys, per_query), _objects(chain.from_iterable(groups)),
             -np.repeat(rank, sizes).astype(np.float64))
 
 

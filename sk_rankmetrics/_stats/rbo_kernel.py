@@ -48,8 +48,8 @@ from .._utils.arrays import nonzero_2d, row_cumsum
 #: The scores, in the order of the results.
 SCORES = ("ext", "min", "max", "res")
 #: Elements of a block's largest matrix, its items of both lists (rows x 2 depths):
-#: its (rows x depths) matrices of 8-byte numbers then take 1 MiB, which stay in
-#: the CPU's cache (blocks twice as large took twice as long per pair here).
+#: its (rows x depths) matrices of 8-byte numbers then take 1 MiB, small enough to
+#: stay in the CPU's cache between the passes over them.
 BLOCK_ELEMENTS = 1 << 18
 #: Item codes of one pair may span at most this many bits (with the position
 #: and the side, a key fits in 63 bits).
