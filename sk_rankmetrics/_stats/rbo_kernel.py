@@ -145,7 +145,7 @@ def _shared(cx, cy, mask_x, mask_y):
     side_a, side_b = (first >> bits) & 1, (second >> bits) & 1
     twice = side_a == side_b
     if twice.any():
-        i = int(np.flatnonzero(twice)[0])
+        i = int(np.argmax(twice))
         pos = int(first[i] & ((1 << bits) - 1))
         code = (cx if side_a[i] == 0 else cy)[r[i], pos]
         raise RepeatedItem(int(side_a[i]), int(r[i]), int(code))
