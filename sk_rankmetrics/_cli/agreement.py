@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import os
 
-from .._files.formats import FORMATS as FILE_FORMATS
 from .._utils.params import PARAMS
 from .common import (
     UsageError,
+    add_format_options,
     add_names_option,
     check_paths,
     metric_type,
     names_type,
     read_input,
     run_names,
-    table_type,
     write_text,
 )
-from .compare import CORRECTIONS, MAX_PERMUTATIONS, TESTS
+from .compare import add_output_options, add_resample_options, add_test_options
+from .evaluate import output_format
 
 FORMATS = ("table", "markdown", "latex")
 #: Formats of -o by file extension.
@@ -37,16 +37,6 @@ def _flags(text):
     for word, flag in _FLAGS.items():
         text = text.replace(word, flag)
     return text
-
-
-def _output_format(path, fmt):
-    if fmt:
-        return fmt
-    ext = os.path.splitext(os.fspath(path))[1].lower()
-    if ext not in OUTPUTS:
-        raise UsageError(f"-o {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; "
-                         f"use {', '.join(OUTPUTS)} or name the format with --output-format")
-    return OUTPUTS[ext]
 
 
 def _assessors(qa, qb, names, args):
@@ -97,7 +87,7 @@ def main(args):
         names = [os.fspath(args.qrels_a), os.fspath(args.qrels_b)]
         if names[0] == names[1]:
             raise UsageError(f"qrels {names[0]!r} is given twice")
-    out_fmt = _output_format(args.output, args.output_format) if args.output else None
+    out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
     qa = read_input(args.qrels_a, args.qrels_format, "qrels")
     qb = read_input(args.qrels_b, args.qrels_format, "qrels")
     assessors = _assessors(qa, qb, names, args)
@@ -155,36 +145,19 @@ def add_parser(sub, parents):
                     help="score the runs as trec_eval does (see 'evaluate --help')")
     ap.add_argument("-c", "--complete", action="store_true",
                     help="score a query a qrels judges but a run lacks as 0 (trec_eval -c)")
-    ap.add_argument("--test", choices=TESTS, default=PARAMS["test"].default,
-                    help="paired test of each swapped pair under each qrels (default: t-test)")
-    ap.add_argument("--correction", choices=CORRECTIONS, default=PARAMS["correction"].default,
-                    help="multiple-testing correction over the pairs of runs (default: holm)")
-    ap.add_argument("--alpha", type=table_type("alpha", float),
-                    default=PARAMS["alpha"].default,
-                    help="significance level of the swaps' tests (default: 0.05)")
-    ap.add_argument("--confidence-level", type=table_type("confidence_level", float),
-                    default=PARAMS["confidence_level"].default, metavar="LEVEL",
-                    help="level of the bootstrap intervals (default: 0.95)")
-    ap.add_argument("--permutations", type=table_type("n_resamples", int),
-                    default=PARAMS["n_resamples"].default, metavar="N",
-                    help="bootstrap resamples of the queries (default: 10000, at most "
-                         f"{MAX_PERMUTATIONS:,})")
-    ap.add_argument("--seed", type=table_type("random_state", int), default=0,
-                    help="seed of the resamples (default: 0)")
-    ap.add_argument("--on-missing", choices=PARAMS["on_missing"].constraints[0].values,
-                    default=PARAMS["on_missing"].default,
-                    help="a query scored under one qrels (or for one run) only: raise an "
-                         "error (default) or leave it out ('drop')")
-    ap.add_argument("--qrels-format", choices=FILE_FORMATS, default="auto",
-                    help="qrels file format (default: from the extension; TREC otherwise)")
-    ap.add_argument("--run-format", choices=FILE_FORMATS, default="auto",
-                    help="run file format (default: from the extension; TREC otherwise)")
+    add_test_options(ap, test="paired test of each swapped pair under each qrels (default: "
+                              "t-test)",
+                     correction="multiple-testing correction over the pairs of runs (default: "
+                                "holm)")
+    add_resample_options(
+        ap, alpha="significance level of the swaps' tests (default: 0.05)",
+        resamples="bootstrap resamples of the queries",
+        seed="seed of the resamples (default: 0)",
+        on_missing="a query scored under one qrels (or for one run) only: raise an error "
+                   "(default) or leave it out ('drop')")
+    add_format_options(ap)
     ap.add_argument("--format", choices=FORMATS, default="table",
                     help="output: a text table (default), Markdown or LaTeX")
-    ap.add_argument("-o", "--output", metavar="FILE",
-                    help="also write the report to FILE, in the format of its extension "
-                         "(.txt, .md, .tex)")
-    ap.add_argument("--output-format", choices=FORMATS, default=None,
-                    help="format of --output (default: from its extension)")
+    add_output_options(ap, FORMATS, ".txt, .md, .tex")
     ap.set_defaults(func=main, parser=ap)
     return ap

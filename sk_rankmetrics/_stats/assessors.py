@@ -514,7 +514,8 @@ def fleiss_kappa(qrels: Sequence[Qrels], *, confidence_level: float = 0.95,
     Returns
     -------
     result : AgreementResult
-        ``float(result)`` the kappa, its interval, each query's kappa.
+        Fleiss' kappa over the pairs every assessor judged (``float(result)``),
+        with its bootstrap interval and each query's kappa.
 
     See Also
     --------
@@ -591,7 +592,9 @@ def krippendorff_alpha(qrels: Sequence[Qrels], *, level: AlphaLevel = "ordinal",
     Returns
     -------
     result : AgreementResult
-        ``float(result)`` the alpha, its interval, each query's alpha.
+        Alpha over every pair judged at least twice (``float(result)``), its
+        BCa interval over queries, ``per_query`` and the notes of what was
+        left out.
 
     See Also
     --------

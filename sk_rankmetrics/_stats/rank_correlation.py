@@ -286,7 +286,8 @@ def kendall_tau(a: Ordering, b: Ordering, *, variant: KendallVariant = "b",
     Returns
     -------
     tau : float
-        In [-1, 1]; NaN (with a warning) when one ordering ties every item.
+        :math:`\tau_b` or :math:`\tau_c`, in [-1, 1]; NaN (with a warning)
+        when one ordering ties every item (and so gives no pair an order).
 
     See Also
     --------
@@ -435,8 +436,10 @@ def weighted_tau(a: Ordering, b: Ordering, *, metric: str | None = None,
 
     Returns
     -------
-    tau : float
-        In [-1, 1]; NaN (with a warning) when one ordering ties every item.
+    tau_w : float
+        The weighted coefficient, in [-1, 1]: 1 when the orderings agree,
+        -1 when one reverses the other; NaN (with a warning) when an
+        ordering ties every item.
 
     See Also
     --------
