@@ -71,6 +71,18 @@ _LAZY = {
     "InvalidParameterError": "_utils.errors",
     "RankingAccumulator": "_training.accumulator",
     "make_eval_metric": "_training.boosting",
+    # Agreement: rankings, orderings of systems, assessors, qrels against qrels.
+    "rbo": "_stats.rbo",
+    "kendall_tau": "_stats.rank_correlation",
+    "tau_ap": "_stats.rank_correlation",
+    "weighted_tau": "_stats.rank_correlation",
+    "AgreementResult": "_stats.assessors",
+    "cohen_kappa": "_stats.assessors",
+    "fleiss_kappa": "_stats.assessors",
+    "krippendorff_alpha": "_stats.assessors",
+    "QrelsComparison": "_stats.qrels_report",
+    "compare_qrels": "_stats.qrels_agreement",
+    "OrderingDisplay": "_plot.orderings",
 }
 
 if TYPE_CHECKING:  # static analysis and IDEs see the names as before
@@ -111,6 +123,7 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._metrics.registry import metric_names
     from ._plot.exposure import ExposureLorenzDisplay, LongTailDisplay
     from ._plot.metric_at_k import MetricAtKDisplay
+    from ._plot.orderings import OrderingDisplay
     from ._plot.query_difference import QueryDifferenceDisplay
     from ._sklearn.group_ranker import QueryGroupRanker
     from ._sklearn.scorers import (
@@ -120,8 +133,18 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
         get_scorers,
         make_ranking_scorer,
     )
+    from ._stats.assessors import (
+        AgreementResult,
+        cohen_kappa,
+        fleiss_kappa,
+        krippendorff_alpha,
+    )
     from ._stats.compare import compare
     from ._stats.estimators import compare_estimators
+    from ._stats.qrels_agreement import compare_qrels
+    from ._stats.qrels_report import QrelsComparison
+    from ._stats.rank_correlation import kendall_tau, tau_ap, weighted_tau
+    from ._stats.rbo import rbo
     from ._stats.report import ComparisonReport
     from ._training.accumulator import RankingAccumulator
     from ._training.boosting import make_eval_metric
@@ -143,12 +166,15 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AgreementResult",
     "ComparisonReport",
     "EvaluationResult",
     "ExposureLorenzDisplay",
     "InvalidParameterError",
     "LongTailDisplay",
     "MetricAtKDisplay",
+    "OrderingDisplay",
+    "QrelsComparison",
     "QueryDifferenceDisplay",
     "QueryGroupRanker",
     "RankingAccumulator",
@@ -159,8 +185,10 @@ __all__ = [
     "aplt_score",
     "arp_score",
     "bpref_score",
+    "cohen_kappa",
     "compare",
     "compare_estimators",
+    "compare_qrels",
     "coverage_score",
     "cumulative_gain_score",
     "dcg_score",
@@ -171,12 +199,15 @@ __all__ = [
     "evaluate_ranked",
     "evaluate_run",
     "f1_at_k_score",
+    "fleiss_kappa",
     "get_scorer",
     "get_scorer_names",
     "get_scorers",
     "gini_score",
     "hit_rate_score",
     "ild_score",
+    "kendall_tau",
+    "krippendorff_alpha",
     "make_eval_metric",
     "make_ranking_scorer",
     "mean_average_precision_score",
@@ -187,6 +218,7 @@ __all__ = [
     "precision_at_k_score",
     "qrels_from_frame",
     "r_precision_score",
+    "rbo",
     "rbp_score",
     "read_qrels",
     "read_run",
@@ -196,5 +228,7 @@ __all__ = [
     "reciprocal_rank_score",
     "run_from_frame",
     "serendipity_score",
+    "tau_ap",
+    "weighted_tau",
     "write_trec_run",
 ]

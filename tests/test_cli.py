@@ -220,10 +220,12 @@ def test_usage_errors_exit_2():
     for command, summary in (("evaluate", "score one run or several against qrels"),
                              ("compare", "compare runs with paired significance tests"),
                              ("trec_eval", "trec_eval's flags and output"),
-                             ("demo", "score three rankers")):
+                             ("demo", "score three rankers"),
+                             ("agreement", "compare two qrels: assessor agreement")):
         assert re.search(rf"^ +{command} +{re.escape(summary)}", out.stderr, re.M), command
     assert out.stderr.splitlines()[-1] == (
-        "sk-rankmetrics: error: give a command (evaluate, compare, trec_eval, demo); "
+        "sk-rankmetrics: error: give a command (evaluate, compare, trec_eval, demo, "
+        "agreement); "
         "'sk-rankmetrics COMMAND --help' describes one")
     out = run_cli("evaluate", "only-one-file")
     assert out.returncode == 2

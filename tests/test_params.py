@@ -38,6 +38,15 @@ QRELS = skr.TrecQrels(np.array(["q1", "q1", "q2"]), np.array(["a", "b", "c"]),
 RUN = skr.TrecRun(np.array(["q1", "q1", "q2", "q2"]), np.array(["a", "x", "c", "y"]),
                   np.array([2.0, 1.0, 1.0, 2.0]))
 REC = {"u1": ["a", "b", "c"], "u2": ["c", "a"]}
+#: Agreement: two orderings of systems, two assessors' levels, a second qrels and run.
+SYSTEM_MEANS = {"A": 0.2, "B": 0.5, "C": 0.4}
+SYSTEM_MEANS_B = {"A": 0.3, "B": 0.6, "C": 0.1}
+JUDGED = {"q1": {"a": 0, "b": 1, "c": 2, "d": 3}, "q2": {"e": 1, "f": 0}}
+JUDGED_B = {"q1": {"a": 0, "b": 2, "c": 2, "d": 3}, "q2": {"e": 1, "f": 1}}
+QRELS_B = skr.TrecQrels(np.array(["q1", "q1", "q2"]), np.array(["a", "x", "c"]),
+                        np.array([1.0, 1.0, 2.0]))
+RUN_B = skr.TrecRun(np.array(["q1", "q1", "q2", "q2"]), np.array(["a", "x", "c", "y"]),
+                    np.array([1.0, 2.0, 2.0, 1.0]))
 TRUTH = {"u1": {"a": 1, "c": 2}, "u2": {"c": 1}}
 #: Per-query values of three systems (the baseline example names "A").
 SYSTEMS = {"A": [0.2, 0.5, 0.1, 0.9, 0.4], "B": [0.3, 0.5, 0.4, 0.8, 0.6],
@@ -69,7 +78,11 @@ DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels
         "settings", "notes", "differences", "y_scores", "other", "user_factors",
         "item_factors", "exclude", "user_bias", "item_bias", "subtopic", "items",
         "popularity", "item_features", "whole_set", "exposure", "n_head", "user_ids",
-        "item_ids"}
+        "item_ids",
+        # agreement: rankings, orderings, qrels, runs and what the reports hold
+        "x", "a", "b", "qrels_a", "qrels_b", "runs", "comparison", "scores_a", "scores_b",
+        "swaps", "significant", "title", "measure", "value", "interval", "n_pairs",
+        "kendall_tau", "tau_ap", "intervals", "per_query_tau", "comparisons"}
 
 
 def _closed(display):
@@ -116,6 +129,24 @@ def _calls():
         ("QueryDifferenceDisplay.from_results", skr.QueryDifferenceDisplay.from_results,
          lambda **kw: _closed(skr.QueryDifferenceDisplay.from_results(
              {"A": SYSTEMS["A"], "B": SYSTEMS["B"]}, **kw))),
+        ("rbo", skr.rbo, lambda **kw: skr.rbo(["a", {"b", "c"}], ["b", "a", "d"], **kw)),
+        ("kendall_tau", skr.kendall_tau,
+         lambda **kw: skr.kendall_tau(SYSTEM_MEANS, SYSTEM_MEANS_B, **kw)),
+        ("tau_ap", skr.tau_ap, lambda **kw: skr.tau_ap(SYSTEM_MEANS_B, SYSTEM_MEANS, **kw)),
+        ("weighted_tau", skr.weighted_tau,
+         lambda **kw: skr.weighted_tau(SYSTEM_MEANS, SYSTEM_MEANS_B, **kw)),
+        ("cohen_kappa", skr.cohen_kappa,
+         lambda **kw: skr.cohen_kappa(JUDGED, JUDGED_B, **{"labels": None, **kw})),
+        ("fleiss_kappa", skr.fleiss_kappa,
+         lambda **kw: skr.fleiss_kappa([JUDGED, JUDGED_B, JUDGED], **kw)),
+        ("krippendorff_alpha", skr.krippendorff_alpha,
+         lambda **kw: skr.krippendorff_alpha([JUDGED, JUDGED_B], **kw)),
+        ("compare_qrels", skr.compare_qrels,
+         lambda **kw: skr.compare_qrels(QRELS, QRELS_B, {"A": RUN, "B": RUN_B},
+                                        metric="ndcg", **kw)),
+        ("QrelsComparison.to_frame", skr.QrelsComparison.to_frame,
+         lambda **kw: skr.compare_qrels(QRELS, QRELS_B, {"A": RUN, "B": RUN_B}, metric="ndcg",
+                                        n_resamples=100, random_state=0).to_frame(**kw)),
         ("QueryDifferenceDisplay.from_predictions", skr.QueryDifferenceDisplay.from_predictions,
          lambda **kw: _closed(skr.QueryDifferenceDisplay.from_predictions(
              Y, {"A": S, "B": S[:, ::-1]}, **kw))),

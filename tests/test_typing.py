@@ -121,6 +121,10 @@ LITERALS = {
     "ExcludeRelevant": ["exclude_relevant"],
     "ReportRows": ["rows"],
     "Library": ["library"],
+    "RboTies": ["ties"],
+    "KendallVariant": ["variant"],
+    "KappaWeights": ["weights"],
+    "AlphaLevel": ["level"],
 }
 
 

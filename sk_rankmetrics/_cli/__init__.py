@@ -2,7 +2,8 @@
 
 Commands, one module each: ``evaluate`` (metrics of one run), ``compare``
 (several runs with paired significance tests), ``trec_eval`` (trec_eval's
-flags and output) and ``demo`` (on seeded data it generates).
+flags and output), ``demo`` (on seeded data it generates) and ``agreement``
+(two qrels: assessor agreement, and how they order runs).
 
 Exit codes: 0 on success; 2 for a usage error (argparse's usage line and
 one line naming the flag, also for checks made after parsing); 1 for a data
@@ -17,13 +18,13 @@ import sys
 import traceback
 import warnings
 
-from . import compare, demo, evaluate, trec_eval
+from . import agreement, compare, demo, evaluate, trec_eval
 from .common import CommandError, UsageError
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
 
-COMMANDS = (evaluate, compare, trec_eval, demo)
+COMMANDS = (evaluate, compare, trec_eval, demo, agreement)
 
 
 def build_parser():

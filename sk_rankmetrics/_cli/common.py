@@ -231,13 +231,18 @@ def add_run_options(p, default_metrics):
                    metavar="N",
                    help="score only the first N ranked documents of each query "
                         "(trec_eval -M)")
+    add_format_options(p)
+    p.add_argument("--progress", action="store_true",
+                   help="always show the progress bar on stderr (default: only on a "
+                        "terminal, for inputs that take over 2 seconds)")
+
+
+def add_format_options(p):
+    """--qrels-format and --run-format."""
     p.add_argument("--qrels-format", choices=FORMATS, default="auto",
                    help="qrels file format (default: from the extension; TREC otherwise)")
     p.add_argument("--run-format", choices=FORMATS, default="auto",
                    help="run file format (default: from the extension; TREC otherwise)")
-    p.add_argument("--progress", action="store_true",
-                   help="always show the progress bar on stderr (default: only on a "
-                        "terminal, for inputs that take over 2 seconds)")
 
 
 def run_settings(args):

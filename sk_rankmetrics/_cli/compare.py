@@ -142,6 +142,38 @@ def main(args):
     return 0
 
 
+def add_test_options(p, *, test, correction):
+    """--test and --correction, with the command's help texts."""
+    p.add_argument("--test", choices=TESTS, default=PARAMS["test"].default, help=test)
+    p.add_argument("--correction", choices=CORRECTIONS, default=PARAMS["correction"].default,
+                   help=correction)
+
+
+def add_resample_options(p, *, alpha, resamples, seed, on_missing):
+    """--alpha, --confidence-level, --permutations, --seed and --on-missing, checked
+    against the parameter table, with the command's help texts."""
+    p.add_argument("--alpha", type=table_type("alpha", float),
+                   default=PARAMS["alpha"].default, help=alpha)
+    p.add_argument("--confidence-level", type=table_type("confidence_level", float),
+                   default=PARAMS["confidence_level"].default, metavar="LEVEL",
+                   help="level of the bootstrap intervals (default: 0.95)")
+    p.add_argument("--permutations", type=table_type("n_resamples", int),
+                   default=PARAMS["n_resamples"].default, metavar="N",
+                   help=f"{resamples} (default: 10000, at most {MAX_PERMUTATIONS:,})")
+    p.add_argument("--seed", type=table_type("random_state", int), default=0, help=seed)
+    p.add_argument("--on-missing", choices=PARAMS["on_missing"].constraints[0].values,
+                   default=PARAMS["on_missing"].default, help=on_missing)
+
+
+def add_output_options(p, formats, extensions):
+    """-o FILE and --output-format, the formats of ``extensions`` named in the help."""
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="also write the report to FILE, in the format of its extension "
+                        f"({extensions})")
+    p.add_argument("--output-format", choices=formats, default=None,
+                   help="format of --output (default: from its extension)")
+
+
 def add_parser(sub, parents):
     cp = sub.add_parser(
         "compare", help="compare runs with paired significance tests", parents=parents,
@@ -155,40 +187,24 @@ def add_parser(sub, parents):
     cp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
     add_run_options(cp, DEFAULT_METRICS)
     add_names_option(cp)
-    cp.add_argument("--test", choices=TESTS, default=PARAMS["test"].default,
-                    help="paired test (default: t-test)")
-    cp.add_argument("--correction", choices=CORRECTIONS, default=PARAMS["correction"].default,
-                    help="multiple-testing correction over the comparisons of each metric "
-                         "(default: holm)")
+    add_test_options(cp, test="paired test (default: t-test)",
+                     correction="multiple-testing correction over the comparisons of each "
+                                "metric (default: holm)")
     cp.add_argument("--baseline", metavar="RUN",
                     help="compare every run with this one (its name, run tag, file name or "
                          "path) instead of every pair")
-    cp.add_argument("--alpha", type=table_type("alpha", float),
-                    default=PARAMS["alpha"].default,
-                    help="significance level of the markers (default: 0.05)")
-    cp.add_argument("--confidence-level", type=table_type("confidence_level", float),
-                    default=PARAMS["confidence_level"].default, metavar="LEVEL",
-                    help="level of the bootstrap intervals (default: 0.95)")
-    cp.add_argument("--permutations", type=table_type("n_resamples", int),
-                    default=PARAMS["n_resamples"].default, metavar="N",
-                    help="bootstrap resamples and random sign flips (default: 10000, at most "
-                         f"{MAX_PERMUTATIONS:,})")
-    cp.add_argument("--seed", type=table_type("random_state", int), default=0,
-                    help="seed of the resamples and sign flips (default: 0)")
-    cp.add_argument("--on-missing", choices=PARAMS["on_missing"].constraints[0].values,
-                    default=PARAMS["on_missing"].default,
-                    help="queries scored in some runs only: raise an error (default) or "
-                         "leave them out ('drop'); -c scores them as 0 instead")
+    add_resample_options(
+        cp, alpha="significance level of the markers (default: 0.05)",
+        resamples="bootstrap resamples and random sign flips",
+        seed="seed of the resamples and sign flips (default: 0)",
+        on_missing="queries scored in some runs only: raise an error (default) or leave "
+                   "them out ('drop'); -c scores them as 0 instead")
     cp.add_argument("--format", choices=FORMATS, default="table",
                     help="output: a text table (default), Markdown, LaTeX, CSV (one line per "
                          "comparison) or JSON (everything)")
     cp.add_argument("-q", "--per-query", action="store_true",
                     help="also print each query's values and differences (table and "
                          "markdown formats)")
-    cp.add_argument("-o", "--output", metavar="FILE",
-                    help="also write the report to FILE, in the format of its extension "
-                         "(.txt: the text table, .md, .tex, .csv, .json)")
-    cp.add_argument("--output-format", choices=FORMATS, default=None,
-                    help="format of --output (default: from its extension)")
+    add_output_options(cp, FORMATS, ".txt: the text table, .md, .tex, .csv, .json")
     cp.set_defaults(func=main, parser=cp)
     return cp

@@ -35,15 +35,17 @@ DEFAULT_METRICS = ("ndcg@10", "map", "P@10", "recall@100", "mrr")
 OUTPUTS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".parquet": "parquet"}
 
 
-def output_format(path, fmt=None):
-    """The format of ``-o FILE``: named, or from the extension (unknown: an error)."""
+def output_format(path, fmt=None, outputs=None):
+    """The format of ``-o FILE``: named, or from the extension by ``outputs``
+    (this command's :data:`OUTPUTS` by default; unknown: an error)."""
     if fmt:
         return fmt
+    outputs = OUTPUTS if outputs is None else outputs
     ext = os.path.splitext(os.fspath(path))[1].lower()
-    if ext not in OUTPUTS:
+    if ext not in outputs:
         raise UsageError(f"-o {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; "
-                         f"use {', '.join(OUTPUTS)} or name the format with --output-format")
-    return OUTPUTS[ext]
+                         f"use {', '.join(outputs)} or name the format with --output-format")
+    return outputs[ext]
 
 
 def _flat_rows(results):

@@ -74,6 +74,17 @@ def differences(a, b):
     return np.where(snapped == 0, 0.0, d), snapped
 
 
+def snap(M):
+    """Each row of ``M`` rounded to multiples of ``2**-GRID_BITS`` times its
+    largest magnitude (about 1e-12 of it): values that differ by round-off
+    only (two means of the same per-query values summed in another order)
+    become equal, so that orderings do not tell them apart."""
+    M = np.asarray(M, dtype=np.float64)
+    scale = np.abs(M).max(axis=-1, keepdims=True)
+    q = np.exp2(np.floor(np.log2(np.where(scale > 0, scale, 1.0))) - GRID_BITS)
+    return np.round(M / q) * q
+
+
 def _spread_free(x):
     """True if every value of ``x`` is the same (within round-off)."""
     lo, hi = x.min(), x.max()
@@ -240,19 +251,41 @@ def bca_interval(x, theta_b, confidence_level):
         v = float(x[0])
         return v, v
     theta = float(x.mean())
+    u = x - theta
+    a = float((u**3).sum() / (6.0 * (u**2).sum() ** 1.5))
+    return bca_levels(theta, theta_b, a, confidence_level)
+
+
+def bca_levels(theta, theta_b, accel, confidence_level):
+    """The BCa interval of a statistic ``theta`` from its bootstrap values
+    ``theta_b`` and the acceleration ``accel`` (the bias correction and the
+    quantiles of :func:`bca_interval`)."""
     B = theta_b.shape[0]
     tol = ROUND_OFF * max(abs(theta), 1e-300)
     below = np.count_nonzero(theta_b < theta - tol)
     at_most = np.count_nonzero(theta_b <= theta + tol)
     frac = min(max((below + at_most) / (2 * B), 0.5 / B), 1 - 0.5 / B)
     z0 = float(ndtri(frac))
-    u = x - theta
-    a = float((u**3).sum() / (6.0 * (u**2).sum() ** 1.5))
     alpha = (1 - confidence_level) / 2
     z = np.array([ndtri(alpha), -ndtri(alpha)])
-    levels = ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))
+    levels = ndtr(z0 + (z0 + z) / (1 - accel * (z0 + z)))
     low, high = np.quantile(theta_b, levels)
     return float(low), float(high)
+
+
+def bca_jackknife(theta, theta_b, jack, confidence_level):
+    r"""BCa interval of any statistic: the acceleration from its jackknife
+    values ``jack`` (the statistic with each query left out in turn),
+    :math:`a = \sum u_i^3 / (6 (\sum u_i^2)^{3/2})` with :math:`u_i =
+    \bar\theta_{(\cdot)} - \theta_{(i)}` (Efron and Tibshirani 1993, 14.3),
+    as ``scipy.stats.bootstrap(method="BCa")`` takes it. Bootstrap values all
+    equal to ``theta`` give ``(theta, theta)``."""
+    if np.all(np.abs(theta_b - theta) <= ROUND_OFF * max(abs(theta), 1e-300)):
+        return float(theta), float(theta)
+    u = jack.mean() - jack
+    ss = float((u**2).sum())
+    a = float((u**3).sum() / (6.0 * ss**1.5)) if ss > 0 else 0.0
+    return bca_levels(theta, theta_b, a, confidence_level)
 
 
 def bootstrap_pvalue(d, theta_b):

@@ -169,7 +169,7 @@ class ArrayLike:
         return "an array-like"
 
     def invalid_examples(self):
-        return []
+        return ["1,2,3"]  # text is not an array
 
 
 class ListOf:

@@ -464,6 +464,128 @@ PARAMS = {
         "what a row of the table is: a system, or a compared pair of systems and a metric",
         examples=("pairs",),
     ),
+    # -- agreement: rankings, orderings, assessors, qrels --
+    "rbo.p": Param(
+        0.9, [Interval("real", 0, 1, closed="neither")],
+        "RBO's persistence: the weight of depth d is (1 - p) p**(d - 1)",
+        examples=(0.5, 0.98),
+        doc=r"""p : float, default=0.9
+    Persistence, :math:`0 < p < 1`: the weight of depth :math:`d` is
+    :math:`(1-p)p^{d-1}`, so the top :math:`1/(1-p)` positions carry
+    most of it (about 86 % within the first 10 at 0.9).""",
+    ),
+    "ties": Param(
+        "a", [Options("a", "b", "w")],
+        "how RBO counts tied items: 'a' the expected RBO over orders of each tie, 'b' that "
+        "corrected for the ties, 'w' tied items share a rank",
+        examples=("b", "w"),
+        doc=r"""ties : {"a", "b", "w"}, default="a"
+    How ties count: ``"a"``, the expected RBO over random orders of
+    each tie group (ties as uncertainty); ``"b"``, that corrected by
+    the information the ties lose, so that a ranking with ties has RBO
+    1 with itself (:math:`\mathrm{RBO}^a \le \mathrm{RBO}^b`); ``"w"``,
+    tied items share a rank (ties as equality; Webber et al.'s
+    treatment).""",
+    ),
+    "rbo.score": Param(
+        "ext", [Options("ext", "min", "max", "res", "all"),
+                ListOf(Options("ext", "min", "max", "res"))],
+        "what the lists' unseen part holds: extrapolated agreement, none, the most, the "
+        "residual max - min, or every score",
+        examples=("min", "all", ["min", "max"]),
+        doc="""score : {"ext", "min", "max", "res", "all"} or list of them, default="ext"
+    What to do beyond the end of the lists: ``"ext"`` extrapolates the
+    agreement seen; ``"min"`` assumes no more overlap, ``"max"`` the
+    most possible; ``"res"`` is the residual ``max - min``; ``"all"``
+    (or a list) returns several.""",
+    ),
+    "variant": Param(
+        "b", [Options("b", "c")],
+        "Kendall's tau-b (ties corrected for) or Stuart's tau-c",
+        examples=("c",),
+        doc=r"""variant : {"b", "c"}, default="b"
+    :math:`\tau_b` (ties corrected for, as SciPy's default) or
+    :math:`\tau_c` (Stuart's, for tables that are not square).""",
+    ),
+    "symmetric": Param(
+        False, [Boolean()],
+        "False: a is observed, b the reference; True: Urbano and Marrero's symmetric "
+        "tau_AP,b, ties allowed in both",
+        examples=(True,),
+        doc=r"""symmetric : bool, default=False
+    False: ``a`` is observed and ``b`` the reference (no ties in
+    ``b``). True: the symmetric :math:`\tau_{AP,b}` of Urbano and
+    Marrero, for two orderings neither of which is the reference (ties
+    allowed in both); without ties it is the mean of
+    :math:`\tau_{AP}(a, b)` and :math:`\tau_{AP}(b, a)`.""",
+    ),
+    "compare_qrels.symmetric": Param(
+        False, [Boolean()],
+        "False: tau_AP with qrels_a as the reference; True: the symmetric tau_AP,b",
+        examples=(True,),
+        doc=r"""symmetric : bool, default=False
+    :math:`\tau_{AP}` with ``qrels_a`` as the reference (False), or
+    Urbano and Marrero's symmetric :math:`\tau_{AP,b}` (True).""",
+    ),
+    "weights": Param(
+        None, [Options("linear", "quadratic"), _NONE],
+        "how Cohen's kappa weighs a disagreement: 1 (None), by the distance of the two "
+        "levels' indices, or by its square",
+        examples=("linear", "quadratic"),
+        doc="""weights : {"linear", "quadratic"}, default=None
+    None: every disagreement counts 1; ``"linear"`` and ``"quadratic"``
+    weigh it by the distance between the two levels' indices.""",
+    ),
+    "labels": Param(
+        None, [ArrayLike(), _NONE],
+        "the levels, in order, that index Cohen's kappa's matrix (scikit-learn's labels); "
+        "None: the levels the assessors gave",
+        examples=([0, 1, 2, 3],),
+        doc="""labels : array-like, default=None
+    The levels, in order, that index the matrix (scikit-learn's
+    ``labels``): give every grade of the scale, ``[0, 1, 2, 3]``, so that
+    the weights do not depend on which grades happen to be used. None:
+    the levels either assessor gave. A level outside ``labels`` raises.""",
+    ),
+    "level": Param(
+        "ordinal", [Options("ordinal", "nominal", "interval", "ratio")],
+        "the scale of the levels, which sets Krippendorff's distance between two of them",
+        examples=("nominal", "interval", "ratio"),
+        doc=r"""level : {"ordinal", "nominal", "interval", "ratio"}, default="ordinal"
+    The levels' scale: :math:`\delta^2_{ck}` is ``[c != k]``
+    (nominal), :math:`(\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2` (ordinal,
+    the default: relevance grades are ordered, their spacing unknown),
+    :math:`(c - k)^2` (interval) or :math:`((c - k)/(c + k))^2` (ratio,
+    0 for two levels 0).""",
+    ),
+    "compare_qrels.names": Param(
+        None, [ListOf(Strings(), length=2), _NONE],
+        "the two qrels' names in the report, the reference first",
+        examples=(("human", "judge"),),
+        doc="""names : (str, str), default=None
+    Names of the two qrels in the report; ``("qrels_a", "qrels_b")``
+    when None.""",
+    ),
+    "compare_qrels.no_relevant": Param(
+        None, [*_NO_RELEVANT, _NONE],
+        "the value of a query without a relevant document, as in evaluate_run; None means "
+        "the setting's own",
+        examples=("skip", 0.0),
+        doc="""no_relevant : "warn", "skip" or float, default=None
+    As in :func:`evaluate_run` (None: its default); a query that
+    ``"skip"`` leaves out of any system is left out of everything.""",
+    ),
+    "QrelsComparison.to_frame.rows": Param(
+        "systems", [Options("systems", "pairs", "queries")],
+        "what a row of the table is: a system, a pair of systems, or a query",
+        examples=("pairs", "queries"),
+        doc="""rows : {"systems", "pairs", "queries"}, default="systems"
+    ``"systems"``: each system's mean and rank under each qrels.
+    ``"pairs"``: every pair of systems, with its differences and
+    corrected p-values under each qrels and ``swapped``.
+    ``"queries"``: each query's systems' Kendall's tau_b
+    (``tau_b``).""",
+    ),
     "library": Param(
         None, [Options("lightgbm", "xgboost")],
         "the boosting library whose training calls the metric; CatBoost's custom metrics "

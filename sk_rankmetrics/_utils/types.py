@@ -50,6 +50,18 @@ OnMissing = Literal["raise", "drop"]
 #: ``exclude_relevant``: what an excluded item that the truth marks relevant does.
 ExcludeRelevant = Literal["raise", "drop"]
 ReportRows = Literal["systems", "pairs"]
+#: ``ties`` of ``rbo``: Corsi and Urbano's three treatments of tied items.
+RboTies = Literal["a", "b", "w"]
+#: ``score`` of ``rbo``: what the unseen part of the lists is taken to hold.
+RboScore = Literal["ext", "min", "max", "res", "all"]
+#: ``variant`` of ``kendall_tau``: SciPy's two variants.
+KendallVariant = Literal["b", "c"]
+#: ``weights`` of ``cohen_kappa``: scikit-learn's weightings of disagreements.
+KappaWeights = Literal["linear", "quadratic"]
+#: ``level`` of ``krippendorff_alpha``: the scale of the levels.
+AlphaLevel = Literal["ordinal", "nominal", "interval", "ratio"]
+#: ``rows`` of ``QrelsComparison.to_frame``.
+QrelsRows = Literal["systems", "pairs", "queries"]
 #: ``library`` of ``make_eval_metric``: the boosting library that calls the metric.
 Library = Literal["lightgbm", "xgboost"]
 #: ``progress``: called as ``progress(done, total)``.
