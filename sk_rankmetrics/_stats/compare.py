@@ -94,6 +94,11 @@ def systems_of(results):
     if bad:
         raise InvalidParameterError(f"results must be keyed by system names (strings), got the "
                                     f"key {short_repr(bad[0])}.")
+    blank = [k for k in results if not k.strip()]
+    if blank:  # a row without a name in every table
+        raise InvalidParameterError(f"results has the system name {blank[0]!r}, which is "
+                                    f"{'empty' if not blank[0] else 'only whitespace'}; give "
+                                    "each system a name that shows (e.g. 'bm25').")
     return {name: _system(name, value) for name, value in results.items()}
 
 
@@ -217,7 +222,8 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
         indexed by query id) or Series (indexed by query id), a mapping
         ``{metric: per-query values}`` (from ``per_row=True``; paired by
         position) or a 1-D array of per-query values (one metric, named
-        ``"score"``).
+        ``"score"``). A name that is empty or only whitespace is an error
+        (it would be a row without a name).
     metrics : str or list of str, default=None
         The metrics to compare; None compares every metric, which must then
         be the same for every system.
