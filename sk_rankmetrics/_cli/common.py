@@ -244,6 +244,21 @@ def run_settings(args):
                 complete=args.complete, threshold=args.threshold, max_docs=args.max_docs)
 
 
+def first_parameters(specs, flag="-m"):
+    """The ``-m`` entries trec_eval reads: an entry that gives a measure other
+    parameters than an earlier one is left out, with a warning (trec_eval reads
+    the first; ``-m P.5 -m P.10`` is P_5)."""
+    from .._files.trec_eval import ignored_parameters
+
+    ignored = ignored_parameters(specs or [])
+    for spec, first in ignored:
+        warnings.warn(f"{flag} {spec} is left out: trec_eval reads only the first parameters "
+                      f"given for a measure (here {flag} {first}); give all of them in one "
+                      f"{flag}.", UserWarning, stacklevel=2)
+    dropped = {spec for spec, _ in ignored}
+    return [s for s in specs if s not in dropped] if specs else specs
+
+
 def names_type(text):
     """``--names a,b,...``: one name per run, comma-separated, none empty."""
     names = [n.strip() for n in text.split(",")]
@@ -317,6 +332,7 @@ def evaluate_runs(qrels, paths, args, default_metrics, progress=None):
     names = getattr(args, "names", None)
     if names is not None:
         run_names(paths, paths, names)  # a wrong count fails before any file is read
+    args.metric = first_parameters(args.metric)
     tags, results = [], []
     for path in paths:
         if len(paths) == 1:

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from .common import Progress, UsageError, read_input, table_type
+from .common import Progress, UsageError, first_parameters, read_input, table_type
 
 
 def main(args):
@@ -32,6 +32,7 @@ def main(args):
     )
     from .._metrics.names import parse_name
 
+    args.measure = first_parameters(args.measure)  # trec_eval reads the first
     try:
         chosen = parse_measures(args.measure)
         rows = requests(chosen)
