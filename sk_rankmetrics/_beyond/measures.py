@@ -141,7 +141,7 @@ def make_requests(items, k=None, where="evaluate"):
         if name == "serendipity" and cut is None:
             raise InvalidParameterError(
                 f"{where}: {label!r} needs a cut-off (it counts items outside the k most "
-                "popular): write 'serendipity@10' or pass k=."
+                "popular): write 'serendipity@10' (or pass k=10)."
             )
         out.append(BeyondRequest(label, name, cut))
     return out
@@ -161,7 +161,7 @@ class BeyondData:
 
     def get(self, arg, label):
         if self._given.get(arg) is None:
-            raise InvalidParameterError(f"{label} needs {_WHAT[arg]}; pass it.")
+            raise InvalidParameterError(f"{label} needs {_WHAT[arg]}; give it.")
         if arg not in self._parsed:
             reader = {
                 "items": _data.catalogue,

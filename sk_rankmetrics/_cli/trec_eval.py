@@ -49,8 +49,8 @@ def main(args):
     prog = Progress("", force=args.progress)
     # Levels as trec_eval reads them (atol), warned once; the gains of
     # ndcg.L=G are completed over them by the path evaluate_run takes too.
-    qrels = trec_levels(read_input(args.qrels, args.qrels_format, "qrels", prog))
-    run_ = read_input(args.run, args.run_format, "run", prog)
+    qrels = trec_levels(read_input(args.qrels, args.qrels_format, "qrels", prog, args.parser))
+    run_ = read_input(args.run, args.run_format, "run", prog, args.parser)
     levels = qrels.relevance[qrels.relevance >= 0]
     metrics = metric_requests(chosen, levels)  # [(printed name, options, metric)]
     rows = [(top, name, name, options) for top, name, _, options in rows]

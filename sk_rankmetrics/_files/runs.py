@@ -355,7 +355,9 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         raise ValueError(f"the qrels{where} hold no judgement (an empty file, or only "
                          "comments and blank lines); they must judge at least one document.")
     if len(r) == 0 and not complete:
-        raise ValueError("the run is empty; it must rank at least one document.")
+        where = f" ({r.source})" if getattr(r, "source", None) else ""
+        raise ValueError(f"the run{where} ranks no document (an empty file, or only comments "
+                         "and blank lines); it must rank at least one.")
     trec = setting == "trec_eval"
     if trec:
         q = trec_levels(q)
