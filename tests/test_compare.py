@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import string
 import subprocess
 import warnings
 
@@ -299,6 +300,52 @@ def test_markdown_and_latex_escape_names(tmp_path):
         in " ".join(latex.split())
     assert r"hit\_rate@5" in latex
     _compile(latex, tmp_path)
+
+
+#: The printable ASCII characters LaTeX's text mode prints as themselves
+#: (``,`` alone; ``*`` not at the start of a row), and what every other one
+#: must become.
+_LATEX_SAFE = set(string.ascii_letters + string.digits + ".:;!?/()@=+*,")
+_LATEX_ESCAPED = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  "|": r"\textbar{}", "`": r"\textasciigrave{}", "'": r"\textquotesingle{}",
+                  '"': r"{\ttfamily\char34}", "[": "{[}", "]": "{]}", "-": "-{}"}
+
+
+def test_latex_escapes_every_character_it_would_not_print_as_written():
+    """No TeX needed: every printable ASCII character passes as itself or
+    becomes its escape; the ligatures (--, ,,, ``, !`) and a row starting with
+    * (read by the previous row's \\ as \\*) are broken."""
+    from sk_rankmetrics._stats.report import _latex
+
+    printable = set(string.printable) - set(string.whitespace)
+    assert _LATEX_SAFE | set(_LATEX_ESCAPED) == printable
+    for c in sorted(printable):
+        assert _latex(f"a{c}") == "a" + _LATEX_ESCAPED.get(c, c), c
+    assert _latex("--") == "-{}-{}" and _latex(",,") == ",{}," and _latex("*a") == "{}*a"
+    assert _latex("!`?`") == r"!\textasciigrave{}?\textasciigrave{}"
+
+
+def test_to_latex_escapes_a_backtick_in_every_cell_and_header(tmp_path):
+    results = {"a`b": {"m`x": [0.1, 0.2, 0.3], "[p]": [0.3, 0.2, 0.2]},
+               "--c''": {"m`x": [0.2, 0.3, 0.5], "[p]": [0.1, 0.1, 0.4]}}
+    latex = compare(results, random_state=0).to_latex()
+    assert "`" not in latex and "--c" not in latex and "''" not in latex
+    assert "a\\textasciigrave{}b" in latex and "m\\textasciigrave{}x" in latex
+    assert "-{}-{}c\\textquotesingle{}\\textquotesingle{}" in latex
+    assert "\n{[}p{]} & " in latex  # a row of the comparisons starts with the metric
+    _compile(latex, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["", " ", "\t\n"])
+def test_a_blank_system_name_is_refused(name):
+    """A name that shows as nothing would be a row without a name in every table."""
+    what = "empty" if not name else "only whitespace"
+    with pytest.raises(InvalidParameterError,
+                       match=f"results has the system name {re.escape(repr(name))}, which is "
+                             f"{what}; give each system a name that shows"):
+        compare({name: [0.1, 0.2, 0.3], "b": [0.2, 0.3, 0.1]})
 
 
 def test_a_name_with_a_newline_and_a_bar_breaks_no_table(tmp_path):

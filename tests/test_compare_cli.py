@@ -129,12 +129,14 @@ def test_missing_queries_are_a_data_error_or_dropped(runs, tmp_path):
     assert out.returncode == 1 and out.stdout == ""
     warning, line = out.stderr.strip().splitlines()  # evaluate_run warns first
     assert "are not in the ranking ('q3', 'q7')" in warning
-    assert line.startswith("sk-rankmetrics: error: results: the systems do not have the same "
-                           "queries: 'good' lacks 2 ('q3', 'q7')")
-    assert "-c on the command line" in line and "--on-missing drop" in line
+    assert line == ("sk-rankmetrics: error: the systems do not have the same queries: 'good' "
+                    "lacks 2 ('q3', 'q7'). Score every query in every system (-c scores a "
+                    "query missing from a run as 0), or compare on the 10 queries they share "
+                    "with --on-missing drop.")
     out = run_cli("compare", qrels, paths[0], short, "-m", "mrr", "--on-missing", "drop")
     assert out.returncode == 0, out.stderr
-    assert "2 of 12 queries, not scored in every system, were left out" in out.stdout
+    assert ("2 of 12 queries, not scored in every system, were left out (--on-missing drop)"
+            in out.stdout)
     out = run_cli("compare", qrels, paths[0], short, "-m", "mrr", "-c", "--format", "json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["n_queries"] == {"mrr": N_QUERIES}

@@ -68,6 +68,8 @@ def test_byte_for_byte_against_trec_eval(out, qrels, run, flags):
         (["-m", "P.x"], "cut-off 'x' is not a positive integer"),
         (["-m", "map.5"], "map takes no parameters"),
         (["-m", "ndcg.1:3"], "not a level=gain pair"),
+        (["-m", "P.5,5"], "measure 'P.5,5': cut-off 5 is given twice; give each once."),
+        (["-m", "P.5,5.5"], "cut-off 5 is given twice"),  # atol: 5.5 is 5, as trec_eval
     ],
 )
 def test_unsupported_or_bad_measures_are_usage_errors(tmp_path, args, match):
@@ -80,6 +82,42 @@ def test_unsupported_or_bad_measures_are_usage_errors(tmp_path, args, match):
     assert got.stdout == ""
     last = got.stderr.strip().splitlines()[-1]
     assert last.startswith("sk-rankmetrics trec_eval: error: ") and match in last, last
+
+
+TREC10 = ROOT / "tests" / "data" / "trec_eval10"
+
+
+def test_a_measure_given_parameters_twice_keeps_the_first_as_trec_eval():
+    """trec_eval reads the first -m entry that names a measure (meas_init.c:
+    the first match in its -m list, then break); a set takes the parameters
+    given for its measures. Byte for byte against trec_eval 10.0
+    (tests/data/trec_eval10/out.twice), with one warning per entry left out."""
+    flags = ["-q", "-m", "P.10", "-m", "P.5", "-m", "official", "-m", "recall.5",
+             "-m", "recall.10,20", "-m", "ndcg.1=3", "-m", "ndcg.1=9,2=1", "-m", "map_cut",
+             "-m", "map_cut.5", "-m", "ndcg_cut.20,5", "-m", "ndcg_cut.5"]
+    got = run_cli("trec_eval", *flags, TREC / "qrels.rel_level", TREC / "results.test")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == (TREC10 / "out.twice").read_text()
+    said = "is left out: trec_eval reads only the first parameters given for a measure"
+    assert got.stderr.splitlines() == [
+        f"sk-rankmetrics: warning: -m {later} {said} (here -m {first}); give all of them in "
+        "one -m." for later, first in [("P.5", "P.10"), ("recall.10,20", "recall.5"),
+                                       ("ndcg.1=9,2=1", "ndcg.1=3"),
+                                       ("ndcg_cut.5", "ndcg_cut.20,5")]]
+    # The same parameters twice lose nothing: no warning.
+    got = run_cli("trec_eval", "-m", "P.5,10", "-m", "P.10,5", TREC / "qrels.test",
+                  TREC / "results.test")
+    assert got.stderr == "" and [line.split()[0] for line in got.stdout.splitlines()] == [
+        "P_5", "P_10"]
+
+
+def test_parse_measures_keeps_the_first_parameters():
+    ignored = []
+    chosen = parse_measures(["P", "P.10", "official", "P.5,20", "P.20,10", "ndcg.1=3",
+                             "ndcg.1=3"], ignored)
+    assert chosen["P"] == (10,) and chosen["ndcg"][0] == "1=3"
+    assert ignored == [("P.5,20", "P.10"), ("P.20,10", "P.10")]  # ndcg.1=3 twice: the same
+    assert parse_measures(["P.5", "P.10"])["P"] == (5,)
 
 
 def test_sets_and_order():

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from .._utils.errors import InvalidParameterError, warn
+from .._utils.errors import InvalidParameterError, UndefinedRows, warn_undefined
 from .._utils.policy import policy_values
 from . import data as _data
 from . import kernels
@@ -141,7 +141,7 @@ def make_requests(items, k=None, where="evaluate"):
         if name == "serendipity" and cut is None:
             raise InvalidParameterError(
                 f"{where}: {label!r} needs a cut-off (it counts items outside the k most "
-                "popular): write 'serendipity@10' or pass k=."
+                "popular): write 'serendipity@10' (or pass k=10)."
             )
         out.append(BeyondRequest(label, name, cut))
     return out
@@ -161,7 +161,7 @@ class BeyondData:
 
     def get(self, arg, label):
         if self._given.get(arg) is None:
-            raise InvalidParameterError(f"{label} needs {_WHAT[arg]}; pass it.")
+            raise InvalidParameterError(f"{label} needs {_WHAT[arg]}; give it.")
         if arg not in self._parsed:
             reader = {
                 "items": _data.catalogue,
@@ -175,15 +175,12 @@ class BeyondData:
 def _policy(values, defined, policy, label, why):
     """Per-user values with undefined users replaced; also the users skipped."""
     if policy == "warn" and not defined.all():
-        from sklearn.exceptions import UndefinedMetricWarning
-
-        warn(
-            f"{label}: {int((~defined).sum())} of {defined.size} users {why}; they score 0 "
-            "and count in the mean. Set no_relevant='skip', 0.0, 1.0 or nan to choose (and "
-            "silence this warning).",
-            UndefinedMetricWarning,
-        )
-    return policy_values(values, defined, policy)
+        warn_undefined(UndefinedRows(label, int((~defined).sum()), defined.size, "users", why))
+    values, skipped = policy_values(values, defined, policy)
+    if skipped.size and skipped.all():  # the mean is NaN: said, as reduce_results says it
+        warn_undefined(UndefinedRows(label, skipped.size, skipped.size, "users", why,
+                                     skipped_all=True))
+    return values, skipped
 
 
 def _mean(values, skipped):

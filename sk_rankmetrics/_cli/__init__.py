@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
-import warnings
 
 from . import agreement, compare, demo, evaluate, trec_eval
 from .common import CommandError, UsageError
@@ -29,11 +28,12 @@ COMMANDS = (evaluate, compare, trec_eval, demo, agreement)
 
 def build_parser():
     from .._utils.version import __version__
+    from .messages import Parser
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--traceback", action="store_true",
                         help="on an error, show the full Python traceback (for bug reports)")
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sk-rankmetrics", parents=[common],
         description="Ranking metrics (nDCG, MAP, P@k, recall@k, MRR, ERR, RBP, bpref, "
                     "infAP and every numeric measure of trec_eval) for TREC runs, "
@@ -62,34 +62,36 @@ def _one_line(exc):
 
 def main(argv=None):
     """Run the command line; return the exit code."""
+    from .messages import Notices, Speaker
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         return _no_command(parser)
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        # The option that scores judged queries without a ranking is -c here.
-        text = " ".join(str(message).split()).replace("complete=True", "-c")
-        sys.stderr.write(f"sk-rankmetrics: warning: {text}\n")
-
-    old = warnings.showwarning
-    warnings.showwarning = show
+    # Every message shown names the command's flags (messages.py); warnings
+    # are gathered and printed once each, after the work or before the error.
+    speaker = Speaker(args.parser)
+    args.notices = Notices(speaker)
     try:
-        return args.func(args)
+        with args.notices.collect():
+            return args.func(args)
     except UsageError as exc:
+        args.notices.flush()
         if args.traceback:
             traceback.print_exc()
         args.parser.print_usage(sys.stderr)
-        sys.stderr.write(f"{args.parser.prog}: error: {_one_line(exc)}\n")
+        sys.stderr.write(f"{args.parser.prog}: error: {speaker.speak(_one_line(exc))}\n")
         return EXIT_USAGE
     except (CommandError, ValueError, TypeError, OSError, ImportError, MemoryError) as exc:
+        args.notices.flush()
         if args.traceback:
             traceback.print_exc()
         else:
-            sys.stderr.write(f"sk-rankmetrics: error: {_one_line(exc)}\n")
+            sys.stderr.write(f"sk-rankmetrics: error: {speaker.speak(_one_line(exc))}\n")
         return EXIT_DATA
     except KeyboardInterrupt:
+        args.notices.flush()
         sys.stderr.write("sk-rankmetrics: interrupted\n")
         return 130
     finally:
-        warnings.showwarning = old
+        args.notices.flush()

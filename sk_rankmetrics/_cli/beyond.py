@@ -153,7 +153,7 @@ def score_run(qrels, run, metrics, args, evaluate_run, **settings):
         flat,
         (qrels.qid, qrels.docno, qrels.relevance),
         settings.get("threshold"),
-        "warn",
+        "warn" if settings.get("no_relevant") is None else settings["no_relevant"],
         data["items"],
         data["popularity"],
         data["item_features"],

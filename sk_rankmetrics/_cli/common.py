@@ -157,12 +157,14 @@ class Progress:
 # -- reading inputs ---------------------------------------------------------
 
 
-def read_input(path, fmt, kind, progress=None):
+def read_input(path, fmt, kind, progress=None, parser=None):
     """Qrels (``kind="qrels"``) or a run from a file in any of ``FORMATS``, read as
     :func:`~sk_rankmetrics.evaluate_run` reads a path (:mod:`sk_rankmetrics._files.formats`).
 
     ``progress`` (a :class:`Progress`) shows the reading of TREC files as a
-    phase of its own.
+    phase of its own. An error names ``parser``'s flag for the file's format
+    (``--run-format``, ``--qrels-format``) where the reader speaks of
+    ``format=``.
     """
     from .._files.formats import read_qrels, read_run
 
@@ -171,8 +173,13 @@ def read_input(path, fmt, kind, progress=None):
     reader = read_qrels if kind == "qrels" else read_run
     try:
         return reader(path, format=fmt, progress=progress)
-    except ImportError as exc:
-        raise CommandError(str(exc)) from None
+    except (ValueError, ImportError) as exc:
+        # format=... is --qrels-format or --run-format, by the file's kind.
+        from .messages import Speaker
+
+        speaker = Speaker(parser, {"format": (f"{kind}_format",)}) if parser else None
+        text = str(exc) if speaker is None else speaker.speak(exc)
+        raise CommandError(text) from None
 
 
 # -- output -----------------------------------------------------------------
@@ -231,6 +238,11 @@ def add_run_options(p, default_metrics):
                    metavar="N",
                    help="score only the first N ranked documents of each query "
                         "(trec_eval -M)")
+    p.add_argument("--no-relevant", type=no_relevant_type, default=None, metavar="POLICY",
+                   help="what a query without a relevant document scores: 'warn' (0, counted "
+                        "in the mean, with one warning naming the metrics; the default), "
+                        "'skip' (left out of the mean) or a number from 0 to 1, or nan "
+                        "(default with --trec-eval: 0, as trec_eval)")
     add_format_options(p)
     p.add_argument("--progress", action="store_true",
                    help="always show the progress bar on stderr (default: only on a "
@@ -247,7 +259,42 @@ def add_format_options(p):
 
 def run_settings(args):
     return dict(setting="trec_eval" if args.trec_eval else "sk_rankmetrics",
-                complete=args.complete, threshold=args.threshold, max_docs=args.max_docs)
+                complete=args.complete, threshold=args.threshold, max_docs=args.max_docs,
+                no_relevant=args.no_relevant)
+
+
+def no_relevant_type(text):
+    """``--no-relevant``: warn, skip, a number in [0, 1] or nan (``no_relevant``
+    of :func:`~sk_rankmetrics.evaluate_run`)."""
+    value = text.strip().lower()
+    if value not in ("warn", "skip"):
+        try:
+            value = float(value)
+        except ValueError:
+            value = None
+    try:
+        check_param("no_relevant", value, PARAMS["evaluate_run.no_relevant"])
+    except ValueError:
+        value = None
+    if value is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not accepted: give warn, skip, a number from 0 to 1, or nan")
+    return value
+
+
+def first_parameters(specs, flag="-m"):
+    """The ``-m`` entries trec_eval reads: an entry that gives a measure other
+    parameters than an earlier one is left out, with a warning (trec_eval reads
+    the first; ``-m P.5 -m P.10`` is P_5)."""
+    from .._files.trec_eval import ignored_parameters
+
+    ignored = ignored_parameters(specs or [])
+    for spec, first in ignored:
+        warnings.warn(f"{flag} {spec} is left out: trec_eval reads only the first parameters "
+                      f"given for a measure (here {flag} {first}); give all of them in one "
+                      f"{flag}.", UserWarning, stacklevel=2)
+    dropped = {spec for spec, _ in ignored}
+    return [s for s in specs if s not in dropped] if specs else specs
 
 
 def names_type(text):
@@ -302,7 +349,7 @@ def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
     from .._files.runs import evaluate_run
 
     prog = Progress("", force=args.progress) if progress is None else progress
-    run = read_input(run_path, args.run_format, "run", prog)
+    run = read_input(run_path, args.run_format, "run", prog, args.parser)
     from .beyond import has_beyond, score_run
 
     try:
@@ -318,20 +365,37 @@ def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
 def evaluate_runs(qrels, paths, args, default_metrics, progress=None):
     """Each run file's metrics against the same ``qrels``, by run name
     (:func:`run_names`), in the order of ``paths``, and the run tags. One run
-    is read at a time."""
+    is read at a time; the warnings of each are gathered by ``args.notices``
+    (a :class:`~sk_rankmetrics._cli.messages.Notices`), which names the runs
+    a warning concerns."""
     check_paths(paths)
     names = getattr(args, "names", None)
     if names is not None:
         run_names(paths, paths, names)  # a wrong count fails before any file is read
+    args.metric = first_parameters(args.metric)
+    notices = args.notices
+    notices.runs = [os.fspath(p) for p in paths]
     tags, results = [], []
     for path in paths:
-        if len(paths) == 1:
-            tag, res = evaluate_one(qrels, path, args, default_metrics, progress)
-        else:  # each warning names the run file it is about
-            with warnings.catch_warnings(record=True) as caught:
+        try:
+            with notices.collect(run=os.fspath(path)):
                 tag, res = evaluate_one(qrels, path, args, default_metrics, progress)
-            for w in caught:
-                warnings.warn(f"{os.fspath(path)}: {w.message}", w.category, stacklevel=2)
+        except (ValueError, TypeError) as exc:
+            if len(paths) > 1 and os.fspath(path) not in str(exc):  # which run failed
+                raise CommandError(f"{os.fspath(path)}: {exc}") from exc
+            raise
         tags.append(tag)
         results.append(res)
     return dict(zip(run_names(paths, tags, names), results)), tags
+
+
+def read_qrels_once(args, progress=None):
+    """The qrels of ``evaluate`` and ``compare``, read once; with ``--trec-eval``
+    their levels as trec_eval reads them (one warning for a non-integer level,
+    not one per run)."""
+    qrels = read_input(args.qrels, args.qrels_format, "qrels", progress, args.parser)
+    if args.trec_eval:
+        from .._files.runs import trec_levels
+
+        qrels = trec_levels(qrels)
+    return qrels

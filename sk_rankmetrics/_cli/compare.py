@@ -12,13 +12,14 @@ import os
 
 from .._utils.errors import printable as _printable
 from .._utils.params import PARAMS
+from .beyond import add_beyond_options
 from .common import (
     UsageError,
     add_names_option,
     add_run_options,
     evaluate_runs,
     fmt_value,
-    read_input,
+    read_qrels_once,
     table,
     table_type,
     write_text,
@@ -38,6 +39,13 @@ OUTPUTS = {".txt": "table", ".md": "markdown", ".tex": "latex", ".csv": "csv", "
 CSV_FIELDS = ("metric", "system_a", "system_b", "mean_a", "mean_b", "difference", "ci_low",
               "ci_high", "effect_size", "wins", "ties", "losses", "p_raw", "p", "significant",
               "n_queries")
+
+
+def _whole_set(name):
+    """Whether ``name`` is a beyond-accuracy measure of the whole list set (coverage@k, ...)."""
+    from .._beyond.measures import is_beyond, is_whole_set
+
+    return is_beyond(name) and is_whole_set(name.partition("@")[0].strip().lower())
 
 
 def _baseline(text, paths, names, tags):
@@ -122,8 +130,12 @@ def main(args):
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
+    whole = [m for m in args.metric or () if _whole_set(m)]
+    if whole:  # compare reads per-query values; these have one value per run
+        raise UsageError(f"-m {whole[0]} is one value for each whole run (no value per query), "
+                         "which compare cannot test; score it with sk-rankmetrics evaluate")
     out_fmt = _output_format(args.output, args.output_format) if args.output else None
-    qrels = read_input(args.qrels, args.qrels_format, "qrels")
+    qrels = read_qrels_once(args)
     results, tags = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS)
     labels = list(results)
     baseline = _baseline(args.baseline, args.runs, labels, tags)
@@ -132,6 +144,7 @@ def main(args):
                      baseline=baseline, alpha=args.alpha,
                      confidence_level=args.confidence_level, n_resamples=args.permutations,
                      random_state=args.seed, on_missing=args.on_missing)
+    report.notes = [args.notices.speaker.speak(n) for n in report.notes]  # flags, not keywords
     setting = "trec_eval" if args.trec_eval else "sk_rankmetrics"
     text = _render(report, args.format, args.per_query)
     if args.format == "table":
@@ -187,6 +200,7 @@ def add_parser(sub, parents):
     cp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
     add_run_options(cp, DEFAULT_METRICS)
     add_names_option(cp)
+    add_beyond_options(cp)
     add_test_options(cp, test="paired test (default: t-test)",
                      correction="multiple-testing correction over the comparisons of each "
                                 "metric (default: holm)")

@@ -23,7 +23,7 @@ from .common import (
     add_run_options,
     evaluate_runs,
     fmt_value,
-    read_input,
+    read_qrels_once,
     table,
     write_text,
 )
@@ -157,7 +157,7 @@ def main(args):
         prog.phase(f"reading qrels {os.path.basename(args.qrels)}", unit="bytes")
         qrels = read_trec_qrels(args.qrels, diversity=True, progress=prog)
     else:
-        qrels = read_input(args.qrels, args.qrels_format, "qrels", prog)
+        qrels = read_qrels_once(args, prog)
     results, _ = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS, prog)
     if args.format == "trec_eval":
         print("\n".join(_trec_eval_lines(results, args.per_query)))

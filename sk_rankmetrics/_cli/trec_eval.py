@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from .common import Progress, UsageError, read_input, table_type
+from .common import Progress, UsageError, first_parameters, read_input, table_type
 
 
 def main(args):
@@ -34,6 +34,7 @@ def main(args):
     )
     from .._metrics.names import parse_name
 
+    args.measure = first_parameters(args.measure)  # trec_eval reads the first
     try:
         chosen = parse_measures(args.measure)
         rows = requests(chosen)
@@ -50,8 +51,8 @@ def main(args):
     prog = Progress("", force=args.progress)
     # Levels as trec_eval reads them (atol), warned once; the gains of
     # ndcg.L=G are completed over them by the path evaluate_run takes too.
-    qrels = trec_levels(read_input(args.qrels, args.qrels_format, "qrels", prog))
-    run_ = read_input(args.run, args.run_format, "run", prog)
+    qrels = trec_levels(read_input(args.qrels, args.qrels_format, "qrels", prog, args.parser))
+    run_ = read_input(args.run, args.run_format, "run", prog, args.parser)
     levels = qrels.relevance[qrels.relevance >= 0]
     metrics = metric_requests(chosen, levels)  # [(printed name, options, metric)]
     for printed, options, _ in metrics:

@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.errors import warn
+from .._utils.errors import UndefinedRows, warn_undefined
 from .._utils.policy import policy_values
-
-
-def _undefined(message):
-    """Warn with scikit-learn's ``UndefinedMetricWarning``, imported only
-    when a warning is due (the file and command-line path never imports
-    scikit-learn otherwise)."""
-    from sklearn.exceptions import UndefinedMetricWarning
-
-    warn(message, UndefinedMetricWarning)
 
 
 def apply_policy(values, defined, policy, label):
@@ -23,12 +14,7 @@ def apply_policy(values, defined, policy, label):
         return values
     values = values.copy()
     if policy == "warn":
-        n_bad = int((~defined).sum())
-        _undefined(
-            f"{label}: {n_bad} of {defined.size} rows have no relevant item; they "
-            "score 0 and count in the mean. Set no_relevant='skip', 0.0, 1.0 or "
-            "nan to choose (and silence this warning)."
-        )
+        warn_undefined(UndefinedRows(label, int((~defined).sum()), defined.size))
         values[~defined] = 0.0
     elif policy == "skip":
         values[~defined] = np.nan
@@ -41,17 +27,17 @@ def apply_policy(values, defined, policy, label):
 MIN_GEO_MEAN = 1e-5
 
 
-def weighted_mean(values, weights, skipped, how="mean"):
+def weighted_mean(values, weights, skipped, how="mean", label="the metric"):
     """Combine the rows that are not ``skipped``, weighted by ``weights``.
 
     ``how``: ``"mean"`` (the arithmetic mean), ``"geometric"`` (the geometric
     mean of ``max(value, 1e-5)``, as trec_eval's gm_map) or ``"sum"``.
+    ``label`` names the metric in the warning when every row is skipped.
     """
     keep = ~skipped
     if not keep.any():
-        _undefined(
-            "every row was skipped (no row has a relevant item); the score is NaN."
-        )
+        warn_undefined(UndefinedRows(label, int(skipped.size), int(skipped.size),
+                                     skipped_all=True))
         return float("nan")
     v = values[keep]
     w = None if weights is None else weights[keep]
@@ -108,7 +94,7 @@ def reduce_results(raw, requests, policy, weights):
         how = "sum" if req.spec.aggregate == "sum" else (
             "geometric" if req.options.get("mean") == "geometric" else "mean")
         per_row[req.label] = values
-        means[req.label] = weighted_mean(values, weights, skipped, how)
+        means[req.label] = weighted_mean(values, weights, skipped, how, req.label)
     return per_row, means
 
 
@@ -176,15 +162,9 @@ def finish(part, label, policy, how):
     warnings and errors."""
     rows, undefined, kept, top, w, wv, wlog, total = (float(x) for x in part)
     if policy == "warn" and undefined:
-        _undefined(
-            f"{label}: {int(undefined)} of {int(rows)} rows have no relevant item; they "
-            "score 0 and count in the mean. Set no_relevant='skip', 0.0, 1.0 or "
-            "nan to choose (and silence this warning)."
-        )
+        warn_undefined(UndefinedRows(label, int(undefined), int(rows)))
     if not kept:
-        _undefined(
-            "every row was skipped (no row has a relevant item); the score is NaN."
-        )
+        warn_undefined(UndefinedRows(label, int(rows), int(rows), skipped_all=True))
         return float("nan")
     if how == "sum":
         if not np.isfinite(total):

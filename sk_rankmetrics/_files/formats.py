@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
+from .._utils.errors import shown
 from .._utils.params import validate
 from .._utils.types import FileFormat, PathLike, Progress
 from .tokens import open_binary, sniff_compression, strip_compression
@@ -113,13 +115,62 @@ def _read_frame(path, fmt):
         raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
+def _once(pairs):
+    """A JSON object as a dict; a key given twice is an error (``json`` keeps
+    the last silently)."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"an object gives the key {twice!r} twice (a query twice, or a "
+                         "document twice for one query); give each once")
+    return out
+
+
+def _repeated_pair(qid, docno):
+    """``(i, j)``, ``i < j``: the first rows that give one (query, document)
+    pair twice (``j`` the least such), or None."""
+    if len(qid) < 2:
+        return None
+    try:
+        _, qc = np.unique(np.asarray(qid), return_inverse=True)
+        docs, dc = np.unique(np.asarray(docno), return_inverse=True)
+    except TypeError:  # ids of mixed types: checked when the pairs are matched
+        return None
+    key = qc.reshape(-1).astype(np.int64) * docs.shape[0] + dc.reshape(-1)
+    order = np.argsort(key, kind="stable")
+    same = flatnonzero(key[order][1:] == key[order][:-1])
+    if same.size == 0:
+        return None
+    second = order[same + 1]
+    k = int(np.argmin(second))
+    return int(order[same[k]]), int(second[k])
+
+
+def _no_repeated_pair(obj, fmt, kind):
+    """Raise when a qrels or run read from a CSV, TSV or Parquet file gives a
+    (query, document) pair twice, naming its lines (rows in Parquet)."""
+    found = _repeated_pair(obj.qid, obj.docno)
+    if found is None:
+        return
+    i, j = found
+    if fmt == "parquet":
+        at, first = f"row {j + 1}", f"row {i + 1}"
+    else:  # the header is line 1
+        at, first = f"line {j + 2}", f"line {i + 2}"
+    advice = ("a run ranks each document at most once per query; keep one row of each"
+              if kind == "run" else "judge each (query, document) pair once")
+    raise ValueError(f"{at}: duplicate document {shown(obj.docno[j])!r} for query "
+                     f"{shown(obj.qid[j])!r} (first on {first}); {advice}")
+
+
 def _read_json(path, kind):
     """ranx-style JSON: {query: {doc: relevance or score}}."""
     from .trec import TrecQrels, TrecRun
 
     try:
         with open_binary(path, kind) as fh:
-            data = json.loads(fh.read().decode("utf-8-sig"))
+            data = json.loads(fh.read().decode("utf-8-sig"), object_pairs_hook=_once)
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
@@ -162,15 +213,18 @@ def _read(path, kind, format, progress, hint):
         if fmt == "json":
             return _read_json(path, kind)
         frame = _read_frame(path, fmt)
-        if kind == "qrels":
-            return qrels_from_frame(frame)
-        return run_from_frame(frame, tag=os.path.basename(path))
+        obj = (qrels_from_frame(frame) if kind == "qrels"
+               else run_from_frame(frame, tag=os.path.basename(path)))
+        obj.source = os.fspath(path)
+        _no_repeated_pair(obj, fmt, kind)
+        return obj
     except (ValueError, OSError) as exc:
         message = " ".join(str(exc).split()).rstrip(".")
         if fmt == "trec" and message.startswith(f"{kind} file"):
             where = message
         else:
-            where = f"{kind} file {os.fspath(path)!r}: {message}"
+            sep = ", " if message.startswith(("line ", "row ")) else ": "
+            where = f"{kind} file {os.fspath(path)!r}{sep}{message}"
         others = ", ".join(f for f in FORMATS if f not in ("auto", fmt))
         raise ValueError(f"{where} (read as {fmt}, chosen by {how}; if it is another "
                          f"format, name it with {hint}, one of {others}).") from None
@@ -230,7 +284,7 @@ def read_qrels(path: PathLike, *, format: FileFormat = "auto",
     TrecQrels(2 judgements, 1 queries)
     """
     return _read(path, "qrels", format, progress, "format=... (qrels_format=... in "
-                 "evaluate_run and evaluate_ranked, --qrels-format in the command)")
+                 "evaluate_run and evaluate_ranked)")
 
 
 @validate
@@ -265,7 +319,7 @@ def read_run(path: PathLike, *, format: FileFormat = "auto",
     TrecRun(1 documents, 1 queries, tag='run.tsv')
     """
     return _read(path, "run", format, progress, "format=... (run_format=... in "
-                 "evaluate_run and evaluate_ranked, --run-format in the command)")
+                 "evaluate_run and evaluate_ranked)")
 
 
 for _reader in (read_qrels, read_run):

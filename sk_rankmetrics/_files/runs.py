@@ -145,24 +145,44 @@ def _trec_syntax(metrics, levels=()):
     """Expand trec_eval's ``-m`` syntax (``"P.5,10"``, ``"ndcg.1=3,2=9"``,
     ``"all_trec"``) into the names trec_eval prints, as the command does
     (:func:`.trec_eval.metric_requests`, gains completed over ``levels``);
-    other names pass through. ``runid`` and ``relstring`` (text) are left out of
-    the sets and refused by name."""
-    from .trec_eval import MEASURES, SETS, TEXT_MEASURES, metric_requests, parse_measures
+    other names pass through. The entries in that syntax are read together,
+    as trec_eval reads its ``-m`` list: a measure given parameters twice keeps
+    the first (a warning names the entry left out), and a set takes the
+    parameters given for its measures (``["official", "P.10"]``: P_10, no
+    other P); each measure comes where the list first names it. ``runid`` and
+    ``relstring`` (text) are left out of the sets and refused by name."""
+    from .trec_eval import SETS, TEXT_MEASURES, is_syntax, metric_requests, parse_measures
 
-    out = []
-    for item in as_metric_list(metrics):
-        name = item if isinstance(item, str) else None
-        head = name.partition(".")[0] if name else None
-        if name and (name in SETS or ("." in name and head in MEASURES)
-                     or name in TEXT_MEASURES):
-            try:
-                chosen = parse_measures([name])
-                out += metric_requests(chosen, levels,
-                                       text="skip" if name in SETS else "raise")
-            except ValueError as exc:
-                raise InvalidParameterError(f"evaluate_run: {exc}") from None
-        else:
+    items = as_metric_list(metrics)
+    syntax = [item for item in items if isinstance(item, str)
+              and (is_syntax(item) or item in TEXT_MEASURES)]
+    if not syntax:
+        return items
+    ignored = []
+    try:
+        chosen = parse_measures(syntax, ignored)
+        direct = [n for n in dict.fromkeys(i.partition(".")[0] for i in syntax if i not in SETS)
+                  if n in TEXT_MEASURES]
+        if direct:
+            metric_requests({n: chosen[n] for n in direct}, levels, text="raise")
+        # Each measure's entries, placed where the list first names the measure.
+        entries = {n: metric_requests({n: params}, levels) for n, params in chosen.items()}
+    except ValueError as exc:
+        raise InvalidParameterError(f"evaluate_run: {exc}") from None
+    for spec, first in ignored:
+        warn(f"metrics: {spec!r} is left out: trec_eval reads only the first parameters "
+             f"given for a measure (here {first!r}); give all of them in one entry.",
+             UserWarning)
+    out, placed = [], set()
+    for item in items:
+        if not (isinstance(item, str) and item in syntax):
             out.append(item)
+            continue
+        name = item.partition(".")[0]
+        for n in (entries if item in SETS else (name,)):  # a set: trec_eval's order
+            if n in entries and n not in placed and (item not in SETS or n in SETS[item]):
+                placed.add(n)
+                out += entries[n]
     return out
 
 
@@ -351,7 +371,9 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         raise ValueError(f"the qrels{where} hold no judgement (an empty file, or only "
                          "comments and blank lines); they must judge at least one document.")
     if len(r) == 0 and not complete:
-        raise ValueError("the run is empty; it must rank at least one document.")
+        where = f" ({r.source})" if getattr(r, "source", None) else ""
+        raise ValueError(f"the run{where} ranks no document (an empty file, or only comments "
+                         "and blank lines); it must rank at least one.")
     trec = setting == "trec_eval"
     if trec:
         q = trec_levels(q)

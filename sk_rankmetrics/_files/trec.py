@@ -181,8 +181,17 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
     return name, cols, {f: v.array() for f, v in values.items()}, lines, head
 
 
-def _duplicates(cols, lines, name):
-    """Raise on a document listed twice for one query (checked by pair hash, then bytes).
+#: What a document listed twice means, in a run and in a qrels.
+_RUN_TWICE = ("A run ranks each document at most once per query (trec_eval refuses it "
+              "too); keep one line of each.")
+_QRELS_TWICE = ("A diversity qrels, which judges a document once per subtopic, is read "
+                "with read_trec_qrels(path, diversity=True) and scored by the diversity "
+                "measures (alpha_nDCG@k, ERR_IA@k, ...).")
+
+
+def _duplicates(cols, lines, name, kind):
+    """Raise on a document listed twice for one query (checked by pair hash, then bytes);
+    the message's advice is that of ``kind``, ``"run"`` or ``"qrels"``.
 
     When the lines of each query are contiguous (the usual file), a duplicate
     lies within one query: the pair hashes are sorted a few queries at a
@@ -222,10 +231,8 @@ def _duplicates(cols, lines, name):
             raise ValueError(
                 f"{name}, line {second}: duplicate document "
                 f"{k[1].decode('utf-8', 'replace')!r} for query "
-                f"{k[0].decode('utf-8', 'replace')!r} (first on line {first}). A "
-                "diversity qrels, which judges a document once per subtopic, is read "
-                "with read_trec_qrels(path, diversity=True) and scored by the diversity "
-                "measures (alpha_nDCG@k, ERR_IA@k, ...)."
+                f"{k[0].decode('utf-8', 'replace')!r} (first on line {first}). "
+                + (_RUN_TWICE if kind == "run" else _QRELS_TWICE)
             )
         seen[k] = r
 
@@ -444,7 +451,7 @@ def read_trec_qrels(path: PathLike, *, diversity: bool = False,
                                             "source": os.fspath(path), "_lines": lines})
     name, cols, nums, lines, _ = _read_columns(
         path, "qrels", 4, "qid iter docno rel", {3: "relevance"}, progress=progress)
-    _duplicates(cols, lines, name)
+    _duplicates(cols, lines, name, "qrels")
     return _from_file(TrecQrels, cols, {"relevance": nums[3],
                                                "source": os.fspath(path), "_lines": lines})
 
@@ -497,7 +504,7 @@ def read_trec_run(path: PathLike, *, progress: Progress | None = None) -> TrecRu
     name, cols, nums, lines, head = _read_columns(
         path, "run", 6, "qid Q0 docno rank score tag", {4: "score"}, keep=(5,),
         extra_ok=True, progress=progress)
-    _duplicates(cols, lines, name)
+    _duplicates(cols, lines, name, "run")
     tag = head[0] if head else "run"
     return _from_file(TrecRun, cols, {"score": nums[4], "rank": None, "tag": tag,
                                             "source": os.fspath(path)})

@@ -285,7 +285,11 @@ def _cutoffs(text, spec):
         if not m or int(m.group(1)) < 1:
             raise ValueError(f"measure {spec!r}: cut-off {part!r} is not a positive integer.")
         values.append(int(m.group(1)))
-    return tuple(sorted(set(values)))
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:  # trec_eval: "duplicate cutoffs detected" (5 and 5.5 are both 5 to atol)
+        raise ValueError(f"measure {spec!r}: cut-off {twice[0]} is given twice; give each "
+                         "once.")
+    return tuple(sorted(values))
 
 
 def _reals(text, spec):
@@ -309,16 +313,21 @@ def _parsed_pairs(text, spec, pattern, what):
     return out
 
 
-def parse_measures(specs):
+def parse_measures(specs, ignored=None):
     """``-m`` arguments -> ``{name: params}`` in trec_eval's order.
 
     ``params`` is a tuple (cut-offs, levels or values), a ``(text, dict)``
     pair for ``level=gain`` or ``name=value`` parameters, or None for the
-    defaults. Raises :class:`UnsupportedMeasure` naming every measure asked
-    for (directly or through a set) that is not supported, and ValueError
-    for a name trec_eval does not know.
+    defaults. A measure given parameters twice (``-m P.5 -m P.10``) keeps the
+    first, as trec_eval does (it reads the first ``-m`` entry that names the
+    measure); each later entry whose parameters differ is appended to the
+    list ``ignored`` as ``(spec, first spec)``. Raises
+    :class:`UnsupportedMeasure` naming every measure asked for (directly or
+    through a set) that is not supported, and ValueError for a name trec_eval
+    does not know.
     """
     chosen = {}
+    given = {}  # measure -> the spec whose parameters it keeps
     missing = []
     for spec in specs or ["official"]:
         name, _, param = spec.partition(".")
@@ -337,21 +346,13 @@ def parse_measures(specs):
                 continue
             if not param:
                 chosen.setdefault(n, None)
-            elif m.params is None:
-                raise ValueError(f"measure {spec!r}: {n} takes no parameters.")
-            elif m.params == "cutoffs":
-                chosen[n] = _cutoffs(param, spec)
-            elif m.params == "levels":
-                values = _reals(param, spec)
-                if len(set(values)) != len(values):
-                    raise ValueError(f"measure {spec!r}: duplicate levels.")
-                chosen[n] = tuple(sorted(values))
-            elif m.params == "values":
-                chosen[n] = (param, _reals(param, spec))
-            elif m.params == "gains":
-                chosen[n] = (param, _parsed_pairs(param, spec, _GAIN_ITEM, "level=gain"))
-            else:
-                chosen[n] = (param, _parsed_pairs(param, spec, _PAIR, "name=value"))
+                continue
+            value = _parameters(m, param, spec)
+            if n in given:
+                if ignored is not None and _parsed(value) != _parsed(chosen[n]):
+                    ignored.append((spec, given[n]))
+                continue
+            given[n], chosen[n] = spec, value
     if missing:
         raise UnsupportedMeasure(
             f"trec_eval measure{'s' if len(missing) > 1 else ''} not supported: "
@@ -360,6 +361,47 @@ def parse_measures(specs):
         )
     order = list(MEASURES)
     return dict(sorted(chosen.items(), key=lambda kv: order.index(kv[0])))
+
+
+def _parameters(m, param, spec):
+    """The parameters ``param`` of measure ``m``, parsed (see :func:`parse_measures`)."""
+    if m.params is None:
+        raise ValueError(f"measure {spec!r}: {m.name} takes no parameters.")
+    if m.params == "cutoffs":
+        return _cutoffs(param, spec)
+    if m.params == "levels":
+        values = _reals(param, spec)
+        if len(set(values)) != len(values):
+            raise ValueError(f"measure {spec!r}: duplicate levels.")
+        return tuple(sorted(values))
+    if m.params == "values":
+        return (param, _reals(param, spec))
+    if m.params == "gains":
+        return (param, _parsed_pairs(param, spec, _GAIN_ITEM, "level=gain"))
+    return (param, _parsed_pairs(param, spec, _PAIR, "name=value"))
+
+
+def _parsed(value):
+    """Parameters without their text: ``(text, parsed)`` -> ``parsed``."""
+    return value[1] if isinstance(value, tuple) and value and isinstance(value[0], str) \
+        else value
+
+
+def ignored_parameters(specs):
+    """``[(spec, first spec)]``: the ``-m`` entries whose parameters trec_eval
+    ignores, because an earlier entry gave the same measure other parameters
+    (:func:`parse_measures`); entries it does not know are left to it."""
+    ignored = []
+    try:
+        parse_measures([s for s in specs if is_syntax(s)], ignored)
+    except ValueError:
+        return []
+    return ignored
+
+
+def is_syntax(name):
+    """Whether ``name`` is trec_eval's ``-m`` syntax (a set, or ``measure.params``)."""
+    return name in SETS or ("." in name and name.partition(".")[0] in MEASURES)
 
 
 def requests(chosen):

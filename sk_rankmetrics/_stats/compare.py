@@ -94,6 +94,11 @@ def systems_of(results):
     if bad:
         raise InvalidParameterError(f"results must be keyed by system names (strings), got the "
                                     f"key {short_repr(bad[0])}.")
+    blank = [k for k in results if not k.strip()]
+    if blank:  # a row without a name in every table
+        raise InvalidParameterError(f"results has the system name {blank[0]!r}, which is "
+                                    f"{'empty' if not blank[0] else 'only whitespace'}; give "
+                                    "each system a name that shows (e.g. 'bm25').")
     return {name: _system(name, value) for name, value in results.items()}
 
 
@@ -176,11 +181,11 @@ def pair_queries(systems, on_missing, notes):
     if missing:
         if on_missing == "raise" or shared.size == 0:
             detail = "; ".join(f"{s!r} lacks {v.size} ({_shown(v)})" for s, v in missing.items())
-            advice = ("Score every query in every system (evaluate_run(..., complete=True), "
-                      "or -c on the command line, scores a query missing from a run as 0)")
+            advice = ("Score every query in every system (evaluate_run(..., complete=True) "
+                      "scores a query missing from a run as 0)")
             if shared.size:
                 advice += (f", or compare on the {counted(shared.size, 'query')} "
-                           "they share with on_missing='drop' (--on-missing drop).")
+                           "they share with on_missing='drop'.")
             else:
                 advice = "They share no query at all. " + advice + "."
             raise ValueError(f"results: the systems do not have the same queries: {detail}. "
@@ -217,7 +222,8 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
         indexed by query id) or Series (indexed by query id), a mapping
         ``{metric: per-query values}`` (from ``per_row=True``; paired by
         position) or a 1-D array of per-query values (one metric, named
-        ``"score"``).
+        ``"score"``). A name that is empty or only whitespace is an error
+        (it would be a row without a name).
     metrics : str or list of str, default=None
         The metrics to compare; None compares every metric, which must then
         be the same for every system.
@@ -350,6 +356,7 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
         pairs = [(i, b) for i in range(len(names)) if i != b]
     rng = _stats.rng_from(random_state)
     query_ids, per_query, stats = {}, {}, {}
+    partly_nan, single = {}, []  # one warning each, naming every metric concerned
     for m in chosen:
         V = np.column_stack([systems[s][1][m][positions[s]] for s in names])
         nan = np.isnan(V)
@@ -360,9 +367,7 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
             notes.append(f"{m}: {counted(dropped, 'query')} with NaN in some "
                          f"system {'was' if dropped == 1 else 'were'} left out.")
             if partial:
-                warn(f"compare: for {m!r}, {counted(partial, 'query')} NaN in "
-                     "some systems but not in others; left out of every system's mean and "
-                     "test of this metric, so the means differ from the systems' own.")
+                partly_nan[m] = partial
         V = V[keep]
         if V.shape[0] == 0:
             raise ValueError(f"results: metric {m!r} has no query with a value in every "
@@ -370,8 +375,7 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
         if V.shape[0] == 1:
             notes.append(f"{m}: one query only: every p-value is 1, intervals and effect "
                          "sizes are NaN.")
-            warn(f"compare: {m!r} has a single query in common; nothing can be tested "
-                 "(p-values 1, intervals NaN).")
+            single.append(m)
         query_ids[m] = shared[keep]
         per_query[m] = {s: V[:, i] for i, s in enumerate(names)}
         stats[m] = _stats.compare_metric(
@@ -382,6 +386,16 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
             how = (f"exact, every sign flip of the {V.shape[0]} queries enumerated"
                    if stats[m]["exact"] else f"{n_resamples} random sign flips")
             notes.append(f"{m}: randomisation test {how}.")
+    if partly_nan:
+        warn("compare: " + ", ".join(f"for {m!r}, {counted(n, 'query')}" for m, n in
+                                     partly_nan.items())
+             + " NaN in some systems but not in others; left out of every system's mean and "
+             "test of " + ("this metric" if len(partly_nan) == 1 else "these metrics")
+             + ", so the means differ from the systems' own.")
+    if single:
+        warn(f"compare: {', '.join(map(repr, single))} "
+             f"{'has' if len(single) == 1 else 'have'} a single query in common; nothing "
+             "can be tested (p-values 1, intervals NaN).")
     settings = dict(test=test, correction=correction, alpha=alpha,
                     confidence_level=confidence_level, n_resamples=n_resamples,
                     random_state=random_state, baseline=baseline, on_missing=on_missing)

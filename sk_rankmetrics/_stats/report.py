@@ -102,15 +102,23 @@ def _finite_or_none(v):
     return v if math.isfinite(v) else None
 
 
+#: Every character that LaTeX's text mode does not print as itself: its ten
+#: special characters, those its fonts set as something else (``<`` is an
+#: inverted exclamation mark in OT1, a backtick or a quote a curly quote; the
+#: default OT1 encoding has no straight double quote but in its typewriter font),
+#: the brackets (``[`` after a row's ``\\`` would be read as its argument)
+#: and ``-`` (``--`` is a dash).
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
                   "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-                  "|": r"\textbar{}"}
+                  "|": r"\textbar{}", "`": r"\textasciigrave{}", "'": r"\textquotesingle{}",
+                  '"': r"{\ttfamily\char34}", "[": "{[}", "]": "{]}", "-": "-{}"}
 
 
 def _latex(text):
     """``text`` as LaTeX text, shown as written (on one line)."""
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in _printable(text))
+    out = "".join(_LATEX_SPECIAL.get(c, c) for c in _printable(text)).replace(",,", ",{},")
+    return "{}" + out if out.startswith("*") else out  # \\* is a command of its own
 
 
 def _text_table(header, rows, right=()):

@@ -7,6 +7,7 @@ import sys
 import threading
 import warnings
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import numpy as np
 
@@ -111,6 +112,78 @@ def warn(message, category=UserWarning):
     if frame is None:  # called from library code only (a worker thread, say)
         level = 2
     warnings.warn(message, category, stacklevel=level)
+
+
+# -- rows where a metric is undefined -------------------------------------------------
+
+
+_NO_RELEVANT = "have no relevant item"
+
+
+class UndefinedRows(NamedTuple):
+    """``n`` of ``total`` rows of the metric ``label`` are undefined (``why``).
+
+    ``skipped_all`` says the ``no_relevant`` policy left every row out, so the
+    mean is NaN; otherwise the undefined rows score 0 and count in the mean
+    (``no_relevant="warn"``).
+    """
+
+    label: str
+    n: int
+    total: int
+    unit: str = "rows"
+    why: str = _NO_RELEVANT
+    skipped_all: bool = False
+
+    def message(self):
+        """The warning's text for Python users."""
+        if self.skipped_all:
+            one = self.unit[:-1]
+            why = (f"no {one} has a relevant item" if self.why == _NO_RELEVANT
+                   else f"all {self.unit} {self.why}")
+            return f"{self.label}: every {one} was skipped ({why}); the score is NaN."
+        return (f"{self.label}: {self.n} of {self.total} {self.unit} {self.why}; they score 0 "
+                "and count in the mean. Set no_relevant='skip', 0.0, 1.0 or nan to choose "
+                "(and silence this warning).")
+
+
+#: The lists of :func:`collect_undefined` blocks, innermost last.
+_sinks: list[list[UndefinedRows]] = []
+
+
+@contextmanager
+def collect_undefined():
+    """Gather the :class:`UndefinedRows` reports made inside the block, in a
+    list, instead of warning.
+
+    For a caller that words them itself: the command line prints one line per
+    cause (every metric and run it concerns) naming its own flag, and never
+    imports scikit-learn for a warning class it does not show.
+    """
+    sink = []
+    _sinks.append(sink)
+    try:
+        yield sink
+    finally:
+        _sinks.remove(sink)
+
+
+def warn_undefined(report):
+    """Report rows where a metric is undefined (an :class:`UndefinedRows`).
+
+    Python users get an ``UndefinedMetricWarning``, scikit-learn's class
+    (imported here, when a warning is due, so that code filtering or catching
+    scikit-learn's warning catches this one); inside :func:`collect_undefined`
+    the report is added to its list instead.
+    """
+    if getattr(_quiet, "on", False):
+        return
+    if _sinks:
+        _sinks[-1].append(report)
+        return
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    warn(report.message(), UndefinedMetricWarning)
 
 
 def plural(what):
