@@ -99,7 +99,7 @@ def test_a_missing_query_is_a_data_error_naming_the_flag(bundled):
                   "--permutations", "200", cwd=bundled)
     assert out.returncode == 1
     error = out.stderr.strip().splitlines()[-1]
-    assert error.startswith("sk-rankmetrics: error: results: the systems do not have the same "
+    assert error.startswith("sk-rankmetrics: error: the systems do not have the same "
                             "queries")
     assert "'410'" in error and "--on-missing drop" in error
     out = run_cli("agreement", "qrels.txt", "partial.txt", "bm25.txt", "rerank.txt",

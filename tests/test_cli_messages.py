@@ -138,6 +138,11 @@ LEFT_AS_WRITTEN = {
     # Unreachable from a command.
     ("_files/formats.py", "format"): "--qrels-format and --run-format take known formats only",
     ("_files/lists.py", "compute"): "evaluate_ranked(compute=False): no command calls it",
+    ("_stats/assessors.py", "labels"): "cohen_kappa(labels=...): the agreement command has no "
+                                       "labels, it reads the levels the qrels use",
+    ("_stats/qrels_report.py", "kendall_tau"): "QrelsComparison's repr, not a message",
+    ("_stats/qrels_report.py", "tau_ap"): "QrelsComparison's repr, not a message",
+    ("_stats/rbo.py", "score"): "rbo(score=...): no command computes rank-biased overlap",
 }
 
 

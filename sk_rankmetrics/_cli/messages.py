@@ -63,8 +63,10 @@ PHRASES = (
 _VALUE = (r"""(?:'[^']*'|"[^"]*"|\.\.\.|[-+]?(?:\d[\w.+-]*|inf|nan)|True|False|None"""
           r"""|\[[^\]]*\])""")
 #: ``keyword=value`` where a Python call would have it, not inside a metric
-#: name (``rbp.p=0.8``, ``P(rel=2)@5``, ``ndcg.1=3,2=9``).
-_KEYWORD = re.compile(rf"(?<![\w.,=\-'\"])(?<!\w\()(?P<kw>[a-z_][a-z0-9_]*)=(?P<value>{_VALUE})?")
+#: name (``rbp.p=0.8``, ``P(rel=2)@5``, ``ndcg.1=3,2=9``) nor a phrase such
+#: as ``level=gain`` (a word after ``=`` is no value).
+_KEYWORD = re.compile(
+    rf"(?<![\w.,=\-'\"])(?<!\w\()(?P<kw>[a-z_][a-z0-9_]*)=(?P<value>{_VALUE})?(?![\w(])")
 
 
 #: The arguments of the public functions that messages name besides those of
@@ -90,15 +92,16 @@ _CLAUSES = re.compile(r"(?<=[.;]) +(?=[A-Za-z(])")
 #: ...``, ``read_trec_qrels(path, ...)``); tests/test_cli_messages.py checks that
 #: this is every lower-case name of ``sk_rankmetrics.__all__``.
 PUBLIC_FUNCTIONS = (
-    "aplt_score", "arp_score", "bpref_score", "compare", "compare_estimators",
-    "coverage_score", "cumulative_gain_score", "dcg_score", "entropy_score", "err_score",
-    "evaluate", "evaluate_embeddings", "evaluate_ranked", "evaluate_run", "f1_at_k_score",
-    "get_scorer", "get_scorer_names", "get_scorers", "gini_score", "hit_rate_score",
-    "ild_score", "make_eval_metric", "make_ranking_scorer", "mean_average_precision_score",
-    "metric_names", "ndcg_score", "novelty_score", "personalization_score",
-    "precision_at_k_score", "qrels_from_frame", "r_precision_score", "rbp_score",
-    "read_qrels", "read_run", "read_trec_qrels", "read_trec_run", "recall_at_k_score",
-    "reciprocal_rank_score", "run_from_frame", "serendipity_score", "write_trec_run",
+    "aplt_score", "arp_score", "bpref_score", "cohen_kappa", "compare", "compare_estimators",
+    "compare_qrels", "coverage_score", "cumulative_gain_score", "dcg_score", "entropy_score",
+    "err_score", "evaluate", "evaluate_embeddings", "evaluate_ranked", "evaluate_run",
+    "f1_at_k_score", "fleiss_kappa", "get_scorer", "get_scorer_names", "get_scorers",
+    "gini_score", "hit_rate_score", "ild_score", "kendall_tau", "krippendorff_alpha",
+    "make_eval_metric", "make_ranking_scorer", "mean_average_precision_score", "metric_names",
+    "ndcg_score", "novelty_score", "personalization_score", "precision_at_k_score",
+    "qrels_from_frame", "r_precision_score", "rbo", "rbp_score", "read_qrels", "read_run",
+    "read_trec_qrels", "read_trec_run", "recall_at_k_score", "reciprocal_rank_score",
+    "run_from_frame", "serendipity_score", "tau_ap", "weighted_tau", "write_trec_run",
 )
 
 

@@ -568,8 +568,8 @@ PARAMS = {
     ),
     "compare_qrels.no_relevant": Param(
         None, [*_NO_RELEVANT, _NONE],
-        "the value of a query without a relevant document, as in evaluate_run; None means "
-        "the setting's own",
+        "the value of a query without a relevant document: 'warn', 'skip' or a number "
+        "(None: the setting's own)",
         examples=("skip", 0.0),
         doc="""no_relevant : "warn", "skip" or float, default=None
     As in :func:`evaluate_run` (None: its default); a query that
