@@ -140,16 +140,14 @@ LEFT_AS_WRITTEN = {
     ("_files/lists.py", "compute"): "evaluate_ranked(compute=False): no command calls it",
     ("_stats/assessors.py", "labels"): "cohen_kappa(labels=...): the agreement command has no "
                                        "labels, it reads the levels the qrels use",
-    ("_stats/qrels_report.py", "kendall_tau"): "QrelsComparison's repr, not a message",
-    ("_stats/qrels_report.py", "tau_ap"): "QrelsComparison's repr, not a message",
     ("_stats/rbo.py", "score"): "rbo(score=...): no command computes rank-biased overlap",
 }
 
 
 def _messages(path):
     """``(line, text)`` of each string of a module that reads as a sentence
-    (holds a space), f-strings with their fields as ``'x'``; docstrings and
-    the ``doc=``/``help=`` texts of parameters are left out."""
+    (holds a space), f-strings with their fields as ``'x'``; docstrings, the
+    ``doc=``/``help=`` texts of parameters and reprs are left out."""
     tree = ast.parse(path.read_text())
     skip = set()
     for node in ast.walk(tree):
@@ -161,6 +159,8 @@ def _messages(path):
             skip.update(id(n) for n in ast.walk(node.value))
         if isinstance(node, ast.JoinedStr):
             skip.update(id(n) for n in node.values)
+        if isinstance(node, ast.FunctionDef) and node.name == "__repr__":  # no message
+            skip.update(id(n) for n in ast.walk(node))
     for node in ast.walk(tree):
         if id(node) in skip:
             continue
