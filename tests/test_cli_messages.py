@@ -134,7 +134,6 @@ LEFT_AS_WRITTEN = {
     ("_metrics/gains.py", "discount"): "a metric name's discount option",
     ("_metrics/registry.py", "max_rel"): "the option of a C/W/L name",
     ("_metrics/registry.py", "min_rel"): "the option of a C/W/L name",
-    ("_files/trec_eval.py", "p"): "trec_eval's rbp.p=VALUE syntax",
     # Unreachable from a command.
     ("_files/formats.py", "format"): "--qrels-format and --run-format take known formats only",
     ("_files/lists.py", "compute"): "evaluate_ranked(compute=False): no command calls it",
