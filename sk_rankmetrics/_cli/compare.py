@@ -119,9 +119,14 @@ def _output_format(path, fmt):
 
 def main(args):
     from .._stats.compare import compare
+    from .._stats.tukey import TUKEY_TESTS
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
+    if args.test in TUKEY_TESTS and args.correction not in ("auto", "none"):
+        raise UsageError(f"--correction {args.correction} cannot be applied on top of --test "
+                         f"{args.test}: Tukey's HSD already controls the family-wise error over "
+                         "every pair of runs; use --correction none (or auto, the default)")
     out_fmt = _output_format(args.output, args.output_format) if args.output else None
     qrels = read_input(args.qrels, args.qrels_format, "qrels")
     results, tags = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS)
@@ -156,10 +161,12 @@ def add_parser(sub, parents):
     add_run_options(cp, DEFAULT_METRICS)
     add_names_option(cp)
     cp.add_argument("--test", choices=TESTS, default=PARAMS["test"].default,
-                    help="paired test (default: t-test)")
+                    help="paired test (default: t-test); tukey, tukey_oneway and "
+                         "randomized_tukey are Tukey's HSD (topics as blocks, one-way, "
+                         "randomised), which take every pair of runs as one family")
     cp.add_argument("--correction", choices=CORRECTIONS, default=PARAMS["correction"].default,
                     help="multiple-testing correction over the comparisons of each metric "
-                         "(default: holm)")
+                         "(default: auto, which is holm, or none under Tukey's tests)")
     cp.add_argument("--baseline", metavar="RUN",
                     help="compare every run with this one (its name, run tag, file name or "
                          "path) instead of every pair")
@@ -171,7 +178,8 @@ def add_parser(sub, parents):
                     help="level of the bootstrap intervals (default: 0.95)")
     cp.add_argument("--permutations", type=table_type("n_resamples", int),
                     default=PARAMS["n_resamples"].default, metavar="N",
-                    help="bootstrap resamples and random sign flips (default: 10000, at most "
+                    help="bootstrap resamples, random sign flips and random permutations "
+                         "(default: 10000, at most "
                          f"{MAX_PERMUTATIONS:,})")
     cp.add_argument("--seed", type=table_type("random_state", int), default=0,
                     help="seed of the resamples and sign flips (default: 0)")

@@ -387,14 +387,17 @@ PARAMS = {
     ),
     # -- comparing systems --
     "test": Param(
-        "t-test", [Options("t-test", "wilcoxon", "randomization", "bootstrap", "sign")],
+        "t-test", [Options("t-test", "wilcoxon", "randomization", "bootstrap", "sign", "tukey",
+                           "tukey_oneway", "randomized_tukey")],
         "the paired two-sided significance test",
-        examples=("wilcoxon", "randomization", "bootstrap", "sign"),
+        examples=("wilcoxon", "randomization", "bootstrap", "sign", "tukey", "tukey_oneway",
+                  "randomized_tukey"),
     ),
     "correction": Param(
-        "holm", [Options("holm", "bonferroni", "fdr_bh"), _NONE],
-        "the multiple-testing correction over the comparisons of each metric; None for none",
-        examples=("bonferroni", "fdr_bh", None),
+        "auto", [Options("auto", "holm", "bonferroni", "fdr_bh"), _NONE],
+        "the multiple-testing correction over the comparisons of each metric; None for none, "
+        "'auto' for Holm's (none under Tukey's tests, which control the family themselves)",
+        examples=("holm", "bonferroni", "fdr_bh", None),
     ),
     "baseline": Param(
         None, [Strings(), _NONE],

@@ -44,8 +44,10 @@ FileFormat = Literal["auto", "trec", "csv", "tsv", "parquet", "json"]
 ResponseMethodName = Literal["decision_function", "predict_proba", "predict"]
 #: ``response_method``: one estimator method, or several tried in order.
 ResponseMethod = Union[ResponseMethodName, Sequence[ResponseMethodName]]
-Test = Literal["t-test", "wilcoxon", "randomization", "bootstrap", "sign"]
-Correction = Literal["holm", "bonferroni", "fdr_bh"]
+Test = Literal["t-test", "wilcoxon", "randomization", "bootstrap", "sign", "tukey",
+               "tukey_oneway", "randomized_tukey"]
+#: ``correction``: "auto" is Holm's, or none under Tukey's tests.
+Correction = Literal["auto", "holm", "bonferroni", "fdr_bh"]
 OnMissing = Literal["raise", "drop"]
 #: ``exclude_relevant``: what an excluded item that the truth marks relevant does.
 ExcludeRelevant = Literal["raise", "drop"]
