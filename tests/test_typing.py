@@ -121,6 +121,10 @@ LITERALS = {
     "ExcludeRelevant": ["exclude_relevant"],
     "ReportRows": ["rows"],
     "Library": ["library"],
+    "Aggregate": ["aggregate"],
+    "Layout": ["layout"],
+    "RankIntervals": ["intervals"],
+    "Design": ["design"],
 }
 
 

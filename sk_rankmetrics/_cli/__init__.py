@@ -1,7 +1,8 @@
 """The command line: ``sk-rankmetrics`` (also ``python -m sk_rankmetrics``).
 
 Commands, one module each: ``evaluate`` (metrics of one run), ``compare``
-(several runs with paired significance tests), ``trec_eval`` (trec_eval's
+(several runs with paired significance tests), ``leaderboard`` (runs of
+several collections ranked, with rank intervals), ``trec_eval`` (trec_eval's
 flags and output) and ``demo`` (on seeded data it generates).
 
 Exit codes: 0 on success; 2 for a usage error (argparse's usage line and
@@ -17,13 +18,13 @@ import sys
 import traceback
 import warnings
 
-from . import compare, demo, evaluate, trec_eval
+from . import compare, demo, evaluate, leaderboard, trec_eval
 from .common import CommandError, UsageError
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
 
-COMMANDS = (evaluate, compare, trec_eval, demo)
+COMMANDS = (evaluate, compare, leaderboard, trec_eval, demo)
 
 
 def build_parser():

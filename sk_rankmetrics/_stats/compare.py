@@ -335,9 +335,10 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
     **Tukey's tests** give each pair a p-value and a simultaneous
     interval of the difference that account for all :math:`k` systems,
     whatever ``baseline`` shows (the intervals are :math:`\bar d \pm
-    q_{1-\gamma}(k, \nu) \sqrt{V_E / n}` at ``confidence_level``
-    :math:`1 - \gamma`; the randomised form uses the quantile of the
-    permuted ranges instead). With no residual variance (every system
+    q_{1-\gamma}(k, \phi_E) \sqrt{V_E / n}` at ``confidence_level``
+    :math:`1 - \gamma`, with :math:`\phi_E` the residual degrees of
+    freedom; the randomised form uses the quantile of the permuted ranges
+    instead). With no residual variance (every system
     differs from another by the same amount on every topic) the
     statistic is infinite: p is 0 for a non-zero difference, 1 for a zero
     one, and the interval is :math:`(\bar d, \bar d)`.

@@ -52,6 +52,16 @@ OnMissing = Literal["raise", "drop"]
 #: ``exclude_relevant``: what an excluded item that the truth marks relevant does.
 ExcludeRelevant = Literal["raise", "drop"]
 ReportRows = Literal["systems", "pairs"]
+#: ``rows`` of ``LeaderboardReport.to_frame``.
+LeaderboardRows = Literal["systems", "collections", "baselines"]
+#: ``aggregate`` of ``leaderboard``: the mean of per-collection means, or the Borda count.
+Aggregate = Literal["mean", "borda"]
+#: ``layout`` of ``leaderboard``: the levels of its nested mapping, outermost first.
+Layout = Literal["collection/system", "system", "system/seed", "collection/system/seed"]
+#: ``intervals`` of ``leaderboard``: simultaneous or per-system rank intervals.
+RankIntervals = Literal["simultaneous", "per_system"]
+#: ``design`` of ``topics_needed``: the paired t-test, the one-way ANOVA, the CI width.
+Design = Literal["paired_t", "anova", "ci"]
 #: ``library`` of ``make_eval_metric``: the boosting library that calls the metric.
 Library = Literal["lightgbm", "xgboost"]
 #: ``progress``: called as ``progress(done, total)``.
