@@ -470,8 +470,8 @@ def leaderboard(results: Mapping[str, Any], *, metric: str | None = None,
     ----------
     .. [1] Mogstad, M., Romano, J. P., Shaikh, A. M. and Wilhelm, D. (2024).
            Inference for ranks with applications to mobility across
-           neighbourhoods and academic achievement across countries. Review
-           of Economic Studies, 91(1), 476-518.
+           neighborhoods and academic achievement across countries. Review
+           of Economic Studies.
 
     Examples
     --------
