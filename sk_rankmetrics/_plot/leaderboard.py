@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._stats.leaderboard_report import LeaderboardReport
+from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError
 from .._utils.types import ArrayLike
 
@@ -147,7 +148,7 @@ class LeaderboardDisplay:
                                  f"got shape {a.shape}.")
             arrays[attr] = a.astype(np.float64)
         r, lo, hi = arrays["rank"], arrays["rank_low"], arrays["rank_high"]
-        bad = np.flatnonzero((lo > r) | (r > hi) | (lo < 1) | (hi > len(names)))
+        bad = flatnonzero((lo > r) | (r > hi) | (lo < 1) | (hi > len(names)))
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"system {names[i]!r}: rank {r[i]:g} and interval "

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, counted, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import Aggregate, Correction, Layout, OnMissing, RankIntervals
@@ -213,8 +214,7 @@ def bootstrap_scores(matrices, owner, k, aggregate, n_resamples, rng):
     seeded = n_cols > k
     weights = None
     if seeded:  # each system's seeds drawn with replacement, the same on every collection
-        weights = np.empty((n_resamples, n_cols))
-        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        starts = flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
         sizes = np.diff(np.r_[starts, n_cols])
         draw = rng.random((n_resamples, n_cols))
         pick = starts[owner][None, :] + np.floor(draw * sizes[owner][None, :]).astype(np.intp)
