@@ -145,58 +145,17 @@ class LeaderboardReport:
                       for c in self.collections}
         position = {s: i for i, s in enumerate(self.systems)}
         self.order = sorted(self.systems, key=lambda s: (self.rank[s], position[s]))
-
-    # -- settings as attributes -------------------------------------------------------
-
-    @property
-    def metric(self) -> str:
-        """The metric the systems are ranked by."""
-        return self.settings["metric"]
-
-    @property
-    def aggregate(self) -> str:
-        """How the per-collection means make a score: "mean" or "borda"."""
-        return self.settings["aggregate"]
-
-    @property
-    def layout(self) -> str:
-        """The levels of the results, outermost first."""
-        return self.settings["layout"]
-
-    @property
-    def intervals(self) -> str:
-        """"simultaneous" or "per_system" rank intervals."""
-        return self.settings["intervals"]
-
-    @property
-    def baselines(self) -> list[str]:
-        """The systems the others are tested against."""
-        return list(self.settings["baselines"])
-
-    @property
-    def correction(self) -> str | None:
-        """The correction of the baseline tests (None: none)."""
-        return self.settings["correction"]
-
-    @property
-    def alpha(self) -> float:
-        """The significance level of the baseline tests."""
-        return self.settings["alpha"]
-
-    @property
-    def n_resamples(self) -> int:
-        """Bootstrap resamples."""
-        return self.settings["n_resamples"]
-
-    @property
-    def confidence_level(self) -> float:
-        """The level of the rank intervals."""
-        return self.settings["confidence_level"]
-
-    @property
-    def random_state(self) -> int | None:
-        """The seed of the resamples (None: a fresh one)."""
-        return self.settings["random_state"]
+        # the settings, as attributes
+        self.metric: str = self.settings["metric"]
+        self.aggregate: str = self.settings["aggregate"]
+        self.layout: str = self.settings["layout"]
+        self.intervals: str = self.settings["intervals"]
+        self.baselines: list[str] = list(self.settings["baselines"])
+        self.correction: str | None = self.settings["correction"]
+        self.alpha: float = self.settings["alpha"]
+        self.n_resamples: int = self.settings["n_resamples"]
+        self.confidence_level: float = self.settings["confidence_level"]
+        self.random_state: int | None = self.settings["random_state"]
 
     # -- the rows ---------------------------------------------------------------------
 

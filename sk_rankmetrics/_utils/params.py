@@ -535,18 +535,6 @@ PARAMS = {
         "the number of topics (per system) of the experiment",
         examples=(50,),
     ),
-    "topics_needed.alpha": Param(
-        0.05, [Interval("real", 0, 1, closed="neither")],
-        "the significance level of the test (for design='ci': one minus the confidence "
-        "level)",
-        examples=(0.01,),
-    ),
-    "detectable_difference.alpha": Param(
-        0.05, [Interval("real", 0, 1, closed="neither")],
-        "the significance level of the test (for design='ci': one minus the confidence "
-        "level)",
-        examples=(0.01,),
-    ),
     "library": Param(
         None, [Options("lightgbm", "xgboost")],
         "the boosting library whose training calls the metric; CatBoost's custom metrics "
@@ -559,6 +547,14 @@ PARAMS = {
         examples=({},),
     ),
 }
+
+
+#: The significance level of topic set size design, one declaration for both functions.
+PARAMS["topics_needed.alpha"] = PARAMS["detectable_difference.alpha"] = Param(
+    0.05, [Interval("real", 0, 1, closed="neither")],
+    "the significance level of the test (for design='ci': one minus the confidence level)",
+    examples=(0.01,),
+)
 
 
 def param(name: str, where: str | None = None) -> Param:
