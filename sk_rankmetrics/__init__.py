@@ -21,6 +21,11 @@ _LAZY = {
     "ComparisonReport": "_stats.report",
     "compare": "_stats.compare",
     "compare_estimators": "_stats.estimators",
+    "detectable_difference": "_stats.power",
+    "leaderboard": "_stats.leaderboard",
+    "LeaderboardReport": "_stats.leaderboard_report",
+    "LeaderboardDisplay": "_plot.leaderboard",
+    "topics_needed": "_stats.power",
     "QueryDifferenceDisplay": "_plot.query_difference",
     "QueryGroupRanker": "_sklearn.group_ranker",
     "MetricAtKDisplay": "_plot.metric_at_k",
@@ -122,6 +127,7 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._files.trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
     from ._metrics.registry import metric_names
     from ._plot.exposure import ExposureLorenzDisplay, LongTailDisplay
+    from ._plot.leaderboard import LeaderboardDisplay
     from ._plot.metric_at_k import MetricAtKDisplay
     from ._plot.orderings import OrderingDisplay
     from ._plot.query_difference import QueryDifferenceDisplay
@@ -145,6 +151,9 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._stats.qrels_report import QrelsComparison
     from ._stats.rank_correlation import kendall_tau, tau_ap, weighted_tau
     from ._stats.rbo import rbo
+    from ._stats.leaderboard import leaderboard
+    from ._stats.leaderboard_report import LeaderboardReport
+    from ._stats.power import detectable_difference, topics_needed
     from ._stats.report import ComparisonReport
     from ._training.accumulator import RankingAccumulator
     from ._training.boosting import make_eval_metric
@@ -171,6 +180,8 @@ __all__ = [
     "EvaluationResult",
     "ExposureLorenzDisplay",
     "InvalidParameterError",
+    "LeaderboardDisplay",
+    "LeaderboardReport",
     "LongTailDisplay",
     "MetricAtKDisplay",
     "OrderingDisplay",
@@ -192,6 +203,7 @@ __all__ = [
     "coverage_score",
     "cumulative_gain_score",
     "dcg_score",
+    "detectable_difference",
     "entropy_score",
     "err_score",
     "evaluate",
@@ -208,6 +220,7 @@ __all__ = [
     "ild_score",
     "kendall_tau",
     "krippendorff_alpha",
+    "leaderboard",
     "make_eval_metric",
     "make_ranking_scorer",
     "mean_average_precision_score",
@@ -230,5 +243,6 @@ __all__ = [
     "serendipity_score",
     "tau_ap",
     "weighted_tau",
+    "topics_needed",
     "write_trec_run",
 ]

@@ -224,8 +224,8 @@ def test_usage_errors_exit_2():
                              ("agreement", "compare two qrels: assessor agreement")):
         assert re.search(rf"^ +{command} +{re.escape(summary)}", out.stderr, re.M), command
     assert out.stderr.splitlines()[-1] == (
-        "sk-rankmetrics: error: give a command (evaluate, compare, trec_eval, demo, "
-        "agreement); "
+        "sk-rankmetrics: error: give a command (evaluate, compare, leaderboard, trec_eval, "
+        "demo, agreement); "
         "'sk-rankmetrics COMMAND --help' describes one")
     out = run_cli("evaluate", "only-one-file")
     assert out.returncode == 2

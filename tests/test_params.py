@@ -82,7 +82,9 @@ DATA = {"y_true", "y_score", "sample_weight", "qid", "metrics", "metric", "qrels
         # agreement: rankings, orderings, qrels, runs and what the reports hold
         "x", "a", "b", "qrels_a", "qrels_b", "runs", "comparison", "scores_a", "scores_b",
         "swaps", "significant", "title", "measure", "value", "interval", "n_pairs",
-        "kendall_tau", "tau_ap", "intervals", "per_query_tau", "comparisons"}
+        "kendall_tau", "tau_ap", "intervals", "per_query_tau", "comparisons",
+        "rank_low", "rank_high", "tied_with_best", "report", "collections", "scores", "means",
+        "n_queries", "n_seeds", "baseline_tests", "per_query_differences"}
 
 
 def _closed(display):
@@ -126,6 +128,14 @@ def _calls():
                                              scoring="ndcg@3", **kw)),
         ("ComparisonReport.to_frame", skr.ComparisonReport.to_frame,
          lambda **kw: skr.compare(SYSTEMS, random_state=0).to_frame(**kw)),
+        ("leaderboard", skr.leaderboard,
+         lambda **kw: skr.leaderboard({"x": SYSTEMS, "y": SYSTEMS}, **kw)),
+        ("LeaderboardReport.to_frame", skr.LeaderboardReport.to_frame,
+         lambda **kw: skr.leaderboard({"x": SYSTEMS}, random_state=0).to_frame(**kw)),
+        ("topics_needed", skr.topics_needed,
+         lambda **kw: skr.topics_needed(**{"delta": 0.1, "sd": 0.2, **kw})),
+        ("detectable_difference", skr.detectable_difference,
+         lambda **kw: skr.detectable_difference(**{"n_topics": 20, "sd": 0.2, **kw})),
         ("QueryDifferenceDisplay.from_results", skr.QueryDifferenceDisplay.from_results,
          lambda **kw: _closed(skr.QueryDifferenceDisplay.from_results(
              {"A": SYSTEMS["A"], "B": SYSTEMS["B"]}, **kw))),

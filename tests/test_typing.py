@@ -125,6 +125,10 @@ LITERALS = {
     "KendallVariant": ["variant"],
     "KappaWeights": ["weights"],
     "AlphaLevel": ["level"],
+    "Aggregate": ["aggregate"],
+    "Layout": ["layout"],
+    "RankIntervals": ["intervals"],
+    "Design": ["design"],
 }
 
 

@@ -1,7 +1,8 @@
 """The command line: ``sk-rankmetrics`` (also ``python -m sk_rankmetrics``).
 
 Commands, one module each: ``evaluate`` (metrics of one run), ``compare``
-(several runs with paired significance tests), ``trec_eval`` (trec_eval's
+(several runs with paired significance tests), ``leaderboard`` (runs of
+several collections ranked, with rank intervals), ``trec_eval`` (trec_eval's
 flags and output), ``demo`` (on seeded data it generates) and ``agreement``
 (two qrels: assessor agreement, and how they order runs).
 
@@ -17,13 +18,13 @@ import argparse
 import sys
 import traceback
 
-from . import agreement, compare, demo, evaluate, trec_eval
+from . import agreement, compare, demo, evaluate, leaderboard, trec_eval
 from .common import CommandError, UsageError
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
 
-COMMANDS = (evaluate, compare, trec_eval, demo, agreement)
+COMMANDS = (evaluate, compare, leaderboard, trec_eval, demo, agreement)
 
 
 def build_parser():

@@ -127,6 +127,7 @@ def _output_format(path, fmt):
 
 def main(args):
     from .._stats.compare import compare
+    from .._stats.tukey import TUKEY_TESTS
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
@@ -134,6 +135,10 @@ def main(args):
     if whole:  # compare reads per-query values; these have one value per run
         raise UsageError(f"-m {whole[0]} is one value for each whole run (no value per query), "
                          "which compare cannot test; score it with sk-rankmetrics evaluate")
+    if args.test in TUKEY_TESTS and args.correction not in ("auto", "none"):
+        raise UsageError(f"--correction {args.correction} cannot be applied on top of --test "
+                         f"{args.test}: Tukey's HSD already controls the family-wise error over "
+                         "every pair of runs; use --correction none (or auto, the default)")
     out_fmt = _output_format(args.output, args.output_format) if args.output else None
     qrels = read_qrels_once(args)
     results, tags = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS)
@@ -201,15 +206,18 @@ def add_parser(sub, parents):
     add_run_options(cp, DEFAULT_METRICS)
     add_names_option(cp)
     add_beyond_options(cp)
-    add_test_options(cp, test="paired test (default: t-test)",
+    add_test_options(cp, test="paired test (default: t-test); tukey, tukey_oneway and "
+                              "randomized_tukey are Tukey's HSD (topics as blocks, one-way, "
+                              "randomised), which take every pair of runs as one family",
                      correction="multiple-testing correction over the comparisons of each "
-                                "metric (default: holm)")
+                                "metric (default: auto, which is holm, or none under Tukey's "
+                                "tests)")
     cp.add_argument("--baseline", metavar="RUN",
                     help="compare every run with this one (its name, run tag, file name or "
                          "path) instead of every pair")
     add_resample_options(
         cp, alpha="significance level of the markers (default: 0.05)",
-        resamples="bootstrap resamples and random sign flips",
+        resamples="bootstrap resamples, random sign flips and random permutations",
         seed="seed of the resamples and sign flips (default: 0)",
         on_missing="queries scored in some runs only: raise an error (default) or leave "
                    "them out ('drop'); -c scores them as 0 instead")

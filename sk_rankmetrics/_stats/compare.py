@@ -12,6 +12,7 @@ from .._utils.errors import InvalidParameterError, counted, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Correction, OnMissing, Test
 from . import significance as _stats
+from . import tukey as _tukey
 from .report import ComparisonReport
 
 if TYPE_CHECKING:
@@ -199,9 +200,23 @@ def pair_queries(systems, on_missing, notes):
     return shared, positions
 
 
+def resolve_correction(test, correction):
+    """The correction ``"auto"`` stands for, and the refusal of one on top of Tukey's tests."""
+    tukey = test in _tukey.TUKEY_TESTS
+    if correction == "auto":
+        return None if tukey else "holm"
+    if tukey and correction is not None:
+        raise InvalidParameterError(
+            f"compare: correction={correction!r} cannot be applied on top of test={test!r}: "
+            "Tukey's HSD already controls the family-wise error over every pair of systems. "
+            "Use correction=None (or 'auto')."
+        )
+    return correction
+
+
 @validate
 def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str] | None = None,
-            test: Test = "t-test", correction: Correction | None = "holm",
+            test: Test = "t-test", correction: Correction | None = "auto",
             baseline: str | None = None, alpha: float = 0.05, confidence_level: float = 0.95,
             n_resamples: int = 10_000, random_state: int | None = None,
             on_missing: OnMissing = "raise") -> ComparisonReport:
@@ -227,20 +242,33 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
     metrics : str or list of str, default=None
         The metrics to compare; None compares every metric, which must then
         be the same for every system.
-    test : {"t-test", "wilcoxon", "randomization", "bootstrap", "sign"}, default="t-test"
-        The paired two-sided test: Student's paired t-test
+    test : str, default="t-test"
+        The paired two-sided test, one of ``"t-test"``, ``"wilcoxon"``,
+        ``"randomization"``, ``"bootstrap"``, ``"sign"``, ``"tukey"``,
+        ``"tukey_oneway"`` and ``"randomized_tukey"``: Student's paired t-test
         (``scipy.stats.ttest_rel``), the Wilcoxon signed-rank test
         (``scipy.stats.wilcoxon``: zero differences dropped, exact
         distribution where SciPy uses it), Fisher's randomisation test
         (random sign flips of the differences; every flip enumerated when
         :math:`2^{n-1} \le \max(\mathrm{n\_resamples}, 2^{15})`, so for
         :math:`n \le 16`), a bootstrap test of the mean difference, or the
-        sign test (exact binomial test of wins against losses).
-    correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
+        sign test (exact binomial test of wins against losses). Or one of
+        Tukey's honestly significant difference tests, which take every
+        pair of the systems as one family [3]_: ``"tukey"`` with topics as
+        blocks (two-way ANOVA without replication, the studentized range
+        with :math:`(k-1)(n-1)` degrees of freedom), ``"tukey_oneway"``
+        (one-way ANOVA, :math:`k(n-1)` degrees of freedom: statsmodels'
+        ``pairwise_tukeyhsd``) or ``"randomized_tukey"`` (each topic's
+        values permuted among the systems [4]_; exact when the
+        :math:`(k!)^{n-1}` distinct permutations number at most
+        :math:`\max(\mathrm{n\_resamples}, 2^{15})`).
+    correction : {"auto", "holm", "bonferroni", "fdr_bh"} or None, default="auto"
         Multiple-testing correction over the comparisons of each metric:
         Holm's step-down (controls the family-wise error rate, and is never
         less powerful than Bonferroni), Bonferroni, Benjamini-Hochberg (the
-        false discovery rate), or none.
+        false discovery rate), or none. ``"auto"`` is Holm's, and none
+        under Tukey's tests, which control the family-wise error
+        themselves (any other correction is refused with them).
     baseline : str, default=None
         None compares every pair of systems (``(a, b)`` in the order of
         ``results``, difference ``a - b``); a system's name compares every
@@ -248,10 +276,12 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
     alpha : float, default=0.05
         Significance level of the markers and of ``report.significant``.
     confidence_level : float, default=0.95
-        Level of the BCa bootstrap intervals.
+        Level of the BCa bootstrap intervals (and of the simultaneous
+        intervals of Tukey's tests).
     n_resamples : int, default=10_000
         Bootstrap resamples of the queries (intervals and the bootstrap
-        test) and random sign flips of the randomisation test.
+        test), random sign flips of the randomisation test and random
+        permutations of the randomised Tukey HSD.
     random_state : int, default=None
         Seed of the resamples and sign flips; None draws a fresh one.
     on_missing : {"raise", "drop"}, default="raise"
@@ -308,6 +338,17 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
     infinite effect size; a system whose values are all equal to :math:`v`
     has the interval :math:`(v, v)`.
 
+    **Tukey's tests** give each pair a p-value and a simultaneous
+    interval of the difference that account for all :math:`k` systems,
+    whatever ``baseline`` shows (the intervals are :math:`\bar d \pm
+    q_{1-\gamma}(k, \phi_E) \sqrt{V_E / n}` at ``confidence_level``
+    :math:`1 - \gamma`, with :math:`\phi_E` the residual degrees of
+    freedom; the randomised form uses the quantile of the permuted ranges
+    instead). With no residual variance (every system
+    differs from another by the same amount on every topic) the
+    statistic is infinite: p is 0 for a non-zero difference, 1 for a zero
+    one, and the interval is :math:`(\bar d, \bar d)`.
+
     Every metric is taken as higher-is-better when marking which system
     beats which. Cost: :math:`O(B\,n\,S)` time per metric for :math:`B`
     resamples, :math:`n` queries and :math:`S` systems, in blocks of bounded
@@ -321,6 +362,12 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
     .. [2] Smucker, M. D., Allan, J. and Carterette, B. (2007). A comparison
            of statistical significance tests for information retrieval
            evaluation. CIKM 2007, 623-632.
+    .. [3] Sakai, T. (2018). Laboratory Experiments in Information
+           Retrieval: Sample Sizes, Effect Sizes, and Statistical Power.
+           Springer, chapter 4.
+    .. [4] Carterette, B. (2012). Multiple testing in statistical analysis
+           of systems-based information retrieval experiments. ACM
+           Transactions on Information Systems, 30(1), 4.
 
     Examples
     --------
@@ -348,6 +395,7 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
     if baseline is not None and baseline not in systems:
         raise InvalidParameterError(f"compare: baseline={baseline!r} is not one of the systems "
                                     f"({', '.join(map(repr, names))}).")
+    correction = resolve_correction(test, correction)
     shared, positions = pair_queries(systems, on_missing, notes)
     if baseline is None:
         pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
@@ -355,6 +403,8 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
         b = names.index(baseline)
         pairs = [(i, b) for i in range(len(names)) if i != b]
     rng = _stats.rng_from(random_state)
+    family = (_tukey.family(test, n_resamples=n_resamples, confidence_level=confidence_level)
+              if test in _tukey.TUKEY_TESTS else None)
     query_ids, per_query, stats = {}, {}, {}
     partly_nan, single = {}, []  # one warning each, naming every metric concerned
     for m in chosen:
@@ -380,12 +430,16 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
         per_query[m] = {s: V[:, i] for i, s in enumerate(names)}
         stats[m] = _stats.compare_metric(
             V, pairs, test=test, correction=correction, confidence_level=confidence_level,
-            n_resamples=n_resamples, rng=rng,
+            n_resamples=n_resamples, rng=rng, family=family,
         )
         if test == "randomization":
             how = (f"exact, every sign flip of the {V.shape[0]} queries enumerated"
                    if stats[m]["exact"] else f"{n_resamples} random sign flips")
             notes.append(f"{m}: randomisation test {how}.")
+        elif test == "randomized_tukey":
+            how = (f"exact, every permutation of the {V.shape[0]} queries enumerated"
+                   if stats[m]["exact"] else f"{n_resamples} random permutations")
+            notes.append(f"{m}: randomised Tukey HSD: {how}.")
     if partly_nan:
         warn("compare: " + ", ".join(f"for {m!r}, {counted(n, 'query')}" for m, n in
                                      partly_nan.items())

@@ -150,7 +150,7 @@ def compare_estimators(estimators: Mapping[str, Any] | Sequence[Any], X: ArrayLi
                        scoring: Metrics, fit_params: Mapping[str, Any] | None = None,
                        response_method: ResponseMethod = RESPONSE_METHODS,
                        no_relevant: NoRelevant = "warn", ignore_ties: bool = False,
-                       test: Test = "t-test", correction: Correction | None = "holm",
+                       test: Test = "t-test", correction: Correction | None = "auto",
                        baseline: str | None = None, alpha: float = 0.05,
                        confidence_level: float = 0.95, n_resamples: int = 10_000,
                        random_state: int | None = None) -> ComparisonReport:
@@ -203,10 +203,12 @@ def compare_estimators(estimators: Mapping[str, Any] | Sequence[Any], X: ArrayLi
     ignore_ties : bool, default=False
         Rank tied scores in one order (of equal scores the later column, or
         with ``qid`` the later entry, first) instead of their expected value.
-    test : {"t-test", "wilcoxon", "randomization", "bootstrap", "sign"}, default="t-test"
-        As in :func:`compare`.
-    correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
-        As in :func:`compare`.
+    test : str, default="t-test"
+        As in :func:`compare`: ``"t-test"``, ``"wilcoxon"``,
+        ``"randomization"``, ``"bootstrap"``, ``"sign"``, ``"tukey"``,
+        ``"tukey_oneway"`` or ``"randomized_tukey"``.
+    correction : {"auto", "holm", "bonferroni", "fdr_bh"} or None, default="auto"
+        As in :func:`compare`: Holm's, none under Tukey's tests.
     baseline : str, default=None
         As in :func:`compare`: the name of one estimator.
     alpha : float, default=0.05

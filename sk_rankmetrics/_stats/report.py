@@ -25,7 +25,12 @@ _TEST_NAMES = {
     "randomization": "paired randomisation (sign-flip) test",
     "bootstrap": "paired bootstrap test",
     "sign": "sign test",
+    "tukey": "Tukey's HSD, topics as blocks",
+    "tukey_oneway": "Tukey's HSD, one-way",
+    "randomized_tukey": "randomised Tukey HSD",
 }
+#: The tests whose p-values and intervals take every pair of systems as one family.
+_TUKEY = ("tukey", "tukey_oneway", "randomized_tukey")
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni",
                      "fdr_bh": "Benjamini-Hochberg"}
 
@@ -182,7 +187,8 @@ class ComparisonReport:
     differences : dict of str -> dict of (str, str) -> float
         Mean difference of each pair.
     difference_intervals : dict of str -> dict of (str, str) -> (float, float)
-        BCa bootstrap confidence interval of each mean difference.
+        BCa bootstrap confidence interval of each mean difference (under
+        Tukey's tests, the simultaneous interval of every pair).
     effect_sizes : dict of str -> dict of (str, str) -> float
         Mean difference over the standard deviation of the differences.
     pvalues_raw : dict of str -> dict of (str, str) -> float
@@ -196,7 +202,8 @@ class ComparisonReport:
         Queries where ``a`` is higher than, equal to, lower than ``b``.
     exact : dict of str -> bool or None
         Per metric, whether the randomisation test enumerated every sign
-        flip (None for the other tests).
+        flip, or the randomised Tukey HSD every permutation (None for the
+        other tests).
     test, correction, alpha, confidence_level, n_resamples, random_state, baseline
         The settings of the comparison.
 
@@ -345,12 +352,18 @@ class ComparisonReport:
     def _family(self):
         test = _TEST_NAMES[self.test]
         n_pairs = len(self.pairs)
-        if self.correction is None or n_pairs == 1:
+        if self.test in _TUKEY:
+            corr = f"family-wise over the {len(self.systems)} systems"
+        elif self.correction is None or n_pairs == 1:
             corr = "no correction" if self.correction is None else "one comparison per metric"
         else:
             corr = (f"{_CORRECTION_NAMES[self.correction]} correction over the {n_pairs} "
                     "comparisons of each metric")
         return test, corr
+
+    def _interval_kind(self):
+        """What the differences' intervals are: bootstrap, or Tukey's simultaneous ones."""
+        return "simultaneous" if self.test in _TUKEY else "bootstrap"
 
     def _queries_text(self):
         counts = sorted(set(self.n_queries.values()))
@@ -583,9 +596,9 @@ class ComparisonReport:
         lines += [r"\hline", r"\end{tabular}", r"\end{table}", ""]
         level = f"{self.confidence_level * 100:g}"
         caption = (f"Paired comparisons ({test}, {corr}): the difference of the means "
-                   f"(first system minus second), its {level}\\% bootstrap confidence "
-                   "interval, the effect size (mean difference over the standard deviation "
-                   "of the differences), the queries where the first system wins, ties "
+                   f"(first system minus second), its {level}\\% {self._interval_kind()} "
+                   "confidence interval, the effect size (mean difference over the standard "
+                   "deviation of the differences), the queries where the first system wins, ties "
                    "and loses, and the raw and corrected $p$-values.")
         if self.notes:
             caption += " Notes: " + " ".join(_latex(n) for n in self.notes)

@@ -33,7 +33,8 @@ import warnings
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-TESTS = ("t-test", "wilcoxon", "randomization", "bootstrap", "sign")
+TESTS = ("t-test", "wilcoxon", "randomization", "bootstrap", "sign", "tukey", "tukey_oneway",
+         "randomized_tukey")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh")
 
 #: Relative size under which values are equal (round-off, not a difference).
@@ -342,7 +343,8 @@ def correct(pvalues, method):
 _SCALAR_TESTS = {"t-test": ttest_pvalue, "sign": sign_pvalue}
 
 
-def compare_metric(V, pairs, *, test, correction, confidence_level, n_resamples, rng):
+def compare_metric(V, pairs, *, test, correction, confidence_level, n_resamples, rng,
+                   family=None):
     """Every statistic of one metric.
 
     Parameters
@@ -353,6 +355,10 @@ def compare_metric(V, pairs, *, test, correction, confidence_level, n_resamples,
         Column indices ``(i, j)`` to compare; the difference is ``V[:, i] - V[:, j]``.
     test, correction, confidence_level, n_resamples, rng
         As in :func:`sk_rankmetrics.compare`.
+    family : callable, default=None
+        For Tukey's tests (:mod:`sk_rankmetrics._stats.tukey`):
+        ``family(V, mean differences, rng) -> (pvalues, intervals, exact)``,
+        which replaces the pairwise test and the differences' intervals.
 
     Returns
     -------
@@ -360,7 +366,9 @@ def compare_metric(V, pairs, *, test, correction, confidence_level, n_resamples,
         ``means``, ``intervals`` (per system); ``differences``,
         ``difference_intervals``, ``effect_sizes``, ``pvalues_raw``,
         ``pvalues``, ``win_tie_loss`` (per pair, in the order of ``pairs``);
-        ``exact`` (whether the randomisation test enumerated every sign flip).
+        ``exact`` (whether the randomisation test enumerated every sign flip, or
+        the randomised Tukey HSD every permutation). Under the Tukey tests
+        the differences' intervals are Tukey's simultaneous intervals.
     """
     n, _ = V.shape
     both = [differences(V[:, i], V[:, j]) for i, j in pairs]
@@ -376,7 +384,9 @@ def compare_metric(V, pairs, *, test, correction, confidence_level, n_resamples,
         if test == "bootstrap":
             boot_p.append(bootstrap_pvalue(D[:, c], theta_d))
     exact = None
-    if test == "randomization":
+    if family is not None:  # Tukey's tests: every pair of systems is one family
+        raw, diff_intervals, exact = family(V, D.mean(axis=0), rng)
+    elif test == "randomization":
         raw, exact = randomization_pvalues(D, n_resamples, rng)
     elif test == "bootstrap":
         raw = np.array(boot_p)

@@ -398,14 +398,17 @@ PARAMS = {
     ),
     # -- comparing systems --
     "test": Param(
-        "t-test", [Options("t-test", "wilcoxon", "randomization", "bootstrap", "sign")],
+        "t-test", [Options("t-test", "wilcoxon", "randomization", "bootstrap", "sign", "tukey",
+                           "tukey_oneway", "randomized_tukey")],
         "the paired two-sided significance test",
-        examples=("wilcoxon", "randomization", "bootstrap", "sign"),
+        examples=("wilcoxon", "randomization", "bootstrap", "sign", "tukey", "tukey_oneway",
+                  "randomized_tukey"),
     ),
     "correction": Param(
-        "holm", [Options("holm", "bonferroni", "fdr_bh"), _NONE],
-        "the multiple-testing correction over the comparisons of each metric; None for none",
-        examples=("bonferroni", "fdr_bh", None),
+        "auto", [Options("auto", "holm", "bonferroni", "fdr_bh"), _NONE],
+        "the multiple-testing correction over the comparisons of each metric; None for none, "
+        "'auto' for Holm's (none under Tukey's tests, which control the family themselves)",
+        examples=("holm", "bonferroni", "fdr_bh", None),
     ),
     "baseline": Param(
         None, [Strings(), _NONE],
@@ -586,6 +589,85 @@ PARAMS = {
     ``"queries"``: each query's systems' Kendall's tau_b
     (``tau_b``).""",
     ),
+    # -- leaderboards and topic set size design --
+    "leaderboard.n_resamples": Param(
+        1000, [Interval("integer", 100, 10_000_000)],
+        "bootstrap resamples of the queries, stratified by collection; fewer than 100 give "
+        "meaningless intervals",
+        examples=(200,),
+    ),
+    "aggregate": Param(
+        "mean", [Options("mean", "borda")],
+        "how a system's per-collection means make its score: their mean, or its Borda "
+        "count (MTEB's rank)",
+        examples=("borda",),
+    ),
+    "layout": Param(
+        "collection/system", [Options("collection/system", "system", "system/seed",
+                                      "collection/system/seed")],
+        "what the levels of the nested mapping results are, outermost first",
+        examples=(),
+    ),
+    "intervals": Param(
+        "simultaneous", [Options("simultaneous", "per_system")],
+        "rank intervals that hold for every system at once, or for each system alone",
+        examples=("per_system",),
+    ),
+    "baselines": Param(
+        None, [ListOf(Strings()), Strings(), _NONE],
+        "the systems every other one is tested against, all tests one correction family",
+        examples=(["A"], "A"),
+    ),
+    "LeaderboardReport.to_frame.rows": Param(
+        "systems", [Options("systems", "collections", "baselines")],
+        "what a row of the table is: a system, a system on one collection, or a system "
+        "against one baseline",
+        examples=("collections", "baselines"),
+    ),
+    "LeaderboardDisplay.confidence_level": Param(
+        None, [Interval("real", 0, 1, closed="neither"), _NONE],
+        "the level of the intervals, for the title; None leaves it out",
+        examples=(0.9,),
+    ),
+    "delta": Param(
+        None, [Interval("real", 0, None, closed="neither")],
+        "the smallest true difference of means to detect (for design='ci': the largest "
+        "expected width of the interval)",
+        examples=(0.1,),
+    ),
+    "sd": Param(
+        None, [Interval("real", 0, None, closed="neither"), _NONE],
+        "the standard deviation of the per-topic values (of their differences for the "
+        "paired designs)",
+        examples=(0.2,),
+    ),
+    "pilot": Param(
+        None, [Mappings(), ArrayLike(), _NONE],
+        "a pilot's per-query values of several systems: a (queries, systems) matrix or "
+        "{system: values}",
+        examples=(),
+    ),
+    "power": Param(
+        None, [Interval("real", 0, 1, closed="neither"), _NONE],
+        "the power to reach, one minus the type II error rate; None is 0.8",
+        examples=(0.9,),
+    ),
+    "design": Param(
+        "paired_t", [Options("paired_t", "anova", "ci")],
+        "the paired t-test, the one-way ANOVA of n_systems, or the width of a paired "
+        "difference's confidence interval",
+        examples=("anova", "ci"),
+    ),
+    "n_systems": Param(
+        2, [Interval("integer", 2, 100_000)],
+        "the number of systems of the one-way ANOVA design",
+        examples=(2,),
+    ),
+    "n_topics": Param(
+        None, [Interval("integer", 2, 10**9)],
+        "the number of topics (per system) of the experiment",
+        examples=(50,),
+    ),
     "library": Param(
         None, [Options("lightgbm", "xgboost")],
         "the boosting library whose training calls the metric; CatBoost's custom metrics "
@@ -598,6 +680,14 @@ PARAMS = {
         examples=({},),
     ),
 }
+
+
+#: The significance level of topic set size design, one declaration for both functions.
+PARAMS["topics_needed.alpha"] = PARAMS["detectable_difference.alpha"] = Param(
+    0.05, [Interval("real", 0, 1, closed="neither")],
+    "the significance level of the test (for design='ci': one minus the confidence level)",
+    examples=(0.01,),
+)
 
 
 def param(name: str, where: str | None = None) -> Param:

@@ -44,8 +44,10 @@ FileFormat = Literal["auto", "trec", "csv", "tsv", "parquet", "json"]
 ResponseMethodName = Literal["decision_function", "predict_proba", "predict"]
 #: ``response_method``: one estimator method, or several tried in order.
 ResponseMethod = Union[ResponseMethodName, Sequence[ResponseMethodName]]
-Test = Literal["t-test", "wilcoxon", "randomization", "bootstrap", "sign"]
-Correction = Literal["holm", "bonferroni", "fdr_bh"]
+Test = Literal["t-test", "wilcoxon", "randomization", "bootstrap", "sign", "tukey",
+               "tukey_oneway", "randomized_tukey"]
+#: ``correction``: "auto" is Holm's, or none under Tukey's tests.
+Correction = Literal["auto", "holm", "bonferroni", "fdr_bh"]
 OnMissing = Literal["raise", "drop"]
 #: ``exclude_relevant``: what an excluded item that the truth marks relevant does.
 ExcludeRelevant = Literal["raise", "drop"]
@@ -62,6 +64,16 @@ KappaWeights = Literal["linear", "quadratic"]
 AlphaLevel = Literal["ordinal", "nominal", "interval", "ratio"]
 #: ``rows`` of ``QrelsComparison.to_frame``.
 QrelsRows = Literal["systems", "pairs", "queries"]
+#: ``rows`` of ``LeaderboardReport.to_frame``.
+LeaderboardRows = Literal["systems", "collections", "baselines"]
+#: ``aggregate`` of ``leaderboard``: the mean of per-collection means, or the Borda count.
+Aggregate = Literal["mean", "borda"]
+#: ``layout`` of ``leaderboard``: the levels of its nested mapping, outermost first.
+Layout = Literal["collection/system", "system", "system/seed", "collection/system/seed"]
+#: ``intervals`` of ``leaderboard``: simultaneous or per-system rank intervals.
+RankIntervals = Literal["simultaneous", "per_system"]
+#: ``design`` of ``topics_needed``: the paired t-test, the one-way ANOVA, the CI width.
+Design = Literal["paired_t", "anova", "ci"]
 #: ``library`` of ``make_eval_metric``: the boosting library that calls the metric.
 Library = Literal["lightgbm", "xgboost"]
 #: ``progress``: called as ``progress(done, total)``.
