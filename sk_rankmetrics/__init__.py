@@ -147,13 +147,13 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     )
     from ._stats.compare import compare
     from ._stats.estimators import compare_estimators
+    from ._stats.leaderboard import leaderboard
+    from ._stats.leaderboard_report import LeaderboardReport
+    from ._stats.power import detectable_difference, topics_needed
     from ._stats.qrels_agreement import compare_qrels
     from ._stats.qrels_report import QrelsComparison
     from ._stats.rank_correlation import kendall_tau, tau_ap, weighted_tau
     from ._stats.rbo import rbo
-    from ._stats.leaderboard import leaderboard
-    from ._stats.leaderboard_report import LeaderboardReport
-    from ._stats.power import detectable_difference, topics_needed
     from ._stats.report import ComparisonReport
     from ._training.accumulator import RankingAccumulator
     from ._training.boosting import make_eval_metric
@@ -242,7 +242,7 @@ __all__ = [
     "run_from_frame",
     "serendipity_score",
     "tau_ap",
-    "weighted_tau",
     "topics_needed",
+    "weighted_tau",
     "write_trec_run",
 ]

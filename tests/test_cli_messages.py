@@ -31,7 +31,7 @@ PACKAGE = ROOT / "sk_rankmetrics"
 TREC = ROOT / "tests" / "data" / "trec_eval"
 
 #: The file commands.
-COMMANDS = ("evaluate", "compare", "trec_eval")
+COMMANDS = ("evaluate", "compare", "trec_eval", "leaderboard", "agreement")
 
 
 def _parser(command):
@@ -124,7 +124,15 @@ NOT_ON_THE_FILE_COMMANDS = ("_sklearn", "_training", "_catalogue", "_plot", "_da
 #: The commands that can show a module's messages (default: every file command):
 #: compare() and its report only on compare, the beyond-accuracy measures not
 #: on trec_eval (its -m takes trec_eval's names).
-SHOWN_BY = {"_stats/": ("compare",), "_beyond/": ("evaluate", "compare")}
+SHOWN_BY = {
+    "_stats/power.py": (),  # topics_needed: no command
+    "_stats/leaderboard": ("leaderboard",),
+    "_stats/rbo": (), "_stats/rank_correlation.py": ("agreement",),
+    "_stats/assessors.py": ("agreement",), "_stats/qrels_": ("agreement",),
+    "_stats/compare.py": ("compare", "agreement"),
+    "_stats/": ("compare", "leaderboard", "agreement"),
+    "_beyond/": ("evaluate", "compare"),
+}
 
 #: Keywords a library message may leave in a command's message, with why.
 LEFT_AS_WRITTEN = {
@@ -139,7 +147,9 @@ LEFT_AS_WRITTEN = {
     ("_files/lists.py", "compute"): "evaluate_ranked(compute=False): no command calls it",
     ("_stats/assessors.py", "labels"): "cohen_kappa(labels=...): the agreement command has no "
                                        "labels, it reads the levels the qrels use",
-    ("_stats/rbo.py", "score"): "rbo(score=...): no command computes rank-biased overlap",
+    ("_stats/compare.py", "baseline"): "the agreement command's compare() takes no baseline",
+    ("_stats/leaderboard.py", "layout"): "the leaderboard command reads the layout off its "
+                                         "folder",
 }
 
 

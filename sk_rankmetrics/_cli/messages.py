@@ -93,15 +93,16 @@ _CLAUSES = re.compile(r"(?<=[.;]) +(?=[A-Za-z(])")
 #: this is every lower-case name of ``sk_rankmetrics.__all__``.
 PUBLIC_FUNCTIONS = (
     "aplt_score", "arp_score", "bpref_score", "cohen_kappa", "compare", "compare_estimators",
-    "compare_qrels", "coverage_score", "cumulative_gain_score", "dcg_score", "entropy_score",
-    "err_score", "evaluate", "evaluate_embeddings", "evaluate_ranked", "evaluate_run",
-    "f1_at_k_score", "fleiss_kappa", "get_scorer", "get_scorer_names", "get_scorers",
-    "gini_score", "hit_rate_score", "ild_score", "kendall_tau", "krippendorff_alpha",
-    "make_eval_metric", "make_ranking_scorer", "mean_average_precision_score", "metric_names",
-    "ndcg_score", "novelty_score", "personalization_score", "precision_at_k_score",
-    "qrels_from_frame", "r_precision_score", "rbo", "rbp_score", "read_qrels", "read_run",
-    "read_trec_qrels", "read_trec_run", "recall_at_k_score", "reciprocal_rank_score",
-    "run_from_frame", "serendipity_score", "tau_ap", "weighted_tau", "write_trec_run",
+    "compare_qrels", "coverage_score", "cumulative_gain_score", "dcg_score",
+    "detectable_difference", "entropy_score", "err_score", "evaluate", "evaluate_embeddings",
+    "evaluate_ranked", "evaluate_run", "f1_at_k_score", "fleiss_kappa", "get_scorer",
+    "get_scorer_names", "get_scorers", "gini_score", "hit_rate_score", "ild_score",
+    "kendall_tau", "krippendorff_alpha", "leaderboard", "make_eval_metric",
+    "make_ranking_scorer", "mean_average_precision_score", "metric_names", "ndcg_score",
+    "novelty_score", "personalization_score", "precision_at_k_score", "qrels_from_frame",
+    "r_precision_score", "rbo", "rbp_score", "read_qrels", "read_run", "read_trec_qrels",
+    "read_trec_run", "recall_at_k_score", "reciprocal_rank_score", "run_from_frame",
+    "serendipity_score", "tau_ap", "topics_needed", "weighted_tau", "write_trec_run",
 )
 
 
