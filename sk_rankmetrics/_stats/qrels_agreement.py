@@ -117,10 +117,12 @@ _OWN = {
     "complete": """complete : bool, default=False
     As in :func:`evaluate_run`: score a query the qrels judge but a
     run lacks as 0.""",
-    "test": """test : {"t-test", "wilcoxon", "randomization", "bootstrap", "sign"}, default="t-test"
+    "test": """test : str, default="t-test"
     The paired test of each swap, under each qrels (as in :func:`compare`).""",
-    "correction": """correction : {"holm", "bonferroni", "fdr_bh"} or None, default="holm"
-    Multiple-testing correction over the pairs of systems, under each qrels.""",
+    "correction": """correction : {"auto", "holm", "bonferroni", "fdr_bh"} or None, default="auto"
+    Multiple-testing correction over the pairs of systems, under each
+    qrels, as in :func:`compare` (``"auto"``: Holm's, none under Tukey's
+    tests).""",
     "alpha": """alpha : float, default=0.05
     Significance level of the swaps' tests.""",
     "confidence_level": """confidence_level : float, default=0.95
@@ -142,7 +144,7 @@ def compare_qrels(qrels_a: Qrels, qrels_b: Qrels,
                   names: tuple[str, str] | None = None, setting: Setting = "sk_rankmetrics",
                   complete: bool = False, no_relevant: NoRelevant | None = None,
                   symmetric: bool = False, test: Test = "t-test",
-                  correction: Correction | None = "holm", alpha: float = 0.05,
+                  correction: Correction | None = "auto", alpha: float = 0.05,
                   confidence_level: float = 0.95, n_resamples: int = 10_000,
                   random_state: int | None = None,
                   on_missing: OnMissing = "raise") -> QrelsComparison:
