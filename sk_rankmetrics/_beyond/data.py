@@ -367,15 +367,22 @@ def locate(known, vocab, arg, label, role):
 
 
 def unit_rows(mat, ids, label):
-    """Rows of ``mat`` scaled to unit length; a zero row (no direction) raises."""
-    norm = np.sqrt(np.einsum("ij,ij->i", mat, mat))
-    if (norm == 0).any():
-        i = int(flatnonzero(norm == 0)[0])
+    """Rows of ``mat`` scaled to unit length, whatever their scale.
+
+    Each row is first divided by its largest absolute entry, so its squared
+    length lies in [1, d] and neither overflows (entries past 1e154) nor
+    underflows (entries under 1e-154); only an exact zero row, which has no
+    direction, raises."""
+    scale = np.abs(mat).max(axis=1)
+    if (scale == 0).any():
+        i = int(flatnonzero(scale == 0)[0])
         raise InvalidParameterError(
             f"{label}: item_features gives the recommended item {shown(ids[i])!r} a zero "
             "vector, whose cosine similarity is undefined."
         )
-    return mat / norm[:, None]
+    scaled = mat / scale[:, None]
+    norm = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return scaled / norm[:, None]
 
 
 def relevant_flags(users, lens, flat, truth_users, truth_items, truth_rel=None, threshold=None):

@@ -554,8 +554,11 @@ def ild_score(
     A user with fewer than two items is undefined. With unit vectors
     :math:`\hat f` and :math:`s = \sum_{i \in L_u} \hat f_i`, the pair sum is
     :math:`(\|s\|^2 - |L_u|)/2`, so the cost is O(users x k x dims)
-    instead of O(users x k^2 x dims). A zero feature vector raises (its cosine
-    is undefined). recmetrics' ``intra_list_similarity`` is the mean cosine
+    instead of O(users x k^2 x dims). Each vector is divided by its largest
+    absolute entry before it is scaled to unit length, so the value does not
+    depend on the scale of the features (entries of 1e-300 or 1e300 give the
+    value of entries near 1); only an exact zero vector raises (its cosine is
+    undefined). recmetrics' ``intra_list_similarity`` is the mean cosine
     *similarity*, 1 - ILD.
 
     References
