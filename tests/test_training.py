@@ -8,6 +8,7 @@ those values.
 from __future__ import annotations
 
 import gc
+import inspect
 import pickle
 import tracemalloc
 import warnings
@@ -77,7 +78,7 @@ def test_lightgbm_train_records_the_package_value_at_every_iteration(metric):
         feval=feval,
         callbacks=[lgb.record_evaluation(record)],
     )
-    recorded = record["valid"][metric]
+    recorded = record["valid"]["skr_" + metric]
     assert len(recorded) == rounds
     expected = [
         evaluate(yv, booster.predict(Xv, num_iteration=i + 1), metric, qid=qv, no_relevant=1.0)[
@@ -102,7 +103,7 @@ def test_lightgbm_train_records_the_package_value_at_every_iteration(metric):
         callbacks=[lgb.record_evaluation(record), lgb.early_stopping(patience, verbose=False)],
     )
     assert stopped.best_iteration == best_i + 1
-    assert len(record["valid"][metric]) == n_trained
+    assert len(record["valid"]["skr_" + metric]) == n_trained
 
 
 @pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")
@@ -124,7 +125,7 @@ def test_lgbm_ranker_eval_metric_reads_the_eval_group():
         X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sv], eval_at=[10], eval_metric=metric
     )
     log = ranker.evals_result_["valid_0"]
-    assert {"ndcg_exp@10", "map@10"} <= set(log)
+    assert {"skr_ndcg_exp@10", "skr_map@10"} <= set(log)
     for i in range(12):
         scores = evaluate(
             yv,
@@ -133,8 +134,84 @@ def test_lgbm_ranker_eval_metric_reads_the_eval_group():
             qid=qv,
             no_relevant="skip",
         )
-        assert log["ndcg_exp@10"][i] == scores["ndcg_exp@10"]
-        assert log["map@10"][i] == scores["map@10"]
+        assert log["skr_ndcg_exp@10"][i] == scores["ndcg_exp@10"]
+        assert log["skr_map@10"][i] == scores["map@10"]
+
+
+def _held_out(fit, X, y, sizes):
+    """LightGBM >= 4.7 takes eval_X and eval_y; older versions eval_set."""
+    if "eval_X" in inspect.signature(fit).parameters:
+        return {"eval_X": (X,), "eval_y": (y,), "eval_group": [sizes]}
+    return {"eval_set": [(X, y)], "eval_group": [sizes]}
+
+
+def test_lgbm_ranker_keeps_its_own_ndcg_apart_from_the_package_ndcg():
+    """LightGBM's ndcg@10 (exponential gain) and make_eval_metric's ndcg@10
+    (linear gain): two series in evals_result_, never one list of both."""
+    lgb = pytest.importorskip("lightgbm")
+    X, y, _, sizes = _ltr_data(40, 12)
+    Xv, yv, qv, sv = _ltr_data(25, 13)
+    rounds = 8
+    ranker = lgb.LGBMRanker(
+        n_estimators=rounds, num_leaves=7, min_child_samples=5, learning_rate=0.3,
+        n_jobs=1, verbose=-1, random_state=0, metric="ndcg",
+    )
+    ranker.fit(
+        X, y, group=sizes, eval_at=[10],
+        eval_metric=make_eval_metric("ndcg@10", "lightgbm", no_relevant=1.0),
+        **_held_out(ranker.fit, Xv, yv, sv),
+    )
+    log = ranker.evals_result_["valid_0"]
+    assert set(log) == {"ndcg@10", "skr_ndcg@10"}
+    assert len(log["ndcg@10"]) == len(log["skr_ndcg@10"]) == rounds
+    ours = [
+        evaluate(yv, ranker.predict(Xv, num_iteration=i + 1), "ndcg@10", qid=qv,
+                 no_relevant=1.0)["ndcg@10"]
+        for i in range(rounds)
+    ]
+    assert log["skr_ndcg@10"] == ours
+    assert log["ndcg@10"] != ours  # LightGBM's own, exponential gain
+
+
+def test_xgboost_keeps_its_own_ndcg_apart_from_the_package_ndcg():
+    xgb = pytest.importorskip("xgboost")
+    X, y, q, _ = _ltr_data(40, 14)
+    Xv, yv, qv, _ = _ltr_data(25, 15)
+    dvalid = xgb.DMatrix(Xv, yv, qid=qv)
+    params = {**XGB_PARAMS, "disable_default_eval_metric": 0, "eval_metric": "ndcg@10"}
+    record, rounds = {}, 6
+    xgb.train(
+        params, xgb.DMatrix(X, y, qid=q), num_boost_round=rounds, evals=[(dvalid, "valid")],
+        custom_metric=make_eval_metric(["ndcg@10", "map@10"], "xgboost", no_relevant=1.0),
+        maximize=True, evals_result=record, verbose_eval=False,
+    )
+    assert set(record["valid"]) == {"ndcg@10", "skr_ndcg@10", "skr_map@10"}
+    assert all(len(v) == rounds for v in record["valid"].values())
+
+
+def test_eval_metric_names_never_carry_whitespace():
+    m = make_eval_metric(["RBP(p=0.8, rel=2)", "ndcg @5"], "xgboost")
+    assert m.names == ["skr_RBP(p=0.8,rel=2)", "skr_ndcg@5"]
+    assert m.labels == ["RBP(p=0.8, rel=2)", "ndcg @5"]
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"make_eval_metric: 'ndcg@5' and 'ndcg @5' would both be recorded as 'skr_ndcg@5'",
+    ):
+        make_eval_metric(["ndcg@5", "ndcg @5"], "lightgbm")
+
+
+def test_eval_metric_names_under_xgboost_log_parsing():
+    """A label with a space reaches XGBoost's evals_result under one key."""
+    xgb = pytest.importorskip("xgboost")
+    X, y, q, _ = _ltr_data(10, 16)
+    d = xgb.DMatrix(X, y, qid=q)
+    record = {}
+    xgb.train(
+        XGB_PARAMS, d, num_boost_round=2, evals=[(d, "valid")],
+        custom_metric=make_eval_metric("RBP(p=0.8, rel=2)", "xgboost", no_relevant=1.0),
+        maximize=True, evals_result=record, verbose_eval=False,
+    )
+    assert list(record["valid"]) == ["skr_RBP(p=0.8,rel=2)"]
 
 
 def test_lightgbm_without_groups_raises():
@@ -177,7 +254,7 @@ def test_xgboost_train_records_the_package_value_at_every_iteration(metric):
         evals_result=record,
         verbose_eval=False,
     )
-    recorded = record["valid"][metric]
+    recorded = record["valid"]["skr_" + metric]
     expected = [
         evaluate(
             yv, booster.predict(dvalid, iteration_range=(0, i + 1)), metric, qid=qv, no_relevant=1.0
@@ -189,7 +266,7 @@ def test_xgboost_train_records_the_package_value_at_every_iteration(metric):
     assert len(set(recorded)) > 2
     # The callable itself returns the exact value.
     name, value = feval(booster.predict(dvalid), dvalid)
-    assert name == metric and value == expected[-1]
+    assert name == "skr_" + metric and value == expected[-1]
 
     patience = 3
     best_i, n_trained = _reference_stop([float(f"{v:f}") for v in expected], patience)
@@ -206,7 +283,7 @@ def test_xgboost_train_records_the_package_value_at_every_iteration(metric):
         verbose_eval=False,
     )
     assert stopped.best_iteration == best_i
-    assert len(record["valid"][metric]) == n_trained
+    assert len(record["valid"]["skr_" + metric]) == n_trained
 
 
 def test_xgboost_group_weights_are_query_weights():
@@ -563,8 +640,8 @@ def test_the_logs_show_the_metric_name(capsys):
     )
     out = capsys.readouterr()
     text = out.out + out.err
-    assert "valid's ndcg_exp@10: 0." in text
-    assert "valid-map@10:0." in text and "valid-err@20:0." in text
+    assert "valid's skr_ndcg_exp@10: 0." in text
+    assert "valid-skr_map@10:0." in text and "valid-skr_err@20:0." in text
 
 
 def test_judged_reaches_every_batch():
@@ -626,7 +703,7 @@ def test_eval_metric_equals_a_plain_loop_over_the_groups(sizes, seed, metric, li
         d = xgb.DMatrix(np.zeros((n, 1)), y)
         d.set_group(sizes)  # group sizes instead of qid
         name, value = make_eval_metric(metric, "xgboost", no_relevant=0.5)(s, d)
-        assert (name, value) == (metric, got)
+        assert (name, value) == ("skr_" + metric, got)
 
 
 def test_lightgbm_sample_weights_are_query_weights():
