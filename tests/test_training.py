@@ -348,6 +348,11 @@ ACC_METRICS = [
     "err@4",
     "recall@2",
     "gm_map",
+    "precision@2",
+    "r_precision",
+    "rbp",
+    "bpref",
+    "hit_rate@3",
 ]
 
 
@@ -386,27 +391,36 @@ def _long_batches(draw):
     bounds = [0, *[c for c in cuts if c < n_queries], n_queries]
     starts = np.concatenate([[0], np.cumsum(sizes)])
     batches = [slice(int(starts[a]), int(starts[b])) for a, b in zip(bounds, bounds[1:])]
+    # Empty batches anywhere (the end of a loop, a worker without data).
+    for at in draw(st.lists(st.integers(0, len(batches)), max_size=3)):
+        batches.insert(at, slice(0, 0))
     workers = draw(st.lists(st.integers(0, 2), min_size=len(batches), max_size=len(batches)))
     policy = draw(st.sampled_from(["skip", "warn", 0.0, 1.0]))
     weights = draw(st.booleans())
     return y, s, qid, batches, workers, policy, weights
 
 
-def _one_item_only(y, qid, batch):
-    return np.unique(qid[batch], return_counts=True)[1].max() < 2
+def _one_item_only(qid, batch):
+    ids = qid[batch]
+    return ids.size > 0 and np.unique(ids, return_counts=True)[1].max() < 2
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(_long_batches())
 def test_accumulator_equals_evaluate_for_any_split_and_merge(case):
+    """Every batch evaluate takes as part of the whole: batches of one-item
+    queries (the short last batch of a loop) and empty batches included."""
     y, s, qid, batches, workers, policy, weighted = case
-    if any(_one_item_only(y, qid, b) for b in batches):
-        return  # a batch of single-item queries is refused, as evaluate refuses it
     w_pairs = (qid % 5 + 1.0) if weighted else None
     accs = [RankingAccumulator(ACC_METRICS, no_relevant=policy) for _ in range(3)]
     for b, worker in zip(batches, workers):
+        take = np.arange(len(qid))[b]
+        if weighted and _one_item_only(qid, b):
+            # One weight per pair or per query reads alike only in sorted qid order.
+            take = take[np.argsort(qid[take], kind="stable")]
         accs[worker].update(
-            y[b], s[b], qid=qid[b], sample_weight=None if w_pairs is None else w_pairs[b]
+            y[take], s[take], qid=qid[take],
+            sample_weight=None if w_pairs is None else w_pairs[take],
         )
     total = accs[0]
     for other in accs[1:]:
@@ -443,6 +457,100 @@ def test_accumulator_matrix_rows_in_order_of_arrival(n_rows, n_items, seed, cuts
     result = first.merge(second).compute() if first._chunks else second.compute()
     assert result.query_ids.tolist() == list(range(n_rows))
     _assert_same(result, y, s, ACC_METRICS, no_relevant=0.0, sample_weight=w)
+
+
+def test_a_short_last_batch_and_an_empty_batch_are_taken():
+    """The eval loop of the issue: the last batch holds one query of one document."""
+    y = np.array([2, 0, 1, 0, 1, 1, 0, 1])
+    s = np.array([0.9, 0.8, 0.1, 0.3, 0.2, 0.7, 0.6, 0.4])
+    qid = np.array([1, 1, 1, 2, 2, 3, 3, 4])
+    acc = RankingAccumulator(["ndcg@2", "mrr", "map"])
+    acc.update(y[:5], s[:5], qid=qid[:5])
+    acc.update(y[5:7], s[5:7], qid=qid[5:7])
+    acc.update(y[7:], s[7:], qid=qid[7:])  # query 4: one document
+    acc.update(y[:0], s[:0], qid=qid[:0])  # an empty batch: nothing changes
+    result = acc.compute()
+    assert result.query_ids.tolist() == [1, 2, 3, 4]
+    assert result.per_query["mrr"].tolist() == [1.0, 0.5, 1.0, 1.0]
+    _assert_same(result, y, s, ["ndcg@2", "mrr", "map"], qid=qid)
+
+
+def test_matrix_batches_of_one_column_and_of_no_rows():
+    y = [[1, 0, 2], [0, 1, 0]]
+    s = [[0.2, 0.4, 0.1], [0.3, 0.2, 0.1]]
+    acc = RankingAccumulator(["ndcg@2", "mrr"], no_relevant=0.0)
+    acc.update(y, s)
+    acc.update(np.zeros((0, 3)), np.zeros((0, 3)))
+    acc.update([[1], [0]], [[0.5], [0.1]])  # rows of one item
+    acc.update(np.zeros((0, 5)), np.zeros((0, 5)))
+    result = acc.compute()
+    assert result.query_ids.tolist() == [0, 1, 2, 3]
+    # The rows as long format (qid = row number): evaluate's numbers.
+    yl = np.array([1, 0, 2, 0, 1, 0, 1, 0])
+    sl = np.array([0.2, 0.4, 0.1, 0.3, 0.2, 0.1, 0.5, 0.1])
+    ql = np.array([0, 0, 0, 1, 1, 1, 2, 3])
+    _assert_same(result, yl, sl, ["ndcg@2", "mrr"], qid=ql, no_relevant=0.0)
+
+
+def test_the_checks_of_the_whole_come_at_compute():
+    acc = RankingAccumulator("mrr")
+    acc.update([1], [0.5], qid=["a"])
+    acc.update([], [], qid=[])
+    with pytest.raises(
+        ValueError,
+        match=r"RankingAccumulator\.compute: every query of every batch has a single item "
+        r"\(1 queries\); ranking metrics are only meaningful when queries have at least 2 items",
+    ):
+        acc.compute()
+    acc.update([0, 1], [0.5, 0.4], qid=["b", "b"])
+    assert acc.compute().per_query["mrr"].tolist() == [1.0, 0.5]
+    rows = RankingAccumulator("mrr", no_relevant=0.0)
+    rows.update([[1], [0]], [[0.5], [0.1]])
+    with pytest.raises(ValueError, match=r"every row of every batch has a single item \(2 rows\)"):
+        rows.compute()
+    only_empty = RankingAccumulator("mrr")
+    only_empty.update(np.zeros((0, 2)), np.zeros((0, 2)))
+    with pytest.raises(ValueError, match=r"compute: no query was given yet"):
+        only_empty.compute()
+    # A merged accumulator brings its queries of two items.
+    other = RankingAccumulator("mrr", no_relevant=0.0)
+    other.update([[0, 1]], [[0.3, 0.4]])
+    assert rows.merge(other).compute().per_query["mrr"].tolist() == [1.0, 0.0, 1.0]
+    # What evaluate refuses in a batch as such is still refused at once.
+    with pytest.raises(ValueError, match=r"y_true, y_score and qid must have the same length"):
+        acc.update([1], [], qid=[])
+    with pytest.raises(ValueError, match=r"sample_weight has 1 weight\(s\) but the batch is empty"):
+        acc.update([], [], qid=[], sample_weight=[1.0])
+    with pytest.raises(ValueError, match=r"y_true has 0 item per row"):
+        rows.update(np.zeros((2, 0)), np.zeros((2, 0)))
+
+
+def test_one_item_queries_with_weights_in_an_order_that_reads_two_ways():
+    acc = RankingAccumulator("mrr", no_relevant=0.0)
+    acc.update([1], [0.5], qid=["b"], sample_weight=[2.0])
+    acc.update([1, 0], [0.5, 0.1], qid=["a", "c"], sample_weight=[1.0, 3.0])  # sorted: agree
+    with pytest.raises(
+        ValueError,
+        match=r"every query of this batch has one item, so its 2 weights can be one per pair "
+        r"\(in the order of qid\) or one per query \(in sorted qid order\)",
+    ):
+        acc.update([1, 0], [0.5, 0.1], qid=["e", "d"], sample_weight=[1.0, 3.0])
+    acc.update([1, 0], [0.5, 0.1], qid=["e", "d"], sample_weight=[2.0, 2.0])  # equal: agree
+    acc.update([0, 1], [0.5, 0.1], qid=["f", "f"], sample_weight=[1.0, 1.0])
+    result = acc.compute()
+    assert result.query_ids.tolist() == ["a", "b", "c", "d", "e", "f"]
+    # c and d have no relevant item (0); the weights are 1, 2, 3, 2, 2, 1.
+    assert result["mrr"] == pytest.approx((1 + 2 + 2 + 0.5) / 11)
+
+
+def test_an_accumulator_pickled_before_it_kept_the_widths_still_computes():
+    acc = RankingAccumulator("mrr")
+    acc.update([[1, 0]], [[0.2, 0.1]])
+    state = acc.__getstate__()
+    del state["_n_items"]
+    restored = RankingAccumulator.__new__(RankingAccumulator)
+    restored.__setstate__(state)
+    assert restored.compute().per_query["mrr"].tolist() == [1.0]
 
 
 def test_accumulator_warns_once_at_compute_as_evaluate_does():
@@ -505,7 +613,7 @@ def test_accumulator_arguments_and_reset():
     with pytest.raises(InvalidParameterError, match="ndgc"):
         RankingAccumulator("ndgc@10")
     acc = RankingAccumulator("ndcg")
-    with pytest.raises(ValueError, match="no batch was given yet"):
+    with pytest.raises(ValueError, match="no query was given yet"):
         acc.compute()
     acc.update([[1, 0]], [[0.2, 0.1]])
     acc.reset()

@@ -124,7 +124,7 @@ class BoostingMetric:
         qid = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
         if weight is not None and np.asarray(weight).size == 0:
             weight = None
-        _, raw, weights = batch_values(
+        _, raw, weights, _ = batch_values(
             labels,
             preds,
             self._requests,
