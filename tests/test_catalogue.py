@@ -578,6 +578,61 @@ def test_options_equal_the_dense_path(metric):
     )
 
 
+@pytest.mark.parametrize("n", [60, 61, 10**6, 10**12])
+def test_a_sample_of_the_catalogue_or_more_is_the_whole_catalogue(n):
+    """n >= n_items: every user's candidates, i.e. the full-catalogue values
+    exactly, at a cost bounded by the catalogue (not by n)."""
+    U, V, Y, E, _, _ = _case(6, 12, 60)
+    metrics = ["ndcg@5", "recall@5", "mrr", "map", "precision@10"]
+    full = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN)
+    skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN,
+                            sample_negatives=n, random_state=0)  # warm-up
+    tracemalloc.start()
+    try:
+        got = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN,
+                                      sample_negatives=n, random_state=0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak  # 10**12 draws would be terabytes
+    for m in metrics:
+        np.testing.assert_array_equal(got.per_query[m], full.per_query[m])
+
+
+def test_a_user_with_fewer_candidates_than_the_sample_takes_them_all():
+    """Per user: a sample at least as large as its candidates is all of them."""
+    U, V, Y, E, _, _ = _case(7, 12, 60)
+    E = E.copy()
+    E[0, :] = True
+    E[0, :5] = False  # user 0: 5 items not excluded, some of them held out
+    Y = Y.copy()
+    Y[0, :] = 0
+    Y[0, 1] = 1
+    metrics = ["ndcg@3", "mrr", "map"]
+    full = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN)
+    for n in (4, 5, 30):  # user 0 has 4 negatives to draw from
+        got = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN,
+                                      sample_negatives=n, random_state=1)
+        for m in metrics:
+            assert got.per_query[m][0] == pytest.approx(full.per_query[m][0], rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [61, 10**12])
+def test_samples_larger_than_the_catalogue_are_bounded_by_it(n):
+    users = np.arange(3)
+    banned = np.zeros((3, 60), dtype=bool)
+    banned[1, ::2] = True
+    tracemalloc.start()
+    try:
+        rows, items = sample_items(5, users, n, 60, lambda r, it: banned[r, it])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
+    assert np.bincount(rows).tolist() == [60, 30, 60]
+    assert items[rows == 1].tolist() == list(range(1, 60, 2))
+
+
 def test_samples_are_uniform_over_the_allowed_items():
     users = np.arange(4000)
     banned = np.zeros((4000, 50), dtype=bool)

@@ -290,7 +290,10 @@ def evaluate_embeddings(
         Rank each user's held-out items among this many items drawn
         uniformly, without replacement, from its other non-excluded items,
         instead of among the whole catalogue (see Notes: a different
-        measure).
+        measure). A user with no more such items than this takes all of
+        them, so its values are the full catalogue's; at ``n_items`` or more
+        every user does, and the whole catalogue is ranked (the cost never
+        grows with this number past the catalogue).
     random_state : int, optional
         The seed of ``sample_negatives``; a user's sample depends on the seed
         and the user only. None draws a fresh seed.
@@ -354,6 +357,10 @@ def evaluate_embeddings(
     few hundred random items; they are not estimates of the full-catalogue
     metrics and can order two models differently (Krichene and Rendle,
     2020). Prefer the full ranking, which this function makes affordable.
+    A sample as large as a user's candidates is all of them: the cost of the
+    draws is bounded by the user's candidates (:math:`O(n_i)` per user at
+    most), and ``sample_negatives >= n_items`` gives exactly the values of
+    ``sample_negatives=None``.
 
     References
     ----------
@@ -436,6 +443,10 @@ def evaluate_embeddings(
                 )
             width = max(cut)
         top = np.full((n_users, min(width, n_items)), -1, dtype=np.int64)
+    if sample_negatives is not None and sample_negatives >= n_items:
+        # Every user's candidates number fewer than n_items: a sample of that
+        # size is all of them, which is the whole catalogue's ranking.
+        sample_negatives = None
     seed = 0
     if sample_negatives is not None:
         seed = (
