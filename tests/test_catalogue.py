@@ -362,6 +362,62 @@ def test_errors_name_the_argument():
         skr.evaluate_embeddings(U, V, Y, "map", exclude_relevant="keep")
 
 
+@pytest.mark.parametrize(
+    "users, items, kw, message",
+    [
+        (np.zeros((2, 0)), np.zeros((3, 0)), {},
+         r"user_factors and item_factors have no columns \(shapes \(2, 0\) and \(3, 0\)\) "
+         r"and no bias is given, so every score would be 0"),
+        (np.float64(1.0), np.ones((3, 2)), {},
+         r"user_factors must be a 2-D array of numbers .* got float64 of shape \(\)"),
+        (np.ones((2, 2)), np.ones((0, 2)), {},
+         r"item_factors has no rows \(shape \(0, 2\)\); at least one item is needed"),
+        (np.zeros((0, 0)), np.ones((3, 2)), {},
+         r"user_factors has no rows \(shape \(0, 0\)\); at least one user is needed"),
+        (np.full((2, 2), 1e200), np.full((3, 2), 1e200), {},
+         r"scores could overflow float64 \(\|p.q\| \+ \|b_u\| \+ \|b_i\| beyond 1.8e\+308\); "
+         r"rescale them: dividing user_factors, user_bias and item_bias"),
+        (np.ones((2, 2)), np.ones((3, 2)), {"item_bias": [1e308, 0.0, 0.0]},
+         r"could overflow float64 \(\|p.q\| \+ \|b_u\| \+ \|b_i\| up to 1e\+308\); rescale them:"),
+        (np.full((2, 2), 1e19, np.float32), np.full((3, 2), 1e19, np.float32), {},
+         r"could overflow float32 .* pass float64 factors \(scores are computed in the "
+         r"factors' dtype\) or rescale them"),
+        (np.full((2, 2), 1e-25, np.float32), np.full((3, 2), 1e-25, np.float32), {},
+         r"the factors are so small that scores would underflow float32 \(the largest product "
+         r"of a user and an item entry is 1e-50\); pass float64 factors or rescale them"),
+        (np.full((2, 2), 1e-160), np.full((3, 2), 1e-160), {},
+         r"would underflow float64 .*; rescale them: multiplying user_factors"),
+        (np.ones((2, 2)), np.ones((3, 2)), {"user_bias": [np.inf, 0.0]},
+         r"user_bias holds NaN or infinite values \(1 entry, the first: entry 0\); biases "
+         r"must be finite"),
+        (np.ones((2, 2)), np.ones((3, 2)), {"user_bias": 3.0},
+         r"user_bias must be a 1-D array of 2 numbers .* got float64 of shape \(\)"),
+        (np.ones((2, 2)), np.ones((3, 2)), {"item_bias": sp.csr_array(np.ones((1, 3)))},
+         r"item_bias must be a dense 1-D array, got a sparse matrix"),
+        (np.ones((2, 2)), np.array([[1, np.nan], [np.inf, 0], [1, 1]]), {},
+         r"item_factors holds NaN or infinite values \(2 rows, the first: row 0\)"),
+    ],
+)
+def test_every_factor_and_bias_goes_through_one_check(users, items, kw, message):
+    y = sp.csr_array([[0, 1, 0], [1, 0, 0]])
+    error = TypeError if "sparse" in message else ValueError
+    with pytest.raises(error, match=message):
+        skr.evaluate_embeddings(users, items, y, "ndcg@2", **kw)
+
+
+def test_factors_of_no_dimension_with_a_bias_rank_by_the_bias():
+    y = sp.csr_array([[0, 1, 0], [1, 0, 0]])
+    res, top = skr.evaluate_embeddings(
+        np.zeros((2, 0)), np.zeros((3, 0)), y, "mrr", item_bias=[1.0, 3.0, 2.0], k=3,
+        return_top=True,
+    )
+    assert top.tolist() == [[1, 2, 0], [1, 2, 0]]
+    assert res.per_query["mrr"].tolist() == [1.0, 1 / 3]
+    # Zero factors are exact: every item ties (the expected value over the ties).
+    tied = skr.evaluate_embeddings(np.zeros((2, 2)), np.zeros((3, 2)), y, "mrr")
+    assert tied["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+
+
 # -- the candidates and the samples, against plain loops ------------------------------
 
 
