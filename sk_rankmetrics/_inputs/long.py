@@ -8,6 +8,7 @@ import numpy as np
 
 from .._ranking.block import rank_block
 from .._utils.arrays import (
+    MASK_BY_OMISSION,
     as_ids,
     as_numeric_array,
     check_finite,
@@ -28,7 +29,7 @@ class LongInputs:
 
     def __init__(self, y_true, y_score, qid, judged=None, part=False):
         check_finite(y_true, "y_true")
-        check_finite(y_score, "y_score")
+        check_finite(y_score, "y_score", masked=MASK_BY_OMISSION)
         self.y_true = np.asarray(y_true, dtype=np.float64)
         self.y_score = exact_scores(y_score)
         self.judged = judged

@@ -120,8 +120,23 @@ def first_non_finite(block):
     return tuple(int(i) for i in np.argwhere(bad)[0])
 
 
-def check_finite(block, arg, row0=0):
-    """Raise if ``block`` holds NaN or infinity, naming the first place."""
+#: What a score matrix's -inf usually means (items that are not candidates),
+#: and the argument that says it.
+MASK_BY_EXCLUDE = (
+    " A score of -inf to keep an item out of its row's ranking is what exclude= is for: "
+    "pass finite scores and exclude=mask (True for the items to leave out)."
+)
+#: The same in long format, where a pair not listed is not ranked.
+MASK_BY_OMISSION = (
+    " A score of -inf to keep an item out of its query's ranking: drop the pair from "
+    "y_true, y_score and qid instead (long format ranks only the pairs it lists)."
+)
+
+
+def check_finite(block, arg, row0=0, masked=None):
+    """Raise if ``block`` holds NaN or infinity, naming the first place and
+    value; ``masked`` is added to the message when that value is -inf (the
+    way to leave items out that the entry point offers)."""
     where = first_non_finite(block)
     if where is None:
         return
@@ -129,8 +144,11 @@ def check_finite(block, arg, row0=0):
         place = f"row {row0 + where[0]}, column {where[1]}"
     else:
         place = f"index {row0 + where[0]}"
+    mask = ""
+    if masked and np.isneginf(block[where]):
+        mask = f" That one is -inf.{masked}"
     raise ValueError(f"{arg} contains NaN or infinity (first at {place}); every value must "
-                     "be finite.")
+                     f"be finite.{mask}")
 
 
 def unique(a):
