@@ -728,3 +728,49 @@ def test_ild_of_the_issue_example_at_every_scale(scale):
     assert skr.ild_score({"u": ["a", "c"]}, item_features=feats) == pytest.approx(
         1 - 1 / math.sqrt(2), abs=1e-15
     )
+
+
+# -- a missing id is never an id ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        # NumPy would read ["x", nan, "y"] as the strings "x", "nan", "y": a user "nan".
+        (lambda m: skr.arp_score(REC, popularity=(["x", m, "y"], ["a", "a", "b"])),
+         r"the user ids of popularity holds a missing id \((nan|None) at entry 1\); every "
+         r"entry needs an id"),
+        (lambda m: skr.novelty_score(REC, popularity=(["x", "x", "y"], ["a", m, "b"])),
+         r"the item ids of popularity holds a missing id"),
+        (lambda m: skr.novelty_score(
+            REC, popularity=pd.DataFrame({"user": ["x", m, "y"], "item": ["a", "a", "b"]})),
+         r"the user ids of popularity (holds a missing id|must hold ids of one type)"),
+        (lambda m: skr.novelty_score(REC, popularity={"a": 0.5, "b": 0.5, m: 0.5}),
+         r"the ids of popularity holds a missing id"),
+        (lambda m: skr.coverage_score({"u": ["a", m]}, items=ITEMS),
+         r"the recommended item ids holds a missing id"),
+        (lambda m: skr.coverage_score(REC, items=["a", "b", "c", m]),
+         r"items \(the catalogue\) holds a missing id \((nan|None) at entry 3\)"),
+        (lambda m: skr.ild_score(REC, item_features={**FEATS, m: [1.0, 2.0]}),
+         r"the ids of item_features holds a missing id"),
+        (lambda m: skr.evaluate_ranked({"u": ["a", m]}, {"u": {"a"}}, "mrr"),
+         r"the ranked item ids holds a missing id"),
+        (lambda m: skr.evaluate_ranked({"u": ["a", "b"], m: ["a"]}, {"u": {"a"}}, "mrr"),
+         r"the user ids of the ranked lists holds a missing id"),
+        (lambda m: skr.evaluate_ranked({"u": ["a", "b"]}, {"u": ["a", m]}, "mrr"),
+         r"the truth's item ids holds a missing id"),
+    ],
+)
+@pytest.mark.parametrize("missing", [float("nan"), None])
+def test_a_missing_id_is_refused_not_read_as_text(call, match, missing):
+    with pytest.raises(InvalidParameterError, match=match):
+        call(missing)
+
+
+def test_numbers_among_text_ids_are_refused_naming_both():
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"the user ids of popularity must hold ids of one type \(integers or strings\), "
+        r"got mixed types or values such as 'x' and 3",
+    ):
+        skr.arp_score(REC, popularity=(["x", 3, "y"], ["a", "a", "b"]))

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._utils.arrays import id_array
 from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
 from . import data as _data
@@ -103,7 +104,7 @@ def _truth(truth, ids):
             )
         return truth[0], truth[1], (None if len(truth) == 2 else truth[2])
     if isinstance(truth, Mapping):
-        keys, vals = np.array(list(truth.keys())), list(truth.values())
+        keys, vals = id_array(list(truth.keys())), list(truth.values())
     elif isinstance(truth, (list, np.ndarray)):
         if len(truth) != ids.shape[0]:
             raise InvalidParameterError(

@@ -16,6 +16,7 @@ from .._inputs.preranked import (
     build_preranked,
     group_long,
 )
+from .._utils.arrays import id_array
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
@@ -55,7 +56,7 @@ def _recommended(recommended, users, fmt="auto"):
         ids, lens, flat, _ = group_long(r.qid, r.docno, r.score, order="score")
         return ids, lens, flat
     if isinstance(recommended, Mapping):
-        ids = np.array(list(recommended.keys()))
+        ids = id_array(list(recommended.keys()))
         lens, flat = flatten_lists(list(recommended.values()), len(recommended),
                                     "recommended", ranked=True, users=ids)
         return ids, lens, flat
