@@ -191,7 +191,7 @@ def test_cut_off_and_integer_ids():
     res = skr.evaluate_ranked(rec, None, ["coverage@1", "coverage"], items=items)
     assert res["coverage@1"] == 2 / 6 and res["coverage"] == 5 / 6
     res = skr.evaluate_ranked(rec, None, ["coverage"], items=items, k=2)
-    assert res["coverage"] == 3 / 6
+    assert res.metrics == ["coverage@2"] and res["coverage@2"] == 3 / 6
 
 
 def test_popularity_forms_agree():

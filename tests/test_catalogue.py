@@ -412,7 +412,7 @@ def test_factors_of_no_dimension_with_a_bias_rank_by_the_bias():
         return_top=True,
     )
     assert top.tolist() == [[1, 2, 0], [1, 2, 0]]
-    assert res.per_query["mrr"].tolist() == [1.0, 1 / 3]
+    assert res.per_query["mrr@3"].tolist() == [1.0, 1 / 3]
     # Zero factors are exact: every item ties (the expected value over the ties).
     tied = skr.evaluate_embeddings(np.zeros((2, 2)), np.zeros((3, 2)), y, "mrr")
     assert tied["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)

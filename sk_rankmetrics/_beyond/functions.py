@@ -89,9 +89,10 @@ def _run(
         relevant=relevant,
         no_relevant=no_relevant,
     )
+    label = req[0].label  # "name@k" with a cut-off
     if per_row:
-        return per_user[name]
-    return value[name]
+        return per_user[label]
+    return value[label]
 
 
 def _truth(truth, ids):

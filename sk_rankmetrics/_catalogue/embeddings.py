@@ -28,6 +28,7 @@ from .._metrics.names import parse_name
 from .._metrics.requests import Request, as_metric_list, split_request
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import validate
 from .._utils.threads import N_THREADS
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
@@ -246,11 +247,13 @@ def _requests(metrics, k):
         label, opts = split_request(item)
         spec, kk, preset = parse_name(label)
         if k is not None and kk is None and spec.takes_k:
-            kk = k
+            kk, label = k, with_cutoff(label, k)
         out.append(Request(spec, kk, opts, label, preset=preset, where=WHERE))
     labels = [r.label for r in out]
     if len(set(labels)) != len(labels):
-        raise InvalidParameterError(f"{WHERE}: metrics names a metric twice: {labels}.")
+        raise InvalidParameterError(
+            f"{WHERE}: metrics names a metric twice: {labels}{twice_at_k(labels, k)}."
+        )
     return out
 
 
@@ -319,8 +322,11 @@ def evaluate_embeddings(
         Names such as ``"ndcg@20"``, ``"recall@20"``, ``"map"``; every name
         :func:`evaluate` accepts.
     k : int, optional
-        Cut-off added to every name that has none (``"ndcg"`` ->
-        ``"ndcg@k"``); also the width of the lists ``return_top`` returns.
+        Cut-off added to every name that has none, of a metric that takes
+        one: ``"ndcg"`` is scored at ``k`` and its result keyed ``"ndcg@k"``,
+        as if ``"ndcg@k"`` had been asked (``"r_precision"`` and
+        ``"map@100"`` keep their names). Also the width of the lists
+        ``return_top`` returns.
     exclude : scipy.sparse matrix, array-like of shape (n_users, n_items) or tuple, optional
         Items that are not candidates for a user (typically its training
         interactions): every stored non-zero entry, or the pairs of a tuple
@@ -377,7 +383,10 @@ def evaluate_embeddings(
         ``0 .. n_users - 1`` without them) and means.
     top : ndarray of shape (n_users, k)
         Only with ``return_top``: item indices best first, ties by increasing
-        index; -1 past the user's last candidate. With ``item_ids``, the
+        index; -1 past the user's last candidate. Always ``k`` columns (the
+        cut-off, or the deepest named one without ``k``), also when ``k``
+        exceeds the catalogue: the columns past a user's candidates hold the
+        fill. With ``item_ids``, the
         item ids instead (int64 for integer ids, str for text), and past the
         last candidate a fill that is never an id: ``""`` for text ids,
         ``-1`` for integer ids (or ``min(item_ids) - 1`` when -1 is an id).
@@ -441,7 +450,7 @@ def evaluate_embeddings(
     >>> res, top = evaluate_embeddings(users, items, test, ["recall", "ndcg"], k=2,
     ...                                exclude=train, return_top=True)
     >>> {name: round(v, 4) for name, v in res.mean.items()}
-    {'recall': 0.5, 'ndcg': 0.5}
+    {'recall@2': 0.5, 'ndcg@2': 0.5}
     >>> top.tolist()
     [[1, 2], [2, 1]]
 
@@ -453,7 +462,7 @@ def evaluate_embeddings(
     >>> res, top = evaluate_embeddings(users, items, held_out, ["recall", "ndcg"], k=2,
     ...                                exclude=seen, return_top=True,
     ...                                user_ids=["ann", "bo"], item_ids=["a", "b", "c", "d"])
-    >>> res.query_ids.tolist(), res.per_query["recall"].tolist()
+    >>> res.query_ids.tolist(), res.per_query["recall@2"].tolist()
     (['ann', 'bo'], [1.0, 0.0])
     >>> top.tolist()
     [['b', 'c'], ['c', 'b']]
@@ -484,7 +493,7 @@ def evaluate_embeddings(
                     f"name a cut-off (metrics={short_repr(metrics)})."
                 )
             width = max(cut)
-        top = np.full((n_users, min(width, n_items)), -1, dtype=np.int64)
+        top = np.full((n_users, width), -1, dtype=np.int64)
     if sample_negatives is not None and sample_negatives >= n_items:
         # Every user's candidates number fewer than n_items: a sample of that
         # size is all of them, which is the whole catalogue's ranking.
