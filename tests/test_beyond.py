@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 from itertools import combinations
 
 import numpy as np
@@ -190,7 +191,7 @@ def test_cut_off_and_integer_ids():
     res = skr.evaluate_ranked(rec, None, ["coverage@1", "coverage"], items=items)
     assert res["coverage@1"] == 2 / 6 and res["coverage"] == 5 / 6
     res = skr.evaluate_ranked(rec, None, ["coverage"], items=items, k=2)
-    assert res["coverage"] == 3 / 6
+    assert res.metrics == ["coverage@2"] and res["coverage@2"] == 3 / 6
 
 
 def test_popularity_forms_agree():
@@ -646,3 +647,137 @@ def test_matrix_excluded_items_are_never_in_the_top_k():
     out = skr.evaluate(y_true, y_score, ["coverage@2", "entropy@2"], exclude=exclude)
     assert out["coverage@2"] == 0.75
     assert out["entropy@2"] == pytest.approx(np.log2(3))
+
+
+# -- ILD at every scale of the features ------------------------------------------------
+
+
+def exact_ild(lists, feats):
+    """ILD from exact rationals: cos^2 = (a.b)^2 / (|a|^2 |b|^2) as a Fraction,
+    which no scale of a or b over- or underflows, then one float sqrt."""
+    vals = []
+    for lst in lists:
+        if len(lst) < 2:
+            continue
+        dists = []
+        for i, j in combinations(lst, 2):
+            a = [Fraction(x) for x in feats[i]]
+            b = [Fraction(x) for x in feats[j]]
+            dot = sum(x * y for x, y in zip(a, b))
+            cos2 = dot * dot / (sum(x * x for x in a) * sum(y * y for y in b))
+            sign = 1.0 if dot >= 0 else -1.0
+            dists.append(1.0 - sign * math.sqrt(float(cos2)))
+        vals.append(math.fsum(dists) / len(dists))
+    return math.fsum(vals) / len(vals)
+
+
+@st.composite
+def scaled_features(draw):
+    n_items = draw(st.integers(2, 6))
+    dims = draw(st.integers(1, 4))
+    base = {
+        i: draw(st.lists(st.integers(-3, 3), min_size=dims, max_size=dims).filter(any))
+        for i in range(n_items)
+    }
+    # One positive factor per vector, from 1e-300 to 1e300 (mantissa and exponent drawn).
+    factor = {
+        i: draw(st.floats(1.0, 9.99)) * 10.0 ** draw(st.integers(-300, 300))
+        for i in range(n_items)
+    }
+    lists = [
+        draw(st.lists(st.integers(0, n_items - 1), unique=True, min_size=2, max_size=6))
+        for _ in range(draw(st.integers(1, 4)))
+    ]
+    return lists, base, factor
+
+
+@settings(max_examples=150, deadline=None)
+@given(scaled_features())
+def test_ild_does_not_depend_on_the_scale_of_the_features(case):
+    lists, base, factor = case
+    plain = {i: [float(x) for x in v] for i, v in base.items()}
+    scaled = {i: [x * factor[i] for x in v] for i, v in base.items()}
+    want = exact_ild(lists, plain)
+    got_plain = skr.ild_score(lists, item_features=plain)
+    got_scaled = skr.ild_score(lists, item_features=scaled, per_row=True)
+    assert got_plain == pytest.approx(ref_ild(lists, plain), abs=1e-9)
+    assert got_plain == pytest.approx(want, abs=1e-9)
+    # The scaled features hold the same directions: the same value at any scale,
+    # and the exact reference on them agrees.
+    assert float(np.mean(got_scaled)) == pytest.approx(want, abs=1e-9)
+    assert exact_ild(lists, scaled) == pytest.approx(want, abs=1e-12)
+    assert ((got_scaled >= 0) & (got_scaled <= 2)).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=3, max_size=3),
+        min_size=2,
+        max_size=5,
+    )
+)
+def test_ild_in_its_range_for_any_finite_features(vectors):
+    feats = dict(enumerate(vectors))
+    lists = [list(range(len(vectors)))]
+    if any(not any(v) for v in vectors):  # only an exact zero has no direction
+        with pytest.raises(InvalidParameterError, match="a zero vector"):
+            skr.ild_score(lists, item_features=feats)
+        return
+    got = skr.ild_score(lists, item_features=feats)
+    assert 0.0 <= got <= 2.0
+    assert got == pytest.approx(exact_ild(lists, feats), abs=1e-9)
+
+
+@pytest.mark.parametrize("scale", [5e-324, 1e-300, 1e-170, 1.0, 1e154, 1e155, 1e300, 1.7e308])
+def test_ild_of_the_issue_example_at_every_scale(scale):
+    feats = {"a": [scale, 0.0], "c": [scale, scale]}
+    assert skr.ild_score({"u": ["a", "c"]}, item_features=feats) == pytest.approx(
+        1 - 1 / math.sqrt(2), abs=1e-15
+    )
+
+
+# -- a missing id is never an id ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        # NumPy would read ["x", nan, "y"] as the strings "x", "nan", "y": a user "nan".
+        (lambda m: skr.arp_score(REC, popularity=(["x", m, "y"], ["a", "a", "b"])),
+         r"the user ids of popularity holds a missing id \((nan|None) at entry 1\); every "
+         r"entry needs an id"),
+        (lambda m: skr.novelty_score(REC, popularity=(["x", "x", "y"], ["a", m, "b"])),
+         r"the item ids of popularity holds a missing id"),
+        (lambda m: skr.novelty_score(
+            REC, popularity=pd.DataFrame({"user": ["x", m, "y"], "item": ["a", "a", "b"]})),
+         r"the user ids of popularity (holds a missing id|must hold ids of one type)"),
+        (lambda m: skr.novelty_score(REC, popularity={"a": 0.5, "b": 0.5, m: 0.5}),
+         r"the ids of popularity holds a missing id"),
+        (lambda m: skr.coverage_score({"u": ["a", m]}, items=ITEMS),
+         r"the recommended item ids holds a missing id"),
+        (lambda m: skr.coverage_score(REC, items=["a", "b", "c", m]),
+         r"items \(the catalogue\) holds a missing id \((nan|None) at entry 3\)"),
+        (lambda m: skr.ild_score(REC, item_features={**FEATS, m: [1.0, 2.0]}),
+         r"the ids of item_features holds a missing id"),
+        (lambda m: skr.evaluate_ranked({"u": ["a", m]}, {"u": {"a"}}, "mrr"),
+         r"the ranked item ids holds a missing id"),
+        (lambda m: skr.evaluate_ranked({"u": ["a", "b"], m: ["a"]}, {"u": {"a"}}, "mrr"),
+         r"the user ids of the ranked lists holds a missing id"),
+        (lambda m: skr.evaluate_ranked({"u": ["a", "b"]}, {"u": ["a", m]}, "mrr"),
+         r"the truth's item ids holds a missing id"),
+    ],
+)
+@pytest.mark.parametrize("missing", [float("nan"), None])
+def test_a_missing_id_is_refused_not_read_as_text(call, match, missing):
+    with pytest.raises(InvalidParameterError, match=match):
+        call(missing)
+
+
+def test_numbers_among_text_ids_are_refused_naming_both():
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"the user ids of popularity must hold ids of one type \(integers or strings\), "
+        r"got mixed types or values such as 'x' and 3",
+    ):
+        skr.arp_score(REC, popularity=(["x", 3, "y"], ["a", "a", "b"]))

@@ -363,6 +363,62 @@ def test_errors_name_the_argument():
         skr.evaluate_embeddings(U, V, Y, "map", exclude_relevant="keep")
 
 
+@pytest.mark.parametrize(
+    "users, items, kw, message",
+    [
+        (np.zeros((2, 0)), np.zeros((3, 0)), {},
+         r"user_factors and item_factors have no columns \(shapes \(2, 0\) and \(3, 0\)\) "
+         r"and no bias is given, so every score would be 0"),
+        (np.float64(1.0), np.ones((3, 2)), {},
+         r"user_factors must be a 2-D array of numbers .* got float64 of shape \(\)"),
+        (np.ones((2, 2)), np.ones((0, 2)), {},
+         r"item_factors has no rows \(shape \(0, 2\)\); at least one item is needed"),
+        (np.zeros((0, 0)), np.ones((3, 2)), {},
+         r"user_factors has no rows \(shape \(0, 0\)\); at least one user is needed"),
+        (np.full((2, 2), 1e200), np.full((3, 2), 1e200), {},
+         r"scores could overflow float64 \(\|p.q\| \+ \|b_u\| \+ \|b_i\| beyond 1.8e\+308\); "
+         r"rescale them: dividing user_factors, user_bias and item_bias"),
+        (np.ones((2, 2)), np.ones((3, 2)), {"item_bias": [1e308, 0.0, 0.0]},
+         r"could overflow float64 \(\|p.q\| \+ \|b_u\| \+ \|b_i\| up to 1e\+308\); rescale them:"),
+        (np.full((2, 2), 1e19, np.float32), np.full((3, 2), 1e19, np.float32), {},
+         r"could overflow float32 .* pass float64 factors \(scores are computed in the "
+         r"factors' dtype\) or rescale them"),
+        (np.full((2, 2), 1e-25, np.float32), np.full((3, 2), 1e-25, np.float32), {},
+         r"the factors are so small that scores would underflow float32 \(the largest product "
+         r"of a user and an item entry is 1e-50\); pass float64 factors or rescale them"),
+        (np.full((2, 2), 1e-160), np.full((3, 2), 1e-160), {},
+         r"would underflow float64 .*; rescale them: multiplying user_factors"),
+        (np.ones((2, 2)), np.ones((3, 2)), {"user_bias": [np.inf, 0.0]},
+         r"user_bias holds NaN or infinite values \(1 entry, the first: entry 0\); biases "
+         r"must be finite"),
+        (np.ones((2, 2)), np.ones((3, 2)), {"user_bias": 3.0},
+         r"user_bias must be a 1-D array of 2 numbers .* got float64 of shape \(\)"),
+        (np.ones((2, 2)), np.ones((3, 2)), {"item_bias": sp.csr_array(np.ones((1, 3)))},
+         r"item_bias must be a dense 1-D array, got a sparse matrix"),
+        (np.ones((2, 2)), np.array([[1, np.nan], [np.inf, 0], [1, 1]]), {},
+         r"item_factors holds NaN or infinite values \(2 rows, the first: row 0\)"),
+    ],
+)
+def test_every_factor_and_bias_goes_through_one_check(users, items, kw, message):
+    y = sp.csr_array([[0, 1, 0], [1, 0, 0]])
+    error = TypeError if "sparse" in message else ValueError
+    with pytest.raises(error, match=message):
+        skr.evaluate_embeddings(users, items, y, "ndcg@2", **kw)
+
+
+def test_factors_of_no_dimension_with_a_bias_rank_by_the_bias():
+    y = sp.csr_array([[0, 1, 0], [1, 0, 0]])
+    res, top = skr.evaluate_embeddings(
+        np.zeros((2, 0)), np.zeros((3, 0)), y, "mrr", item_bias=[1.0, 3.0, 2.0], k=3,
+        return_top=True,
+    )
+    assert top.tolist() == [[1, 2, 0], [1, 2, 0]]
+    assert res.per_query["mrr@3"].tolist() == [1.0, 1 / 3]
+    # Zero factors are exact: every item ties (the expected value over the ties).
+    tied = skr.evaluate_embeddings(np.zeros((2, 2)), np.zeros((3, 2)), y, "mrr")
+    assert tied["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+
+
 # -- the candidates and the samples, against plain loops ------------------------------
 
 
@@ -577,6 +633,61 @@ def test_options_equal_the_dense_path(metric):
     np.testing.assert_allclose(
         got.per_query[metric[0]][present], want[metric[0]], rtol=1e-12, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("n", [60, 61, 10**6, 10**12])
+def test_a_sample_of_the_catalogue_or_more_is_the_whole_catalogue(n):
+    """n >= n_items: every user's candidates, i.e. the full-catalogue values
+    exactly, at a cost bounded by the catalogue (not by n)."""
+    U, V, Y, E, _, _ = _case(6, 12, 60)
+    metrics = ["ndcg@5", "recall@5", "mrr", "map", "precision@10"]
+    full = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN)
+    skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN,
+                            sample_negatives=n, random_state=0)  # warm-up
+    tracemalloc.start()
+    try:
+        got = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN,
+                                      sample_negatives=n, random_state=0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak  # 10**12 draws would be terabytes
+    for m in metrics:
+        np.testing.assert_array_equal(got.per_query[m], full.per_query[m])
+
+
+def test_a_user_with_fewer_candidates_than_the_sample_takes_them_all():
+    """Per user: a sample at least as large as its candidates is all of them."""
+    U, V, Y, E, _, _ = _case(7, 12, 60)
+    E = E.copy()
+    E[0, :] = True
+    E[0, :5] = False  # user 0: 5 items not excluded, some of them held out
+    Y = Y.copy()
+    Y[0, :] = 0
+    Y[0, 1] = 1
+    metrics = ["ndcg@3", "mrr", "map"]
+    full = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN)
+    for n in (4, 5, 30):  # user 0 has 4 negatives to draw from
+        got = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=NAN,
+                                      sample_negatives=n, random_state=1)
+        for m in metrics:
+            assert got.per_query[m][0] == pytest.approx(full.per_query[m][0], rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [61, 10**12])
+def test_samples_larger_than_the_catalogue_are_bounded_by_it(n):
+    users = np.arange(3)
+    banned = np.zeros((3, 60), dtype=bool)
+    banned[1, ::2] = True
+    tracemalloc.start()
+    try:
+        rows, items = sample_items(5, users, n, 60, lambda r, it: banned[r, it])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
+    assert np.bincount(rows).tolist() == [60, 30, 60]
+    assert items[rows == 1].tolist() == list(range(1, 60, 2))
 
 
 def test_samples_are_uniform_over_the_allowed_items():

@@ -414,3 +414,64 @@ def test_query_difference_display_takes_exclude():
     np.testing.assert_array_equal(d.query_ids, np.arange(15)[keep])
     np.testing.assert_allclose(d.differences, (a - b)[keep], rtol=1e-12, atol=1e-15)
     plt.close("all")
+
+
+# -- -inf as a mask: the error points to the way to leave items out ----------------
+
+_EXCLUDE_HINT = (
+    r"y_score contains NaN or infinity \(first at row 0, column 1\); every value must "
+    r"be finite\. That one is -inf\. A score of -inf to keep an item out of its row's "
+    r"ranking is what exclude= is for: pass finite scores and exclude=mask \(True for the "
+    r"items to leave out\)\."
+)
+_OMISSION_HINT = (
+    r"y_score contains NaN or infinity \(first at index 1\); every value must be "
+    r"finite\. That one is -inf\. A score of -inf to keep an item out of its query's "
+    r"ranking: drop the pair from y_true, y_score and qid instead \(long format ranks only "
+    r"the pairs it lists\)\."
+)
+
+
+def _masked_scores():
+    y = np.array([[1, 0, 0], [0, 1, 0]])
+    s = np.array([[0.5, 0.9, 0.2], [0.1, 0.3, 0.2]])
+    s[0, 1] = -np.inf  # the idiom of docs/beyond_accuracy.md: an item seen in training
+    return y, s
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda y, s: skr.evaluate(y, s, "ndcg@2"),
+        lambda y, s: skr.ndcg_score(y, s),
+        lambda y, s: skr.evaluate(y, s.astype(np.float32), ["recall@2", "coverage@2"]),
+        lambda y, s: skr.evaluate(y, s, "coverage@2"),
+        lambda y, s: skr.evaluate(da.from_array(y, chunks=1), da.from_array(s, chunks=1),
+                                  "ndcg@2").compute(),
+    ],
+)
+def test_minus_infinity_as_a_mask_points_to_exclude(call):
+    y, s = _masked_scores()
+    with pytest.raises(ValueError, match=_EXCLUDE_HINT):
+        call(y, s)
+    # What the message says to do gives the numbers of the pairs left out.
+    ex = np.isinf(s)
+    got = skr.evaluate(y, np.where(ex, 0.0, s), "ndcg@2", exclude=ex)["ndcg@2"]
+    want = skr.evaluate([1, 0, 0, 1, 0], [0.5, 0.2, 0.1, 0.3, 0.2], "ndcg@2",
+                        qid=[0, 0, 1, 1, 1])["ndcg@2"]
+    assert got == pytest.approx(want, rel=1e-15)
+
+
+def test_minus_infinity_in_long_format_says_to_drop_the_pair():
+    y, s = _masked_scores()
+    with pytest.raises(ValueError, match=_OMISSION_HINT):
+        skr.evaluate(y.ravel(), s.ravel(), "mrr", qid=[1, 1, 1, 2, 2, 2])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_other_non_finite_scores_get_no_mask_hint(bad):
+    y, s = _masked_scores()
+    s[0, 1] = bad
+    with pytest.raises(ValueError, match=r"\(first at row 0, column 1\); every value "
+                       r"must be finite\.$"):
+        skr.evaluate(y, s, "ndcg@2")

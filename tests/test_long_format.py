@@ -261,9 +261,16 @@ def test_bad_qids_and_values():
 
 def test_object_qids_are_never_coerced_into_other_queries():
     y, s = [1, 0, 1, 0], [1, 2, 3, 4]
-    for bad in ([1, 1, 1.5, 1.5], ["a", 1, "b", "b"], [1, None, 2, 2]):
-        with pytest.raises(TypeError, match=r"qid must hold ids of one type"):
+    for bad, match in (
+        ([1, 1, 1.5, 1.5], r"qid (must hold ids of one type .* such as|holds the value) 1\.5"),
+        (["a", 1, "b", "b"], r"qid must hold ids of one type .* such as 'a' and 1"),
+        ([1, None, 2, 2], r"qid holds a missing id \(None at entry 1\)"),
+        (["a", "a", float("nan"), "b"], r"qid holds a missing id \(nan at entry 2\)"),
+    ):
+        with pytest.raises(TypeError, match=match):
             skr.ndcg_score(y, s, qid=np.array(bad, dtype=object))
+        with pytest.raises(TypeError, match=match):  # a list: NumPy would write nan as text
+            skr.ndcg_score(y, s, qid=bad)
     by_obj = skr.ndcg_score(y, s, qid=np.array(["a", "a", "b", "b"], dtype=object), per_row=True)
     by_int = skr.ndcg_score(y, s, qid=np.array([3, 3, 4, 4], dtype=object), per_row=True)
     np.testing.assert_array_equal(by_obj, skr.ndcg_score(y, s, qid=[3, 3, 4, 4], per_row=True))

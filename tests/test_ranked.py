@@ -180,8 +180,8 @@ def test_complete_users_and_users_argument():
 
 def test_k_argument_and_labels():
     res = evaluate_ranked({"u": ["a", "b", "c"]}, {"u": {"c"}}, ["precision", "mrr@1"], k=2)
-    assert res.metrics == ["precision", "mrr@1"]
-    assert res["precision"] == 0.0  # precision@2
+    assert res.metrics == ["precision@2", "mrr@1"]  # k gives its cut-off to the key
+    assert res["precision@2"] == 0.0
     assert res["mrr@1"] == 0.0
     assert "1 queries" in repr(res)
     assert isinstance(res, EvaluationResult)

@@ -185,3 +185,23 @@ def test_set_score_request_rejects_other_metadata():
     with routing():
         with pytest.raises(TypeError, match="accepts"):
             get_scorer("ndcg@10").set_score_request(groups=True)
+
+
+@pytest.mark.parametrize(
+    "call, where",
+    [
+        (lambda: get_scorer("ndcg@10", qid=True), "get_scorer"),
+        (lambda: get_scorers(["ndcg@10", "map"], qid=True), "get_scorers"),
+        (lambda: get_scorer(lambda est, X, y: 0.0, qid="groups"), "get_scorer"),
+    ],
+)
+def test_qid_with_routing_off_speaks_of_qid_not_of_set_score_request(call, where):
+    with sklearn.config_context(enable_metadata_routing=False):
+        with pytest.raises(RuntimeError) as err:
+            call()
+    message = str(err.value)
+    assert message.startswith(f"{where}: qid=")
+    assert "asks scikit-learn to route the query ids to the scorer, which needs " \
+        "scikit-learn's metadata routing; it is off. Enable it with " \
+        "sklearn.set_config(enable_metadata_routing=True)" in message
+    assert "set_score_request" not in message

@@ -132,9 +132,9 @@ def test_f1_of_ranx_is_the_harmonic_mean_of_precision_and_recall():
     for k in (1, 3, 5):
         at = evaluate_ranked(RANX_RUN, RANX_QRELS, ["f1", "precision", "recall"], k=k,
                              no_relevant=0.0)
-        p, r = at.per_query["precision"], at.per_query["recall"]
+        p, r = at.per_query[f"precision@{k}"], at.per_query[f"recall@{k}"]
         want = np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1), 0.0)
-        np.testing.assert_allclose(at.per_query["f1"], want, rtol=1e-12)
+        np.testing.assert_allclose(at.per_query[f"f1@{k}"], want, rtol=1e-12)
 
 
 @pytest.mark.parametrize(("p", "value"), [(0.5, 0.7661), (0.8, 0.4526), (0.95, 0.1881)])

@@ -8,6 +8,7 @@ those values.
 from __future__ import annotations
 
 import gc
+import inspect
 import pickle
 import tracemalloc
 import warnings
@@ -77,7 +78,7 @@ def test_lightgbm_train_records_the_package_value_at_every_iteration(metric):
         feval=feval,
         callbacks=[lgb.record_evaluation(record)],
     )
-    recorded = record["valid"][metric]
+    recorded = record["valid"]["skr_" + metric]
     assert len(recorded) == rounds
     expected = [
         evaluate(yv, booster.predict(Xv, num_iteration=i + 1), metric, qid=qv, no_relevant=1.0)[
@@ -102,7 +103,7 @@ def test_lightgbm_train_records_the_package_value_at_every_iteration(metric):
         callbacks=[lgb.record_evaluation(record), lgb.early_stopping(patience, verbose=False)],
     )
     assert stopped.best_iteration == best_i + 1
-    assert len(record["valid"][metric]) == n_trained
+    assert len(record["valid"]["skr_" + metric]) == n_trained
 
 
 @pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")
@@ -124,7 +125,7 @@ def test_lgbm_ranker_eval_metric_reads_the_eval_group():
         X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sv], eval_at=[10], eval_metric=metric
     )
     log = ranker.evals_result_["valid_0"]
-    assert {"ndcg_exp@10", "map@10"} <= set(log)
+    assert {"skr_ndcg_exp@10", "skr_map@10"} <= set(log)
     for i in range(12):
         scores = evaluate(
             yv,
@@ -133,8 +134,84 @@ def test_lgbm_ranker_eval_metric_reads_the_eval_group():
             qid=qv,
             no_relevant="skip",
         )
-        assert log["ndcg_exp@10"][i] == scores["ndcg_exp@10"]
-        assert log["map@10"][i] == scores["map@10"]
+        assert log["skr_ndcg_exp@10"][i] == scores["ndcg_exp@10"]
+        assert log["skr_map@10"][i] == scores["map@10"]
+
+
+def _held_out(fit, X, y, sizes):
+    """LightGBM >= 4.7 takes eval_X and eval_y; older versions eval_set."""
+    if "eval_X" in inspect.signature(fit).parameters:
+        return {"eval_X": (X,), "eval_y": (y,), "eval_group": [sizes]}
+    return {"eval_set": [(X, y)], "eval_group": [sizes]}
+
+
+def test_lgbm_ranker_keeps_its_own_ndcg_apart_from_the_package_ndcg():
+    """LightGBM's ndcg@10 (exponential gain) and make_eval_metric's ndcg@10
+    (linear gain): two series in evals_result_, never one list of both."""
+    lgb = pytest.importorskip("lightgbm")
+    X, y, _, sizes = _ltr_data(40, 12)
+    Xv, yv, qv, sv = _ltr_data(25, 13)
+    rounds = 8
+    ranker = lgb.LGBMRanker(
+        n_estimators=rounds, num_leaves=7, min_child_samples=5, learning_rate=0.3,
+        n_jobs=1, verbose=-1, random_state=0, metric="ndcg",
+    )
+    ranker.fit(
+        X, y, group=sizes, eval_at=[10],
+        eval_metric=make_eval_metric("ndcg@10", "lightgbm", no_relevant=1.0),
+        **_held_out(ranker.fit, Xv, yv, sv),
+    )
+    log = ranker.evals_result_["valid_0"]
+    assert set(log) == {"ndcg@10", "skr_ndcg@10"}
+    assert len(log["ndcg@10"]) == len(log["skr_ndcg@10"]) == rounds
+    ours = [
+        evaluate(yv, ranker.predict(Xv, num_iteration=i + 1), "ndcg@10", qid=qv,
+                 no_relevant=1.0)["ndcg@10"]
+        for i in range(rounds)
+    ]
+    assert log["skr_ndcg@10"] == ours
+    assert log["ndcg@10"] != ours  # LightGBM's own, exponential gain
+
+
+def test_xgboost_keeps_its_own_ndcg_apart_from_the_package_ndcg():
+    xgb = pytest.importorskip("xgboost")
+    X, y, q, _ = _ltr_data(40, 14)
+    Xv, yv, qv, _ = _ltr_data(25, 15)
+    dvalid = xgb.DMatrix(Xv, yv, qid=qv)
+    params = {**XGB_PARAMS, "disable_default_eval_metric": 0, "eval_metric": "ndcg@10"}
+    record, rounds = {}, 6
+    xgb.train(
+        params, xgb.DMatrix(X, y, qid=q), num_boost_round=rounds, evals=[(dvalid, "valid")],
+        custom_metric=make_eval_metric(["ndcg@10", "map@10"], "xgboost", no_relevant=1.0),
+        maximize=True, evals_result=record, verbose_eval=False,
+    )
+    assert set(record["valid"]) == {"ndcg@10", "skr_ndcg@10", "skr_map@10"}
+    assert all(len(v) == rounds for v in record["valid"].values())
+
+
+def test_eval_metric_names_never_carry_whitespace():
+    m = make_eval_metric(["RBP(p=0.8, rel=2)", "ndcg @5"], "xgboost")
+    assert m.names == ["skr_RBP(p=0.8,rel=2)", "skr_ndcg@5"]
+    assert m.labels == ["RBP(p=0.8, rel=2)", "ndcg @5"]
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"make_eval_metric: 'ndcg@5' and 'ndcg @5' would both be recorded as 'skr_ndcg@5'",
+    ):
+        make_eval_metric(["ndcg@5", "ndcg @5"], "lightgbm")
+
+
+def test_eval_metric_names_under_xgboost_log_parsing():
+    """A label with a space reaches XGBoost's evals_result under one key."""
+    xgb = pytest.importorskip("xgboost")
+    X, y, q, _ = _ltr_data(10, 16)
+    d = xgb.DMatrix(X, y, qid=q)
+    record = {}
+    xgb.train(
+        XGB_PARAMS, d, num_boost_round=2, evals=[(d, "valid")],
+        custom_metric=make_eval_metric("RBP(p=0.8, rel=2)", "xgboost", no_relevant=1.0),
+        maximize=True, evals_result=record, verbose_eval=False,
+    )
+    assert list(record["valid"]) == ["skr_RBP(p=0.8,rel=2)"]
 
 
 def test_lightgbm_without_groups_raises():
@@ -177,7 +254,7 @@ def test_xgboost_train_records_the_package_value_at_every_iteration(metric):
         evals_result=record,
         verbose_eval=False,
     )
-    recorded = record["valid"][metric]
+    recorded = record["valid"]["skr_" + metric]
     expected = [
         evaluate(
             yv, booster.predict(dvalid, iteration_range=(0, i + 1)), metric, qid=qv, no_relevant=1.0
@@ -189,7 +266,7 @@ def test_xgboost_train_records_the_package_value_at_every_iteration(metric):
     assert len(set(recorded)) > 2
     # The callable itself returns the exact value.
     name, value = feval(booster.predict(dvalid), dvalid)
-    assert name == metric and value == expected[-1]
+    assert name == "skr_" + metric and value == expected[-1]
 
     patience = 3
     best_i, n_trained = _reference_stop([float(f"{v:f}") for v in expected], patience)
@@ -206,7 +283,7 @@ def test_xgboost_train_records_the_package_value_at_every_iteration(metric):
         verbose_eval=False,
     )
     assert stopped.best_iteration == best_i
-    assert len(record["valid"][metric]) == n_trained
+    assert len(record["valid"]["skr_" + metric]) == n_trained
 
 
 def test_xgboost_group_weights_are_query_weights():
@@ -271,6 +348,11 @@ ACC_METRICS = [
     "err@4",
     "recall@2",
     "gm_map",
+    "precision@2",
+    "r_precision",
+    "rbp",
+    "bpref",
+    "hit_rate@3",
 ]
 
 
@@ -309,27 +391,36 @@ def _long_batches(draw):
     bounds = [0, *[c for c in cuts if c < n_queries], n_queries]
     starts = np.concatenate([[0], np.cumsum(sizes)])
     batches = [slice(int(starts[a]), int(starts[b])) for a, b in zip(bounds, bounds[1:])]
+    # Empty batches anywhere (the end of a loop, a worker without data).
+    for at in draw(st.lists(st.integers(0, len(batches)), max_size=3)):
+        batches.insert(at, slice(0, 0))
     workers = draw(st.lists(st.integers(0, 2), min_size=len(batches), max_size=len(batches)))
     policy = draw(st.sampled_from(["skip", "warn", 0.0, 1.0]))
     weights = draw(st.booleans())
     return y, s, qid, batches, workers, policy, weights
 
 
-def _one_item_only(y, qid, batch):
-    return np.unique(qid[batch], return_counts=True)[1].max() < 2
+def _one_item_only(qid, batch):
+    ids = qid[batch]
+    return ids.size > 0 and np.unique(ids, return_counts=True)[1].max() < 2
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(_long_batches())
 def test_accumulator_equals_evaluate_for_any_split_and_merge(case):
+    """Every batch evaluate takes as part of the whole: batches of one-item
+    queries (the short last batch of a loop) and empty batches included."""
     y, s, qid, batches, workers, policy, weighted = case
-    if any(_one_item_only(y, qid, b) for b in batches):
-        return  # a batch of single-item queries is refused, as evaluate refuses it
     w_pairs = (qid % 5 + 1.0) if weighted else None
     accs = [RankingAccumulator(ACC_METRICS, no_relevant=policy) for _ in range(3)]
     for b, worker in zip(batches, workers):
+        take = np.arange(len(qid))[b]
+        if weighted and _one_item_only(qid, b):
+            # One weight per pair or per query reads alike only in sorted qid order.
+            take = take[np.argsort(qid[take], kind="stable")]
         accs[worker].update(
-            y[b], s[b], qid=qid[b], sample_weight=None if w_pairs is None else w_pairs[b]
+            y[take], s[take], qid=qid[take],
+            sample_weight=None if w_pairs is None else w_pairs[take],
         )
     total = accs[0]
     for other in accs[1:]:
@@ -366,6 +457,100 @@ def test_accumulator_matrix_rows_in_order_of_arrival(n_rows, n_items, seed, cuts
     result = first.merge(second).compute() if first._chunks else second.compute()
     assert result.query_ids.tolist() == list(range(n_rows))
     _assert_same(result, y, s, ACC_METRICS, no_relevant=0.0, sample_weight=w)
+
+
+def test_a_short_last_batch_and_an_empty_batch_are_taken():
+    """The eval loop of the issue: the last batch holds one query of one document."""
+    y = np.array([2, 0, 1, 0, 1, 1, 0, 1])
+    s = np.array([0.9, 0.8, 0.1, 0.3, 0.2, 0.7, 0.6, 0.4])
+    qid = np.array([1, 1, 1, 2, 2, 3, 3, 4])
+    acc = RankingAccumulator(["ndcg@2", "mrr", "map"])
+    acc.update(y[:5], s[:5], qid=qid[:5])
+    acc.update(y[5:7], s[5:7], qid=qid[5:7])
+    acc.update(y[7:], s[7:], qid=qid[7:])  # query 4: one document
+    acc.update(y[:0], s[:0], qid=qid[:0])  # an empty batch: nothing changes
+    result = acc.compute()
+    assert result.query_ids.tolist() == [1, 2, 3, 4]
+    assert result.per_query["mrr"].tolist() == [1.0, 0.5, 1.0, 1.0]
+    _assert_same(result, y, s, ["ndcg@2", "mrr", "map"], qid=qid)
+
+
+def test_matrix_batches_of_one_column_and_of_no_rows():
+    y = [[1, 0, 2], [0, 1, 0]]
+    s = [[0.2, 0.4, 0.1], [0.3, 0.2, 0.1]]
+    acc = RankingAccumulator(["ndcg@2", "mrr"], no_relevant=0.0)
+    acc.update(y, s)
+    acc.update(np.zeros((0, 3)), np.zeros((0, 3)))
+    acc.update([[1], [0]], [[0.5], [0.1]])  # rows of one item
+    acc.update(np.zeros((0, 5)), np.zeros((0, 5)))
+    result = acc.compute()
+    assert result.query_ids.tolist() == [0, 1, 2, 3]
+    # The rows as long format (qid = row number): evaluate's numbers.
+    yl = np.array([1, 0, 2, 0, 1, 0, 1, 0])
+    sl = np.array([0.2, 0.4, 0.1, 0.3, 0.2, 0.1, 0.5, 0.1])
+    ql = np.array([0, 0, 0, 1, 1, 1, 2, 3])
+    _assert_same(result, yl, sl, ["ndcg@2", "mrr"], qid=ql, no_relevant=0.0)
+
+
+def test_the_checks_of_the_whole_come_at_compute():
+    acc = RankingAccumulator("mrr")
+    acc.update([1], [0.5], qid=["a"])
+    acc.update([], [], qid=[])
+    with pytest.raises(
+        ValueError,
+        match=r"RankingAccumulator\.compute: every query of every batch has a single item "
+        r"\(1 queries\); ranking metrics are only meaningful when queries have at least 2 items",
+    ):
+        acc.compute()
+    acc.update([0, 1], [0.5, 0.4], qid=["b", "b"])
+    assert acc.compute().per_query["mrr"].tolist() == [1.0, 0.5]
+    rows = RankingAccumulator("mrr", no_relevant=0.0)
+    rows.update([[1], [0]], [[0.5], [0.1]])
+    with pytest.raises(ValueError, match=r"every row of every batch has a single item \(2 rows\)"):
+        rows.compute()
+    only_empty = RankingAccumulator("mrr")
+    only_empty.update(np.zeros((0, 2)), np.zeros((0, 2)))
+    with pytest.raises(ValueError, match=r"compute: no query was given yet"):
+        only_empty.compute()
+    # A merged accumulator brings its queries of two items.
+    other = RankingAccumulator("mrr", no_relevant=0.0)
+    other.update([[0, 1]], [[0.3, 0.4]])
+    assert rows.merge(other).compute().per_query["mrr"].tolist() == [1.0, 0.0, 1.0]
+    # What evaluate refuses in a batch as such is still refused at once.
+    with pytest.raises(ValueError, match=r"y_true, y_score and qid must have the same length"):
+        acc.update([1], [], qid=[])
+    with pytest.raises(ValueError, match=r"sample_weight has 1 weight\(s\) but the batch is empty"):
+        acc.update([], [], qid=[], sample_weight=[1.0])
+    with pytest.raises(ValueError, match=r"y_true has 0 item per row"):
+        rows.update(np.zeros((2, 0)), np.zeros((2, 0)))
+
+
+def test_one_item_queries_with_weights_in_an_order_that_reads_two_ways():
+    acc = RankingAccumulator("mrr", no_relevant=0.0)
+    acc.update([1], [0.5], qid=["b"], sample_weight=[2.0])
+    acc.update([1, 0], [0.5, 0.1], qid=["a", "c"], sample_weight=[1.0, 3.0])  # sorted: agree
+    with pytest.raises(
+        ValueError,
+        match=r"every query of this batch has one item, so its 2 weights can be one per pair "
+        r"\(in the order of qid\) or one per query \(in sorted qid order\)",
+    ):
+        acc.update([1, 0], [0.5, 0.1], qid=["e", "d"], sample_weight=[1.0, 3.0])
+    acc.update([1, 0], [0.5, 0.1], qid=["e", "d"], sample_weight=[2.0, 2.0])  # equal: agree
+    acc.update([0, 1], [0.5, 0.1], qid=["f", "f"], sample_weight=[1.0, 1.0])
+    result = acc.compute()
+    assert result.query_ids.tolist() == ["a", "b", "c", "d", "e", "f"]
+    # c and d have no relevant item (0); the weights are 1, 2, 3, 2, 2, 1.
+    assert result["mrr"] == pytest.approx((1 + 2 + 2 + 0.5) / 11)
+
+
+def test_an_accumulator_pickled_before_it_kept_the_widths_still_computes():
+    acc = RankingAccumulator("mrr")
+    acc.update([[1, 0]], [[0.2, 0.1]])
+    state = acc.__getstate__()
+    del state["_n_items"]
+    restored = RankingAccumulator.__new__(RankingAccumulator)
+    restored.__setstate__(state)
+    assert restored.compute().per_query["mrr"].tolist() == [1.0]
 
 
 def test_accumulator_warns_once_at_compute_as_evaluate_does():
@@ -428,7 +613,7 @@ def test_accumulator_arguments_and_reset():
     with pytest.raises(InvalidParameterError, match="ndgc"):
         RankingAccumulator("ndgc@10")
     acc = RankingAccumulator("ndcg")
-    with pytest.raises(ValueError, match="no batch was given yet"):
+    with pytest.raises(ValueError, match="no query was given yet"):
         acc.compute()
     acc.update([[1, 0]], [[0.2, 0.1]])
     acc.reset()
@@ -563,8 +748,8 @@ def test_the_logs_show_the_metric_name(capsys):
     )
     out = capsys.readouterr()
     text = out.out + out.err
-    assert "valid's ndcg_exp@10: 0." in text
-    assert "valid-map@10:0." in text and "valid-err@20:0." in text
+    assert "valid's skr_ndcg_exp@10: 0." in text
+    assert "valid-skr_map@10:0." in text and "valid-skr_err@20:0." in text
 
 
 def test_judged_reaches_every_batch():
@@ -626,7 +811,7 @@ def test_eval_metric_equals_a_plain_loop_over_the_groups(sizes, seed, metric, li
         d = xgb.DMatrix(np.zeros((n, 1)), y)
         d.set_group(sizes)  # group sizes instead of qid
         name, value = make_eval_metric(metric, "xgboost", no_relevant=0.5)(s, d)
-        assert (name, value) == (metric, got)
+        assert (name, value) == ("skr_" + metric, got)
 
 
 def test_lightgbm_sample_weights_are_query_weights():

@@ -14,7 +14,7 @@ from itertools import chain
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.arrays import as_ids, flatnonzero, sort_keys, unique
+from .._utils.arrays import as_ids, flatnonzero, id_array, sort_keys, unique
 from .._utils.errors import InvalidParameterError, short_repr, shown
 from .kernels import TopLists
 
@@ -71,14 +71,14 @@ def flatten(lists, arg):
     except TypeError:
         raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user.") from None
     flat = list(chain.from_iterable(lists))
-    return lens, (np.array(flat) if flat else np.zeros(0, dtype=np.int64))
+    return lens, (id_array(flat) if flat else np.zeros(0, dtype=np.int64))
 
 
 def as_lists(recommended, users=None, arg="recommended"):
     """``(user ids, lengths, flat item ids)`` of ranked lists given as a dict
     ``{user: ids}``, a 2-D array (one row per user) or a list of id lists."""
     if isinstance(recommended, Mapping):
-        ids = np.array(list(recommended.keys()))
+        ids = id_array(list(recommended.keys()))
         lens, flat = flatten(recommended.values(), arg)
         return ids, lens, flat
     arr = recommended
@@ -168,7 +168,7 @@ def _no_repeats(lists, vocab, users, what):
 def catalogue(items):
     """The sorted distinct ids of ``items=``; an id listed twice raises."""
     ids = as_ids(
-        np.asarray(items) if isinstance(items, (list, tuple)) else items, "items (the catalogue)"
+        items, "items (the catalogue)"
     )
     s = np.sort(ids)
     if s.shape[0] > 1 and (s[1:] == s[:-1]).any():
@@ -243,7 +243,7 @@ def popularity(value):
     stored non-zero entries), or a mapping item -> share in (0, 1]."""
     arg = "popularity"
     if isinstance(value, Mapping):
-        ids = as_ids(np.array(list(value.keys())), "the ids of popularity")
+        ids = as_ids(list(value.keys()), "the ids of popularity")
         try:
             share = np.array(list(value.values()), dtype=np.float64)
         except (TypeError, ValueError):
@@ -305,7 +305,7 @@ def features(value):
     """``(sorted ids, unit feature rows)`` from ``item_features=``: a pair
     ``(ids, matrix)``, a mapping id -> vector, or a data frame indexed by id."""
     if isinstance(value, Mapping):
-        ids = np.array(list(value.keys()))
+        ids = id_array(list(value.keys()))
         try:
             mat = np.array([np.asarray(v, dtype=np.float64) for v in value.values()])
         except (TypeError, ValueError):
@@ -367,15 +367,22 @@ def locate(known, vocab, arg, label, role):
 
 
 def unit_rows(mat, ids, label):
-    """Rows of ``mat`` scaled to unit length; a zero row (no direction) raises."""
-    norm = np.sqrt(np.einsum("ij,ij->i", mat, mat))
-    if (norm == 0).any():
-        i = int(flatnonzero(norm == 0)[0])
+    """Rows of ``mat`` scaled to unit length, whatever their scale.
+
+    Each row is first divided by its largest absolute entry, so its squared
+    length lies in [1, d] and neither overflows (entries past 1e154) nor
+    underflows (entries under 1e-154); only an exact zero row, which has no
+    direction, raises."""
+    scale = np.abs(mat).max(axis=1)
+    if (scale == 0).any():
+        i = int(flatnonzero(scale == 0)[0])
         raise InvalidParameterError(
             f"{label}: item_features gives the recommended item {shown(ids[i])!r} a zero "
             "vector, whose cosine similarity is undefined."
         )
-    return mat / norm[:, None]
+    scaled = mat / scale[:, None]
+    norm = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return scaled / norm[:, None]
 
 
 def relevant_flags(users, lens, flat, truth_users, truth_items, truth_rel=None, threshold=None):

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._utils.arrays import id_array
 from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
 from . import data as _data
@@ -88,9 +89,10 @@ def _run(
         relevant=relevant,
         no_relevant=no_relevant,
     )
+    label = req[0].label  # "name@k" with a cut-off
     if per_row:
-        return per_user[name]
-    return value[name]
+        return per_user[label]
+    return value[label]
 
 
 def _truth(truth, ids):
@@ -103,7 +105,7 @@ def _truth(truth, ids):
             )
         return truth[0], truth[1], (None if len(truth) == 2 else truth[2])
     if isinstance(truth, Mapping):
-        keys, vals = np.array(list(truth.keys())), list(truth.values())
+        keys, vals = id_array(list(truth.keys())), list(truth.values())
     elif isinstance(truth, (list, np.ndarray)):
         if len(truth) != ids.shape[0]:
             raise InvalidParameterError(
@@ -554,8 +556,11 @@ def ild_score(
     A user with fewer than two items is undefined. With unit vectors
     :math:`\hat f` and :math:`s = \sum_{i \in L_u} \hat f_i`, the pair sum is
     :math:`(\|s\|^2 - |L_u|)/2`, so the cost is O(users x k x dims)
-    instead of O(users x k^2 x dims). A zero feature vector raises (its cosine
-    is undefined). recmetrics' ``intra_list_similarity`` is the mean cosine
+    instead of O(users x k^2 x dims). Each vector is divided by its largest
+    absolute entry before it is scaled to unit length, so the value does not
+    depend on the scale of the features (entries of 1e-300 or 1e300 give the
+    value of entries near 1); only an exact zero vector raises (its cosine is
+    undefined). recmetrics' ``intra_list_similarity`` is the mean cosine
     *similarity*, 1 - ILD.
 
     References

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ranking.select import later_first, select_top
-from .._utils.arrays import as_numeric_array, check_finite, flatnonzero
+from .._utils.arrays import MASK_BY_EXCLUDE, as_numeric_array, check_finite, flatnonzero
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
 from .measures import BeyondData, compute, in_order, make_requests
@@ -71,7 +71,7 @@ def evaluate_matrix(
             "evaluate: beyond-accuracy measures need y_score as a matrix (one row per "
             f"user, one column per item of the catalogue), got {s.ndim} dimension(s)."
         )
-    check_finite(s, "y_score")
+    check_finite(s, "y_score", masked=MASK_BY_EXCLUDE)
     s = s.astype(np.float64, copy=True)
     if exclude is not None:  # not candidates of their row: never in its top k
         ex = exclude.toarray() if hasattr(exclude, "toarray") else np.asarray(exclude)

@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from .._utils.errors import InvalidParameterError, UndefinedRows, warn_undefined
+from .._utils.labels import with_cutoff
 from .._utils.policy import policy_values
 from . import data as _data
 from . import kernels
@@ -91,9 +92,16 @@ def split_metrics(metrics):
 
 
 def in_order(values, labels):
-    """``values`` (a dict by label) in the order of ``labels``."""
+    """``values`` (a dict by label) in the order of ``labels`` (the names as
+    given: a key ``name@k`` that a global ``k`` made is ranked as ``name``)."""
     rank = {label: i for i, label in enumerate(labels)}
-    return dict(sorted(values.items(), key=lambda kv: rank.get(kv[0], 0)))
+
+    def place(key):
+        if key in rank:
+            return rank[key]
+        return rank.get(key.rpartition("@")[0], 0)
+
+    return dict(sorted(values.items(), key=lambda kv: place(kv[0])))
 
 
 def is_whole_set(name):
@@ -128,6 +136,8 @@ def make_requests(items, k=None, where="evaluate"):
         m = _NAME_RE.match(label)
         name, at = m.group(1).lower(), m.group(2)
         cut = k
+        if at is None and k is not None:
+            label = with_cutoff(label, k)
         if at is not None:
             try:
                 cut = int(at)

@@ -28,6 +28,7 @@ from .._metrics.names import parse_name
 from .._metrics.requests import Request, as_metric_list, split_request
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import validate
 from .._utils.threads import N_THREADS
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
@@ -40,47 +41,105 @@ WHERE = "evaluate_embeddings"
 # -- inputs -------------------------------------------------------------------------
 
 
-def _factors(a, name):
+def _numbers(a, name, ndim, n_rows=None):
+    """``a`` checked as the factors (``ndim=2``) or a bias (``ndim=1``, ``n_rows``
+    entries), and its largest absolute value: the one check of every factor
+    and bias argument. Refuses, naming ``name``: a sparse matrix, values that
+    are not real numbers, the wrong shape (a 0-d array included), no rows,
+    NaN and infinities."""
+    what = "user" if name.startswith("user") else "item"
     if sp.issparse(a):
-        raise TypeError(f"{WHERE}: {name} must be a dense 2-D array, got a sparse matrix.")
+        raise TypeError(f"{WHERE}: {name} must be a dense {ndim}-D array, got a sparse matrix.")
     arr = np.asarray(a)
-    if arr.dtype.kind not in "biuf" or arr.ndim != 2:
+    if ndim == 2:
+        form = f"a 2-D array of numbers (one row per {what}, one column per dimension)"
+    else:
+        form = f"a 1-D array of {n_rows} numbers (one per row of the {what} factors)"
+    if arr.dtype.kind not in "biuf" or arr.ndim != ndim or (
+        n_rows is not None and arr.shape[0] != n_rows
+    ):
+        raise ValueError(f"{WHERE}: {name} must be {form}, got {arr.dtype} of shape {arr.shape}.")
+    if arr.shape[0] == 0:
         raise ValueError(
-            f"{WHERE}: {name} must be a 2-D array of numbers (one row per "
-            f"{'user' if name.startswith('user') else 'item'}, one column per dimension), "
-            f"got {arr.dtype} of shape {arr.shape}."
+            f"{WHERE}: {name} has no rows (shape {arr.shape}); at least one {what} is needed."
         )
     if arr.dtype.kind != "f":
         arr = arr.astype(np.float64)
     elif arr.dtype.itemsize < 4:
         arr = arr.astype(np.float32)
+    if not arr.size:  # no dimensions: nothing to be large
+        return arr, 0.0
     # min and max propagate NaN: no factor-sized temporary unless one is bad.
-    if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):
-        bad = ~np.isfinite(arr).all(axis=1)
+    lo, hi = float(arr.min()), float(arr.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        bad = ~np.isfinite(arr) if ndim == 1 else ~np.isfinite(arr).all(axis=1)
+        unit = "entry" if ndim == 1 else "row"
+        count = int(bad.sum())
+        units = unit if count == 1 else ("entries" if ndim == 1 else "rows")
         raise ValueError(
-            f"{WHERE}: {name} holds NaN or infinite values ({int(bad.sum())} rows, the "
-            f"first: row {int(flatnonzero(bad)[0])}); factors must be finite."
+            f"{WHERE}: {name} holds NaN or infinite values ({count} {units}, the "
+            f"first: {unit} {int(flatnonzero(bad)[0])}); "
+            f"{'biases' if ndim == 1 else 'factors'} must be finite."
         )
-    return arr
+    return arr, max(abs(lo), abs(hi))
 
 
-def _largest(a):
-    """max |a| without an ``a``-sized temporary."""
-    return max(abs(float(a.max())), abs(float(a.min())))
-
-
-def _bias(b, n, name, dtype):
-    if b is None:
-        return None
-    arr = np.asarray(b)
-    if arr.dtype.kind not in "biuf" or arr.shape != (n,):
+def _checked_factors(user_factors, item_factors, user_bias, item_bias):
+    """``(users, items, user_bias, item_bias)`` in one float dtype, every
+    score ``p.q + b_u + b_i`` computable in it without overflow or underflow."""
+    users, pu = _numbers(user_factors, "user_factors", 2)
+    items, qi = _numbers(item_factors, "item_factors", 2)
+    if users.shape[1] != items.shape[1]:
         raise ValueError(
-            f"{WHERE}: {name} must be a 1-D array of {n} numbers (one per row of the "
-            f"factors), got {arr.dtype} of shape {arr.shape}."
+            f"{WHERE}: user_factors has {users.shape[1]} dimensions and item_factors "
+            f"{items.shape[1]}; they must have the same number of columns."
         )
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{WHERE}: {name} holds NaN or infinite values.")
-    return arr.astype(dtype)
+    biases = [
+        None if b is None else _numbers(b, name, 1, n)
+        for b, name, n in (
+            (user_bias, "user_bias", users.shape[0]),
+            (item_bias, "item_bias", items.shape[0]),
+        )
+    ]
+    if users.shape[1] == 0 and all(b is None for b in biases):
+        raise ValueError(
+            f"{WHERE}: user_factors and item_factors have no columns (shapes "
+            f"{users.shape} and {items.shape}) and no bias is given, so every score "
+            "would be 0; give factors of one dimension or more, or user_bias / item_bias "
+            "(a model of biases alone)."
+        )
+    dtype = np.result_type(users, items)
+    info = np.finfo(dtype)
+    # |s| <= d * max|p| * max|q| + max|b_u| + max|b_i|: refuse what could overflow.
+    top = users.shape[1] * pu * qi
+    bound = top + sum(b[1] for b in biases if b is not None)
+    if not bound < float(info.max) / 4:
+        shown = f"up to {bound:.3g}" if np.isfinite(bound) else f"beyond {float(info.max):.3g}"
+        fix = (
+            "pass float64 factors (scores are computed in the factors' dtype) or rescale "
+            "them"
+            if dtype != np.float64
+            else "rescale them"
+        )
+        raise ValueError(
+            f"{WHERE}: the factors and biases are so large that scores could overflow "
+            f"{dtype} (|p.q| + |b_u| + |b_i| {shown}); {fix}: dividing user_factors, "
+            "user_bias and item_bias by one positive number leaves every user's ranking "
+            "unchanged."
+        )
+    # A product of the largest entries below the normal range (by the digits of the
+    # dtype) rounds every score to a few digits or to 0: ties that are not in the model.
+    if 0 < pu * qi < float(info.tiny) / float(info.eps):
+        fix = "pass float64 factors or rescale them" if dtype != np.float64 else "rescale them"
+        raise ValueError(
+            f"{WHERE}: the factors are so small that scores would underflow {dtype} (the "
+            f"largest product of a user and an item entry is {pu * qi:.3g}); {fix}: "
+            "multiplying user_factors, user_bias and item_bias by one positive number "
+            "leaves every user's ranking unchanged."
+        )
+    users, items = users.astype(dtype, copy=False), items.astype(dtype, copy=False)
+    ub, ib = (None if b is None else b[0].astype(dtype) for b in biases)
+    return users, items, ub, ib
 
 
 def _from_pairs(pairs, shape, name):
@@ -188,11 +247,13 @@ def _requests(metrics, k):
         label, opts = split_request(item)
         spec, kk, preset = parse_name(label)
         if k is not None and kk is None and spec.takes_k:
-            kk = k
+            kk, label = k, with_cutoff(label, k)
         out.append(Request(spec, kk, opts, label, preset=preset, where=WHERE))
     labels = [r.label for r in out]
     if len(set(labels)) != len(labels):
-        raise InvalidParameterError(f"{WHERE}: metrics names a metric twice: {labels}.")
+        raise InvalidParameterError(
+            f"{WHERE}: metrics names a metric twice: {labels}{twice_at_k(labels, k)}."
+        )
     return out
 
 
@@ -261,8 +322,11 @@ def evaluate_embeddings(
         Names such as ``"ndcg@20"``, ``"recall@20"``, ``"map"``; every name
         :func:`evaluate` accepts.
     k : int, optional
-        Cut-off added to every name that has none (``"ndcg"`` ->
-        ``"ndcg@k"``); also the width of the lists ``return_top`` returns.
+        Cut-off added to every name that has none, of a metric that takes
+        one: ``"ndcg"`` is scored at ``k`` and its result keyed ``"ndcg@k"``,
+        as if ``"ndcg@k"`` had been asked (``"r_precision"`` and
+        ``"map@100"`` keep their names). Also the width of the lists
+        ``return_top`` returns.
     exclude : scipy.sparse matrix, array-like of shape (n_users, n_items) or tuple, optional
         Items that are not candidates for a user (typically its training
         interactions): every stored non-zero entry, or the pairs of a tuple
@@ -292,7 +356,10 @@ def evaluate_embeddings(
         Rank each user's held-out items among this many items drawn
         uniformly, without replacement, from its other non-excluded items,
         instead of among the whole catalogue (see Notes: a different
-        measure).
+        measure). A user with no more such items than this takes all of
+        them, so its values are the full catalogue's; at ``n_items`` or more
+        every user does, and the whole catalogue is ranked (the cost never
+        grows with this number past the catalogue).
     random_state : int, optional
         The seed of ``sample_negatives``; a user's sample depends on the seed
         and the user only. None draws a fresh seed.
@@ -319,7 +386,10 @@ def evaluate_embeddings(
     top : ndarray of shape (n_users, k)
         Only with ``return_top``: item indices best first, ties by
         decreasing index (the order ``ignore_ties=True`` ranks); -1 past
-        the user's last candidate. With ``item_ids``, the
+        the user's last candidate. Always ``k`` columns (the cut-off, or the
+        deepest named one without ``k``), also when ``k`` exceeds the
+        catalogue: the columns past a user's candidates hold the fill. With
+        ``item_ids``, the
         item ids instead (int64 for integer ids, str for text), and past the
         last candidate a fill that is never an id: ``""`` for text ids,
         ``-1`` for integer ids (or ``min(item_ids) - 1`` when -1 is an id).
@@ -347,7 +417,11 @@ def evaluate_embeddings(
     block is computed by BLAS; a different block layout can
     round a float score differently in its last bit, which can only matter
     for scores that tie to within that rounding. Factors whose scores could
-    overflow their dtype raise.
+    overflow their dtype raise, and so do factors so small that their
+    products fall below its normal range (scores rounded to a few digits or
+    to 0 would tie where the model does not); the message says how to
+    rescale them without changing any ranking. Factors of no dimension are
+    taken with a bias (a model of biases alone) and refused without one.
 
     A user whose candidates are all excluded, or without held-out item, is
     handled by ``no_relevant``. Every other user counts, as in the
@@ -357,6 +431,10 @@ def evaluate_embeddings(
     few hundred random items; they are not estimates of the full-catalogue
     metrics and can order two models differently (Krichene and Rendle,
     2020). Prefer the full ranking, which this function makes affordable.
+    A sample as large as a user's candidates is all of them: the cost of the
+    draws is bounded by the user's candidates (:math:`O(n_i)` per user at
+    most), and ``sample_negatives >= n_items`` gives exactly the values of
+    ``sample_negatives=None``.
 
     References
     ----------
@@ -375,7 +453,7 @@ def evaluate_embeddings(
     >>> res, top = evaluate_embeddings(users, items, test, ["recall", "ndcg"], k=2,
     ...                                exclude=train, return_top=True)
     >>> {name: round(v, 4) for name, v in res.mean.items()}
-    {'recall': 0.5, 'ndcg': 0.5}
+    {'recall@2': 0.5, 'ndcg@2': 0.5}
     >>> top.tolist()
     [[1, 2], [2, 1]]
 
@@ -387,33 +465,13 @@ def evaluate_embeddings(
     >>> res, top = evaluate_embeddings(users, items, held_out, ["recall", "ndcg"], k=2,
     ...                                exclude=seen, return_top=True,
     ...                                user_ids=["ann", "bo"], item_ids=["a", "b", "c", "d"])
-    >>> res.query_ids.tolist(), res.per_query["recall"].tolist()
+    >>> res.query_ids.tolist(), res.per_query["recall@2"].tolist()
     (['ann', 'bo'], [1.0, 0.0])
     >>> top.tolist()
     [['b', 'c'], ['c', 'b']]
     """
-    users = _factors(user_factors, "user_factors")
-    items = _factors(item_factors, "item_factors")
-    if users.shape[1] != items.shape[1]:
-        raise ValueError(
-            f"{WHERE}: user_factors has {users.shape[1]} dimensions and item_factors "
-            f"{items.shape[1]}; they must have the same number of columns."
-        )
-    if users.shape[0] == 0 or items.shape[0] == 0:
-        raise ValueError(f"{WHERE}: there must be at least one user and one item.")
-    dtype = np.result_type(users, items)
-    users, items = users.astype(dtype, copy=False), items.astype(dtype, copy=False)
+    users, items, ub, ib = _checked_factors(user_factors, item_factors, user_bias, item_bias)
     n_users, n_items = users.shape[0], items.shape[0]
-    ub = _bias(user_bias, n_users, "user_bias", dtype)
-    ib = _bias(item_bias, n_items, "item_bias", dtype)
-    # |s| <= d * max|p| * max|q| + |b_u| + |b_i|: refuse what could overflow.
-    bound = users.shape[1] * _largest(users) * _largest(items)
-    bound += sum(_largest(b) for b in (ub, ib) if b is not None)
-    if not bound < float(np.finfo(dtype).max) / 4:
-        raise ValueError(
-            f"{WHERE}: the factors are so large that scores could overflow {dtype} "
-            f"(up to {bound:.3g}); rescale them or pass float64 factors."
-        )
     users_by, items_by = IdIndex(user_ids, n_users, "user"), IdIndex(item_ids, n_items, "item")
     by_id = users_by.given or items_by.given
     if id_form(y_true, by_id):
@@ -438,7 +496,11 @@ def evaluate_embeddings(
                     f"name a cut-off (metrics={short_repr(metrics)})."
                 )
             width = max(cut)
-        top = np.full((n_users, min(width, n_items)), -1, dtype=np.int64)
+        top = np.full((n_users, width), -1, dtype=np.int64)
+    if sample_negatives is not None and sample_negatives >= n_items:
+        # Every user's candidates number fewer than n_items: a sample of that
+        # size is all of them, which is the whole catalogue's ranking.
+        sample_negatives = None
     seed = 0
     if sample_negatives is not None:
         seed = (

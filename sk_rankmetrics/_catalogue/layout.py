@@ -120,7 +120,7 @@ class EmbeddingInputs:
         if self.batch_size is not None:
             step = self.batch_size
         elif self.sample is not None:
-            width = self.sample + int(np.diff(self.truth.indptr).max(initial=0))
+            width = min(self.sample, self.n_cols) + int(np.diff(self.truth.indptr).max(initial=0))
             step = max(1, FULL_ELEMENTS // max(width, 1))
         elif full:
             step = max(1, FULL_ELEMENTS // self.n_cols)

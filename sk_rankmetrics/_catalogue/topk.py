@@ -102,6 +102,9 @@ def sample_items(seed, users, n, n_items, forbidden):
     also uniform, and also a function of the user alone.
     """
     m = users.shape[0]
+    # No user has more than n_items allowed items: a larger n takes them all
+    # (the fallback below), and the draws stay bounded by the catalogue.
+    n = min(int(n), n_items)
     streams = _user_streams(seed, users)
     draws = 2 * n + 32
     j = np.arange(draws, dtype=np.uint64)

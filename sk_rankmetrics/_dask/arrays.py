@@ -8,7 +8,15 @@ import scipy.sparse as sp
 from .._evaluation.engine import compute as engine_compute
 from .._inputs.check import check_inputs
 from .._inputs.dense import check_exclude_shape, check_exclude_type, exclude_mask
-from .._utils.arrays import as_ids, as_numeric_array, check_finite, flatnonzero, unique
+from .._utils.arrays import (
+    MASK_BY_EXCLUDE,
+    MASK_BY_OMISSION,
+    as_ids,
+    as_numeric_array,
+    check_finite,
+    flatnonzero,
+    unique,
+)
 from .._utils.errors import InvalidParameterError
 from .._utils.threads import one_thread
 from . import is_dask
@@ -219,7 +227,7 @@ def _matrix_block(yt, ys, *extra, plan, mask=None, block_info=None):
     ys = as_numeric_array(ys, "y_score")
     if not sp.issparse(yt):
         check_finite(yt, "y_true", row0)
-    check_finite(ys, "y_score", row0)
+    check_finite(ys, "y_score", row0, MASK_BY_EXCLUDE)
     if w is not None:
         w = as_numeric_array(w, "sample_weight").astype(np.float64)
         _check_weights(w, row0)
@@ -436,7 +444,7 @@ def _checked_pairs(*parts, plan, partition_info=None):
         yt = as_numeric_array(yt, "y_true")
         check_finite(yt, "y_true")
         ys = _scores(ys, "y_score", plan.score_kind)
-        check_finite(ys, "y_score")
+        check_finite(ys, "y_score", masked=MASK_BY_OMISSION)
         data = {"y_true": yt.astype(np.float64), "y_score": ys,
                 "qid": _ids(q, "qid", plan.qid_kind)}
         if w is not None:

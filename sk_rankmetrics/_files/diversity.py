@@ -15,6 +15,7 @@ from .._inputs.preranked import RankedLists, group_long
 from .._metrics.diversity import parse_diversity_name
 from .._metrics.requests import as_metric_list, make_requests, split_request
 from .._utils.errors import InvalidParameterError
+from .._utils.labels import with_cutoff
 from .id_codes import factorize
 from .trec import TrecQrels, read_trec_qrels
 
@@ -57,7 +58,7 @@ def diversity_requests(metrics, threshold, k=None, where="evaluate_run"):
         name, options = split_request(item)
         spec, at, fixed = parse_diversity_name(name)
         if k is not None and at is None and spec.takes_k:
-            name = f"{name}@{k}"
+            name = with_cutoff(name, k)
         if threshold is not None and "threshold" not in fixed and "threshold" not in options:
             options = {**options, "threshold": threshold}
         items.append((name, options))

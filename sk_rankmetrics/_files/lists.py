@@ -16,6 +16,7 @@ from .._inputs.preranked import (
     build_preranked,
     group_long,
 )
+from .._utils.arrays import id_array
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
@@ -55,7 +56,7 @@ def _recommended(recommended, users, fmt="auto"):
         ids, lens, flat, _ = group_long(r.qid, r.docno, r.score, order="score")
         return ids, lens, flat
     if isinstance(recommended, Mapping):
-        ids = np.array(list(recommended.keys()))
+        ids = id_array(list(recommended.keys()))
         lens, flat = flatten_lists(list(recommended.values()), len(recommended),
                                     "recommended", ranked=True, users=ids)
         return ids, lens, flat
@@ -133,7 +134,10 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     metrics : str or list of str
         Names such as ``"ndcg@100"``, ``"map@10"``, ``"recall@50"``, ``"mrr"``.
     k : int, optional
-        Cut-off added to every name that has none (``"ndcg"`` -> ``"ndcg@k"``).
+        Cut-off added to every name that has none, of a metric that takes one:
+        ``"ndcg"`` is scored at ``k`` and its result keyed ``"ndcg@k"``, as
+        if ``"ndcg@k"`` had been asked (``"Rprec"`` and ``"map@100"`` keep
+        their names).
     users : array-like, optional
         User ids of the rows when ``recommended`` is an array or a list
         (default ``0..n-1``).
@@ -216,7 +220,7 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     >>> truth = {"u1": {"a": 1, "c": 1}, "u2": {"f": 2, "x": 1}}
     >>> res = evaluate_ranked(rec, truth, ["ndcg", "recall", "mrr"], k=3)
     >>> {name: round(v, 4) for name, v in res.mean.items()}
-    {'ndcg': 0.6499, 'recall': 0.75, 'mrr': 0.6667}
+    {'ndcg@3': 0.6499, 'recall@3': 0.75, 'mrr@3': 0.6667}
     """
     metrics, beyond, order = split_metrics(metrics)
     backend = backend_for(recommended, truth)

@@ -26,6 +26,7 @@ from .._metrics.requests import Request, as_metric_list, split_request
 from .._utils.arrays import flatnonzero
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, short_repr, warn
+from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import validate
 from .._utils.types import (
     DaskFrame,
@@ -75,7 +76,7 @@ def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
             name = label
         spec, kk, preset = parse_name(name)
         if k is not None and kk is None and spec.takes_k:
-            kk = k
+            kk, label = k, with_cutoff(label, k)
         items.append((label, spec, kk, preset, opts))
     common = dict(fixed or {})
     reads = {}
@@ -110,7 +111,8 @@ def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
                                 where=where))
     labels = [r.label for r in requests]
     if len(set(labels)) != len(labels):
-        raise InvalidParameterError(f"{where}: metrics names a metric twice: {labels}.")
+        raise InvalidParameterError(f"{where}: metrics names a metric twice: {labels}"
+                                    f"{twice_at_k(labels, k)}.")
     return requests
 
 

@@ -12,10 +12,15 @@ from .dense import DenseInputs
 from .long import _check_long
 
 
-def check_inputs(y_true, y_score, qid=None, judged=None):
-    """Validate ``y_true`` / ``y_score`` (and ``qid``, ``judged``) and return their layout."""
+def check_inputs(y_true, y_score, qid=None, judged=None, *, part=False):
+    """Validate ``y_true`` / ``y_score`` (and ``qid``, ``judged``) and return their layout.
+
+    ``part=True`` reads them as one batch of a larger whole (the accumulator's
+    updates): the checks that concern the whole (at least one query, some
+    query of two items or more) are left to the caller, and an empty batch
+    gives None once its shapes are checked."""
     if qid is not None:
-        return _check_long(y_true, y_score, qid, judged)
+        return _check_long(y_true, y_score, qid, judged, part=part)
     yt = as_numeric_array(y_true, "y_true", allow_sparse=True)
     ys = as_numeric_array(y_score, "y_score")
     for arg, v in (("y_true", yt), ("y_score", ys)):
@@ -45,8 +50,11 @@ def check_inputs(y_true, y_score, qid=None, judged=None):
             "they must match."
         )
     if yt.shape[0] == 0:
+        if part:
+            check_judged(judged, yt.shape)
+            return None
         raise ValueError("y_true and y_score have no rows; at least one is needed.")
-    if yt.shape[1] < 2:
+    if yt.shape[1] < (1 if part else 2):
         raise ValueError(
             f"y_true has {yt.shape[1]} item per row; ranking metrics are only "
             "meaningful with at least 2 items per row."

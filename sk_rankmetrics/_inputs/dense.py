@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from .._ranking.block import rank_block
 from .._ranking.item_values import Extremes
-from .._utils.arrays import check_finite, exact_scores, sortable
+from .._utils.arrays import MASK_BY_EXCLUDE, check_finite, exact_scores, sortable
 from .budget import _budget
 
 # -- matrices ---------------------------------------------------------------------
@@ -59,7 +59,7 @@ class DenseInputs:
                 check_finite(yt, "y_true", a)
         else:
             check_finite(yt, "y_true", a)
-        check_finite(ys, "y_score", a)
+        check_finite(ys, "y_score", a, MASK_BY_EXCLUDE)
         judged = None if self.judged is None else self.judged[a:b]
         ex = None if self.exclude is None else self.exclude[a:b].toarray()
         if self.drop_unjudged and judged is not None:  # judged_only: unjudged items go too

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._utils.arrays import flatnonzero
+from .._utils.arrays import flatnonzero, id_array
 from .._utils.errors import InvalidParameterError, short_repr, shown
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "user", "user_id", "topic")
@@ -164,7 +164,7 @@ def flatten_lists(
             return lens, flat
         except (TypeError, ValueError, OverflowError):
             pass
-    return lens, np.array(list(chain.from_iterable(lists)))
+    return lens, id_array(list(chain.from_iterable(lists)), types)
 
 
 def truth_pairs(
@@ -189,7 +189,7 @@ def truth_pairs(
         rel = np.ones(len(u)) if len(truth) == 2 else truth[2]
         return u, i, rel, None
     if isinstance(truth, Mapping):
-        keys = np.array(list(truth.keys()))
+        keys = id_array(list(truth.keys()))
         vals = list(truth.values())
     elif isinstance(truth, (list, np.ndarray)):
         keys = np.arange(len(truth)) if users is None else np.asarray(users)

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._ranking.block import rank_block
 from .._utils.arrays import (
+    MASK_BY_OMISSION,
     as_ids,
     as_numeric_array,
     check_finite,
@@ -26,9 +27,9 @@ from .dense import drop_unjudged
 class LongInputs:
     """One entry per query-item pair, grouped by ``qid``."""
 
-    def __init__(self, y_true, y_score, qid, judged=None):
+    def __init__(self, y_true, y_score, qid, judged=None, part=False):
         check_finite(y_true, "y_true")
-        check_finite(y_score, "y_score")
+        check_finite(y_score, "y_score", masked=MASK_BY_OMISSION)
         self.y_true = np.asarray(y_true, dtype=np.float64)
         self.y_score = exact_scores(y_score)
         self.judged = judged
@@ -65,7 +66,7 @@ class LongInputs:
         self.counts = np.diff(np.append(self.starts, n))
         self.n_rows = self.starts.shape[0]
         self.n_cols = int(self.counts.max())
-        if self.n_cols < 2:
+        if self.n_cols < 2 and not part:
             raise ValueError(
                 f"every query has a single item ({self.n_rows} queries, {n} pairs); "
                 "ranking metrics are only meaningful when queries have at least 2 items."
@@ -75,12 +76,28 @@ class LongInputs:
         """Per-query weights from per-query or per-pair (constant) weights.
 
         A query has at least 2 items somewhere (checked above), so there are
-        fewer queries than pairs and the two readings cannot be confused.
+        fewer queries than pairs and the two readings cannot be confused; in a
+        part of a whole (every query of one item), both readings are taken and
+        must agree.
         """
         if sample_weight is None:
             return None
         n_pairs = self.y_true.shape[0]
         w = as_numeric_array(sample_weight, "sample_weight")
+        if self.n_rows == n_pairs and w.ndim == 1 and w.shape[0] == n_pairs:
+            w = check_sample_weight(w, n_pairs)
+            per_pair = np.empty(self.n_rows)
+            per_pair[self.row_of_group] = (w if self.order is None else w[self.order])[
+                self.starts
+            ]
+            if not np.array_equal(per_pair, w):
+                raise ValueError(
+                    "sample_weight: every query of this batch has one item, so its "
+                    f"{n_pairs} weights can be one per pair (in the order of qid) or one "
+                    "per query (in sorted qid order), and the two readings differ here; "
+                    "give the batch's pairs in sorted qid order, where both agree."
+                )
+            return w
         if w.ndim == 1 and w.shape[0] == n_pairs:
             w = check_sample_weight(w, n_pairs)
             w = w if self.order is None else w[self.order]
@@ -194,7 +211,7 @@ def _group_by_id(qid):
     return order, starts, sq[starts]
 
 
-def _check_long(y_true, y_score, qid, judged=None):
+def _check_long(y_true, y_score, qid, judged=None, part=False):
     yt = as_numeric_array(y_true, "y_true")
     ys = as_numeric_array(y_score, "y_score")
     q = as_ids(qid, "qid")
@@ -210,5 +227,8 @@ def _check_long(y_true, y_score, qid, judged=None):
             f"query-item pair), got {yt.shape[0]}, {ys.shape[0]} and {q.shape[0]}."
         )
     if q.shape[0] == 0:
+        if part:
+            check_judged(judged, yt.shape)
+            return None
         raise ValueError("y_true, y_score and qid are empty; at least one pair is needed.")
-    return LongInputs(yt, ys, q, check_judged(judged, yt.shape))
+    return LongInputs(yt, ys, q, check_judged(judged, yt.shape), part=part)

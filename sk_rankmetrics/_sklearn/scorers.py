@@ -527,6 +527,14 @@ def _with_qid(scorer, qid, where):
         raise InvalidParameterError(f"{where}: qid must be True (request the query ids), "
                                     f"a str (their name in the metadata) or False, got "
                                     f"{qid!r}.")
+    if not _routing_enabled():
+        raise RuntimeError(
+            f"{where}: qid={qid!r} asks scikit-learn to route the query ids to the scorer, "
+            "which needs scikit-learn's metadata routing; it is off. Enable it with "
+            "sklearn.set_config(enable_metadata_routing=True), or call "
+            f"{where}(...) inside `with sklearn.config_context(enable_metadata_routing=True):`"
+            "; or drop qid to score matrix rows."
+        )
     if not hasattr(scorer, "set_score_request"):
         raise InvalidParameterError(f"{where}: qid={qid!r} needs a scorer with "
                                     f"set_score_request; {scorer!r} has none.")
@@ -553,8 +561,8 @@ def get_scorer(name: str | Callable[..., Any], *, qid: bool | str = False,
         ``True`` requests the query ids in one step: the same as
         ``get_scorer(name).set_score_request(qid=True)``, for long-format
         data scored per query. Needs scikit-learn's metadata routing
-        (``sklearn.set_config(enable_metadata_routing=True)``). A str
-        requests them under that name.
+        (``sklearn.set_config(enable_metadata_routing=True)``); with it off,
+        a ``RuntimeError`` says so. A str requests them under that name.
 
     **options
         Keyword arguments of :func:`make_ranking_scorer` (``response_method``,

@@ -94,13 +94,23 @@ class RankingAccumulator:
     mix in one accumulator. Matrices of different widths may be given in
     different updates (each row is scored on its own).
 
+    **Batches are parts of a whole.** :meth:`update` takes every batch that
+    is a part of what :func:`evaluate` takes: an empty batch (no pair, or a
+    matrix of no rows) changes nothing, and a batch whose queries all have a
+    single item (the last, short batch of an evaluation loop) is scored. The
+    checks that concern the whole are made by :meth:`compute`: as
+    :func:`evaluate` refuses data in which every query has a single item, it
+    refuses when every query of every batch does, and it refuses an
+    accumulator that holds no query.
+
     **Equality with evaluate.** :meth:`compute` returns the per-query values
     that ``evaluate(..., per_row=True)`` returns on the concatenated batches
     (long format: in sorted query id order; matrix rows: in order of arrival)
     and the means that ``evaluate`` returns, by the same reduction. With
-    ``sample_weight`` it must be given in every update or in none. As in
-    :func:`evaluate`, a batch in which every query has a single item is
-    refused.
+    ``sample_weight`` it must be given in every update (empty ones aside) or
+    in none. In a batch whose queries all have one item, per-pair and
+    per-query weights have the same length: give such a batch in sorted
+    ``qid`` order, where the two readings agree (otherwise it is refused).
 
     **Inputs.** Anything :func:`numpy.asarray` turns into an array is
     accepted, including CPU tensors of PyTorch and arrays of JAX (call
@@ -157,7 +167,7 @@ class RankingAccumulator:
         >>> acc.reset().compute()
         Traceback (most recent call last):
         ...
-        ValueError: RankingAccumulator.compute: no batch was given yet; call update(...) first.
+        ValueError: RankingAccumulator.compute: no query was given yet; call update(...) first.
         """
         self._mode = None  # "qid" (long format) or "rows" (matrix rows)
         self._weighted = None  # whether sample_weight is given (None: no batch yet)
@@ -166,6 +176,7 @@ class RankingAccumulator:
                                  NDArray[Any] | None]] = []
         self._n_rows = 0  # rows so far (their ids are 0..n-1)
         self._seen: NDArray[Any] | None = None  # sorted query ids so far (long format)
+        self._n_items = 0  # the most items of a query so far (evaluate needs 2 somewhere)
         return self
 
     def _check_mode(self, mode, weighted, where):
@@ -203,7 +214,7 @@ class RankingAccumulator:
                 "queries. Give all of a query's items in one batch."
             )
 
-    def _add(self, ids, values, defined, weights, mode):
+    def _add(self, ids, values, defined, weights, mode, n_items):
         if mode == "qid":
             self._seen = (
                 ids.copy()
@@ -212,6 +223,7 @@ class RankingAccumulator:
             )
         self._chunks.append((ids, values, defined, weights))
         self._n_rows += ids.shape[0]
+        self._n_items = max(self._n_items, int(n_items))
         self._mode = mode
         self._weighted = weights is not None
 
@@ -243,11 +255,15 @@ class RankingAccumulator:
         judged : array-like of bool of the shape of ``y_true``, default=None
             Unjudged items, as in :func:`evaluate`.
 
+        An empty batch changes nothing; a batch whose queries all have a
+        single item is scored (:meth:`compute` checks the whole).
+
         Raises
         ------
         ValueError
             If a query id was given in an earlier batch, and for every input
-            :func:`evaluate` refuses.
+            :func:`evaluate` refuses as such (wrong shapes, NaN scores, ...),
+            but not for being empty or having one item per query.
         InvalidParameterError
             If the batch's layout (long format or matrix rows) or its use of
             ``sample_weight`` differs from the earlier batches'.
@@ -263,8 +279,7 @@ class RankingAccumulator:
         """
         where = f"{_WHERE}.update"
         mode = "rows" if qid is None else "qid"
-        self._check_mode(mode, sample_weight is not None, where)
-        ids, raw, weights = batch_values(
+        out = batch_values(
             y_true,
             y_score,
             self._requests,
@@ -272,7 +287,12 @@ class RankingAccumulator:
             sample_weight=sample_weight,
             judged=judged,
             ignore_ties=self.ignore_ties,
+            part=True,
         )
+        if out is None:  # an empty batch: nothing to keep
+            return
+        ids, raw, weights, n_items = out
+        self._check_mode(mode, sample_weight is not None, where)
         if mode == "rows":
             n = next(iter(raw.values()))[0].shape[0]
             ids = np.arange(self._n_rows, self._n_rows + n, dtype=np.int64)
@@ -280,7 +300,7 @@ class RankingAccumulator:
             self._check_new_ids(ids, where)
         values = {label: v for label, (v, _) in raw.items()}
         defined = {label: d for label, (_, d) in raw.items()}
-        self._add(ids, values, defined, weights, mode)
+        self._add(ids, values, defined, weights, mode, n_items)
 
     def merge(self, other: RankingAccumulator) -> RankingAccumulator:
         """Add another accumulator's queries (from another process or worker).
@@ -330,10 +350,12 @@ class RankingAccumulator:
             ids = np.concatenate([c[0] for c in other._chunks])
             self._check_new_ids(ids, where)
             for chunk in other._chunks:
-                self._add(*chunk, "qid")
+                self._add(*chunk, "qid", other._n_items)
         else:
             for ids, values, defined, weights in other._chunks:
-                self._add(ids - ids[0] + self._n_rows, values, defined, weights, "rows")
+                self._add(
+                    ids - ids[0] + self._n_rows, values, defined, weights, "rows", other._n_items
+                )
         return self
 
     def _check_same_setup(self, other, where):
@@ -373,7 +395,9 @@ class RankingAccumulator:
         Raises
         ------
         ValueError
-            If no batch was given.
+            If no query was given (only empty batches, or none), or if every
+            query of every batch has a single item (as :func:`evaluate`
+            refuses such data).
 
         Examples
         --------
@@ -387,7 +411,14 @@ class RankingAccumulator:
         [1.0, 0.3333333333333333]
         """
         if not self._chunks:
-            raise ValueError(f"{_WHERE}.compute: no batch was given yet; call update(...) first.")
+            raise ValueError(f"{_WHERE}.compute: no query was given yet; call update(...) first.")
+        if self._n_items < 2:
+            what, whats = ("query", "queries") if self._mode == "qid" else ("row", "rows")
+            raise ValueError(
+                f"{_WHERE}.compute: every {what} of every batch has a single item "
+                f"({self._n_rows} {whats}); ranking metrics are only meaningful when "
+                f"{whats} have at least 2 items."
+            )
         ids = np.concatenate([c[0] for c in self._chunks])
         order = np.argsort(ids, kind="stable") if self._mode == "qid" else slice(None)
         raw = {}
@@ -423,6 +454,7 @@ class RankingAccumulator:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("_n_items", 2)  # pickled before it was kept: its batches had 2+
         self.__dict__.update(state)
         self._requests = make_requests(self.metrics, where=_WHERE)
         self._seen = None

@@ -27,9 +27,14 @@ def check_options(where, ignore_ties, no_relevant):
 
 
 def batch_values(
-    y_true, y_score, requests, *, qid=None, sample_weight=None, judged=None, ignore_ties=False
+    y_true, y_score, requests, *, qid=None, sample_weight=None, judged=None, ignore_ties=False,
+    part=False,
 ):
     """Per-query values of one batch.
+
+    ``part=True`` scores the batch as one part of a larger whole (see
+    :func:`check_inputs`): a batch whose queries all have one item is
+    scored, and an empty batch returns None (its shapes and weights checked).
 
     Returns
     -------
@@ -41,14 +46,23 @@ def batch_values(
         ``no_relevant`` policy and the clipping of :func:`reduce_results`.
     weights : ndarray or None
         One weight per query (row), in the order of the values.
+    n_items : int
+        The batch's largest number of items in a query (its width for matrix rows).
     """
-    inputs = check_inputs(y_true, y_score, qid, judged)
+    inputs = check_inputs(y_true, y_score, qid, judged, part=part)
+    if inputs is None:  # an empty part
+        if sample_weight is not None and np.size(sample_weight) != 0:
+            raise ValueError(
+                f"sample_weight has {np.size(sample_weight)} weight(s) but the batch is "
+                "empty; give none (or an empty array)."
+            )
+        return None
     if qid is None:
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:
         weights = inputs.query_weights(sample_weight)
     raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
-    return inputs.query_ids, raw, weights
+    return inputs.query_ids, raw, weights, inputs.n_cols
 
 
 def same_options(a, b):

@@ -30,6 +30,29 @@ _XGB_SKLEARN = (
 )
 
 
+#: What every name a metric reports to LightGBM or XGBoost starts with. Neither
+#: library names a metric of its own so (LightGBM records ``ndcg@k``, ``map@k``,
+#: ``auc``, ``average_precision``, ``l2``, ...; XGBoost ``ndcg``, ``ndcg@n``,
+#: ``ndcg@n-``, ``map@n``, ``pre@n``, ``auc``, ``aucpr``, ``error@t``, ...), so a
+#: built-in metric of the same label (LightGBM's ``ndcg@10`` has exponential
+#: gain, this package's linear) is never recorded in the same list.
+_HOOK_PREFIX = "skr_"
+
+
+def _hook_names(requests):
+    """The names the libraries record: ``_HOOK_PREFIX`` + the label without
+    whitespace (XGBoost's log splits its fields on whitespace and ``:``)."""
+    names = [_HOOK_PREFIX + "".join(r.label.split()) for r in requests]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise InvalidParameterError(
+                f"{_WHERE}: {requests[names.index(name)].label!r} and {requests[i].label!r} "
+                f"would both be recorded as {name!r} (the libraries' logs cannot hold "
+                "whitespace in a name); name the metric once."
+            )
+    return names
+
+
 def _library_of(x):
     """``"lightgbm"`` or ``"xgboost"`` for their data objects, else None."""
     module = type(x).__module__.split(".")[0]
@@ -48,7 +71,9 @@ class BoostingMetric:
 
     Calling it with what the library passes returns what the library expects:
     ``(name, value, True)`` for LightGBM, ``(name, value)`` for XGBoost (a
-    list of them for several metrics). ``names`` are the metrics' labels and
+    list of them for several metrics). ``names`` are the names the library
+    records (each metric's label after ``"skr_"``, as ``"skr_ndcg@10"``),
+    ``labels`` the metrics' labels (the keys of :meth:`scores`), and
     ``greater_is_better`` is True.
     """
 
@@ -59,11 +84,12 @@ class BoostingMetric:
         self.library = library
         self.ignore_ties = ignore_ties
         self.no_relevant = no_relevant
-        self.names = [r.label for r in requests]
+        self.labels = [r.label for r in requests]
+        self.names = _hook_names(requests)
         self.__name__ = self.names[0] if len(self.names) == 1 else "+".join(self.names)
 
     def __repr__(self):
-        return f"make_eval_metric({self.names!r}, {self.library!r})"
+        return f"make_eval_metric({self.labels!r}, {self.library!r})"
 
     def scores(self, labels, preds, group_sizes, weight=None):
         """The metrics' means on predictions grouped into consecutive queries.
@@ -98,7 +124,7 @@ class BoostingMetric:
         qid = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
         if weight is not None and np.asarray(weight).size == 0:
             weight = None
-        _, raw, weights = batch_values(
+        _, raw, weights, _ = batch_values(
             labels,
             preds,
             self._requests,
@@ -128,7 +154,7 @@ class BoostingMetric:
                     "eval_group=[sizes])."
                 )
             means = self.scores(labels, preds, group, weight)
-            out = [(name, means[name], True) for name in self.names]
+            out = [(name, means[label], True) for name, label in zip(self.names, self.labels)]
             return out[0] if len(out) == 1 else out
         data = y_pred_or_data
         if caller is None:
@@ -140,7 +166,7 @@ class BoostingMetric:
                 "qid=...) (sorted) or set_group(sizes)."
             )
         means = self.scores(data.get_label(), y_true_or_preds, np.diff(ptr), data.get_weight())
-        out = [(name, means[name]) for name in self.names]
+        out = [(name, means[label]) for name, label in zip(self.names, self.labels)]
         return out[0] if len(out) == 1 else out
 
 
@@ -194,13 +220,15 @@ def make_eval_metric(
     -------
     metric : BoostingMetric
         A callable taking what the library passes. Its ``names`` are the
-        metrics' labels, shown in ``evals_result_`` and in the early-stopping
-        log, and its ``greater_is_better`` is True.
+        names the library records, in ``evals_result_`` and in the
+        early-stopping log: each metric's label after ``"skr_"``
+        (``"skr_ndcg@10"``; see Notes); its ``greater_is_better`` is True.
 
     Raises
     ------
     InvalidParameterError
-        For an unknown metric name or option, or an unknown library.
+        For an unknown metric name or option, an unknown library, or two
+        names that differ only in whitespace.
     TypeError
         When XGBoost's scikit-learn API calls it (see Notes).
 
@@ -218,6 +246,19 @@ def make_eval_metric(
     sample must be equal inside a query). Group sizes become query codes
     (``numpy.repeat``) and the metric runs on the long-format path: no Python
     loop over queries.
+
+    Names: the library records each metric as ``"skr_"`` followed by its
+    label, whitespace left out (``"ndcg@10"`` -> ``"skr_ndcg@10"``,
+    ``"RBP(p=0.8, rel=2)"`` -> ``"skr_RBP(p=0.8,rel=2)"``). The prefix keeps it
+    apart from the library's own metrics, which record under the same words
+    with other conventions: LightGBM's ``ndcg@10`` (with ``eval_at=[10]``) has
+    exponential gain and XGBoost's ``ndcg@10`` its own tie and gain rules, and a
+    custom metric reported under that name would be appended to the same list
+    of ``evals_result_``, one value of each per iteration. No built-in name of
+    either library (LightGBM: ``ndcg@k``, ``map@k``, ``auc``,
+    ``average_precision``, ``l2``, ``binary_logloss``, ...; XGBoost: ``ndcg``,
+    ``ndcg@n``, ``ndcg@n-``, ``map@n``, ``pre@n``, ``auc``, ``aucpr``,
+    ``error@t``, ...) starts with ``skr_``.
 
     Early stopping: LightGBM reads the ``True`` of ``(name, value, True)``;
     set ``metric="None"`` in its parameters so that the built-in metric does
@@ -244,7 +285,7 @@ def make_eval_metric(
     >>> group = np.array([3, 2, 2])  # what LGBMRanker passes
     >>> name, value, greater_is_better = metric(y_true, y_pred, None, group)
     >>> name, round(value, 4), greater_is_better
-    ('ndcg_exp@2', 0.6016, True)
+    ('skr_ndcg_exp@2', 0.6016, True)
     >>> qid = np.repeat([0, 1, 2], group)
     >>> value == evaluate(y_true, y_pred, "ndcg_exp@2", qid=qid, no_relevant=1.0)["ndcg_exp@2"]
     True

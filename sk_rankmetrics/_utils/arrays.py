@@ -120,8 +120,23 @@ def first_non_finite(block):
     return tuple(int(i) for i in np.argwhere(bad)[0])
 
 
-def check_finite(block, arg, row0=0):
-    """Raise if ``block`` holds NaN or infinity, naming the first place."""
+#: What a score matrix's -inf usually means (items that are not candidates),
+#: and the argument that says it.
+MASK_BY_EXCLUDE = (
+    " A score of -inf to keep an item out of its row's ranking is what exclude= is for: "
+    "pass finite scores and exclude=mask (True for the items to leave out)."
+)
+#: The same in long format, where a pair not listed is not ranked.
+MASK_BY_OMISSION = (
+    " A score of -inf to keep an item out of its query's ranking: drop the pair from "
+    "y_true, y_score and qid instead (long format ranks only the pairs it lists)."
+)
+
+
+def check_finite(block, arg, row0=0, masked=None):
+    """Raise if ``block`` holds NaN or infinity, naming the first place and
+    value; ``masked`` is added to the message when that value is -inf (the
+    way to leave items out that the entry point offers)."""
     where = first_non_finite(block)
     if where is None:
         return
@@ -129,8 +144,11 @@ def check_finite(block, arg, row0=0):
         place = f"row {row0 + where[0]}, column {where[1]}"
     else:
         place = f"index {row0 + where[0]}"
+    mask = ""
+    if masked and np.isneginf(block[where]):
+        mask = f" That one is -inf.{masked}"
     raise ValueError(f"{arg} contains NaN or infinity (first at {place}); every value must "
-                     "be finite.")
+                     f"be finite.{mask}")
 
 
 def unique(a):
@@ -399,6 +417,35 @@ def check_sample_weight(sample_weight, n, what=None):
     return w
 
 
+def _is_missing(v):
+    """None, NaN, pandas' NA and NaT: a missing value rather than an id."""
+    if v is None:
+        return True
+    try:
+        return bool(v != v)  # NaN, NaT; pd.NA raises (its truth is ambiguous)
+    except TypeError:
+        return True
+    except ValueError:  # an array: not an id either, but not a missing one
+        return False
+
+
+def id_array(values, types=None):
+    """A sequence of Python ids (``types``: the set of their types, if known)
+    as an array. NumPy writes a number among strings as text (NaN as
+    ``'nan'``, 3 as ``'3'``), making an id that nobody gave; a mix of text and
+    other types stays an object array, which :func:`as_ids` refuses naming
+    the odd value."""
+    values = values if isinstance(values, (list, tuple)) else list(values)
+    if types is None:
+        types = set(map(type, values))
+    text = sum(1 for t in types if issubclass(t, (str, bytes)))
+    if text and text != len(types):
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out
+    return np.array(values)
+
+
 def as_ids(x: ArrayLike, arg: str) -> NDArray[Any]:
     """1-D query or item ids as int64 or str, without silent coercion.
 
@@ -411,7 +458,7 @@ def as_ids(x: ArrayLike, arg: str) -> NDArray[Any]:
     _refuse_mask(x, arg)
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         x = x.to_numpy()
-    x = np.asarray(x)
+    x = id_array(x) if isinstance(x, (list, tuple)) else np.asarray(x)
     if x.ndim != 1:
         raise ValueError(f"{arg} must be 1-D (one id per entry), got shape {x.shape}.")
     kind = x.dtype.kind
@@ -429,11 +476,22 @@ def as_ids(x: ArrayLike, arg: str) -> NDArray[Any]:
                     f"{arg} holds integer ids beyond the 64-bit range; give them as strings."
                 ) from None
         else:
-            bad = next((v for v in items if not (is_integer(v) or isinstance(v, str))),
-                       items[0] if items else None)
+            missing = next((j for j, v in enumerate(items) if _is_missing(v)), None)
+            if missing is not None:
+                raise InvalidParameterError(
+                    f"{arg} holds a missing id ({items[missing]!r} at entry {missing}); "
+                    "every entry needs an id (drop the entries without one)."
+                )
+            bad = next((v for v in items if not (is_integer(v) or isinstance(v, str))), None)
+            if bad is None:  # integers and strings mixed
+                text = isinstance(items[0], str)
+                other = next(v for v in items if isinstance(v, str) != text)
+                bad = f"{short_repr(items[0])} and {short_repr(other)}"
+            else:
+                bad = short_repr(bad)
             raise InvalidParameterError(
                 f"{arg} must hold ids of one type (integers or strings), got mixed types "
-                f"or values such as {short_repr(bad)}."
+                f"or values such as {bad}."
             )
         kind = x.dtype.kind
     if kind == "f":
