@@ -149,3 +149,14 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(_inputs, "DENSE_FACTOR", 1)
     monkeypatch.setattr(_engine, "PARALLEL_MIN_ELEMENTS", 1)
     monkeypatch.setattr(_engine, "N_THREADS", 3)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every figure a test draws is closed after it, so that no test (nor a
+    doctest that runs later in the same process) meets matplotlib's
+    "More than 20 figures" warning raised as an error."""
+    yield
+    plt = __import__("sys").modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close("all")

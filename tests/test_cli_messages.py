@@ -145,6 +145,9 @@ LEFT_AS_WRITTEN = {
     # Unreachable from a command.
     ("_files/formats.py", "format"): "--qrels-format and --run-format take known formats only",
     ("_files/lists.py", "compute"): "evaluate_ranked(compute=False): no command calls it",
+    ("_utils/arrays.py", "exclude"): "the -inf hint of score matrices; a file's -inf score is "
+                                     "refused by the long-format check, which says to drop "
+                                     "the pair",
     ("_stats/assessors.py", "labels"): "cohen_kappa(labels=...): the agreement command has no "
                                        "labels, it reads the levels the qrels use",
     ("_stats/compare.py", "baseline"): "the agreement command's compare() takes no baseline",
