@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from .diversity import diversity_names, evaluate_diversity_run
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
 from .id_codes import factorize, factorize_collapsed
+from .pairs import as_pairs_input
 from .tokens import PAIR_STEP, pair_hashes
 from .trec import TrecQrels, TrecRun
 
@@ -117,25 +118,29 @@ def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
 
 
 def as_qrels(qrels, fmt="auto"):
+    qrels = as_pairs_input(qrels, "qrels")  # dicts of dicts, named tuples
     if isinstance(qrels, TrecQrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels, format=fmt)
     if hasattr(qrels, "columns"):
         return qrels_from_frame(qrels)
-    raise InvalidParameterError("qrels must be a TrecQrels, a path to a qrels file or a data "
-                                f"frame, got {type(qrels).__name__}.")
+    raise InvalidParameterError("qrels must be a TrecQrels, a path to a qrels file, a data "
+                                "frame, a dict {qid: {docid: relevance}} or named tuples "
+                                f"(query_id, doc_id, relevance), got {type(qrels).__name__}.")
 
 
 def as_run(run, fmt="auto"):
+    run = as_pairs_input(run, "run")  # dicts of dicts, named tuples
     if isinstance(run, TrecRun):
         return run
     if isinstance(run, (str, os.PathLike)):
         return read_run(run, format=fmt)
     if hasattr(run, "columns"):
         return run_from_frame(run)
-    raise InvalidParameterError("run must be a TrecRun, a path to a run file or a data frame, "
-                                f"got {type(run).__name__}.")
+    raise InvalidParameterError("run must be a TrecRun, a path to a run file, a data frame, a "
+                                "dict {qid: {docid: score}} or named tuples (query_id, doc_id, "
+                                f"score), got {type(run).__name__}.")
 
 
 #: Options the trec_eval setting gives every metric that reads them (unless
@@ -224,8 +229,9 @@ def _trec_gain(levels, gains):
 
 
 @validate
-def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
-                 run: TrecRun | PathLike | Frame | DaskFrame, metrics: str | Sequence[str], *,
+def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Iterable,
+                 run: TrecRun | PathLike | Frame | DaskFrame | Mapping | Iterable,
+                 metrics: str | Sequence[str], *,
                  setting: Setting = "sk_rankmetrics", complete: bool = False,
                  threshold: float | None = None, gains: Mapping[int, float] | None = None,
                  max_docs: int | None = None, judged_only: bool = False, n_docs: int | None = None,
@@ -236,14 +242,22 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
 
     Parameters
     ----------
-    qrels : TrecQrels, path, pandas.DataFrame or dask.dataframe.DataFrame
+    qrels : TrecQrels, path, pandas.DataFrame, dask.dataframe.DataFrame, dict or iterable
         Judgements (a path is read with :func:`read_qrels`, as the command
         line reads it: by ``qrels_format``, its extension or its content; a
         data frame with :func:`qrels_from_frame`; a Dask data frame needs the
-        column names that function looks for by default).
-    run : TrecRun, path, pandas.DataFrame or dask.dataframe.DataFrame
+        column names that function looks for by default); or, as benchmark
+        code holds them, ``{qid: {docid: relevance}}`` (pytrec_eval's and
+        ranx's form) or named tuples with the fields ``query_id``, ``doc_id``,
+        ``relevance`` (ir_datasets' ``qrels_iter()``). Ids of dicts and
+        tuples are str or int, an int read as its decimal text (``7`` and
+        ``"7"`` are one id); an empty inner dict is a query without judgements.
+    run : TrecRun, path, pandas.DataFrame, dask.dataframe.DataFrame, dict or iterable
         The ranking to score (a path is read with :func:`read_run`; a data
-        frame with :func:`run_from_frame`; the same for Dask).
+        frame with :func:`run_from_frame`; the same for Dask); or
+        ``{qid: {docid: score}}`` or named tuples with the fields
+        ``query_id``, ``doc_id``, ``score`` (ir_datasets' ``scoreddocs_iter()``),
+        ids as for the qrels; an empty inner dict is a query without documents.
     metrics : str or list of str
         Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"``, ``"mrr"``;
         the names trec_eval prints (``"P_5"``, ``"map_cut_10"``,
