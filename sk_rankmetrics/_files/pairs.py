@@ -242,8 +242,7 @@ def prepare_run(run, *, ignore_identical_ids=False, duplicates="raise", where="r
     changed; the same object is returned when nothing is dropped."""
     if not (ignore_identical_ids or duplicates == "first") or not len(run):
         return run
-    qid, docno, score = np.asarray(run.qid).astype(str), np.asarray(run.docno).astype(str), \
-        run.score
+    qid, docno, score = np.asarray(run.qid), np.asarray(run.docno), run.score
     keep = np.ones(qid.shape[0], dtype=bool)
     if duplicates == "first":
         keep, n_dup = keep_first(qid, docno, score)
@@ -252,7 +251,7 @@ def prepare_run(run, *, ignore_identical_ids=False, duplicates="raise", where="r
                  "'first' keeps each document's first occurrence in ranked order: its "
                  "highest score).", UserWarning)
     if ignore_identical_ids:
-        same = qid == docno
+        same = qid.astype(str) == docno.astype(str)  # ids compared as text, as everywhere
         n_same = int((same & keep).sum())
         if n_same:
             warn(f"{where}: {counted(n_same, 'retrieved document')} whose id is the query's "
@@ -265,3 +264,103 @@ def prepare_run(run, *, ignore_identical_ids=False, duplicates="raise", where="r
     out._unit = getattr(run, "_unit", "query")
     return out
 
+
+
+def _read_run_keeping_repeats(path, fmt):
+    """A run file read as :func:`.read_run` reads it, a document listed twice for
+    a query kept (for ``duplicates="first"``)."""
+    import os
+
+    from .formats import _read_frame, detect_format, read_run
+    from .frames import run_from_frame
+    from .trec import _from_file, _read_columns
+
+    fmt, _ = detect_format(path, fmt)
+    if fmt == "json" or not os.path.exists(path):  # JSON refuses a key twice itself
+        return read_run(path, format=fmt)
+    if fmt == "trec":
+        _, cols, nums, _, head = _read_columns(
+            path, "run", 6, "qid Q0 docno rank score tag", {4: "score"}, keep=(5,),
+            extra_ok=True)
+        return _from_file(TrecRun, cols, {"score": nums[4], "rank": None,
+                                          "tag": head[0] if head else "run",
+                                          "source": os.fspath(path)})
+    try:
+        run = run_from_frame(_read_frame(path, fmt), tag=os.path.basename(path))
+    except ValueError as exc:
+        raise ValueError(f"run file {os.fspath(path)!r}: {exc}") from None
+    run.source = os.fspath(path)
+    return run
+
+
+def ranked_run(run, fmt="auto", *, ignore_identical_ids=False, duplicates="raise",
+               where="run"):
+    """The run of an entry point with the ranked-input policies applied: a path,
+    a dict of dicts or named tuples read (keeping repeats for
+    ``duplicates="first"``), then :func:`prepare_run`; another object (a
+    TrecRun, a data frame) is converted by the caller first when nothing is
+    asked, as before."""
+    import os
+
+    if not (ignore_identical_ids or duplicates == "first"):
+        return run
+    if isinstance(run, (str, os.PathLike)):
+        run = _read_run_keeping_repeats(run, fmt) if duplicates == "first" \
+            else _read_plain(run, fmt)
+    elif is_pairs(run):
+        run = as_pairs_input(run, "run", where, duplicates=duplicates)
+    elif _is_frame(run) and not isinstance(run, TrecRun):
+        from .frames import run_from_frame
+
+        run = run_from_frame(run)
+    if not isinstance(run, TrecRun):
+        return run  # the caller's own check names what was given
+    return prepare_run(run, ignore_identical_ids=ignore_identical_ids,
+                       duplicates=duplicates, where=where)
+
+
+def _read_plain(path, fmt):
+    from .formats import read_run
+
+    return read_run(path, format=fmt)
+
+
+def prepare_lists(ids, lens, flat, *, ignore_identical_ids=False, duplicates="raise",
+                  what="user", where="recommended"):
+    """Ranked ID lists (``lens`` items of ``flat`` per id of ``ids``) with the
+    ranked-input policies applied: an item equal to its list's id dropped
+    (``ignore_identical_ids``), an item listed twice kept at its earliest
+    position (``duplicates="first"``), each counted in a warning."""
+    if not (ignore_identical_ids or duplicates == "first") or flat.shape[0] == 0:
+        return ids, lens, flat
+    lens = np.asarray(lens, dtype=np.int64)
+    row = np.repeat(np.arange(lens.shape[0]), lens)
+    keep = np.ones(flat.shape[0], dtype=bool)
+    if duplicates == "first":
+        # The earliest position is the highest "score": minus the position.
+        keep, n_dup = keep_first(row, np.asarray(flat).astype(str),
+                                 -np.arange(flat.shape[0], dtype=np.float64))
+        if n_dup:
+            warn(f"{where}: {counted(n_dup, 'repeated item')} dropped (duplicates='first' "
+                 "keeps each item's first occurrence, its earliest position).", UserWarning)
+    if ignore_identical_ids:
+        same = np.asarray(ids).astype(str)[row] == np.asarray(flat).astype(str)
+        n_same = int((same & keep).sum())
+        if n_same:
+            warn(f"{where}: {counted(n_same, 'ranked item')} whose id is the {what}'s "
+                 "dropped (ignore_identical_ids=True; the truth is not changed).",
+                 UserWarning)
+        keep &= ~same
+    if keep.all():
+        return ids, lens, flat
+    new_lens = np.bincount(row[keep], minlength=lens.shape[0]).astype(np.int64)
+    return ids, new_lens, flat[keep]
+
+
+def refuse_on_lazy(ignore_identical_ids, duplicates, where):
+    """The policies are applied in memory; on Dask inputs they are refused."""
+    if ignore_identical_ids or duplicates != "raise":
+        raise InvalidParameterError(
+            f"{where}: ignore_identical_ids=True and duplicates='first' apply to in-memory "
+            "inputs (dicts, named tuples, TREC objects and files, pandas frames); with a "
+            "Dask collection, drop those rows in Dask first.")

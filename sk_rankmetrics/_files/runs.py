@@ -30,6 +30,7 @@ from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import validate
 from .._utils.types import (
     DaskFrame,
+    Duplicates,
     FileFormat,
     Frame,
     Lazy,
@@ -42,7 +43,7 @@ from .diversity import diversity_names, evaluate_diversity_run
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
 from .id_codes import factorize, factorize_collapsed
-from .pairs import as_pairs_input
+from .pairs import as_pairs_input, ranked_run, refuse_on_lazy
 from .tokens import PAIR_STEP, pair_hashes
 from .trec import TrecQrels, TrecRun
 
@@ -237,7 +238,8 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Ite
                  max_docs: int | None = None, judged_only: bool = False, n_docs: int | None = None,
                  no_relevant: NoRelevant | None = None, qrels_format: FileFormat = "auto",
                  run_format: FileFormat = "auto", progress: Progress | None = None,
-                 compute: bool = True) -> EvaluationResult | Lazy:
+                 compute: bool = True, ignore_identical_ids: bool = False,
+                 duplicates: Duplicates = "raise") -> EvaluationResult | Lazy:
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters
@@ -332,6 +334,16 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Ite
         With a Dask data frame: ``False`` returns the result uncomputed (its
         ``compute()`` gives the EvaluationResult). In-memory inputs are always
         computed.
+    ignore_identical_ids : bool, default=False
+        Drop every retrieved document whose id is the query's own id, as BEIR
+        and MTEB do (ArguAna, Quora); the qrels are not changed. Ids are
+        compared as text. A warning gives the count dropped.
+    duplicates : {"raise", "first"}, default="raise"
+        A document ranked twice for one query: ``"raise"`` refuses it (naming
+        the line or entry); ``"first"`` keeps its first occurrence in ranked
+        order, the highest score (equal scores: the earlier line), with a
+        warning giving the count dropped. Both options apply to in-memory
+        inputs and files; a Dask input refuses them.
 
     Returns
     -------
@@ -369,11 +381,14 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Ite
     """
     backend = backend_for(qrels, run)
     if backend is not None:
+        refuse_on_lazy(ignore_identical_ids, duplicates, "evaluate_run")
         return backend.evaluate_run(qrels, run, metrics, setting=setting, complete=complete,
                              threshold=threshold, gains=gains, max_docs=max_docs,
                              judged_only=judged_only, n_docs=n_docs,
                              no_relevant=no_relevant, qrels_format=qrels_format,
                              run_format=run_format, progress=progress, compute=compute)
+    run = ranked_run(run, run_format, ignore_identical_ids=ignore_identical_ids,
+                     duplicates=duplicates, where="evaluate_run: run")
     if getattr(qrels, "subtopic", None) is not None or diversity_names(metrics):
         return evaluate_diversity_run(
             qrels, as_run(run, run_format), metrics, setting=setting, complete=complete,

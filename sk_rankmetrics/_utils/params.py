@@ -184,6 +184,19 @@ PARAMS = {
     first, as trec_eval's ``-M`` (R and the other totals still count every
     item of the row). None reads the whole ranking.""",
     ),
+    "ignore_identical_ids": Param(
+        False, [Boolean()],
+        "True drops each retrieved document whose id is the query's own id (BEIR's and "
+        "MTEB's ignore_identical_ids; the qrels are not changed)",
+        examples=(True,),
+    ),
+    "duplicates": Param(
+        "raise", [Options("raise", "first")],
+        "what a document ranked twice for one query does: 'raise' refuses it, 'first' "
+        "keeps its first occurrence in ranked order (the highest score, the earliest "
+        "position)",
+        examples=("first",),
+    ),
     "format": Param(
         "auto", [Options("auto", "trec", "csv", "tsv", "parquet", "json")],
         "the file format: 'auto' decides by the extension, then by the content",
