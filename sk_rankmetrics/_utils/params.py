@@ -184,6 +184,49 @@ PARAMS = {
     first, as trec_eval's ``-M`` (R and the other totals still count every
     item of the row). None reads the whole ranking.""",
     ),
+    "fuse.method": Param(
+        "rrf", [Options("sum", "max", "min", "med", "anz", "mnz", "gmnz", "rrf", "isr",
+                        "log_isr", "logn_isr", "bordafuse", "rbc", "wsum", "wmnz",
+                        "w_bordafuse", "mixed")],
+        "the fusion method, by ranx's name",
+        examples=("wsum", "mnz"),
+    ),
+    "fuse.norm": Param(
+        None, [Options("min-max", "max", "sum", "zmuv", "rank", "borda"), _NONE],
+        "how each run's scores are normalised per query before fusing (ranx's names); "
+        "None keeps them",
+        examples=("min-max", "zmuv"),
+    ),
+    "fuse.weights": Param(
+        None, [ArrayLike(), _NONE],
+        "one weight per run, for wsum, wmnz, w_bordafuse and mixed",
+        examples=([0.5, 0.5],),
+    ),
+    "fuse.k": Param(
+        60, [Interval("real", 0, None, closed="left")],
+        "rrf's rank offset: a document at 0-based position i gets 1/(k + i + 1)",
+        examples=(10,),
+    ),
+    "fuse.phi": Param(
+        0.8, [Interval("real", 0, 1, closed="neither")],
+        "rbc's persistence: a document at 0-based position i gets (1 - phi) * phi**i",
+        examples=(0.5,),
+    ),
+    "fuse.gamma": Param(
+        1.0, [Interval("real", None, None)],
+        "gmnz's exponent of the number of runs that retrieved a document",
+        examples=(0.5,),
+    ),
+    "fuse.sigma": Param(
+        0.01, [Interval("real", 0, 1, closed="both")],
+        "logn_isr's offset inside the logarithm of the number of runs (ranx: in [0, 1])",
+        examples=(0.1,),
+    ),
+    "fuse.tag": Param(
+        None, [Strings(), _NONE],
+        "the run tag of a TrecRun result",
+        examples=("hybrid",),
+    ),
     "ignore_identical_ids": Param(
         False, [Boolean()],
         "True drops each retrieved document whose id is the query's own id (BEIR's and "

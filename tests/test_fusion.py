@@ -1,0 +1,125 @@
+"""fuse against ranx.fuse: every method and normalisation, random runs with
+documents missing across runs and tied scores; the output forms."""
+
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+from sk_rankmetrics import InvalidParameterError, TrecRun, fuse
+from sk_rankmetrics._files.fusion import METHODS, NORMS
+
+ranx = pytest.importorskip("ranx")
+
+RANKED = {"rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse"}
+PARAMS = {"gmnz": {"gamma": 1.7}, "rrf": {"k": 10}, "logn_isr": {"sigma": 0.05},
+          "rbc": {"phi": 0.6}, "wsum": {"weights": [0.2, 0.5, 0.3]},
+          "wmnz": {"weights": [0.2, 0.5, 0.3]}, "w_bordafuse": {"weights": [0.2, 0.5, 0.3]},
+          "mixed": {"weights": [0.2, 0.5, 0.3]}}
+
+
+def random_runs(seed, n_runs=3, n_q=6, pool=20, depth=12, ties=True):
+    """Runs of the same queries, each retrieving its own subset of a pool (so
+    documents are missing across runs), at most 15 per query (ranx orders ties
+    among at most 15 documents stably), scores rounded to make ties."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for r in range(n_runs):
+        run = {}
+        for q in range(n_q):
+            n = int(rng.integers(1, depth + 1))
+            docs = rng.choice(pool, size=n, replace=False)
+            scores = rng.normal(size=n) * (1 + r)
+            if ties:
+                scores = np.round(scores, 0)
+            # ranx sorts each query's documents by score on construction; the
+            # order given here is that order with ties in insertion order.
+            order = np.argsort(-scores, kind="stable")
+            run[f"q{q}"] = {f"d{docs[i]}": float(scores[i]) for i in order}
+        runs.append(run)
+    return runs
+
+
+def ranx_fuse(runs, method, norm, params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = ranx.fuse([ranx.Run(r) for r in runs], norm=norm, method=method,
+                        params=dict(params)).to_dict()
+    return {q: dict(d) for q, d in out.items()}
+
+
+def close(got, want):
+    assert set(got) == set(want)
+    for q in want:
+        assert set(got[q]) == set(want[q]), q
+        for d, v in want[q].items():
+            assert got[q][d] == pytest.approx(v, rel=1e-9, abs=1e-9), (q, d)
+
+
+@pytest.mark.slow  # ranx compiles each of its functions on first use
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("method", list(METHODS))
+def test_fuse_equals_ranx(method, norm):
+    if norm == "borda" and method in RANKED:
+        pytest.skip("refused: positions after borda's normalisation are in no order")
+    for seed in range(3):
+        runs = random_runs(seed)
+        params = PARAMS.get(method, {})
+        close(fuse(runs, method=method, norm=norm, **params),
+              ranx_fuse(runs, method, norm, params))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", sorted(RANKED))
+def test_ranked_methods_on_long_lists(method):
+    runs = random_runs(7, depth=200, pool=300, ties=False)
+    params = PARAMS.get(method, {})
+    close(fuse(runs, method=method, **params), ranx_fuse(runs, method, None, params))
+
+
+def test_output_forms():
+    runs = random_runs(1, n_runs=2)
+    fused = fuse(runs, method="rrf")
+    assert isinstance(fused, dict)
+    for docs in fused.values():
+        assert list(docs.values()) == sorted(docs.values(), reverse=True)
+    trec = [TrecRun(*map(np.array, zip(*[(q, d, s) for q, ds in r.items()
+                                         for d, s in ds.items()]))) for r in runs]
+    out = fuse(trec, method="rrf", tag="hybrid")
+    assert isinstance(out, TrecRun) and out.tag == "hybrid"
+    again = {}
+    for q, d, s in zip(out.qid.tolist(), out.docno.tolist(), out.score.tolist()):
+        again.setdefault(q, {})[d] = s
+    close(again, fused)
+    Scored = namedtuple("GenericScoredDoc", "query_id doc_id score")
+    tuples = [[Scored(q, d, s) for q, ds in r.items() for d, s in ds.items()] for r in runs]
+    assert isinstance(fuse(tuples, method="rrf"), TrecRun)
+    pd = pytest.importorskip("pandas")
+    frames = [pd.DataFrame([(q, d, s) for q, ds in r.items() for d, s in ds.items()],
+                           columns=["qid", "docno", "score"]) for r in runs]
+    frame = fuse(frames, method="rrf")
+    assert list(frame.columns) == ["qid", "docno", "score"]
+    assert len(frame) == sum(map(len, fused.values()))
+
+
+def test_int_query_keys_come_back_as_given():
+    out = fuse([{1: {"a": 2.0}}, {1: {"b": 1.0}}], method="sum")
+    assert out == {1: {"a": 2.0, "b": 1.0}}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"method": "foo"}, "fuse: method='foo' is not accepted"),
+    ({"method": "probfuse"}, "fuse: method='probfuse' is not accepted"),
+    ({"method": "wsum", "k": 10}, "k=10 is read by none of method='wsum'; it applies to rrf"),
+    ({"method": "wsum", "weights": [1.0]}, "weights must give one finite number per run"),
+    ({"method": "rrf", "norm": "borda"}, "norm='borda' gives every candidate"),
+    ({"method": "sum", "norm": "l2"}, "fuse: norm='l2' is not accepted"),
+])
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        fuse(random_runs(0, n_runs=2), **kwargs)
+    with pytest.raises(InvalidParameterError, match="at least two runs"):
+        fuse([random_runs(0, n_runs=1)[0]])
