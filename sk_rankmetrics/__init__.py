@@ -60,6 +60,7 @@ _LAZY = {
     "evaluate_ranked": "_files.lists",
     "evaluate_run": "_files.runs",
     "fuse": "_files.fusion",
+    "optimize_fusion": "_files.fusion_search",
     "qrels_from_frame": "_files.frames",
     "run_from_frame": "_files.frames",
     "RankingScorer": "_sklearn.scorers",
@@ -124,6 +125,7 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._files.formats import read_qrels, read_run
     from ._files.frames import qrels_from_frame, run_from_frame
     from ._files.fusion import fuse
+    from ._files.fusion_search import optimize_fusion
     from ._files.lists import evaluate_ranked
     from ._files.runs import evaluate_run
     from ._files.trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
@@ -230,6 +232,7 @@ __all__ = [
     "metric_names",
     "ndcg_score",
     "novelty_score",
+    "optimize_fusion",
     "personalization_score",
     "precision_at_k_score",
     "qrels_from_frame",

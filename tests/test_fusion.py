@@ -123,3 +123,49 @@ def test_bad_arguments(kwargs, message):
         fuse(random_runs(0, n_runs=2), **kwargs)
     with pytest.raises(InvalidParameterError, match="at least two runs"):
         fuse([random_runs(0, n_runs=1)[0]])
+
+
+def _qrels_and_runs(seed, n_q=8):
+    """Two runs retrieving the same documents with distinct scores: no fused run
+    of the grid has ties, so this package's metric and ranx's (which breaks
+    ties by its sort) agree on every configuration."""
+    rng = np.random.default_rng(seed)
+    runs = [{}, {}]
+    qrels = {}
+    for q in range(n_q):
+        docs = [f"d{i}" for i in rng.choice(30, size=10, replace=False)]
+        for run in runs:
+            scores = rng.permutation(10) + rng.random(10) * 0.5
+            order = np.argsort(-scores, kind="stable")
+            run[f"q{q}"] = {docs[i]: float(scores[i]) for i in order}
+        qrels[f"q{q}"] = {d: int(rng.integers(1, 3)) for d in rng.choice(docs, 3, replace=False)}
+    return qrels, runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method, metric", [("wsum", "ndcg@10"), ("rrf", "ndcg@10"),
+                                            ("mixed", "map@10"), ("gmnz", "ndcg@10")])
+def test_optimize_fusion_picks_what_ranx_picks(method, metric):
+    from sk_rankmetrics import optimize_fusion
+
+    for seed in range(2):
+        qrels, runs = _qrels_and_runs(seed)
+        got = optimize_fusion(qrels, runs, method=method, norm="min-max", metric=metric)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = ranx.optimize_fusion(ranx.Qrels(qrels), [ranx.Run(r) for r in runs],
+                                        method=method, norm="min-max", metric=metric,
+                                        show_progress=False)
+        want = {k: [float(x) for x in v] if k == "weights" else v for k, v in want.items()}
+        assert got == want, (seed, got, want)
+
+
+def test_optimize_fusion_refuses():
+    from sk_rankmetrics import optimize_fusion
+
+    qrels, runs = _qrels_and_runs(0, n_q=2)
+    with pytest.raises(InvalidParameterError, match="method='sum' has nothing to tune"):
+        optimize_fusion(qrels, runs, method="sum")
+    best, report = optimize_fusion(qrels, runs, method="rrf", return_report=True)
+    assert list(report) == [str(k) for k in range(10, 101, 10)]
+    assert report[str(best["k"])] == max(report.values())

@@ -288,15 +288,28 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma):
                                     f"{short_repr(runs)}.")
     w = _check(method, norm, weights, len(runs),
                {"k": k, "phi": phi, "gamma": gamma, "sigma": sigma, "weights": weights})
+    prepared = prepare(runs, norm)
+    q, d, fused = combine(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
+                                             "sigma": sigma, "weights": w})
+    return q, d, fused, prepared[3][0][3], runs[0]
+
+
+def prepare(runs, norm):
+    """The runs as one table of candidates, normalised: what :func:`combine`
+    fuses (made once for a search over a method's parameters)."""
     arrays = [_as_arrays(r, i) for i, r in enumerate(runs)]
     t = _Table(arrays)
     s, present = _normalise(t, norm)
-    fused = _combine(t, s, present, method,
-                     {"k": k, "phi": phi, "gamma": gamma, "sigma": sigma, "weights": w})
-    # Ranked: by query, score descending, then document id (for a stable output).
+    return t, s, present, arrays
+
+
+def combine(prepared, method, params):
+    """``(qid, docno, score)`` of the fused run, ranked: by query, score
+    descending, then document id (a stable output)."""
+    t, s, present, _ = prepared
+    fused = _combine(t, s, present, method, params)
     order = np.lexsort((t.d_of_row, -fused, t.q_of_row))
-    return (t.queries[t.q_of_row[order]], t.docs[t.d_of_row[order]], fused[order],
-            arrays[0][3], runs[0])
+    return t.queries[t.q_of_row[order]], t.docs[t.d_of_row[order]], fused[order]
 
 
 def _output(qid, docno, score, first_obj, first_run, tag):
