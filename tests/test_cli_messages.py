@@ -125,6 +125,10 @@ NOT_ON_THE_FILE_COMMANDS = ("_sklearn", "_training", "_catalogue", "_plot", "_da
 #: compare() and its report only on compare, the beyond-accuracy measures not
 #: on trec_eval (its -m takes trec_eval's names).
 SHOWN_BY = {
+    # fuse's messages reach only the fuse command, whose flags bear the names of
+    # fuse's keywords (--method, --norm, --weights, --k, ...).
+    "_files/fusion.py": (),
+    "_files/fusion_search.py": (),  # optimize_fusion: no command
     "_stats/power.py": (),  # topics_needed: no command
     "_stats/leaderboard": ("leaderboard",),
     "_stats/rbo": (), "_stats/rank_correlation.py": ("agreement",),

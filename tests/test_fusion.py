@@ -169,3 +169,41 @@ def test_optimize_fusion_refuses():
     best, report = optimize_fusion(qrels, runs, method="rrf", return_report=True)
     assert list(report) == [str(k) for k in range(10, 101, 10)]
     assert report[str(best["k"])] == max(report.values())
+
+
+def _read_trec(path):
+    out = {}
+    for line in open(path).read().splitlines():
+        q, _, d, _, s, _ = line.split()
+        out.setdefault(q, {})[d] = float(s)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method, norm, flags, params", [
+    ("rrf", None, [], {}),
+    ("wsum", "min-max", ["--weights", "0.3,0.7"], {"weights": [0.3, 0.7]}),
+    ("rbc", "zmuv", ["--phi", "0.6"], {"phi": 0.6}),
+])
+def test_fuse_command_writes_ranx_run(tmp_path, method, norm, flags, params):
+    import subprocess
+    import sys
+
+    runs = random_runs(11, n_runs=2)
+    paths = []
+    for i, run in enumerate(runs):
+        path = tmp_path / f"run{i}.txt"
+        path.write_text("".join(f"{q} Q0 {d} {r} {s!r} sys{i}\n" for q, ds in run.items()
+                                for r, (d, s) in enumerate(ds.items(), 1)))
+        paths.append(str(path))
+    out = tmp_path / "fused.txt"
+    done = subprocess.run([sys.executable, "-m", "sk_rankmetrics", "fuse", *paths,
+                           "--method", method, "--norm", norm or "none", *flags,
+                           "-o", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fused = ranx.fuse([ranx.Run.from_file(p, kind="trec") for p in paths], norm=norm,
+                          method=method, params=params)
+        fused.save(str(tmp_path / "ranx.txt"), kind="trec")
+    close(_read_trec(out), _read_trec(tmp_path / "ranx.txt"))
