@@ -36,6 +36,8 @@ import numpy as np
 
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
+from .pairs import _finite as finite
+from .pairs import _from_dict as dict_arrays
 from .pairs import as_pairs_input, is_pairs
 from .trec import TrecRun
 
@@ -54,6 +56,10 @@ _DEFAULTS = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None}
 def _as_arrays(run, i):
     """``(qid, docno, score)`` of run ``i`` in any accepted form (str ids)."""
     where = f"runs[{i}]"
+    if isinstance(run, Mapping):  # a dict of dicts: its pairs cannot repeat (checked below)
+        qid, docno, score = dict_arrays(run, "run", f"fuse: {where}")
+        finite(qid, docno, score, f"fuse: {where}", "score")
+        return qid, docno, score, run
     if is_pairs(run):
         run = as_pairs_input(run, "run", where)
     if isinstance(run, (str, os.PathLike)):
@@ -68,8 +74,48 @@ def _as_arrays(run, i):
         raise InvalidParameterError(
             f"fuse: {where} must be a dict {{qid: {{docid: score}}}}, named tuples, a TrecRun, "
             f"a path or a data frame, got {type(run).__name__}.")
-    return (np.asarray(run.qid).astype(str), np.asarray(run.docno).astype(str),
+    qid, docno = np.asarray(run.qid), np.asarray(run.docno)
+    return (qid if qid.dtype.kind == "U" else qid.astype(str),
+            docno if docno.dtype.kind == "U" else docno.astype(str),
             np.asarray(run.score, dtype=np.float64), run)
+
+
+def _factorize(values):
+    """``(codes, uniques)``: ``uniques`` sorted, ``values == uniques[codes]``; by
+    hashing (pandas, when installed) then sorting the few distinct values,
+    else by NumPy's sort of every value."""
+    try:
+        import pandas as pd
+    except ImportError:
+        uniq, codes = np.unique(values, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64), uniq
+    codes, uniq = pd.factorize(values, sort=False)
+    uniq = np.asarray(uniq)
+    order = np.argsort(uniq, kind="stable")
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0])
+    return rank[codes], uniq[order]
+
+
+def _positions(qr, sc, n_q):
+    """0-based position of each entry in its query's list by score descending,
+    ties in the order given; without a sort when the entries come grouped by
+    query and ranked (a run read from a file or a ranx/BEIR dict)."""
+    n = qr.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    new = np.ones(n, dtype=bool)
+    new[1:] = qr[1:] != qr[:-1]
+    starts = np.flatnonzero(new)
+    ranked = not (sc[1:] > sc[:-1])[~new[1:]].any()
+    if ranked and starts.shape[0] == np.unique(qr[starts]).shape[0]:
+        return (np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))).astype(float)
+    order = np.lexsort((np.arange(n), -sc, qr))
+    lens = np.bincount(qr, minlength=n_q)
+    first = np.cumsum(lens) - lens
+    pos = np.empty(n)
+    pos[order] = np.arange(n) - first[qr[order]]
+    return pos
 
 
 class _Table:
@@ -80,41 +126,36 @@ class _Table:
         q = np.concatenate([a[0] for a in arrays])
         d = np.concatenate([a[1] for a in arrays])
         s = np.concatenate([a[2] for a in arrays])
-        which = np.repeat(np.arange(n_runs), [a[0].shape[0] for a in arrays])
-        queries, qc = np.unique(q, return_inverse=True)
-        docs, dc = np.unique(d, return_inverse=True)
-        qc, dc = qc.reshape(-1).astype(np.int64), dc.reshape(-1).astype(np.int64)
+        bounds = np.cumsum([0, *(a[0].shape[0] for a in arrays)])
+        qc, queries = _factorize(q)
+        dc, docs = _factorize(d)
         pair = qc * docs.shape[0] + dc
-        keys, row = np.unique(pair, return_inverse=True)
-        row = row.reshape(-1)
+        row, keys = _factorize(pair)
         self.queries, self.docs = queries, docs
         self.q_of_row = keys // docs.shape[0]
         self.d_of_row = keys % docs.shape[0]
         n = keys.shape[0]
-        self.present = np.zeros((n, n_runs), dtype=bool)
-        self.score = np.zeros((n, n_runs))
-        self.pos = np.zeros((n, n_runs))
-        self.length = np.zeros((n, n_runs))  # the run's list length for the query
+        # Column-major: each run's column is contiguous.
+        self.present = np.zeros((n, n_runs), dtype=bool, order="F")
+        self.score = np.zeros((n, n_runs), order="F")
+        self.pos = np.zeros((n, n_runs), order="F")
+        self.length = np.zeros((n, n_runs), order="F")  # the run's list length for the query
         # The candidates of each query (all runs together).
         self.n_cand = np.bincount(self.q_of_row, minlength=queries.shape[0])[self.q_of_row]
+        self.query_of_run = []
         for r in range(n_runs):
-            sel = which == r
+            sel = slice(int(bounds[r]), int(bounds[r + 1]))
             rows, sc, qr = row[sel], s[sel], qc[sel]
-            if np.unique(rows).shape[0] < rows.shape[0]:
+            if np.bincount(rows, minlength=n).max(initial=0) > 1:
                 raise ValueError(f"fuse: runs[{r}] ranks a document twice for one query; "
                                  "keep one line of each (duplicates='first' of evaluate_run "
                                  "shows which).")
-            # Position: by score descending, ties in the order given (stable).
-            order = np.lexsort((np.arange(rows.shape[0]), -sc, qr))
             lens = np.bincount(qr, minlength=queries.shape[0])
-            starts = np.cumsum(lens) - lens
-            pos = np.empty(rows.shape[0])
-            pos[order] = np.arange(rows.shape[0]) - starts[qr[order]]
             self.present[rows, r] = True
             self.score[rows, r] = sc
-            self.pos[rows, r] = pos
+            self.pos[rows, r] = _positions(qr, sc, queries.shape[0])
             self.length[:, r] = lens[self.q_of_row]
-        self.query_of_run = [np.unique(qc[which == r]) for r in range(n_runs)]
+            self.query_of_run.append(np.flatnonzero(lens))
 
 
 def _segment(values, present, q_of_row, n_q, how):
@@ -308,7 +349,8 @@ def combine(prepared, method, params):
     descending, then document id (a stable output)."""
     t, s, present, _ = prepared
     fused = _combine(t, s, present, method, params)
-    order = np.lexsort((t.d_of_row, -fused, t.q_of_row))
+    # The rows are in (query, document) order: a stable sort keeps ties by document.
+    order = np.lexsort((-fused, t.q_of_row))
     return t.queries[t.q_of_row[order]], t.docs[t.d_of_row[order]], fused[order]
 
 

@@ -51,7 +51,14 @@ def is_pairs(obj):
 def _ids(keys, where):
     """Keys (str or int) as an array of text, refusing any other type."""
     keys = keys if isinstance(keys, list) else list(keys)
-    for t in set(map(type, keys)):
+    types = set(map(type, keys))
+    if types == {str}:  # the usual case: text already
+        out = np.array(keys, dtype=str)
+        if (np.char.str_len(out) == 0).any():
+            raise InvalidParameterError(f"{where}: an id is the empty string; every query "
+                                        "and document needs an id.")
+        return out
+    for t in types:
         if not (issubclass(t, (str, int, np.integer)) and not issubclass(t, (bool, np.bool_))):
             bad = next(k for k in keys if type(k) is t)
             raise InvalidParameterError(
@@ -100,7 +107,7 @@ def _from_dict(obj, kind, where):
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     qid = np.repeat(queries, lens)
     docno = _ids(list(chain.from_iterable(obj.values())), where)
-    vals = _values(chain.from_iterable(map(Mapping.values, obj.values())), int(lens.sum()),
+    vals = _values(chain.from_iterable(v.values() for v in obj.values()), int(lens.sum()),
                    where, what)
     return qid, docno, vals
 
