@@ -164,7 +164,8 @@ def test_optimize_fusion_refuses():
     from sk_rankmetrics import optimize_fusion
 
     qrels, runs = _qrels_and_runs(0, n_q=2)
-    with pytest.raises(InvalidParameterError, match="method='sum' has nothing to tune"):
+    with pytest.raises(InvalidParameterError,
+                       match="optimize_fusion: method='sum' is not accepted"):
         optimize_fusion(qrels, runs, method="sum")
     best, report = optimize_fusion(qrels, runs, method="rrf", return_report=True)
     assert list(report) == [str(k) for k in range(10, 101, 10)]

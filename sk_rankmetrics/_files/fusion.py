@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .pairs import _finite as finite
@@ -106,7 +107,7 @@ def _positions(qr, sc, n_q):
         return np.zeros(0)
     new = np.ones(n, dtype=bool)
     new[1:] = qr[1:] != qr[:-1]
-    starts = np.flatnonzero(new)
+    starts = flatnonzero(new)
     ranked = not (sc[1:] > sc[:-1])[~new[1:]].any()
     if ranked and starts.shape[0] == np.unique(qr[starts]).shape[0]:
         return (np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))).astype(float)
@@ -155,7 +156,7 @@ class _Table:
             self.score[rows, r] = sc
             self.pos[rows, r] = _positions(qr, sc, queries.shape[0])
             self.length[:, r] = lens[self.q_of_row]
-            self.query_of_run.append(np.flatnonzero(lens))
+            self.query_of_run.append(flatnonzero(lens))
 
 
 def _segment(values, present, q_of_row, n_q, how):
@@ -361,7 +362,7 @@ def _output(qid, docno, score, first_obj, first_run, tag):
     if isinstance(first_run, Mapping):
         new = np.ones(qid.shape[0], dtype=bool)
         new[1:] = qid[1:] != qid[:-1]
-        starts = np.flatnonzero(new)
+        starts = flatnonzero(new)
         bounds = np.append(starts, qid.shape[0])
         d, v = docno.tolist(), score.tolist()
         keys = list(first_run.keys())

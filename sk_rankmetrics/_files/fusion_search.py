@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.params import validate
 from .fusion import METHODS, NORMS, combine, prepare
 from .runs import evaluate_run
 from .trec import TrecRun
@@ -39,6 +40,7 @@ def _trials(method, n_runs, step):
     return [{name: round(float(x), _digits(step))} for x in np.arange(low, high + step, step)]
 
 
+@validate
 def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
                     norm: str | None = "min-max", metric: str = "ndcg",
                     step: float | None = None,
