@@ -59,6 +59,8 @@ _LAZY = {
     "EvaluationResult": "_evaluation.result",
     "evaluate_ranked": "_files.lists",
     "evaluate_run": "_files.runs",
+    "fuse": "_files.fusion",
+    "optimize_fusion": "_files.fusion_search",
     "qrels_from_frame": "_files.frames",
     "run_from_frame": "_files.frames",
     "RankingScorer": "_sklearn.scorers",
@@ -122,6 +124,8 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._evaluation.result import EvaluationResult
     from ._files.formats import read_qrels, read_run
     from ._files.frames import qrels_from_frame, run_from_frame
+    from ._files.fusion import fuse
+    from ._files.fusion_search import optimize_fusion
     from ._files.lists import evaluate_ranked
     from ._files.runs import evaluate_run
     from ._files.trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
@@ -212,6 +216,7 @@ __all__ = [
     "evaluate_run",
     "f1_at_k_score",
     "fleiss_kappa",
+    "fuse",
     "get_scorer",
     "get_scorer_names",
     "get_scorers",
@@ -227,6 +232,7 @@ __all__ = [
     "metric_names",
     "ndcg_score",
     "novelty_score",
+    "optimize_fusion",
     "personalization_score",
     "precision_at_k_score",
     "qrels_from_frame",

@@ -221,11 +221,12 @@ def test_usage_errors_exit_2():
                              ("compare", "compare runs with paired significance tests"),
                              ("trec_eval", "trec_eval's flags and output"),
                              ("demo", "score three rankers"),
-                             ("agreement", "compare two qrels: assessor agreement")):
+                             ("agreement", "compare two qrels: assessor agreement"),
+                             ("fuse", "fuse several runs into one TREC run")):
         assert re.search(rf"^ +{command} +{re.escape(summary)}", out.stderr, re.M), command
     assert out.stderr.splitlines()[-1] == (
         "sk-rankmetrics: error: give a command (evaluate, compare, leaderboard, trec_eval, "
-        "demo, agreement); "
+        "demo, agreement, fuse); "
         "'sk-rankmetrics COMMAND --help' describes one")
     out = run_cli("evaluate", "only-one-file")
     assert out.returncode == 2

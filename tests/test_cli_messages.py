@@ -125,6 +125,10 @@ NOT_ON_THE_FILE_COMMANDS = ("_sklearn", "_training", "_catalogue", "_plot", "_da
 #: compare() and its report only on compare, the beyond-accuracy measures not
 #: on trec_eval (its -m takes trec_eval's names).
 SHOWN_BY = {
+    # fuse's messages reach only the fuse command, whose flags bear the names of
+    # fuse's keywords (--method, --norm, --weights, --k, ...).
+    "_files/fusion.py": (),
+    "_files/fusion_search.py": (),  # optimize_fusion: no command
     "_stats/power.py": (),  # topics_needed: no command
     "_stats/leaderboard": ("leaderboard",),
     "_stats/rbo": (), "_stats/rank_correlation.py": ("agreement",),
@@ -153,6 +157,9 @@ LEFT_AS_WRITTEN = {
     ("_stats/compare.py", "baseline"): "the agreement command's compare() takes no baseline",
     ("_stats/leaderboard.py", "layout"): "the leaderboard command reads the layout off its "
                                          "folder",
+    ("_files/pairs.py", "ignore_identical_ids"): "refused on Dask inputs only, which no "
+                                                 "command reads",
+    ("_files/pairs.py", "duplicates"): "refused on Dask inputs only, which no command reads",
 }
 
 
@@ -427,7 +434,8 @@ def test_every_message_of_bad_inputs_names_the_flag_and_the_file(files, tmp_path
         (["evaluate", qrels, run_a, dup],
          f"sk-rankmetrics: error: run file '{dup}', line 2: duplicate document 'a' for query "
          "'q1' (first on line 1). A run ranks each document at most once per query (trec_eval "
-         "refuses it too); keep one line of each (read as trec, chosen by its extension .txt; "
+         "refuses it too); keep one line of each, or pass --duplicates first to keep the first "
+         "in ranked order (read as trec, chosen by its extension .txt; "
          "if it is another format, name it with --run-format, one of csv, tsv, parquet, json)."),
         (["trec_eval", qdup, run_a],
          f"sk-rankmetrics: error: qrels file '{qdup}', line 2: duplicate document 'a' for "
@@ -437,7 +445,8 @@ def test_every_message_of_bad_inputs_names_the_flag_and_the_file(files, tmp_path
         (["evaluate", qrels, dup_csv],
          f"sk-rankmetrics: error: run file '{dup_csv}', line 4: duplicate document 'a' for "
          "query 'q1' (first on line 2); a run ranks each document at most once per query; "
-         "keep one row of each (read as csv"),
+         "keep one row of each, or pass --duplicates first to keep the first in ranked "
+         "order (read as csv"),
         (["evaluate", qrels, dup_json],
          f"sk-rankmetrics: error: run file '{dup_json}': an object gives the key 'a' twice"),
         (["evaluate", qrels, bad_score],

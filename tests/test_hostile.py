@@ -377,7 +377,9 @@ def test_underscored_numbers_in_data_frames_are_refused():
 def test_repeated_items_are_refused_judged_or_not(ranked):
     item = ranked[2]
     with pytest.raises(ValueError, match=rf"^the ranked list of user 'u2' holds item "
-                                         rf"'{item}' twice; rank each item once per user\.$"):
+                                         rf"'{item}' twice; rank each item once per user "
+                                         r"\(duplicates='first' keeps its first "
+                                         r"occurrence\)\.$"):
         skr.evaluate_ranked({"u1": ["a"], "u2": ranked}, {"u1": {"a"}, "u2": {"a"}}, ["mrr"])
     with pytest.raises(ValueError, match=rf"holds item '{item}' twice"):
         skr.evaluate_ranked(np.array([["a", "x", "y"], ranked]), [{"a"}, {"a"}], ["mrr"])

@@ -118,6 +118,7 @@ LITERALS = {
     "Test": ["test"],
     "Correction": ["correction"],
     "OnMissing": ["on_missing"],
+    "Duplicates": ["duplicates"],
     "ExcludeRelevant": ["exclude_relevant"],
     "ReportRows": ["rows"],
     "Library": ["library"],

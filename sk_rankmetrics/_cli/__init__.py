@@ -4,7 +4,8 @@ Commands, one module each: ``evaluate`` (metrics of one run), ``compare``
 (several runs with paired significance tests), ``leaderboard`` (runs of
 several collections ranked, with rank intervals), ``trec_eval`` (trec_eval's
 flags and output), ``demo`` (on seeded data it generates) and ``agreement``
-(two qrels: assessor agreement, and how they order runs).
+(two qrels: assessor agreement, and how they order runs) and ``fuse``
+(several runs fused into one, by ranx's methods).
 
 Exit codes: 0 on success; 2 for a usage error (argparse's usage line and
 one line naming the flag, also for checks made after parsing); 1 for a data
@@ -18,13 +19,13 @@ import argparse
 import sys
 import traceback
 
-from . import agreement, compare, demo, evaluate, leaderboard, trec_eval
+from . import agreement, compare, demo, evaluate, fuse, leaderboard, trec_eval
 from .common import CommandError, UsageError
 
 EXIT_DATA = 1
 EXIT_USAGE = 2
 
-COMMANDS = (evaluate, compare, leaderboard, trec_eval, demo, agreement)
+COMMANDS = (evaluate, compare, leaderboard, trec_eval, demo, agreement, fuse)
 
 
 def build_parser():

@@ -249,6 +249,38 @@ def add_run_options(p, default_metrics):
                         "terminal, for inputs that take over 2 seconds)")
 
 
+def add_ranked_input_options(p):
+    """--ignore-identical-ids and --duplicates (read by :func:`read_ranked_input`)."""
+    p.add_argument("--ignore-identical-ids", action="store_true",
+                   help="drop each retrieved document whose id is the query's own id, as "
+                        "BEIR and MTEB do (the qrels are not changed); the count is reported")
+    p.add_argument("--duplicates", choices=("raise", "first"), default="raise",
+                   help="a document ranked twice for one query: 'raise' (the default) "
+                        "refuses the file naming the line; 'first' keeps its highest score "
+                        "and reports the count dropped")
+
+
+def read_ranked_input(run_path, args, progress=None):
+    """A run file read for ``evaluate`` and ``compare``, with the policies of
+    :func:`add_ranked_input_options` applied (warnings give the counts)."""
+    ignore = getattr(args, "ignore_identical_ids", False)
+    duplicates = getattr(args, "duplicates", "raise")
+    if duplicates == "raise":
+        run = read_input(run_path, args.run_format, "run", progress, args.parser)
+    else:
+        from .._files.pairs import ranked_run
+
+        try:
+            run = ranked_run(run_path, args.run_format, duplicates=duplicates,
+                             where=f"run {os.fspath(run_path)!r}")
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+    from .._files.pairs import prepare_run
+
+    return prepare_run(run, ignore_identical_ids=ignore, duplicates=duplicates,
+                       where=f"run {os.fspath(run_path)!r}")
+
+
 def add_format_options(p):
     """--qrels-format and --run-format."""
     p.add_argument("--qrels-format", choices=FORMATS, default="auto",
@@ -349,7 +381,7 @@ def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
     from .._files.runs import evaluate_run
 
     prog = Progress("", force=args.progress) if progress is None else progress
-    run = read_input(run_path, args.run_format, "run", prog, args.parser)
+    run = read_ranked_input(run_path, args, prog)
     from .beyond import has_beyond, score_run
 
     try:

@@ -16,6 +16,7 @@ from .beyond import add_beyond_options
 from .common import (
     UsageError,
     add_names_option,
+    add_ranked_input_options,
     add_run_options,
     evaluate_runs,
     fmt_value,
@@ -204,6 +205,7 @@ def add_parser(sub, parents):
     cp.add_argument("qrels", help="qrels file (judgements)")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
     add_run_options(cp, DEFAULT_METRICS)
+    add_ranked_input_options(cp)
     add_names_option(cp)
     add_beyond_options(cp)
     add_test_options(cp, test="paired test (default: t-test); tukey, tukey_oneway and "

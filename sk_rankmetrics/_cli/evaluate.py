@@ -20,6 +20,7 @@ from .common import (
     Progress,
     UsageError,
     add_names_option,
+    add_ranked_input_options,
     add_run_options,
     evaluate_runs,
     fmt_value,
@@ -185,6 +186,7 @@ def add_parser(sub, parents):
     ev.add_argument("runs", nargs="+", metavar="RUN",
                     help="run file(s): the rankings to score")
     add_run_options(ev, DEFAULT_METRICS)
+    add_ranked_input_options(ev)
     add_names_option(ev)
     add_beyond_options(ev)
     ev.add_argument("-q", "--per-query", action="store_true",

@@ -74,6 +74,40 @@ class EvaluationResult:
             vals = (f"{vals}; " if vals else "") + f"of the whole list set: {whole}"
         return f"EvaluationResult({len(self.query_ids)} queries: {vals})"
 
+    def to_dict(self) -> dict[Any, dict[str, float]]:
+        """Per-query values in pytrec_eval's shape, ``{qid: {metric: value}}``.
+
+        Returns
+        -------
+        scores : dict
+            One entry per query of ``query_ids`` (in that order), each mapping
+            every per-query metric to its value as a Python float: the dict
+            ``pytrec_eval.RelevanceEvaluator(...).evaluate(run)`` returns, so
+            code that reads it (BEIR's ``EvaluateRetrieval.evaluate``,
+            MTEB) reads this one unchanged.
+
+        Notes
+        -----
+        The keys are the metric labels (with trec_eval's names,
+        ``"ndcg_cut_10"``, ``"P_10"``, ... as pytrec_eval prints them). A
+        query that ``no_relevant="skip"`` left out holds NaN; the measures of
+        the whole list set (``whole_set``), which no query has, are left out.
+
+        Examples
+        --------
+        >>> from sk_rankmetrics import evaluate_run
+        >>> res = evaluate_run({"q1": {"a": 1}, "q2": {"c": 1}},
+        ...                    {"q1": {"a": 0.2, "b": 0.9}, "q2": {"c": 0.5}},
+        ...                    ["P_1", "recip_rank"], setting="trec_eval")
+        >>> res.to_dict()
+        {'q1': {'P_1': 0.0, 'recip_rank': 0.5}, 'q2': {'P_1': 1.0, 'recip_rank': 1.0}}
+        """
+        names = [m for m in self.per_query if m not in self.whole_set]
+        columns = [np.asarray(self.per_query[m], dtype=np.float64).tolist() for m in names]
+        ids = np.asarray(self.query_ids).tolist()
+        return {q: dict(zip(names, vals)) for q, vals in zip(ids, zip(*columns))} if names \
+            else {q: {} for q in ids}
+
     def to_frame(self) -> pandas.DataFrame:
         """Per-query values as a pandas DataFrame (one row per query).
 

@@ -158,7 +158,8 @@ def _no_repeated_pair(obj, fmt, kind):
         at, first = f"row {j + 1}", f"row {i + 1}"
     else:  # the header is line 1
         at, first = f"line {j + 2}", f"line {i + 2}"
-    advice = ("a run ranks each document at most once per query; keep one row of each"
+    advice = ("a run ranks each document at most once per query; keep one row of each, "
+              "or pass duplicates='first' to keep the first in ranked order"
               if kind == "run" else "judge each (query, document) pair once")
     raise ValueError(f"{at}: duplicate document {shown(obj.docno[j])!r} for query "
                      f"{shown(obj.qid[j])!r} (first on {first}); {advice}")

@@ -24,6 +24,7 @@ from .._utils.types import (
     ArrayLike,
     DaskBag,
     DaskFrame,
+    Duplicates,
     FileFormat,
     Lazy,
     NoRelevant,
@@ -32,6 +33,7 @@ from .._utils.types import (
 )
 from .diversity import diversity_names, evaluate_diversity_ranked
 from .formats import read_qrels, read_run
+from .pairs import prepare_lists, ranked_run, refuse_on_lazy
 from .ranked_frames import beyond_data, lists_from_frame
 from .runs import _score_layout, with_options
 
@@ -98,7 +100,8 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
                     progress: Progress | None = None,
                     compute: bool = True, items: ArrayLike | None = None,
                     popularity: Any = None, item_features: Any = None,
-                    head_share: float = 0.2) -> EvaluationResult | Lazy:
+                    head_share: float = 0.2, ignore_identical_ids: bool = False,
+                    duplicates: Duplicates = "raise") -> EvaluationResult | Lazy:
     r"""Score ranked ID lists (recommendations) against ground-truth ids.
 
     Parameters
@@ -180,6 +183,15 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
         mapping id -> vector or a data frame indexed by item id.
     head_share : float, default=0.2
         The share of training interactions the head reaches (``aplt@k``).
+    ignore_identical_ids : bool, default=False
+        Drop every recommended item whose id is its user's (query's) own id,
+        as BEIR and MTEB do; the truth is not changed. Ids are compared as
+        text; a warning gives the count dropped.
+    duplicates : {"raise", "first"}, default="raise"
+        An item listed twice for one user: ``"raise"`` refuses it;
+        ``"first"`` keeps its earliest position (in a run file or a frame with
+        scores: its highest score), with a warning giving the count dropped.
+        A Dask input refuses both options.
 
     Returns
     -------
@@ -225,6 +237,7 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     metrics, beyond, order = split_metrics(metrics)
     backend = backend_for(recommended, truth)
     if backend is not None:
+        refuse_on_lazy(ignore_identical_ids, duplicates, "evaluate_ranked")
         if beyond and not compute:
             raise InvalidParameterError(
                 "evaluate_ranked: compute=False does not take the beyond-accuracy "
@@ -245,8 +258,16 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
                                 item_features=item_features, head_share=head_share),
                 result=result, order=order)
         return result
-    ids, lens, flat = (lists_from_frame(recommended, users) if is_frame(recommended, long=True)
-                       else _recommended(recommended, users, run_format))
+    if isinstance(recommended, (str, os.PathLike)) and duplicates == "first":
+        r = ranked_run(recommended, run_format, duplicates="first",
+                       where="evaluate_ranked: recommended")
+        ids, lens, flat, _ = group_long(r.qid, r.docno, r.score, order="score")
+    else:
+        ids, lens, flat = (lists_from_frame(recommended, users)
+                           if is_frame(recommended, long=True)
+                           else _recommended(recommended, users, run_format))
+    ids, lens, flat = prepare_lists(ids, lens, flat, ignore_identical_ids=ignore_identical_ids,
+                                    duplicates=duplicates, where="evaluate_ranked: recommended")
     if metrics and diversity_names(metrics):  # subtopic qrels: the diversity path
         result = evaluate_diversity_ranked(
             RankedLists(ids, lens, flat), truth, metrics, k=k, complete=complete,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import validate
 from .._utils.types import (
     DaskFrame,
+    Duplicates,
     FileFormat,
     Frame,
     Lazy,
@@ -42,6 +43,7 @@ from .diversity import diversity_names, evaluate_diversity_run
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
 from .id_codes import factorize, factorize_collapsed
+from .pairs import as_pairs_input, ranked_run, refuse_on_lazy
 from .tokens import PAIR_STEP, pair_hashes
 from .trec import TrecQrels, TrecRun
 
@@ -117,25 +119,29 @@ def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
 
 
 def as_qrels(qrels, fmt="auto"):
+    qrels = as_pairs_input(qrels, "qrels")  # dicts of dicts, named tuples
     if isinstance(qrels, TrecQrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels, format=fmt)
     if hasattr(qrels, "columns"):
         return qrels_from_frame(qrels)
-    raise InvalidParameterError("qrels must be a TrecQrels, a path to a qrels file or a data "
-                                f"frame, got {type(qrels).__name__}.")
+    raise InvalidParameterError("qrels must be a TrecQrels, a path to a qrels file, a data "
+                                "frame, a dict {qid: {docid: relevance}} or named tuples "
+                                f"(query_id, doc_id, relevance), got {type(qrels).__name__}.")
 
 
 def as_run(run, fmt="auto"):
+    run = as_pairs_input(run, "run")  # dicts of dicts, named tuples
     if isinstance(run, TrecRun):
         return run
     if isinstance(run, (str, os.PathLike)):
         return read_run(run, format=fmt)
     if hasattr(run, "columns"):
         return run_from_frame(run)
-    raise InvalidParameterError("run must be a TrecRun, a path to a run file or a data frame, "
-                                f"got {type(run).__name__}.")
+    raise InvalidParameterError("run must be a TrecRun, a path to a run file, a data frame, a "
+                                "dict {qid: {docid: score}} or named tuples (query_id, doc_id, "
+                                f"score), got {type(run).__name__}.")
 
 
 #: Options the trec_eval setting gives every metric that reads them (unless
@@ -224,26 +230,36 @@ def _trec_gain(levels, gains):
 
 
 @validate
-def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
-                 run: TrecRun | PathLike | Frame | DaskFrame, metrics: str | Sequence[str], *,
+def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Iterable,
+                 run: TrecRun | PathLike | Frame | DaskFrame | Mapping | Iterable,
+                 metrics: str | Sequence[str], *,
                  setting: Setting = "sk_rankmetrics", complete: bool = False,
                  threshold: float | None = None, gains: Mapping[int, float] | None = None,
                  max_docs: int | None = None, judged_only: bool = False, n_docs: int | None = None,
                  no_relevant: NoRelevant | None = None, qrels_format: FileFormat = "auto",
                  run_format: FileFormat = "auto", progress: Progress | None = None,
-                 compute: bool = True) -> EvaluationResult | Lazy:
+                 compute: bool = True, ignore_identical_ids: bool = False,
+                 duplicates: Duplicates = "raise") -> EvaluationResult | Lazy:
     r"""Score a TREC run against qrels, per query and on average.
 
     Parameters
     ----------
-    qrels : TrecQrels, path, pandas.DataFrame or dask.dataframe.DataFrame
+    qrels : TrecQrels, path, pandas.DataFrame, dask.dataframe.DataFrame, dict or iterable
         Judgements (a path is read with :func:`read_qrels`, as the command
         line reads it: by ``qrels_format``, its extension or its content; a
         data frame with :func:`qrels_from_frame`; a Dask data frame needs the
-        column names that function looks for by default).
-    run : TrecRun, path, pandas.DataFrame or dask.dataframe.DataFrame
+        column names that function looks for by default); or, as benchmark
+        code holds them, ``{qid: {docid: relevance}}`` (pytrec_eval's and
+        ranx's form) or named tuples with the fields ``query_id``, ``doc_id``,
+        ``relevance`` (ir_datasets' ``qrels_iter()``). Ids of dicts and
+        tuples are str or int, an int read as its decimal text (``7`` and
+        ``"7"`` are one id); an empty inner dict is a query without judgements.
+    run : TrecRun, path, pandas.DataFrame, dask.dataframe.DataFrame, dict or iterable
         The ranking to score (a path is read with :func:`read_run`; a data
-        frame with :func:`run_from_frame`; the same for Dask).
+        frame with :func:`run_from_frame`; the same for Dask); or
+        ``{qid: {docid: score}}`` or named tuples with the fields
+        ``query_id``, ``doc_id``, ``score`` (ir_datasets' ``scoreddocs_iter()``),
+        ids as for the qrels; an empty inner dict is a query without documents.
     metrics : str or list of str
         Metric names such as ``"ndcg@10"``, ``"map"``, ``"P@5"``, ``"mrr"``;
         the names trec_eval prints (``"P_5"``, ``"map_cut_10"``,
@@ -318,6 +334,16 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         With a Dask data frame: ``False`` returns the result uncomputed (its
         ``compute()`` gives the EvaluationResult). In-memory inputs are always
         computed.
+    ignore_identical_ids : bool, default=False
+        Drop every retrieved document whose id is the query's own id, as BEIR
+        and MTEB do (ArguAna, Quora); the qrels are not changed. Ids are
+        compared as text. A warning gives the count dropped.
+    duplicates : {"raise", "first"}, default="raise"
+        A document ranked twice for one query: ``"raise"`` refuses it (naming
+        the line or entry); ``"first"`` keeps its first occurrence in ranked
+        order, the highest score (equal scores: the earlier line), with a
+        warning giving the count dropped. Both options apply to in-memory
+        inputs and files; a Dask input refuses them.
 
     Returns
     -------
@@ -355,11 +381,14 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
     """
     backend = backend_for(qrels, run)
     if backend is not None:
+        refuse_on_lazy(ignore_identical_ids, duplicates, "evaluate_run")
         return backend.evaluate_run(qrels, run, metrics, setting=setting, complete=complete,
                              threshold=threshold, gains=gains, max_docs=max_docs,
                              judged_only=judged_only, n_docs=n_docs,
                              no_relevant=no_relevant, qrels_format=qrels_format,
                              run_format=run_format, progress=progress, compute=compute)
+    run = ranked_run(run, run_format, ignore_identical_ids=ignore_identical_ids,
+                     duplicates=duplicates, where="evaluate_run: run")
     if getattr(qrels, "subtopic", None) is not None or diversity_names(metrics):
         return evaluate_diversity_run(
             qrels, as_run(run, run_format), metrics, setting=setting, complete=complete,

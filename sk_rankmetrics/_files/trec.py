@@ -183,7 +183,8 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
 
 #: What a document listed twice means, in a run and in a qrels.
 _RUN_TWICE = ("A run ranks each document at most once per query (trec_eval refuses it "
-              "too); keep one line of each.")
+              "too); keep one line of each, or pass duplicates='first' to keep the first "
+              "in ranked order.")
 _QRELS_TWICE = ("A diversity qrels, which judges a document once per subtopic, is read "
                 "with read_trec_qrels(path, diversity=True) and scored by the diversity "
                 "measures (alpha_nDCG@k, ERR_IA@k, ...).")

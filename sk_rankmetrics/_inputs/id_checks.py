@@ -114,7 +114,8 @@ def no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True):
         start = int(indptr[row])
         at = start + int(flatnonzero(codes[start:indptr[row + 1]] == dup)[0])
         raise ValueError(f"the ranked list of {what} {shown(row_ids[row])!r} holds item "
-                         f"{shown(items[at])!r} twice; rank each item once per {what}.")
+                         f"{shown(items[at])!r} twice; rank each item once per {what} "
+                         "(duplicates='first' keeps its first occurrence).")
 
 
 def _repeat_in_rows(codes):

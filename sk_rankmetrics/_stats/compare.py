@@ -13,6 +13,7 @@ from .._utils.params import validate
 from .._utils.types import ArrayLike, Correction, OnMissing, Test
 from . import significance as _stats
 from . import tukey as _tukey
+from .per_query import per_query_dicts
 from .report import ComparisonReport
 
 if TYPE_CHECKING:
@@ -55,6 +56,9 @@ def _system(name, value):
     elif hasattr(value, "index") and hasattr(value, "to_numpy"):  # pandas Series
         ids = as_ids(value.index.to_numpy(), f"{where}.index")
         cols = {"score": _values(value.to_numpy(), where)}
+    elif isinstance(value, Mapping) and value and all(
+            isinstance(v, Mapping) for v in value.values()):  # pytrec_eval's {qid: {m: v}}
+        ids, cols = per_query_dicts(value, where)
     elif isinstance(value, Mapping):
         ids = None
         bad = [m for m in value if not isinstance(m, str)]
@@ -236,9 +240,11 @@ def compare(results: Mapping[str, SystemScores], *, metrics: str | Sequence[str]
         paired by ``query_ids``), a pandas DataFrame (one column per metric,
         indexed by query id) or Series (indexed by query id), a mapping
         ``{metric: per-query values}`` (from ``per_row=True``; paired by
-        position) or a 1-D array of per-query values (one metric, named
-        ``"score"``). A name that is empty or only whitespace is an error
-        (it would be a row without a name).
+        position), pytrec_eval's per-query dict ``{qid: {metric: value}}``
+        (also :meth:`EvaluationResult.to_dict`; paired by query id) or a
+        1-D array of per-query values (one metric, named ``"score"``). A
+        name that is empty or only whitespace is an error (it would be a row
+        without a name).
     metrics : str or list of str, default=None
         The metrics to compare; None compares every metric, which must then
         be the same for every system.

@@ -184,6 +184,55 @@ PARAMS = {
     first, as trec_eval's ``-M`` (R and the other totals still count every
     item of the row). None reads the whole ranking.""",
     ),
+    "fuse.method": Param(
+        "rrf", [Options("sum", "max", "min", "med", "anz", "mnz", "gmnz", "rrf", "isr",
+                        "log_isr", "logn_isr", "bordafuse", "rbc", "wsum", "wmnz",
+                        "w_bordafuse", "mixed")],
+        "the fusion method, by ranx's name", examples=("wsum", "mnz")),
+    "fuse.norm": Param(
+        None, [Options("min-max", "max", "sum", "zmuv", "rank", "borda"), _NONE],
+        "how each run's scores are normalised per query before fusing (ranx's names); "
+        "None keeps them", examples=("min-max", "zmuv")),
+    "fuse.weights": Param(None, [ArrayLike(), _NONE], "one weight per run, for wsum, wmnz, "
+                          "w_bordafuse and mixed", examples=([0.5, 0.5],)),
+    "fuse.k": Param(60, [Interval("real", 0, None, closed="left")], "rrf's rank offset: a "
+                    "document at 0-based position i gets 1/(k + i + 1)", examples=(10,)),
+    "fuse.phi": Param(0.8, [Interval("real", 0, 1, closed="neither")], "rbc's persistence: "
+                      "position i gets (1 - phi) * phi**i", examples=(0.5,)),
+    "fuse.gamma": Param(1.0, [Interval("real", None, None)], "gmnz's exponent of the number "
+                        "of runs that retrieved a document", examples=(0.5,)),
+    "fuse.sigma": Param(0.01, [Interval("real", 0, 1, closed="both")], "logn_isr's offset "
+                        "inside the logarithm (ranx: in [0, 1])", examples=(0.1,)),
+    "fuse.tag": Param(None, [Strings(), _NONE], "the run tag of a TrecRun result",
+                      examples=("hybrid",)),
+    "optimize_fusion.method": Param(
+        "wsum", [Options("wsum", "wmnz", "w_bordafuse", "mixed", "rrf", "rbc", "gmnz",
+                         "logn_isr")],
+        "a fusion method with weights or a parameter to tune (ranx's names)",
+        examples=("rrf", "mixed")),
+    "optimize_fusion.norm": Param(
+        "min-max", [Options("min-max", "max", "sum", "zmuv", "rank", "borda"), _NONE],
+        "the normalisation before fusing (ranx's default min-max); None keeps the scores",
+        examples=("zmuv", None)),
+    "optimize_fusion.metric": Param("ndcg", [Strings()], "the measure averaged over the "
+                                    "queries, a metric name such as 'ndcg@10'",
+                                    examples=("ndcg@10", "map@100")),
+    "optimize_fusion.step": Param(
+        None, [Interval("real", 0, 1, closed="right"), Interval("integer", 1, None), _NONE],
+        "the grid step: a weight step in (0, 1], or rrf's k step; None takes ranx's "
+        "(0.1 for weights, 10 for k, 0.01 otherwise)", examples=(0.2, 5)),
+    "optimize_fusion.return_report": Param(False, [Boolean()], "True also returns every "
+                                           "configuration tried with its score",
+                                           examples=(True,)),
+    "ignore_identical_ids": Param(
+        False, [Boolean()],
+        "True drops each retrieved document whose id is the query's own id (BEIR's and "
+        "MTEB's ignore_identical_ids; the qrels are not changed)", examples=(True,)),
+    "duplicates": Param(
+        "raise", [Options("raise", "first")],
+        "what a document ranked twice for one query does: 'raise' refuses it, 'first' "
+        "keeps its first occurrence in ranked order (the highest score, the earliest "
+        "position)", examples=("first",)),
     "format": Param(
         "auto", [Options("auto", "trec", "csv", "tsv", "parquet", "json")],
         "the file format: 'auto' decides by the extension, then by the content",

@@ -49,6 +49,8 @@ Test = Literal["t-test", "wilcoxon", "randomization", "bootstrap", "sign", "tuke
 #: ``correction``: "auto" is Holm's, or none under Tukey's tests.
 Correction = Literal["auto", "holm", "bonferroni", "fdr_bh"]
 OnMissing = Literal["raise", "drop"]
+#: ``duplicates``: a document ranked twice for one query is refused, or kept once.
+Duplicates = Literal["raise", "first"]
 #: ``exclude_relevant``: what an excluded item that the truth marks relevant does.
 ExcludeRelevant = Literal["raise", "drop"]
 ReportRows = Literal["systems", "pairs"]

@@ -1,0 +1,67 @@
+"""sk-rankmetrics fuse: several run files fused into one TREC run (ranx's methods)."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import CommandError, add_ranked_input_options, check_paths, read_ranked_input
+
+METHODS = ("sum", "max", "min", "med", "anz", "mnz", "gmnz", "rrf", "isr", "log_isr",
+           "logn_isr", "bordafuse", "rbc", "wsum", "wmnz", "w_bordafuse", "mixed")
+NORMS = ("none", "min-max", "max", "sum", "zmuv", "rank", "borda")
+
+
+def _weights(text):
+    try:
+        values = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a list of numbers; give one weight per run, separated by "
+            "commas (--weights 0.3,0.7)") from None
+    return values
+
+
+def main(args):
+    from .._files.fusion import fuse
+    from .._files.trec import write_trec_run
+
+    if len(args.runs) < 2:
+        raise CommandError("fuse needs at least two runs")
+    check_paths(args.runs)
+    runs = [read_ranked_input(path, args) for path in args.runs]
+    given = {"k": args.k, "phi": args.phi, "gamma": args.gamma, "sigma": args.sigma,
+             "weights": args.weights}
+    kwargs = {name: value for name, value in given.items() if value is not None}
+    fused = fuse(runs, method=args.method, norm=None if args.norm == "none" else args.norm,
+                 tag=args.tag or args.method, **kwargs)
+    write_trec_run(args.output, fused)
+    return 0
+
+
+def add_parser(sub, parents):
+    fp = sub.add_parser(
+        "fuse", help="fuse several runs into one TREC run (hybrid search)", parents=parents,
+        description="Fuse run files of the same queries into one run, written as a TREC "
+                    "run, by one of ranx's fusion methods after one of its normalisations "
+                    "(the numbers of ranx.fuse).",
+    )
+    fp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
+    fp.add_argument("--method", choices=METHODS, default="rrf",
+                    help="fusion method (default: rrf)")
+    fp.add_argument("--norm", choices=NORMS, default="none",
+                    help="score normalisation per query and run before fusing (default: none)")
+    fp.add_argument("--weights", type=_weights, default=None, metavar="W1,W2,...",
+                    help="one weight per run (wsum, wmnz, w_bordafuse, mixed; default: all 1)")
+    fp.add_argument("--k", type=float, default=None,
+                    help="rrf's rank offset (default 60)")
+    fp.add_argument("--phi", type=float, default=None, help="rbc's persistence (default 0.8)")
+    fp.add_argument("--gamma", type=float, default=None, help="gmnz's exponent (default 1)")
+    fp.add_argument("--sigma", type=float, default=None,
+                    help="logn_isr's offset (default 0.01)")
+    fp.add_argument("--tag", default=None, help="run tag of the output (default: the method)")
+    fp.add_argument("-o", "--output", required=True, metavar="OUT",
+                    help="the TREC run file to write")
+    fp.add_argument("--run-format", choices=("auto", "trec", "csv", "tsv", "parquet", "json"),
+                    default="auto", help="run file format (default: from the extension)")
+    add_ranked_input_options(fp)
+    fp.set_defaults(func=main, parser=fp)

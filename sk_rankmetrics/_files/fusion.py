@@ -1,0 +1,470 @@
+r"""fuse: several runs of the same queries combined into one (hybrid search).
+
+Every run becomes parallel arrays (query, document, score); the documents
+any run retrieves for a query are the candidates of that query, one row each
+in a ``(candidates, runs)`` matrix of normalised scores, with a mask of the
+runs that retrieved the candidate and its 0-based position in each run. Every
+method is a few NumPy operations on those matrices: no loop over queries or
+documents.
+
+The definitions are ranx's (``ranx.fuse``), parameter names and values
+included, so that ``fuse`` equals ``ranx.fuse`` on the same runs to 1e-9:
+
+- a document missing from a run counts 0 in ``sum`` and ``wsum``, is left
+  out of ``anz``, ``mnz``, ``gmnz``, ``med``, ``wmnz``, ``mixed`` and the
+  ISR family (their count is that of the runs that retrieved it), and
+  counts ``-1e9`` in ``max`` and ``1e9`` in ``min``;
+- positions (``rrf``, ``isr``, ``rbc``, ``bordafuse``, the ``rank`` and
+  ``borda`` normalisations) are 0-based, in each run's order by score
+  descending; tied scores keep the order given (the dict's insertion order,
+  the file's line order), which is ranx's order for ties among at most 15
+  documents (ranx sorts with NumPy's unstable quicksort, so longer tied
+  stretches may come out in another order there);
+- the normalisations divide by at least ``1e-9`` (a run whose scores are all
+  equal becomes all 0 under ``min-max``), and ``borda`` gives every candidate
+  of the query a score in every run, so every candidate counts as retrieved
+  by every run afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._utils.arrays import flatnonzero
+from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.params import validate
+from .pairs import _finite as finite
+from .pairs import _from_dict as dict_arrays
+from .pairs import as_pairs_input, is_pairs
+from .trec import TrecRun
+
+#: The methods that need no training, and what each reads besides the scores.
+METHODS = {
+    "sum": (), "max": (), "min": (), "med": (), "anz": (), "mnz": (), "gmnz": ("gamma",),
+    "rrf": ("k",), "isr": (), "log_isr": (), "logn_isr": ("sigma",), "bordafuse": (),
+    "rbc": ("phi",), "wsum": ("weights",), "wmnz": ("weights",), "w_bordafuse": ("weights",),
+    "mixed": ("weights",),
+}
+_RANKED = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse")
+NORMS = (None, "min-max", "max", "sum", "zmuv", "rank", "borda")
+_DEFAULTS = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None}
+
+
+def _as_arrays(run, i):
+    """``(qid, docno, score)`` of run ``i`` in any accepted form (str ids)."""
+    where = f"runs[{i}]"
+    if isinstance(run, Mapping):  # a dict of dicts: its pairs cannot repeat (checked below)
+        qid, docno, score = dict_arrays(run, "run", f"fuse: {where}")
+        finite(qid, docno, score, f"fuse: {where}", "score")
+        return qid, docno, score, run
+    if is_pairs(run):
+        run = as_pairs_input(run, "run", where)
+    if isinstance(run, (str, os.PathLike)):
+        from .formats import read_run
+
+        run = read_run(run)
+    elif hasattr(run, "columns") and not isinstance(run, TrecRun):
+        from .frames import run_from_frame
+
+        run = run_from_frame(run)
+    if not isinstance(run, TrecRun):
+        raise InvalidParameterError(
+            f"fuse: {where} must be a dict {{qid: {{docid: score}}}}, named tuples, a TrecRun, "
+            f"a path or a data frame, got {type(run).__name__}.")
+    qid, docno = np.asarray(run.qid), np.asarray(run.docno)
+    return (qid if qid.dtype.kind == "U" else qid.astype(str),
+            docno if docno.dtype.kind == "U" else docno.astype(str),
+            np.asarray(run.score, dtype=np.float64), run)
+
+
+def _factorize(values):
+    """``(codes, uniques)``: ``uniques`` sorted, ``values == uniques[codes]``; by
+    hashing (pandas, when installed) then sorting the few distinct values,
+    else by NumPy's sort of every value."""
+    try:
+        import pandas as pd
+    except ImportError:
+        uniq, codes = np.unique(values, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64), uniq
+    codes, uniq = pd.factorize(values, sort=False)
+    uniq = np.asarray(uniq)
+    order = np.argsort(uniq, kind="stable")
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0])
+    return rank[codes], uniq[order]
+
+
+def _positions(qr, sc, n_q):
+    """0-based position of each entry in its query's list by score descending,
+    ties in the order given; without a sort when the entries come grouped by
+    query and ranked (a run read from a file or a ranx/BEIR dict)."""
+    n = qr.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    new = np.ones(n, dtype=bool)
+    new[1:] = qr[1:] != qr[:-1]
+    starts = flatnonzero(new)
+    ranked = not (sc[1:] > sc[:-1])[~new[1:]].any()
+    if ranked and starts.shape[0] == np.unique(qr[starts]).shape[0]:
+        return (np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))).astype(float)
+    order = np.lexsort((np.arange(n), -sc, qr))
+    lens = np.bincount(qr, minlength=n_q)
+    first = np.cumsum(lens) - lens
+    pos = np.empty(n)
+    pos[order] = np.arange(n) - first[qr[order]]
+    return pos
+
+
+class _Table:
+    """The candidates of every query and each run's score and position there."""
+
+    def __init__(self, arrays):
+        n_runs = len(arrays)
+        q = np.concatenate([a[0] for a in arrays])
+        d = np.concatenate([a[1] for a in arrays])
+        s = np.concatenate([a[2] for a in arrays])
+        bounds = np.cumsum([0, *(a[0].shape[0] for a in arrays)])
+        qc, queries = _factorize(q)
+        dc, docs = _factorize(d)
+        pair = qc * docs.shape[0] + dc
+        row, keys = _factorize(pair)
+        self.queries, self.docs = queries, docs
+        self.q_of_row = keys // docs.shape[0]
+        self.d_of_row = keys % docs.shape[0]
+        n = keys.shape[0]
+        # Column-major: each run's column is contiguous.
+        self.present = np.zeros((n, n_runs), dtype=bool, order="F")
+        self.score = np.zeros((n, n_runs), order="F")
+        self.pos = np.zeros((n, n_runs), order="F")
+        self.length = np.zeros((n, n_runs), order="F")  # the run's list length for the query
+        # The candidates of each query (all runs together).
+        self.n_cand = np.bincount(self.q_of_row, minlength=queries.shape[0])[self.q_of_row]
+        self.query_of_run = []
+        for r in range(n_runs):
+            sel = slice(int(bounds[r]), int(bounds[r + 1]))
+            rows, sc, qr = row[sel], s[sel], qc[sel]
+            if np.bincount(rows, minlength=n).max(initial=0) > 1:
+                raise ValueError(f"fuse: runs[{r}] ranks a document twice for one query; "
+                                 "keep one line of each (duplicates='first' of evaluate_run "
+                                 "shows which).")
+            lens = np.bincount(qr, minlength=queries.shape[0])
+            self.present[rows, r] = True
+            self.score[rows, r] = sc
+            self.pos[rows, r] = _positions(qr, sc, queries.shape[0])
+            self.length[:, r] = lens[self.q_of_row]
+            self.query_of_run.append(flatnonzero(lens))
+
+
+def _segment(values, present, q_of_row, n_q, how):
+    """Per query, over the present entries of one column: min, max, sum, count,
+    mean, std (population)."""
+    v = values[present]
+    q = q_of_row[present]
+    count = np.bincount(q, minlength=n_q).astype(np.float64)
+    if how == "count":
+        return count
+    if how == "sum":
+        return np.bincount(q, weights=v, minlength=n_q)
+    if how in ("min", "max"):
+        fill = np.inf if how == "min" else -np.inf
+        out = np.full(n_q, fill)
+        (np.minimum if how == "min" else np.maximum).at(out, q, v)
+        return out
+    raise ValueError(how)
+
+
+def _normalise(t, norm):
+    """The score matrix under ``norm`` (ranx's normalisations), and the
+    presence mask after it."""
+    score, present = t.score, t.present
+    if norm is None:
+        return score, present
+    n_q = t.queries.shape[0]
+    qr = t.q_of_row
+    out = np.zeros_like(score)
+    if norm == "borda":
+        n_cand = t.n_cand.astype(np.float64)[:, None]
+        ranked = 1.0 - t.pos / n_cand
+        unranked = 0.5 - (t.length - 1.0) / (2.0 * n_cand)
+        # Queries a run does not hold stay absent in that run (ranx asserts equal queries).
+        held = np.zeros_like(present)
+        for r in range(score.shape[1]):
+            has = np.zeros(n_q, dtype=bool)
+            has[t.query_of_run[r]] = True
+            held[:, r] = has[qr]
+        out = np.where(present, ranked, unranked)
+        return np.where(held, out, 0.0), held
+    if norm == "rank":
+        return np.where(present, 1.0 - t.pos / np.maximum(t.length, 1.0), 0.0), present
+    for r in range(score.shape[1]):
+        col, p = score[:, r], present[:, r]
+        if norm in ("min-max", "sum"):
+            lo = _segment(col, p, qr, n_q, "min")[qr]
+        if norm in ("min-max", "max"):
+            hi = _segment(col, p, qr, n_q, "max")[qr]
+        if norm == "min-max":
+            out[:, r] = (col - lo) / np.maximum(hi - lo, 1e-9)
+        elif norm == "max":
+            out[:, r] = col / np.maximum(hi, 1e-9)
+        elif norm == "sum":
+            total = _segment(col, p, qr, n_q, "sum")[qr]
+            count = _segment(col, p, qr, n_q, "count")[qr]
+            out[:, r] = (col - lo) / np.maximum(total - lo * count, 1e-9)
+        elif norm == "zmuv":
+            count = _segment(col, p, qr, n_q, "count")
+            mean = _segment(col, p, qr, n_q, "sum") / np.maximum(count, 1)
+            dev = np.where(p, col - mean[qr], 0.0)
+            var = np.bincount(qr, weights=dev * dev, minlength=n_q) / np.maximum(count, 1)
+            out[:, r] = (col - mean[qr]) / np.maximum(np.sqrt(var), 1e-9)[qr]
+    return np.where(present, out, 0.0), present
+
+
+def _ordered_sum(parts, present):
+    """Sum over the runs in run order, absent entries skipped (as ranx adds)."""
+    total = np.zeros(parts.shape[0])
+    for r in range(parts.shape[1]):
+        total = np.where(present[:, r], total + parts[:, r], total)
+    return total
+
+
+def _combine(t, s, present, method, p):
+    n_runs = s.shape[1]
+    count = present.sum(axis=1).astype(np.float64)
+    if method in ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse"):
+        # Positions come from the scores as given (a normalisation keeps the order).
+        pos, ranked = t.pos, t.present
+        if method == "rrf":
+            s = 1.0 / (p["k"] + pos + 1.0)
+        elif method == "rbc":
+            s = (1.0 - p["phi"]) * p["phi"] ** pos
+        elif method in ("bordafuse", "w_bordafuse"):
+            n_cand = t.n_cand.astype(np.float64)[:, None]
+            s = np.where(ranked, n_cand - pos, (n_cand - t.length + 1.0) / 2.0)
+        else:
+            s = 1.0 / (pos + 1.0) ** 2
+        if method in ("bordafuse", "w_bordafuse"):
+            # Every candidate of a query the run holds gets points.
+            held = np.zeros_like(ranked)
+            for r in range(n_runs):
+                has = np.zeros(t.queries.shape[0], dtype=bool)
+                has[t.query_of_run[r]] = True
+                held[:, r] = has[t.q_of_row]
+            present = held
+        else:
+            present = ranked
+        count = present.sum(axis=1).astype(np.float64)
+        if method == "rrf" or method == "rbc" or method == "bordafuse":
+            return _ordered_sum(s, present)
+        if method == "w_bordafuse":
+            return _ordered_sum(s * np.asarray(p["weights"])[None, :], present)
+        total = _ordered_sum(s, present)
+        if method == "isr":
+            return total * count
+        if method == "log_isr":
+            return total * np.log(count)
+        return total * np.log(count + p["sigma"])
+    if method == "sum":
+        return _ordered_sum(s, present)
+    if method == "wsum":
+        return _ordered_sum(s * np.asarray(p["weights"])[None, :], present)
+    if method == "max":
+        return np.where(present, s, -1e9).max(axis=1)
+    if method == "min":
+        return np.where(present, s, 1e9).min(axis=1)
+    if method == "med":
+        return np.nanmedian(np.where(present, s, np.nan), axis=1)
+    total = _ordered_sum(s, present)
+    if method == "anz":
+        return total / count
+    if method == "mnz":
+        return total * count
+    if method == "gmnz":
+        return total * count ** p["gamma"]
+    w = np.asarray(p["weights"], dtype=np.float64)
+    if method == "wmnz":
+        return total * _ordered_sum(np.broadcast_to(w, s.shape), present)
+    if method == "mixed":
+        return _ordered_sum(s * w[None, :], present) * np.sqrt(count)
+    raise AssertionError(method)
+
+
+def _check(method, norm, weights, n_runs, given):
+    if method not in METHODS:
+        trained = {"probfuse", "segfuse", "slidefuse", "bayesfuse", "mapfuse", "posfuse",
+                   "condorcet", "w_condorcet"}
+        extra = (" (not implemented yet; ranx.fuse has it)" if method in trained else "")
+        raise InvalidParameterError(f"fuse: method={short_repr(method)} is not known{extra}; "
+                                    f"choose one of {', '.join(METHODS)}.")
+    if norm == "borda" and method in _RANKED:
+        raise InvalidParameterError(
+            f"fuse: norm='borda' gives every candidate a score in every run, in no order "
+            f"of its own; method={method!r} reads positions: give norm=None (or another).")
+    if norm not in NORMS:
+        raise InvalidParameterError(f"fuse: norm={short_repr(norm)} is not known; choose one of "
+                                    f"{', '.join(map(repr, NORMS))}.")
+    for name, value in given.items():
+        if name not in METHODS[method] and value != _DEFAULTS[name]:
+            readers = [m for m, reads in METHODS.items() if name in reads]
+            raise InvalidParameterError(
+                f"fuse: {name}={short_repr(value)} is read by none of method={method!r}; it "
+                f"applies to {', '.join(readers)}.")
+    if "weights" in METHODS[method]:
+        w = np.ones(n_runs) if weights is None else np.asarray(weights, dtype=np.float64)
+        if w.shape != (n_runs,) or not np.isfinite(w).all():
+            raise InvalidParameterError(
+                f"fuse: weights must give one finite number per run ({n_runs}), got "
+                f"{short_repr(weights)}.")
+        return [float(x) for x in w]
+    return None
+
+
+def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma):
+    """``(qid, docno, score, first run)``: the fused run as arrays, ranked."""
+    if not isinstance(runs, Sequence) or isinstance(runs, (str, bytes, Mapping)) \
+            or len(runs) < 2:
+        raise InvalidParameterError("fuse: runs must be a list of at least two runs, got "
+                                    f"{short_repr(runs)}.")
+    w = _check(method, norm, weights, len(runs),
+               {"k": k, "phi": phi, "gamma": gamma, "sigma": sigma, "weights": weights})
+    prepared = prepare(runs, norm)
+    q, d, fused = combine(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
+                                             "sigma": sigma, "weights": w})
+    return q, d, fused, prepared[3][0][3], runs[0]
+
+
+def prepare(runs, norm):
+    """The runs as one table of candidates, normalised: what :func:`combine`
+    fuses (made once for a search over a method's parameters)."""
+    arrays = [_as_arrays(r, i) for i, r in enumerate(runs)]
+    t = _Table(arrays)
+    s, present = _normalise(t, norm)
+    return t, s, present, arrays
+
+
+def combine(prepared, method, params):
+    """``(qid, docno, score)`` of the fused run, ranked: by query, score
+    descending, then document id (a stable output)."""
+    t, s, present, _ = prepared
+    fused = _combine(t, s, present, method, params)
+    # The rows are in (query, document) order: a stable sort keeps ties by document.
+    order = np.lexsort((-fused, t.q_of_row))
+    return t.queries[t.q_of_row[order]], t.docs[t.d_of_row[order]], fused[order]
+
+
+def _output(qid, docno, score, first_obj, first_run, tag):
+    """The fused run in the form of the first run: dicts in, dicts out; a
+    pandas frame in, a frame out; otherwise (TrecRun, path, named tuples) a
+    TrecRun."""
+    if isinstance(first_run, Mapping):
+        new = np.ones(qid.shape[0], dtype=bool)
+        new[1:] = qid[1:] != qid[:-1]
+        starts = flatnonzero(new)
+        bounds = np.append(starts, qid.shape[0])
+        d, v = docno.tolist(), score.tolist()
+        keys = list(first_run.keys())
+        by_text = {str(k): k for k in keys}  # the caller's own query keys (str or int)
+        return {by_text.get(q, q): dict(zip(d[a:b], v[a:b]))
+                for q, a, b in zip(qid[starts].tolist(), bounds[:-1].tolist(),
+                                   bounds[1:].tolist())}
+    if hasattr(first_run, "columns") and hasattr(first_run, "iloc"):
+        import pandas as pd
+
+        return pd.DataFrame({"qid": qid, "docno": docno, "score": score})
+    return TrecRun(qid, docno, score, tag=tag)
+
+
+@validate
+def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
+         weights: Sequence[float] | None = None, k: int = 60, phi: float = 0.8,
+         gamma: float = 1.0, sigma: float = 0.01, tag: str | None = None) -> Any:
+    r"""Fuse several runs of the same queries into one, as ``ranx.fuse`` does.
+
+    Parameters
+    ----------
+    runs : list of runs
+        Two or more runs, each a dict ``{qid: {docid: score}}``, named tuples
+        ``(query_id, doc_id, score)``, a :class:`TrecRun`, a path to a run
+        file or a pandas data frame (query, document, score columns).
+    method : str, default="rrf"
+        ``"sum"``, ``"max"``, ``"min"``, ``"med"``, ``"anz"``, ``"mnz"``,
+        ``"gmnz"`` (``gamma``), ``"rrf"`` (``k``), ``"isr"``, ``"log_isr"``,
+        ``"logn_isr"`` (``sigma``), ``"bordafuse"``, ``"rbc"`` (``phi``),
+        ``"wsum"``, ``"wmnz"``, ``"w_bordafuse"``, ``"mixed"`` (``weights``).
+    norm : {None, "min-max", "max", "sum", "zmuv", "rank", "borda"}, default=None
+        How each run's scores are normalised per query before fusing.
+    weights : list of float, optional
+        One weight per run for ``wsum``, ``wmnz``, ``w_bordafuse`` and
+        ``mixed`` (default: all 1).
+    k : int, default=60
+        The rank offset of ``rrf``: a document at 0-based position ``i`` of
+        a run gets :math:`1/(k + i + 1)`.
+    phi : float, default=0.8
+        The persistence of ``rbc``: :math:`(1 - \phi)\phi^i`.
+    gamma : float, default=1.0
+        The exponent of ``gmnz``: :math:`\sum_r s_r \cdot n^\gamma`.
+    sigma : float, default=0.01
+        The offset of ``logn_isr``: :math:`\sum_r 1/(i_r+1)^2 \cdot \log(n + \sigma)`.
+    tag : str, optional
+        The run tag of a TrecRun result (default: ``"fused"``).
+
+    Returns
+    -------
+    fused : dict, TrecRun or pandas.DataFrame
+        In the form of the first run: a dict ``{qid: {docid: score}}`` (keys
+        as given) for a dict, a data frame for a data frame, else a
+        :class:`TrecRun`; each query's documents ranked by fused score
+        descending (ties: document id ascending).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown method or normalisation, a parameter that the method does
+        not read (``k=10`` with ``method="wsum"``), weights of the wrong length.
+
+    Notes
+    -----
+    With :math:`s_r(d)` the normalised score of document :math:`d` in run
+    :math:`r`, :math:`R(d)` the runs that retrieved it and :math:`n = |R(d)|`:
+    ``sum`` is :math:`\sum_{r} s_r(d)` (0 where absent), ``anz``
+    :math:`\sum_{r \in R(d)} s_r(d)/n`, ``mnz`` the same sum times :math:`n`,
+    ``wsum`` :math:`\sum_r w_r s_r(d)`, ``wmnz`` :math:`\sum_{r \in R(d)} s_r(d)
+    \cdot \sum_{r \in R(d)} w_r`, ``mixed`` :math:`\sqrt{n}\sum_{r \in R(d)}
+    w_r s_r(d)`, ``rrf`` :math:`\sum_{r \in R(d)} 1/(k + i_r(d) + 1)`, ``isr``
+    :math:`n \sum_{r \in R(d)} 1/(i_r(d)+1)^2` (``log_isr``: times
+    :math:`\log n` instead of :math:`n`), ``bordafuse`` gives a document at
+    position :math:`i` of a run :math:`N - i` points (:math:`N` the query's
+    candidates) and a document the run misses :math:`(N - L + 1)/2` (:math:`L`
+    the run's length). Ambiguous cases follow ranx (see the module
+    docstring): a missing document counts ``-1e9`` in ``max`` and ``1e9`` in
+    ``min``; tied scores keep the order given when positions are read; the
+    normalisations divide by at least 1e-9. A query that one run lacks is
+    fused from the runs that have it (ranx refuses runs of different queries).
+    Costs :math:`O(n \log n)` in the :math:`n` entries of all runs.
+
+    References
+    ----------
+    .. [1] Bassani, E. and Romelli, L. "ranx.fuse: A Python Library for
+       Metasearch." CIKM 2022.
+    .. [2] Cormack, G. V., Clarke, C. L. A. and Buettcher, S. "Reciprocal rank
+       fusion outperforms Condorcet and individual rank learning methods."
+       SIGIR 2009.
+
+    Examples
+    --------
+    >>> from sk_rankmetrics import fuse
+    >>> bm25 = {"q1": {"a": 12.0, "b": 9.5, "c": 3.0}}
+    >>> dense = {"q1": {"b": 0.91, "d": 0.88, "a": 0.42}}
+    >>> fused = fuse([bm25, dense], method="rrf", k=60)
+    >>> {d: round(s, 5) for d, s in fused["q1"].items()}
+    {'b': 0.03252, 'a': 0.03227, 'd': 0.01613, 'c': 0.01587}
+    >>> fuse([bm25, dense], method="wsum", norm="min-max", weights=[0.3, 0.7])
+    {'q1': {'b': 0.9166666666666666, 'd': 0.657142857142857, 'a': 0.3, 'c': 0.0}}
+    """
+    qid, docno, score, first_obj, first_run = fuse_arrays(
+        runs, method=method, norm=norm, weights=weights, k=k, phi=phi, gamma=gamma,
+        sigma=sigma)
+    return _output(qid, docno, score, first_obj, first_run, "fused" if tag is None else tag)
