@@ -51,14 +51,6 @@ def _from_objects(x, arg):
     return as_float.reshape(x.shape)
 
 
-def _is_missing(v):
-    """None or pandas' NA (pandas is only looked at if the caller imported it)."""
-    if v is None:
-        return True
-    pd = sys.modules.get("pandas")
-    return pd is not None and v is pd.NA
-
-
 def _first_non_number(flat):
     for v in flat.tolist():
         if not isinstance(v, numbers.Real):
