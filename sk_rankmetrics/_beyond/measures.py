@@ -10,42 +10,18 @@ user and are averaged over users.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from .._metrics.registry import REGISTRY, family_of, measure
 from .._utils.errors import InvalidParameterError, UndefinedRows, warn_undefined
 from .._utils.labels import with_cutoff
 from .._utils.policy import policy_values
 from . import data as _data
 from . import kernels
 
-#: name -> (whole list set?, arguments it needs, what it measures)
-MEASURES = {
-    "coverage": (True, ("items",), "catalogue coverage"),
-    "gini": (True, ("items",), "Gini index of item exposure"),
-    "entropy": (True, (), "Shannon entropy of item exposure"),
-    "personalization": (True, (), "1 - mean cosine overlap of pairs of lists"),
-    "novelty": (False, ("popularity",), "mean self-information of the items"),
-    "arp": (False, ("popularity",), "average recommendation popularity"),
-    "aplt": (False, ("popularity",), "average percentage of long-tail items"),
-    "ild": (False, ("item_features",), "intra-list diversity"),
-    "serendipity": (False, ("popularity", "truth"), "relevant items outside the k most popular"),
-}
-
-#: Whether a larger value is better (for scorers): less concentration (Gini)
-#: and less popularity (ARP) are better; more of the others.
-GREATER_IS_BETTER = {
-    "coverage": True,
-    "gini": False,
-    "entropy": True,
-    "personalization": True,
-    "novelty": True,
-    "arp": False,
-    "aplt": True,
-    "ild": True,
-    "serendipity": True,
-}
+#: The beyond-accuracy measures, from the registry (families ``beyond_set``:
+#: one value for the whole list set, and ``beyond_list``: a value per user).
+MEASURES = {name: spec for name, spec in REGISTRY.items() if spec.family.startswith("beyond")}
 
 #: The keywords that carry a measure's data (scorers take them as options).
 DATA_OPTIONS = ("popularity", "item_features", "head_share")
@@ -60,16 +36,9 @@ _WHAT = {
     "truth": "the truth (the relevant items of each user)",
 }
 
-_NAME_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*(\S+))?\s*$")
-
-
 def is_beyond(item):
     """Whether a metric name (or a ``(name, options)`` pair) is a beyond-accuracy measure."""
-    label = item[0] if isinstance(item, tuple) and len(item) == 2 else item
-    if not isinstance(label, str):
-        return False
-    m = _NAME_RE.match(label)
-    return bool(m) and m.group(1).lower() in MEASURES
+    return (family_of(item) or "").startswith("beyond")
 
 
 def split_metrics(metrics):
@@ -106,7 +75,7 @@ def in_order(values, labels):
 
 def is_whole_set(name):
     """Whether the (bare) measure has one value for the whole list set."""
-    return MEASURES[name][0]
+    return MEASURES[name].family == "beyond_set"
 
 
 class BeyondRequest:
@@ -114,8 +83,8 @@ class BeyondRequest:
 
     def __init__(self, label, name, k):
         self.label, self.name, self.k = label, name, k
-        self.whole = MEASURES[name][0]
-        self.needs = MEASURES[name][1]
+        self.whole = is_whole_set(name)
+        self.needs = MEASURES[name].data[1:]  # after "lists": the keywords it reads
 
 
 def make_requests(items, k=None, where="evaluate"):
@@ -133,8 +102,8 @@ def make_requests(items, k=None, where="evaluate"):
                 )
         else:
             label = item
-        m = _NAME_RE.match(label)
-        name, at = m.group(1).lower(), m.group(2)
+        name = measure(label).name
+        at = label.partition("@")[2].strip() or None
         cut = k
         if at is None and k is not None:
             label = with_cutoff(label, k)

@@ -9,7 +9,7 @@ from .._utils.constraints import keyword_arguments
 from .._utils.errors import InvalidParameterError
 from .diversity import parse_diversity_name
 from .gains import ListedGains
-from .registry import METRICS, lookup
+from .registry import METRICS, elsewhere, lookup, measure
 
 _NAME_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:@\s*(\S+))?\s*$")
 
@@ -179,6 +179,9 @@ def parse_name(text):
             f"cannot read metric name {text!r}; write a name with an optional "
             "cut-off, such as 'ndcg@10', 'map@5' or 'mrr'."
         )
+    other = measure(text)
+    if other is not None and other.name not in METRICS:  # a family the core does not compute
+        raise InvalidParameterError(elsewhere(text.strip(), other))
     spec, preset = lookup(match.group(1))
     k = None
     if match.group(2) is not None:
