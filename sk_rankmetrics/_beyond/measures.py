@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._metrics.registry import REGISTRY, family_of, measure
+from .._metrics.names import family_of
+from .._metrics.registry import REGISTRY, measure
 from .._utils.errors import InvalidParameterError, UndefinedRows, warn_undefined
 from .._utils.labels import with_cutoff
 from .._utils.policy import policy_values
@@ -39,25 +40,6 @@ _WHAT = {
 def is_beyond(item):
     """Whether a metric name (or a ``(name, options)`` pair) is a beyond-accuracy measure."""
     return (family_of(item) or "").startswith("beyond")
-
-
-def split_metrics(metrics):
-    """``(other metrics, beyond-accuracy metrics, every label in order)`` of a
-    name, a ``(name, options)`` pair or an iterable of them (the other
-    metrics are left to the registry to check)."""
-    if isinstance(metrics, str) or (
-        isinstance(metrics, tuple) and len(metrics) == 2 and isinstance(metrics[0], str)
-    ):
-        items = [metrics]
-    else:
-        try:
-            items = list(metrics)
-        except TypeError:
-            return metrics, [], []
-    beyond = [m for m in items if is_beyond(m)]
-    labels = [m[0] if isinstance(m, tuple) else m for m in items]
-    others = [m for m in items if not is_beyond(m)]
-    return (others if beyond else metrics), beyond, labels
 
 
 def in_order(values, labels):

@@ -13,7 +13,8 @@ import os
 
 import numpy as np
 
-from .._beyond.measures import is_beyond, split_metrics
+from .._beyond.measures import is_beyond
+from .._metrics.names import by_family
 
 
 def add_beyond_options(p):
@@ -135,7 +136,7 @@ def score_run(qrels, run, metrics, args, evaluate_run, **settings):
     from .._files.ranked_frames import beyond_data
     from .._inputs.preranked import group_long
 
-    others, beyond, order = split_metrics(metrics)
+    others, _, beyond, order = by_family(metrics)
     result = evaluate_run(qrels, run, others, **settings) if others else None
     ids, lens, flat, _ = group_long(run.qid, run.docno, run.score, order="score")
     data = {

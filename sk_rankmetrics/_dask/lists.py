@@ -8,9 +8,9 @@ from operator import itemgetter
 import numpy as np
 
 from .._evaluation.engine import compute as engine_compute
-from .._files.diversity import diversity_names
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
 from .._files.runs import with_options
+from .._metrics.names import by_family
 from .._utils.arrays import as_numeric_array, check_finite, flatnonzero, unique
 from .._utils.errors import InvalidParameterError, quiet
 from .._utils.threads import one_thread
@@ -40,7 +40,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
     """:func:`sk_rankmetrics.evaluate_ranked` for a Dask bag or data frame."""
     _, _, dd, pd = _modules()
     _no_progress(progress, "evaluate_ranked")
-    if diversity_names(metrics):
+    if by_family(metrics).diversity_only():
         raise InvalidParameterError(
             "evaluate_ranked: the diversity measures do not take Dask inputs here; use "
             "evaluate_run with Dask frames (the qrels with an integer subtopic column), or "

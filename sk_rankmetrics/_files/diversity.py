@@ -14,29 +14,9 @@ from .._inputs.diversity import SubtopicTruth, build_diversity, diversity_from_c
 from .._inputs.preranked import RankedLists, group_long
 from .._metrics.diversity import parse_diversity_name
 from .._metrics.requests import as_metric_list, make_requests, split_request
-from .._utils.errors import InvalidParameterError
 from .._utils.labels import with_cutoff
 from .id_codes import factorize
 from .trec import TrecQrels, read_trec_qrels
-
-
-def diversity_names(metrics):
-    """Whether the metrics are diversity measures: True (all), False (none);
-    a mix raises (a diversity qrels judges subtopics, not documents)."""
-    try:
-        names = [split_request(m)[0] for m in as_metric_list(metrics)]
-    except InvalidParameterError:
-        return False
-    found = [parse_diversity_name(n) is not None for n in names]
-    if any(found) and not all(found):
-        div = [n for n, f in zip(names, found) if f]
-        other = [n for n, f in zip(names, found) if not f]
-        raise InvalidParameterError(
-            f"{div[0]!r} is a diversity measure and {other[0]!r} is not: a diversity "
-            "qrels judges (query, subtopic, document), ordinary qrels (query, document); "
-            "evaluate them in two calls."
-        )
-    return bool(found) and all(found)
 
 
 def as_diversity_qrels(qrels):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._beyond.measures import BeyondData, split_metrics
+from .._beyond.measures import BeyondData
 from .._inputs.id_pairs import flatten_lists, is_frame, truth_from_frame, truth_pairs
 from .._inputs.preranked import (
     RankedLists,
@@ -16,6 +16,7 @@ from .._inputs.preranked import (
     build_preranked,
     group_long,
 )
+from .._metrics.names import by_family
 from .._utils.arrays import id_array
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
@@ -30,7 +31,7 @@ from .._utils.types import (
     PathLike,
     Progress,
 )
-from .diversity import diversity_names, evaluate_diversity_ranked
+from .diversity import evaluate_diversity_ranked
 from .formats import read_qrels, read_run
 from .ranked_frames import beyond_data, lists_from_frame
 from .runs import _score_layout, with_options
@@ -222,7 +223,8 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'ndcg@3': 0.6499, 'recall@3': 0.75, 'mrr@3': 0.6667}
     """
-    metrics, beyond, order = split_metrics(metrics)
+    families = by_family(metrics)
+    metrics, beyond, order = families.others, families.beyond, families.labels
     backend = backend_for(recommended, truth)
     if backend is not None:
         if beyond and not compute:
@@ -247,7 +249,7 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
         return result
     ids, lens, flat = (lists_from_frame(recommended, users) if is_frame(recommended, long=True)
                        else _recommended(recommended, users, run_format))
-    if metrics and diversity_names(metrics):  # subtopic qrels: the diversity path
+    if metrics and families.diversity_only():  # subtopic qrels: the diversity path
         result = evaluate_diversity_ranked(
             RankedLists(ids, lens, flat), truth, metrics, k=k, complete=complete,
             threshold=threshold, no_relevant=no_relevant, progress=progress)

@@ -20,7 +20,7 @@ from .._inputs.preranked import (
     indptr_of,
     sort_pairs,
 )
-from .._metrics.names import parse_name
+from .._metrics.names import by_family, parse_name
 from .._metrics.registry import METRICS
 from .._metrics.requests import Request, as_metric_list, split_request
 from .._utils.arrays import flatnonzero
@@ -38,7 +38,7 @@ from .._utils.types import (
     Progress,
     Setting,
 )
-from .diversity import diversity_names, evaluate_diversity_run
+from .diversity import evaluate_diversity_run
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
 from .id_codes import factorize, factorize_collapsed
@@ -360,7 +360,7 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
                              judged_only=judged_only, n_docs=n_docs,
                              no_relevant=no_relevant, qrels_format=qrels_format,
                              run_format=run_format, progress=progress, compute=compute)
-    if getattr(qrels, "subtopic", None) is not None or diversity_names(metrics):
+    if getattr(qrels, "subtopic", None) is not None or by_family(metrics).diversity_only():
         return evaluate_diversity_run(
             qrels, as_run(run, run_format), metrics, setting=setting, complete=complete,
             threshold=threshold, max_docs=max_docs, judged_only=judged_only,

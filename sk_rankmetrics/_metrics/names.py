@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any, NamedTuple
 
 from .._utils.constraints import keyword_arguments
 from .._utils.errors import InvalidParameterError
@@ -188,3 +189,71 @@ def parse_name(text):
         k, at = _at_value(spec, text, match.group(2))
         preset.update(at)
     return spec, k, preset
+
+
+class Families(NamedTuple):
+    """The metrics of a call by family (:func:`by_family`)."""
+
+    #: Every metric but the beyond-accuracy ones (the argument itself when it
+    #: holds nothing else): the core's parser reads or refuses them.
+    others: Any
+    #: The diversity measures among ``others`` (any of their three vocabularies).
+    diversity: list
+    #: The beyond-accuracy measures.
+    beyond: list
+    #: Every name in the order given.
+    labels: list
+
+    def diversity_only(self) -> bool:
+        """Whether ``others`` are diversity measures: True (all), False (none); a
+        mix raises (a diversity qrels judges subtopics, not documents)."""
+        if not self.diversity:
+            return False
+        other = [m for m in self.others if m not in self.diversity]
+        if other:
+            div, oth = (m[0] if isinstance(m, tuple) else m for m in (self.diversity[0], other[0]))
+            raise InvalidParameterError(
+                f"{div!r} is a diversity measure and {oth!r} is not: a diversity qrels "
+                "judges (query, subtopic, document), ordinary qrels (query, document); "
+                "evaluate them in two calls."
+            )
+        return True
+
+
+def family_of(item: Any) -> str | None:
+    """The family of a metric name or ``(name, options)`` pair, in any vocabulary
+    the registry knows by a plain name or the diversity parser reads; None: the
+    core's parser decides (the tools' syntax, presets, unknown names)."""
+    label = item[0] if isinstance(item, tuple) and len(item) == 2 else item
+    if not isinstance(label, str):
+        return None
+    try:
+        if parse_diversity_name(label) is not None:
+            return "diversity"
+    except InvalidParameterError:  # a diversity name with parameters it refuses
+        return "diversity"
+    spec = measure(label)
+    return None if spec is None else spec.family
+
+
+def by_family(metrics: Any) -> Families:
+    """The metrics of a call (a name, a ``(name, options)`` pair or an iterable
+    of them) split by family, as the registry says: the one place an entry point
+    learns which of its names go to the core, the diversity path or the
+    beyond-accuracy measures. What is not a list of metrics is left to the
+    core's parser to refuse."""
+    if isinstance(metrics, str) or (
+        isinstance(metrics, tuple) and len(metrics) == 2 and isinstance(metrics[0], str)
+    ):
+        items = [metrics]
+    else:
+        try:
+            items = list(metrics)
+        except TypeError:
+            return Families(metrics, [], [], [])
+    fams = [family_of(m) or "" for m in items]
+    beyond = [m for m, f in zip(items, fams) if f.startswith("beyond")]
+    others = [m for m, f in zip(items, fams) if not f.startswith("beyond")]
+    diversity = [m for m, f in zip(items, fams) if f == "diversity"]
+    labels = [m[0] if isinstance(m, tuple) else m for m in items]
+    return Families(others if beyond else metrics, diversity, beyond, labels)

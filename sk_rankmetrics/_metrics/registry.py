@@ -583,15 +583,6 @@ def measure(name: object) -> MetricSpec | None:
     return None if key is None else REGISTRY[key]
 
 
-def family_of(item: object) -> str | None:
-    """The family of a metric name or ``(name, options)`` pair; None when the
-    registry does not know it by a plain name (the core then reads the tools'
-    syntax, or says the name is unknown)."""
-    label = item[0] if isinstance(item, tuple) and len(item) == 2 else item
-    spec = measure(label)
-    return None if spec is None else spec.family
-
-
 _DATA_WORDS = {"lists": "ranked lists", "items": "items=", "popularity": "popularity=",
                "item_features": "item_features=", "truth": "the truth", "ranking": "a ranking",
                "subtopics": "a diversity qrels (query, subtopic, document)"}
@@ -627,17 +618,6 @@ def elsewhere(name: str, spec: MetricSpec, entry: str | None = None) -> str:
     by = ", ".join(_said(e, spec) for e in fam.computed_by)
     here = f"{entry}: " if entry else ""
     return f"{here}{name!r} is one of the {fam.description}; it needs {needs}. Computed by {by}."
-
-
-def by_family(metrics: Any) -> dict[str, list[Any]]:
-    """The items of a metric list (names or ``(name, options)`` pairs) by
-    family, in order; names the registry does not know by a plain name (the
-    tools' syntax, presets, unknown names) go with ``"accuracy"``, whose
-    parser reads or refuses them."""
-    out: dict[str, list[Any]] = {}
-    for item in metrics:
-        out.setdefault(family_of(item) or "accuracy", []).append(item)
-    return out
 
 
 def check_k(k: object, arg: str = "k") -> int | None:
