@@ -217,7 +217,8 @@ def test_get_scorers_options_and_errors():
     assert list(scorers) == ["ndcg@5", "map@5"]
     assert scorers["map@5"].options == {"denominator": "relevant"}
     assert scorers["ndcg@5"].no_relevant == "skip"
-    with pytest.raises(ValueError, match="named twice"):
+    with pytest.raises(ValueError, match=r"get_scorers: names gives a metric twice: "
+                                         r"\['mrr', 'mrr'\]; results are keyed"):
         get_scorers(["mrr", "mrr"])
     with pytest.raises(ValueError, match="empty"):
         get_scorers([])

@@ -24,11 +24,9 @@ from .._evaluation.engine import PARALLEL_MIN_ELEMENTS
 from .._evaluation.engine import compute as engine_compute
 from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
-from .._metrics.names import parse_name
-from .._metrics.requests import Request, as_metric_list, split_request
+from .._metrics.requests import make_requests
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
-from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import validate
 from .._utils.threads import N_THREADS
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
@@ -239,22 +237,6 @@ def _without_excluded(truth, exclude, policy):
     keep[leak] = False
     rows = np.repeat(np.arange(n_users), np.diff(truth.indptr))
     return sp.csr_array((truth.data[keep], (rows[keep], truth.indices[keep])), shape=truth.shape)
-
-
-def _requests(metrics, k):
-    out = []
-    for item in as_metric_list(metrics):
-        label, opts = split_request(item)
-        spec, kk, preset = parse_name(label)
-        if k is not None and kk is None and spec.takes_k:
-            kk, label = k, with_cutoff(label, k)
-        out.append(Request(spec, kk, opts, label, preset=preset, where=WHERE))
-    labels = [r.label for r in out]
-    if len(set(labels)) != len(labels):
-        raise InvalidParameterError(
-            f"{WHERE}: metrics names a metric twice: {labels}{twice_at_k(labels, k)}."
-        )
-    return out
 
 
 # -- the public function -----------------------------------------------------------
@@ -484,7 +466,7 @@ def evaluate_embeddings(
         truth = _without_excluded(truth, excl, exclude_relevant)
         if not excl.nnz:
             excl = None
-    requests = _requests(metrics, k)
+    requests = make_requests(metrics, WHERE, k=k)
     top = None
     if return_top:
         width = k

@@ -9,8 +9,8 @@ import numpy as np
 
 from .._evaluation.engine import compute as engine_compute
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
-from .._files.runs import with_options
 from .._metrics.names import by_family
+from .._metrics.requests import make_requests
 from .._utils.arrays import as_numeric_array, check_finite, flatnonzero, unique
 from .._utils.errors import InvalidParameterError, quiet
 from .._utils.threads import one_thread
@@ -51,7 +51,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
             "evaluate_ranked: users cannot be given with Dask inputs; the user ids come "
             "with the lists ((user, ids) pairs in a bag, or a user column)."
         )
-    requests = with_options(metrics, k, where="evaluate_ranked",
+    requests = make_requests(metrics, "evaluate_ranked", k=k,
                              given={"threshold": ("threshold", threshold, threshold)})
     rec_kinds, rec_frame = _lists_side(recommended, dd, run_format)
     tru_kinds, tru_frame = _truth_side(truth, dd, pd, qrels_format)

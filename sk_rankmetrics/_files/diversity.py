@@ -12,9 +12,7 @@ from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
 from .._inputs.diversity import SubtopicTruth, build_diversity, diversity_from_codes
 from .._inputs.preranked import RankedLists, group_long
-from .._metrics.diversity import parse_diversity_name
-from .._metrics.requests import as_metric_list, make_requests, split_request
-from .._utils.labels import with_cutoff
+from .._metrics.requests import make_requests
 from .id_codes import factorize
 from .trec import TrecQrels, read_trec_qrels
 
@@ -33,16 +31,10 @@ def as_diversity_qrels(qrels):
 
 
 def diversity_requests(metrics, threshold, k=None, where="evaluate_run"):
-    items = []
-    for item in as_metric_list(metrics):
-        name, options = split_request(item)
-        spec, at, fixed = parse_diversity_name(name)
-        if k is not None and at is None and spec.takes_k:
-            name = with_cutoff(name, k)
-        if threshold is not None and "threshold" not in fixed and "threshold" not in options:
-            options = {**options, "threshold": threshold}
-        items.append((name, options))
-    return make_requests(items, where=where)
+    """The diversity measures' requests: ``threshold`` reaches every measure whose
+    name does not fix it."""
+    return make_requests(metrics, where, k=k,
+                         given={"threshold": ("threshold", threshold, threshold)})
 
 
 def judged_pairs_only(inputs):

@@ -17,6 +17,7 @@ from .._inputs.preranked import (
     group_long,
 )
 from .._metrics.names import by_family
+from .._metrics.requests import make_requests
 from .._utils.arrays import id_array
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
@@ -34,7 +35,7 @@ from .._utils.types import (
 from .diversity import evaluate_diversity_ranked
 from .formats import read_qrels, read_run
 from .ranked_frames import beyond_data, lists_from_frame
-from .runs import _score_layout, with_options
+from .runs import _score_layout
 
 if TYPE_CHECKING:
     from typing_extensions import TypeAlias
@@ -263,7 +264,7 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
                            else truth_lists(truth, users, qrels_format))
     result = None
     if metrics:
-        requests = with_options(metrics, k, where="evaluate_ranked",
+        requests = make_requests(metrics, "evaluate_ranked", k=k,
                                 given={"threshold": ("threshold", threshold, threshold)})
         inputs = build_preranked(RankedLists(ids, lens, flat),
                                  Truth(tu, ti, trel, queries=known),

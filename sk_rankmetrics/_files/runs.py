@@ -20,13 +20,11 @@ from .._inputs.preranked import (
     indptr_of,
     sort_pairs,
 )
-from .._metrics.names import by_family, parse_name
-from .._metrics.registry import METRICS
-from .._metrics.requests import Request, as_metric_list, split_request
+from .._metrics.names import by_family
+from .._metrics.requests import as_metric_list, make_requests
 from .._utils.arrays import flatnonzero
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, short_repr, warn
-from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import validate
 from .._utils.types import (
     DaskFrame,
@@ -50,70 +48,6 @@ def _score_layout(inputs, requests, *, ignore_ties, no_relevant, progress):
     raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
     per_query, mean = reduce_results(raw, requests, no_relevant, None)
     return EvaluationResult(inputs.query_ids, per_query, mean)
-
-
-def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
-    """Requests for metric names, each with the common options it reads.
-
-    ``given`` maps an option to ``(argument, value, resolved)``: the user's
-    argument name and value (``None`` or ``False``: not given) and the option
-    value it becomes. Whether a metric reads an argument is asked of one rule,
-    :func:`.trec_eval.reads_option` (trec_eval's table in the trec_eval
-    setting, ``trec``): the argument reaches exactly the metrics that read it,
-    and an argument that no requested metric reads raises, since it would be
-    silently ignored. ``max_docs`` and ``judged_only`` are checked only: they
-    act on the ranking before any metric. ``fixed`` are options the setting
-    imposes on every metric that reads them.
-    """
-    from .trec_eval import is_trec_measure, reads_option
-
-    items = []
-    for item in as_metric_list(metrics):
-        if isinstance(item, tuple) and len(item) == 3:  # from _trec_syntax
-            label, opts, name = item
-        else:
-            label, opts = split_request(item)
-            name = label
-        spec, kk, preset = parse_name(name)
-        if k is not None and kk is None and spec.takes_k:
-            kk, label = k, with_cutoff(label, k)
-        items.append((label, spec, kk, preset, opts))
-    common = dict(fixed or {})
-    reads = {}
-    for option, (arg, value, resolved) in (given or {}).items():
-        if value is None or value is False:
-            continue
-        if option == "gain":  # not one of trec_eval's global options
-            reads[option] = {label for label, spec, *_ in items if option in spec.options}
-        else:
-            reads[option] = {label for label, spec, *_ in items
-                             if reads_option(spec, option, trec)}
-        if not reads[option]:
-            readers = sorted({s.name for s in METRICS.values()
-                              if (reads_option(s, option, trec) if option != "gain"
-                                  else option in s.options)})
-            raise InvalidParameterError(
-                f"{where}: {arg}={short_repr(value)} is read by none of the requested "
-                f"metrics ({', '.join(label for label, *_ in items)}); it applies to "
-                f"{', '.join(readers)}."
-            )
-        if option not in ("max_docs", "judged_only"):
-            common[option] = resolved
-    requests = []
-    for label, spec, kk, preset, opts in items:
-        # The setting's fixed options (trec_eval's rbp p=0.9) reach trec_eval's
-        # measures only: Compat's or NERR10's p keeps its own default.
-        setting_ok = not trec or is_trec_measure(spec)
-        extra = {o: v for o, v in common.items() if o in spec.options and o not in preset
-                 and (o not in reads or label in reads[o])
-                 and (o in reads or o not in (fixed or {}) or setting_ok)}
-        requests.append(Request(spec, kk, {**extra, **opts}, label, preset=preset,
-                                where=where))
-    labels = [r.label for r in requests]
-    if len(set(labels)) != len(labels):
-        raise InvalidParameterError(f"{where}: metrics names a metric twice: {labels}"
-                                    f"{twice_at_k(labels, k)}.")
-    return requests
 
 
 def as_qrels(qrels, fmt="auto"):
@@ -191,14 +125,17 @@ def _trec_syntax(metrics, levels=()):
 def run_requests(metrics, trec, levels, *, threshold, gains, max_docs, judged_only, n_docs):
     """evaluate_run's requests: each global argument reaches the metrics that
     read it (:func:`.trec_eval.reads_option`), and one read by none raises."""
-    requests = with_options(
-        _trec_syntax(metrics, levels), None, where="evaluate_run",
+    from .trec_eval import is_trec_measure, option_rule
+
+    requests = make_requests(
+        _trec_syntax(metrics, levels), "evaluate_run",
         given={"threshold": ("threshold", threshold, threshold),
                "gain": ("gains", gains, _trec_gain(levels, gains)),
                "max_docs": ("max_docs", max_docs, max_docs),
                "judged_only": ("judged_only", judged_only, judged_only),
                "n_docs": ("n_docs", n_docs, n_docs)},
-        fixed=_TREC_FIXED if trec else None, trec=trec,
+        fixed=_TREC_FIXED if trec else None, reads=option_rule(trec),
+        fixed_reaches=is_trec_measure if trec else None,
     )
     if trec:
         from .trec_eval import negative_gains

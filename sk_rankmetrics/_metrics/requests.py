@@ -6,9 +6,11 @@ from .._utils.constraints import (
     check_param,
 )
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import PARAMS
 from .gains import resolve_discount, resolve_gain
 from .names import parse_name
+from .registry import METRICS
 
 
 def _agrees(a, b):
@@ -155,19 +157,87 @@ def as_metric_list(metrics, arg="metrics"):
     return out
 
 
-def make_requests(metrics, where=None):
-    """Build :class:`Request` objects from names or ``(name, options)`` pairs."""
-    out = []
+def _parsed(metrics, k):
+    """``(label, spec, k, preset, options)`` of each metric: a name, a ``(name,
+    options)`` pair or a ``(label, options, name)`` triple (a tool's syntax read
+    ahead); a global ``k`` cuts the names without one (keyed ``name@k``)."""
+    items = []
     for item in as_metric_list(metrics):
-        label, opts = split_request(item)
-        spec, k, preset = parse_name(label)
-        out.append(Request(spec, k, opts, label, preset=preset, where=where))
-    labels = [r.label for r in out]
-    for i, label in enumerate(labels):
-        if label in labels[:i]:
+        if isinstance(item, tuple) and len(item) == 3:
+            label, opts, name = item
+        else:
+            label, opts = split_request(item)
+            name = label
+        spec, kk, preset = parse_name(name)
+        if k is not None and kk is None and spec.takes_k:
+            kk, label = k, with_cutoff(label, k)
+        items.append((label, spec, kk, preset, opts))
+    return items
+
+
+def _readers(items, given, reads, where):
+    """The common options given (``{option: value}``) and, for each, the labels
+    of the requested metrics that read it; an argument none reads raises."""
+    common, readers = {}, {}
+    for option, (arg, value, resolved) in (given or {}).items():
+        if value is None or value is False:
+            continue
+        readers[option] = {label for label, spec, *_ in items if reads(spec, option)}
+        if not readers[option]:
+            could = sorted({s.name for s in METRICS.values() if reads(s, option)})
             raise InvalidParameterError(
-                f"metric {label!r} is named twice; results are keyed by name, so each "
-                "must be unique. For the same metric with other options use an alias "
-                "(e.g. 'map@10' and 'ap@10') or a second call."
+                f"{where}: {arg}={short_repr(value)} is read by none of the requested "
+                f"metrics ({', '.join(label for label, *_ in items)}); it applies to "
+                f"{', '.join(could)}."
             )
-    return out
+        if option not in ("max_docs", "judged_only"):  # checked only: they cut the ranking
+            common[option] = resolved
+    return common, readers
+
+
+def _reads(spec, option):
+    return option in spec.options
+
+
+def check_unique(labels, k=None, where=None, arg="metrics"):
+    """Raise when a label is given twice: results are keyed by label (the one
+    message of every entry point)."""
+    if len(set(labels)) != len(labels):
+        here = f"{where}: " if where else ""
+        verb = "names" if arg == "metrics" else "gives"
+        raise InvalidParameterError(
+            f"{here}{arg} {verb} a metric twice: {labels}{twice_at_k(labels, k)}; results "
+            "are keyed by name, so each must be unique. For the same metric with other "
+            "options use an alias (e.g. 'map@10' and 'ap@10') or a second call."
+        )
+
+
+def make_requests(metrics, where=None, *, k=None, given=None, fixed=None, reads=None,
+                  fixed_reaches=None):
+    """Build :class:`Request` objects from names or ``(name, options)`` pairs:
+    the one request builder of every entry point.
+
+    ``k`` is the global cut-off (a name without one is scored and keyed at
+    ``@k``). ``given`` maps an option to ``(argument, value, resolved)``: the
+    user's argument name and value (``None`` or ``False``: not given) and the
+    option value it becomes; it reaches exactly the metrics that read it, as
+    ``reads(spec, option)`` says (the options a metric reads unless a setting's
+    rule is given, such as trec_eval's table), and an argument that no
+    requested metric reads raises, since it would be silently ignored.
+    ``fixed`` are options a setting imposes on every metric that reads them and
+    for which ``fixed_reaches(spec)`` holds (all, if not given).
+    """
+    reads = reads or _reads
+    items = _parsed(metrics, k)
+    common, readers = _readers(items, given, reads, where)
+    common = {**(fixed or {}), **common}
+    requests = []
+    for label, spec, kk, preset, opts in items:
+        setting_ok = fixed_reaches is None or fixed_reaches(spec)
+        extra = {o: v for o, v in common.items() if o in spec.options and o not in preset
+                 and (o not in readers or label in readers[o])
+                 and (o in readers or o not in (fixed or {}) or setting_ok)}
+        requests.append(Request(spec, kk, {**extra, **opts}, label, preset=preset,
+                                where=where))
+    check_unique([r.label for r in requests], k, where)
+    return requests

@@ -24,7 +24,7 @@ from .._beyond.measures import make_requests as beyond_requests
 from .._evaluation.evaluate import evaluate_as
 from .._metrics.names import parse_name
 from .._metrics.registry import REGISTRY, elsewhere, metric_names
-from .._metrics.requests import make_requests, split_request
+from .._metrics.requests import check_unique, make_requests, split_request
 from .._utils.backends import backend_for
 from .._utils.docstrings import data_doc
 from .._utils.errors import PACKAGE_DIR, InvalidParameterError, short_repr, warn
@@ -637,11 +637,10 @@ def get_scorers(names: Metrics, *, qid: bool | str = False,
     """
     if isinstance(names, str):
         names = [names]
-    out = {}
+    out: dict[str, Any] = {}
     for item in names:
         name, own = split_request(item, must="names must be metric names")
-        if name in out:
-            raise InvalidParameterError(f"metric {name!r} is named twice in names.")
+        check_unique([*out, name], where="get_scorers", arg="names")
         out[name] = _with_qid(make_ranking_scorer(name, **{**options, **own}), qid,
                               "get_scorers")
     if not out:
