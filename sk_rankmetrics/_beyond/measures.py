@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._metrics.names import family_of
-from .._metrics.registry import REGISTRY, measure
+from .._metrics.registry import REGISTRY
+from .._metrics.requests import make_requests as _make_requests
 from .._utils.errors import InvalidParameterError, UndefinedRows, warn_undefined
-from .._utils.labels import with_cutoff
 from .._utils.policy import policy_values
 from . import data as _data
 from . import kernels
@@ -60,52 +60,14 @@ def is_whole_set(name):
     return MEASURES[name].family == "beyond_set"
 
 
-class BeyondRequest:
-    """A beyond-accuracy measure asked for: ``label``, bare ``name``, cut-off ``k``."""
-
-    def __init__(self, label, name, k):
-        self.label, self.name, self.k = label, name, k
-        self.whole = is_whole_set(name)
-        self.needs = MEASURES[name].data[1:]  # after "lists": the keywords it reads
+#: The families of this layer, for the request builder.
+FAMILIES = ("beyond_list", "beyond_set")
 
 
 def make_requests(items, k=None, where="evaluate"):
-    """:class:`BeyondRequest` objects for beyond-accuracy names (``k`` is
-    added to names without a cut-off, as for the other metrics)."""
-    out = []
-    for item in items:
-        if isinstance(item, tuple):
-            label, options = item
-            if options:
-                raise InvalidParameterError(
-                    f"{where}: {label!r} takes no options in a (name, options) pair; its "
-                    "data are the keywords items=, popularity=, item_features= and "
-                    "head_share=."
-                )
-        else:
-            label = item
-        name = measure(label).name
-        at = label.partition("@")[2].strip() or None
-        cut = k
-        if at is None and k is not None:
-            label = with_cutoff(label, k)
-        if at is not None:
-            try:
-                cut = int(at)
-            except ValueError:
-                cut = 0
-            if str(cut) != at.strip() or cut < 1:
-                raise InvalidParameterError(
-                    f"{where}: {label!r} needs a cut-off that is a "
-                    f"positive integer, such as '{name}@10'."
-                )
-        if name == "serendipity" and cut is None:
-            raise InvalidParameterError(
-                f"{where}: {label!r} needs a cut-off (it counts items outside the k most "
-                "popular): write 'serendipity@10' (or pass k=10)."
-            )
-        out.append(BeyondRequest(label, name, cut))
-    return out
+    """The requests of beyond-accuracy names (``k`` is added to names without
+    a cut-off, as for the other metrics): the registry's one builder."""
+    return _make_requests(items, where, k=k, families=FAMILIES)
 
 
 class BeyondData:
@@ -185,7 +147,7 @@ def compute(
 def check_data(requests, data, has_truth):
     """Raise naming the argument a measure needs and was not given."""
     for req in requests:
-        for arg in req.needs:
+        for arg in req.spec.data[1:]:  # after "lists"
             if arg == "truth":
                 if not has_truth:
                     raise InvalidParameterError(f"{req.label} needs {_WHAT['truth']}.")

@@ -90,7 +90,7 @@ def beyond_values(
     """Per-user values and values of the beyond-accuracy ``requests``
     (``checked``: the lists were refused repeats already)."""
     relevant = None
-    if any("truth" in r.needs for r in requests) and truth is not None:
+    if any("truth" in r.spec.data for r in requests) and truth is not None:
         tu, ti, trel = truth
         relevant = relevant_flags(row_ids, lens, flat, tu, ti, trel, threshold)
     return _beyond.compute(
@@ -135,7 +135,7 @@ def beyond_data(
     else:
         row_ids = result.query_ids
         lens, flat = rows_lists(row_ids, ids, lens, flat)
-    if truth is None and any("truth" in r.needs for r in requests):
+    if truth is None and any("truth" in r.spec.data for r in requests):
         raise InvalidParameterError(
             "evaluate_ranked: serendipity needs the truth; pass it instead of None."
         )

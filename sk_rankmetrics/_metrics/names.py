@@ -132,8 +132,13 @@ def _at_value(spec, text, value):
     return int(value), {}
 
 
-def parse_name(text):
+def parse_name(text, families=()):
     """Split a metric name into ``(spec, k, preset_options)``.
+
+    ``families``: the registry's families (:data:`~.registry.FAMILIES`) the
+    caller computes besides the core's and the diversity measures (the
+    beyond-accuracy ones); a name of another family raises, naming the entry
+    points that compute it.
 
     Three vocabularies are read: this package's names (case-insensitive,
     ``"ndcg@10"``, ``"iprec_at_recall@0.5"``); the names trec_eval prints
@@ -181,6 +186,9 @@ def parse_name(text):
             "cut-off, such as 'ndcg@10', 'map@5' or 'mrr'."
         )
     other = measure(text)
+    if other is not None and other.family in families:
+        k = None if match.group(2) is None else _at_value(other, text, match.group(2))[0]
+        return other, k, {}
     if other is not None and other.name not in METRICS:  # a family the core does not compute
         raise InvalidParameterError(elsewhere(text.strip(), other))
     spec, preset = lookup(match.group(1))

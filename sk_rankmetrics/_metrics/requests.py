@@ -41,6 +41,8 @@ class Request:
         #: whatever the caller's (ir_measures' ``Accuracy`` leaves a query
         #: without a relevant item in its top k out of the mean: ``"skip"``);
         #: None: the caller's.
+        if spec.family.startswith("beyond"):
+            _beyond_request(spec, k, options, label, where)
         fixed = options.pop("no_relevant", preset.pop("no_relevant", None))
         self.no_relevant = None if fixed is None else check_param(
             "no_relevant", fixed, PARAMS["no_relevant"], where)
@@ -109,6 +111,32 @@ class Request:
     def threshold(self):
         return self.options.get("threshold")
 
+    @property
+    def name(self):
+        """The measure's canonical name."""
+        return self.spec.name
+
+    @property
+    def whole(self):
+        """Whether the measure has one value for the whole list set."""
+        return self.spec.family == "beyond_set"
+
+
+def _beyond_request(spec, k, options, label, where):
+    """A beyond-accuracy measure reads its data from keywords, not options, and
+    serendipity needs its cut-off."""
+    if options:
+        raise InvalidParameterError(
+            f"{where}: {label!r} takes no options in a (name, options) pair; its "
+            "data are the keywords items=, popularity=, item_features= and "
+            "head_share=."
+        )
+    if spec.name == "serendipity" and k is None:
+        raise InvalidParameterError(
+            f"{where}: {label!r} needs a cut-off (it counts items outside the k most "
+            "popular): write 'serendipity@10' (or pass k=10)."
+        )
+
 
 def _cached(fn):
     cache = {}
@@ -157,7 +185,7 @@ def as_metric_list(metrics, arg="metrics"):
     return out
 
 
-def _parsed(metrics, k):
+def _parsed(metrics, k, families):
     """``(label, spec, k, preset, options)`` of each metric: a name, a ``(name,
     options)`` pair or a ``(label, options, name)`` triple (a tool's syntax read
     ahead); a global ``k`` cuts the names without one (keyed ``name@k``)."""
@@ -168,7 +196,7 @@ def _parsed(metrics, k):
         else:
             label, opts = split_request(item)
             name = label
-        spec, kk, preset = parse_name(name)
+        spec, kk, preset = parse_name(name, families)
         if k is not None and kk is None and spec.takes_k:
             kk, label = k, with_cutoff(label, k)
         items.append((label, spec, kk, preset, opts))
@@ -213,7 +241,7 @@ def check_unique(labels, k=None, where=None, arg="metrics"):
 
 
 def make_requests(metrics, where=None, *, k=None, given=None, fixed=None, reads=None,
-                  fixed_reaches=None):
+                  fixed_reaches=None, families=()):
     """Build :class:`Request` objects from names or ``(name, options)`` pairs:
     the one request builder of every entry point.
 
@@ -225,10 +253,11 @@ def make_requests(metrics, where=None, *, k=None, given=None, fixed=None, reads=
     rule is given, such as trec_eval's table), and an argument that no
     requested metric reads raises, since it would be silently ignored.
     ``fixed`` are options a setting imposes on every metric that reads them and
-    for which ``fixed_reaches(spec)`` holds (all, if not given).
+    for which ``fixed_reaches(spec)`` holds (all, if not given). ``families``:
+    the beyond-accuracy families the caller computes (see :func:`.parse_name`).
     """
     reads = reads or _reads
-    items = _parsed(metrics, k)
+    items = _parsed(metrics, k, families)
     common, readers = _readers(items, given, reads, where)
     common = {**(fixed or {}), **common}
     requests = []
