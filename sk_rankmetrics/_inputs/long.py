@@ -27,6 +27,8 @@ from .dense import drop_unjudged
 class LongInputs:
     """One entry per query-item pair, grouped by ``qid``."""
 
+    diversity = False  # the Layout contract (_inputs/layout.py)
+
     def __init__(self, y_true, y_score, qid, judged=None, part=False):
         check_finite(y_true, "y_true")
         check_finite(y_score, "y_score", masked=MASK_BY_OMISSION)

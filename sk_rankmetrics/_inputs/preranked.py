@@ -57,6 +57,8 @@ class PrerankedInputs:
     builder); otherwise each block's judged items are checked for repeats.
     """
 
+    diversity = False  # the Layout contract (_inputs/layout.py)
+
     def __init__(self, query_ids, rec_indptr, rec_codes, truth_indptr, truth_codes,
                  truth_rel, rec_scores=None, truth_judged=None, *, distinct=False):
         self.query_ids = query_ids
