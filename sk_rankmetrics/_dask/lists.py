@@ -7,7 +7,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from .._evaluation.engine import compute as engine_compute
+from .._evaluation.pipeline import layout_values
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
 from .._metrics.names import by_family
 from .._metrics.requests import make_requests
@@ -299,5 +299,5 @@ def _score_ranked(part, plan, partition_info=None):
         inputs = build_preranked(RankedLists(ids, lens, ri),
                                  Truth(tu, ti, tr, queries=truth_users), queries="run",
                                  what="user")
-        raw = engine_compute(inputs, plan.requests, ignore_ties=True)
+        raw = layout_values(inputs, plan.requests, ignore_ties=True)
     return plan.rows(raw, pd.Index(inputs.query_ids, name="user"), None, 0.0)

@@ -7,9 +7,7 @@ import os
 
 import numpy as np
 
-from .._evaluation.engine import compute as engine_compute
-from .._evaluation.reduce import reduce_results
-from .._evaluation.result import EvaluationResult
+from .._evaluation.pipeline import score_layout
 from .._inputs.diversity import SubtopicTruth, build_diversity, diversity_from_codes
 from .._inputs.preranked import RankedLists, group_long
 from .._metrics.requests import make_requests
@@ -155,13 +153,8 @@ def evaluate_diversity_run(
         inputs = judged_pairs_only(inputs)
     if no_relevant is None:
         no_relevant = 0.0 if trec else "warn"
-    raw = engine_compute(inputs, requests, ignore_ties=trec, progress=progress)
-    per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    if perm is None:
-        return EvaluationResult(inputs.query_ids, per_query, mean)
-    return EvaluationResult(
-        inputs.query_ids[perm], {k: v[perm] for k, v in per_query.items()}, mean
-    )
+    return score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+                        progress=progress, order=perm)
 
 
 def check_repeats(inputs):
@@ -227,6 +220,5 @@ def evaluate_diversity_ranked(
     inputs = build_diversity(
         lists, subtopic_truth(truth), queries="truth" if complete else "both", what="user"
     )
-    raw = engine_compute(inputs, requests, ignore_ties=True, progress=progress)
-    per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    return EvaluationResult(inputs.query_ids, per_query, mean)
+    return score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
+                        progress=progress)

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._beyond.lists import beyond_measures
 from .._beyond.measures import BeyondData, in_order
+from .._evaluation.pipeline import score_layout
 from .._evaluation.result import EvaluationResult
 from .._inputs.id_pairs import is_frame, ranked_lists, truth_from_frame, truth_pairs
 from .._inputs.preranked import (
@@ -36,7 +37,6 @@ from .._utils.types import (
 from .diversity import evaluate_diversity_ranked
 from .formats import read_qrels, read_run
 from .ranked_frames import lists_from_frame
-from .runs import _score_layout
 
 if TYPE_CHECKING:
     from typing_extensions import TypeAlias
@@ -268,7 +268,7 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
         inputs = build_preranked(lists,
                                  Truth(tu, ti, trel, queries=known),
                                  queries="truth" if complete else "run", what="user")
-        result = _score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
+        result = score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
                                progress=progress)
     if beyond:
         result = beyond_result(beyond, k, lists, (tu, ti, trel), data, threshold=threshold,

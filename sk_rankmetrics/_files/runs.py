@@ -7,8 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._evaluation.engine import compute as engine_compute
-from .._evaluation.reduce import reduce_results
+from .._evaluation.pipeline import score_layout
 from .._evaluation.result import EvaluationResult
 from .._inputs.preranked import (
     PrerankedInputs,
@@ -42,12 +41,6 @@ from .frames import qrels_from_frame, run_from_frame
 from .id_codes import factorize, factorize_collapsed
 from .tokens import PAIR_STEP, pair_hashes
 from .trec import TrecQrels, TrecRun
-
-
-def _score_layout(inputs, requests, *, ignore_ties, no_relevant, progress):
-    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
-    per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    return EvaluationResult(inputs.query_ids, per_query, mean)
 
 
 def as_qrels(qrels, fmt="auto"):
@@ -338,10 +331,8 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
         if judged_only:
             inputs = inputs.judged_only()
         _phase(progress, "evaluating")
-        raw = engine_compute(inputs, requests, ignore_ties=trec, progress=progress)
-        per_query, mean = reduce_results(raw, requests, no_relevant, None)
-        return EvaluationResult(inputs.query_ids[perm],
-                                {k: v[perm] for k, v in per_query.items()}, mean)
+        return score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+                            progress=progress, order=perm)
     run_ids, lens, items, scores = group_long(r.qid, r.docno, r.score, order="score")
     if max_docs is not None:
         starts = np.cumsum(lens) - lens
@@ -353,11 +344,9 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame,
     if judged_only:
         inputs = inputs.judged_only()
     _phase(progress, "evaluating")
-    res = _score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
-                  progress=progress)
-    perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
-    return EvaluationResult(res.query_ids[perm], {k: v[perm] for k, v in res.per_query.items()},
-                            res.mean)
+    perm = np.argsort(inputs.query_ids, kind="stable")  # queries in sorted order, as trec_eval
+    return score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+                        progress=progress, order=perm)
 
 
 def trec_levels(q):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._evaluation.engine import compute as engine_compute
+from .._evaluation.pipeline import layout_values
 from .._inputs.check import check_inputs
 from .._utils.arrays import check_sample_weight
 from .._utils.constraints import check_param
@@ -61,7 +61,7 @@ def batch_values(
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:
         weights = inputs.query_weights(sample_weight)
-    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
+    raw = layout_values(inputs, requests, ignore_ties=ignore_ties)
     return inputs.query_ids, raw, weights, inputs.n_cols
 
 
