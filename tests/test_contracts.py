@@ -72,3 +72,17 @@ def test_the_dask_backend_meets_the_backend_contract():
     assert _members(Backend) - {"handles"} <= set(dir(backend))
     assert "evaluate_beyond" in _members(Backend)
     assert not isinstance(object(), Backend)
+
+
+def test_one_same_options_comparison():
+    """_utils/constraints.py:same_value serves presets, accumulators' options and
+    policies, and the constants of messages: arrays by value, NaN equal to NaN,
+    a bool never equal to a number."""
+    from sk_rankmetrics._utils.constraints import same_value
+
+    assert same_value(np.array([1.0, 2.0]), np.array([1.0, 2.0]))  # by value, not identity
+    assert not same_value(np.array([1.0, 2.0]), np.array([1.0, 3.0]))
+    assert not same_value(np.array([1.0]), np.array([[1.0]]))
+    assert not same_value(np.array([1.0]), [1.0])
+    assert same_value(float("nan"), float("nan")) and same_value("warn", "warn")
+    assert not same_value(True, 1) and same_value(0.5, 0.5) and not same_value("skip", 0.0)

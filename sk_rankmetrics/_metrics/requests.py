@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from .._utils.constraints import (
-    check_param,
-)
+from .._utils.constraints import check_param, same_value
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import PARAMS
 from .gains import resolve_discount, resolve_gain
 from .names import parse_name
 from .registry import METRICS
-
-
-def _agrees(a, b):
-    try:
-        return bool(a == b)
-    except Exception:  # arrays: elementwise comparison
-        return a is b
 
 
 class Request:
@@ -57,7 +48,7 @@ class Request:
                 f"{spec.name} reads {reads}."
             )
         for name, value in options.items():
-            if name in preset and not _agrees(value, preset[name]):
+            if name in preset and not same_value(value, preset[name]):
                 raise InvalidParameterError(
                     f"{where}: the name {label!r} fixes {name}={preset[name]!r}, but "
                     f"{name}={short_repr(value)} was given; use {spec.name!r} with "

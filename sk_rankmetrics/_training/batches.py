@@ -65,23 +65,6 @@ def batch_values(
     return inputs.query_ids, raw, weights, inputs.n_cols
 
 
-def same_options(a, b):
-    """Whether two resolved option values are the same (arrays compared by value)."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (
-            isinstance(a, np.ndarray)
-            and isinstance(b, np.ndarray)
-            and a.shape == b.shape
-            and bool(np.array_equal(a, b))
-        )
-    try:
-        return bool(a == b)
-    except Exception:  # objects whose comparison fails are different
-        return False
-
-
 def describe_requests(requests):
     """A short text of the requests' labels and options, for error messages."""
     return ", ".join(f"{r.label}{short_repr(r.options, 80)}" for r in requests)
