@@ -22,8 +22,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._evaluation.pipeline import score_layout
 from .._evaluation.result import EvaluationResult
 from .._metrics.requests import make_requests
-from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.fast import flatnonzero
 from .._utils.params import validate
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
 from .ids import IdIndex, id_form, pairs_by_id, top_ids

@@ -14,10 +14,9 @@ from .._utils.arrays import (
     as_ids,
     as_numeric_array,
     check_finite,
-    flatnonzero,
-    unique,
 )
 from .._utils.errors import InvalidParameterError
+from .._utils.fast import flatnonzero, unique
 from .._utils.threads import one_thread
 from . import is_dask
 from .plan import _context, _in_partition, _modules, _part_number, _Plan, _results

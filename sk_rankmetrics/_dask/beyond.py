@@ -16,8 +16,8 @@ import numpy as np
 from .._beyond import measures as _beyond
 from .._beyond.data import positions, relevant_flags
 from .._evaluation.result import EvaluationResult
-from .._utils.arrays import unique
 from .._utils.errors import InvalidParameterError, quiet
+from .._utils.fast import unique
 from .columns import _common_id_kind as _common_kind
 from .columns import _shared_meta, _split, _together
 from .lists import _lists_side, _truth_side

@@ -11,8 +11,9 @@ from .._evaluation.pipeline import layout_values
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
 from .._metrics.names import by_family
 from .._metrics.requests import make_requests
-from .._utils.arrays import as_numeric_array, check_finite, flatnonzero, unique
+from .._utils.arrays import as_numeric_array, check_finite
 from .._utils.errors import InvalidParameterError, quiet
+from .._utils.fast import flatnonzero, unique
 from .._utils.threads import one_thread
 from . import is_dask
 from .columns import (

@@ -11,8 +11,9 @@ from .._inputs.id_pairs import QUERY_COLUMNS as _QUERY_COLS
 from .._inputs.id_pairs import column_numbers as _numbers
 from .._inputs.id_pairs import frame_column as _column
 from .._inputs.preranked import group_long
-from .._utils.arrays import as_ids, flatnonzero
+from .._utils.arrays import as_ids
 from .._utils.errors import InvalidParameterError
+from .._utils.fast import flatnonzero
 from .frames import SCORE_COLUMNS as _SCORE_COLS
 
 #: The rank column of recommendations in long format (1 = best), as with Dask.

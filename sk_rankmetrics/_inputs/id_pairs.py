@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._utils.arrays import flatnonzero, id_array
+from .._utils.arrays import id_array
 from .._utils.errors import InvalidParameterError, short_repr, shown
+from .._utils.fast import flatnonzero
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "user", "user_id", "topic")
 ITEM_COLUMNS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")

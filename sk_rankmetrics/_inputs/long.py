@@ -15,9 +15,8 @@ from .._utils.arrays import (
     check_judged,
     check_sample_weight,
     exact_scores,
-    flatnonzero,
-    sort_keys,
 )
+from .._utils.fast import flatnonzero, sort_keys
 from .budget import _budget
 from .dense import drop_unjudged
 
