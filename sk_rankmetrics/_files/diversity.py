@@ -12,6 +12,7 @@ from .._inputs.diversity import SubtopicTruth, build_diversity, diversity_from_c
 from .._inputs.preranked import RankedLists, group_long
 from .._metrics.requests import make_requests
 from .id_codes import factorize
+from .matching import match_columns
 from .trec import TrecQrels, read_trec_qrels
 
 
@@ -58,9 +59,9 @@ def judged_pairs_only(inputs):
     return inputs
 
 
-def _from_columns(q, r, from_columns, *, complete, max_docs, trec):
+def _from_columns(q, r, *, complete, max_docs, trec):
     """The diversity layout of a run and a diversity qrels read from files, by
-    the integer codes of the ordinary path (``from_columns``: its matcher,
+    the integer codes of the ordinary path (:func:`.matching.match_columns`:
     run lines to qrels lines by hashed pairs, ranked in trec_eval's order).
 
     The matcher is given the qrels with each line's number as its level: the
@@ -73,7 +74,7 @@ def _from_columns(q, r, from_columns, *, complete, max_docs, trec):
     ordered = np.asarray(ordered, dtype=np.int64)
     lines = copy.copy(q)
     lines.relevance = np.arange(len(q), dtype=np.float64)
-    pre, perm = from_columns(lines, r, None, complete=complete, max_docs=max_docs, trec=trec)
+    pre, perm = match_columns(lines, r, None, complete=complete, max_docs=max_docs, trec=trec)
     line = pre.truth_rel.astype(np.int64)
     to_ordered = np.full(int(pre.truth_codes.max(initial=-1)) + 1, -1, dtype=np.int64)
     to_ordered[pre.truth_codes] = ordered[line]
@@ -119,7 +120,6 @@ def evaluate_diversity_run(
     judged_only,
     no_relevant,
     progress,
-    from_columns=None,
 ):
     """:func:`evaluate_run` for diversity measures (see its docstring)."""
     q = as_diversity_qrels(qrels)
@@ -129,14 +129,11 @@ def evaluate_diversity_run(
     requests = diversity_requests(metrics, threshold)
     perm = None
     if (
-        from_columns is not None
-        and q._columns is not None
+        q._columns is not None
         and run._columns is not None
         and len(run)
     ):
-        inputs, perm = _from_columns(
-            q, run, from_columns, complete=complete, max_docs=max_docs, trec=trec
-        )
+        inputs, perm = _from_columns(q, run, complete=complete, max_docs=max_docs, trec=trec)
     else:
         ids, lens, items, scores = group_long(run.qid, run.docno, run.score, order="score")
         if max_docs is not None:
