@@ -234,6 +234,9 @@ class RankingAccumulator:
     ) -> None:
         """Score one batch and keep its per-query values.
 
+        An empty batch changes nothing; a batch whose queries all have a
+        single item is scored (:meth:`compute` checks the whole).
+
         Parameters
         ----------
         y_true : array-like of shape (n_rows, n_items) or (n_pairs,)
@@ -248,9 +251,6 @@ class RankingAccumulator:
             or one per pair, equal inside a query), as in :func:`evaluate`.
         judged : array-like of bool of the shape of ``y_true``, default=None
             Unjudged items, as in :func:`evaluate`.
-
-        An empty batch changes nothing; a batch whose queries all have a
-        single item is scored (:meth:`compute` checks the whole).
 
         Raises
         ------
