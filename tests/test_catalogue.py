@@ -26,6 +26,7 @@ from sk_rankmetrics._catalogue import embeddings as emb
 from sk_rankmetrics._catalogue import layout
 from sk_rankmetrics._catalogue.topk import mix, sample_items, top_candidates
 from sk_rankmetrics._metrics.registry import METRICS
+from sk_rankmetrics._metrics.requests import make_requests
 
 NAN = float("nan")
 
@@ -183,7 +184,7 @@ def test_the_top_k_path_is_taken_and_ties_cross_the_cut():
     inputs = layout.EmbeddingInputs(
         U, V, None, None, sp.csr_array(Y.astype(float)), sp.csr_array(E), top=None
     )
-    full, L = inputs._plan(emb._requests(["ndcg@3"], None))
+    full, L = inputs._plan(make_requests(["ndcg@3"], emb.WHERE))
     assert not full and L == 3
     assert _check(U, V, Y, E, 3, False) > 0
     assert _check(U, V, Y, E, 3, True) > 0

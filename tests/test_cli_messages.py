@@ -472,7 +472,8 @@ def test_every_message_of_bad_inputs_names_the_flag_and_the_file(files, tmp_path
          "('q1'). Score every query in every system (-c scores a query missing from a run as "
          "0), or compare on the 1 query they share with --on-missing drop."),
         (["evaluate", qrels, run_a, "--trec-eval", "-m", "P.5,10", "-m", "P_10"],
-         "sk-rankmetrics: error: -m names a metric twice: ['P_5', 'P_10', 'P_10']."),
+         "sk-rankmetrics: error: -m names a metric twice: ['P_5', 'P_10', 'P_10']; results "
+         "are keyed by name, so each must be unique."),
         (["evaluate", qrels, run_a, "--trec-eval", "-m", "P.5", "-m", "map", "-m", "P.10"],
          "sk-rankmetrics: warning: -m P.10 is left out: trec_eval reads only the first "
          "parameters given for a measure (here -m P.5); give all of them in one -m."),

@@ -294,7 +294,7 @@ def test_row_counts_equal_count_nonzero(seed, n, N, density, view):
     """The per-row counts read as byte lanes of 64-bit words equal
     np.count_nonzero's, for every width (a partial last word, rows past the
     word route) and for views whose rows do not start on a word."""
-    from sk_rankmetrics._utils.arrays import row_counts
+    from sk_rankmetrics._utils.fast import row_counts
 
     rng = np.random.default_rng(seed)
     m = rng.random((n, N)) < density
@@ -339,7 +339,7 @@ def test_ideal_of_sparse_graded_levels(seed, n, N, levels, density, dtype, gain,
 def test_unique_is_numpys_unique(seed, size, dtype, nan):
     """The sort-based distinct values (NumPy's hashed np.unique is ten times
     slower on a million integers) equal np.unique's, for every dtype."""
-    from sk_rankmetrics._utils.arrays import unique
+    from sk_rankmetrics._utils.fast import unique
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 20, size=size)
@@ -550,7 +550,7 @@ def test_row_sums_and_running_sums_equal_numpys(seed, n, m, dtype, view):
     """Row sums by a product with ones, running sums a column at a time: the
     values of ``sum(axis=1)`` and ``cumsum(axis=1)`` (running sums exactly: the
     same additions in the same order), on strided views too."""
-    from sk_rankmetrics._utils.arrays import row_cumsum, row_sums
+    from sk_rankmetrics._utils.fast import row_cumsum, row_sums
 
     rng = np.random.default_rng(seed)
     a = (rng.random((n, m + 3)) * 10 - 2).astype(dtype)
@@ -626,7 +626,7 @@ def test_sparse_levels_counted_from_their_entries(monkeypatch, dtype, density):
 def test_row_min_equals_numpys(seed, n, m, dtype):
     """The minimum of each row, a column at a time for short rows (also -inf
     and strided views): NumPy's ``min(axis=1)``."""
-    from sk_rankmetrics._utils.arrays import row_min
+    from sk_rankmetrics._utils.fast import row_min
 
     rng = np.random.default_rng(seed)
     a = (rng.random((n, m + 2)) * 200 - 100).astype(dtype)
@@ -693,7 +693,7 @@ def test_flatnonzero_equals_numpys(seed, n, N, density, exact, view, dtype):
     branch-free loop of NumPy) gives np.flatnonzero's indices, in its order
     and dtype, for every density across both edges, exact counts (the top of
     rows of 10, exactly 1 in 10), views and other dtypes."""
-    from sk_rankmetrics._utils import arrays
+    from sk_rankmetrics._utils import fast as arrays
 
     rng = np.random.default_rng(seed)
     if exact and n * N:
@@ -716,7 +716,7 @@ def test_flatnonzero_pads_only_inside_its_band(monkeypatch):
     """Bool arrays with True entries in (1/25, 1/10] reach NumPy padded past
     1 in 10 (the branch-free loop); denser, sparser, short or non-bool
     arrays as they are."""
-    from sk_rankmetrics._utils import arrays
+    from sk_rankmetrics._utils import fast as arrays
 
     seen = []
     real = np.flatnonzero
@@ -747,7 +747,7 @@ def test_flatnonzero_pads_only_inside_its_band(monkeypatch):
 
 def test_every_flatnonzero_goes_through_the_padded_one():
     """No module of the package calls NumPy's flatnonzero or nonzero itself
-    (1-D ``nonzero()[0]`` included): _utils/arrays.py's ``flatnonzero`` keeps
+    (1-D ``nonzero()[0]`` included): _utils/fast.py's ``flatnonzero`` keeps
     the masks of 1 in 25 to 1 in 10 off NumPy's slow loop, and its
     ``nonzero_2d`` spares the general iterator of matrices."""
     import re
@@ -760,7 +760,7 @@ def test_every_flatnonzero_goes_through_the_padded_one():
     found = [
         f"{path.relative_to(package.parent)}:{i}"
         for path in sorted(package.rglob("*.py"))
-        if path.relative_to(package).as_posix() != "_utils/arrays.py"
+        if path.relative_to(package).as_posix() != "_utils/fast.py"
         for i, line in enumerate(path.read_text().splitlines(), 1)
         if pattern.search(line)
     ]
@@ -775,7 +775,7 @@ def test_every_flatnonzero_goes_through_the_padded_one():
 def test_nonzero_2d_equals_numpys(seed, n, N, density, view, dtype):
     """Rows and columns from the flat indices equal np.nonzero's (order,
     values, dtype), for views, empty shapes and non-bool matrices."""
-    from sk_rankmetrics._utils.arrays import nonzero_2d
+    from sk_rankmetrics._utils.fast import nonzero_2d
 
     rng = np.random.default_rng(seed)
     m = rng.random((n, N)) < density
@@ -796,7 +796,7 @@ def test_cumsum_down_equals_numpys(seed, m, n, dtype):
     """Running sums down the columns a row at a time equal np.cumsum(axis=0):
     values and dtype (small integers widened as NumPy widens them), past the
     row-at-a-time limit too; the input is left as it was."""
-    from sk_rankmetrics._utils.arrays import cumsum_down
+    from sk_rankmetrics._utils.fast import cumsum_down
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 5, size=(m, n)).astype(dtype)
@@ -818,7 +818,7 @@ def test_sort_keys_equals_numpys_sort(seed, n, dtype, spread, per):
     range of every integer type (int64 and uint64 spans past 2**63), a few
     values, one value, only the two extremes, most keys in one bucket,
     sorted and reversed input; with buckets of one key and of many."""
-    from sk_rankmetrics._utils import arrays
+    from sk_rankmetrics._utils import fast as arrays
 
     rng = np.random.default_rng(seed)
     info = np.iinfo(dtype)
@@ -852,7 +852,7 @@ def test_sort_keys_takes_buckets_only_for_long_integer_arrays(monkeypatch):
     """Integer arrays of at least _BUCKET_MIN keys go through the buckets (one
     radix argsort of their numbers); shorter ones, floats and 2-D arrays to
     np.sort as they are."""
-    from sk_rankmetrics._utils import arrays
+    from sk_rankmetrics._utils import fast as arrays
 
     calls = []
     real = np.argsort

@@ -317,7 +317,8 @@ def test_bad_metric_requests():
 
 
 def test_metric_named_twice_in_evaluate():
-    with pytest.raises(ValueError, match=r"metric 'map@3' is named twice"):
+    with pytest.raises(ValueError, match=r"evaluate: metrics names a metric twice: "
+                                         r"\['map@3', 'map@3'\]; results are keyed by name"):
         skr.evaluate(Y, S, ["map@3", ("map@3", {"denominator": "relevant"})])
     # Aliases give distinct names.
     out = skr.evaluate(Y, S, ["map@3", ("ap@3", {"denominator": "relevant"})])

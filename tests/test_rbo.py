@@ -140,8 +140,8 @@ def test_a_ranking_with_itself(x, p):
     # The a variant is the expected RBO over the orders of the ties: at most the b
     # variant's, and clearly below 1 with a tie at the top.
     assert rbo(xs, xs, p=p, ties="a") <= rbo(xs, xs, p=p, ties="b") + 1e-15
-    if len(x[0]) > 1:
-        assert rbo(xs, xs, p=p, ties="a") < 1.0 - 1e-3
+    if len(x[0]) > 1:  # the tie at depth 1 costs about (1 - p) / 2: small as p nears 1
+        assert rbo(xs, xs, p=p, ties="a") < 1.0 - (1.0 - p) / 4
 
 
 def test_the_a_variant_is_the_mean_over_the_orders_of_the_ties():

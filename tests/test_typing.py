@@ -112,6 +112,7 @@ LITERALS = {
     "NoRelevant": ["no_relevant"],
     "Denominator": ["denominator"],
     "Mean": ["mean"],
+    "MetricFamily": ["metric_names.family"],
     "Setting": ["setting"],
     "FileFormat": ["format", "qrels_format", "run_format"],
     "ResponseMethodName": ["response_method"],

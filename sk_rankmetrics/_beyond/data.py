@@ -9,19 +9,15 @@ recommended item that an argument does not know is an error naming it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import chain
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils.arrays import as_ids, flatnonzero, id_array, sort_keys, unique
+from .._inputs.id_pairs import ITEM_COLUMNS, QUERY_COLUMNS
+from .._utils.arrays import as_ids, id_array
 from .._utils.errors import InvalidParameterError, short_repr, shown
+from .._utils.fast import flatnonzero, sort_keys, unique
 from .kernels import TopLists
-
-#: The column names of a training-interaction frame, as the file readers and
-#: the data-frame converters recognise them (``qrels_from_frame``).
-USER_COLUMNS = ("query", "qid", "query_id", "user", "user_id", "topic")
-ITEM_COLUMNS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
 
 #: Rows of lists checked for repeats at a time (bounds the sort's temporaries).
 _REPEAT_STEP = 1 << 22
@@ -56,51 +52,6 @@ def positions(vocab, values):
             return out
     p = np.minimum(np.searchsorted(vocab, values), n - 1)
     return np.where(vocab[p] == values, p, -1).astype(np.int64)
-
-
-def flatten(lists, arg):
-    """``(lengths, flat ids)`` of a sequence of id sequences, without a loop per entry."""
-    lists = list(lists)
-    if any(isinstance(x, (str, bytes)) for x in lists):
-        raise InvalidParameterError(
-            f"{arg} must hold one sequence of item ids per user, "
-            "got a string; wrap a single id in a list: ['id']."
-        )
-    try:
-        lens = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    except TypeError:
-        raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user.") from None
-    flat = list(chain.from_iterable(lists))
-    return lens, (id_array(flat) if flat else np.zeros(0, dtype=np.int64))
-
-
-def as_lists(recommended, users=None, arg="recommended"):
-    """``(user ids, lengths, flat item ids)`` of ranked lists given as a dict
-    ``{user: ids}``, a 2-D array (one row per user) or a list of id lists."""
-    if isinstance(recommended, Mapping):
-        ids = id_array(list(recommended.keys()))
-        lens, flat = flatten(recommended.values(), arg)
-        return ids, lens, flat
-    arr = recommended
-    if hasattr(arr, "to_numpy"):
-        arr = arr.to_numpy()
-    if isinstance(arr, np.ndarray) and arr.ndim == 2:
-        lens, flat = np.full(arr.shape[0], arr.shape[1], dtype=np.int64), arr.reshape(-1)
-    elif isinstance(arr, (list, tuple, np.ndarray)):
-        lens, flat = flatten(arr, arg)
-    else:
-        raise InvalidParameterError(
-            f"{arg} must be a dict {{user: ranked ids}}, a 2-D "
-            "array of ids (one row per user) or a list of id "
-            f"lists, got {type(recommended).__name__}."
-        )
-    n = lens.shape[0]
-    ids = np.arange(n) if users is None else np.asarray(users)
-    if ids.shape != (n,):
-        raise InvalidParameterError(
-            f"users must give one id per row of {arg} ({n}), got shape {ids.shape}."
-        )
-    return ids, lens, flat
 
 
 def top_lists(lens, flat, k, users, what="user", checked=False):
@@ -157,8 +108,8 @@ def _no_repeats(lists, vocab, users, what):
         s = np.sort(mine)
         dup = s[1:][s[1:] == s[:-1]][0]
         raise InvalidParameterError(
-            f"the list of {what} {shown(users[row])!r} holds item {shown(vocab[dup])!r} "
-            f"twice; recommend each item once per {what}."
+            f"the ranked list of {what} {shown(users[row])!r} holds item "
+            f"{shown(vocab[dup])!r} twice; rank each item once per {what}."
         )
 
 
@@ -224,7 +175,7 @@ class Popularity:
 def _frame_columns(df, arg):
     have = [str(c) for c in df.columns]
     out = []
-    for role, names in (("user", USER_COLUMNS), ("item", ITEM_COLUMNS)):
+    for role, names in (("user", QUERY_COLUMNS), ("item", ITEM_COLUMNS)):
         found = [c for c in names if c in have]
         if len(found) != 1:
             what = "no" if not found else f"{len(found)} ({', '.join(found)})"

@@ -13,11 +13,11 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._utils.arrays import id_array
-from .._utils.errors import InvalidParameterError
+from .._inputs.id_pairs import ranked_lists, truth_pairs
+from .._inputs.preranked import RankedLists
 from .._utils.params import validate
-from . import data as _data
-from .measures import BeyondData, compute, make_requests
+from .lists import beyond_measures
+from .measures import BeyondData
 
 _BLOCKS = {
     "recommended": """recommended : dict, 2-D array-like or list of lists
@@ -73,56 +73,19 @@ def _run(
     threshold=None,
     **data,
 ):
-    head_share = data.pop("head_share", 0.2)
-    ids, lens, flat = _data.as_lists(recommended, users)
-    relevant = None
-    if truth is not None:
-        tu, ti, trel = _truth(truth, ids)
-        relevant = _data.relevant_flags(ids, lens, flat, tu, ti, trel, threshold)
-    req = make_requests([name], k, where=f"{name}_score")
-    per_user, value = compute(
-        req,
-        ids,
-        lens,
-        flat,
-        BeyondData(**data, head_share=head_share),
-        relevant=relevant,
-        no_relevant=no_relevant,
-    )
-    label = req[0].label  # "name@k" with a cut-off
+    """One measure of the lists, read and computed as :func:`evaluate_ranked`
+    reads and computes them (:func:`.._inputs.id_pairs.ranked_lists`,
+    :func:`.._inputs.id_pairs.truth_pairs`, :func:`.lists.beyond_measures`)."""
+    where = f"{name}_score"
+    ids, lens, flat = ranked_lists(recommended, users)
+    pairs = None if truth is None else truth_pairs(truth, users)[:3]
+    data = BeyondData(**{"head_share": 0.2, **data})
+    (req,), per_user, value = beyond_measures(
+        [name], k, RankedLists(ids, lens, flat), pairs, data, threshold=threshold,
+        no_relevant=no_relevant, where=where)
     if per_row:
-        return per_user[label]
-    return value[label]
-
-
-def _truth(truth, ids):
-    """``(user ids, item ids, relevance)`` of a truth given as ``{user: ids}``,
-    ``{user: {id: relevance}}``, a list aligned with the lists, or a tuple."""
-    if isinstance(truth, tuple):
-        if len(truth) not in (2, 3):
-            raise InvalidParameterError(
-                "truth as a tuple must be (user_ids, item_ids) or (user_ids, item_ids, relevance)."
-            )
-        return truth[0], truth[1], (None if len(truth) == 2 else truth[2])
-    if isinstance(truth, Mapping):
-        keys, vals = id_array(list(truth.keys())), list(truth.values())
-    elif isinstance(truth, (list, np.ndarray)):
-        if len(truth) != ids.shape[0]:
-            raise InvalidParameterError(
-                f"truth as a list must give one entry per user ({ids.shape[0]}), got {len(truth)}."
-            )
-        keys, vals = ids, list(truth)
-    else:
-        raise InvalidParameterError(
-            "truth must be a dict {user: relevant ids}, a list "
-            "aligned with recommended or a tuple (user_ids, "
-            f"item_ids[, relevance]); got {type(truth).__name__}."
-        )
-    lens, items = _data.flatten(vals, "truth")
-    rel = None
-    if vals and all(isinstance(v, Mapping) for v in vals):
-        rel = np.array([r for v in vals for r in v.values()], dtype=np.float64)
-    return np.repeat(keys, lens), items, rel
+        return per_user[req.label]  # "name@k" with a cut-off
+    return value[req.label]
 
 
 @validate

@@ -40,7 +40,7 @@ class TopLists:
         return np.repeat(np.arange(self.n_rows), self.lens)
 
 
-def row_sums(lists, values):
+def list_sums(lists, values):
     """Sum of ``values`` (one per entry of ``lists.codes``) over each row.
 
     Rows are summed with ``np.add.reduceat`` on the non-empty rows (pairwise
@@ -99,7 +99,7 @@ def entropy(counts):
 
 def list_mean(lists, per_code):
     """Per-user mean of a per-item value; undefined (False) for an empty list."""
-    sums = row_sums(lists, per_code[lists.codes])
+    sums = list_sums(lists, per_code[lists.codes])
     defined = lists.lens > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(defined, sums / np.maximum(lists.lens, 1), 0.0)
@@ -128,7 +128,7 @@ def serendipity(lists, relevant, in_top_k, k):
     per code. Every user is defined (an empty list scores 0, as precision).
     """
     hits = relevant & ~in_top_k[lists.codes]
-    return row_sums(lists, hits) / k, np.ones(lists.n_rows, dtype=bool)
+    return list_sums(lists, hits) / k, np.ones(lists.n_rows, dtype=bool)
 
 
 def ild(lists, unit):

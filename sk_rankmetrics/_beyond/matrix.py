@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._ranking.select import later_first, select_top
-from .._utils.arrays import MASK_BY_EXCLUDE, as_numeric_array, check_finite, flatnonzero
+from .._utils.arrays import MASK_BY_EXCLUDE, as_numeric_array, check_finite
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
+from .._utils.fast import flatnonzero
 from .measures import BeyondData, compute, in_order, make_requests
 
 

@@ -10,42 +10,19 @@ user and are averaged over users.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from .._metrics.names import family_of
+from .._metrics.registry import REGISTRY
+from .._metrics.requests import make_requests as _make_requests
 from .._utils.errors import InvalidParameterError, UndefinedRows, warn_undefined
-from .._utils.labels import with_cutoff
 from .._utils.policy import policy_values
 from . import data as _data
 from . import kernels
 
-#: name -> (whole list set?, arguments it needs, what it measures)
-MEASURES = {
-    "coverage": (True, ("items",), "catalogue coverage"),
-    "gini": (True, ("items",), "Gini index of item exposure"),
-    "entropy": (True, (), "Shannon entropy of item exposure"),
-    "personalization": (True, (), "1 - mean cosine overlap of pairs of lists"),
-    "novelty": (False, ("popularity",), "mean self-information of the items"),
-    "arp": (False, ("popularity",), "average recommendation popularity"),
-    "aplt": (False, ("popularity",), "average percentage of long-tail items"),
-    "ild": (False, ("item_features",), "intra-list diversity"),
-    "serendipity": (False, ("popularity", "truth"), "relevant items outside the k most popular"),
-}
-
-#: Whether a larger value is better (for scorers): less concentration (Gini)
-#: and less popularity (ARP) are better; more of the others.
-GREATER_IS_BETTER = {
-    "coverage": True,
-    "gini": False,
-    "entropy": True,
-    "personalization": True,
-    "novelty": True,
-    "arp": False,
-    "aplt": True,
-    "ild": True,
-    "serendipity": True,
-}
+#: The beyond-accuracy measures, from the registry (families ``beyond_set``:
+#: one value for the whole list set, and ``beyond_list``: a value per user).
+MEASURES = {name: spec for name, spec in REGISTRY.items() if spec.family.startswith("beyond")}
 
 #: The keywords that carry a measure's data (scorers take them as options).
 DATA_OPTIONS = ("popularity", "item_features", "head_share")
@@ -60,35 +37,9 @@ _WHAT = {
     "truth": "the truth (the relevant items of each user)",
 }
 
-_NAME_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:@\s*(\S+))?\s*$")
-
-
 def is_beyond(item):
     """Whether a metric name (or a ``(name, options)`` pair) is a beyond-accuracy measure."""
-    label = item[0] if isinstance(item, tuple) and len(item) == 2 else item
-    if not isinstance(label, str):
-        return False
-    m = _NAME_RE.match(label)
-    return bool(m) and m.group(1).lower() in MEASURES
-
-
-def split_metrics(metrics):
-    """``(other metrics, beyond-accuracy metrics, every label in order)`` of a
-    name, a ``(name, options)`` pair or an iterable of them (the other
-    metrics are left to the registry to check)."""
-    if isinstance(metrics, str) or (
-        isinstance(metrics, tuple) and len(metrics) == 2 and isinstance(metrics[0], str)
-    ):
-        items = [metrics]
-    else:
-        try:
-            items = list(metrics)
-        except TypeError:
-            return metrics, [], []
-    beyond = [m for m in items if is_beyond(m)]
-    labels = [m[0] if isinstance(m, tuple) else m for m in items]
-    others = [m for m in items if not is_beyond(m)]
-    return (others if beyond else metrics), beyond, labels
+    return (family_of(item) or "").startswith("beyond")
 
 
 def in_order(values, labels):
@@ -106,55 +57,17 @@ def in_order(values, labels):
 
 def is_whole_set(name):
     """Whether the (bare) measure has one value for the whole list set."""
-    return MEASURES[name][0]
+    return MEASURES[name].family == "beyond_set"
 
 
-class BeyondRequest:
-    """A beyond-accuracy measure asked for: ``label``, bare ``name``, cut-off ``k``."""
-
-    def __init__(self, label, name, k):
-        self.label, self.name, self.k = label, name, k
-        self.whole = MEASURES[name][0]
-        self.needs = MEASURES[name][1]
+#: The families of this layer, for the request builder.
+FAMILIES = ("beyond_list", "beyond_set")
 
 
 def make_requests(items, k=None, where="evaluate"):
-    """:class:`BeyondRequest` objects for beyond-accuracy names (``k`` is
-    added to names without a cut-off, as for the other metrics)."""
-    out = []
-    for item in items:
-        if isinstance(item, tuple):
-            label, options = item
-            if options:
-                raise InvalidParameterError(
-                    f"{where}: {label!r} takes no options in a (name, options) pair; its "
-                    "data are the keywords items=, popularity=, item_features= and "
-                    "head_share=."
-                )
-        else:
-            label = item
-        m = _NAME_RE.match(label)
-        name, at = m.group(1).lower(), m.group(2)
-        cut = k
-        if at is None and k is not None:
-            label = with_cutoff(label, k)
-        if at is not None:
-            try:
-                cut = int(at)
-            except ValueError:
-                cut = 0
-            if str(cut) != at.strip() or cut < 1:
-                raise InvalidParameterError(
-                    f"{where}: {label!r} needs a cut-off that is a "
-                    f"positive integer, such as '{name}@10'."
-                )
-        if name == "serendipity" and cut is None:
-            raise InvalidParameterError(
-                f"{where}: {label!r} needs a cut-off (it counts items outside the k most "
-                "popular): write 'serendipity@10' (or pass k=10)."
-            )
-        out.append(BeyondRequest(label, name, cut))
-    return out
+    """The requests of beyond-accuracy names (``k`` is added to names without
+    a cut-off, as for the other metrics): the registry's one builder."""
+    return _make_requests(items, where, k=k, families=FAMILIES)
 
 
 class BeyondData:
@@ -234,7 +147,7 @@ def compute(
 def check_data(requests, data, has_truth):
     """Raise naming the argument a measure needs and was not given."""
     for req in requests:
-        for arg in req.needs:
+        for arg in req.spec.data[1:]:  # after "lists"
             if arg == "truth":
                 if not has_truth:
                     raise InvalidParameterError(f"{req.label} needs {_WHAT['truth']}.")

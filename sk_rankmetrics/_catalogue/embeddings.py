@@ -13,24 +13,18 @@ ranks the whole block instead. No users x items matrix is ever held.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from .._evaluation.engine import PARALLEL_MIN_ELEMENTS
-from .._evaluation.engine import compute as engine_compute
-from .._evaluation.reduce import reduce_results
+from .._evaluation.pipeline import score_layout
 from .._evaluation.result import EvaluationResult
-from .._metrics.names import parse_name
-from .._metrics.requests import Request, as_metric_list, split_request
-from .._utils.arrays import flatnonzero
+from .._metrics.requests import make_requests
 from .._utils.errors import InvalidParameterError, short_repr
-from .._utils.labels import twice_at_k, with_cutoff
+from .._utils.fast import flatnonzero
 from .._utils.params import validate
-from .._utils.threads import N_THREADS
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
 from .ids import IdIndex, id_form, pairs_by_id, top_ids
 from .layout import EmbeddingInputs
@@ -239,22 +233,6 @@ def _without_excluded(truth, exclude, policy):
     keep[leak] = False
     rows = np.repeat(np.arange(n_users), np.diff(truth.indptr))
     return sp.csr_array((truth.data[keep], (rows[keep], truth.indices[keep])), shape=truth.shape)
-
-
-def _requests(metrics, k):
-    out = []
-    for item in as_metric_list(metrics):
-        label, opts = split_request(item)
-        spec, kk, preset = parse_name(label)
-        if k is not None and kk is None and spec.takes_k:
-            kk, label = k, with_cutoff(label, k)
-        out.append(Request(spec, kk, opts, label, preset=preset, where=WHERE))
-    labels = [r.label for r in out]
-    if len(set(labels)) != len(labels):
-        raise InvalidParameterError(
-            f"{WHERE}: metrics names a metric twice: {labels}{twice_at_k(labels, k)}."
-        )
-    return out
 
 
 # -- the public function -----------------------------------------------------------
@@ -484,7 +462,7 @@ def evaluate_embeddings(
         truth = _without_excluded(truth, excl, exclude_relevant)
         if not excl.nnz:
             excl = None
-    requests = _requests(metrics, k)
+    requests = make_requests(metrics, WHERE, k=k)
     top = None
     if return_top:
         width = k
@@ -520,19 +498,8 @@ def evaluate_embeddings(
         seed=seed,
         top=top,
     )
-    if N_THREADS > 1 and n_users * n_items >= PARALLEL_MIN_ELEMENTS:
-        # The engine scores blocks on its threads, each with its share of the
-        # cores for BLAS, so that the products and the ranking of different
-        # blocks overlap instead of every product claiming every core.
-        from threadpoolctl import threadpool_limits
-
-        share = max(1, (os.cpu_count() or 1) // N_THREADS)
-        with threadpool_limits(limits=share, user_api="blas"):
-            raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
-    else:
-        raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
-    per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    result = EvaluationResult(users_by.ids, per_query, mean)
+    result = score_layout(inputs, requests, ignore_ties=ignore_ties, no_relevant=no_relevant,
+                          progress=progress, blas=True, ids=users_by.ids)
     if top is not None:
         return result, (top_ids(top, items_by) if items_by.given else top)
     return result

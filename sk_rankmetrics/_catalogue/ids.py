@@ -17,8 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._inputs.id_pairs import is_frame, truth_from_frame, truth_pairs
-from .._utils.arrays import as_ids, flatnonzero
+from .._utils.arrays import as_ids
 from .._utils.errors import InvalidParameterError, shown
+from .._utils.fast import flatnonzero
 
 WHERE = "evaluate_embeddings"
 

@@ -64,6 +64,8 @@ class EmbeddingInputs:
     ``top.shape[1]`` item indices of every user.
     """
 
+    diversity = False  # the Layout contract (_inputs/layout.py)
+
     query_ids = None
 
     def __init__(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero, nonzero_2d
+from .._utils.fast import flatnonzero, nonzero_2d
 from .._utils.hashing import GOLDEN, mix
 
 #: Groups per position of the cut-off: more groups give a tighter bound (fewer

@@ -13,7 +13,8 @@ import os
 
 import numpy as np
 
-from .._beyond.measures import is_beyond, split_metrics
+from .._beyond.measures import is_beyond
+from .._metrics.names import by_family
 
 
 def add_beyond_options(p):
@@ -73,7 +74,7 @@ def _tabular(path):
 
 def _items(path):
     if _tabular(path):
-        from .._beyond.data import ITEM_COLUMNS
+        from .._inputs.id_pairs import ITEM_COLUMNS
 
         df = _frame(path)
         found = [c for c in ITEM_COLUMNS if c in df.columns]
@@ -107,7 +108,7 @@ def _popularity(path):
 
 
 def _features(path):
-    from .._beyond.data import ITEM_COLUMNS
+    from .._inputs.id_pairs import ITEM_COLUMNS
 
     df = _frame(path) if _tabular(path) else None
     if df is None:
@@ -132,10 +133,11 @@ def has_beyond(metrics):
 def score_run(qrels, run, metrics, args, evaluate_run, **settings):
     """``evaluate_run`` for the other metrics, the beyond-accuracy ones added
     from the run's lists (ranked by score, ties by document id descending)."""
-    from .._files.ranked_frames import beyond_data
-    from .._inputs.preranked import group_long
+    from .._beyond.measures import BeyondData
+    from .._files.lists import beyond_result
+    from .._inputs.preranked import RankedLists, group_long
 
-    others, beyond, order = split_metrics(metrics)
+    others, _, beyond, order = by_family(metrics)
     result = evaluate_run(qrels, run, others, **settings) if others else None
     ids, lens, flat, _ = group_long(run.qid, run.docno, run.score, order="score")
     data = {
@@ -145,22 +147,12 @@ def score_run(qrels, run, metrics, args, evaluate_run, **settings):
             _features(args.item_features) if getattr(args, "item_features", None) else None
         ),
     }
-    return beyond_data(
-        beyond,
-        None,
-        ids,
-        lens,
-        flat,
-        (qrels.qid, qrels.docno, qrels.relevance),
-        settings.get("threshold"),
-        "warn" if settings.get("no_relevant") is None else settings["no_relevant"],
-        data["items"],
-        data["popularity"],
-        data["item_features"],
-        getattr(args, "head_share", 0.2),
-        result,
-        order,
-    )
+    return beyond_result(
+        beyond, None, RankedLists(ids, lens, flat), (qrels.qid, qrels.docno, qrels.relevance),
+        BeyondData(**data, head_share=getattr(args, "head_share", 0.2)),
+        threshold=settings.get("threshold"),
+        no_relevant="warn" if settings.get("no_relevant") is None else settings["no_relevant"],
+        result=result, order=order)
 
 
 def query_values(res, name):

@@ -12,8 +12,8 @@ import io
 import json
 import os
 
-from .._files.diversity import diversity_names
 from .._files.trec import read_trec_qrels
+from .._metrics.names import by_family
 from .._utils.errors import printable as _printable
 from .beyond import add_beyond_options, query_values
 from .common import (
@@ -154,7 +154,7 @@ def _table(results, per_query, setting):
 def main(args):
     out_fmt = output_format(args.output, args.output_format) if args.output else None
     prog = Progress("", force=args.progress)
-    if args.metric and diversity_names(args.metric):  # a diversity qrels (ndeval's)
+    if args.metric and by_family(args.metric).diversity_only():  # a diversity qrels (ndeval's)
         prog.phase(f"reading qrels {os.path.basename(args.qrels)}", unit="bytes")
         qrels = read_trec_qrels(args.qrels, diversity=True, progress=prog)
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._evaluation.engine import compute as engine_compute
+from .._evaluation.pipeline import layout_values
 from .._inputs.check import check_inputs
 from .._inputs.dense import check_exclude_shape, check_exclude_type, exclude_mask
 from .._utils.arrays import (
@@ -14,10 +14,9 @@ from .._utils.arrays import (
     as_ids,
     as_numeric_array,
     check_finite,
-    flatnonzero,
-    unique,
 )
 from .._utils.errors import InvalidParameterError
+from .._utils.fast import flatnonzero, unique
 from .._utils.threads import one_thread
 from . import is_dask
 from .plan import _context, _in_partition, _modules, _part_number, _Plan, _results
@@ -236,7 +235,7 @@ def _matrix_block(yt, ys, *extra, plan, mask=None, block_info=None):
         if ex is not None:
             inputs.exclude_items(ex, plan.where)
         with one_thread():
-            raw = engine_compute(inputs, plan.requests, ignore_ties=plan.ignore_ties)
+            raw = layout_values(inputs, plan.requests, ignore_ties=plan.ignore_ties)
     return plan.rows(raw, np.arange(n), w, yt.shape[1]).to_numpy(dtype=np.float64)
 
 
@@ -563,7 +562,7 @@ def _score_long(yt, ys, q, w, j, plan, where):
             inputs = check_inputs(yt, ys, q, j)
         weights = inputs.query_weights(w)
         with one_thread():
-            raw = engine_compute(inputs, plan.requests, ignore_ties=plan.ignore_ties)
+            raw = layout_values(inputs, plan.requests, ignore_ties=plan.ignore_ties)
     n_items = np.empty(inputs.n_rows)
     n_items[inputs.row_of_group] = inputs.counts
     rows = plan.rows(raw, pd.Index(inputs.query_ids, name="qid"), weights, n_items)

@@ -16,8 +16,8 @@ import numpy as np
 from .._beyond import measures as _beyond
 from .._beyond.data import positions, relevant_flags
 from .._evaluation.result import EvaluationResult
-from .._utils.arrays import unique
 from .._utils.errors import InvalidParameterError, quiet
+from .._utils.fast import unique
 from .columns import _common_id_kind as _common_kind
 from .columns import _shared_meta, _split, _together
 from .lists import _lists_side, _truth_side
@@ -116,7 +116,8 @@ def evaluate_beyond(
     _, _, dd, pd = _modules()
     requests = _beyond.make_requests(beyond, k, where="evaluate_ranked")
     has_truth = truth is not None
-    _beyond.check_data(requests, data, has_truth or not any("truth" in r.needs for r in requests))
+    needs_truth = any("truth" in r.spec.data for r in requests)
+    _beyond.check_data(requests, data, has_truth or not needs_truth)
     rec_kinds, rec_frame = _lists_side(recommended, dd, run_format)
     if has_truth:
         tru_kinds, tru_frame = _truth_side(truth, dd, pd, qrels_format)
@@ -130,7 +131,7 @@ def evaluate_beyond(
     meta = _shared_meta(kinds)
     frames = [rec_frame(kinds, meta)] + ([tru_frame(kinds, meta)] if has_truth else [])
     both = _together(frames, kinds, dd)
-    needs_truth = has_truth and any("truth" in r.needs for r in requests)
+    needs_truth = has_truth and any("truth" in r.spec.data for r in requests)
     outs = [
         dask.delayed(_part, pure=True)(
             p, i, kinds, requests, data, complete, threshold, needs_truth

@@ -7,12 +7,13 @@ from operator import itemgetter
 
 import numpy as np
 
-from .._evaluation.engine import compute as engine_compute
-from .._files.diversity import diversity_names
+from .._evaluation.pipeline import layout_values
 from .._files.frames import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS
-from .._files.runs import with_options
-from .._utils.arrays import as_numeric_array, check_finite, flatnonzero, unique
+from .._metrics.names import by_family
+from .._metrics.requests import make_requests
+from .._utils.arrays import as_numeric_array, check_finite
 from .._utils.errors import InvalidParameterError, quiet
+from .._utils.fast import flatnonzero, unique
 from .._utils.threads import one_thread
 from . import is_dask
 from .columns import (
@@ -40,7 +41,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
     """:func:`sk_rankmetrics.evaluate_ranked` for a Dask bag or data frame."""
     _, _, dd, pd = _modules()
     _no_progress(progress, "evaluate_ranked")
-    if diversity_names(metrics):
+    if by_family(metrics).diversity_only():
         raise InvalidParameterError(
             "evaluate_ranked: the diversity measures do not take Dask inputs here; use "
             "evaluate_run with Dask frames (the qrels with an integer subtopic column), or "
@@ -51,7 +52,7 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
             "evaluate_ranked: users cannot be given with Dask inputs; the user ids come "
             "with the lists ((user, ids) pairs in a bag, or a user column)."
         )
-    requests = with_options(metrics, k, where="evaluate_ranked",
+    requests = make_requests(metrics, "evaluate_ranked", k=k,
                              given={"threshold": ("threshold", threshold, threshold)})
     rec_kinds, rec_frame = _lists_side(recommended, dd, run_format)
     tru_kinds, tru_frame = _truth_side(truth, dd, pd, qrels_format)
@@ -299,5 +300,5 @@ def _score_ranked(part, plan, partition_info=None):
         inputs = build_preranked(RankedLists(ids, lens, ri),
                                  Truth(tu, ti, tr, queries=truth_users), queries="run",
                                  what="user")
-        raw = engine_compute(inputs, plan.requests, ignore_ties=True)
+        raw = layout_values(inputs, plan.requests, ignore_ties=True)
     return plan.rows(raw, pd.Index(inputs.query_ids, name="user"), None, 0.0)

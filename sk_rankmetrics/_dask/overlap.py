@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import unique
 from .._utils.errors import warn
+from .._utils.fast import unique
 from .columns import _split
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._evaluation.result import EvaluationResult
-from .._files.diversity import as_diversity_qrels, diversity_names, diversity_requests
+from .._files.diversity import as_diversity_qrels, diversity_requests
 from .._files.frames import RELEVANCE_COLUMNS, SCORE_COLUMNS
 from .._files.runs import evaluate_run as evaluate_in_memory
 from .._files.runs import run_requests
 from .._files.trec import TrecQrels, TrecRun
+from .._metrics.names import by_family
 from .._utils.errors import quiet
 from .._utils.threads import one_thread
 from .arrays import _fresh_id
@@ -49,7 +50,7 @@ def evaluate_run(qrels, run, metrics, *, setting, complete, threshold, gains, ma
     _, _, dd, pd = _modules()
     _no_progress(progress, "evaluate_run")
     trec = setting == "trec_eval"
-    diversity = getattr(qrels, "subtopic", None) is not None or diversity_names(metrics)
+    diversity = getattr(qrels, "subtopic", None) is not None or by_family(metrics).diversity_only()
     if diversity:
         requests = diversity_requests(metrics, threshold)
         if not isinstance(qrels, dd.DataFrame):  # a path or a TrecQrels with subtopics

@@ -22,7 +22,7 @@ def _view(rc, req):
 
 def check_diversity(inputs, requests):
     """Raise when diversity measures and a diversity qrels do not come together."""
-    diverse = getattr(inputs, "diversity", False)
+    diverse = inputs.diversity
     for req in requests:
         if ("subtopics" in req.spec.needs) != diverse:
             if diverse:

@@ -1,18 +1,59 @@
-"""evaluate_requests: the one path from user arrays to metric values (backend,
-inputs, the ranking pass, the reduction), shared by every public entry."""
+"""The one step from a layout to a result, shared by every entry point:
+:func:`layout_values` (the engine, with progress and the thread limits, the BLAS
+share of layouts that multiply matrices included), :func:`score_layout` (then
+the reduction and the :class:`EvaluationResult`), and :func:`evaluate_requests`
+(user arrays to metric values: backend, inputs, that step)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from typing import Any
 
 from .._inputs.check import check_inputs
 from .._metrics.requests import Request
 from .._utils.arrays import check_sample_weight
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
+from .._utils.threads import N_THREADS
 from .._utils.types import ArrayLike, NoRelevant, Score
+from .engine import PARALLEL_MIN_ELEMENTS
 from .engine import compute as engine_compute
 from .reduce import reduce_results
+from .result import EvaluationResult
+
+
+def layout_values(inputs: Any, requests: Sequence[Request], *, ignore_ties: bool,
+                  progress: Any = None, blas: bool = False) -> dict[str, Any]:
+    """Per-row values and defined-masks of every request over a layout.
+
+    ``blas``: the layout multiplies matrices while it ranks (the catalogue's
+    factors); on a large input the engine's threads then each take their share
+    of the cores for BLAS, so that the products and the ranking of different
+    blocks overlap instead of every product claiming every core.
+    """
+    if blas and N_THREADS > 1 and inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS:
+        from threadpoolctl import threadpool_limits
+
+        share = max(1, (os.cpu_count() or 1) // N_THREADS)
+        with threadpool_limits(limits=share, user_api="blas"):
+            return engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+    return engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+
+
+def score_layout(inputs: Any, requests: Sequence[Request], *, ignore_ties: bool,
+                 no_relevant: Any, weights: Any = None, progress: Any = None,
+                 order: Any = None, blas: bool = False, ids: Any = None) -> EvaluationResult:
+    """:func:`layout_values`, reduced (``no_relevant``, ``weights``) into an
+    :class:`EvaluationResult` keyed by ``ids`` (the layout's query ids when
+    None), its rows taken in ``order`` (a permutation) when given."""
+    raw = layout_values(inputs, requests, ignore_ties=ignore_ties, progress=progress,
+                        blas=blas)
+    per_query, mean = reduce_results(raw, requests, no_relevant, weights)
+    ids = inputs.query_ids if ids is None else ids
+    if order is not None:
+        ids, per_query = ids[order], {k: v[order] for k, v in per_query.items()}
+    return EvaluationResult(ids, per_query, mean)
 
 
 def evaluate_requests(
@@ -65,6 +106,6 @@ def evaluate_requests(
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:
         weights = inputs.query_weights(sample_weight)
-    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
+    raw = layout_values(inputs, requests, ignore_ties=ignore_ties)
     values, means = reduce_results(raw, requests, no_relevant, weights)
     return values if per_row else means

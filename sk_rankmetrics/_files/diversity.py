@@ -7,36 +7,13 @@ import os
 
 import numpy as np
 
-from .._evaluation.engine import compute as engine_compute
-from .._evaluation.reduce import reduce_results
-from .._evaluation.result import EvaluationResult
+from .._evaluation.pipeline import score_layout
 from .._inputs.diversity import SubtopicTruth, build_diversity, diversity_from_codes
 from .._inputs.preranked import RankedLists, group_long
-from .._metrics.diversity import parse_diversity_name
-from .._metrics.requests import as_metric_list, make_requests, split_request
-from .._utils.errors import InvalidParameterError
-from .._utils.labels import with_cutoff
+from .._metrics.requests import make_requests
 from .id_codes import factorize
+from .matching import match_columns
 from .trec import TrecQrels, read_trec_qrels
-
-
-def diversity_names(metrics):
-    """Whether the metrics are diversity measures: True (all), False (none);
-    a mix raises (a diversity qrels judges subtopics, not documents)."""
-    try:
-        names = [split_request(m)[0] for m in as_metric_list(metrics)]
-    except InvalidParameterError:
-        return False
-    found = [parse_diversity_name(n) is not None for n in names]
-    if any(found) and not all(found):
-        div = [n for n, f in zip(names, found) if f]
-        other = [n for n, f in zip(names, found) if not f]
-        raise InvalidParameterError(
-            f"{div[0]!r} is a diversity measure and {other[0]!r} is not: a diversity "
-            "qrels judges (query, subtopic, document), ordinary qrels (query, document); "
-            "evaluate them in two calls."
-        )
-    return bool(found) and all(found)
 
 
 def as_diversity_qrels(qrels):
@@ -53,16 +30,10 @@ def as_diversity_qrels(qrels):
 
 
 def diversity_requests(metrics, threshold, k=None, where="evaluate_run"):
-    items = []
-    for item in as_metric_list(metrics):
-        name, options = split_request(item)
-        spec, at, fixed = parse_diversity_name(name)
-        if k is not None and at is None and spec.takes_k:
-            name = with_cutoff(name, k)
-        if threshold is not None and "threshold" not in fixed and "threshold" not in options:
-            options = {**options, "threshold": threshold}
-        items.append((name, options))
-    return make_requests(items, where=where)
+    """The diversity measures' requests: ``threshold`` reaches every measure whose
+    name does not fix it."""
+    return make_requests(metrics, where, k=k,
+                         given={"threshold": ("threshold", threshold, threshold)})
 
 
 def judged_pairs_only(inputs):
@@ -88,9 +59,9 @@ def judged_pairs_only(inputs):
     return inputs
 
 
-def _from_columns(q, r, from_columns, *, complete, max_docs, trec):
+def _from_columns(q, r, *, complete, max_docs, trec):
     """The diversity layout of a run and a diversity qrels read from files, by
-    the integer codes of the ordinary path (``from_columns``: its matcher,
+    the integer codes of the ordinary path (:func:`.matching.match_columns`:
     run lines to qrels lines by hashed pairs, ranked in trec_eval's order).
 
     The matcher is given the qrels with each line's number as its level: the
@@ -103,7 +74,7 @@ def _from_columns(q, r, from_columns, *, complete, max_docs, trec):
     ordered = np.asarray(ordered, dtype=np.int64)
     lines = copy.copy(q)
     lines.relevance = np.arange(len(q), dtype=np.float64)
-    pre, perm = from_columns(lines, r, None, complete=complete, max_docs=max_docs, trec=trec)
+    pre, perm = match_columns(lines, r, None, complete=complete, max_docs=max_docs, trec=trec)
     line = pre.truth_rel.astype(np.int64)
     to_ordered = np.full(int(pre.truth_codes.max(initial=-1)) + 1, -1, dtype=np.int64)
     to_ordered[pre.truth_codes] = ordered[line]
@@ -149,7 +120,6 @@ def evaluate_diversity_run(
     judged_only,
     no_relevant,
     progress,
-    from_columns=None,
 ):
     """:func:`evaluate_run` for diversity measures (see its docstring)."""
     q = as_diversity_qrels(qrels)
@@ -159,14 +129,11 @@ def evaluate_diversity_run(
     requests = diversity_requests(metrics, threshold)
     perm = None
     if (
-        from_columns is not None
-        and q._columns is not None
+        q._columns is not None
         and run._columns is not None
         and len(run)
     ):
-        inputs, perm = _from_columns(
-            q, run, from_columns, complete=complete, max_docs=max_docs, trec=trec
-        )
+        inputs, perm = _from_columns(q, run, complete=complete, max_docs=max_docs, trec=trec)
     else:
         ids, lens, items, scores = group_long(run.qid, run.docno, run.score, order="score")
         if max_docs is not None:
@@ -183,13 +150,8 @@ def evaluate_diversity_run(
         inputs = judged_pairs_only(inputs)
     if no_relevant is None:
         no_relevant = 0.0 if trec else "warn"
-    raw = engine_compute(inputs, requests, ignore_ties=trec, progress=progress)
-    per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    if perm is None:
-        return EvaluationResult(inputs.query_ids, per_query, mean)
-    return EvaluationResult(
-        inputs.query_ids[perm], {k: v[perm] for k, v in per_query.items()}, mean
-    )
+    return score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+                        progress=progress, order=perm)
 
 
 def check_repeats(inputs):
@@ -255,6 +217,5 @@ def evaluate_diversity_ranked(
     inputs = build_diversity(
         lists, subtopic_truth(truth), queries="truth" if complete else "both", what="user"
     )
-    raw = engine_compute(inputs, requests, ignore_ties=True, progress=progress)
-    per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    return EvaluationResult(inputs.query_ids, per_query, mean)
+    return score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
+                        progress=progress)

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero
 from .._utils.errors import shown
+from .._utils.fast import flatnonzero
 from .._utils.params import validate
 from .._utils.types import FileFormat, PathLike, Progress
 from .tokens import open_binary, sniff_compression, strip_compression

@@ -8,15 +8,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._beyond.measures import BeyondData, split_metrics
-from .._inputs.id_pairs import flatten_lists, is_frame, truth_from_frame, truth_pairs
+from .._beyond.lists import beyond_measures
+from .._beyond.measures import BeyondData, in_order
+from .._evaluation.pipeline import score_layout
+from .._evaluation.result import EvaluationResult
+from .._inputs.id_pairs import is_frame, ranked_lists, truth_from_frame, truth_pairs
 from .._inputs.preranked import (
     RankedLists,
     Truth,
     build_preranked,
     group_long,
 )
-from .._utils.arrays import id_array
+from .._metrics.names import by_family
+from .._metrics.requests import make_requests
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
@@ -31,16 +35,13 @@ from .._utils.types import (
     PathLike,
     Progress,
 )
-from .diversity import diversity_names, evaluate_diversity_ranked
+from .diversity import evaluate_diversity_ranked
 from .formats import read_qrels, read_run
 from .pairs import prepare_lists, ranked_run, refuse_on_lazy
-from .ranked_frames import beyond_data, lists_from_frame
-from .runs import _score_layout, with_options
+from .ranked_frames import lists_from_frame
 
 if TYPE_CHECKING:
     from typing_extensions import TypeAlias
-
-    from .._evaluation.result import EvaluationResult
 
 #: ``recommended`` of :func:`evaluate_ranked`: ranked ids per user.
 RecommendedInput: TypeAlias = (
@@ -57,29 +58,26 @@ def _recommended(recommended, users, fmt="auto"):
         r = read_run(recommended, format=fmt)
         ids, lens, flat, _ = group_long(r.qid, r.docno, r.score, order="score")
         return ids, lens, flat
-    if isinstance(recommended, Mapping):
-        ids = id_array(list(recommended.keys()))
-        lens, flat = flatten_lists(list(recommended.values()), len(recommended),
-                                    "recommended", ranked=True, users=ids)
-        return ids, lens, flat
-    arr = recommended
-    if hasattr(arr, "to_numpy"):
-        arr = arr.to_numpy()
-    if isinstance(arr, np.ndarray) and arr.ndim == 2:
-        n, w = arr.shape
-        lens, flat = np.full(n, w, dtype=np.int64), arr.reshape(-1)
-    elif isinstance(arr, (list, tuple, np.ndarray)):
-        n = len(arr)
-        lens, flat = flatten_lists(arr, n, "recommended", ranked=True, users=users)
-    else:
-        raise InvalidParameterError("recommended must be a dict {user: ranked ids}, a 2-D array "
-                                    "of ids (one row per user) or a list of id lists, got "
-                                    f"{type(recommended).__name__}.")
-    ids = np.arange(n) if users is None else np.asarray(users)
-    if ids.shape != (n,):
-        raise ValueError(f"users must give one id per row of recommended ({n}), got "
-                         f"shape {ids.shape}.")
-    return ids, lens, flat
+    return ranked_lists(recommended, users)
+
+
+def beyond_result(beyond, k, lists, truth, data, *, threshold, no_relevant, result=None,
+                  order=None):
+    """``result`` (an :class:`EvaluationResult` of the other metrics, or None)
+    with the beyond-accuracy measures ``beyond`` added (:func:`beyond_measures`),
+    in the order asked for (``order``: every name as given)."""
+    requests, per_user, value = beyond_measures(
+        beyond, k, lists, truth, data, threshold=threshold, no_relevant=no_relevant,
+        row_ids=None if result is None else result.query_ids)
+    if result is None:
+        result = EvaluationResult(np.asarray(lists.ids), {}, {})
+    result.per_query.update(per_user)
+    result.mean.update(value)
+    if order is not None:
+        result.mean = in_order(result.mean, order)
+        result.per_query = in_order(result.per_query, order)
+    result.whole_set = (*result.whole_set, *(r.label for r in requests if r.whole))
+    return result
 
 
 def truth_lists(truth, users, fmt="auto"):
@@ -234,7 +232,8 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     >>> {name: round(v, 4) for name, v in res.mean.items()}
     {'ndcg@3': 0.6499, 'recall@3': 0.75, 'mrr@3': 0.6667}
     """
-    metrics, beyond, order = split_metrics(metrics)
+    families = by_family(metrics)
+    metrics, beyond, order = families.others, families.beyond, families.labels
     backend = backend_for(recommended, truth)
     if backend is not None:
         refuse_on_lazy(ignore_identical_ids, duplicates, "evaluate_ranked")
@@ -268,29 +267,31 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
                            else _recommended(recommended, users, run_format))
     ids, lens, flat = prepare_lists(ids, lens, flat, ignore_identical_ids=ignore_identical_ids,
                                     duplicates=duplicates, where="evaluate_ranked: recommended")
-    if metrics and diversity_names(metrics):  # subtopic qrels: the diversity path
+    lists = RankedLists(ids, lens, flat)
+    data = BeyondData(items=items, popularity=popularity, item_features=item_features,
+                      head_share=head_share)
+    if metrics and families.diversity_only():  # subtopic qrels: the diversity path
         result = evaluate_diversity_ranked(
-            RankedLists(ids, lens, flat), truth, metrics, k=k, complete=complete,
+            lists, truth, metrics, k=k, complete=complete,
             threshold=threshold, no_relevant=no_relevant, progress=progress)
-        return result if not beyond else beyond_data(
-            beyond, k, ids, lens, flat, None, threshold, no_relevant, items, popularity,
-            item_features, head_share, result, order)
+        return result if not beyond else beyond_result(
+            beyond, k, lists, None, data, threshold=threshold, no_relevant=no_relevant,
+            result=result, order=order)
     if truth is None and not metrics:  # beyond-accuracy measures of the lists alone
-        return beyond_data(beyond, k, ids, lens, flat, None, threshold, no_relevant,
-                           items, popularity, item_features, head_share, None, order)
+        return beyond_result(beyond, k, lists, None, data, threshold=threshold,
+                             no_relevant=no_relevant, order=order)
     tu, ti, trel, known = (truth_from_frame(truth) if is_frame(truth)
                            else truth_lists(truth, users, qrels_format))
     result = None
     if metrics:
-        requests = with_options(metrics, k, where="evaluate_ranked",
+        requests = make_requests(metrics, "evaluate_ranked", k=k,
                                 given={"threshold": ("threshold", threshold, threshold)})
-        inputs = build_preranked(RankedLists(ids, lens, flat),
+        inputs = build_preranked(lists,
                                  Truth(tu, ti, trel, queries=known),
                                  queries="truth" if complete else "run", what="user")
-        result = _score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
+        result = score_layout(inputs, requests, ignore_ties=True, no_relevant=no_relevant,
                                progress=progress)
     if beyond:
-        result = beyond_data(beyond, k, ids, lens, flat, (tu, ti, trel), threshold,
-                             no_relevant, items, popularity, item_features, head_share,
-                             result, order)
+        result = beyond_result(beyond, k, lists, (tu, ti, trel), data, threshold=threshold,
+                               no_relevant=no_relevant, result=result, order=order)
     return result

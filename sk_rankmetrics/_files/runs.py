@@ -7,26 +7,19 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .._evaluation.engine import compute as engine_compute
-from .._evaluation.reduce import reduce_results
+from .._evaluation.pipeline import score_layout
 from .._evaluation.result import EvaluationResult
 from .._inputs.preranked import (
-    PrerankedInputs,
     RankedLists,
     Truth,
     build_preranked,
-    check_overlap,
     group_long,
-    indptr_of,
-    sort_pairs,
 )
-from .._metrics.names import parse_name
-from .._metrics.registry import METRICS
-from .._metrics.requests import Request, as_metric_list, split_request
-from .._utils.arrays import flatnonzero
+from .._metrics.names import by_family
+from .._metrics.requests import as_metric_list, make_requests
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, short_repr, warn
-from .._utils.labels import twice_at_k, with_cutoff
+from .._utils.fast import flatnonzero
 from .._utils.params import validate
 from .._utils.types import (
     DaskFrame,
@@ -39,83 +32,12 @@ from .._utils.types import (
     Progress,
     Setting,
 )
-from .diversity import diversity_names, evaluate_diversity_run
+from .diversity import evaluate_diversity_run
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
-from .id_codes import factorize, factorize_collapsed
+from .matching import match_columns
 from .pairs import as_pairs_input, ranked_run, refuse_on_lazy
-from .tokens import PAIR_STEP, pair_hashes
 from .trec import TrecQrels, TrecRun
-
-
-def _score_layout(inputs, requests, *, ignore_ties, no_relevant, progress):
-    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
-    per_query, mean = reduce_results(raw, requests, no_relevant, None)
-    return EvaluationResult(inputs.query_ids, per_query, mean)
-
-
-def with_options(metrics, k, *, where, fixed=None, given=None, trec=False):
-    """Requests for metric names, each with the common options it reads.
-
-    ``given`` maps an option to ``(argument, value, resolved)``: the user's
-    argument name and value (``None`` or ``False``: not given) and the option
-    value it becomes. Whether a metric reads an argument is asked of one rule,
-    :func:`.trec_eval.reads_option` (trec_eval's table in the trec_eval
-    setting, ``trec``): the argument reaches exactly the metrics that read it,
-    and an argument that no requested metric reads raises, since it would be
-    silently ignored. ``max_docs`` and ``judged_only`` are checked only: they
-    act on the ranking before any metric. ``fixed`` are options the setting
-    imposes on every metric that reads them.
-    """
-    from .trec_eval import is_trec_measure, reads_option
-
-    items = []
-    for item in as_metric_list(metrics):
-        if isinstance(item, tuple) and len(item) == 3:  # from _trec_syntax
-            label, opts, name = item
-        else:
-            label, opts = split_request(item)
-            name = label
-        spec, kk, preset = parse_name(name)
-        if k is not None and kk is None and spec.takes_k:
-            kk, label = k, with_cutoff(label, k)
-        items.append((label, spec, kk, preset, opts))
-    common = dict(fixed or {})
-    reads = {}
-    for option, (arg, value, resolved) in (given or {}).items():
-        if value is None or value is False:
-            continue
-        if option == "gain":  # not one of trec_eval's global options
-            reads[option] = {label for label, spec, *_ in items if option in spec.options}
-        else:
-            reads[option] = {label for label, spec, *_ in items
-                             if reads_option(spec, option, trec)}
-        if not reads[option]:
-            readers = sorted({s.name for s in METRICS.values()
-                              if (reads_option(s, option, trec) if option != "gain"
-                                  else option in s.options)})
-            raise InvalidParameterError(
-                f"{where}: {arg}={short_repr(value)} is read by none of the requested "
-                f"metrics ({', '.join(label for label, *_ in items)}); it applies to "
-                f"{', '.join(readers)}."
-            )
-        if option not in ("max_docs", "judged_only"):
-            common[option] = resolved
-    requests = []
-    for label, spec, kk, preset, opts in items:
-        # The setting's fixed options (trec_eval's rbp p=0.9) reach trec_eval's
-        # measures only: Compat's or NERR10's p keeps its own default.
-        setting_ok = not trec or is_trec_measure(spec)
-        extra = {o: v for o, v in common.items() if o in spec.options and o not in preset
-                 and (o not in reads or label in reads[o])
-                 and (o in reads or o not in (fixed or {}) or setting_ok)}
-        requests.append(Request(spec, kk, {**extra, **opts}, label, preset=preset,
-                                where=where))
-    labels = [r.label for r in requests]
-    if len(set(labels)) != len(labels):
-        raise InvalidParameterError(f"{where}: metrics names a metric twice: {labels}"
-                                    f"{twice_at_k(labels, k)}.")
-    return requests
 
 
 def as_qrels(qrels, fmt="auto"):
@@ -197,14 +119,17 @@ def _trec_syntax(metrics, levels=()):
 def run_requests(metrics, trec, levels, *, threshold, gains, max_docs, judged_only, n_docs):
     """evaluate_run's requests: each global argument reaches the metrics that
     read it (:func:`.trec_eval.reads_option`), and one read by none raises."""
-    requests = with_options(
-        _trec_syntax(metrics, levels), None, where="evaluate_run",
+    from .trec_eval import is_trec_measure, option_rule
+
+    requests = make_requests(
+        _trec_syntax(metrics, levels), "evaluate_run",
         given={"threshold": ("threshold", threshold, threshold),
                "gain": ("gains", gains, _trec_gain(levels, gains)),
                "max_docs": ("max_docs", max_docs, max_docs),
                "judged_only": ("judged_only", judged_only, judged_only),
                "n_docs": ("n_docs", n_docs, n_docs)},
-        fixed=_TREC_FIXED if trec else None, trec=trec,
+        fixed=_TREC_FIXED if trec else None, reads=option_rule(trec),
+        fixed_reaches=is_trec_measure if trec else None,
     )
     if trec:
         from .trec_eval import negative_gains
@@ -389,11 +314,11 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Ite
                              run_format=run_format, progress=progress, compute=compute)
     run = ranked_run(run, run_format, ignore_identical_ids=ignore_identical_ids,
                      duplicates=duplicates, where="evaluate_run: run")
-    if getattr(qrels, "subtopic", None) is not None or diversity_names(metrics):
+    if getattr(qrels, "subtopic", None) is not None or by_family(metrics).diversity_only():
         return evaluate_diversity_run(
             qrels, as_run(run, run_format), metrics, setting=setting, complete=complete,
             threshold=threshold, max_docs=max_docs, judged_only=judged_only,
-            no_relevant=no_relevant, progress=progress, from_columns=_preranked_from_columns)
+            no_relevant=no_relevant, progress=progress)
     q, r = as_qrels(qrels, qrels_format), as_run(run, run_format)
     what = "user" if "user" in (getattr(q, "_unit", None), getattr(r, "_unit", None)) \
         else "query"
@@ -424,16 +349,14 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Ite
     no_relevant = "warn" if no_relevant is None else no_relevant
     steps = _phase(progress, "matching")
     if q._columns is not None and r._columns is not None and len(r):
-        inputs, perm = _preranked_from_columns(q, r, judged, complete=complete,
+        inputs, perm = match_columns(q, r, judged, complete=complete,
                                                max_docs=max_docs, trec=trec, steps=steps,
                                                what=what)
         if judged_only:
             inputs = inputs.judged_only()
         _phase(progress, "evaluating")
-        raw = engine_compute(inputs, requests, ignore_ties=trec, progress=progress)
-        per_query, mean = reduce_results(raw, requests, no_relevant, None)
-        return EvaluationResult(inputs.query_ids[perm],
-                                {k: v[perm] for k, v in per_query.items()}, mean)
+        return score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+                            progress=progress, order=perm)
     run_ids, lens, items, scores = group_long(r.qid, r.docno, r.score, order="score")
     if max_docs is not None:
         starts = np.cumsum(lens) - lens
@@ -445,11 +368,9 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Ite
     if judged_only:
         inputs = inputs.judged_only()
     _phase(progress, "evaluating")
-    res = _score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
-                  progress=progress)
-    perm = np.argsort(res.query_ids, kind="stable")  # queries in sorted order, as trec_eval
-    return EvaluationResult(res.query_ids[perm], {k: v[perm] for k, v in res.per_query.items()},
-                            res.mean)
+    perm = np.argsort(inputs.query_ids, kind="stable")  # queries in sorted order, as trec_eval
+    return score_layout(inputs, requests, ignore_ties=trec, no_relevant=no_relevant,
+                        progress=progress, order=perm)
 
 
 def trec_levels(q):
@@ -489,216 +410,6 @@ def _phase(progress, label):
         return None
     start(label)
     return progress
-
-
-#: Steps of :func:`_preranked_from_columns` reported to a progress display.
-_MATCH_STEPS = 4
-
-
-def _preranked_from_columns(q, r, judged, *, complete, max_docs, trec, steps=None,
-                            what="query"):
-    """The pre-ranked layout of a run and qrels read from files, by integer codes.
-
-    Query ids are matched by their bytes (there are few), one code per run
-    of lines of one query; each run line finds the qrels line judging its
-    (query, document) pair through a hash of the pair, every match verified
-    (see :func:`_judgements`). Rows are the run's queries in
-    byte order of their ids, then (``complete``) the judged queries missing
-    from the run; ``perm`` puts them all in sorted order. Each query's
-    documents are ranked by score descending, ties by docno descending
-    (trec_eval's order); a run already in that order (the usual case) is not
-    sorted again.
-    """
-    rq, dq = r._columns["qid"], r._columns["docno"]
-    tq, td = q._columns["qid"], q._columns["docno"]
-    run_code, run_reps = factorize_collapsed(rq)  # a code per run of lines, in byte order
-    truth_code, truth_reps = factorize(tq)  # a code per qrels line
-    run_names = rq.heads.to_strings(run_reps)
-    truth_names = tq.to_strings(truth_reps)
-    check_overlap(run_names, truth_names, "truth" if complete else "both", what)
-    step = steps or (lambda done, total: None)
-    step(1, _MATCH_STEPS)
-    # Rows: run queries that have judgements (all judged ones with complete).
-    t_of_run = np.searchsorted(truth_names, run_names)
-    t_of_run = np.where((t_of_run < truth_names.size)
-                        & (truth_names[np.minimum(t_of_run, truth_names.size - 1)]
-                           == run_names), t_of_run, -1)
-    keep_q = t_of_run >= 0
-    n_q, score = run_names.shape[0], r.score
-    n = score.shape[0]
-    # Groups: consecutive runs of lines of one query.
-    new = np.ones(run_code.shape[0], dtype=bool)
-    np.not_equal(run_code[1:], run_code[:-1], out=new[1:])
-    gi = flatnonzero(new)
-    g_code, g_start, g_len = run_code[gi], rq.starts[gi], np.add.reduceat(rq.lens, gi)
-    lens = np.zeros(n_q, dtype=np.int64)
-    np.add.at(lens, g_code, g_len)
-    # Order: by query (byte order of the qid), score descending, docno descending.
-    order = None
-    in_order = g_code.shape[0] == n_q  # the lines of each query are contiguous
-    if in_order:
-        rising = score[1:] > score[:-1]
-        rising[g_start[1:] - 1] = False  # from one query to the next
-        in_order = not rising.any()
-        del rising
-    if not in_order:
-        order = np.lexsort((-score, np.repeat(run_code, rq.lens)))
-    elif (np.diff(g_code) < 0).any():
-        by_q = np.argsort(g_code, kind="stable")
-        order = _ranges(g_start[by_q], g_len[by_q])
-    first = np.zeros(n_q, dtype=np.int64)  # first ordered line of each query
-    np.cumsum(lens[:-1], out=first[1:])
-    score_o = score if order is None else score[order]
-    tied = score_o[1:] == score_o[:-1]
-    tied[first[1:] - 1] = False
-    ties = None
-    if (trec or max_docs is not None) and tied.any():  # -M cuts in trec_eval's order
-        ties = _docno_ties(order, tied, dq)
-    del tied
-    step(2, _MATCH_STEPS)
-    # Documents -> codes in the qrels' docno vocabulary (-1: not judged for the query).
-    doc_code, _ = factorize(td, ordered=False)
-    item = np.full(n, -1, dtype=doc_code.dtype)
-    lines, judgement = _judgements(q, r, t_of_run, truth_code, run_code)
-    item[lines] = doc_code[judgement]
-    del lines, judgement
-    step(3, _MATCH_STEPS)
-    # Keep the lines of kept queries (and cut at max_docs).
-    keep = None
-    if not keep_q.all():
-        keep = np.repeat(keep_q, lens)
-    if max_docs is not None and lens.max() > max_docs:
-        cut = np.arange(n) - np.repeat(first, lens) < max_docs
-        keep = cut if keep is None else keep & cut
-    if max_docs is not None:
-        lens = np.minimum(lens, max_docs)
-    if ties is not None:  # lines at places ties[0] become lines ties[1]
-        if order is None and keep is None:
-            item[ties[0]] = item[ties[1]]
-        else:
-            order = np.arange(n) if order is None else order
-            order[ties[0]] = ties[1]
-    if keep is None:
-        items = item if order is None else item[order]
-        scores_o = score_o
-    else:
-        sel = flatnonzero(keep) if order is None else order[keep]
-        items, scores_o = item[sel], score[sel]
-    del item, score_o
-    lens = lens[keep_q]
-    rows_t = t_of_run[keep_q]  # truth query of each run row
-    names = run_names[keep_q]
-    if complete:
-        extra = np.setdiff1d(np.arange(truth_names.size), rows_t, assume_unique=True)
-        rows_t = np.concatenate((rows_t, extra))
-        names = np.concatenate((names, truth_names[extra]))
-        lens = np.concatenate((lens, np.zeros(extra.size, dtype=np.int64)))
-    n_rows = names.shape[0]
-    if n_rows == 0:
-        raise ValueError("no query has both a ranking and judgements; check that the "
-                         "query ids of the ranking and of the truth match.")
-    indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
-    # Truth rows sorted by (row, docno code).
-    row_of_t = np.full(truth_names.size, -1, dtype=np.int64)
-    row_of_t[rows_t] = np.arange(n_rows)
-    trow = row_of_t[truth_code]
-    tkeep = trow >= 0
-    trow, tcode, trel = trow[tkeep], doc_code[tkeep], q.relevance[tkeep]
-    tjudged = None if judged is None else judged[tkeep]  # negative levels: pooled, unjudged
-    t_order = sort_pairs(trow, tcode, n_rows)
-    if t_order is not None:
-        trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
-        tjudged = None if tjudged is None else tjudged[t_order]
-    if trel.size and not (items >= 0).any():
-        warn(
-            "no ranked item appears in the truth: every query scores as if nothing "
-            "relevant was ranked. Check that both use the same document ids.", UserWarning,
-        )
-    inputs = PrerankedInputs(names, indptr, items, indptr_of(trow, n_rows), tcode,
-                             trel.astype(np.float64),
-                             rec_scores=None if trec else scores_o, truth_judged=tjudged)
-    step(_MATCH_STEPS, _MATCH_STEPS)
-    return inputs, np.argsort(names, kind="stable")
-
-
-
-
-def _judgements(q, r, t_of_run, truth_code, run_code):
-    """The run lines whose (query, document) pair the qrels judge, and the
-    qrels line judging each.
-
-    A bitmap of the qrels' pair hashes screens out most run lines (their
-    hashes are made a chunk of lines at a time); the rest are found by a
-    sorted search and verified: the same query (by its code)
-    and the same document, byte for byte. A run line whose hash several
-    qrels lines share is checked against each of them.
-    """
-    rc, tc = r._columns, q._columns
-    n, n_t = len(r), len(q)
-    if n == 0 or n_t == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    tp = pair_hashes(tc, 0, n_t)
-    order = np.argsort(tp)
-    sp = tp[order]
-    bits = int(min(max(np.ceil(np.log2(n_t * 32)), 10), 24))
-    shift = np.uint64(64 - bits)
-    table = np.zeros(1 << bits, dtype=bool)
-    table[(sp >> shift).view(np.int64)] = True
-    cand, ck = [], []
-    for a in range(0, n, PAIR_STEP):  # run lines a chunk at a time, hashes made on the fly
-        h = pair_hashes(rc, a, min(a + PAIR_STEP, n))
-        hit = flatnonzero(table[(h >> shift).view(np.int64)])
-        cand.append(hit + a)
-        ck.append(h[hit])
-    cand, ck = np.concatenate(cand), np.concatenate(ck)
-    pos = np.minimum(np.searchsorted(sp, ck), sp.shape[0] - 1)
-    hit = sp[pos] == ck
-    cand, pos = cand[hit], pos[hit]
-    rq, dq, td = r._columns["qid"], r._columns["docno"], q._columns["docno"]
-
-    def same(rows, trows):
-        return ((t_of_run[run_code[rq.run_of(rows)]] == truth_code[trows])
-                & dq.same(rows, td, trows))
-
-    trows = order[pos]
-    ok = same(cand, trows)
-    if not ok.all():  # a hash shared by several qrels lines: try each of them
-        for i in flatnonzero(~ok).tolist():
-            p = int(pos[i])
-            for t in order[p : int(np.searchsorted(sp, sp[p], side="right"))].tolist():
-                if same(cand[i : i + 1], np.array([t]))[0]:
-                    trows[i], ok[i] = t, True
-                    break
-    return cand[ok], trows[ok]
-
-
-def _ranges(starts, lens):
-    """Concatenated ``arange(s, s + n)`` for each (s, n)."""
-    total = int(lens.sum())
-    first = np.cumsum(lens) - lens
-    return np.repeat(starts - first, lens) + np.arange(total)
-
-
-def _docno_ties(order, tied, docno):
-    """Each run of tied scores in docno descending order (byte order).
-
-    ``tied[i]``: the lines at places ``i`` and ``i + 1`` of the ranked
-    order (``order``, None for the file's order) have equal scores. Returns
-    ``(places, lines)``: the places inside tie groups and the line each one
-    then holds.
-    """
-    inside = np.zeros(tied.shape[0] + 1, dtype=bool)
-    inside[:-1] = tied
-    inside[1:] |= tied
-    pos = flatnonzero(inside)  # every place inside a tie group
-    start = np.ones(pos.shape[0], dtype=bool)
-    start[1:] = ~tied[pos[1:] - 1]
-    grp = np.cumsum(start)
-    lines = pos if order is None else order[pos]
-    rank = docno.lex_rank(lines)
-    # Group first, then docno descending, as one integer key (both < n).
-    n = rank.shape[0]
-    return pos, lines[np.argsort(grp * (n + 1) + (n - rank), kind="stable")]
 
 
 def relevance_strings(qrels, run, query_ids, length, *, max_docs=None, judged_only=False):

@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero
+from .._utils.fast import flatnonzero
 from .._utils.hashing import GOLDEN, M1, mix
 
 #: Bytes read per block; a few temporaries of this size are alive at once.

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._inputs.preranked import ranked_order
 from .._utils import threads as _threads
-from .._utils.arrays import flatnonzero, sort_keys, unique
+from .._utils.fast import flatnonzero, sort_keys, unique
 from .._utils.threads import bounded_map
 from .._utils.types import ArrayLike, PathLike, Progress
 from . import tokens

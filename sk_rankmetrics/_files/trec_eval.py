@@ -236,6 +236,17 @@ def reads_option(spec, option, trec):
     return True
 
 
+def option_rule(trec):
+    """``reads(spec, option)`` for the request builder: :func:`reads_option`,
+    except ``gain`` (not one of trec_eval's global options), read by the
+    metrics that take it."""
+
+    def reads(spec, option):
+        return option in spec.options if option == "gain" else reads_option(spec, option, trec)
+
+    return reads
+
+
 def is_trec_measure(spec):
     """Whether metric ``spec`` is one that trec_eval computes (the trec_eval
     setting's fixed options, such as ``rbp``'s ``p=0.9``, reach only these)."""

@@ -18,6 +18,8 @@ from .budget import _budget
 class DenseInputs:
     """``(n_rows, n_items)`` matrices, dense or with sparse ``y_true``."""
 
+    diversity = False  # the Layout contract (_inputs/layout.py)
+
     query_ids = None
 
     def __init__(self, y_true, y_score, judged=None):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero, sort_keys, unique
 from .._utils.errors import example_ids, plural, shown, warn
+from .._utils.fast import flatnonzero, sort_keys, unique
 from .budget import _KEY_LIMIT
 
 

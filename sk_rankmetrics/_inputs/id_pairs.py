@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._utils.arrays import flatnonzero, id_array
+from .._utils.arrays import id_array
 from .._utils.errors import InvalidParameterError, short_repr, shown
+from .._utils.fast import flatnonzero
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "user", "user_id", "topic")
 ITEM_COLUMNS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")
@@ -165,6 +166,37 @@ def flatten_lists(
         except (TypeError, ValueError, OverflowError):
             pass
     return lens, id_array(list(chain.from_iterable(lists)), types)
+
+
+def ranked_lists(recommended: Any, users: Any = None,
+                 arg: str = "recommended") -> tuple[Any, NDArray[np.int64], NDArray[Any]]:
+    """``(user ids, lengths, flat item ids)`` of ranked lists given as a dict
+    ``{user: ids}``, a 2-D array (one row per user) or a list of id lists
+    (``users`` names their rows): the one reading of every entry point. A set
+    is refused (it has no order)."""
+    if isinstance(recommended, Mapping):
+        ids = id_array(list(recommended.keys()))
+        lens, flat = flatten_lists(list(recommended.values()), len(recommended),
+                                   arg, ranked=True, users=ids)
+        return ids, lens, flat
+    arr = recommended
+    if hasattr(arr, "to_numpy"):
+        arr = arr.to_numpy()
+    if isinstance(arr, np.ndarray) and arr.ndim == 2:
+        n, w = arr.shape
+        lens, flat = np.full(n, w, dtype=np.int64), arr.reshape(-1)
+    elif isinstance(arr, (list, tuple, np.ndarray)):
+        n = len(arr)
+        lens, flat = flatten_lists(arr, n, arg, ranked=True, users=users)
+    else:
+        raise InvalidParameterError(f"{arg} must be a dict {{user: ranked ids}}, a 2-D array "
+                                    "of ids (one row per user) or a list of id lists, got "
+                                    f"{type(recommended).__name__}.")
+    ids = np.arange(n) if users is None else np.asarray(users)
+    if ids.shape != (n,):
+        raise ValueError(f"users must give one id per row of {arg} ({n}), got "
+                         f"shape {ids.shape}.")
+    return ids, lens, flat
 
 
 def truth_pairs(

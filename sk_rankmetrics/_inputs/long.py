@@ -15,9 +15,8 @@ from .._utils.arrays import (
     check_judged,
     check_sample_weight,
     exact_scores,
-    flatnonzero,
-    sort_keys,
 )
+from .._utils.fast import flatnonzero, sort_keys
 from .budget import _budget
 from .dense import drop_unjudged
 
@@ -26,6 +25,8 @@ from .dense import drop_unjudged
 
 class LongInputs:
     """One entry per query-item pair, grouped by ``qid``."""
+
+    diversity = False  # the Layout contract (_inputs/layout.py)
 
     def __init__(self, y_true, y_score, qid, judged=None, part=False):
         check_finite(y_true, "y_true")

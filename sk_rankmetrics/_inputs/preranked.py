@@ -11,17 +11,9 @@ from .._ranking.block import check_ties, depth
 from .._ranking.chunk import RankedChunk, tie_groups
 from .._ranking.ideal import gains_by_reach
 from .._ranking.item_values import ItemMasks, item_values
-from .._utils.arrays import (
-    as_ids,
-    as_numeric_array,
-    check_finite,
-    cumsum_down,
-    exact_scores,
-    flatnonzero,
-    sort_keys,
-    unique,
-)
+from .._utils.arrays import as_ids, as_numeric_array, check_finite, exact_scores
 from .._utils.errors import example_ids, plural, shown, warn
+from .._utils.fast import cumsum_down, flatnonzero, sort_keys, unique
 from .._utils.hashing import GOLDEN
 from .budget import _KEY_LIMIT, _budget
 from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
@@ -56,6 +48,8 @@ class PrerankedInputs:
     ``distinct`` says that no list ranks an item twice (checked by the
     builder); otherwise each block's judged items are checked for repeats.
     """
+
+    diversity = False  # the Layout contract (_inputs/layout.py)
 
     def __init__(self, query_ids, rec_indptr, rec_codes, truth_indptr, truth_codes,
                  truth_rel, rec_scores=None, truth_judged=None, *, distinct=False):

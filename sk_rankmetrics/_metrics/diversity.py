@@ -1,8 +1,9 @@
 """The diversity measures: their specs, and their names (this package's, ir_measures', ndeval's).
 
-They are kept apart from :data:`~.registry.METRICS`: they read a diversity
-qrels (one judgement per query, subtopic and document), which no other
-measure reads, so the layouts of ordinary judgements never meet them.
+They are registered in :data:`~.registry.REGISTRY` (family ``"diversity"``) but
+kept apart from :data:`~.registry.METRICS`: they read a diversity qrels (one
+judgement per query, subtopic and document), which no other measure reads, so
+the layouts of ordinary judgements never meet them.
 """
 
 from __future__ import annotations
@@ -11,96 +12,7 @@ import re
 
 from .._utils.constraints import keyword_arguments
 from .._utils.errors import InvalidParameterError
-from .kernels import diversity as kernels
-from .registry import MetricSpec
-
-#: Every diversity measure, by its canonical name.
-DIVERSITY: dict[str, MetricSpec] = {}
-
-_NEEDS = ("subtopics",)
-
-
-def _register(name, kernel, options, **kwargs):
-    DIVERSITY[name] = MetricSpec(name, None, kernel, _NEEDS, options, ties="refuse", **kwargs)
-
-
-_register(
-    "alpha_ndcg",
-    kernels.alpha_ndcg,
-    ("threshold", "redundancy"),
-    label="alpha-nDCG",
-    needs_ideal=True,
-    description="alpha-nDCG (Clarke et al. 2008) against ndeval's greedy ideal",
-)
-_register(
-    "alpha_dcg",
-    kernels.alpha_dcg,
-    ("threshold", "redundancy"),
-    label="alpha-DCG",
-    normalized=False,
-    description="alpha-DCG over the DCG of every subtopic covered at every position "
-    "(ndeval's collection-independent normalisation)",
-)
-_register(
-    "err_ia",
-    kernels.err_ia,
-    ("threshold", "redundancy"),
-    label="ERR-IA",
-    normalized=False,
-    description="intent-aware ERR over its every-subtopic-covered bound (ndeval's)",
-)
-_register(
-    "nerr_ia",
-    kernels.nerr_ia,
-    ("threshold", "redundancy"),
-    label="nERR-IA",
-    needs_ideal=True,
-    description="intent-aware ERR against ndeval's greedy ideal",
-)
-_register(
-    "nrbp",
-    kernels.nrbp,
-    ("threshold", "redundancy", "patience"),
-    takes_k=False,
-    full=True,
-    label="NRBP",
-    description="novelty- and rank-biased precision (Clarke et al. 2009)",
-)
-_register(
-    "nnrbp",
-    kernels.nnrbp,
-    ("threshold", "redundancy", "patience"),
-    takes_k=False,
-    full=True,
-    label="nNRBP",
-    needs_ideal=True,
-    description="NRBP against ndeval's greedy ideal",
-)
-_register(
-    "ap_ia",
-    kernels.ap_ia,
-    ("threshold",),
-    takes_k=False,
-    full=True,
-    label="AP-IA",
-    aliases=("map_ia",),
-    description="intent-aware average precision: each subtopic's AP, averaged",
-)
-_register(
-    "p_ia",
-    kernels.p_ia,
-    ("threshold",),
-    label="P-IA",
-    description="intent-aware precision: relevant (document, subtopic) pairs over k S",
-)
-_register(
-    "subtopic_recall",
-    kernels.subtopic_recall,
-    ("threshold",),
-    label="S-recall",
-    aliases=("strec", "st_recall"),
-    description="subtopic recall: the subtopics covered in the top k, over S",
-)
+from .registry import DIVERSITY
 
 _ALIASES = {a: s.name for s in DIVERSITY.values() for a in (s.name, *s.aliases)}
 

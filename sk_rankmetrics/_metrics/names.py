@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any, NamedTuple
 
 from .._utils.constraints import keyword_arguments
 from .._utils.errors import InvalidParameterError
 from .diversity import parse_diversity_name
 from .gains import ListedGains
-from .registry import METRICS, lookup
+from .registry import METRICS, elsewhere, lookup, measure
 
 _NAME_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:@\s*(\S+))?\s*$")
 
@@ -131,8 +132,13 @@ def _at_value(spec, text, value):
     return int(value), {}
 
 
-def parse_name(text):
+def parse_name(text, families=()):
     """Split a metric name into ``(spec, k, preset_options)``.
+
+    ``families``: the registry's families (:data:`~.registry.FAMILIES`) the
+    caller computes besides the core's and the diversity measures (the
+    beyond-accuracy ones); a name of another family raises, naming the entry
+    points that compute it.
 
     Three vocabularies are read: this package's names (case-insensitive,
     ``"ndcg@10"``, ``"iprec_at_recall@0.5"``); the names trec_eval prints
@@ -179,9 +185,83 @@ def parse_name(text):
             f"cannot read metric name {text!r}; write a name with an optional "
             "cut-off, such as 'ndcg@10', 'map@5' or 'mrr'."
         )
+    other = measure(text)
+    if other is not None and other.family in families:
+        k = None if match.group(2) is None else _at_value(other, text, match.group(2))[0]
+        return other, k, {}
+    if other is not None and other.name not in METRICS:  # a family the core does not compute
+        raise InvalidParameterError(elsewhere(text.strip(), other))
     spec, preset = lookup(match.group(1))
     k = None
     if match.group(2) is not None:
         k, at = _at_value(spec, text, match.group(2))
         preset.update(at)
     return spec, k, preset
+
+
+class Families(NamedTuple):
+    """The metrics of a call by family (:func:`by_family`)."""
+
+    #: Every metric but the beyond-accuracy ones (the argument itself when it
+    #: holds nothing else): the core's parser reads or refuses them.
+    others: Any
+    #: The diversity measures among ``others`` (any of their three vocabularies).
+    diversity: list
+    #: The beyond-accuracy measures.
+    beyond: list
+    #: Every name in the order given.
+    labels: list
+
+    def diversity_only(self) -> bool:
+        """Whether ``others`` are diversity measures: True (all), False (none); a
+        mix raises (a diversity qrels judges subtopics, not documents)."""
+        if not self.diversity:
+            return False
+        other = [m for m in self.others if m not in self.diversity]
+        if other:
+            div, oth = (m[0] if isinstance(m, tuple) else m for m in (self.diversity[0], other[0]))
+            raise InvalidParameterError(
+                f"{div!r} is a diversity measure and {oth!r} is not: a diversity qrels "
+                "judges (query, subtopic, document), ordinary qrels (query, document); "
+                "evaluate them in two calls."
+            )
+        return True
+
+
+def family_of(item: Any) -> str | None:
+    """The family of a metric name or ``(name, options)`` pair, in any vocabulary
+    the registry knows by a plain name or the diversity parser reads; None: the
+    core's parser decides (the tools' syntax, presets, unknown names)."""
+    label = item[0] if isinstance(item, tuple) and len(item) == 2 else item
+    if not isinstance(label, str):
+        return None
+    try:
+        if parse_diversity_name(label) is not None:
+            return "diversity"
+    except InvalidParameterError:  # a diversity name with parameters it refuses
+        return "diversity"
+    spec = measure(label)
+    return None if spec is None else spec.family
+
+
+def by_family(metrics: Any) -> Families:
+    """The metrics of a call (a name, a ``(name, options)`` pair or an iterable
+    of them) split by family, as the registry says: the one place an entry point
+    learns which of its names go to the core, the diversity path or the
+    beyond-accuracy measures. What is not a list of metrics is left to the
+    core's parser to refuse."""
+    if isinstance(metrics, str) or (
+        isinstance(metrics, tuple) and len(metrics) == 2 and isinstance(metrics[0], str)
+    ):
+        items = [metrics]
+    else:
+        try:
+            items = list(metrics)
+        except TypeError:
+            return Families(metrics, [], [], [])
+    fams = [family_of(m) or "" for m in items]
+    beyond = [m for m, f in zip(items, fams) if f.startswith("beyond")]
+    others = [m for m, f in zip(items, fams) if not f.startswith("beyond")]
+    diversity = [m for m, f in zip(items, fams) if f == "diversity"]
+    labels = [m[0] if isinstance(m, tuple) else m for m in items]
+    return Families(others if beyond else metrics, diversity, beyond, labels)

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, NamedTuple, TypeVar, overload
+from typing import Any, Callable, Literal, NamedTuple, TypeVar, Union, overload
 
 from .._utils.constraints import (
     check_param,
 )
 from .._utils.errors import InvalidParameterError
 from .._utils.params import PARAMS, validate
+from .._utils.types import MetricFamily
 from .kernels import (
     cutoff,
     cwl,
+    diversity,
     gain_curves,
     interpolated,
     judgements,
@@ -30,6 +33,43 @@ _GAIN_OPTIONS = ("gain", "discount", "log_base")
 _BINARY_OPTIONS = ("threshold",)
 # Options of a measure over the whole ranking: max_docs truncates the ranking first.
 _WHOLE = (*_BINARY_OPTIONS, "max_docs")
+
+
+class Family(NamedTuple):
+    """A family of measures: what it is, the data it reads, who computes it."""
+
+    description: str
+    data: tuple
+    #: The entry points that compute its measures (see :func:`elsewhere`), for
+    #: the message of one that cannot.
+    computed_by: tuple
+    #: Whether the core's layouts and engine compute it (a :class:`MetricSpec`
+    #: with a kernel, in :data:`METRICS`).
+    ranking: bool = False
+
+
+_RANKING_ENTRIES = ("evaluate", "evaluate_ranked", "evaluate_run", "evaluate_embeddings",
+                    "RankingAccumulator", "make_eval_metric", "scorers", "command_line")
+_BEYOND_ENTRIES = ("evaluate_ranked", "top_lists", "scores", "scorers", "command_line",
+                   "function")
+
+#: Every family of measures, in the order :func:`metric_names` documents them.
+FAMILIES: dict[str, Family] = {
+    "accuracy": Family("accuracy of a ranking against the truth, with a public function",
+                       ("ranking", "truth"), _RANKING_ENTRIES, ranking=True),
+    "trec_eval": Family("trec_eval's and ir_measures' other measures, reached by name",
+                        ("ranking", "truth"), _RANKING_ENTRIES, ranking=True),
+    "cwl": Family("cwl_eval's C/W/L measures, on its gain scale (min_rel to max_rel)",
+                  ("ranking", "truth"), _RANKING_ENTRIES, ranking=True),
+    "diversity": Family(
+        "diversity measures: they read a diversity qrels (query, subtopic, document)",
+        ("ranking", "subtopics"), ("diversity_run", "diversity_ranked", "command_line")),
+    "beyond_list": Family("beyond-accuracy measures of each list, averaged over users",
+                          ("lists",), _BEYOND_ENTRIES),
+    "beyond_set": Family(
+        "beyond-accuracy measures of the whole set of lists (one value, no per-user values)",
+        ("lists",), _BEYOND_ENTRIES),
+}
 
 
 @dataclass(frozen=True)
@@ -103,11 +143,21 @@ class MetricSpec:
         For a metric whose gain follows from its options (C/W/L's scale of
         ``min_rel`` and ``max_rel``): ``gain_from(options)`` gives the gain
         callable, with a ``key`` attribute naming it.
+    family : str
+        Its family, a key of :data:`FAMILIES`: ``"accuracy"`` (a measure with a
+        public function), ``"trec_eval"`` (reached by name only), ``"cwl"``,
+        ``"diversity"``, ``"beyond_list"`` or ``"beyond_set"``. Not given: from
+        ``function`` (``"accuracy"`` when it has one, else ``"trec_eval"``).
+    data : tuple of str
+        The data it reads, for messages and the entry points' choice of
+        measures: the family's (:data:`FAMILIES`) when not given; a
+        beyond-accuracy measure adds its keywords (``"items"``,
+        ``"popularity"``, ``"item_features"``, ``"truth"``).
     """
 
     name: str
     function: str | None
-    kernel: Callable
+    kernel: Callable | None
     needs: tuple
     options: tuple
     normalized: bool = True
@@ -126,12 +176,20 @@ class MetricSpec:
     label: str = ""
     option_defaults: tuple = ()
     gain_from: Callable[..., Any] | None = None
+    family: str = ""
+    data: tuple = ()
 
     def __post_init__(self) -> None:
-        for field in ("needs", "options", "aliases"):
+        for field in ("needs", "options", "aliases", "data"):
             object.__setattr__(self, field, tuple(getattr(self, field)))
         if not self.label:
             object.__setattr__(self, "label", self.name)
+        if not self.family:
+            object.__setattr__(self, "family", "accuracy" if self.function else "trec_eval")
+        if self.family not in FAMILIES:
+            raise ValueError(f"{self.name}: unknown family {self.family!r}")
+        if not self.data:
+            object.__setattr__(self, "data", FAMILIES[self.family].data)
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -145,13 +203,25 @@ class MetricSpec:
         return f"MetricSpec({self.name!r})"
 
 
+#: Every measure the package computes, of every family (:data:`FAMILIES`).
+REGISTRY: dict[str, MetricSpec] = {}
+#: The measures of the core's layouts and engine (accuracy, trec_eval, C/W/L).
 METRICS: dict[str, MetricSpec] = {}
+#: The diversity measures (they read a diversity qrels).
+DIVERSITY: dict[str, MetricSpec] = {}
 
 
-def _register(name: str, function: str | None, kernel: Callable[..., Any],
+def _register(name: str, function: str | None, kernel: Callable[..., Any] | None,
               needs: tuple[str, ...] = (), options: tuple[str, ...] = (),
               **kwargs: Any) -> None:
-    METRICS[name] = MetricSpec(name, function, kernel, needs, options, **kwargs)
+    spec = MetricSpec(name, function, kernel, needs, options, **kwargs)
+    if name in REGISTRY:
+        raise ValueError(f"{name!r} is registered twice")
+    REGISTRY[name] = spec
+    if FAMILIES[spec.family].ranking:
+        METRICS[name] = spec
+    elif spec.family == "diversity":
+        DIVERSITY[name] = spec
 
 
 def metric_function(name: str) -> Callable[[F], F]:
@@ -321,7 +391,7 @@ def _cwl_gain(opts: dict[str, Any], where: str | None = None) -> cwl.LevelScale:
 
 _CWL = ("min_rel", "max_rel")
 _CWL_REFUSE: dict[str, Any] = dict(needs=("gain",), normalized=False, ties="refuse",
-                                   gain_from=_cwl_gain)
+                                   gain_from=_cwl_gain, family="cwl")
 _register("nerr8", None, cwl.nerr8, options=_CWL, label="NERR8",
           description="C/W/L's NERR, equation 8: ERR's stopping, truncated at k",
           **_CWL_REFUSE)
@@ -340,10 +410,11 @@ _register("inst", None, cwl.inst, options=("T", *_CWL), takes_k=False, full=True
           label="INST", description="INST (Moffat et al. 2015): patience adapts to the gain "
           "still wanted", **_CWL_REFUSE)
 _register("insq", None, cwl.insq, ("gain",), ("T", *_CWL), normalized=False, takes_k=False,
-          full=True, gain_from=_cwl_gain, label="INSQ",
+          full=True, gain_from=_cwl_gain, label="INSQ", family="cwl",
           description="INSQ (Moffat et al. 2012): patience grows with the position")
 _register("sdcg", None, cwl.sdcg, ("gain",), _CWL, normalized=False, gain_from=_cwl_gain,
-          label="SDCG", description="scaled DCG: DCG@k over the DCG of k items of max_rel")
+          label="SDCG", family="cwl",
+          description="scaled DCG: DCG@k over the DCG of k items of max_rel")
 _register("bpm", None, cwl.bpm, options=("T", *_CWL), label="BPM",
           description="Bejeweled Player Model (static): mean gain until T is reached or k",
           **_CWL_REFUSE)
@@ -380,11 +451,173 @@ PRESETS = {
     "gm_bpref": Preset("bpref", {"mean": "geometric"}, "geometric-mean bpref"),
 }
 
+# The diversity measures (ndeval's and ir_measures'): they read a diversity qrels.
+def _diversity(name: str, kernel: Callable[..., Any], options: tuple[str, ...],
+               **kwargs: Any) -> None:
+    _register(name, None, kernel, ("subtopics",), options, ties="refuse", family="diversity",
+              **kwargs)
+
+
+_diversity(
+    "alpha_ndcg",
+    diversity.alpha_ndcg,
+    ("threshold", "redundancy"),
+    label="alpha-nDCG",
+    needs_ideal=True,
+    description="alpha-nDCG (Clarke et al. 2008) against ndeval's greedy ideal",
+)
+_diversity(
+    "alpha_dcg",
+    diversity.alpha_dcg,
+    ("threshold", "redundancy"),
+    label="alpha-DCG",
+    normalized=False,
+    description="alpha-DCG over the DCG of every subtopic covered at every position "
+    "(ndeval's collection-independent normalisation)",
+)
+_diversity(
+    "err_ia",
+    diversity.err_ia,
+    ("threshold", "redundancy"),
+    label="ERR-IA",
+    normalized=False,
+    description="intent-aware ERR over its every-subtopic-covered bound (ndeval's)",
+)
+_diversity(
+    "nerr_ia",
+    diversity.nerr_ia,
+    ("threshold", "redundancy"),
+    label="nERR-IA",
+    needs_ideal=True,
+    description="intent-aware ERR against ndeval's greedy ideal",
+)
+_diversity(
+    "nrbp",
+    diversity.nrbp,
+    ("threshold", "redundancy", "patience"),
+    takes_k=False,
+    full=True,
+    label="NRBP",
+    description="novelty- and rank-biased precision (Clarke et al. 2009)",
+)
+_diversity(
+    "nnrbp",
+    diversity.nnrbp,
+    ("threshold", "redundancy", "patience"),
+    takes_k=False,
+    full=True,
+    label="nNRBP",
+    needs_ideal=True,
+    description="NRBP against ndeval's greedy ideal",
+)
+_diversity(
+    "ap_ia",
+    diversity.ap_ia,
+    ("threshold",),
+    takes_k=False,
+    full=True,
+    label="AP-IA",
+    aliases=("map_ia",),
+    description="intent-aware average precision: each subtopic's AP, averaged",
+)
+_diversity(
+    "p_ia",
+    diversity.p_ia,
+    ("threshold",),
+    label="P-IA",
+    description="intent-aware precision: relevant (document, subtopic) pairs over k S",
+)
+_diversity(
+    "subtopic_recall",
+    diversity.subtopic_recall,
+    ("threshold",),
+    label="S-recall",
+    aliases=("strec", "st_recall"),
+    description="subtopic recall: the subtopics covered in the top k, over S",
+)
+
+
+
+# The beyond-accuracy measures: read from ranked lists and computed by the
+# beyond-accuracy layer (``_beyond``), which reads this table: no kernel here.
+def _beyond(name: str, whole: bool, data: tuple[str, ...], description: str,
+            **kwargs: Any) -> None:
+    _register(name, f"{name}_score", None, (), (), normalized=False, ties="refuse",
+              family="beyond_set" if whole else "beyond_list", data=("lists", *data),
+              description=description, **kwargs)
+
+
+_beyond("coverage", True, ("items",), "catalogue coverage")
+_beyond("gini", True, ("items",), "Gini index of item exposure", greater_is_better=False)
+_beyond("entropy", True, (), "Shannon entropy of item exposure")
+_beyond("personalization", True, (), "1 - mean cosine overlap of pairs of lists")
+_beyond("novelty", False, ("popularity",), "mean self-information of the items")
+_beyond("arp", False, ("popularity",), "average recommendation popularity",
+        greater_is_better=False)
+_beyond("aplt", False, ("popularity",), "average percentage of long-tail items")
+_beyond("ild", False, ("item_features",), "intra-list diversity")
+_beyond("serendipity", False, ("popularity", "truth"),
+        "relevant items outside the k most popular")
+
 _ALIASES = {a: s.name for s in METRICS.values() for a in (s.name, *s.aliases)}
+
+
+#: Every spelling of every measure (any family) -> its canonical name.
+_EVERY_ALIAS = {a: s.name for s in REGISTRY.values() for a in (s.name, *s.aliases)}
+_BARE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:@\s*(\S+))?\s*$")
 
 
 def _all_names() -> list[str]:
     return sorted({*_ALIASES, *PRESETS})
+
+
+def measure(name: object) -> MetricSpec | None:
+    """The registered measure (any family) a name such as ``"coverage@10"`` or
+    ``"alpha_nDCG"`` spells, or None (presets and tools' syntax are not read here)."""
+    if not isinstance(name, str):
+        return None
+    m = _BARE.match(name)
+    if not m:
+        return None
+    key = _EVERY_ALIAS.get(m.group(1).lower())
+    return None if key is None else REGISTRY[key]
+
+
+_DATA_WORDS = {"lists": "ranked lists", "items": "items=", "popularity": "popularity=",
+               "item_features": "item_features=", "truth": "the truth", "ranking": "a ranking",
+               "subtopics": "a diversity qrels (query, subtopic, document)"}
+
+
+def _said(entry: str, spec: MetricSpec) -> str:
+    """How a message names an entry point of :data:`FAMILIES`."""
+    if entry == "function":
+        return f"{spec.function}()"
+    if entry == "top_lists":
+        return f"{'evaluate_ranked'} on the lists of {'evaluate_embeddings'}(..., return_top=True)"
+    if entry == "scores":
+        return f"{'evaluate'} (the top k of each row of scores)"
+    if entry == "diversity_run":
+        return f"{'evaluate_run'} (a diversity qrels)"
+    if entry == "diversity_ranked":
+        return f"{'evaluate_ranked'} (a truth with a subtopic column)"
+    if entry == "scorers":
+        return "the scorers"
+    if entry == "command_line":
+        return "the command line's -m"
+    return entry
+
+
+def elsewhere(name: str, spec: MetricSpec, entry: str | None = None) -> str:
+    """The message of an entry point asked for a measure it cannot compute:
+    what the measure needs, and the entry points that compute it."""
+    fam = FAMILIES[spec.family]
+    if spec.family == "beyond_set":
+        needs = "the whole set of lists"
+    else:
+        needs = ", ".join(_DATA_WORDS[d] for d in spec.data)
+    by = ", ".join(_said(e, spec) for e in fam.computed_by)
+    here = f"{entry}: " if entry else ""
+    return f"{here}{name!r} is one of the {fam.description}; it needs {needs}. Computed by {by}."
 
 
 def check_k(k: object, arg: str = "k") -> int | None:
@@ -400,8 +633,11 @@ def lookup(name: str) -> tuple[MetricSpec, dict[str, Any]]:
         return METRICS[base], dict(opts)
     if key in _ALIASES:
         return METRICS[_ALIASES[key]], {}
+    other = measure(key)
+    if other is not None:
+        raise InvalidParameterError(elsewhere(name, other))
     # Only close spellings (difflib's ratio, an edit-distance measure, >= 0.6):
-    # "ndgc" -> "ndcg", but no guess for "coverage".
+    # "ndgc" -> "ndcg", but no guess for "cover".
     close = difflib.get_close_matches(key, _all_names(), n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
     raise InvalidParameterError(
@@ -410,15 +646,19 @@ def lookup(name: str) -> tuple[MetricSpec, dict[str, Any]]:
     )
 
 
+_Family = Union[MetricFamily, None]
+
+
 @overload
-def metric_names(*, aliases: Literal[False] = ...) -> list[str]: ...
+def metric_names(*, aliases: Literal[False] = ..., family: _Family = ...) -> list[str]: ...
 @overload
-def metric_names(*, aliases: Literal[True]) -> dict[str, str]: ...
+def metric_names(*, aliases: Literal[True], family: _Family = ...) -> dict[str, str]: ...
 @overload
-def metric_names(*, aliases: bool) -> list[str] | dict[str, str]: ...
+def metric_names(*, aliases: bool, family: _Family = ...) -> list[str] | dict[str, str]: ...
 @validate
-def metric_names(*, aliases: bool = False) -> list[str] | dict[str, str]:
-    """Names of the metrics accepted by :func:`evaluate` (append ``@k`` for a cut-off).
+def metric_names(*, aliases: bool = False,
+                 family: _Family = None) -> list[str] | dict[str, str]:
+    """Names of every measure the package computes (append ``@k`` for a cut-off).
 
     Parameters
     ----------
@@ -427,6 +667,9 @@ def metric_names(*, aliases: bool = False) -> list[str] | dict[str, str]:
         the exponential gain). True: the other accepted spellings instead, as
         a dict ``{alias: canonical name}`` (``"p"`` is ``"precision"``,
         ``"r"`` is ``"recall"``, ``"recip_rank"`` is ``"mrr"``, ...).
+    family : {'accuracy', 'trec_eval', 'cwl', 'diversity', 'beyond_list', \
+'beyond_set'} or None, default=None
+        Only the names of one family (see Notes); None: every family.
 
     Returns
     -------
@@ -440,15 +683,37 @@ def metric_names(*, aliases: bool = False) -> list[str] | dict[str, str]:
     :func:`get_scorer_names` lists every accepted spelling, names and
     aliases together, as scikit-learn's own ``get_scorer_names`` does.
 
+    The families: ``"accuracy"`` (the measures with a public function, such
+    as ``ndcg_score``), ``"trec_eval"`` (trec_eval's and ir_measures' other
+    measures), ``"cwl"`` (cwl_eval's C/W/L measures), which :func:`evaluate`,
+    :func:`evaluate_ranked`, :func:`evaluate_run`, :func:`evaluate_embeddings`,
+    :class:`RankingAccumulator` and the scorers compute; ``"diversity"``
+    (they read a diversity qrels: :func:`evaluate_run`,
+    :func:`evaluate_ranked` with a subtopic column); ``"beyond_list"`` (a
+    value per list, averaged: ``novelty``, ``arp``, ``aplt``, ``ild``,
+    ``serendipity``) and ``"beyond_set"`` (one value for the whole set of
+    lists: ``coverage``, ``gini``, ``entropy``, ``personalization``), which
+    :func:`evaluate_ranked`, :func:`evaluate`, :func:`evaluate_run`, the
+    scorers and their public functions (:func:`coverage_score`, ...)
+    compute. An entry point asked for a measure it cannot compute says which
+    ones can.
+
     Examples
     --------
     >>> from sk_rankmetrics import metric_names
     >>> names = metric_names()
     >>> "ndcg" in names, "ndcg_exp" in names, "map" in names, "p" in names
     (True, True, True, False)
+    >>> "coverage" in names, "alpha_ndcg" in names
+    (True, True)
     >>> metric_names(aliases=True)["p"], metric_names(aliases=True)["r"]
     ('precision', 'recall')
+    >>> metric_names(family="beyond_set")
+    ['coverage', 'entropy', 'gini', 'personalization']
     """
+    specs = [s for s in REGISTRY.values() if family is None or s.family == family]
     if aliases:
-        return {a: name for a, name in sorted(_ALIASES.items()) if a != name}
-    return sorted({*METRICS, *PRESETS})
+        return {a: s.name for s in specs for a in s.aliases}
+    presets = [p for p, (base, _, _) in PRESETS.items()
+               if family is None or REGISTRY[base].family == family]
+    return sorted({*(s.name for s in specs), *presets})

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from .._utils.constraints import (
-    check_param,
-)
+from .._utils.constraints import check_param, same_value
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.labels import twice_at_k, with_cutoff
 from .._utils.params import PARAMS
 from .gains import resolve_discount, resolve_gain
 from .names import parse_name
-
-
-def _agrees(a, b):
-    try:
-        return bool(a == b)
-    except Exception:  # arrays: elementwise comparison
-        return a is b
+from .registry import METRICS
 
 
 class Request:
@@ -39,6 +32,8 @@ class Request:
         #: whatever the caller's (ir_measures' ``Accuracy`` leaves a query
         #: without a relevant item in its top k out of the mean: ``"skip"``);
         #: None: the caller's.
+        if spec.family.startswith("beyond"):
+            _beyond_request(spec, k, options, label, where)
         fixed = options.pop("no_relevant", preset.pop("no_relevant", None))
         self.no_relevant = None if fixed is None else check_param(
             "no_relevant", fixed, PARAMS["no_relevant"], where)
@@ -53,7 +48,7 @@ class Request:
                 f"{spec.name} reads {reads}."
             )
         for name, value in options.items():
-            if name in preset and not _agrees(value, preset[name]):
+            if name in preset and not same_value(value, preset[name]):
                 raise InvalidParameterError(
                     f"{where}: the name {label!r} fixes {name}={preset[name]!r}, but "
                     f"{name}={short_repr(value)} was given; use {spec.name!r} with "
@@ -107,6 +102,32 @@ class Request:
     def threshold(self):
         return self.options.get("threshold")
 
+    @property
+    def name(self):
+        """The measure's canonical name."""
+        return self.spec.name
+
+    @property
+    def whole(self):
+        """Whether the measure has one value for the whole list set."""
+        return self.spec.family == "beyond_set"
+
+
+def _beyond_request(spec, k, options, label, where):
+    """A beyond-accuracy measure reads its data from keywords, not options, and
+    serendipity needs its cut-off."""
+    if options:
+        raise InvalidParameterError(
+            f"{where}: {label!r} takes no options in a (name, options) pair; its "
+            "data are the keywords items=, popularity=, item_features= and "
+            "head_share=."
+        )
+    if spec.name == "serendipity" and k is None:
+        raise InvalidParameterError(
+            f"{where}: {label!r} needs a cut-off (it counts items outside the k most "
+            "popular): write 'serendipity@10' (or pass k=10)."
+        )
+
 
 def _cached(fn):
     cache = {}
@@ -155,19 +176,88 @@ def as_metric_list(metrics, arg="metrics"):
     return out
 
 
-def make_requests(metrics, where=None):
-    """Build :class:`Request` objects from names or ``(name, options)`` pairs."""
-    out = []
+def _parsed(metrics, k, families):
+    """``(label, spec, k, preset, options)`` of each metric: a name, a ``(name,
+    options)`` pair or a ``(label, options, name)`` triple (a tool's syntax read
+    ahead); a global ``k`` cuts the names without one (keyed ``name@k``)."""
+    items = []
     for item in as_metric_list(metrics):
-        label, opts = split_request(item)
-        spec, k, preset = parse_name(label)
-        out.append(Request(spec, k, opts, label, preset=preset, where=where))
-    labels = [r.label for r in out]
-    for i, label in enumerate(labels):
-        if label in labels[:i]:
+        if isinstance(item, tuple) and len(item) == 3:
+            label, opts, name = item
+        else:
+            label, opts = split_request(item)
+            name = label
+        spec, kk, preset = parse_name(name, families)
+        if k is not None and kk is None and spec.takes_k:
+            kk, label = k, with_cutoff(label, k)
+        items.append((label, spec, kk, preset, opts))
+    return items
+
+
+def _readers(items, given, reads, where):
+    """The common options given (``{option: value}``) and, for each, the labels
+    of the requested metrics that read it; an argument none reads raises."""
+    common, readers = {}, {}
+    for option, (arg, value, resolved) in (given or {}).items():
+        if value is None or value is False:
+            continue
+        readers[option] = {label for label, spec, *_ in items if reads(spec, option)}
+        if not readers[option]:
+            could = sorted({s.name for s in METRICS.values() if reads(s, option)})
             raise InvalidParameterError(
-                f"metric {label!r} is named twice; results are keyed by name, so each "
-                "must be unique. For the same metric with other options use an alias "
-                "(e.g. 'map@10' and 'ap@10') or a second call."
+                f"{where}: {arg}={short_repr(value)} is read by none of the requested "
+                f"metrics ({', '.join(label for label, *_ in items)}); it applies to "
+                f"{', '.join(could)}."
             )
-    return out
+        if option not in ("max_docs", "judged_only"):  # checked only: they cut the ranking
+            common[option] = resolved
+    return common, readers
+
+
+def _reads(spec, option):
+    return option in spec.options
+
+
+def check_unique(labels, k=None, where=None, arg="metrics"):
+    """Raise when a label is given twice: results are keyed by label (the one
+    message of every entry point)."""
+    if len(set(labels)) != len(labels):
+        here = f"{where}: " if where else ""
+        verb = "names" if arg == "metrics" else "gives"
+        raise InvalidParameterError(
+            f"{here}{arg} {verb} a metric twice: {labels}{twice_at_k(labels, k)}; results "
+            "are keyed by name, so each must be unique. For the same metric with other "
+            "options use an alias (e.g. 'map@10' and 'ap@10') or a second call."
+        )
+
+
+def make_requests(metrics, where=None, *, k=None, given=None, fixed=None, reads=None,
+                  fixed_reaches=None, families=()):
+    """Build :class:`Request` objects from names or ``(name, options)`` pairs:
+    the one request builder of every entry point.
+
+    ``k`` is the global cut-off (a name without one is scored and keyed at
+    ``@k``). ``given`` maps an option to ``(argument, value, resolved)``: the
+    user's argument name and value (``None`` or ``False``: not given) and the
+    option value it becomes; it reaches exactly the metrics that read it, as
+    ``reads(spec, option)`` says (the options a metric reads unless a setting's
+    rule is given, such as trec_eval's table), and an argument that no
+    requested metric reads raises, since it would be silently ignored.
+    ``fixed`` are options a setting imposes on every metric that reads them and
+    for which ``fixed_reaches(spec)`` holds (all, if not given). ``families``:
+    the beyond-accuracy families the caller computes (see :func:`.parse_name`).
+    """
+    reads = reads or _reads
+    items = _parsed(metrics, k, families)
+    common, readers = _readers(items, given, reads, where)
+    common = {**(fixed or {}), **common}
+    requests = []
+    for label, spec, kk, preset, opts in items:
+        setting_ok = fixed_reaches is None or fixed_reaches(spec)
+        extra = {o: v for o, v in common.items() if o in spec.options and o not in preset
+                 and (o not in readers or label in readers[o])
+                 and (o in readers or o not in (fixed or {}) or setting_ok)}
+        requests.append(Request(spec, kk, {**extra, **opts}, label, preset=preset,
+                                where=where))
+    check_unique([r.label for r in requests], k, where)
+    return requests

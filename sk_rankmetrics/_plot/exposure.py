@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._beyond import data as _data
 from .._beyond import kernels as _kernels
 from .._files.ranked_frames import lists_from_frame
-from .._inputs.id_pairs import is_frame
+from .._inputs.id_pairs import is_frame, ranked_lists
 from .._utils.params import validate
 
 
@@ -312,7 +312,7 @@ class ExposureLorenzDisplay:
         if is_frame(recommended, long=True):
             ids, lens, flat = lists_from_frame(recommended, users)
         else:
-            ids, lens, flat = _data.as_lists(recommended, users)
+            ids, lens, flat = ranked_lists(recommended, users)
         lists, vocab, _ = _data.top_lists(lens, flat, k, ids)
         cat = _data.catalogue(items)
         pos = _data.locate(cat, vocab, "items", "ExposureLorenzDisplay", "the catalogue")

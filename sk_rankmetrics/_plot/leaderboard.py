@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._stats.leaderboard_report import LeaderboardReport
-from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError
+from .._utils.fast import flatnonzero
 from .._utils.types import ArrayLike
 
 if TYPE_CHECKING:

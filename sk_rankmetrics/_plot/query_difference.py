@@ -16,9 +16,9 @@ from numpy.typing import NDArray
 from .._metrics.requests import split_request
 from .._stats import significance as _stats
 from .._stats.compare import SystemScores, choose_metrics, pair_queries, systems_of
-from .._utils.arrays import unique
 from .._utils.docstrings import data_doc
 from .._utils.errors import InvalidParameterError, counted, short_repr
+from .._utils.fast import unique
 from .._utils.params import validate
 from .._utils.types import ArrayLike, NoRelevant, OnMissing
 from .style import _COLORS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero, row_cumsum
+from .._utils.fast import flatnonzero, row_cumsum
 from .item_values import _GivenValues
 from .select import later_first, score_counts, select_top
 

@@ -6,8 +6,8 @@ import functools
 
 import numpy as np
 
-from .._utils.arrays import cumsum_down, flatnonzero, nonzero_2d, row_counts, row_cumsum
 from .._utils.errors import InvalidParameterError
+from .._utils.fast import cumsum_down, flatnonzero, nonzero_2d, row_counts, row_cumsum
 from .item_values import Extremes
 
 

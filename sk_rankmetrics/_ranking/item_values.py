@@ -6,7 +6,7 @@ import weakref
 
 import numpy as np
 
-from .._utils.arrays import row_counts
+from .._utils.fast import row_counts
 
 
 class _GivenValues:

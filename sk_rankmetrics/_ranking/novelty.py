@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import flatnonzero
+from .._utils.fast import flatnonzero
 
 
 def ranges(starts, counts):

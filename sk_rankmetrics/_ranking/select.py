@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.arrays import cumsum_down, flatnonzero, nonzero_2d, row_min
+from .._utils.fast import cumsum_down, flatnonzero, nonzero_2d, row_min
 from .ideal import _count_levels
 
 

@@ -19,22 +19,26 @@ from typing import Any, TypeVar, overload
 import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from .._beyond.measures import DATA_OPTIONS, GREATER_IS_BETTER, is_beyond
+from .._beyond.measures import DATA_OPTIONS, is_beyond
 from .._beyond.measures import make_requests as beyond_requests
 from .._evaluation.evaluate import evaluate_as
 from .._metrics.names import parse_name
-from .._metrics.registry import metric_names
-from .._metrics.requests import make_requests, split_request
+from .._metrics.registry import REGISTRY, elsewhere, metric_names
+from .._metrics.requests import check_unique, make_requests, split_request
 from .._utils.backends import backend_for
 from .._utils.docstrings import data_doc
 from .._utils.errors import PACKAGE_DIR, InvalidParameterError, short_repr, warn
 from .._utils.params import validate
-from .._utils.types import ArrayLike, Metrics, NoRelevant, ResponseMethod
+from .._utils.types import ArrayLike, MetricFamily, Metrics, NoRelevant, ResponseMethod
 from .responses import DEFAULT_RESPONSE_METHOD, check_response_method, estimator_responses
 
 _Callable = TypeVar("_Callable", bound=Callable[..., Any])
 
 _SCORE_PARAMS = ("qid", "sample_weight", "exclude")
+#: The registry's families a scorer computes (not diversity: no diversity qrels
+#: reaches a scorer).
+SCORER_FAMILIES: tuple[MetricFamily, ...] = ("accuracy", "trec_eval", "cwl", "beyond_list",
+                                             "beyond_set")
 
 
 def _routing_enabled():
@@ -210,6 +214,8 @@ class RankingScorer:
             greater = beyond_direction(metric, options)
         else:
             spec, _, _ = parse_name(metric)
+            if spec.family not in SCORER_FAMILIES:
+                raise InvalidParameterError(elsewhere(metric, spec, "RankingScorer"))
             make_requests([(metric, dict(options))], where="RankingScorer")  # checks options
             greater = spec.greater_is_better
         self.metric = metric
@@ -422,7 +428,7 @@ def beyond_direction(metric, options):
             f"RankingScorer: {metric!r} takes the options {', '.join(DATA_OPTIONS)}, not "
             f"{', '.join(unknown)}."
         )
-    return GREATER_IS_BETTER[req.name]
+    return REGISTRY[req.name].greater_is_better
 
 
 def _name_of(metric):
@@ -631,11 +637,10 @@ def get_scorers(names: Metrics, *, qid: bool | str = False,
     """
     if isinstance(names, str):
         names = [names]
-    out = {}
+    out: dict[str, Any] = {}
     for item in names:
         name, own = split_request(item, must="names must be metric names")
-        if name in out:
-            raise InvalidParameterError(f"metric {name!r} is named twice in names.")
+        check_unique([*out, name], where="get_scorers", arg="names")
         out[name] = _with_qid(make_ranking_scorer(name, **{**options, **own}), qid,
                               "get_scorers")
     if not out:
@@ -671,4 +676,6 @@ def get_scorer_names() -> list[str]:
     >>> "p" in get_scorer_names() and "p" not in metric_names()
     True
     """
-    return sorted({*metric_names(), *metric_names(aliases=True)})
+    return sorted(name for family in SCORER_FAMILIES
+                  for name in (*metric_names(family=family),
+                               *metric_names(aliases=True, family=family)))

@@ -14,16 +14,10 @@ from .._evaluation.result import EvaluationResult
 from .._files.formats import read_run
 from .._files.frames import run_from_frame
 from .._files.trec import TrecRun
-from .._utils.arrays import (
-    as_ids,
-    as_numeric_array,
-    check_finite,
-    exact_scores,
-    flatnonzero,
-    unique,
-)
+from .._utils.arrays import as_ids, as_numeric_array, check_finite, exact_scores
 from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, example_ids, short_repr, shown
+from .._utils.fast import flatnonzero, unique
 from .._utils.params import validate
 from .._utils.types import OnMissing, PathLike, RboScore, RboTies
 from .rbo_kernel import CODE_BITS, SCORES, Lists, RepeatedItem, rbo_lists

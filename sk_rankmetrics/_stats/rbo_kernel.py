@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .._utils.arrays import nonzero_2d, row_cumsum
+from .._utils.fast import nonzero_2d, row_cumsum
 
 #: The scores, in the order of the results.
 SCORES = ("ext", "min", "max", "res")

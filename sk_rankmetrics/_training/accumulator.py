@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
@@ -12,22 +11,17 @@ from numpy.typing import ArrayLike, NDArray
 from .._evaluation.reduce import reduce_results
 from .._evaluation.result import EvaluationResult
 from .._metrics.requests import make_requests
+from .._utils.constraints import same_value
 from .._utils.errors import InvalidParameterError
 from .._utils.params import validate
 from .._utils.types import NoRelevant
-from .batches import batch_values, check_options, describe_requests, same_options
+from .batches import batch_values, check_options, describe_requests
 
 MetricsArg = Union[
     str, tuple[str, Mapping[str, Any]], Sequence[Union[str, tuple[str, Mapping[str, Any]]]]
 ]
 
 _WHERE = "RankingAccumulator"
-
-
-def _same_policy(a, b):
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    return type(a) is type(b) and a == b
 
 
 class RankingAccumulator:
@@ -362,7 +356,7 @@ class RankingAccumulator:
         mine, theirs = self._requests, other._requests
         same = [r.label for r in mine] == [r.label for r in theirs] and all(
             a.options.keys() == b.options.keys()
-            and all(same_options(a.options[o], b.options[o]) for o in a.options)
+            and all(same_value(a.options[o], b.options[o]) for o in a.options)
             for a, b in zip(mine, theirs)
         )
         if not same:
@@ -373,7 +367,7 @@ class RankingAccumulator:
             )
         for name in ("ignore_ties", "no_relevant"):
             a, b = getattr(self, name), getattr(other, name)
-            if not _same_policy(a, b):
+            if not same_value(a, b):
                 raise InvalidParameterError(
                     f"{where}: {name}={a!r} here but {name}={b!r} in other; merge only "
                     "accumulators made alike."

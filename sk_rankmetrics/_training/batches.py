@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._evaluation.engine import compute as engine_compute
+from .._evaluation.pipeline import layout_values
 from .._inputs.check import check_inputs
 from .._utils.arrays import check_sample_weight
 from .._utils.constraints import check_param
@@ -61,25 +61,8 @@ def batch_values(
         weights = check_sample_weight(sample_weight, inputs.n_rows)
     else:
         weights = inputs.query_weights(sample_weight)
-    raw = engine_compute(inputs, requests, ignore_ties=ignore_ties)
+    raw = layout_values(inputs, requests, ignore_ties=ignore_ties)
     return inputs.query_ids, raw, weights, inputs.n_cols
-
-
-def same_options(a, b):
-    """Whether two resolved option values are the same (arrays compared by value)."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (
-            isinstance(a, np.ndarray)
-            and isinstance(b, np.ndarray)
-            and a.shape == b.shape
-            and bool(np.array_equal(a, b))
-        )
-    try:
-        return bool(a == b)
-    except Exception:  # objects whose comparison fails are different
-        return False
 
 
 def describe_requests(requests):

@@ -1,9 +1,9 @@
-"""Checks of data arrays: numbers, ids, finiteness, weights, judgements."""
+"""Checks of data arrays: numbers, ids, finiteness, weights, judgements (the fast
+NumPy primitives they use live in :mod:`.fast`)."""
 
 from __future__ import annotations
 
 import numbers
-import sys
 from typing import Any
 
 import numpy as np
@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._utils.constraints import is_integer
 from .._utils.errors import InvalidParameterError, short_repr
+from .fast import flatnonzero
 
 
 def _refuse_mask(x, arg):
@@ -49,14 +50,6 @@ def _from_objects(x, arg):
             "rescale them."
         )
     return as_float.reshape(x.shape)
-
-
-def _is_missing(v):
-    """None or pandas' NA (pandas is only looked at if the caller imported it)."""
-    if v is None:
-        return True
-    pd = sys.modules.get("pandas")
-    return pd is not None and v is pd.NA
 
 
 def _first_non_number(flat):
@@ -151,252 +144,6 @@ def check_finite(block, arg, row0=0, masked=None):
                      f"be finite.{mask}")
 
 
-def unique(a):
-    """The distinct values of ``a``, sorted (``np.unique(a)`` without options).
-
-    NumPy 2.3 and later take a hash table for plain ``np.unique`` of numbers,
-    which is ten times slower than a sort on a million distinct integers; a
-    sort and a mask cost the same whatever the values, and integers in a
-    compact range (user ids 0..n) are marked in a table without a sort.
-    Other dtypes (text, objects) and floats with NaN go to ``np.unique``.
-    """
-    a = np.asarray(a).reshape(-1)
-    if a.dtype.kind not in "iubf" or (a.dtype.kind == "f" and np.isnan(a).any()):
-        return np.unique(a)
-    if a.dtype.kind in "iu" and a.shape[0] > 1:
-        lo, hi = a.min(), a.max()
-        span = int(hi) - int(lo) + 1
-        if span <= 4 * a.shape[0]:
-            # Compact integers (0..n user ids): marked in a table, no sort.
-            seen = np.zeros(span, dtype=bool)
-            seen[np.subtract(a, lo, dtype=np.intp)] = True
-            return (flatnonzero(seen) + lo).astype(a.dtype)
-    s = sort_keys(a)
-    if s.shape[0] < 2:
-        return s
-    keep = np.empty(s.shape[0], dtype=bool)
-    keep[0] = True
-    np.not_equal(s[1:], s[:-1], out=keep[1:])
-    return s[keep]
-
-
-#: The low byte of each 16-bit lane of a 64-bit word.
-_LOW_BYTES = np.uint64(0x00FF00FF00FF00FF)
-#: A one in each 16-bit lane: multiplied by it, a word of four 16-bit counts
-#: holds their sum in its top 16 bits.
-_SHORT_ONES = np.uint64(0x0001000100010001)
-
-
-#: Rows at most this wide are summed a column at a time (below).
-_NARROW = 64
-
-
-def row_sums(a):
-    """The sum of each row of a float matrix of shape (n, m), float64.
-
-    ``a.sum(axis=1)`` pays a reduction per row, most of the cost on the short
-    rows of a cut-off (8x slower than this on rows of 10): a product with a
-    vector of ones (BLAS) sums them.
-    """
-    if a.shape[1] == 0:
-        return np.zeros(a.shape[0])
-    return a @ np.ones(a.shape[1], dtype=a.dtype)
-
-
-def row_min(a):
-    """The minimum of each row of a matrix of shape (n, m), m >= 1.
-
-    Rows of up to ``_NARROW`` entries are reduced a column at a time (vectors
-    over the rows): ``a.min(axis=1)`` pays a reduction per row, six times the
-    cost on rows of 10.
-    """
-    if a.shape[1] > _NARROW:
-        return a.min(axis=1)
-    out = a[:, 0].copy()
-    for j in range(1, a.shape[1]):
-        np.minimum(out, a[:, j], out=out)
-    return out
-
-
-def row_cumsum(a, out=None):
-    """Running sums along each row of a matrix of shape (n, m).
-
-    ``np.cumsum(axis=1)`` pays a loop per row; rows of up to ``_NARROW``
-    entries are added a column at a time instead (vectors over the rows,
-    2.4x faster on rows of 10), in the same order, so the sums are the same.
-    """
-    if a.shape[1] > _NARROW or (out is None and a.dtype.kind != "f"):
-        return np.cumsum(a, axis=1, out=out)
-    if out is None:
-        out = np.empty_like(a)
-    if a.shape[1]:
-        out[:, 0] = a[:, 0]
-        for j in range(1, a.shape[1]):
-            np.add(out[:, j - 1], a[:, j], out=out[:, j])
-    return out
-
-
-#: Integer arrays shorter than this are sorted whole by :func:`sort_keys`.
-_BUCKET_MIN = 1 << 16
-#: :func:`sort_keys` aims at buckets of about this many keys (in the CPU cache)
-_BUCKET_KEYS = 256
-#: ... and at most 2**16 buckets (their numbers are 16-bit): one NumPy call
-#: each, for 256 keys or more.
-_MAX_BUCKET_BITS = 16
-
-
-def sort_keys(key):
-    """``np.sort(key)`` of a 1-D integer array (a new array, the same dtype).
-
-    A comparison sort of a million 64-bit keys works out of the CPU cache for
-    most of its passes. The keys are first put in buckets by their leading
-    bits (a stable radix sort of 16-bit bucket numbers, NumPy's own), then
-    each bucket of a few hundred keys is sorted where it lies: the same
-    result (buckets follow the order of the keys, so sorting within them
-    sorts the whole), 1.8x faster than ``np.sort`` on a million 40-bit keys
-    and 1.65x on ten million measured. Short arrays and other dtypes go to
-    ``np.sort``.
-    """
-    key = np.asarray(key)
-    n = key.shape[0] if key.ndim == 1 else 0
-    if key.ndim != 1 or key.dtype.kind not in "iu" or n < max(_BUCKET_MIN, 2):
-        return np.sort(key)
-    lo, hi = int(key.min()), int(key.max())
-    bits = min(_MAX_BUCKET_BITS, (n // _BUCKET_KEYS).bit_length())
-    shift = max(0, (hi - lo).bit_length() - bits)
-    # Offsets from the smallest key in 64-bit unsigned arithmetic (exact for
-    # any span of int64 or uint64 keys), then their leading bits.
-    wide = key.astype(np.uint64) if key.dtype.itemsize < 8 else key.view(np.uint64)
-    with np.errstate(over="ignore"):
-        offset = wide - np.uint64(lo % (1 << 64))
-    offset >>= np.uint64(shift)
-    bucket = offset.astype(np.uint16)
-    del offset
-    out = key[np.argsort(bucket, kind="stable")]
-    ends = np.cumsum(np.bincount(bucket, minlength=1 << bits)).tolist()
-    start = 0
-    for end in ends:  # at most n / _BUCKET_KEYS and 2**16 buckets
-        if end - start > 1:
-            out[start:end].sort()
-        start = end
-    return out
-
-
-def cumsum_down(a):
-    """Running sums down each column of a matrix of shape (m, n): ``np.cumsum(a,
-    axis=0)``, in its dtype.
-
-    NumPy accumulates along the axis in an inner loop per column, which on
-    the few rows of per-level counts (m of 4 for n of 20,000) costs twelve
-    times a row-wise addition; matrices of up to ``_NARROW`` rows are summed
-    a row at a time (vectors over the columns), in the same order.
-    """
-    a = np.asarray(a)
-    if a.ndim != 2 or a.shape[0] > _NARROW or not a.size:
-        return np.cumsum(a, axis=0)
-    out = a.astype(np.cumsum(a[:1, :1], axis=0).dtype)  # a copy, in cumsum's dtype
-    for u in range(1, a.shape[0]):
-        np.add(out[u - 1], out[u], out=out[u])
-    return out
-
-
-#: Bool arrays shorter than this go to ``np.flatnonzero`` as they are.
-_PAD_MIN_SIZE = 1 << 16
-#: :func:`flatnonzero` pads bool arrays whose True entries are more than
-#: 1 in this many (and at most 1 in 10).
-_PAD_FROM = 25
-
-
-def flatnonzero(a):
-    """``np.flatnonzero(a)``: the flat indices of the nonzero entries of ``a``.
-
-    NumPy finds the True entries of a bool array by one of two loops, chosen
-    by their density: at most 1 in 10, a search for the next nonzero byte
-    from each one found (fast when they are rare, but about 13 ns an entry
-    found); above, a branch-free pass over every byte (about 0.4 ns a byte).
-    Between 1 in 25 and 1 in 10 (the top 10 of rows of 100: exactly 1 in
-    10; graded relevance on 5 % of the items) the first loop is up to three
-    times slower than the second. There the array is copied with enough
-    True entries appended to pass 1 in 10, and the indices past the real
-    ones dropped: the same indices, in the same order.
-    """
-    a = np.asarray(a)
-    if a.dtype != np.bool_ or a.size < _PAD_MIN_SIZE:
-        return np.flatnonzero(a)
-    flat = a.reshape(-1)
-    size = flat.shape[0]
-    c = int(np.count_nonzero(flat))
-    if not size < _PAD_FROM * c <= _PAD_FROM * size // 10:
-        return np.flatnonzero(flat)
-    # (c + pad) / (size + pad) > 1/10  <=>  9 * pad > size - 10 * c
-    pad = max((size - 10 * c) // 9 + 1, 0)
-    buf = np.empty(size + pad, dtype=np.bool_)
-    buf[:size] = flat
-    buf[size:] = True
-    return np.flatnonzero(buf)[:c]
-
-
-def nonzero_2d(a):
-    """``np.nonzero(a)`` of a matrix: the rows and columns of its nonzero
-    entries, in row-major order.
-
-    NumPy walks a matrix with its general iterator, two to eight times
-    slower than finding the flat indices (:func:`flatnonzero`) and dividing
-    them by the row length.
-    """
-    a = np.asarray(a)
-    if a.ndim != 2:
-        raise ValueError(f"nonzero_2d takes a matrix, got {a.ndim} dimensions")
-    if a.size == 0:
-        empty = np.zeros(0, dtype=np.intp)
-        return empty, empty.copy()
-    rows, cols = np.divmod(flatnonzero(a), a.shape[1])
-    return rows, cols
-
-
-def row_counts(mask):
-    """The True entries of each row of a bool matrix of shape (n, N), int64.
-
-    ``np.count_nonzero(mask, axis=1)`` pays a reduction per row, most of the
-    cost on short rows. Here each row's bytes are read as 64-bit words
-    whose byte lanes, summed a column of words at a time (vectors over the
-    rows), count the True entries of eight columns; the lanes are then added
-    in pairs and a multiplication sums the pairs. Rows of over 512 entries
-    (64 words, so that a byte lane never passes 255) go to
-    ``np.count_nonzero``, whose per-row cost is small there.
-    """
-    N = mask.shape[1]
-    W = N // 8
-    if W == 0 or W > 64 or mask.strides[1] != 1:
-        return np.count_nonzero(mask, axis=1).astype(np.int64)
-    b = mask.view(np.uint8)
-    words = b[:, : 8 * W]
-    try:
-        words = words.view(np.uint64)
-    except ValueError:  # rows whose stride does not allow the view
-        words = np.ascontiguousarray(words).view(np.uint64)
-    acc = words[:, 0].copy()
-    for j in range(1, W):
-        acc += words[:, j]
-    if N % 8:
-        # The last columns: the row's last eight bytes as a word, the lanes of
-        # the columns the words above read masked out (little-endian: the
-        # later columns are the higher lanes).
-        tail = b[:, N - 8:]
-        try:
-            tail = tail.view(np.uint64)[:, 0]
-        except ValueError:
-            tail = np.ascontiguousarray(tail).view(np.uint64)[:, 0]
-        keep = np.uint64(((1 << (8 * (N % 8))) - 1) << (8 * (8 - N % 8)))
-        if sys.byteorder == "big":
-            keep = np.uint64((1 << (8 * (N % 8))) - 1)
-        acc += tail & keep
-    # Pairs of byte lanes into 16-bit lanes (a row's count may pass 255),
-    # whose sum the multiplication leaves in the top 16 bits.
-    acc = (acc & _LOW_BYTES) + ((acc >> np.uint64(8)) & _LOW_BYTES)
-    return ((acc * _SHORT_ONES) >> np.uint64(48)).astype(np.int64)
-
-
 def check_sample_weight(sample_weight, n, what=None):
     """Per-row weights as float64, finite and >= 0 (None stays None)."""
     if sample_weight is None:
@@ -412,7 +159,7 @@ def check_sample_weight(sample_weight, n, what=None):
         raise ValueError("sample_weight contains NaN or infinity; every weight must be a "
                          "finite number >= 0.")
     if (w < 0).any():
-        i = int(np.flatnonzero(w < 0)[0])
+        i = int(flatnonzero(w < 0)[0])
         raise ValueError(f"sample_weight must be non-negative; entry {i} is {w[i]:g}.")
     return w
 
@@ -518,7 +265,7 @@ def as_ids(x: ArrayLike, arg: str) -> NDArray[Any]:
         kind = "U"
     if kind == "U":
         if x.size and (np.char.str_len(x) == 0).any():
-            i = int(np.flatnonzero(np.char.str_len(x) == 0)[0])
+            i = int(flatnonzero(np.char.str_len(x) == 0)[0])
             raise ValueError(f"{arg} has an empty id at entry {i}; every id must be a "
                              "non-empty string or an integer.")
         return x

@@ -233,12 +233,29 @@ class Param:
         out = []
         for c in self.constraints:
             out += [v for v in c.invalid_examples()
-                    if not self.accepts(v) and not any(_same_constant(v, o) for o in out)]
+                    if not self.accepts(v) and not any(same_value(v, o) for o in out)]
         return out
 
 
-def _same_constant(a, b):
-    return type(a) is type(b) and (a == b or (a != a and b != b))
+def same_value(a, b):
+    """Whether two option values are the same: the one comparison of the
+    package (a name's preset against a given option, two accumulators' options
+    and policies, the constants of a message). Arrays compare by shape and
+    value, NaN equals NaN, a bool never equals a number (True is not 1), and
+    objects whose comparison fails are different."""
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.shape == b.shape and bool(np.array_equal(a, b)))
+    if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)):
+        return False
+    try:
+        if bool(a == b):
+            return True
+        return bool(a != a and b != b)  # NaN (and NaN-like values) on both sides
+    except Exception:  # objects whose comparison fails are different
+        return False
 
 
 def check_param(name, value, param, where=None):

@@ -445,6 +445,15 @@ PARAMS = {
         "True returns the aliases, {alias: metric name}, instead of the list of names",
         examples=(True,),
     ),
+    "metric_names.family": Param(
+        None, [Options("accuracy", "trec_eval", "cwl", "diversity", "beyond_list",
+                       "beyond_set"), _NONE],
+        "one family's names only (None: every family)",
+        examples=("beyond_set", "diversity"),
+        doc="""family : {'accuracy', 'trec_eval', 'cwl', 'diversity', 'beyond_list', \
+'beyond_set'} or None, default=None
+    Only the names of one family (see Notes); None: every family.""",
+    ),
     # -- comparing systems --
     "test": Param(
         "t-test", [Options("t-test", "wilcoxon", "randomization", "bootstrap", "sign", "tukey",

@@ -39,6 +39,8 @@ Discount = Union[Literal["log", "jarvelin"], ArrayLike, Callable[[NDArray[Any]],
 NoRelevant = Union[Literal["warn", "skip"], float]
 Denominator = Literal["min_k_relevant", "relevant"]
 Mean = Literal["arithmetic", "geometric"]
+MetricFamily = Literal["accuracy", "trec_eval", "cwl", "diversity", "beyond_list",
+                       "beyond_set"]
 Setting = Literal["sk_rankmetrics", "trec_eval"]
 FileFormat = Literal["auto", "trec", "csv", "tsv", "parquet", "json"]
 ResponseMethodName = Literal["decision_function", "predict_proba", "predict"]

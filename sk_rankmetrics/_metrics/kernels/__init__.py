@@ -14,7 +14,20 @@ the plain metric of the given order.
 
 from __future__ import annotations
 
+from typing import Any, Protocol, runtime_checkable
+
 import numpy as np
+
+
+@runtime_checkable
+class Kernel(Protocol):
+    """The kernel contract: ``kernel(rc, req) -> (values, defined)`` (see above).
+
+    Every registered kernel meets it (``tests/test_contracts.py``); no
+    validation, no sort and no loop over rows inside.
+    """
+
+    def __call__(self, rc: Any, req: Any, /) -> tuple[np.ndarray, np.ndarray | None]: ...
 
 
 def _cut(rc, k):

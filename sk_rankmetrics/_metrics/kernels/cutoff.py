@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.arrays import flatnonzero, row_sums
+from ..._utils.fast import flatnonzero, row_sums
 from . import _as_float, _cut, _safe_divide
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.ideal import IdealLevels
-from ..._utils.arrays import flatnonzero, nonzero_2d
+from ..._utils.fast import flatnonzero, nonzero_2d
 from ..._utils.params import TIE_ORDER
 from . import _safe_divide, ranges_from_counts
 from .combinatorics import _log_factorials

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.arrays import flatnonzero, nonzero_2d
+from ..._utils.fast import flatnonzero, nonzero_2d
 from ..._utils.params import TIE_ORDER
 from . import _lround, ranges_from_counts
 from .combinatorics import _bounded_sequences, _expected_max

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.arrays import nonzero_2d
+from ..._utils.fast import nonzero_2d
 from . import _as_float, _cumulative, _cut, _safe_divide
 from .combinatorics import _log_choose
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.arrays import nonzero_2d
+from ..._utils.fast import nonzero_2d
 from . import _cut, ranges_from_counts
 from .gain_curves import _gain_levels
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.arrays import nonzero_2d
+from ..._utils.fast import nonzero_2d
 from . import _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 
