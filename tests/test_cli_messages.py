@@ -488,3 +488,29 @@ def test_every_message_of_bad_inputs_names_the_flag_and_the_file(files, tmp_path
             assert rc == 1 and out == "", (args, rc, out)
     rc, out, err = calls[-1]
     assert rc == 0 and out.splitlines()[1].split() == ["query", "P_5", "map"]
+
+
+RUN_TWICE = ("run file 'r.txt', line 2: duplicate document 'd1' for query '1' (first on line "
+             "1). A run ranks each document at most once per query (trec_eval refuses it too); "
+             "keep one line of each, or pass duplicates='first' to keep the first in ranked "
+             "order (read as trec, chosen by its extension .txt; if it is another format, name "
+             "it with format=..., one of csv, tsv, parquet, json).")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_advice_left_out_keeps_the_remark_that_ends_it(command):
+    """A command without --duplicates drops that advice but not the remark on
+    how the file was read, and never leaves a parenthesis open or unopened."""
+    said = speaker(command, {"format": ("run_format",)}).speak(RUN_TWICE)  # as for a run file
+    depth = 0
+    for ch in said:
+        depth += (ch == "(") - (ch == ")")
+        assert depth >= 0, said
+    assert depth == 0, said
+    assert "duplicates=" not in said and "format=" not in said
+    assert said.endswith("(read as trec, chosen by its extension .txt; if it is another "
+                         "format, name it with --run-format, one of csv, tsv, parquet, json).")
+    has_flag = any("--duplicates" in a.option_strings for a in _parser(command)._actions)
+    assert ("--duplicates first" in said) == has_flag
+    if not has_flag:
+        assert said.startswith(RUN_TWICE.split("; keep")[0] + " (read as trec")

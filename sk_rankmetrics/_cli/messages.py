@@ -86,6 +86,24 @@ def python_keywords():
 
 #: Where a message's sentences and clauses end: ". " or "; " before the next.
 _CLAUSES = re.compile(r"(?<=[.;]) +(?=[A-Za-z(])")
+#: A remark in parentheses that ends a clause (``... (read as trec, ...).``).
+_LAST_REMARK = re.compile(r"\s*\((?:[^()]|\([^()]*\))*\)[.;]?$")
+
+
+def _clauses(text):
+    """``text`` cut into its sentences and clauses, never inside parentheses
+    (a remark such as ``(read as trec; if it is another format, ...)`` is part
+    of the clause it ends)."""
+    parts, start, depth, at = [], 0, 0, 0
+    for m in _CLAUSES.finditer(text):
+        for ch in text[at:m.start()]:
+            depth += (ch == "(") - (ch == ")")
+        at = m.start()
+        if depth <= 0:
+            parts.append(text[start:m.start()])
+            start = m.end()
+    parts.append(text[start:])
+    return parts
 
 
 #: The package's public functions, which library messages name (``evaluate_run:
@@ -174,9 +192,19 @@ class Speaker:
         text = _KEYWORD.sub(self._keyword, text)
         # Advice the command has no flag for (a keyword or a call left in a
         # sentence after the first): dropped, the statement of the error kept.
-        parts = _CLAUSES.split(text)
-        kept = [parts[0]] + [p for p in parts[1:] if not self.python(p)]
-        if len(kept) < len(parts) and kept[-1].endswith(";"):
+        parts = _clauses(text)
+        kept, dropped = [parts[0]], False
+        for part in parts[1:]:
+            if not self.python(part):
+                kept.append(part)
+                continue
+            dropped = True
+            # The advice goes; a remark that ends it and names no keyword (what
+            # the file was read as) stays, with the clause before it.
+            remark = _LAST_REMARK.search(part)
+            if remark and not self.python(remark[0]):
+                kept[-1] = kept[-1].rstrip(".;") + " " + remark[0].strip()
+        if dropped and kept[-1].endswith(";"):
             kept[-1] = kept[-1][:-1] + "."
         return " ".join(kept)
 
