@@ -11,6 +11,7 @@ documents and judged unretrieved ones.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
@@ -62,9 +63,25 @@ DIVERSITY = {
 ROUNDED = {"gdeval": 5e-6}
 
 
+@functools.cache
+def _provider_runs(provider):
+    """Whether ``provider`` computes a one-line run. ir_measures' ranx provider
+    (present once ranx is installed, as the test extra does) fails on pandas 3,
+    whose text columns ranx refuses ("DataFrame Query IDs column dtype must be
+    `object`"): a measure it alone provides has no number to compare with."""
+    try:
+        provider.calc_aggregate([ir_measures.parse_measure("nDCG@1")],
+                                [ir_measures.Qrel("q", "d", 1)],
+                                [ir_measures.ScoredDoc("q", "d", 1.0)])
+    except Exception:  # any failure means no number
+        return False
+    return True
+
+
 def _provider(measure):
     for provider in ir_measures.DefaultPipeline.providers:
-        if provider.is_available() and provider.supports(measure):
+        if (provider.is_available() and provider.supports(measure)
+                and (provider.NAME != "ranx" or _provider_runs(provider))):
             return provider.NAME
     return None
 

@@ -48,6 +48,15 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
                                                                               dict[str, float]]:
     r"""Choose a fusion method's weights or parameter on a grid, as ranx does.
 
+    .. math::
+
+        \hat\theta = \operatorname{argmax}_{\theta \in G}
+        \frac{1}{|Q|} \sum_{q \in Q} M\bigl(F_\theta(q)\bigr)
+
+    where :math:`G` is the grid, :math:`F_\theta` the runs fused by
+    ``method`` with parameter :math:`\theta`, :math:`M` the ``metric`` and
+    :math:`Q` the queries of ``qrels``.
+
     Parameters
     ----------
     qrels : dict, TrecQrels, path, data frame or named tuples
