@@ -45,7 +45,7 @@ def test_family_argument_is_checked():
 
 @pytest.mark.parametrize("name", [f"{n}@2" for n in BEYOND])
 def test_beyond_names_are_refused_where_the_whole_list_set_is_not_seen(name):
-    """RankingAccumulator, evaluate_run and evaluate_embeddings say where it works."""
+    """RankingAccumulator and evaluate_run say where it works."""
     with pytest.raises(InvalidParameterError) as err:
         skr.RankingAccumulator([name])
     message = str(err.value)
@@ -62,9 +62,9 @@ def test_coverage_in_the_accumulator_names_evaluate_ranked_and_return_top():
     assert str(err.value) == (
         "'coverage@10' is one of the beyond-accuracy measures of the whole set of lists "
         "(one value, no per-user values); it needs the whole set of lists. Computed by "
-        "evaluate_ranked, evaluate_ranked on the lists of evaluate_embeddings(..., "
-        "return_top=True), evaluate (the top k of each row of scores), the scorers, the "
-        "command line's -m, coverage_score().")
+        "evaluate_ranked, evaluate_embeddings (the top k items of each user), evaluate "
+        "(the top k of each row of scores), the scorers, the command line's -m, "
+        "coverage_score().")
 
 
 def test_beyond_name_in_evaluate_run_is_refused_with_where(tmp_path):

@@ -19,8 +19,13 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from .._evaluation.pipeline import score_layout
+from .._beyond.measures import BeyondData
+from .._beyond.measures import make_requests as make_beyond
+from .._evaluation.pipeline import beyond_result, score_layout
 from .._evaluation.result import EvaluationResult
+from .._inputs.preranked import RankedLists
+from .._metrics.names import by_family
+from .._metrics.registry import REGISTRY
 from .._metrics.requests import make_requests
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.fast import flatnonzero
@@ -235,6 +240,42 @@ def _without_excluded(truth, exclude, policy):
     return sp.csr_array((truth.data[keep], (rows[keep], truth.indices[keep])), shape=truth.shape)
 
 
+def _top_width(requests, beyond, k, metrics):
+    """The length of the top lists: ``k``, or the deepest cut-off named (of a
+    metric that takes one, or of a beyond-accuracy measure)."""
+    if k is not None:
+        return k
+    cut = [r.depth for r in requests if r.depth is not None and r.spec.takes_k]
+    cut += [r.k for r in beyond]
+    if not cut:
+        raise InvalidParameterError(
+            f"{WHERE}: return_top=True needs the length of the lists: pass k, or "
+            f"name a cut-off (metrics={short_repr(metrics)})."
+        )
+    return max(cut)
+
+
+def _check_data_read(beyond, **given):
+    """Refuse ``popularity=`` or ``item_features=`` that no requested measure reads."""
+    for arg, value in given.items():
+        if value is not None and not any(arg in r.spec.data for r in beyond):
+            readers = sorted(n for n, s in REGISTRY.items() if arg in s.data)
+            raise InvalidParameterError(
+                f"{WHERE}: {arg}= is read by none of the requested metrics; it is read by "
+                f"{', '.join(f'{n}@k' for n in readers)}."
+            )
+
+
+def _top_lists(top, users_by, items_by, truth):
+    """The top lists (``top``: item indices, -1 past the last candidate) and the
+    truth as ``(user ids, item ids, relevance)``, by id where ids are given."""
+    lens = np.count_nonzero(top >= 0, axis=1)
+    flat = items_by.ids[top[top >= 0]]
+    rows = np.repeat(users_by.ids, np.diff(truth.indptr))
+    pairs = (rows, items_by.ids[truth.indices], truth.data)
+    return RankedLists(users_by.ids, lens, flat), pairs
+
+
 # -- the public function -----------------------------------------------------------
 
 
@@ -259,6 +300,9 @@ def evaluate_embeddings(
     progress: Progress | None = None,
     user_ids: ArrayLike | None = None,
     item_ids: ArrayLike | None = None,
+    popularity: Any = None,
+    item_features: Any = None,
+    head_share: float = 0.2,
 ) -> EvaluationResult | tuple[EvaluationResult, NDArray[Any]]:
     r"""Score a factor model on the whole catalogue, one block of users at a time.
 
@@ -298,7 +342,11 @@ def evaluate_embeddings(
         given twice raises.
     metrics : str or list of str or (name, options) pairs
         Names such as ``"ndcg@20"``, ``"recall@20"``, ``"map"``; every name
-        :func:`evaluate` accepts.
+        :func:`evaluate` accepts, and the beyond-accuracy measures of the top
+        lists (``"coverage@20"``, ``"gini@20"``, ``"entropy@20"``,
+        ``"personalization@20"``; with ``popularity``: ``"novelty@20"``,
+        ``"arp@20"``, ``"aplt@20"``, ``"serendipity@20"``; with
+        ``item_features``: ``"ild@20"``; see Notes).
     k : int, optional
         Cut-off added to every name that has none, of a metric that takes
         one: ``"ndcg"`` is scored at ``k`` and its result keyed ``"ndcg@k"``,
@@ -354,13 +402,30 @@ def evaluate_embeddings(
         once). An id of ``y_true`` or ``exclude`` that is not here raises,
         counting them: a cold-start item cannot be ranked; drop its pairs
         first.
+    popularity : tuple, data frame, sparse matrix or mapping, optional
+        For ``novelty@k``, ``arp@k``, ``aplt@k`` and ``serendipity@k``: the
+        training interactions ``(user_ids, item_ids)`` (or a data frame with
+        user and item columns, or a users x items scipy.sparse matrix such as
+        the ``exclude`` matrix), or a mapping item -> share of training users
+        in (0, 1]; items by ``item_ids`` (by row index without them). Given
+        without such a measure, it raises.
+    item_features : tuple, mapping or data frame, optional
+        For ``ild@k``: one feature vector per item, ``(ids, matrix)``, a
+        mapping id -> vector or a data frame indexed by item id. Given
+        without ``ild@k``, it raises.
+    head_share : float, default=0.2
+        The share of training interactions the head reaches (``aplt@k``).
 
     Returns
     -------
     result : EvaluationResult
         Per-user values (``result.per_query``, one row per row of
         ``user_factors``; ``result.query_ids`` holds ``user_ids``, or
-        ``0 .. n_users - 1`` without them) and means.
+        ``0 .. n_users - 1`` without them) and means. A beyond-accuracy
+        measure of the whole set of lists (``coverage``, ``gini``,
+        ``entropy``, ``personalization``) has one value, in ``result.mean``,
+        no per-user values, and is named in ``result.whole_set``, as with
+        :func:`evaluate_ranked`.
     top : ndarray of shape (n_users, k)
         Only with ``return_top``: item indices best first, ties by
         decreasing index (the order ``ignore_ties=True`` ranks); -1 past
@@ -405,6 +470,14 @@ def evaluate_embeddings(
     handled by ``no_relevant``. Every other user counts, as in the
     recommender libraries that score every test user.
 
+    The beyond-accuracy measures read each user's top ``k`` items, the
+    lists ``return_top`` returns (ties by decreasing item index; a user with
+    fewer candidates has a shorter list), over every user; their values are
+    those of :func:`evaluate_ranked` on those lists, with the catalogue
+    (every row of ``item_factors``) as ``items`` and the truth as ``y_true``
+    without its excluded items. The lists are as long as the deepest cut-off
+    asked for, or ``k``.
+
     Sampled metrics (``sample_negatives``) rank each held-out item among a
     few hundred random items; they are not estimates of the full-catalogue
     metrics and can order two models differently (Krichene and Rendle,
@@ -435,6 +508,14 @@ def evaluate_embeddings(
     >>> top.tolist()
     [[1, 2], [2, 1]]
 
+    The beyond-accuracy measures of those lists (``popularity``: the share of
+    training users of each item):
+
+    >>> res = evaluate_embeddings(users, items, test, ["coverage", "novelty"], k=2,
+    ...                           exclude=train, popularity={0: 0.5, 1: 0.5, 2: 0.25, 3: 0.5})
+    >>> {name: round(v, 4) for name, v in res.mean.items()}, res.whole_set
+    ({'coverage@2': 0.5, 'novelty@2': 1.5}, ('coverage@2',))
+
     The same by ids, the pairs in data frames (pandas or polars):
 
     >>> import pandas as pd
@@ -462,18 +543,14 @@ def evaluate_embeddings(
         truth = _without_excluded(truth, excl, exclude_relevant)
         if not excl.nnz:
             excl = None
-    requests = make_requests(metrics, WHERE, k=k)
+    families = by_family(metrics)
+    beyond = make_beyond(families.beyond, k, where=WHERE) if families.beyond else []
+    requests = (make_requests(families.others, WHERE, k=k)
+                if families.others or not beyond else [])
+    _check_data_read(beyond, popularity=popularity, item_features=item_features)
     top = None
-    if return_top:
-        width = k
-        if width is None:
-            cut = [r.depth for r in requests if r.depth is not None and r.spec.takes_k]
-            if not cut:
-                raise InvalidParameterError(
-                    f"{WHERE}: return_top=True needs the length of the lists: pass k, or "
-                    f"name a cut-off (metrics={short_repr(metrics)})."
-                )
-            width = max(cut)
+    if return_top or beyond:
+        width = _top_width(requests, beyond, k, metrics)
         top = np.full((n_users, width), -1, dtype=np.int64)
     if sample_negatives is not None and sample_negatives >= n_items:
         # Every user's candidates number fewer than n_items: a sample of that
@@ -500,6 +577,13 @@ def evaluate_embeddings(
     )
     result = score_layout(inputs, requests, ignore_ties=ignore_ties, no_relevant=no_relevant,
                           progress=progress, blas=True, ids=users_by.ids)
-    if top is not None:
+    if beyond:
+        lists, pairs = _top_lists(top, users_by, items_by, truth)
+        data = BeyondData(items=items_by.ids, popularity=popularity,
+                          item_features=item_features, head_share=head_share)
+        result = beyond_result(families.beyond, k, lists, pairs, data, threshold=None,
+                               no_relevant=no_relevant, result=result,
+                               order=families.labels, where=WHERE)
+    if return_top and top is not None:
         return result, (top_ids(top, items_by) if items_by.given else top)
     return result

@@ -134,7 +134,7 @@ def score_run(qrels, run, metrics, args, evaluate_run, **settings):
     """``evaluate_run`` for the other metrics, the beyond-accuracy ones added
     from the run's lists (ranked by score, ties by document id descending)."""
     from .._beyond.measures import BeyondData
-    from .._files.lists import beyond_result
+    from .._evaluation.pipeline import beyond_result
     from .._inputs.preranked import RankedLists, group_long
 
     others, _, beyond, order = by_family(metrics)

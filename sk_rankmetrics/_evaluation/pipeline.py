@@ -1,8 +1,10 @@
 """The one step from a layout to a result, shared by every entry point:
 :func:`layout_values` (the engine, with progress and the thread limits, the BLAS
 share of layouts that multiply matrices included), :func:`score_layout` (then
-the reduction and the :class:`EvaluationResult`), and :func:`evaluate_requests`
-(user arrays to metric values: backend, inputs, that step)."""
+the reduction and the :class:`EvaluationResult`), :func:`evaluate_requests`
+(user arrays to metric values: backend, inputs, that step), and
+:func:`beyond_result` (a result with the beyond-accuracy measures of ranked lists
+added: evaluate_ranked, evaluate_embeddings, the command line)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from .._beyond.lists import beyond_measures
+from .._beyond.measures import in_order
 from .._inputs.check import check_inputs
 from .._metrics.requests import Request
 from .._utils.arrays import check_sample_weight
@@ -109,3 +115,23 @@ def evaluate_requests(
     raw = layout_values(inputs, requests, ignore_ties=ignore_ties)
     values, means = reduce_results(raw, requests, no_relevant, weights)
     return values if per_row else means
+
+
+def beyond_result(beyond, k, lists, truth, data, *, threshold, no_relevant, result=None,
+                  order=None, where="evaluate_ranked"):
+    """``result`` (an :class:`EvaluationResult` of the other metrics, or None)
+    with the beyond-accuracy measures ``beyond`` added (:func:`beyond_measures`),
+    in the order asked for (``order``: every name as given); ``where`` names the
+    entry point in messages."""
+    requests, per_user, value = beyond_measures(
+        beyond, k, lists, truth, data, threshold=threshold, no_relevant=no_relevant,
+        row_ids=None if result is None else result.query_ids, where=where)
+    if result is None:
+        result = EvaluationResult(np.asarray(lists.ids), {}, {})
+    result.per_query.update(per_user)
+    result.mean.update(value)
+    if order is not None:
+        result.mean = in_order(result.mean, order)
+        result.per_query = in_order(result.per_query, order)
+    result.whole_set = (*result.whole_set, *(r.label for r in requests if r.whole))
+    return result

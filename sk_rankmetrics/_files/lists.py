@@ -6,11 +6,8 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .._beyond.lists import beyond_measures
-from .._beyond.measures import BeyondData, in_order
-from .._evaluation.pipeline import score_layout
+from .._beyond.measures import BeyondData
+from .._evaluation.pipeline import beyond_result, score_layout
 from .._evaluation.result import EvaluationResult
 from .._inputs.id_pairs import is_frame, ranked_lists, truth_from_frame, truth_pairs
 from .._inputs.preranked import (
@@ -59,25 +56,6 @@ def _recommended(recommended, users, fmt="auto"):
         ids, lens, flat, _ = group_long(r.qid, r.docno, r.score, order="score")
         return ids, lens, flat
     return ranked_lists(recommended, users)
-
-
-def beyond_result(beyond, k, lists, truth, data, *, threshold, no_relevant, result=None,
-                  order=None):
-    """``result`` (an :class:`EvaluationResult` of the other metrics, or None)
-    with the beyond-accuracy measures ``beyond`` added (:func:`beyond_measures`),
-    in the order asked for (``order``: every name as given)."""
-    requests, per_user, value = beyond_measures(
-        beyond, k, lists, truth, data, threshold=threshold, no_relevant=no_relevant,
-        row_ids=None if result is None else result.query_ids)
-    if result is None:
-        result = EvaluationResult(np.asarray(lists.ids), {}, {})
-    result.per_query.update(per_user)
-    result.mean.update(value)
-    if order is not None:
-        result.mean = in_order(result.mean, order)
-        result.per_query = in_order(result.per_query, order)
-    result.whole_set = (*result.whole_set, *(r.label for r in requests if r.whole))
-    return result
 
 
 def truth_lists(truth, users, fmt="auto"):

@@ -50,7 +50,7 @@ class Family(NamedTuple):
 
 _RANKING_ENTRIES = ("evaluate", "evaluate_ranked", "evaluate_run", "evaluate_embeddings",
                     "RankingAccumulator", "make_eval_metric", "scorers", "command_line")
-_BEYOND_ENTRIES = ("evaluate_ranked", "top_lists", "scores", "scorers", "command_line",
+_BEYOND_ENTRIES = ("evaluate_ranked", "embeddings", "scores", "scorers", "command_line",
                    "function")
 
 #: Every family of measures, in the order :func:`metric_names` documents them.
@@ -592,8 +592,8 @@ def _said(entry: str, spec: MetricSpec) -> str:
     """How a message names an entry point of :data:`FAMILIES`."""
     if entry == "function":
         return f"{spec.function}()"
-    if entry == "top_lists":
-        return f"{'evaluate_ranked'} on the lists of {'evaluate_embeddings'}(..., return_top=True)"
+    if entry == "embeddings":
+        return f"{'evaluate_embeddings'} (the top k items of each user)"
     if entry == "scores":
         return f"{'evaluate'} (the top k of each row of scores)"
     if entry == "diversity_run":
@@ -693,9 +693,9 @@ def metric_names(*, aliases: bool = False,
     value per list, averaged: ``novelty``, ``arp``, ``aplt``, ``ild``,
     ``serendipity``) and ``"beyond_set"`` (one value for the whole set of
     lists: ``coverage``, ``gini``, ``entropy``, ``personalization``), which
-    :func:`evaluate_ranked`, :func:`evaluate`, :func:`evaluate_run`, the
-    scorers and their public functions (:func:`coverage_score`, ...)
-    compute. An entry point asked for a measure it cannot compute says which
+    :func:`evaluate_ranked`, :func:`evaluate_embeddings`, :func:`evaluate`,
+    the command line, the scorers and their public functions
+    (:func:`coverage_score`, ...) compute. An entry point asked for a measure it cannot compute says which
     ones can.
 
     Examples
