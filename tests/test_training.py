@@ -18,7 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sk_rankmetrics import InvalidParameterError, RankingAccumulator, evaluate, make_eval_metric
+from sk_rankmetrics import (
+    InvalidParameterError,
+    RankingAccumulator,
+    evaluate,
+    make_eval_metric,
+    metric_names,
+)
 
 
 def _ltr_data(n_queries, seed, items=(5, 15)):
@@ -605,6 +611,34 @@ def test_merge_refuses_different_setups():
         a.merge(weighted)
     with pytest.raises(InvalidParameterError, match="long format"):
         a.update([1, 0], [0.1, 0.2], qid=[1, 1])
+
+
+@pytest.mark.parametrize("mode", ["qid", "rows"])
+def test_merge_takes_two_spellings_of_one_measure(mode):
+    """The registry's aliases and presets name one measure: 'nDCG@10' is 'ndcg@10',
+    'P@1' is 'precision@1', 'ndcg_exp@3' is nDCG@3 with the exponential gain;
+    the merged values are keyed by this accumulator's names, in any order."""
+    names = ["ndcg@10", "precision@1", "ndcg_exp@3", "recip_rank"]
+    spelled = ["MRR", ("ndcg@3", {"gain": "exponential"}), "P@1", "nDCG@10"]
+    assert metric_names(aliases=True)["p"] == "precision"
+    y = [[1, 0, 2], [0, 1, 0], [0, 0, 1]]
+    s = [[0.2, 0.1, 0.3], [0.5, 0.5, 0.1], [0.3, 0.2, 0.1]]
+    a, b, whole = (RankingAccumulator(n) for n in (names, spelled, names))
+    if mode == "qid":
+        a.update(np.ravel(y[:2]), np.ravel(s[:2]), qid=[0, 0, 0, 1, 1, 1])
+        b.update(np.ravel(y[2:]), np.ravel(s[2:]), qid=[2, 2, 2])
+        whole.update(np.ravel(y), np.ravel(s), qid=np.repeat([0, 1, 2], 3))
+    else:
+        a.update(y[:2], s[:2])
+        b.update(y[2:], s[2:])
+        whole.update(y, s)
+    got, want = a.merge(b).compute(), whole.compute()
+    assert list(got.mean) == names
+    assert got.mean == pytest.approx(want.mean)
+    for name in names:
+        np.testing.assert_allclose(got.per_query[name], want.per_query[name])
+    with pytest.raises(InvalidParameterError, match="different metrics or options"):
+        RankingAccumulator(["ndcg@10"]).merge(RankingAccumulator(["nDCG@5"]))
 
 
 def test_accumulator_arguments_and_reset():

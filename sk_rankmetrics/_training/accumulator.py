@@ -24,6 +24,13 @@ MetricsArg = Union[
 _WHERE = "RankingAccumulator"
 
 
+def _same_request(a, b):
+    """Whether two requests are one measure with one setting (whatever the spelling)."""
+    return (a.spec is b.spec and a.k == b.k and a.options.keys() == b.options.keys()
+            and all(same_value(a.options[o], b.options[o]) for o in a.options)
+            and same_value(a.no_relevant, b.no_relevant) and a.judged_only == b.judged_only)
+
+
 class RankingAccumulator:
     r"""Per-query values of batches of predictions, reduced as one :func:`evaluate` call.
 
@@ -302,7 +309,10 @@ class RankingAccumulator:
         Parameters
         ----------
         other : RankingAccumulator
-            An accumulator of the same metrics and options. It is not changed.
+            An accumulator of the same metrics and options, in any order and
+            any spelling of their names (``"nDCG@10"`` for ``"ndcg@10"``,
+            ``"P@5"`` for ``"precision@5"``): its values join this
+            accumulator's under this accumulator's names. It is not changed.
 
         Returns
         -------
@@ -336,30 +346,35 @@ class RankingAccumulator:
                 f"{where}: other is this accumulator; merging it into itself would count "
                 "each query twice."
             )
-        self._check_same_setup(other, where)
+        labels = self._check_same_setup(other, where)
         if not other._chunks:
             return self
         self._check_mode(other._mode, other._weighted, where)
         if other._mode == "qid":
             ids = np.concatenate([c[0] for c in other._chunks])
             self._check_new_ids(ids, where)
-            for chunk in other._chunks:
-                self._add(*chunk, "qid", other._n_items)
-        else:
-            for ids, values, defined, weights in other._chunks:
-                self._add(
-                    ids - ids[0] + self._n_rows, values, defined, weights, "rows", other._n_items
-                )
+        for ids, values, defined, weights in other._chunks:
+            values = {labels[label]: v for label, v in values.items()}
+            defined = {labels[label]: d for label, d in defined.items()}
+            if other._mode == "rows":
+                ids = ids - ids[0] + self._n_rows
+            self._add(ids, values, defined, weights, other._mode, other._n_items)
         return self
 
     def _check_same_setup(self, other, where):
+        """Refuse an accumulator made otherwise; return the map from each of its
+        labels to the label here of the same measure (``"nDCG@10"`` is
+        ``"ndcg@10"``, ``"P@5"`` is ``"precision@5"``: the registry's aliases)."""
         mine, theirs = self._requests, other._requests
-        same = [r.label for r in mine] == [r.label for r in theirs] and all(
-            a.options.keys() == b.options.keys()
-            and all(same_value(a.options[o], b.options[o]) for o in a.options)
-            for a, b in zip(mine, theirs)
-        )
-        if not same:
+        labels = {}
+        free = list(mine)
+        for b in theirs:
+            match = next((a for a in free if _same_request(a, b)), None)
+            if match is None:
+                break
+            free.remove(match)
+            labels[b.label] = match.label
+        if free or len(labels) != len(theirs):
             raise InvalidParameterError(
                 f"{where}: the accumulators compute different metrics or options "
                 f"({describe_requests(mine)} here, {describe_requests(theirs)} in other); "
@@ -372,6 +387,7 @@ class RankingAccumulator:
                     f"{where}: {name}={a!r} here but {name}={b!r} in other; merge only "
                     "accumulators made alike."
                 )
+        return labels
 
     # -- result -----------------------------------------------------------------------
 
