@@ -20,14 +20,14 @@ from .._utils.errors import InvalidParameterError, quiet
 from .._utils.fast import unique
 from .columns import _common_id_kind as _common_kind
 from .columns import _shared_meta, _split, _together
-from .lists import _lists_side, _truth_side
+from .lists import _lists_side, _truth_side, check_forms, truth_forms
 from .plan import _context, _modules
 
 
 def _part(part, number, kinds, requests, data, complete, threshold, has_truth):
     """``(user ids, raw per-user values, item sums)`` of one partition."""
     where = f"in partition {number} after the shuffle by user"
-    kind, user, item, value, _ = _split(part, kinds)
+    kind, user, item, value, lid = _split(part, kinds)
     ranked = kind == 0
     ru, ri, rp = user[ranked], item[ranked], value[ranked]
     order = np.lexsort((rp, ru))
@@ -51,7 +51,7 @@ def _part(part, number, kinds, requests, data, complete, threshold, has_truth):
         if has_truth:
             relevant = relevant_flags(ids, lens, ri, tu, ti, tr, threshold)
         raw, parts = _beyond.partial(requests, ids, lens, ri, data, relevant=relevant)
-    return ids, raw, parts
+    return ids, raw, parts, truth_forms(kind, lid)
 
 
 def _add(a, b):
@@ -77,7 +77,7 @@ def _parts_of(result):
 
 
 def _users_of(result):
-    return result[0], result[1]
+    return result[0], result[1], result[3]
 
 
 def _tree(parts):
@@ -143,6 +143,7 @@ def evaluate_beyond(
     per_part = [dask.delayed(_users_of, pure=True)(o) for o in outs]
     got = dask.compute(*per_part, *([total] if any_whole else []))
     pieces, parts = got[: len(outs)], (got[-1] if any_whole else {})
+    check_forms(int(np.bitwise_or.reduce([p[2] for p in pieces] or [0])))
     ids = np.concatenate([p[0] for p in pieces]) if pieces else np.zeros(0, dtype=np.int64)
     raw = {}
     for req in requests:

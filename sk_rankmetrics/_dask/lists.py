@@ -64,8 +64,8 @@ def evaluate_ranked(recommended, truth, metrics, *, k, users, complete, threshol
     rows = both.map_partitions(_score_ranked, plan=plan,
                                meta=plan.rows_meta(pd.Index(meta["qid"], name="user")))
     check = _Check(queries="truth" if complete else "run", what="user", complete=complete)
-    return _evaluation(rows, plan, no_relevant, compute, _overlap_reduction(both, kinds),
-                       check)
+    return _evaluation(rows, plan, no_relevant, compute,
+                       _overlap_reduction(both, kinds, forms=True), check)
 
 
 def _bag_builder(bag, part_fn, dd):
@@ -178,15 +178,16 @@ def _pairs_of(part, number, what):
 
 
 def _bag_lists(part, number, kinds):
-    """One bag partition of (user, ranked ids) pairs as long rows."""
-    from .._inputs.id_pairs import flatten_lists
+    """One bag partition of (user, ranked ids) pairs as long rows, read by the one
+    parser of ranked lists (a set refused, as evaluate_ranked refuses it)."""
+    from .._inputs.id_pairs import ranked_lists
 
     pairs, n = _pairs_of(part, number, "recommended")
     users, lists = zip(*pairs) if n else ((), ())
-    lens, flat = flatten_lists(list(lists), n, "recommended", ranked=True, users=users)
+    users = np.asarray(users if n else np.zeros(0, dtype=np.int64))
+    _, lens, flat = ranked_lists(list(lists), users)
     where = np.repeat(np.arange(n), lens)
     rank = np.arange(flat.shape[0]) - np.repeat(np.cumsum(lens) - lens, lens)
-    users = np.asarray(users if n else np.zeros(0, dtype=np.int64))
     with _context(f"recommended in partition {number}"):
         return _typed(users[where], flat, rank, (number << 32) + where,
                       np.zeros(flat.shape[0]), kinds)
@@ -201,10 +202,32 @@ def _frame_lists(part, cols, kinds, partition_info=None):
                       np.zeros(n), np.zeros(n), kinds)
 
 
-def _truth_rows(tu, ti, trel, known, number, kinds, lid=None):
-    """Long truth rows, plus one row (kind 2) per known user without an item."""
+#: The low bits of the list id of a bag's truth rows: the form of the entries of
+#: its partition (``{id: relevance}`` mappings or plain collections), which must be
+#: one form for every user, as :func:`.._inputs.id_pairs.truth_pairs` requires of
+#: one dict; partitions are checked together in the overlap reduction.
+GRADED, PLAIN = 1, 2
+
+
+def truth_forms(kind, lid):
+    """The forms (``GRADED | PLAIN`` bits) of the truth rows of a partition."""
+    truth = kind != 0
+    return int(np.bitwise_or.reduce(lid[truth] & 3)) if truth.any() else 0
+
+
+def check_forms(forms):
+    """Refuse a truth whose partitions mix the two forms."""
+    if forms & GRADED and forms & PLAIN:
+        from .._inputs.id_pairs import mixed_forms
+
+        raise InvalidParameterError(mixed_forms())
+
+
+def _truth_rows(tu, ti, trel, known, number, kinds, form=0):
+    """Long truth rows, plus one row (kind 2) per known user without an item;
+    ``form`` (GRADED or PLAIN) goes to the low bits of their list id."""
     n = np.asarray(tu).shape[0]
-    lid = np.full(n, number << 32, dtype=np.int64) if lid is None else lid
+    lid = np.full(n, (number << 32) | form, dtype=np.int64)
     users, items, kind = np.asarray(tu), np.asarray(ti), np.ones(n)
     if known is not None and len(known):
         empty = np.setdiff1d(np.asarray(known), users)
@@ -215,13 +238,17 @@ def _truth_rows(tu, ti, trel, known, number, kinds, lid=None):
             items = np.concatenate((items, pad)) if items.size else pad
             trel = np.concatenate((trel, np.zeros(empty.size)))
             kind = np.concatenate((kind, np.full(empty.size, 2)))
-            lid = np.concatenate((lid, np.full(empty.size, number << 32, dtype=np.int64)))
+            lid = np.concatenate((lid, np.full(empty.size, (number << 32) | form,
+                                               dtype=np.int64)))
     return _typed(users, items, trel, lid, kind, kinds)
 
 
 def _bag_truth(part, number, kinds):
-    """One bag partition of (user, ids or {id: relevance}) pairs as long rows."""
-    from .._files.lists import truth_lists
+    """One bag partition of (user, ids or {id: relevance}) pairs as long rows, read
+    by the one parser of truth (:func:`.._inputs.id_pairs.truth_pairs`)."""
+    from collections.abc import Mapping
+
+    from .._inputs.id_pairs import truth_pairs
 
     pairs, n = _pairs_of(part, number, "truth")
     truth = dict(pairs)
@@ -231,9 +258,11 @@ def _bag_truth(part, number, kinds):
         dup = Counter(map(itemgetter(0), pairs)).most_common(1)[0][0]
         raise ValueError(f"user {dup!r} has two truth entries in the truth bag (partition "
                          f"{number}); give one per user.")
-    tu, ti, trel, known = truth_lists(truth, None)
+    tu, ti, trel, known = truth_pairs(truth, None)
+    graded = any(isinstance(v, Mapping) for v in truth.values())  # one form: checked
     with _context(f"truth in partition {number}"):
-        return _truth_rows(tu, ti, np.asarray(trel, dtype=np.float64), known, number, kinds)
+        return _truth_rows(tu, ti, np.asarray(trel, dtype=np.float64), known, number, kinds,
+                           form=GRADED if graded else PLAIN if n else 0)
 
 
 def _frame_truth(part, cols, kinds, partition_info=None):

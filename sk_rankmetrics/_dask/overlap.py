@@ -13,11 +13,14 @@ def _top3(values):
     return np.unique(values)[:3].tolist()
 
 
-def _overlap_stats(part, kinds):
-    """The counts behind the in-memory overlap warnings, for one partition."""
+def _overlap_stats(part, kinds, forms=False):
+    """The counts behind the in-memory overlap warnings, for one partition
+    (``forms``: also the forms of a bag's truth entries, :func:`.lists.truth_forms`)."""
     import pandas as pd
 
-    kind, qid, doc, _, _ = _split(part, kinds)
+    from .lists import truth_forms
+
+    kind, qid, doc, _, lid = _split(part, kinds)
     ranked, judged = kind == 0, kind != 0
     run_q, truth_q = unique(qid[ranked]), unique(qid[judged])
     missing_truth = np.setdiff1d(run_q, truth_q, assume_unique=True)
@@ -25,6 +28,7 @@ def _overlap_stats(part, kinds):
     items = kind == 1  # truth lines that name an item (not a user's empty set)
     found = bool(pd.Index(doc[items]).isin(doc[ranked]).any()) if items.any() else False
     return pd.Series({
+        "forms": truth_forms(kind, lid) if forms else 0,
         "lines": int(ranked.sum()), "truth_lines": int(items.sum()),
         "run_q": run_q.size, "truth_q": truth_q.size,
         "common": run_q.size - missing_truth.size,
@@ -48,16 +52,19 @@ def _overlap_combine(frame):
             out[col] = merged[:3]
         elif col == "found":
             out[col] = any(values)
+        elif col == "forms":
+            out[col] = int(np.bitwise_or.reduce(np.asarray(values, dtype=np.int64)))
         else:
             out[col] = int(sum(values))
     return pd.Series(out, dtype=object)
 
 
-def _overlap_reduction(both, kinds):
+def _overlap_reduction(both, kinds, forms=False):
     import pandas as pd
 
     return both.reduction(_overlap_stats, aggregate=_overlap_combine,
-                          combine=_overlap_combine, chunk_kwargs={"kinds": kinds},
+                          combine=_overlap_combine,
+                          chunk_kwargs={"kinds": kinds, "forms": forms},
                           meta=pd.Series([], dtype=object))
 
 
@@ -69,8 +76,10 @@ def _check_overlap(stats, *, queries, what, complete, run_empty_message=None):
     """The in-memory checks of the run and truth ids, on the whole data's counts
     (the messages of :func:`sk_rankmetrics._inputs._check_overlap`)."""
     from .._utils.errors import plural
+    from .lists import check_forms
 
     s = {k: stats[k] for k in stats.index}
+    check_forms(s.get("forms", 0))
     if run_empty_message and s["lines"] == 0 and not complete:
         raise ValueError(run_empty_message)
     if s["truth_q"] and s["common"] == 0:

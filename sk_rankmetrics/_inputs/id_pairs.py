@@ -199,6 +199,13 @@ def ranked_lists(recommended: Any, users: Any = None,
     return ids, lens, flat
 
 
+def mixed_forms(side: str = "truth") -> str:
+    """The message of a truth that mixes ``{id: relevance}`` mappings and plain
+    id collections (also said by the Dask readers, which see it across partitions)."""
+    return (f"{side} mixes {{id: relevance}} mappings and plain id collections; use one "
+            "form for every user.")
+
+
 def truth_pairs(
     truth: Any, users: Any, *, side: str = "truth", where: str | None = None
 ) -> tuple[Any, Any, Any, Any]:
@@ -240,10 +247,7 @@ def truth_pairs(
         )
     graded = np.fromiter(map(isinstance, vals, repeat(Mapping)), dtype=bool, count=len(vals))
     if graded.any() and not graded.all():
-        raise InvalidParameterError(
-            f"{pre}{side} mixes {{id: relevance}} mappings and plain id "
-            "collections; use one form for every user."
-        )
+        raise InvalidParameterError(f"{pre}{mixed_forms(side)}")
     lens, items = flatten_lists(vals, len(vals), side)
     if graded.all() and len(vals):
         try:
