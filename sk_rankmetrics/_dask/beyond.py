@@ -20,7 +20,8 @@ from .._utils.errors import InvalidParameterError, quiet
 from .._utils.fast import unique
 from .columns import _common_id_kind as _common_kind
 from .columns import _shared_meta, _split, _together
-from .lists import _lists_side, _truth_side, check_forms, truth_forms
+from .lists import _lists_side, _truth_side
+from .overlap import check_forms, truth_forms
 from .plan import _context, _modules
 
 

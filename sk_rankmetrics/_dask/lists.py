@@ -28,7 +28,7 @@ from .columns import (
     _together,
     _typed,
 )
-from .overlap import _Check, _overlap_reduction
+from .overlap import GRADED, PLAIN, _Check, _overlap_reduction
 from .plan import _context, _in_partition, _modules, _Plan
 from .runs import _evaluation
 
@@ -200,27 +200,6 @@ def _frame_lists(part, cols, kinds, partition_info=None):
         n = len(part)
         return _typed(part[cols[0]].to_numpy(), part[cols[1]].to_numpy(), rank,
                       np.zeros(n), np.zeros(n), kinds)
-
-
-#: The low bits of the list id of a bag's truth rows: the form of the entries of
-#: its partition (``{id: relevance}`` mappings or plain collections), which must be
-#: one form for every user, as :func:`.._inputs.id_pairs.truth_pairs` requires of
-#: one dict; partitions are checked together in the overlap reduction.
-GRADED, PLAIN = 1, 2
-
-
-def truth_forms(kind, lid):
-    """The forms (``GRADED | PLAIN`` bits) of the truth rows of a partition."""
-    truth = kind != 0
-    return int(np.bitwise_or.reduce(lid[truth] & 3)) if truth.any() else 0
-
-
-def check_forms(forms):
-    """Refuse a truth whose partitions mix the two forms."""
-    if forms & GRADED and forms & PLAIN:
-        from .._inputs.id_pairs import mixed_forms
-
-        raise InvalidParameterError(mixed_forms())
 
 
 def _truth_rows(tu, ti, trel, known, number, kinds, form=0):

@@ -1,12 +1,32 @@
-"""The query-overlap checks of two Dask inputs, as a reduction."""
+"""The query-overlap checks of two Dask inputs, as a reduction, and the check that
+a bag's truth entries are of one form across its partitions."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._utils.errors import warn
+from .._inputs.id_pairs import mixed_forms
+from .._utils.errors import InvalidParameterError, warn
 from .._utils.fast import unique
 from .columns import _split
+
+#: The low bits of the list id of a bag's truth rows: the form of the entries of
+#: its partition (``{id: relevance}`` mappings or plain collections), which must be
+#: one form for every user, as :func:`.._inputs.id_pairs.truth_pairs` requires of
+#: one dict; partitions are checked together in the overlap reduction.
+GRADED, PLAIN = 1, 2
+
+
+def truth_forms(kind, lid):
+    """The forms (``GRADED | PLAIN`` bits) of the truth rows of a partition."""
+    truth = kind != 0
+    return int(np.bitwise_or.reduce(lid[truth] & 3)) if truth.any() else 0
+
+
+def check_forms(forms):
+    """Refuse a truth whose partitions mix the two forms."""
+    if forms & GRADED and forms & PLAIN:
+        raise InvalidParameterError(mixed_forms())
 
 
 def _top3(values):
@@ -15,10 +35,8 @@ def _top3(values):
 
 def _overlap_stats(part, kinds, forms=False):
     """The counts behind the in-memory overlap warnings, for one partition
-    (``forms``: also the forms of a bag's truth entries, :func:`.lists.truth_forms`)."""
+    (``forms``: also the forms of a bag's truth entries, :func:`truth_forms`)."""
     import pandas as pd
-
-    from .lists import truth_forms
 
     kind, qid, doc, _, lid = _split(part, kinds)
     ranked, judged = kind == 0, kind != 0
@@ -76,7 +94,6 @@ def _check_overlap(stats, *, queries, what, complete, run_empty_message=None):
     """The in-memory checks of the run and truth ids, on the whole data's counts
     (the messages of :func:`sk_rankmetrics._inputs._check_overlap`)."""
     from .._utils.errors import plural
-    from .lists import check_forms
 
     s = {k: stats[k] for k in stats.index}
     check_forms(s.get("forms", 0))

@@ -695,8 +695,8 @@ def metric_names(*, aliases: bool = False,
     lists: ``coverage``, ``gini``, ``entropy``, ``personalization``), which
     :func:`evaluate_ranked`, :func:`evaluate_embeddings`, :func:`evaluate`,
     the command line, the scorers and their public functions
-    (:func:`coverage_score`, ...) compute. An entry point asked for a measure it cannot compute says which
-    ones can.
+    (:func:`coverage_score`, ...) compute. An entry point asked for a measure
+    it cannot compute says which ones can.
 
     Examples
     --------
