@@ -21,7 +21,7 @@ validation set; then one evaluation on the validation set is timed (best of
 
 The library's own nDCG and ours differ in their conventions (ties, and by
 default the value of a query without a relevant item), so the values are not
-compared here; ``tests/test_training.py`` checks ours against ``evaluate``.
+compared here; ``tests/training/test_training.py`` checks ours against ``evaluate``.
 The script prints one Markdown table; the target is a ratio of at most 2.
 """
 

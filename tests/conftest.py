@@ -1,8 +1,17 @@
 """Shared helpers of the test suite: calling a registered metric by name,
-random test matrices, option grids for the brute-force reference, and a
-fixture that makes the engine chunk and thread on small inputs."""
+random test matrices, option grids for the brute-force reference, a fixture
+that makes the engine chunk and thread on small inputs, where the repository
+and its test data are (``ROOT``, ``DATA``: a test module in any folder finds
+them here, not relative to its own file), the command line as a subprocess
+(``run_cli``) and the code blocks of a page (``code_blocks``)."""
 
 from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,3 +169,53 @@ def _close_figures():
     plt = __import__("sys").modules.get("matplotlib.pyplot")
     if plt is not None:
         plt.close("all")
+
+
+# -- the repository, the command line, the pages -----------------------------------
+
+#: The repository (the folder that holds tests/).
+ROOT = Path(__file__).resolve().parents[1]
+#: Reference files of trec_eval, ranx and ir_measures (tests/data/README.md).
+DATA = ROOT / "tests" / "data"
+
+
+def run_cli(*args, cwd=None):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "sk_rankmetrics", *map(str, args)],
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
+
+
+def code_blocks(text, with_sections=False):
+    """``(line number, language, code)`` of each fenced block, nested ones included.
+
+    With ``with_sections``, each tuple ends with the title of the ``##``
+    section that holds the block (None before the first one).
+    """
+    lines = text.splitlines()
+    i, section = 0, None
+    while i < len(lines):
+        match = _FENCE.match(lines[i])
+        if not match:
+            heading = re.match(r"^(#{1,2})\s+(.+?)\s*$", lines[i])
+            if heading:
+                section = heading[2] if len(heading[1]) == 2 else None
+            i += 1
+            continue
+        indent, fence = match["indent"], match["fence"]
+        info = match["info"].strip()
+        body, j = [], i + 1
+        while j < len(lines):
+            stripped = lines[j].strip()
+            if stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                break
+            line = lines[j]
+            body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
+            j += 1
+        language = info.split()[0].lower() if info else ""
+        block = (i + 1, language, "\n".join(body) + "\n")
+        yield (*block, section) if with_sections else block
+        i = j + 1

@@ -27,7 +27,7 @@ Two directives, used by ``docs/metrics.md``:
 
 The rows (:func:`measure_rows`, :func:`name_rows`) and the tables
 (:func:`measure_table`, :func:`names_table`) are plain functions, also read
-by ``tests/test_metric_reference.py``.
+by ``tests/docs/test_metric_reference.py``.
 """
 
 from __future__ import annotations

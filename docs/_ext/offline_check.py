@@ -4,7 +4,7 @@ At the end of an HTML build every ``*.html`` file of the output is read, and a
 script, stylesheet, image, frame or media source given by an absolute or
 protocol-relative URL (``https://cdn...``, ``//unpkg...``) fails the build,
 naming the pages. Plain links (``<a href="https://...">``) are allowed: they
-load nothing. ``tests/test_site_browser.py`` runs the same check over a built
+load nothing. ``tests/docs/test_site_browser.py`` runs the same check over a built
 site.
 """
 

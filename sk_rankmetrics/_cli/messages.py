@@ -107,7 +107,7 @@ def _clauses(text):
 
 
 #: The package's public functions, which library messages name (``evaluate_run:
-#: ...``, ``read_trec_qrels(path, ...)``); tests/test_cli_messages.py checks that
+#: ...``, ``read_trec_qrels(path, ...)``); tests/cli/test_cli_messages.py checks that
 #: this is every lower-case name of ``sk_rankmetrics.__all__``.
 PUBLIC_FUNCTIONS = (
     "aplt_score", "arp_score", "bpref_score", "cohen_kappa", "compare", "compare_estimators",

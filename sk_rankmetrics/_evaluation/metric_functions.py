@@ -136,8 +136,8 @@ def ndcg_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
       ``gain={level: gain}``. trec_eval breaks ties by document id instead
       of averaging them.
 
-    The tools' numbers are compared in ``tests/test_sklearn_compat.py``,
-    ``tests/test_trec_eval_compat.py`` and ``tests/test_ltr_libraries.py``.
+    The tools' numbers are compared in ``tests/agreement/test_sklearn_compat.py``,
+    ``tests/agreement/test_trec_eval_compat.py`` and ``tests/agreement/test_ltr_libraries.py``.
 
     References
     ----------
@@ -672,7 +672,7 @@ def bpref_score(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLi
     non-relevant items, the number of them above a given relevant item is
     uniform on ``0..q`` (at a cut by ``max_docs`` that splits a group, it is
     hypergeometric). ``mean="geometric"`` gives trec_eval's ``gm_bpref``.
-    Matches trec_eval's ``bpref`` (``tests/test_trec_eval_compat.py``).
+    Matches trec_eval's ``bpref`` (``tests/agreement/test_trec_eval_compat.py``).
 
     References
     ----------

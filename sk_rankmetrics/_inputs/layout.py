@@ -2,7 +2,7 @@
 
 :class:`~.dense.DenseInputs`, :class:`~.long.LongInputs`,
 :class:`~.preranked.PrerankedInputs`, :class:`~.diversity.DiversityInputs` and
-the catalogue's ``EmbeddingInputs`` meet it (``tests/test_contracts.py``
+the catalogue's ``EmbeddingInputs`` meet it (``tests/structure/test_contracts.py``
 checks each); a new layout that meets it needs no change to the engine.
 """
 

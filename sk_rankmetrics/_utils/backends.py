@@ -6,7 +6,7 @@ handles their arguments and hand the call over, so in-memory code never names
 the integration, never imports it, and no import climbs the layers.
 
 A backend meets :class:`Backend` (``_dask/__init__.py``'s ``DaskBackend`` does,
-checked by ``tests/test_contracts.py``):
+checked by ``tests/structure/test_contracts.py``):
 
 ``handles(*objects) -> bool``
     Whether any of ``objects`` is one of its collections. Cheap, and never

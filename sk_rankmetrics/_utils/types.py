@@ -1,7 +1,7 @@
 """Type aliases of the public signatures, read from the parameter table.
 
 Each ``Literal`` lists the options the table (``_utils/params.py``) accepts for
-that parameter; tests/test_typing.py checks that the two agree. The aliases
+that parameter; tests/structure/test_typing.py checks that the two agree. The aliases
 are plain ``typing`` objects (no ``X | Y`` at run time, for Python 3.9).
 """
 
