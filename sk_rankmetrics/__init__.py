@@ -126,7 +126,9 @@ if TYPE_CHECKING:  # static analysis and IDEs see the names as before
     from ._files.frames import qrels_from_frame, run_from_frame
     from ._files.fusion import fuse
     from ._files.fusion_search import optimize_fusion
-    from ._files.lists import evaluate_ranked
+    from ._files.lists import (
+        evaluate_ranked,
+    )
     from ._files.runs import evaluate_run
     from ._files.trec import TrecQrels, TrecRun, read_trec_qrels, read_trec_run, write_trec_run
     from ._metrics.registry import metric_names

@@ -48,8 +48,16 @@ class Family(NamedTuple):
     ranking: bool = False
 
 
-_RANKING_ENTRIES = ("evaluate", "evaluate_ranked", "evaluate_run", "evaluate_embeddings",
-                    "RankingAccumulator", "make_eval_metric", "scorers", "command_line")
+_RANKING_ENTRIES = (
+    "evaluate",
+    "evaluate_ranked",
+    "evaluate_run",
+    "evaluate_embeddings",
+    "RankingAccumulator",
+    "make_eval_metric",
+    "scorers",
+    "command_line",
+)
 _BEYOND_ENTRIES = ("evaluate_ranked", "embeddings", "scores", "scorers", "command_line",
                    "function")
 

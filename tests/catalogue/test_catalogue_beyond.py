@@ -94,9 +94,11 @@ def test_popularity_no_measure_reads_is_refused():
     U, V, Y, _, _ = _case(5)
     with pytest.raises(InvalidParameterError) as err:
         skr.evaluate_embeddings(U, V, Y, ["ndcg@5", "coverage@5"], popularity=Y)
+    readers = sorted(n for n, s in REGISTRY.items() if "popularity" in s.data)
+    assert {"aplt", "arp", "novelty", "serendipity"} <= set(readers)
     assert str(err.value) == (
         "evaluate_embeddings: popularity= is read by none of the requested metrics; it is "
-        "read by aplt@k, arp@k, novelty@k, serendipity@k.")
+        f"read by {', '.join(f'{n}@k' for n in readers)}.")
 
 
 def test_a_beyond_measure_without_its_data_names_the_argument():

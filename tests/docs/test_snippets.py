@@ -143,6 +143,9 @@ KNOWN_FAILING = {}
 #: page; the test named beside each applies them where they say.
 FRAGMENTS = {
     ("docs/developers.md", "Adding a metric"): "tests/structure/test_developers.py",
+    ("docs/developers.md", "Adding a beyond-accuracy measure"):
+        "tests/structure/test_developers.py",
+    ("docs/developers.md", "Adding an entry point"): "tests/structure/test_developers.py",
 }
 
 

@@ -2,10 +2,11 @@
 
 The page's tree names every module of the package (and no other), every
 package folder has its test folder, its import ladder is the one
-tests/structure/test_layers.py enforces, and its "Adding a metric"
-guide works: its blocks, applied as they say to a copy of the repository, add
-a metric that the registry-driven suites accept without a test failing for a
-reason the guide did not mention.
+tests/structure/test_layers.py enforces, and its three guides ("Adding a
+metric", "Adding a beyond-accuracy measure", "Adding an entry point") work:
+their blocks, applied as they say to a copy of the repository, add a metric, a
+beyond-accuracy measure or an entry point that the registry-driven suites
+accept without a test failing for a reason the guide did not mention.
 """
 
 from __future__ import annotations
@@ -84,10 +85,14 @@ _HEADER = re.compile(r"^(?:#|\.\.) (?P<file>\S+): (?P<where>at the end|before (?
                      r"(?P<before>.*)(?P=q1)|after (?P<q2>['\"])(?P<after>.*)(?P=q2))$")
 
 
-def _steps():
+#: The guides the page gives, each applied by a test below.
+GUIDES = ("Adding a metric", "Adding a beyond-accuracy measure", "Adding an entry point")
+
+
+def _steps(guide="Adding a metric"):
     """(file, where, anchor, text) of each block of the guide."""
     out = []
-    for line, _, code in _section("Adding a metric"):
+    for line, _, code in _section(guide):
         head, _, body = code.partition("\n")
         m = _HEADER.match(head)
         assert m, f"docs/developers.md:{line}: a block must start with where it goes, got {head!r}"
@@ -110,16 +115,18 @@ def _apply(root, steps):
         path.write_text("".join(lines), encoding="utf-8")
 
 
-def test_the_guide_names_its_places():
-    steps = _steps()
+@pytest.mark.parametrize("guide", GUIDES)
+def test_the_guide_names_its_places(guide):
+    steps = _steps(guide)
     files = {f for f, *_ in steps}
-    text = PAGE.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8").split(f"## {guide}\n", 1)[1].split("\n## ", 1)[0]
     m = re.search(r"That is (\d+) files and (\d+) places", text)
     assert m and (int(m[1]), int(m[2])) == (len(files), len(steps)), (len(files), len(steps))
 
 
-@pytest.mark.slow
-def test_adding_a_metric_as_the_guide_says(tmp_path):
+def _copy_with(tmp_path, guide):
+    """A copy of the repository with the guide's blocks applied, and the
+    environment that imports the package from it."""
     copy = tmp_path / "repo"
     skip = shutil.ignore_patterns("__pycache__", "_build", "*.egg-info", ".git", "build",
                                   "benchmarks", ".hypothesis")
@@ -129,8 +136,48 @@ def test_adding_a_metric_as_the_guide_says(tmp_path):
             shutil.copytree(src, copy / part, ignore=skip)
         else:
             shutil.copy(src, copy / part)
-    _apply(copy, _steps())
-    env = {**os.environ, "PYTHONPATH": str(copy)}
+    _apply(copy, _steps(guide))
+    return copy, {**os.environ, "PYTHONPATH": str(copy)}
+
+
+#: The tests that apply a guide (not run again inside a copy).
+_GUIDE_TESTS = ("test_adding_a_metric_as_the_guide_says",
+                "test_adding_a_beyond_accuracy_measure_as_the_guide_says",
+                "test_adding_an_entry_point_as_the_guide_says")
+
+
+def _suites(copy, env, paths, *extra):
+    """Run the test files ``paths`` (under tests/, or doctests of modules) in the copy."""
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+               *(f"--deselect=tests/structure/test_developers.py::{t}" for t in _GUIDE_TESTS),
+               *extra]
+    out = subprocess.run([*command, *paths], cwd=copy, env=env, capture_output=True,
+                         text=True, timeout=1500)
+    assert out.returncode == 0, "\n".join(out.stdout.splitlines()[-30:])
+
+
+@pytest.mark.slow
+def test_adding_a_beyond_accuracy_measure_as_the_guide_says(tmp_path):
+    copy, env = _copy_with(tmp_path, "Adding a beyond-accuracy measure")
+    check = subprocess.run(
+        [sys.executable, "-c", "import sk_rankmetrics as s; "
+         "print(s.evaluate_ranked({'u': ['a', 'b']}, None, ['mean_share@2'], "
+         "popularity={'a': 0.5, 'b': 0.25}).mean); print(s.metric_names(family='beyond_list'))"],
+        cwd=copy, env=env, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.splitlines()[0] == "{'mean_share@2': 0.375}"
+    assert "'mean_share'" in check.stdout.splitlines()[1]
+    _suites(copy, env, ["tests/beyond/test_beyond_battery.py",
+                        "tests/catalogue/test_catalogue_beyond.py",
+                        "tests/beyond/test_beyond.py", "tests/utils/test_params.py",
+                        "tests/structure/test_numpydoc.py", "tests/structure/test_layers.py",
+                        "tests/structure/test_typing.py", "tests/sklearn/test_scorer.py",
+                        "sk_rankmetrics/_beyond/functions.py"])
+
+
+@pytest.mark.slow
+def test_adding_a_metric_as_the_guide_says(tmp_path):
+    copy, env = _copy_with(tmp_path, "Adding a metric")
     check = subprocess.run(
         [sys.executable, "-c", "import sk_rankmetrics as s; print(s.__file__); "
          "print(s.capped_recall_score([[1, 0, 1, 1]], [[4, 3, 2, 1]], k=2))"],
@@ -147,14 +194,21 @@ def test_adding_a_metric_as_the_guide_says(tmp_path):
     for_the_metric = ["metrics/test_brute_force.py", "metrics/test_options.py",
                       "metrics/test_hostile.py", "metrics/test_properties.py",
                       "inputs/test_long_format.py", "files/test_evaluate_ranked.py"]
-    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               "--deselect",
-               "tests/structure/test_developers.py::test_adding_a_metric_as_the_guide_says"]
-    out = subprocess.run([*command, *[f"tests/{s}" for s in whole]],
-                         cwd=copy, env=env, capture_output=True, text=True, timeout=1500)
-    assert out.returncode == 0, "\n".join(out.stdout.splitlines()[-30:])
-    out = subprocess.run([*command, "-k", "capped_recall", *[f"tests/{s}" for s in for_the_metric]],
-                         cwd=copy, env=env, capture_output=True, text=True, timeout=1500)
-    tail = "\n".join(out.stdout.splitlines()[-30:])
-    assert out.returncode == 0, tail
+    _suites(copy, env, [f"tests/{s}" for s in whole])
+    _suites(copy, env, [f"tests/{s}" for s in for_the_metric], "-k", "capped_recall")
     assert "capped_recall" in (copy / "sk_rankmetrics" / "_metrics" / "registry.py").read_text()
+
+
+@pytest.mark.slow
+def test_adding_an_entry_point_as_the_guide_says(tmp_path):
+    copy, env = _copy_with(tmp_path, "Adding an entry point")
+    check = subprocess.run(
+        [sys.executable, "-c", "import sk_rankmetrics as s; "
+         "print(s.evaluate_judged_top([['a', 'b']], [[0, 1]], ['mrr']).mean)"],
+        cwd=copy, env=env, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.splitlines() == ["{'mrr': 0.5}"]
+    _suites(copy, env, ["tests/files/test_evaluate_ranked.py", "tests/utils/test_params.py",
+                        "tests/structure/test_numpydoc.py", "tests/structure/test_layers.py",
+                        "tests/structure/test_typing.py", "tests/metrics/test_registry_families.py",
+                        "sk_rankmetrics/_files/lists.py"])
