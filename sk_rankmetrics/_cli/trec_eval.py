@@ -17,15 +17,46 @@ import numpy as np
 from .common import Progress, UsageError, first_parameters, read_input, table_type
 
 
+def _refuse_negative_gains(metrics, chosen):
+    """A gain given for a negative level (ndcg.-1=2) is not reproduced: refused."""
+    from .._files.trec_eval import NEGATIVE_GAIN_WHY, negative_gain
+
+    for printed, options, _ in metrics:
+        found = negative_gain(options.get("gain"))
+        if found is not None:
+            name = max((n for n in chosen if printed.startswith(n + "_")), key=len)
+            raise UsageError(
+                f"-m {name}.{chosen[name][0]}: a gain for the negative level {found[0]:g} "
+                f"is not reproduced: {NEGATIVE_GAIN_WHY}. Give gains for levels >= 0 "
+                "(negative levels are then worth 0, as trec_eval gives them), or use "
+                f"sk-rankmetrics evaluate -m {name}.{chosen[name][0]}, where a gain listed "
+                "for a negative level is that level's gain in the DCG and the ideal."
+            )
+
+
+def _relstrings(param, args, qrels, run_, res, missing):
+    """``{printed name: each query's relevance string}`` of relstring(.N) under -q."""
+    from .._files.runs import relevance_strings
+
+    length = 10 if param is None else int(param[1][0])
+    name = "relstring" if param is None else f"relstring_{param[0]}"
+    relstrings = {name: relevance_strings(qrels, run_, res.query_ids, length,
+                                          max_docs=args.max_docs,
+                                          judged_only=args.judged_only)}
+    if param is not None and missing is not None and length > 0:
+        # trec_eval resets only "relstring": relstring.N shows its stand-in document
+        relstrings[name] = np.where(missing, "-", np.asarray(relstrings[name],
+                                                             dtype=object)).tolist()
+    return relstrings
+
+
 def main(args):
     from .._files.runs import evaluate_run, trec_levels
     from .._files.trec_eval import (
-        NEGATIVE_GAIN_WHY,
         UnsupportedMeasure,
         complete_num_rel,
         format_lines,
         metric_requests,
-        negative_gain,
         parse_measures,
         quirk_needs,
         reads_option,
@@ -55,17 +86,7 @@ def main(args):
     run_ = read_input(args.run, args.run_format, "run", prog, args.parser)
     levels = qrels.relevance[qrels.relevance >= 0]
     metrics = metric_requests(chosen, levels)  # [(printed name, options, metric)]
-    for printed, options, _ in metrics:
-        found = negative_gain(options.get("gain"))
-        if found is not None:
-            name = max((n for n in chosen if printed.startswith(n + "_")), key=len)
-            raise UsageError(
-                f"-m {name}.{chosen[name][0]}: a gain for the negative level {found[0]:g} "
-                f"is not reproduced: {NEGATIVE_GAIN_WHY}. Give gains for levels >= 0 "
-                "(negative levels are then worth 0, as trec_eval gives them), or use "
-                f"sk-rankmetrics evaluate -m {name}.{chosen[name][0]}, where a gain listed "
-                "for a negative level is that level's gain in the DCG and the ideal."
-            )
+    _refuse_negative_gains(metrics, chosen)
     rows = [(top, name, name, options) for top, name, _, options in rows]
     if not metrics:  # only runid / relstring: any metric finds the queries
         metrics = ["num_q"]
@@ -93,18 +114,7 @@ def main(args):
                                n_docs=args.n_docs)
     relstrings = None
     if "relstring" in chosen and args.query:
-        from .._files.runs import relevance_strings
-
-        param = chosen["relstring"]
-        length = 10 if param is None else int(param[1][0])
-        name = "relstring" if param is None else f"relstring_{param[0]}"
-        relstrings = {name: relevance_strings(qrels, run_, res.query_ids, length,
-                                              max_docs=args.max_docs,
-                                              judged_only=args.judged_only)}
-        if param is not None and missing is not None and length > 0:
-            # trec_eval resets only "relstring": relstring.N shows its stand-in document
-            relstrings[name] = np.where(missing, "-", np.asarray(relstrings[name],
-                                                                 dtype=object)).tolist()
+        relstrings = _relstrings(chosen["relstring"], args, qrels, run_, res, missing)
     # trec_eval's own rule for num_rel's summary under -c (see complete_num_rel).
     summaries = {"num_rel": complete_num_rel(qrels.relevance)} if args.complete else None
     lines = format_lines(chosen, rows, res, tag=run_.tag, per_query=args.query,

@@ -74,6 +74,31 @@ def _known(x, arg):
         )
 
 
+def _side_args(sample_weight, judged, shape, rows_chunks, da, dd):
+    """``sample_weight`` (a column) and ``judged`` as Dask arrays in the blocks of
+    rows of ``y_true`` (each only if given), their shapes checked."""
+    n_rows, n_cols = shape
+    args = []
+    if sample_weight is not None:
+        w = _dask_array(sample_weight, "sample_weight", da, dd)
+        if w is None:
+            w = as_numeric_array(sample_weight, "sample_weight")
+        if w.ndim != 1 or w.shape[0] != n_rows:
+            raise ValueError(f"sample_weight must be 1-D with one weight per row ({n_rows}), "
+                             f"got shape {w.shape}.")
+        w = da.asarray(w).rechunk((rows_chunks,))
+        args.append(w[:, None])
+    if judged is not None:
+        j = _dask_array(judged, "judged", da, dd)
+        if j is None:
+            j = np.asarray(judged)
+        if j.shape != (n_rows, n_cols):
+            raise ValueError(f"judged must have the shape of y_true {(n_rows, n_cols)}, got "
+                             f"{j.shape}.")
+        args.append(da.asarray(j).rechunk((rows_chunks, (n_cols,))))
+    return args
+
+
 def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_ties,
                  exclude=None, where="evaluate", lazy_rows=False):
     dask, da, dd, pd = _modules()
@@ -116,26 +141,8 @@ def _matrix_rows(y_true, y_score, requests, *, sample_weight, judged, ignore_tie
         yt = yt.rechunk({0: "auto", 1: -1})
     rows_chunks = yt.chunks[0]
     ys = ys.rechunk((rows_chunks, (n_cols,)))
-    args = [yt, ys]
-    has_w = sample_weight is not None
-    if has_w:
-        w = _dask_array(sample_weight, "sample_weight", da, dd)
-        if w is None:
-            w = as_numeric_array(sample_weight, "sample_weight")
-        if w.ndim != 1 or w.shape[0] != n_rows:
-            raise ValueError(f"sample_weight must be 1-D with one weight per row ({n_rows}), "
-                             f"got shape {w.shape}.")
-        w = da.asarray(w).rechunk((rows_chunks,))
-        args.append(w[:, None])
-    has_j = judged is not None
-    if has_j:
-        j = _dask_array(judged, "judged", da, dd)
-        if j is None:
-            j = np.asarray(judged)
-        if j.shape != (n_rows, n_cols):
-            raise ValueError(f"judged must have the shape of y_true {(n_rows, n_cols)}, got "
-                             f"{j.shape}.")
-        args.append(da.asarray(j).rechunk((rows_chunks, (n_cols,))))
+    args = [yt, ys, *_side_args(sample_weight, judged, (n_rows, n_cols), rows_chunks, da, dd)]
+    has_w, has_j = sample_weight is not None, judged is not None
     mask, has_x = _exclude_arg(exclude, (n_rows, n_cols), where, da, dd)
     if has_x:  # a Dask mask: its blocks of rows beside y_true's
         args.append(mask.rechunk((rows_chunks, (n_cols,))))

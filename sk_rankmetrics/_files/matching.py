@@ -47,35 +47,8 @@ def match_columns(q, r, judged, *, complete, max_docs, trec, steps=None, what="q
     keep_q = t_of_run >= 0
     n_q, score = run_names.shape[0], r.score
     n = score.shape[0]
-    # Groups: consecutive runs of lines of one query.
-    new = np.ones(run_code.shape[0], dtype=bool)
-    np.not_equal(run_code[1:], run_code[:-1], out=new[1:])
-    gi = flatnonzero(new)
-    g_code, g_start, g_len = run_code[gi], rq.starts[gi], np.add.reduceat(rq.lens, gi)
-    lens = np.zeros(n_q, dtype=np.int64)
-    np.add.at(lens, g_code, g_len)
-    # Order: by query (byte order of the qid), score descending, docno descending.
-    order = None
-    in_order = g_code.shape[0] == n_q  # the lines of each query are contiguous
-    if in_order:
-        rising = score[1:] > score[:-1]
-        rising[g_start[1:] - 1] = False  # from one query to the next
-        in_order = not rising.any()
-        del rising
-    if not in_order:
-        order = np.lexsort((-score, np.repeat(run_code, rq.lens)))
-    elif (np.diff(g_code) < 0).any():
-        by_q = np.argsort(g_code, kind="stable")
-        order = _ranges(g_start[by_q], g_len[by_q])
-    first = np.zeros(n_q, dtype=np.int64)  # first ordered line of each query
-    np.cumsum(lens[:-1], out=first[1:])
-    score_o = score if order is None else score[order]
-    tied = score_o[1:] == score_o[:-1]
-    tied[first[1:] - 1] = False
-    ties = None
-    if (trec or max_docs is not None) and tied.any():  # -M cuts in trec_eval's order
-        ties = _docno_ties(order, tied, dq)
-    del tied
+    lens, order, first, score_o, ties = _ranked_order(rq, dq, run_code, score, n_q,
+                                                      trec or max_docs is not None)
     step(2, _MATCH_STEPS)
     # Documents -> codes in the qrels' docno vocabulary (-1: not judged for the query).
     doc_code, _ = factorize(td, ordered=False)
@@ -119,17 +92,8 @@ def match_columns(q, r, judged, *, complete, max_docs, trec, steps=None, what="q
         raise ValueError("no query has both a ranking and judgements; check that the "
                          "query ids of the ranking and of the truth match.")
     indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
-    # Truth rows sorted by (row, docno code).
-    row_of_t = np.full(truth_names.size, -1, dtype=np.int64)
-    row_of_t[rows_t] = np.arange(n_rows)
-    trow = row_of_t[truth_code]
-    tkeep = trow >= 0
-    trow, tcode, trel = trow[tkeep], doc_code[tkeep], q.relevance[tkeep]
-    tjudged = None if judged is None else judged[tkeep]  # negative levels: pooled, unjudged
-    t_order = sort_pairs(trow, tcode, n_rows)
-    if t_order is not None:
-        trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
-        tjudged = None if tjudged is None else tjudged[t_order]
+    trow, tcode, trel, tjudged = _truth_rows(q, judged, truth_code, doc_code, rows_t,
+                                             truth_names.size, n_rows)
     if trel.size and not (items >= 0).any():
         warn(
             "no ranked item appears in the truth: every query scores as if nothing "
@@ -142,6 +106,59 @@ def match_columns(q, r, judged, *, complete, max_docs, trec, steps=None, what="q
     return inputs, np.argsort(names, kind="stable")
 
 
+def _ranked_order(rq, dq, run_code, score, n_q, cut_in_trec_order):
+    """The run's lines grouped by query and ranked: ``(lens, order, first,
+    score_o, ties)``: lines per query, the ranked order of the lines (None: the
+    file's), each query's first place, the scores in that order, and the
+    docno-descending order of tied lines when trec_eval's order matters
+    (``cut_in_trec_order``) or None."""
+    # Groups: consecutive runs of lines of one query.
+    new = np.ones(run_code.shape[0], dtype=bool)
+    np.not_equal(run_code[1:], run_code[:-1], out=new[1:])
+    gi = flatnonzero(new)
+    g_code, g_start, g_len = run_code[gi], rq.starts[gi], np.add.reduceat(rq.lens, gi)
+    lens = np.zeros(n_q, dtype=np.int64)
+    np.add.at(lens, g_code, g_len)
+    # Order: by query (byte order of the qid), score descending, docno descending.
+    order = None
+    in_order = g_code.shape[0] == n_q  # the lines of each query are contiguous
+    if in_order:
+        rising = score[1:] > score[:-1]
+        rising[g_start[1:] - 1] = False  # from one query to the next
+        in_order = not rising.any()
+        del rising
+    if not in_order:
+        order = np.lexsort((-score, np.repeat(run_code, rq.lens)))
+    elif (np.diff(g_code) < 0).any():
+        by_q = np.argsort(g_code, kind="stable")
+        order = _ranges(g_start[by_q], g_len[by_q])
+    first = np.zeros(n_q, dtype=np.int64)  # first ordered line of each query
+    np.cumsum(lens[:-1], out=first[1:])
+    score_o = score if order is None else score[order]
+    tied = score_o[1:] == score_o[:-1]
+    tied[first[1:] - 1] = False
+    ties = None
+    if cut_in_trec_order and tied.any():  # -M cuts in trec_eval's order
+        ties = _docno_ties(order, tied, dq)
+    del tied
+    return lens, order, first, score_o, ties
+
+
+def _truth_rows(q, judged, truth_code, doc_code, rows_t, n_truth, n_rows):
+    """The qrels lines of the kept rows, sorted by (row, docno code):
+    ``(rows, codes, relevance, judged or None)``."""
+    # Truth rows sorted by (row, docno code).
+    row_of_t = np.full(n_truth, -1, dtype=np.int64)
+    row_of_t[rows_t] = np.arange(n_rows)
+    trow = row_of_t[truth_code]
+    tkeep = trow >= 0
+    trow, tcode, trel = trow[tkeep], doc_code[tkeep], q.relevance[tkeep]
+    tjudged = None if judged is None else judged[tkeep]  # negative levels: pooled, unjudged
+    t_order = sort_pairs(trow, tcode, n_rows)
+    if t_order is not None:
+        trow, tcode, trel = trow[t_order], tcode[t_order], trel[t_order]
+        tjudged = None if tjudged is None else tjudged[t_order]
+    return trow, tcode, trel, tjudged
 
 
 def _judgements(q, r, t_of_run, truth_code, run_code):

@@ -487,30 +487,12 @@ class Truth:
     queries: Any = None
 
 
-def build_preranked(lists, truth, *, queries="run", what="query"):
-    """Build :class:`PrerankedInputs` from :class:`RankedLists` and a :class:`Truth`.
-
-    Parameters
-    ----------
-    lists : RankedLists
-        The ranked lists.
-    truth : Truth
-        The judgements.
-    queries : {"run", "truth", "both"}
-        Which queries become rows: those with a ranked list, those with
-        judgements (queries without a list score as empty lists), or both.
-    what : str
-        What a row is called in messages ("query", "user").
-    """
-    run_ids, run_lens, rec_item, rec_score = lists.ids, lists.lengths, lists.items, lists.scores
-    truth_query, truth_item, truth_rel = truth.query, truth.item, truth.relevance
-    truth_judged, truth_queries = truth.judged, truth.queries
-    uq = as_ids(run_ids, f"the {what} ids of the ranked lists")
-    ri = as_ids(rec_item, "the ranked item ids")
-    lens = np.asarray(run_lens, dtype=np.int64)
-    tq = as_ids(truth_query, f"the truth's {what} ids")
-    ti = as_ids(truth_item, "the truth's item ids")
-    tr = as_numeric_array(truth_rel, "the truth's relevance")
+def _checked_truth(truth, what):
+    """The truth's arrays checked: ``(query ids, item ids, relevance, every query
+    it names or None, judged flags or None)``."""
+    tq = as_ids(truth.query, f"the truth's {what} ids")
+    ti = as_ids(truth.item, "the truth's item ids")
+    tr = as_numeric_array(truth.relevance, "the truth's relevance")
     if not (tq.shape == ti.shape == tr.shape):
         raise ValueError(f"the truth's {what} ids, item ids and relevance must have one "
                          f"length, got {tq.shape[0]}, {ti.shape[0]} and {tr.shape[0]}.")
@@ -519,14 +501,18 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
         tr = tr.view(np.uint8)
     if tr.dtype.kind not in "iu":  # integers stay so until the truth is sorted
         tr = tr.astype(np.float64)
-    all_tq = (None if truth_queries is None
-              else as_ids(truth_queries, f"the truth's {plural(what)}"))
+    all_tq = (None if truth.queries is None
+              else as_ids(truth.queries, f"the truth's {plural(what)}"))
     tj = None
-    if truth_judged is not None:  # given: kept, also all True (negative levels judged)
-        tj = np.asarray(truth_judged, dtype=bool)
-    score = None if rec_score is None else np.asarray(rec_score, dtype=np.float64)
+    if truth.judged is not None:  # given: kept, also all True (negative levels judged)
+        tj = np.asarray(truth.judged, dtype=bool)
+    return tq, ti, tr, all_tq, tj
 
-    # Rows: the ranked lists (kept, dropped or completed by the truth's queries).
+
+def _rows(uq, lens, ri, score, tq, all_tq, queries, what):
+    """The rows: the ranked lists (kept, dropped or completed by the truth's
+    queries). Returns ``(uq, lens, ri, score, tq, indptr, u_order, u_sorted,
+    trows)``; ``trows`` (the row of each truth entry) or None."""
     if all_tq is not None:
         _, all_tq = _common_id_type(uq, all_tq)
     uq, tq = _common_id_type(uq, tq)
@@ -558,12 +544,12 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
         indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
         u_order = np.argsort(uq, kind="stable")
         u_sorted = uq[u_order]
-    n = uq.shape[0]
-    if n == 0:
-        raise ValueError(f"no {what} has both a ranking and judgements; check that the "
-                         f"{what} ids of the ranking and of the truth match.")
+    return uq, lens, ri, score, tq, indptr, u_order, u_sorted, trows
 
-    # Item codes: integers as they are when they fit, else codes in the truth's vocabulary.
+
+def _item_codes(ri, ti):
+    """Item codes: integers as they are when they fit, else codes in the truth's
+    vocabulary. Returns ``(ri, ti, coded, truth codes, ranked codes)``."""
     ri, ti = _common_id_type(ri, ti)
     coded = not (ti.dtype.kind == "i"
                  and (ti.size == 0 or int(ti.max()) - int(ti.min()) < (1 << 40)))
@@ -577,11 +563,12 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
             r_codes = np.where(vocab[p] == ri, p, -1).astype(np.int64)
         else:
             r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
+    return ri, ti, coded, t_codes, r_codes
 
-    # Truth rows, sorted by (row, code); a duplicate judgement is an error.
-    if trows is None:
-        trows = rows_of(u_sorted, u_order, tq)
-    del tq
+
+def _sorted_truth(trows, t_codes, tr, tj, ti, uq, n, what):
+    """Truth rows, sorted by (row, code); a duplicate judgement is an error.
+    Returns ``(trows, t_codes, tr, tj)``."""
     tkeep = trows >= 0
     if tkeep.all():
         ti_kept = ti
@@ -615,6 +602,40 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
                 f"the truth judges item {shown(ti_kept[t_order[i]])!r} twice for {what} "
                 f"{shown(uq[trows[i]])!r}; give each ({what}, item) pair once."
             )
+    return trows, t_codes, tr, tj
+
+
+def build_preranked(lists, truth, *, queries="run", what="query"):
+    """Build :class:`PrerankedInputs` from :class:`RankedLists` and a :class:`Truth`.
+
+    Parameters
+    ----------
+    lists : RankedLists
+        The ranked lists.
+    truth : Truth
+        The judgements.
+    queries : {"run", "truth", "both"}
+        Which queries become rows: those with a ranked list, those with
+        judgements (queries without a list score as empty lists), or both.
+    what : str
+        What a row is called in messages ("query", "user").
+    """
+    uq = as_ids(lists.ids, f"the {what} ids of the ranked lists")
+    ri = as_ids(lists.items, "the ranked item ids")
+    lens = np.asarray(lists.lengths, dtype=np.int64)
+    tq, ti, tr, all_tq, tj = _checked_truth(truth, what)
+    score = None if lists.scores is None else np.asarray(lists.scores, dtype=np.float64)
+    uq, lens, ri, score, tq, indptr, u_order, u_sorted, trows = _rows(
+        uq, lens, ri, score, tq, all_tq, queries, what)
+    n = uq.shape[0]
+    if n == 0:
+        raise ValueError(f"no {what} has both a ranking and judgements; check that the "
+                         f"{what} ids of the ranking and of the truth match.")
+    ri, ti, coded, t_codes, r_codes = _item_codes(ri, ti)
+    if trows is None:
+        trows = rows_of(u_sorted, u_order, tq)
+    del tq
+    trows, t_codes, tr, tj = _sorted_truth(trows, t_codes, tr, tj, ti, uq, n, what)
     no_repeated_item(indptr, lens, ri, r_codes, uq, what, coded=coded)
     truth_indptr = indptr_of(trows, n)
     if tr.size and ri.size and not any_in(r_codes, t_codes, indptr, truth_indptr):

@@ -288,6 +288,51 @@ def rbo_lists(x, y, *, p, ties, scores):
     return {s: out[s] for s in scores}
 
 
+def _by_depth(tm, gm, what, width):
+    """A (rows, width) matrix of a per-position quantity (column d: position d)."""
+    m = np.ones((tm.shape[0], width))
+    w = tm.shape[1]
+    t, g = tm.astype(np.float64), gm.astype(np.float64)
+    if what == "bottom":  # items whose group starts by depth d (w)
+        v = t + g - 1
+    else:  # sum of c^2 over the list's items (b)
+        dd = np.arange(1, w + 1, dtype=np.float64)
+        v = (t - 1) + (dd - t + 1) ** 2 / g
+    m[:, 1:w + 1] = v
+    return m
+
+
+def _extras(want, xs, ys, r, x_longer, n_short, A_s, sec2, width, tied):
+    """The agreement the longer list's items that the other lacks add at the
+    depths past the shorter list, for the ``"max"`` and ``"ext"`` scores.
+    ``xs``, ``ys``: each side's (mask, tie starts, group sizes, shared positions)."""
+    (mx, tx, gx, px), (my, ty, gy, py) = xs, ys
+    nb = mx.shape[0]
+    d = np.arange(width, dtype=np.float64)
+    extra = {}
+    un_x = mx & x_longer[:, None]
+    un_x[r, px] = False
+    un_y = my & ~x_longer[:, None]
+    un_y[r, py] = False
+    only = np.concatenate((un_x, un_y), axis=1)
+    tl = np.concatenate((tx, ty), axis=1)
+    gl = np.concatenate((gx, gy), axis=1)
+    ur, uc = nonzero_2d(only)
+    ut, ug = tl[ur, uc], gl[ur, uc]
+    if "max" in want:
+        # The k-th of them fills S's position s + k.
+        k = row_cumsum(only.astype(np.int64))[ur, uc]
+        lo = n_short[ur] + k
+        extra["max"] = _pieces(nb, width, _ramp_parts(ur, ut, ug, lo, tied))
+    if "ext" in want:
+        mean_c = np.divide(
+            _pieces(nb, width, _ramp_parts(ur, ut, ug, tied=tied)),
+            _pieces(nb, width, [(ur, ut, None, (1.0,))]),
+            out=np.zeros((nb, width)), where=sec2)
+        extra["ext"] = (d - n_short[:, None]) * A_s[:, None] * mean_c
+    return extra
+
+
 def _block(x, y, rows, p, ties, want, G, H):
     nb = rows.shape[0]
     lx, ly = x.lens[rows], y.lens[rows]
@@ -306,25 +351,12 @@ def _block(x, y, rows, p, ties, want, G, H):
     sec1 = (d >= 1) & (d <= n_short[:, None])
     sec2 = (d > n_short[:, None]) & (d <= n_long[:, None])
 
-    def by_depth(tm, gm, what):
-        """A (nb, width) matrix of a per-position quantity (column d: position d)."""
-        m = np.ones((nb, width))
-        w = tm.shape[1]
-        t, g = tm.astype(np.float64), gm.astype(np.float64)
-        if what == "bottom":  # items whose group starts by depth d (w)
-            v = t + g - 1
-        else:  # sum of c^2 over the list's items (b)
-            dd = np.arange(1, w + 1, dtype=np.float64)
-            v = (t - 1) + (dd - t + 1) ** 2 / g
-        m[:, 1:w + 1] = v
-        return m
-
     if ties == "w":
-        bx, by_ = by_depth(tx, gx, "bottom"), by_depth(ty, gy, "bottom")
+        bx, by_ = _by_depth(tx, gx, "bottom", width), _by_depth(ty, gy, "bottom", width)
         den1 = (bx + by_) / 2
         den_l = (d + np.where(x_longer[:, None], bx, by_)) / 2
     elif ties == "b":
-        qx, qy = by_depth(tx, gx, "sq"), by_depth(ty, gy, "sq")
+        qx, qy = _by_depth(tx, gx, "sq", width), _by_depth(ty, gy, "sq", width)
         den1 = np.sqrt(qx * qy)
         den_l = np.sqrt(d * np.where(x_longer[:, None], qx, qy))
     else:
@@ -336,26 +368,8 @@ def _block(x, y, rows, p, ties, want, G, H):
     # The L side's items that the other list lacks, in L's order (max, ext).
     extra = {}
     if uneven and want & {"max", "ext"}:
-        un_x = mx & x_longer[:, None]
-        un_x[r, px] = False
-        un_y = my & ~x_longer[:, None]
-        un_y[r, py] = False
-        only = np.concatenate((un_x, un_y), axis=1)
-        tl = np.concatenate((tx, ty), axis=1)
-        gl = np.concatenate((gx, gy), axis=1)
-        ur, uc = nonzero_2d(only)
-        ut, ug = tl[ur, uc], gl[ur, uc]
-        if "max" in want:
-            # The k-th of them fills S's position s + k.
-            k = row_cumsum(only.astype(np.int64))[ur, uc]
-            lo = n_short[ur] + k
-            extra["max"] = _pieces(nb, width, _ramp_parts(ur, ut, ug, lo, tied))
-        if "ext" in want:
-            mean_c = np.divide(
-                _pieces(nb, width, _ramp_parts(ur, ut, ug, tied=tied)),
-                _pieces(nb, width, [(ur, ut, None, (1.0,))]),
-                out=np.zeros((nb, width)), where=sec2)
-            extra["ext"] = (d - n_short[:, None]) * A_s[:, None] * mean_c
+        extra = _extras(want, (mx, tx, gx, px), (my, ty, gy, py), r, x_longer, n_short,
+                        A_s, sec2, width, tied)
     pw = p ** d
     pw[0] = 0.0
     q = (1 - p) / p
