@@ -40,30 +40,29 @@ from .pairs import as_pairs_input, ranked_run, refuse_on_lazy
 from .trec import TrecQrels, TrecRun
 
 
+def _as_trec(value, arg, cls, read, from_frame, fmt, accepted):
+    """``value`` as a ``cls`` (a TrecQrels or a TrecRun): itself, read from a
+    file, or built from a data frame, dicts of dicts or named tuples."""
+    value = as_pairs_input(value, arg)  # dicts of dicts, named tuples
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return read(value, format=fmt)
+    if hasattr(value, "columns"):
+        return from_frame(value)
+    raise InvalidParameterError(f"{arg} must be {accepted}, got {type(value).__name__}.")
+
+
 def as_qrels(qrels, fmt="auto"):
-    qrels = as_pairs_input(qrels, "qrels")  # dicts of dicts, named tuples
-    if isinstance(qrels, TrecQrels):
-        return qrels
-    if isinstance(qrels, (str, os.PathLike)):
-        return read_qrels(qrels, format=fmt)
-    if hasattr(qrels, "columns"):
-        return qrels_from_frame(qrels)
-    raise InvalidParameterError("qrels must be a TrecQrels, a path to a qrels file, a data "
-                                "frame, a dict {qid: {docid: relevance}} or named tuples "
-                                f"(query_id, doc_id, relevance), got {type(qrels).__name__}.")
+    return _as_trec(qrels, "qrels", TrecQrels, read_qrels, qrels_from_frame, fmt,
+                    "a TrecQrels, a path to a qrels file, a data frame, a dict {qid: {docid: "
+                    "relevance}} or named tuples (query_id, doc_id, relevance)")
 
 
 def as_run(run, fmt="auto"):
-    run = as_pairs_input(run, "run")  # dicts of dicts, named tuples
-    if isinstance(run, TrecRun):
-        return run
-    if isinstance(run, (str, os.PathLike)):
-        return read_run(run, format=fmt)
-    if hasattr(run, "columns"):
-        return run_from_frame(run)
-    raise InvalidParameterError("run must be a TrecRun, a path to a run file, a data frame, a "
-                                "dict {qid: {docid: score}} or named tuples (query_id, doc_id, "
-                                f"score), got {type(run).__name__}.")
+    return _as_trec(run, "run", TrecRun, read_run, run_from_frame, fmt,
+                    "a TrecRun, a path to a run file, a data frame, a dict {qid: {docid: "
+                    "score}} or named tuples (query_id, doc_id, score)")
 
 
 #: Options the trec_eval setting gives every metric that reads them (unless

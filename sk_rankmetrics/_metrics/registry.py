@@ -460,89 +460,31 @@ PRESETS = {
 }
 
 # The diversity measures (ndeval's and ir_measures'): they read a diversity qrels.
-def _diversity(name: str, kernel: Callable[..., Any], options: tuple[str, ...],
-               **kwargs: Any) -> None:
-    _register(name, None, kernel, ("subtopics",), options, ties="refuse", family="diversity",
-              **kwargs)
+def _diversity(name: str, options: tuple[str, ...], label: str, **kwargs: Any) -> None:
+    """A diversity measure: its kernel is ``kernels.diversity.<name>``."""
+    _register(name, None, getattr(diversity, name), ("subtopics",), options, ties="refuse",
+              family="diversity", label=label, **kwargs)
 
 
-_diversity(
-    "alpha_ndcg",
-    diversity.alpha_ndcg,
-    ("threshold", "redundancy"),
-    label="alpha-nDCG",
-    needs_ideal=True,
-    description="alpha-nDCG (Clarke et al. 2008) against ndeval's greedy ideal",
-)
-_diversity(
-    "alpha_dcg",
-    diversity.alpha_dcg,
-    ("threshold", "redundancy"),
-    label="alpha-DCG",
-    normalized=False,
-    description="alpha-DCG over the DCG of every subtopic covered at every position "
-    "(ndeval's collection-independent normalisation)",
-)
-_diversity(
-    "err_ia",
-    diversity.err_ia,
-    ("threshold", "redundancy"),
-    label="ERR-IA",
-    normalized=False,
-    description="intent-aware ERR over its every-subtopic-covered bound (ndeval's)",
-)
-_diversity(
-    "nerr_ia",
-    diversity.nerr_ia,
-    ("threshold", "redundancy"),
-    label="nERR-IA",
-    needs_ideal=True,
-    description="intent-aware ERR against ndeval's greedy ideal",
-)
-_diversity(
-    "nrbp",
-    diversity.nrbp,
-    ("threshold", "redundancy", "patience"),
-    takes_k=False,
-    full=True,
-    label="NRBP",
-    description="novelty- and rank-biased precision (Clarke et al. 2009)",
-)
-_diversity(
-    "nnrbp",
-    diversity.nnrbp,
-    ("threshold", "redundancy", "patience"),
-    takes_k=False,
-    full=True,
-    label="nNRBP",
-    needs_ideal=True,
-    description="NRBP against ndeval's greedy ideal",
-)
-_diversity(
-    "ap_ia",
-    diversity.ap_ia,
-    ("threshold",),
-    takes_k=False,
-    full=True,
-    label="AP-IA",
-    aliases=("map_ia",),
-    description="intent-aware average precision: each subtopic's AP, averaged",
-)
-_diversity(
-    "p_ia",
-    diversity.p_ia,
-    ("threshold",),
-    label="P-IA",
-    description="intent-aware precision: relevant (document, subtopic) pairs over k S",
-)
-_diversity(
-    "subtopic_recall",
-    diversity.subtopic_recall,
-    ("threshold",),
-    label="S-recall",
-    aliases=("strec", "st_recall"),
-    description="subtopic recall: the subtopics covered in the top k, over S",
-)
+_diversity("alpha_ndcg", ("threshold", "redundancy"), "alpha-nDCG", needs_ideal=True,
+           description="alpha-nDCG (Clarke et al. 2008) against ndeval's greedy ideal")
+_diversity("alpha_dcg", ("threshold", "redundancy"), "alpha-DCG", normalized=False,
+           description="alpha-DCG over the DCG of every subtopic covered at every position "
+           "(ndeval's collection-independent normalisation)")
+_diversity("err_ia", ("threshold", "redundancy"), "ERR-IA", normalized=False,
+           description="intent-aware ERR over its every-subtopic-covered bound (ndeval's)")
+_diversity("nerr_ia", ("threshold", "redundancy"), "nERR-IA", needs_ideal=True,
+           description="intent-aware ERR against ndeval's greedy ideal")
+_diversity("nrbp", ("threshold", "redundancy", "patience"), "NRBP", takes_k=False, full=True,
+           description="novelty- and rank-biased precision (Clarke et al. 2009)")
+_diversity("nnrbp", ("threshold", "redundancy", "patience"), "nNRBP", takes_k=False, full=True,
+           needs_ideal=True, description="NRBP against ndeval's greedy ideal")
+_diversity("ap_ia", ("threshold",), "AP-IA", takes_k=False, full=True, aliases=("map_ia",),
+           description="intent-aware average precision: each subtopic's AP, averaged")
+_diversity("p_ia", ("threshold",), "P-IA",
+           description="intent-aware precision: relevant (document, subtopic) pairs over k S")
+_diversity("subtopic_recall", ("threshold",), "S-recall", aliases=("strec", "st_recall"),
+           description="subtopic recall: the subtopics covered in the top k, over S")
 
 
 

@@ -15,10 +15,10 @@ from .._utils.params import validate
 from .report import (
     _CORRECTION_NAMES,
     _latex,
+    _latex_table,
     _signed,
     _text_table,
     _wrap,
-    _wrap_row,
     escape_markdown,
     format_value,
 )
@@ -326,14 +326,12 @@ class LeaderboardReport:
         caption = self._legend(latex=True)
         if self.notes:
             caption += " Notes: " + " ".join(_latex(n) for n in self.notes)
-        lines = [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
-                 rf"\begin{{tabular}}{{{cols}}}", r"\hline", _wrap_row(header), r"\hline"]
+        rows = []
         for cells in self._cells(_latex, dash="--", minus="$-$"):
             if cells[4]:
                 cells[2] = rf"\textbf{{{cells[2]}}}"
-            lines.append(_wrap_row(cells))
-        lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
-        return "\n".join(lines)
+            rows.append(cells)
+        return "\n".join(_latex_table(caption, cols, header, rows))
 
     def to_json(self) -> str:
         """Everything as a JSON document.

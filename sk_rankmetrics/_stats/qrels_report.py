@@ -17,10 +17,10 @@ from .report import (
     _WIDTH,
     ComparisonReport,
     _latex,
+    _latex_table,
     _signed,
     _text_table,
     _wrap,
-    _wrap_row,
     escape_markdown,
     format_pvalue,
     format_value,
@@ -348,24 +348,21 @@ class QrelsComparison:
                 ci = _latex(ci)
             parts.append(f"{_latex(label)} {v} ({ci})")
         caption = _latex(self._title()) + ". " + "; ".join(parts) + "."
-        lines = [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
-                 r"\begin{tabular}{lrrrr}", r"\hline",
-                 _wrap_row(["System", _latex(a), "Rank", _latex(b), "Rank"]), r"\hline"]
-        lines += [_wrap_row(r) for r in self._system_cells(_latex)]
-        lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+        lines = _latex_table(caption, "lrrrr",
+                             ["System", _latex(a), "Rank", _latex(b), "Rank"],
+                             self._system_cells(_latex))
         if self.swaps:
             caption = (_latex(self._swap_summary(p="@p@")).replace("@p@ \\textless{}", "$p <$")
                        + r". $^*$: significant.")
-            lines += ["", r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
-                      r"\begin{tabular}{lrrrr}", r"\hline",
-                      _wrap_row(["Pair", f"{_latex(a)} difference", "$p$",
-                                 f"{_latex(b)} difference", "$p$"]), r"\hline"]
+            rows = []
             for row in self._swap_cells(_latex, dash="$-$",
                                         pvalue=lambda p: format_pvalue(p).replace("<", "$<$"),
                                         star="$^*$"):
                 row[1], row[3] = row[1].replace("-", "$-$"), row[3].replace("-", "$-$")
-                lines.append(_wrap_row(row))
-            lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+                rows.append(row)
+            lines += ["", *_latex_table(caption, "lrrrr",
+                                        ["Pair", f"{_latex(a)} difference", "$p$",
+                                         f"{_latex(b)} difference", "$p$"], rows)]
         return "\n".join(lines)
 
     @validate
@@ -436,14 +433,10 @@ def assessor_table(results, labels, fmt="table", title=""):
         return "\n".join(lines)
     if fmt == "latex":
         caption = _latex(title) + (" Notes: " + " ".join(map(_latex, notes)) if notes else "")
-        lines = [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
-                 r"\begin{tabular}{lrr}", r"\hline",
-                 _wrap_row(["Coefficient", "Value", f"{level.replace('%', chr(92) + '%')} CI"]),
-                 r"\hline"]
-        lines += [_wrap_row([_latex(a), v.replace("-", "$-$"), ci.replace("-", "$-$")])
-                  for a, v, ci in rows]
-        lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
-        return "\n".join(lines)
+        return "\n".join(_latex_table(
+            caption, "lrr",
+            ["Coefficient", "Value", f"{level.replace('%', chr(92) + '%')} CI"],
+            [[_latex(a), v.replace("-", "$-$"), ci.replace("-", "$-$")] for a, v, ci in rows]))
     text = [_wrap(printable(title), _WIDTH), "",
             _text_table(["coefficient", "value", f"{level} CI"], rows, {1, 2})]
     if notes:

@@ -579,10 +579,7 @@ class ComparisonReport:
             marks = "A superscript letter: significantly better than that system"
         caption = (f"Mean of each metric {over}. Bold: the best system of each metric. "
                    f"{marks} ({test}, {corr}, $p < {self.alpha:g}$).")
-        lines = [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
-                 rf"\begin{{tabular}}{{ll{'r' * len(self.metrics)}}}", r"\hline",
-                 r"\# & System & " + " & ".join(_latex(m) for m in self.metrics) + r" \\",
-                 r"\hline"]
+        rows = []
         for s in self.systems:
             cells = []
             for m in self.metrics:
@@ -592,8 +589,10 @@ class ComparisonReport:
                 if beaten[m][s]:
                     v += rf"\textsuperscript{{{beaten[m][s]}}}"
                 cells.append(v)
-            lines.append(_wrap_row([letters[s], _latex(s), *cells]))
-        lines += [r"\hline", r"\end{tabular}", r"\end{table}", ""]
+            rows.append([letters[s], _latex(s), *cells])
+        lines = [*_latex_table(
+            caption, f"ll{'r' * len(self.metrics)}",
+            r"\# & System & " + " & ".join(_latex(m) for m in self.metrics) + r" \\", rows), ""]
         level = f"{self.confidence_level * 100:g}"
         caption = (f"Paired comparisons ({test}, {corr}): the difference of the means "
                    f"(first system minus second), its {level}\\% {self._interval_kind()} "
@@ -606,13 +605,12 @@ class ComparisonReport:
                   else f"$p$ ({_CORRECTION_NAMES[self.correction]})")
         header = ["Metric", "Comparison", "Difference", f"{level}\\% CI", "Effect", "W/T/L",
                   "$p$ (raw)", p_corr]
-        lines += [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
-                  r"\begin{tabular}{llrrrrrr}", r"\hline", _wrap_row(header), r"\hline"]
+        rows = []
         for row in self._pair_cells(_latex, dash="$-$",
                                     pvalue=lambda p: format_pvalue(p).replace("<", "$<$")):
             row[2:5] = [c.replace("-", "$-$") for c in row[2:5]]  # minus signs
-            lines.append(_wrap_row(row))
-        lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+            rows.append(row)
+        lines += _latex_table(caption, "llrrrrrr", header, rows)
         return "\n".join(lines)
 
     def to_json(self) -> str:
@@ -727,3 +725,14 @@ def _wrap_row(cells, width=_WIDTH):
             line = f"{line} & {c}"
     lines.append(line + r" \\")
     return "\n".join(lines)
+
+
+def _latex_table(caption, cols, header, rows):
+    r"""The lines of one LaTeX table: ``caption``, the tabular columns ``cols``,
+    the header (a list of cells, or a row already written) and the rows (lists
+    of cells), each row as :func:`_wrap_row` writes it."""
+    head = header if isinstance(header, str) else _wrap_row(header)
+    return [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
+            rf"\begin{{tabular}}{{{cols}}}", r"\hline", head, r"\hline",
+            *(_wrap_row(cells) for cells in rows), r"\hline", r"\end{tabular}",
+            r"\end{table}"]
