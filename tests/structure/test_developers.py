@@ -140,6 +140,14 @@ def _copy_with(tmp_path, guide):
     return copy, {**os.environ, "PYTHONPATH": str(copy)}
 
 
+def _python(copy, env, code):
+    """The lines ``code`` prints in the copy, after ``import sk_rankmetrics as s``."""
+    check = subprocess.run([sys.executable, "-c", f"import sk_rankmetrics as s; {code}"],
+                           cwd=copy, env=env, capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+    return check.stdout.splitlines()
+
+
 #: The tests that apply a guide (not run again inside a copy).
 _GUIDE_TESTS = ("test_adding_a_metric_as_the_guide_says",
                 "test_adding_a_beyond_accuracy_measure_as_the_guide_says",
@@ -159,14 +167,11 @@ def _suites(copy, env, paths, *extra):
 @pytest.mark.slow
 def test_adding_a_beyond_accuracy_measure_as_the_guide_says(tmp_path):
     copy, env = _copy_with(tmp_path, "Adding a beyond-accuracy measure")
-    check = subprocess.run(
-        [sys.executable, "-c", "import sk_rankmetrics as s; "
-         "print(s.evaluate_ranked({'u': ['a', 'b']}, None, ['mean_share@2'], "
-         "popularity={'a': 0.5, 'b': 0.25}).mean); print(s.metric_names(family='beyond_list'))"],
-        cwd=copy, env=env, capture_output=True, text=True, timeout=120)
-    assert check.returncode == 0, check.stderr
-    assert check.stdout.splitlines()[0] == "{'mean_share@2': 0.375}"
-    assert "'mean_share'" in check.stdout.splitlines()[1]
+    out = _python(copy, env, "print(s.evaluate_ranked({'u': ['a', 'b']}, None, "
+                  "['mean_share@2'], popularity={'a': 0.5, 'b': 0.25}).mean); "
+                  "print(s.metric_names(family='beyond_list'))")
+    assert out[0] == "{'mean_share@2': 0.375}"
+    assert "'mean_share'" in out[1]
     _suites(copy, env, ["tests/beyond/test_beyond_battery.py",
                         "tests/catalogue/test_catalogue_beyond.py",
                         "tests/beyond/test_beyond.py", "tests/utils/test_params.py",
@@ -178,12 +183,9 @@ def test_adding_a_beyond_accuracy_measure_as_the_guide_says(tmp_path):
 @pytest.mark.slow
 def test_adding_a_metric_as_the_guide_says(tmp_path):
     copy, env = _copy_with(tmp_path, "Adding a metric")
-    check = subprocess.run(
-        [sys.executable, "-c", "import sk_rankmetrics as s; print(s.__file__); "
-         "print(s.capped_recall_score([[1, 0, 1, 1]], [[4, 3, 2, 1]], k=2))"],
-        cwd=copy, env=env, capture_output=True, text=True, timeout=120)
-    assert check.returncode == 0, check.stderr
-    assert check.stdout.splitlines() == [str(copy / "sk_rankmetrics" / "__init__.py"), "0.5"]
+    out = _python(copy, env, "print(s.__file__); "
+                  "print(s.capped_recall_score([[1, 0, 1, 1]], [[4, 3, 2, 1]], k=2))")
+    assert out == [str(copy / "sk_rankmetrics" / "__init__.py"), "0.5"]
     # The suites generated from the registry and the parameter table, whole
     # (their module-wide checks are what catch a list left out), and the
     # registry-wide parametrisations of the slowest ones for the new metric.
@@ -202,12 +204,8 @@ def test_adding_a_metric_as_the_guide_says(tmp_path):
 @pytest.mark.slow
 def test_adding_an_entry_point_as_the_guide_says(tmp_path):
     copy, env = _copy_with(tmp_path, "Adding an entry point")
-    check = subprocess.run(
-        [sys.executable, "-c", "import sk_rankmetrics as s; "
-         "print(s.evaluate_judged_top([['a', 'b']], [[0, 1]], ['mrr']).mean)"],
-        cwd=copy, env=env, capture_output=True, text=True, timeout=120)
-    assert check.returncode == 0, check.stderr
-    assert check.stdout.splitlines() == ["{'mrr': 0.5}"]
+    out = _python(copy, env, "print(s.evaluate_judged_top([['a', 'b']], [[0, 1]], ['mrr']).mean)")
+    assert out == ["{'mrr': 0.5}"]
     _suites(copy, env, ["tests/files/test_evaluate_ranked.py", "tests/utils/test_params.py",
                         "tests/structure/test_numpydoc.py", "tests/structure/test_layers.py",
                         "tests/structure/test_typing.py", "tests/metrics/test_registry_families.py",
