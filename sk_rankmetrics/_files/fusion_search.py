@@ -12,13 +12,55 @@ import numpy as np
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .fusion import METHODS, NORMS, combine, prepare
+from .fusion_trained import TRAINED, train
 from .runs import evaluate_run
 from .trec import TrecRun
 
 #: The methods with something to tune, and ranx's grid for each: (name, low, high, step).
 GRIDS = {"rrf": ("k", 10, 100, 10), "rbc": ("phi", 0.01, 1.0, 0.01),
          "gmnz": ("gamma", 0.01, 1.0, 0.01), "logn_isr": ("sigma", 0.01, 1.0, 0.01)}
-WEIGHTED = ("wsum", "wmnz", "w_bordafuse", "mixed")
+WEIGHTED = ("wsum", "wmnz", "w_bordafuse", "mixed", "w_condorcet")
+#: The trained methods whose training also searches a number, ranx's range for it.
+SEARCHED = {"probfuse": ("n_segments", 1, 100), "slidefuse": ("w", 1, 100)}
+_BASE = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None, "probs": None,
+         "w": None, "log_odds": None, "map_scores": None}
+
+
+def _mean(qrels, prepared, method, config, metric):
+    q, d, s = combine(prepared, method, {**_BASE, **config})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # queries without a relevant document, ...
+        score = evaluate_run(qrels, TrecRun(q, d, s), [metric]).mean
+    return float(next(iter(score.values())))
+
+
+def _train_search(prepared, qrels, method, metric):
+    """``(best, report)`` of a trained method: its training, and for
+    ``probfuse`` the number of segments, for ``slidefuse`` the window, chosen
+    as ranx does (1, 2, ..., 100; the last of the best wins)."""
+    t = prepared[0]
+    if method not in SEARCHED:
+        return train(t, qrels, method), {}
+    name, low, high = SEARCHED[method]
+    best, best_score, report = None, 0.0, {}
+    base = train(t, qrels, method, n_segments=1) if method == "slidefuse" else None
+    for value in range(low, high + 1):
+        if method == "probfuse":
+            config = train(t, qrels, method, n_segments=value)
+        else:
+            config = {**base, "w": value}
+        score = _mean(qrels, prepared, method, config, metric)
+        report[str(value)] = score
+        if score >= best_score:
+            best, best_score = config, score
+    if best is None:
+        raise ValueError(f"optimize_fusion: every {name} scores {metric} below 0.")
+    return best, report
+
+
+def train_on(prepared, qrels, method, norm, metric="ndcg"):
+    """The trained parameters of ``method`` (``fuse(..., qrels=...)``)."""
+    return _train_search(prepared, qrels, method, metric)[0]
 
 
 def _digits(step):
@@ -64,11 +106,17 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
     runs : list of runs
         The runs to fuse, in any form :func:`fuse` reads.
     method : str, default="wsum"
-        ``"wsum"``, ``"wmnz"``, ``"w_bordafuse"``, ``"mixed"`` (one weight per
-        run, on the grid 0, step, ..., 1, the vectors summing to 1), ``"rrf"``
-        (``k`` in 10, 20, ..., 100), ``"rbc"`` (``phi``), ``"gmnz"``
-        (``gamma``) or ``"logn_isr"`` (``sigma``), each of these in 0.01,
-        0.02, ..., 1.
+        ``"wsum"``, ``"wmnz"``, ``"w_bordafuse"``, ``"w_condorcet"``,
+        ``"mixed"`` (one weight per run, on the grid 0, step, ..., 1, the
+        vectors summing to 1), ``"rrf"`` (``k`` in 10, 20, ..., 100),
+        ``"rbc"`` (``phi``), ``"gmnz"`` (``gamma``) or ``"logn_isr"``
+        (``sigma``), each of these in 0.01, 0.02, ..., 1; or a trained method,
+        whose training this is: ``"posfuse"``, ``"segfuse"``, ``"bayesfuse"``,
+        ``"mapfuse"`` (no search: ``{"probs": ...}``, ``{"log_odds": ...}``,
+        ``{"map_scores": ...}``), ``"probfuse"`` (the number of segments
+        1, ..., 100 searched, ``{"probs": ...}`` of the best) and
+        ``"slidefuse"`` (``{"probs": ..., "w": ...}``, the window 1, ..., 100
+        searched), as ranx's ``optimize_fusion`` returns them.
     norm : {None, "min-max", "max", "sum", "zmuv", "rank", "borda"}, default="min-max"
         The normalisation applied before fusing (ranx's default).
     metric : str, default="ndcg"
@@ -82,8 +130,9 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
     Returns
     -------
     best : dict
-        The chosen parameter, ``{"weights": [...]}`` or ``{"k": ...}``, ...,
-        ready for ``fuse(runs, method=method, norm=norm, **best)``.
+        The chosen parameter, ``{"weights": [...]}``, ``{"k": ...}``, the
+        trained ``{"probs": [...]}``, ..., ready for
+        ``fuse(runs, method=method, norm=norm, **best)``.
     report : dict of str -> float
         With ``return_report``: each configuration (as text) and its mean.
 
@@ -111,10 +160,11 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
     >>> fuse([bm25, dense], method="wsum", norm="min-max", **best)
     {'q1': {'a': 0.6, 'b': 0.4}, 'q2': {'c': 1.0, 'd': 0.0}}
     """
-    if method not in set(WEIGHTED) | set(GRIDS):
+    if method not in set(WEIGHTED) | set(GRIDS) | set(TRAINED):
         raise InvalidParameterError(
             f"optimize_fusion: method={short_repr(method)} has nothing to tune here; choose "
-            f"one of {', '.join((*WEIGHTED, *GRIDS))} (the others need no search: call fuse).")
+            f"one of {', '.join((*WEIGHTED, *GRIDS, *TRAINED))} (the others need no search: "
+            "call fuse).")
     if norm not in NORMS:
         raise InvalidParameterError(f"optimize_fusion: norm={short_repr(norm)} is not known; "
                                     f"choose one of {', '.join(map(repr, NORMS))}.")
@@ -126,17 +176,16 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
                                     "positive number.")
     assert method in METHODS
     prepared = prepare(runs, norm)
-    if norm == "borda" and method in ("rrf", "rbc", "logn_isr", "w_bordafuse"):
+    if norm == "borda" and method in ("rrf", "rbc", "logn_isr", "w_bordafuse", "w_condorcet",
+                                      *TRAINED):
         raise InvalidParameterError(f"optimize_fusion: norm='borda' with method={method!r}: "
                                     "positions after borda's normalisation are in no order.")
-    base = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None}
+    if method in TRAINED:
+        best, report = _train_search(prepared, qrels, method, metric)
+        return (best, report) if return_report else best
     best, best_score, report = None, 0.0, {}
     for config in _trials(method, len(runs), step):
-        q, d, s = combine(prepared, method, {**base, **config})
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # queries without a relevant document, ...
-            score = evaluate_run(qrels, TrecRun(q, d, s), [metric]).mean
-        value = float(next(iter(score.values())))
+        value = _mean(qrels, prepared, method, config, metric)
         key = str(config[next(iter(config))])
         report[key] = value
         if value >= best_score:
