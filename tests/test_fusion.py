@@ -212,3 +212,23 @@ def test_fuse_command_writes_ranx_run(tmp_path, method, norm, flags, params):
                           method=method, params=params)
         fused.save(str(tmp_path / "ranx.txt"), kind="trec")
     close(_read_trec(out), _read_trec(tmp_path / "ranx.txt"))
+
+
+@pytest.mark.parametrize("ids", [
+    ["d1", "d10", "d1", "d2", "d10"],                       # one 8-character slice
+    ["doc-000000000001", "doc-000000000002", "doc-000000000001", "doc-0000000000011"],
+    ["dé", "de", "dé", "日本", "日本語", "日本"],             # beyond ASCII: 2 per slice
+    ["", "a", "", "a"],                                        # empty ids
+    [f"q{i % 37}" for i in range(500)],
+])
+def test_factorize_text_ids_without_objects(ids):
+    """The packed-code factorisation equals NumPy's sort of every id: same
+    uniques, same codes, ids at their own width."""
+    from sk_rankmetrics._files.fusion import _factorize
+
+    values = np.array(ids, dtype="U40")  # wider than any id
+    codes, uniq = _factorize(values)
+    want_uniq, want_codes = np.unique(values, return_inverse=True)
+    assert uniq.tolist() == want_uniq.tolist()
+    assert codes.tolist() == want_codes.reshape(-1).tolist()
+    assert uniq.dtype.itemsize <= 4 * max(1, max(map(len, ids)))

@@ -84,6 +84,34 @@ def _as_arrays(run, i):
             np.asarray(run.score, dtype=np.float64), run)
 
 
+def _text_codes(values):
+    """``(codes, first)`` of a fixed-width text array without a Python object
+    per entry: the code points, read as a matrix (the padding columns no id
+    uses dropped), are packed 8 (ASCII) or 2 to a 64-bit number; each
+    column of numbers is factorised by pandas and the codes combined, so
+    that two entries share a code exactly when their strings are equal.
+    ``first`` is the first entry of each code."""
+    import pandas as pd
+
+    n = values.shape[0]
+    chars = values.view(np.uint32).reshape(n, values.dtype.itemsize // 4)
+    width = int(np.strings.str_len(values).max()) if hasattr(np, "strings") else \
+        int(flatnonzero(chars.any(axis=0)).max(initial=-1)) + 1
+    chars = chars[:, :width]
+    ascii_only = width == 0 or int(chars.max()) < 256
+    per, kind = (8, np.uint8) if ascii_only else (2, np.uint32)
+    codes = np.zeros(n, dtype=np.int64)
+    for j in range(0, max(width, 1), per):  # over 8-character slices of the widest id
+        block = np.zeros((n, per), dtype=kind)
+        block[:, :min(per, width - j)] = chars[:, j:j + per]
+        c, u = pd.factorize(block.view(np.uint64).reshape(n))
+        codes, _ = pd.factorize(codes * u.shape[0] + c) if j else (c, None)
+    codes = codes.astype(np.int64, copy=False)
+    first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
+    first[codes[::-1]] = np.arange(n - 1, -1, -1)
+    return codes, first
+
+
 def _factorize(values):
     """``(codes, uniques)``: ``uniques`` sorted, ``values == uniques[codes]``; by
     hashing (pandas, when installed) then sorting the few distinct values,
@@ -93,12 +121,32 @@ def _factorize(values):
     except ImportError:
         uniq, codes = np.unique(values, return_inverse=True)
         return codes.reshape(-1).astype(np.int64), uniq
-    codes, uniq = pd.factorize(values, sort=False)
-    uniq = np.asarray(uniq)
+    if values.dtype.kind == "U" and values.shape[0]:
+        codes, first = _text_codes(values)
+        uniq = values[first]
+        # The ids at their own width (a column read as U22 may hold 5 characters):
+        # the fused run's id arrays are gathered from these.
+        uniq = uniq.astype(f"U{max(int(np.strings.str_len(uniq).max()), 1)}") \
+            if hasattr(np, "strings") else uniq
+    else:
+        codes, uniq = pd.factorize(values, sort=False)
+        uniq = np.asarray(uniq)
     order = np.argsort(uniq, kind="stable")
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = np.arange(order.shape[0])
     return rank[codes], uniq[order]
+
+
+def _sorted_pairs(pair):
+    """``(row, keys)``: the distinct integer keys sorted and each entry's index
+    among them (``np.unique`` with the inverse, by one sort)."""
+    order = np.argsort(pair)
+    sp = pair[order]
+    new = np.ones(sp.shape[0], dtype=bool)
+    new[1:] = sp[1:] != sp[:-1]
+    row = np.empty(sp.shape[0], dtype=np.int64)
+    row[order] = np.cumsum(new) - 1
+    return row, sp[new]
 
 
 def _positions(qr, sc, n_q):
@@ -134,7 +182,7 @@ class _Table:
         qc, queries = _factorize(q)
         dc, docs = _factorize(d)
         pair = qc * docs.shape[0] + dc
-        row, keys = _factorize(pair)
+        row, keys = _sorted_pairs(pair)
         self.queries, self.docs = queries, docs
         self.q_of_row = keys // docs.shape[0]
         self.d_of_row = keys % docs.shape[0]
@@ -374,9 +422,28 @@ def combine(prepared, method, params):
     descending, then document id (a stable output)."""
     t, s, present, _ = prepared
     fused = _combine(t, s, present, method, params)
-    # The rows are in (query, document) order: a stable sort keeps ties by document.
-    order = np.lexsort((-fused, t.q_of_row))
+    order = _rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
     return t.queries[t.q_of_row[order]], t.docs[t.d_of_row[order]], fused[order]
+
+
+def _rank_within_queries(fused, q_of_row, n_q):
+    """The rows ordered by query, fused score descending, then row (the rows
+    come in (query, document) order, so ties keep document order): a stable
+    sort of each query's scores on a padded block of queries (short sorts),
+    or one stable sort of all rows when the queries' sizes differ too much
+    for a block."""
+    n = fused.shape[0]
+    counts = np.bincount(q_of_row, minlength=n_q)
+    width = int(counts.max(initial=0))
+    if n == 0 or n_q * width > 2 * n + 1024:
+        return np.lexsort((-fused, q_of_row))
+    first = np.cumsum(counts) - counts
+    slot = np.arange(n) - first[q_of_row]
+    block = np.full((n_q, width), np.inf)
+    block[q_of_row, slot] = -fused
+    local = np.argsort(block, axis=1, kind="stable")
+    keep = local < counts[:, None]  # the padding sorts last (+inf, after every real score)
+    return (local + first[:, None])[keep]
 
 
 def _output(qid, docno, score, first_obj, first_run, tag):
