@@ -108,6 +108,8 @@ def test_slidefuse_given_parameters():
     ({"method": "mapfuse", "map_scores": [0.2, 0.3], "qrels": {"q0": {"d1": 1}}},
      "give qrels or the trained map_scores, not both"),
     ({"method": "condorcet", "norm": "borda"}, "norm='borda' gives every candidate"),
+    ({"method": "posfuse", "qrels": {"other": {"d1": 1}}},
+     "the training qrels hold none of the runs' queries"),
 ])
 def test_trained_bad_arguments(kwargs, message):
     with pytest.raises(InvalidParameterError, match=message):

@@ -124,6 +124,11 @@ def hits(t, qrels):
         relevant[at[keys[at] == want]] = True
     trained = np.zeros(t.queries.shape[0], dtype=bool)
     trained[qi[q_ok]] = True
+    if qid.shape[0] and not trained.any():
+        raise InvalidParameterError(
+            "fuse: the training qrels hold none of the runs' queries (the training reads "
+            "each run's list for each query of the qrels): give the runs of the training "
+            "queries too.")
     return relevant, trained, int(np.unique(qid).shape[0])
 
 
