@@ -176,6 +176,17 @@ def test_optimize_fusion_refuses():
     assert report[str(best["k"])] == max(report.values())
 
 
+def write_runs(folder, runs):
+    """Each run as a TREC run file in ``folder`` (its order kept); the paths."""
+    paths = []
+    for i, run in enumerate(runs):
+        path = folder / f"run{i}.txt"
+        path.write_text("".join(f"{q} Q0 {d} {r} {s!r} sys{i}\n" for q, ds in run.items()
+                                for r, (d, s) in enumerate(ds.items(), 1)))
+        paths.append(str(path))
+    return paths
+
+
 def _read_trec(path):
     out = {}
     for line in open(path).read().splitlines():
@@ -195,12 +206,7 @@ def test_fuse_command_writes_ranx_run(tmp_path, method, norm, flags, params):
     import sys
 
     runs = random_runs(11, n_runs=2)
-    paths = []
-    for i, run in enumerate(runs):
-        path = tmp_path / f"run{i}.txt"
-        path.write_text("".join(f"{q} Q0 {d} {r} {s!r} sys{i}\n" for q, ds in run.items()
-                                for r, (d, s) in enumerate(ds.items(), 1)))
-        paths.append(str(path))
+    paths = write_runs(tmp_path, runs)
     out = tmp_path / "fused.txt"
     done = subprocess.run([sys.executable, "-m", "sk_rankmetrics", "fuse", *paths,
                            "--method", method, "--norm", norm or "none", *flags,

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_fusion import close, random_runs, ranx_fuse
+from test_fusion import close, random_runs, ranx_fuse, write_runs
 
 from sk_rankmetrics import InvalidParameterError, fuse, optimize_fusion
 from sk_rankmetrics._files.fusion import prepare
@@ -167,12 +167,7 @@ def test_condorcet_hand_case():
 def test_fuse_command_trains(tmp_path, method):
     runs = random_runs(5, n_runs=2, ties=False)
     qrels = qrels_for(runs, 5)
-    paths = []
-    for i, run in enumerate(runs):
-        path = tmp_path / f"run{i}.txt"
-        path.write_text("".join(f"{q} Q0 {d} {r} {s!r} sys{i}\n" for q, ds in run.items()
-                                for r, (d, s) in enumerate(ds.items(), 1)))
-        paths.append(str(path))
+    paths = write_runs(tmp_path, runs)
     qpath = tmp_path / "train.qrels"
     qpath.write_text("".join(f"{q} 0 {d} {v}\n" for q, ds in qrels.items()
                              for d, v in ds.items()))
