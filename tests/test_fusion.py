@@ -115,7 +115,7 @@ def test_int_query_keys_come_back_as_given():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"method": "foo"}, "fuse: method='foo' is not accepted"),
-    ({"method": "probfuse"}, "fuse: method='probfuse' needs probs"),
+    ({"method": "probfuse"}, "fuse: the probfuse method needs its trained probs"),
     ({"method": "rrf", "probs": [[0.5], [0.5]]}, "probs=.* is read by none of method='rrf'"),
     ({"method": "wsum", "k": 10}, "k=10 is read by none of method='wsum'; it applies to rrf"),
     ({"method": "wsum", "weights": [1.0]}, "weights must give one finite number per run"),

@@ -99,9 +99,10 @@ def test_slidefuse_given_parameters():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"method": "posfuse"}, "method='posfuse' needs probs"),
+    ({"method": "posfuse"}, "the posfuse method needs its trained probs"),
     ({"method": "posfuse", "probs": [[0.5]]}, "probs must give one entry per run \\(2\\)"),
-    ({"method": "slidefuse", "probs": [[0.5], [0.5]]}, "w=None must be SlideFuse's window"),
+    ({"method": "slidefuse", "probs": [[0.5], [0.5]]},
+     "slidefuse's window must be a whole number >= 0, got None"),
     ({"method": "bayesfuse", "log_odds": [[0.1], [0.1]]},
      "runs\\[0\\] ranks a document at a position beyond its log_odds"),
     ({"method": "rrf", "qrels": {"q0": {"d1": 1}}}, "method='rrf' is not trained"),

@@ -37,7 +37,14 @@ import numpy as np
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
-from .fusion_trained import CONDORCET, MIN_ODD, TRAINED, condorcet_scores, trained_scores
+from .fusion_trained import (
+    CONDORCET,
+    MIN_ODD,
+    TRAINED,
+    condorcet_scores,
+    train_search,
+    trained_scores,
+)
 from .pairs import _finite as finite
 from .pairs import _from_dict as dict_arrays
 from .pairs import as_pairs_input, is_pairs
@@ -399,10 +406,8 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
                  {"k": k, "phi": phi, "gamma": gamma, "sigma": sigma, "weights": weights,
                   **trained})
     prepared = prepare(runs, norm)
-    if qrels is not None:
-        from .fusion_search import train_on
-
-        trained = {**trained, **train_on(prepared, qrels, method, norm)}
+    if qrels is not None:  # ranx's optimize_fusion metric: nDCG
+        trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
     q, d, fused = combine(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
                                              "sigma": sigma, "weights": wts, **trained})
     return q, d, fused, prepared[3][0][3], runs[0]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from itertools import product
 from typing import Any
@@ -12,57 +11,12 @@ import numpy as np
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .fusion import METHODS, NORMS, combine, prepare
-from .fusion_trained import TRAINED, train
-from .runs import evaluate_run
-from .trec import TrecRun
+from .fusion_trained import BASE, TRAINED, mean_score, train_search
 
 #: The methods with something to tune, and ranx's grid for each: (name, low, high, step).
 GRIDS = {"rrf": ("k", 10, 100, 10), "rbc": ("phi", 0.01, 1.0, 0.01),
          "gmnz": ("gamma", 0.01, 1.0, 0.01), "logn_isr": ("sigma", 0.01, 1.0, 0.01)}
 WEIGHTED = ("wsum", "wmnz", "w_bordafuse", "mixed", "w_condorcet")
-#: The trained methods whose training also searches a number, ranx's range for it.
-SEARCHED = {"probfuse": ("n_segments", 1, 100), "slidefuse": ("w", 1, 100)}
-_BASE = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None, "probs": None,
-         "w": None, "log_odds": None, "map_scores": None}
-
-
-def _mean(qrels, prepared, method, config, metric):
-    q, d, s = combine(prepared, method, {**_BASE, **config})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # queries without a relevant document, ...
-        score = evaluate_run(qrels, TrecRun(q, d, s), [metric]).mean
-    return float(next(iter(score.values())))
-
-
-def _train_search(prepared, qrels, method, metric):
-    """``(best, report)`` of a trained method: its training, and for
-    ``probfuse`` the number of segments, for ``slidefuse`` the window, chosen
-    as ranx does (1, 2, ..., 100; the last of the best wins)."""
-    t = prepared[0]
-    if method not in SEARCHED:
-        return train(t, qrels, method), {}
-    name, low, high = SEARCHED[method]
-    best, best_score, report = None, 0.0, {}
-    base = train(t, qrels, method, n_segments=1) if method == "slidefuse" else None
-    for value in range(low, high + 1):
-        if method == "probfuse":
-            config = train(t, qrels, method, n_segments=value)
-        else:
-            config = {**base, "w": value}
-        score = _mean(qrels, prepared, method, config, metric)
-        report[str(value)] = score
-        if score >= best_score:
-            best, best_score = config, score
-    if best is None:
-        raise ValueError(f"optimize_fusion: every {name} scores {metric} below 0.")
-    return best, report
-
-
-def train_on(prepared, qrels, method, norm, metric="ndcg"):
-    """The trained parameters of ``method`` (``fuse(..., qrels=...)``)."""
-    return _train_search(prepared, qrels, method, metric)[0]
-
-
 def _digits(step):
     return str(step)[::-1].find(".")
 
@@ -181,11 +135,11 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
         raise InvalidParameterError(f"optimize_fusion: norm='borda' with method={method!r}: "
                                     "positions after borda's normalisation are in no order.")
     if method in TRAINED:
-        best, report = _train_search(prepared, qrels, method, metric)
+        best, report = train_search(prepared, qrels, method, metric, combine)
         return (best, report) if return_report else best
     best, best_score, report = None, 0.0, {}
     for config in _trials(method, len(runs), step):
-        value = _mean(qrels, prepared, method, config, metric)
+        value = mean_score(qrels, combine(prepared, method, {**BASE, **config}), metric)
         key = str(config[next(iter(config))])
         report[key] = value
         if value >= best_score:

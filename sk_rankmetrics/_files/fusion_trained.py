@@ -239,14 +239,60 @@ def train(t, qrels, method, *, n_segments=None):
     raise AssertionError(method)
 
 
+#: The trained methods whose training also searches a number, ranx's range for it.
+SEARCHED = {"probfuse": ("n_segments", 1, 100), "slidefuse": ("w", 1, 100)}
+#: Every parameter of the methods, at its default.
+BASE = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None, "probs": None,
+        "w": None, "log_odds": None, "map_scores": None}
+
+
+def mean_score(qrels, fused, metric):
+    """The mean of ``metric`` over the queries of ``qrels`` on a fused run
+    ``(qid, docno, score)``."""
+    import warnings
+
+    from .runs import evaluate_run
+    from .trec import TrecRun
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # queries without a relevant document, ...
+        score = evaluate_run(qrels, TrecRun(*fused), [metric]).mean
+    return float(next(iter(score.values())))
+
+
+def train_search(prepared, qrels, method, metric, combine):
+    """``(best, report)`` of a trained method: its training, and for
+    ``probfuse`` the number of segments, for ``slidefuse`` the window, chosen
+    as ranx does (1, 2, ..., 100 tried in turn; the last of the best wins).
+    ``combine`` fuses the prepared runs (passed in: this module sits below
+    the one that defines it)."""
+    t = prepared[0]
+    if method not in SEARCHED:
+        return train(t, qrels, method), {}
+    name, low, high = SEARCHED[method]
+    best, best_score, report = None, 0.0, {}
+    base = train(t, qrels, method, n_segments=1) if method == "slidefuse" else None
+    for value in range(low, high + 1):
+        if method == "probfuse":
+            config = train(t, qrels, method, n_segments=value)
+        else:
+            config = {**base, "w": value}
+        score = mean_score(qrels, combine(prepared, method, {**BASE, **config}), metric)
+        report[str(value)] = score
+        if score >= best_score:
+            best, best_score = config, score
+    if best is None:
+        raise ValueError(f"every {name} of {method} scores {metric} below 0: nothing to choose.")
+    return best, report
+
+
 # --- Scoring ----------------------------------------------------------------------
 
 def _per_run(values, n_runs, name, method):
     if values is None:
         raise InvalidParameterError(
-            f"fuse: method={method!r} needs {name} (from training): give {name}=... as "
-            f"optimize_fusion(qrels, runs, method={method!r}) returns it, or qrels=... to "
-            "train here.")
+            f"fuse: the {method} method needs its trained {name}, or the training "
+            "judgements to learn them from.")
     try:
         seq = list(values)
     except TypeError:
@@ -260,7 +306,7 @@ def _per_run(values, n_runs, name, method):
 def _vector(x, name, method):
     a = np.asarray(x, dtype=np.float64).reshape(-1)
     if not np.isfinite(a).all():
-        raise InvalidParameterError(f"fuse: {name} of method={method!r} must be finite "
+        raise InvalidParameterError(f"fuse: the trained {name} of {method} must be finite "
                                     "numbers.")
     return a
 
@@ -309,8 +355,8 @@ def trained_scores(t, s, method, p):
             w = p["w"]
             if w is None or isinstance(w, bool) or not float(w).is_integer() or w < 0:
                 raise InvalidParameterError(
-                    f"fuse: w={short_repr(w)} must be SlideFuse's window, a whole number "
-                    ">= 0 (optimize_fusion chooses it).")
+                    f"fuse: slidefuse's window must be a whole number >= 0, got "
+                    f"{short_repr(w)} (the training chooses it).")
             w = int(w)
             c = np.concatenate([[0.0], np.cumsum(pr)])
             a = np.maximum(i - w, 0)
