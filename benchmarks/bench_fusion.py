@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_fusion.py             # 3 runs x 7,000 queries x 1,000 documents
     python benchmarks/bench_fusion.py --quick     # 3 runs x 700 queries x 1,000 documents
     python benchmarks/bench_fusion.py --repeat 5  # best of 5 (default 3)
+    python benchmarks/bench_fusion.py --queries 2000
 
 Three seeded runs of the same queries (MS MARCO dev's shape: 7,000 queries,
 1,000 documents each, drawn from a pool of 3,000 per query so that documents
@@ -87,8 +88,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="700 queries instead of 7,000")
     p.add_argument("--repeat", type=int, default=3, help="turns; the best is kept")
+    p.add_argument("--queries", type=int, default=None,
+                   help="queries per run (the full size, with every input form and ranx's "
+                        "runs held at once, needs more than 24 GB of memory)")
     args = p.parse_args(argv)
-    n_q = 700 if args.quick else 7000
+    n_q = args.queries or (700 if args.quick else 7000)
     try:
         import ranx
     except ImportError:
