@@ -7,7 +7,10 @@ import argparse
 from .common import CommandError, add_ranked_input_options, check_paths, read_ranked_input
 
 METHODS = ("sum", "max", "min", "med", "anz", "mnz", "gmnz", "rrf", "isr", "log_isr",
-           "logn_isr", "bordafuse", "rbc", "wsum", "wmnz", "w_bordafuse", "mixed")
+           "logn_isr", "bordafuse", "rbc", "wsum", "wmnz", "w_bordafuse", "mixed", "condorcet",
+           "w_condorcet", "probfuse", "segfuse", "slidefuse", "posfuse", "bayesfuse",
+           "mapfuse")
+TRAINED = ("probfuse", "segfuse", "slidefuse", "posfuse", "bayesfuse", "mapfuse")
 NORMS = ("none", "min-max", "max", "sum", "zmuv", "rank", "borda")
 
 
@@ -27,13 +30,22 @@ def main(args):
 
     if len(args.runs) < 2:
         raise CommandError("fuse needs at least two runs")
+    trained = args.method in TRAINED
+    if trained != (args.train_qrels is not None):
+        raise CommandError(f"--method {args.method} " + (
+            "is trained: give --train-qrels QRELS (the judgements it learns from)"
+            if trained else "is not trained: leave out --train-qrels"))
     check_paths(args.runs)
     runs = [read_ranked_input(path, args) for path in args.runs]
+    if trained:
+        kwargs_train = {"qrels": args.train_qrels}
+    else:
+        kwargs_train = {}
     given = {"k": args.k, "phi": args.phi, "gamma": args.gamma, "sigma": args.sigma,
              "weights": args.weights}
     kwargs = {name: value for name, value in given.items() if value is not None}
     fused = fuse(runs, method=args.method, norm=None if args.norm == "none" else args.norm,
-                 tag=args.tag or args.method, **kwargs)
+                 tag=args.tag or args.method, **kwargs, **kwargs_train)
     write_trec_run(args.output, fused)
     return 0
 
@@ -51,7 +63,13 @@ def add_parser(sub, parents):
     fp.add_argument("--norm", choices=NORMS, default="none",
                     help="score normalisation per query and run before fusing (default: none)")
     fp.add_argument("--weights", type=_weights, default=None, metavar="W1,W2,...",
-                    help="one weight per run (wsum, wmnz, w_bordafuse, mixed; default: all 1)")
+                    help="one weight per run (wsum, wmnz, w_bordafuse, mixed, w_condorcet; "
+                         "default: all 1)")
+    fp.add_argument("--train-qrels", default=None, metavar="QRELS",
+                    help="training judgements (a qrels file) for the trained methods: "
+                         "probfuse, segfuse, slidefuse, posfuse, bayesfuse, mapfuse (probfuse's "
+                         "segments and slidefuse's window are chosen by nDCG, as ranx's "
+                         "optimize_fusion does)")
     fp.add_argument("--k", type=float, default=None,
                     help="rrf's rank offset (default 60)")
     fp.add_argument("--phi", type=float, default=None, help="rbc's persistence (default 0.8)")

@@ -37,6 +37,14 @@ import numpy as np
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
+from .fusion_trained import (
+    CONDORCET,
+    MIN_ODD,
+    TRAINED,
+    condorcet_scores,
+    train_search,
+    trained_scores,
+)
 from .pairs import _finite as finite
 from .pairs import _from_dict as dict_arrays
 from .pairs import as_pairs_input, is_pairs
@@ -47,11 +55,13 @@ METHODS = {
     "sum": (), "max": (), "min": (), "med": (), "anz": (), "mnz": (), "gmnz": ("gamma",),
     "rrf": ("k",), "isr": (), "log_isr": (), "logn_isr": ("sigma",), "bordafuse": (),
     "rbc": ("phi",), "wsum": ("weights",), "wmnz": ("weights",), "w_bordafuse": ("weights",),
-    "mixed": ("weights",),
+    "mixed": ("weights",), **CONDORCET, **TRAINED,
 }
-_RANKED = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse")
+_RANKED = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse",
+           *CONDORCET, *TRAINED)
 NORMS = (None, "min-max", "max", "sum", "zmuv", "rank", "borda")
-_DEFAULTS = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None}
+_DEFAULTS = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None,
+             "probs": None, "w": None, "log_odds": None, "map_scores": None}
 
 
 def _as_arrays(run, i):
@@ -81,6 +91,34 @@ def _as_arrays(run, i):
             np.asarray(run.score, dtype=np.float64), run)
 
 
+def _text_codes(values):
+    """``(codes, first)`` of a fixed-width text array without a Python object
+    per entry: the code points, read as a matrix (the padding columns no id
+    uses dropped), are packed 8 (ASCII) or 2 to a 64-bit number; each
+    column of numbers is factorised by pandas and the codes combined, so
+    that two entries share a code exactly when their strings are equal.
+    ``first`` is the first entry of each code."""
+    import pandas as pd
+
+    n = values.shape[0]
+    chars = values.view(np.uint32).reshape(n, values.dtype.itemsize // 4)
+    width = int(np.strings.str_len(values).max()) if hasattr(np, "strings") else \
+        int(flatnonzero(chars.any(axis=0)).max(initial=-1)) + 1
+    chars = chars[:, :width]
+    ascii_only = width == 0 or int(chars.max()) < 256
+    per, kind = (8, np.uint8) if ascii_only else (2, np.uint32)
+    codes = np.zeros(n, dtype=np.int64)
+    for j in range(0, max(width, 1), per):  # over 8-character slices of the widest id
+        block = np.zeros((n, per), dtype=kind)
+        block[:, :min(per, width - j)] = chars[:, j:j + per]
+        c, u = pd.factorize(block.view(np.uint64).reshape(n))
+        codes, _ = pd.factorize(codes * u.shape[0] + c) if j else (c, None)
+    codes = codes.astype(np.int64, copy=False)
+    first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
+    first[codes[::-1]] = np.arange(n - 1, -1, -1)
+    return codes, first
+
+
 def _factorize(values):
     """``(codes, uniques)``: ``uniques`` sorted, ``values == uniques[codes]``; by
     hashing (pandas, when installed) then sorting the few distinct values,
@@ -90,12 +128,32 @@ def _factorize(values):
     except ImportError:
         uniq, codes = np.unique(values, return_inverse=True)
         return codes.reshape(-1).astype(np.int64), uniq
-    codes, uniq = pd.factorize(values, sort=False)
-    uniq = np.asarray(uniq)
+    if values.dtype.kind == "U" and values.shape[0]:
+        codes, first = _text_codes(values)
+        uniq = values[first]
+        # The ids at their own width (a column read as U22 may hold 5 characters):
+        # the fused run's id arrays are gathered from these.
+        uniq = uniq.astype(f"U{max(int(np.strings.str_len(uniq).max()), 1)}") \
+            if hasattr(np, "strings") else uniq
+    else:
+        codes, uniq = pd.factorize(values, sort=False)
+        uniq = np.asarray(uniq)
     order = np.argsort(uniq, kind="stable")
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = np.arange(order.shape[0])
     return rank[codes], uniq[order]
+
+
+def _sorted_pairs(pair):
+    """``(row, keys)``: the distinct integer keys sorted and each entry's index
+    among them (``np.unique`` with the inverse, by one sort)."""
+    order = np.argsort(pair)
+    sp = pair[order]
+    new = np.ones(sp.shape[0], dtype=bool)
+    new[1:] = sp[1:] != sp[:-1]
+    row = np.empty(sp.shape[0], dtype=np.int64)
+    row[order] = np.cumsum(new) - 1
+    return row, sp[new]
 
 
 def _positions(qr, sc, n_q):
@@ -131,7 +189,7 @@ class _Table:
         qc, queries = _factorize(q)
         dc, docs = _factorize(d)
         pair = qc * docs.shape[0] + dc
-        row, keys = _factorize(pair)
+        row, keys = _sorted_pairs(pair)
         self.queries, self.docs = queries, docs
         self.q_of_row = keys // docs.shape[0]
         self.d_of_row = keys % docs.shape[0]
@@ -233,6 +291,14 @@ def _ordered_sum(parts, present):
 
 def _combine(t, s, present, method, p):
     n_runs = s.shape[1]
+    if method in CONDORCET:
+        return condorcet_scores(t, p["weights"] if method == "w_condorcet" else None)
+    if method in TRAINED:
+        parts = trained_scores(t, s, method, p)
+        if method == "bayesfuse":  # a run's missing document counts its log-odds floor
+            return _ordered_sum(np.where(t.present, parts, MIN_ODD),
+                                np.ones_like(t.present))
+        return _ordered_sum(parts, t.present)
     count = present.sum(axis=1).astype(np.float64)
     if method in ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse"):
         # Positions come from the scores as given (a normalisation keeps the order).
@@ -294,10 +360,7 @@ def _combine(t, s, present, method, p):
 
 def _check(method, norm, weights, n_runs, given):
     if method not in METHODS:
-        trained = {"probfuse", "segfuse", "slidefuse", "bayesfuse", "mapfuse", "posfuse",
-                   "condorcet", "w_condorcet"}
-        extra = (" (not implemented yet; ranx.fuse has it)" if method in trained else "")
-        raise InvalidParameterError(f"fuse: method={short_repr(method)} is not known{extra}; "
+        raise InvalidParameterError(f"fuse: method={short_repr(method)} is not known; "
                                     f"choose one of {', '.join(METHODS)}.")
     if norm == "borda" and method in _RANKED:
         raise InvalidParameterError(
@@ -307,7 +370,9 @@ def _check(method, norm, weights, n_runs, given):
         raise InvalidParameterError(f"fuse: norm={short_repr(norm)} is not known; choose one of "
                                     f"{', '.join(map(repr, NORMS))}.")
     for name, value in given.items():
-        if name not in METHODS[method] and value != _DEFAULTS[name]:
+        default = _DEFAULTS[name]
+        if name not in METHODS[method] and (value is not None if default is None
+                                            else value != default):
             readers = [m for m, reads in METHODS.items() if name in reads]
             raise InvalidParameterError(
                 f"fuse: {name}={short_repr(value)} is read by none of method={method!r}; it "
@@ -322,17 +387,29 @@ def _check(method, norm, weights, n_runs, given):
     return None
 
 
-def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma):
+def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None,
+                w=None, log_odds=None, map_scores=None, qrels=None):
     """``(qid, docno, score, first run)``: the fused run as arrays, ranked."""
     if not isinstance(runs, Sequence) or isinstance(runs, (str, bytes, Mapping)) \
             or len(runs) < 2:
         raise InvalidParameterError("fuse: runs must be a list of at least two runs, got "
                                     f"{short_repr(runs)}.")
-    w = _check(method, norm, weights, len(runs),
-               {"k": k, "phi": phi, "gamma": gamma, "sigma": sigma, "weights": weights})
+    trained = {"probs": probs, "w": w, "log_odds": log_odds, "map_scores": map_scores}
+    if qrels is not None:
+        given = [name for name, value in trained.items() if value is not None]
+        if method not in TRAINED or given:
+            raise InvalidParameterError(
+                f"fuse: qrels trains {', '.join(TRAINED)}; "
+                + (f"method={method!r} is not trained." if method not in TRAINED else
+                   f"give qrels or the trained {', '.join(given)}, not both."))
+    wts = _check(method, norm, weights, len(runs),
+                 {"k": k, "phi": phi, "gamma": gamma, "sigma": sigma, "weights": weights,
+                  **trained})
     prepared = prepare(runs, norm)
+    if qrels is not None:  # ranx's optimize_fusion metric: nDCG
+        trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
     q, d, fused = combine(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
-                                             "sigma": sigma, "weights": w})
+                                             "sigma": sigma, "weights": wts, **trained})
     return q, d, fused, prepared[3][0][3], runs[0]
 
 
@@ -350,9 +427,28 @@ def combine(prepared, method, params):
     descending, then document id (a stable output)."""
     t, s, present, _ = prepared
     fused = _combine(t, s, present, method, params)
-    # The rows are in (query, document) order: a stable sort keeps ties by document.
-    order = np.lexsort((-fused, t.q_of_row))
+    order = _rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
     return t.queries[t.q_of_row[order]], t.docs[t.d_of_row[order]], fused[order]
+
+
+def _rank_within_queries(fused, q_of_row, n_q):
+    """The rows ordered by query, fused score descending, then row (the rows
+    come in (query, document) order, so ties keep document order): a stable
+    sort of each query's scores on a padded block of queries (short sorts),
+    or one stable sort of all rows when the queries' sizes differ too much
+    for a block."""
+    n = fused.shape[0]
+    counts = np.bincount(q_of_row, minlength=n_q)
+    width = int(counts.max(initial=0))
+    if n == 0 or n_q * width > 2 * n + 1024:
+        return np.lexsort((-fused, q_of_row))
+    first = np.cumsum(counts) - counts
+    slot = np.arange(n) - first[q_of_row]
+    block = np.full((n_q, width), np.inf)
+    block[q_of_row, slot] = -fused
+    local = np.argsort(block, axis=1, kind="stable")
+    keep = local < counts[:, None]  # the padding sorts last (+inf, after every real score)
+    return (local + first[:, None])[keep]
 
 
 def _output(qid, docno, score, first_obj, first_run, tag):
@@ -380,7 +476,10 @@ def _output(qid, docno, score, first_obj, first_run, tag):
 @validate
 def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
          weights: Sequence[float] | None = None, k: int = 60, phi: float = 0.8,
-         gamma: float = 1.0, sigma: float = 0.01, tag: str | None = None) -> Any:
+         gamma: float = 1.0, sigma: float = 0.01, probs: Sequence[Any] | None = None,
+         w: int | None = None, log_odds: Sequence[Any] | None = None,
+         map_scores: Sequence[float] | None = None, qrels: Any = None,
+         tag: str | None = None) -> Any:
     r"""Fuse several runs of the same queries into one, as ``ranx.fuse`` does.
 
     Parameters
@@ -390,15 +489,17 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
         ``(query_id, doc_id, score)``, a :class:`TrecRun`, a path to a run
         file or a pandas data frame (query, document, score columns).
     method : str, default="rrf"
-        ``"sum"``, ``"max"``, ``"min"``, ``"med"``, ``"anz"``, ``"mnz"``,
-        ``"gmnz"`` (``gamma``), ``"rrf"`` (``k``), ``"isr"``, ``"log_isr"``,
-        ``"logn_isr"`` (``sigma``), ``"bordafuse"``, ``"rbc"`` (``phi``),
-        ``"wsum"``, ``"wmnz"``, ``"w_bordafuse"``, ``"mixed"`` (``weights``).
+        One of ranx's methods (the table in Notes): untrained ``"sum"``,
+        ``"max"``, ``"min"``, ``"med"``, ``"anz"``, ``"mnz"``, ``"gmnz"``,
+        ``"rrf"``, ``"isr"``, ``"log_isr"``, ``"logn_isr"``, ``"bordafuse"``,
+        ``"rbc"``, ``"condorcet"``, ``"wsum"``, ``"wmnz"``, ``"w_bordafuse"``,
+        ``"w_condorcet"``, ``"mixed"``; trained ``"probfuse"``, ``"segfuse"``,
+        ``"slidefuse"``, ``"posfuse"``, ``"bayesfuse"``, ``"mapfuse"``.
     norm : {None, "min-max", "max", "sum", "zmuv", "rank", "borda"}, default=None
         How each run's scores are normalised per query before fusing.
     weights : list of float, optional
-        One weight per run for ``wsum``, ``wmnz``, ``w_bordafuse`` and
-        ``mixed`` (default: all 1).
+        One weight per run for ``wsum``, ``wmnz``, ``w_bordafuse``,
+        ``w_condorcet`` and ``mixed`` (default: all 1).
     k : int, default=60
         The rank offset of ``rrf``: a document at 0-based position ``i`` of
         a run gets :math:`1/(k + i + 1)`.
@@ -408,6 +509,25 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
         The exponent of ``gmnz``: :math:`\sum_r s_r \cdot n^\gamma`.
     sigma : float, default=0.01
         The offset of ``logn_isr``: :math:`\sum_r 1/(i_r+1)^2 \cdot \log(n + \sigma)`.
+    probs : list of arrays, optional
+        The trained probabilities of ``probfuse`` (one per segment),
+        ``segfuse`` (one per segment of 5, 10, 20, ... positions), ``posfuse``
+        and ``slidefuse`` (one per position), one array per run: what
+        :func:`optimize_fusion` returns (ranx's ``probs``).
+    w : int, optional
+        The window of ``slidefuse``: position :math:`i` averages the
+        probabilities of positions :math:`i - w` to :math:`i + w` (within the
+        list).
+    log_odds : list of arrays, optional
+        The trained log-odds of relevance per position (1,000 positions) of
+        ``bayesfuse``, one array per run.
+    map_scores : list of float, optional
+        The trained mean average precision of each run, for ``mapfuse``.
+    qrels : dict, TrecQrels, path, data frame or named tuples, optional
+        Training judgements: a trained method learns its parameters here, as
+        ``optimize_fusion(qrels, runs, method=method, norm=norm)`` does
+        (``probfuse``'s number of segments and ``slidefuse``'s window chosen
+        by nDCG), instead of taking them as arguments.
     tag : str, optional
         The run tag of a TrecRun result (default: ``"fused"``).
 
@@ -423,7 +543,9 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     ------
     InvalidParameterError
         An unknown method or normalisation, a parameter that the method does
-        not read (``k=10`` with ``method="wsum"``), weights of the wrong length.
+        not read (``k=10`` with ``method="wsum"``), weights of the wrong length,
+        a trained method without its training (or with both ``qrels`` and the
+        trained values), ``norm="borda"`` with a method that reads positions.
 
     Notes
     -----
@@ -443,7 +565,64 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     ``min``; tied scores keep the order given when positions are read; the
     normalisations divide by at least 1e-9. A query that one run lacks is
     fused from the runs that have it (ranx refuses runs of different queries).
-    Costs :math:`O(n \log n)` in the :math:`n` entries of all runs.
+    Costs :math:`O(n \log n)` in the :math:`n` entries of all runs
+    (``condorcet``: :math:`O(N^2)` per query of :math:`N` candidates).
+
+    ===============  ==================  ========  ==========================
+    method           parameters          trained   score of a document
+    ===============  ==================  ========  ==========================
+    ``sum``          --                  no        sum of scores
+    ``max``/``min``  --                  no        largest/smallest score
+    ``med``          --                  no        median of present scores
+    ``anz``/``mnz``  --                  no        sum / n, sum * n
+    ``gmnz``         ``gamma``           no        sum * n**gamma
+    ``rrf``          ``k``               no        sum 1/(k + i + 1)
+    ``isr``          --                  no        n * sum 1/(i + 1)**2
+    ``log_isr``      --                  no        log(n) * sum 1/(i + 1)**2
+    ``logn_isr``     ``sigma``           no        log(n + sigma) * sum ...
+    ``bordafuse``    --                  no        Borda points
+    ``rbc``          ``phi``             no        sum (1 - phi) phi**i
+    ``condorcet``    --                  no        N - place by majority
+    ``wsum``         ``weights``         no        sum w * score
+    ``wmnz``         ``weights``         no        sum score * sum w
+    ``w_bordafuse``  ``weights``         no        sum w * Borda points
+    ``w_condorcet``  ``weights``         no        weighted majority
+    ``mixed``        ``weights``         no        sqrt(n) * sum w * score
+    ``probfuse``     ``probs``           yes       sum P(segment)/(seg + 1)
+    ``segfuse``      ``probs``           yes       sum P(segment) (score + 1)
+    ``slidefuse``    ``probs``, ``w``    yes       sum of window means of P
+    ``posfuse``      ``probs``           yes       sum P(position)
+    ``bayesfuse``    ``log_odds``        yes       sum of log-odds
+    ``mapfuse``      ``map_scores``      yes       sum MAP / (i + 1)
+    ===============  ==================  ========  ==========================
+
+    ``condorcet`` (Montague and Aslam) orders each query's candidates by
+    pairwise majority: :math:`x` goes before :math:`y` when the runs that
+    rank :math:`x` above :math:`y` (a run's missing document at position
+    1,000,000; of two documents both missing from a run, that run's vote
+    goes to the second of the pair) weigh at least as much as the others
+    (``w_condorcet``: the sum of their weights, else their count), and the
+    :math:`i`-th candidate of the order scores :math:`N - i`. This order is
+    a total order when the strict majority is one (each candidate beats
+    exactly those after it); then it equals ranx's. Otherwise (a tie of
+    votes, a majority cycle) ranx's sort of a Python set gives an order that
+    depends on the set's hash order; here the candidates are placed by the
+    number of candidates they beat strictly, ties by document id.
+
+    The trained methods (ranx's definitions) read the hit list of each run
+    on each query of the training qrels (1 where the document is judged
+    ``relevance >= 1``): ``posfuse``'s :math:`P(i)` is the share of queries
+    reaching position :math:`i` with a relevant document there
+    (``slidefuse``: the mean of :math:`P` over positions :math:`i-w` to
+    :math:`i+w`, cut at the list's end, 0 past the training lists);
+    ``probfuse`` cuts each list of :math:`L` into segments of
+    :math:`\lceil L/S \rceil` and scores :math:`P(k)/(k+1)` in segment
+    :math:`k`; ``segfuse`` uses segments of 5, 10, 20, ..., 2560 positions;
+    ``bayesfuse`` sums :math:`\log(p/(1-p))` of the precision :math:`p` in
+    segments ending at 5, 10, 15, 20, 30, 100, 200, 500, 1,000 (0 becomes
+    0.001), with :math:`\log(0.001/0.999)` for a run missing the document;
+    ``mapfuse`` gives :math:`\mathrm{MAP}_r/(i + 1)`. A position past the
+    training's probabilities scores 0.
 
     References
     ----------
@@ -452,6 +631,15 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     .. [2] Cormack, G. V., Clarke, C. L. A. and Buettcher, S. "Reciprocal rank
        fusion outperforms Condorcet and individual rank learning methods."
        SIGIR 2009.
+    .. [3] Montague, M. and Aslam, J. A. "Condorcet fusion for improved
+       retrieval." CIKM 2002.
+    .. [4] Lillis, D. et al. "ProbFuse: a probabilistic approach to data
+       fusion." SIGIR 2006; "Extending probabilistic data fusion using
+       sliding windows." ECIR 2008; "Estimating probabilities for effective
+       data fusion." SIGIR 2010.
+    .. [5] Shokouhi, M. "Segmentation of search engine results for effective
+       data-fusion." ECIR 2007.
+    .. [6] Aslam, J. A. and Montague, M. "Models for metasearch." SIGIR 2001.
 
     Examples
     --------
@@ -463,8 +651,14 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     {'b': 0.03252, 'a': 0.03227, 'd': 0.01613, 'c': 0.01587}
     >>> fuse([bm25, dense], method="wsum", norm="min-max", weights=[0.3, 0.7])
     {'q1': {'b': 0.9166666666666666, 'd': 0.657142857142857, 'a': 0.3, 'c': 0.0}}
+    >>> splade = {"q1": {"b": 5.0, "a": 4.0, "d": 1.0}}
+    >>> fuse([bm25, dense, splade], method="condorcet")
+    {'q1': {'b': 4.0, 'a': 3.0, 'd': 2.0, 'c': 1.0}}
+    >>> qrels = {"q1": {"b": 1, "d": 1}}  # training judgements
+    >>> fuse([bm25, dense], method="mapfuse", qrels=qrels)
+    {'q1': {'b': 1.125, 'a': 0.5833333333333333, 'd': 0.5, 'c': 0.08333333333333333}}
     """
     qid, docno, score, first_obj, first_run = fuse_arrays(
         runs, method=method, norm=norm, weights=weights, k=k, phi=phi, gamma=gamma,
-        sigma=sigma)
+        sigma=sigma, probs=probs, w=w, log_odds=log_odds, map_scores=map_scores, qrels=qrels)
     return _output(qid, docno, score, first_obj, first_run, "fused" if tag is None else tag)

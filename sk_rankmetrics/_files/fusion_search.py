@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from itertools import product
 from typing import Any
@@ -12,15 +11,12 @@ import numpy as np
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .fusion import METHODS, NORMS, combine, prepare
-from .runs import evaluate_run
-from .trec import TrecRun
+from .fusion_trained import BASE, TRAINED, mean_score, train_search
 
 #: The methods with something to tune, and ranx's grid for each: (name, low, high, step).
 GRIDS = {"rrf": ("k", 10, 100, 10), "rbc": ("phi", 0.01, 1.0, 0.01),
          "gmnz": ("gamma", 0.01, 1.0, 0.01), "logn_isr": ("sigma", 0.01, 1.0, 0.01)}
-WEIGHTED = ("wsum", "wmnz", "w_bordafuse", "mixed")
-
-
+WEIGHTED = ("wsum", "wmnz", "w_bordafuse", "mixed", "w_condorcet")
 def _digits(step):
     return str(step)[::-1].find(".")
 
@@ -64,11 +60,17 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
     runs : list of runs
         The runs to fuse, in any form :func:`fuse` reads.
     method : str, default="wsum"
-        ``"wsum"``, ``"wmnz"``, ``"w_bordafuse"``, ``"mixed"`` (one weight per
-        run, on the grid 0, step, ..., 1, the vectors summing to 1), ``"rrf"``
-        (``k`` in 10, 20, ..., 100), ``"rbc"`` (``phi``), ``"gmnz"``
-        (``gamma``) or ``"logn_isr"`` (``sigma``), each of these in 0.01,
-        0.02, ..., 1.
+        ``"wsum"``, ``"wmnz"``, ``"w_bordafuse"``, ``"w_condorcet"``,
+        ``"mixed"`` (one weight per run, on the grid 0, step, ..., 1, the
+        vectors summing to 1), ``"rrf"`` (``k`` in 10, 20, ..., 100),
+        ``"rbc"`` (``phi``), ``"gmnz"`` (``gamma``) or ``"logn_isr"``
+        (``sigma``), each of these in 0.01, 0.02, ..., 1; or a trained method,
+        whose training this is: ``"posfuse"``, ``"segfuse"``, ``"bayesfuse"``,
+        ``"mapfuse"`` (no search: ``{"probs": ...}``, ``{"log_odds": ...}``,
+        ``{"map_scores": ...}``), ``"probfuse"`` (the number of segments
+        1, ..., 100 searched, ``{"probs": ...}`` of the best) and
+        ``"slidefuse"`` (``{"probs": ..., "w": ...}``, the window 1, ..., 100
+        searched), as ranx's ``optimize_fusion`` returns them.
     norm : {None, "min-max", "max", "sum", "zmuv", "rank", "borda"}, default="min-max"
         The normalisation applied before fusing (ranx's default).
     metric : str, default="ndcg"
@@ -82,8 +84,9 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
     Returns
     -------
     best : dict
-        The chosen parameter, ``{"weights": [...]}`` or ``{"k": ...}``, ...,
-        ready for ``fuse(runs, method=method, norm=norm, **best)``.
+        The chosen parameter, ``{"weights": [...]}``, ``{"k": ...}``, the
+        trained ``{"probs": [...]}``, ..., ready for
+        ``fuse(runs, method=method, norm=norm, **best)``.
     report : dict of str -> float
         With ``return_report``: each configuration (as text) and its mean.
 
@@ -111,10 +114,11 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
     >>> fuse([bm25, dense], method="wsum", norm="min-max", **best)
     {'q1': {'a': 0.6, 'b': 0.4}, 'q2': {'c': 1.0, 'd': 0.0}}
     """
-    if method not in set(WEIGHTED) | set(GRIDS):
+    if method not in set(WEIGHTED) | set(GRIDS) | set(TRAINED):
         raise InvalidParameterError(
             f"optimize_fusion: method={short_repr(method)} has nothing to tune here; choose "
-            f"one of {', '.join((*WEIGHTED, *GRIDS))} (the others need no search: call fuse).")
+            f"one of {', '.join((*WEIGHTED, *GRIDS, *TRAINED))} (the others need no search: "
+            "call fuse).")
     if norm not in NORMS:
         raise InvalidParameterError(f"optimize_fusion: norm={short_repr(norm)} is not known; "
                                     f"choose one of {', '.join(map(repr, NORMS))}.")
@@ -126,17 +130,16 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
                                     "positive number.")
     assert method in METHODS
     prepared = prepare(runs, norm)
-    if norm == "borda" and method in ("rrf", "rbc", "logn_isr", "w_bordafuse"):
+    if norm == "borda" and method in ("rrf", "rbc", "logn_isr", "w_bordafuse", "w_condorcet",
+                                      *TRAINED):
         raise InvalidParameterError(f"optimize_fusion: norm='borda' with method={method!r}: "
                                     "positions after borda's normalisation are in no order.")
-    base = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None}
+    if method in TRAINED:
+        best, report = train_search(prepared, qrels, method, metric, combine)
+        return (best, report) if return_report else best
     best, best_score, report = None, 0.0, {}
     for config in _trials(method, len(runs), step):
-        q, d, s = combine(prepared, method, {**base, **config})
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # queries without a relevant document, ...
-            score = evaluate_run(qrels, TrecRun(q, d, s), [metric]).mean
-        value = float(next(iter(score.values())))
+        value = mean_score(qrels, combine(prepared, method, {**BASE, **config}), metric)
         key = str(config[next(iter(config))])
         report[key] = value
         if value >= best_score:

@@ -187,7 +187,8 @@ PARAMS = {
     "fuse.method": Param(
         "rrf", [Options("sum", "max", "min", "med", "anz", "mnz", "gmnz", "rrf", "isr",
                         "log_isr", "logn_isr", "bordafuse", "rbc", "wsum", "wmnz",
-                        "w_bordafuse", "mixed")],
+                        "w_bordafuse", "mixed", "condorcet", "w_condorcet", "probfuse",
+                        "segfuse", "slidefuse", "posfuse", "bayesfuse", "mapfuse")],
         "the fusion method, by ranx's name", examples=("wsum", "mnz")),
     "fuse.norm": Param(
         None, [Options("min-max", "max", "sum", "zmuv", "rank", "borda"), _NONE],
@@ -203,11 +204,23 @@ PARAMS = {
                         "of runs that retrieved a document", examples=(0.5,)),
     "fuse.sigma": Param(0.01, [Interval("real", 0, 1, closed="both")], "logn_isr's offset "
                         "inside the logarithm (ranx: in [0, 1])", examples=(0.1,)),
+    "fuse.probs": Param(None, [ArrayLike(), _NONE], "the trained probabilities, one array "
+                        "per run, of probfuse, segfuse, slidefuse and posfuse (ranx's probs)",
+                        examples=([[0.5, 0.1], [0.4, 0.2]],)),
+    "fuse.w": Param(None, [Interval("integer", 0, None), _NONE], "slidefuse's window: "
+                    "position i averages the probabilities of positions i - w to i + w",
+                    examples=(2,)),
+    "fuse.log_odds": Param(None, [ArrayLike(), _NONE], "bayesfuse's trained log-odds of "
+                           "relevance per position, one array per run",
+                           examples=([[0.1, -0.2], [0.3, -0.1]],)),
+    "fuse.map_scores": Param(None, [ArrayLike(), _NONE], "mapfuse's trained mean average "
+                             "precision, one number per run", examples=([0.3, 0.2],)),
     "fuse.tag": Param(None, [Strings(), _NONE], "the run tag of a TrecRun result",
                       examples=("hybrid",)),
     "optimize_fusion.method": Param(
-        "wsum", [Options("wsum", "wmnz", "w_bordafuse", "mixed", "rrf", "rbc", "gmnz",
-                         "logn_isr")],
+        "wsum", [Options("wsum", "wmnz", "w_bordafuse", "mixed", "w_condorcet", "rrf", "rbc",
+                         "gmnz", "logn_isr", "probfuse", "segfuse", "slidefuse", "posfuse",
+                         "bayesfuse", "mapfuse")],
         "a fusion method with weights or a parameter to tune (ranx's names)",
         examples=("rrf", "mixed")),
     "optimize_fusion.norm": Param(

@@ -1,0 +1,190 @@
+"""The trained fusion methods (probfuse, segfuse, slidefuse, posfuse,
+bayesfuse, mapfuse) and Condorcet's (condorcet, w_condorcet) against ranx:
+the training, the fused runs under every normalisation ranx allows, the
+search of optimize_fusion and the command's --train-qrels."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from test_fusion import close, random_runs, ranx_fuse, write_runs
+
+from sk_rankmetrics import InvalidParameterError, fuse, optimize_fusion
+from sk_rankmetrics._files.fusion import prepare
+from sk_rankmetrics._files.fusion_trained import condorcet_is_determined
+
+ranx = pytest.importorskip("ranx")
+
+TRAINED = ["posfuse", "segfuse", "bayesfuse", "mapfuse", "slidefuse", "probfuse"]
+NORMS = [None, "min-max", "max", "sum", "zmuv", "rank"]
+
+
+def qrels_for(runs, seed):
+    """Judgements of a third of each query's candidates, levels 0-2 (0 is not
+    relevant: the hit lists count relevance >= 1)."""
+    rng = np.random.default_rng(seed)
+    qrels = {}
+    for q in runs[0]:
+        docs = sorted({d for r in runs for d in r[q]})
+        pick = rng.choice(docs, size=max(1, len(docs) // 3), replace=False)
+        qrels[q] = {str(d): int(rng.integers(0, 3)) for d in pick}
+    return qrels
+
+
+def ranx_train(qrels, runs, method, norm):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        extra = {"metric": "ndcg", "show_progress": False} \
+            if method in ("probfuse", "slidefuse") else {}
+        return ranx.optimize_fusion(ranx.Qrels(qrels), [ranx.Run(r) for r in runs],
+                                    norm=norm, method=method, **extra)
+
+
+def same_training(got, want):
+    assert set(got) == set(want)
+    for key, value in want.items():
+        if key == "w":
+            assert got[key] == value
+            continue
+        assert len(got[key]) == len(value)
+        for a, b in zip(got[key], value):
+            np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float),
+                                       rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.slow  # ranx compiles its functions on first use; probfuse tries 100 trainings
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("method", TRAINED)
+def test_trained_methods_equal_ranx(method, norm):
+    # Distinct scores: optimize_fusion's metric (ties share their expected
+    # value here, ranx breaks them by its sort) then agrees with ranx's.
+    for seed in range(2):
+        runs = random_runs(seed, ties=False)
+        qrels = qrels_for(runs, seed)
+        want = ranx_train(qrels, runs, method, norm)
+        got = optimize_fusion(qrels, runs, method=method, norm=norm)
+        same_training(got, want)
+        close(fuse(runs, method=method, norm=norm, **got),
+              ranx_fuse(runs, method, norm, want))
+        close(fuse(runs, method=method, norm=norm, qrels=qrels),
+              ranx_fuse(runs, method, norm, want))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["posfuse", "segfuse", "bayesfuse", "mapfuse"])
+def test_trained_methods_with_ties_equal_ranx(method):
+    """Tied scores: positions keep the order given, as ranx's runs do (its
+    construction sorts stably among at most 15 documents)."""
+    for seed in range(3):
+        runs = random_runs(seed)
+        qrels = qrels_for(runs, seed + 10)
+        want = ranx_train(qrels, runs, method, None)
+        got = optimize_fusion(qrels, runs, method=method, norm=None)
+        same_training(got, want)
+        close(fuse(runs, method=method, **got), ranx_fuse(runs, method, None, want))
+
+
+def test_slidefuse_given_parameters():
+    """A hand-computed case: probabilities 0.6, 0.2 and window 1 over a list
+    of three: position 0 averages p0, p1; position 1 p0, p1 and p2 (0, beyond
+    the training); position 2 p1 and p2. The second run's list of one
+    averages its position 0 alone (the window stops at the list's end)."""
+    runs = [{"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, {"q": {"c": 1.0}}]
+    out = fuse(runs, method="slidefuse", probs=[[0.6, 0.2], [0.5]], w=1)
+    assert out["q"] == pytest.approx({"a": 0.4, "b": 0.8 / 3, "c": 0.1 + 0.5})
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"method": "posfuse"}, "the posfuse method needs its trained probs"),
+    ({"method": "posfuse", "probs": [[0.5]]}, "probs must give one entry per run \\(2\\)"),
+    ({"method": "slidefuse", "probs": [[0.5], [0.5]]},
+     "slidefuse's window must be a whole number >= 0, got None"),
+    ({"method": "bayesfuse", "log_odds": [[0.1], [0.1]]},
+     "runs\\[0\\] ranks a document at a position beyond its log_odds"),
+    ({"method": "rrf", "qrels": {"q0": {"d1": 1}}}, "method='rrf' is not trained"),
+    ({"method": "mapfuse", "map_scores": [0.2, 0.3], "qrels": {"q0": {"d1": 1}}},
+     "give qrels or the trained map_scores, not both"),
+    ({"method": "condorcet", "norm": "borda"}, "norm='borda' gives every candidate"),
+    ({"method": "posfuse", "qrels": {"other": {"d1": 1}}},
+     "the training qrels hold none of the runs' queries"),
+])
+def test_trained_bad_arguments(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        fuse(random_runs(0, n_runs=2), **kwargs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("method", ["condorcet", "w_condorcet"])
+def test_condorcet_equals_ranx_where_ranx_is_determined(method, norm):
+    """ranx sorts the candidates (a Python set, in hash order) with a
+    comparison that is a total order only when the strict majority is one;
+    on those queries the fused runs must be equal, and they are most queries
+    here (runs close to one order, documents missing across runs)."""
+    checked = 0
+    for seed in range(12):
+        for n_runs in (3, 4):
+            rng = np.random.default_rng(seed)
+            base = rng.normal(size=10)
+            runs = []
+            for _ in range(n_runs):
+                keep = rng.random(10) < 0.9
+                scores = np.round(base + rng.normal(size=10) * 0.2, 1)
+                order = [i for i in np.argsort(-scores, kind="stable") if keep[i]]
+                runs.append({"q0": {f"d{i}": float(scores[i]) for i in order},
+                             "q1": {f"d{i}": float(-scores[i]) for i in order[::-1]}})
+            params = {"weights": [0.4, 0.3, 0.2, 0.15][:n_runs]} if method == "w_condorcet" else {}
+            got = fuse(runs, method=method, norm=norm, **params)
+            want = ranx_fuse(runs, method, norm, params)
+            t = prepare(runs, norm)[0]
+            determined = condorcet_is_determined(t, params.get("weights"))
+            for q, ok in zip(t.queries.tolist(), determined.tolist()):
+                assert set(got[q]) == set(want[q])
+                if ok:
+                    checked += 1
+                    close({q: got[q]}, {q: want[q]})
+    assert checked >= 12
+
+
+def test_condorcet_hand_case():
+    """Three runs: a beats b in two of them, b beats c in two, a beats c in
+    all; d, retrieved by one run only, loses to every document the other runs
+    retrieved (a missing document sits at position 1,000,000)."""
+    runs = [{"q": {"a": 3.0, "b": 2.0, "c": 1.0}},
+            {"q": {"b": 3.0, "a": 2.0, "c": 1.0}},
+            {"q": {"a": 3.0, "c": 2.0, "b": 1.0, "d": 0.5}}]
+    assert fuse(runs, method="condorcet") == {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    # Weight the second run above the other two: b now beats a.
+    out = fuse(runs, method="w_condorcet", weights=[0.2, 0.7, 0.1])
+    assert list(out["q"]) == ["b", "a", "c", "d"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["mapfuse", "probfuse"])
+def test_fuse_command_trains(tmp_path, method):
+    runs = random_runs(5, n_runs=2, ties=False)
+    qrels = qrels_for(runs, 5)
+    paths = write_runs(tmp_path, runs)
+    qpath = tmp_path / "train.qrels"
+    qpath.write_text("".join(f"{q} 0 {d} {v}\n" for q, ds in qrels.items()
+                             for d, v in ds.items()))
+    out = tmp_path / "fused.txt"
+    done = subprocess.run([sys.executable, "-m", "sk_rankmetrics", "fuse", *paths,
+                           "--method", method, "--norm", "min-max",
+                           "--train-qrels", str(qpath), "-o", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    got = {}
+    for line in out.read_text().splitlines():
+        q, _, d, _, s, tag = line.split()
+        assert tag == method
+        got.setdefault(q, {})[d] = float(s)
+    close(got, ranx_fuse(runs, method, "min-max", ranx_train(qrels, runs, method, "min-max")))
+    done = subprocess.run([sys.executable, "-m", "sk_rankmetrics", "fuse", *paths,
+                           "--method", method, "-o", str(out)], capture_output=True, text=True)
+    assert done.returncode != 0
+    assert f"--method {method} is trained: give --train-qrels QRELS" in done.stderr
