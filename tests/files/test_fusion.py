@@ -15,7 +15,7 @@ from sk_rankmetrics._files.fusion import METHODS, NORMS
 ranx = pytest.importorskip("ranx")
 
 RANKED = {"rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse"}
-#: Compared in tests/test_fusion_trained.py (trained, or Condorcet's partial order).
+#: Compared in tests/files/test_fusion_trained.py (trained, or Condorcet's partial order).
 ELSEWHERE = {"condorcet", "w_condorcet", "probfuse", "segfuse", "slidefuse", "posfuse",
              "bayesfuse", "mapfuse"}
 PARAMS = {"gmnz": {"gamma": 1.7}, "rrf": {"k": 10}, "logn_isr": {"sigma": 0.05},
