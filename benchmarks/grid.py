@@ -751,7 +751,7 @@ def full_cells(
                     try:  # a measure may refuse large tie groups (G's budget)
                         skr.evaluate(yt[:200], ys[:200], [m], no_relevant=0.0)
                     except ValueError as exc:
-                        refused[m] = str(exc).split(".")[0]
+                        refused[m] = str(exc).split(". ")[0]
                         continue
                     calls[m] = lambda m=m, yt=yt, ys=ys: skr.evaluate(yt, ys, [m], no_relevant=0.0)
                 best = {"argsort": float("inf"), "sort": float("inf"), "read": float("inf")}
@@ -837,8 +837,8 @@ def full_summary(cells, metrics=FULL_METRICS):
         if twin is None:
             continue
         for m in c.times:
-            # Compared as ratios to each cell's own argsort floor (timed in
-            # turns with it), the float32 time scaled to the float64 floor.
+            # Best times of two cells measured one after the other (not in
+            # turns): on a busy machine, read them with the floors beside.
             if m in twin.times and c.times[m] > twin.times[m] * 1.05:
                 slower.append(f"{c.label} {m}: {c.times[m] / twin.times[m]:.2f}× its float64 twin")
     for c in cells:
