@@ -7,6 +7,8 @@ Usage::
     python benchmarks/bench.py --only sklearn-k10 --only memory
     python benchmarks/bench.py --only grid  # the grid of benchmarks/grid.py (minutes)
     python benchmarks/bench.py --only grid --quick --shapes 2000x1000 --metrics ndcg@10
+    python benchmarks/bench.py --only grid --parts full   # metrics without a cut-off
+    python benchmarks/bench.py --only grid --parts full --quick --metrics map --scores float32
 
 Every case builds seeded data, times each side as the best of a few repeats
 (``time.perf_counter``) in the same process, and the script prints one
@@ -61,6 +63,8 @@ class Config:
     grid_shapes: tuple = ()  # names of grid.SHAPES / grid.QUICK_SHAPES (empty: all)
     grid_metrics: tuple = ()  # names of grid.METRICS (empty: all)
     grid_parts: tuple = ()  # names of grid.PARTS (empty: all)
+    grid_scores: tuple = ()  # full-depth part: names of grid.FULL_SCORES (empty: all)
+    grid_relevance: tuple = ()  # full-depth part: names of grid.FULL_RELEVANCE (empty: all)
     grid_repeats: int = 0  # timings per call in the grid (0: 3, long format and Dask 2)
 
 
@@ -551,7 +555,8 @@ def case_grid(cfg, rep):
     shapes = grid.QUICK_SHAPES if cfg.quick else grid.SHAPES
     if cfg.grid_shapes:
         shapes = {name: shapes[name] for name in cfg.grid_shapes}
-    metrics = list(cfg.grid_metrics or grid.METRICS)
+    full_metrics = [m for m in cfg.grid_metrics if m in grid.FULL_METRICS] or grid.FULL_METRICS
+    metrics = [m for m in cfg.grid_metrics if m in grid.METRICS] or list(grid.METRICS)
     parts = cfg.grid_parts or grid.PARTS
 
     agreed = []
@@ -571,6 +576,31 @@ def case_grid(cfg, rep):
     t0 = time.perf_counter()
     if "matrix" in parts:
         cells += grid.matrix_cells(shapes, metrics, reps, log=log, check=check)
+    if "full" in parts:
+        full_shapes = grid.QUICK_FULL_SHAPES if cfg.quick else grid.FULL_SHAPES
+        if cfg.grid_shapes:
+            full_shapes = {n: full_shapes[n] for n in cfg.grid_shapes if n in full_shapes}
+        full = grid.full_cells(
+            full_shapes,
+            full_metrics,
+            reps,
+            scores_axis=cfg.grid_scores or grid.FULL_SCORES,
+            relevance_axis=cfg.grid_relevance or None,
+            log=log,
+        )
+        rep.extra += [
+            "Full depth: metrics without a cut-off, each alone (evaluate(y_true, y_score, "
+            f"[name])) on one thread, best of {reps}, over the best of a row np.argsort of "
+            "the scores timed between them (bound "
+            f"{grid.FULL_TARGET:g}×); the floors np.sort and one read of both inputs as "
+            "ratios to the argsort; peak extra memory (tracemalloc) of the worst metric "
+            "over one row-block of both inputs.",
+            "",
+            *grid.full_table(full),
+            "",
+            *[f"- {line}" for line in grid.full_summary(full)],
+            "",
+        ]
     if "long" in parts:
         cells += grid.long_cells(cfg.n_queries, metrics, reps_big, log=log, check=check)
     if "ranked" in parts:
@@ -690,8 +720,26 @@ def main(argv=None):
         action="append",
         metavar="METRIC",
         default=[],
-        choices=list(grid.METRICS),
-        help=f"grid: metrics to time (repeatable): {', '.join(grid.METRICS)}",
+        choices=list(grid.METRICS) + list(grid.FULL_METRICS),
+        help=f"grid: metrics to time (repeatable): {', '.join(grid.METRICS)}; in the "
+        f"full-depth part (--parts full) {', '.join(grid.FULL_METRICS)}",
+    )
+    parser.add_argument(
+        "--scores",
+        action="append",
+        metavar="KIND",
+        default=[],
+        choices=list(grid.FULL_SCORES),
+        help=f"grid, full-depth part: score kinds (repeatable): {', '.join(grid.FULL_SCORES)}",
+    )
+    parser.add_argument(
+        "--relevance",
+        action="append",
+        metavar="DIST",
+        default=[],
+        choices=list(grid.FULL_RELEVANCE),
+        help="grid, full-depth part: relevance distributions (repeatable): "
+        f"{', '.join(grid.FULL_RELEVANCE)}",
     )
     parser.add_argument(
         "--parts",
@@ -716,6 +764,8 @@ def main(argv=None):
         grid_shapes=tuple(args.shapes),
         grid_metrics=tuple(args.metrics),
         grid_parts=tuple(args.parts),
+        grid_scores=tuple(args.scores),
+        grid_relevance=tuple(args.relevance),
     )
     if args.repeats is not None:
         if args.repeats < 1:

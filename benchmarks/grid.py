@@ -66,7 +66,7 @@ METRICS = ("ndcg@10", "map@10", "recall@10", "six")
 TARGET = {"ndcg@10": 1.5, "map@10": 1.5, "recall@10": 1.5, "six": 2.5}
 LONG_TARGET = 2.0
 SKLEARN_TARGET = 15.0
-PARTS = ("matrix", "sklearn", "long", "ranked", "files", "dask")
+PARTS = ("matrix", "full", "sklearn", "long", "ranked", "files", "dask")
 #: Item ids of the ranked lists are drawn from 0..CATALOG-1.
 CATALOG = 1_000_000
 
@@ -627,3 +627,225 @@ def dask_cells(n_queries, repeats, *, log=print, check=None):
         )
     out.append(Cell("dask", label, f, t, {"dask": LONG_TARGET}))
     return out
+
+
+# -- the full-depth part: metrics without a cut-off ------------------------------------
+
+#: The metrics without a cut-off the full-depth part times, each alone.
+FULL_METRICS = (
+    "ndcg",
+    "dcg",
+    "map",
+    "mrr",
+    "r_precision",
+    "bpref",
+    "err",
+    "rbp",
+    "infap",
+    "ndcg_rel",
+    "rndcg",
+    "g",
+    "11pt_avg",
+)
+#: Ratio to a row argsort a full-depth cell must not exceed.
+FULL_TARGET = 1.5
+FULL_SHAPES = {"10000x1000": (10_000, 1_000), "100000x100": (100_000, 100)}
+QUICK_FULL_SHAPES = {"2000x1000": (2_000, 1_000), "20000x100": (20_000, 100)}
+#: relevance distribution -> y_true dtype of its full-depth cells
+FULL_RELEVANCE = {
+    "binary 2 %": "int8",
+    "graded 1..4 on 5 %": "int8",
+    "dense graded 0..4": "int8",
+    "float gains on 5 %": "float64",
+}
+FULL_SCORES = ("float64", "float32", "int 0..9")
+
+
+def full_scores(name, base):
+    """Scores of one kind for the full-depth part (``int 0..9``: heavy ties)."""
+    if name == "int 0..9":
+        return np.floor(base * 10).astype(np.int64)
+    return scores(name, base)
+
+
+@dataclasses.dataclass
+class FullCell:
+    label: str
+    floors: dict  # "argsort", "sort", "read" -> best time (s)
+    times: dict  # metric -> best time (s)
+    peaks: dict  # metric -> tracemalloc peak extra (bytes)
+    block_bytes: int  # one row-block's worth of the inputs (bytes)
+    target: float = FULL_TARGET
+    refused: dict = dataclasses.field(default_factory=dict)  # metric -> its error
+
+    def ratio(self, metric, floor="argsort"):
+        return self.times[metric] / self.floors[floor]
+
+    def over(self):
+        return [m for m in self.times if self.ratio(m) > self.target]
+
+
+def _read_both(yt, ys):
+    """One read of both inputs: the least any metric must do."""
+    return yt.sum(axis=1, dtype=np.float64), ys.max(axis=1)
+
+
+def peak_extra(fn):
+    """tracemalloc's peak of what ``fn()`` allocates (bytes), inputs excluded."""
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def row_block_bytes(yt, ys):
+    """Bytes of one row-block of both inputs, as the dense layout cuts them."""
+    from sk_rankmetrics._inputs.budget import CHUNK_ELEMENTS
+
+    # A full sort's block: a quarter of CHUNK_ELEMENTS (budget._budget), at
+    # least one row.
+    rows = max(1, min(yt.shape[0], CHUNK_ELEMENTS // 4 // max(1, yt.shape[1])))
+    return rows * yt.shape[1] * (yt.itemsize + ys.itemsize)
+
+
+def full_cells(
+    shapes=None,
+    metrics=FULL_METRICS,
+    repeats=3,
+    *,
+    scores_axis=FULL_SCORES,
+    relevance_axis=None,
+    memory=True,
+    log=print,
+    only=None,
+):
+    """Metrics without a cut-off, each alone, on one thread, against three floors
+    timed in turns with them: a row ``np.argsort`` of the scores (the bound),
+    a row ``np.sort`` and one read of both inputs; and tracemalloc's peak of
+    each call against one row-block's worth of the inputs."""
+    shapes = FULL_SHAPES if shapes is None else shapes
+    rels_axis = (
+        FULL_RELEVANCE if relevance_axis is None else {r: FULL_RELEVANCE[r] for r in relevance_axis}
+    )
+    out = []
+    for sname, shape in shapes.items():
+        rng = np.random.default_rng(20261201)
+        base = rng.random(shape)
+        rels = {name: relevance(RELEVANCE[name][0], shape, rng) for name in rels_axis}
+        for score_name in scores_axis:
+            ys = full_scores(score_name, base)
+            for rname, dt in rels_axis.items():
+                label = f"{sname} | {score_name} | {rname} | {dt}"
+                if only is not None and label not in only:
+                    continue
+                yt = rels[rname].astype(dt)
+                log(f"grid: {label}")
+                calls, refused = {}, {}
+                for m in metrics:
+                    try:  # a measure may refuse large tie groups (G's budget)
+                        skr.evaluate(yt[:200], ys[:200], [m], no_relevant=0.0)
+                    except ValueError as exc:
+                        refused[m] = str(exc).split(". ")[0]
+                        continue
+                    calls[m] = lambda m=m, yt=yt, ys=ys: skr.evaluate(yt, ys, [m], no_relevant=0.0)
+                best = {"argsort": float("inf"), "sort": float("inf"), "read": float("inf")}
+                times = dict.fromkeys(calls, float("inf"))
+                with one_thread():
+                    gc.collect()
+                    gc.disable()
+                    try:
+                        for _ in range(repeats):
+                            # Each metric between two argsorts: the floor and the
+                            # calls see the same moments of a busy machine.
+                            for m, fn in calls.items():
+                                best["argsort"] = min(
+                                    best["argsort"],
+                                    _timed(lambda ys=ys: np.argsort(ys, axis=1))[0],
+                                )
+                                times[m] = min(times[m], _timed(fn)[0])
+                            t_sort, _ = _timed(lambda ys=ys: np.sort(ys, axis=1))
+                            t_read, _ = _timed(lambda yt=yt, ys=ys: _read_both(yt, ys))
+                            best["sort"] = min(best["sort"], t_sort)
+                            best["read"] = min(best["read"], t_read)
+                    finally:
+                        gc.enable()
+                    peaks = {m: peak_extra(fn) for m, fn in calls.items()} if memory else {}
+                cell = FullCell(label, best, times, peaks, row_block_bytes(yt, ys))
+                cell.refused = refused
+                out.append(cell)
+            del ys
+        del base, rels
+    return out
+
+
+def full_table(cells, metrics=FULL_METRICS):
+    """Markdown: one row per cell, each metric's time over the row argsort (over
+    the bound in bold), the floors, float32 against its float64 twin, and the
+    worst peak extra memory over one row-block of the inputs."""
+    ms = [m for m in metrics if any(m in c.times for c in cells)]
+    lines = [
+        "| cell (shape | scores | relevance | y_true dtype) | argsort | sort / argsort | "
+        "read / argsort | " + " | ".join(ms) + " | worst peak / row-block |",
+        "|---|---:|---:|---:|" + "---:|" * len(ms) + "---:|",
+    ]
+    for c in cells:
+        parts = []
+        for m in ms:
+            if m not in c.times:
+                parts.append("refused" if m in c.refused else "—")
+                continue
+            r = c.ratio(m)
+            parts.append(f"**{r:.2f}×**" if r > c.target else f"{r:.2f}×")
+        mem = (
+            f"{max(c.peaks.values()) / c.block_bytes:.2f} ({max(c.peaks, key=c.peaks.get)})"
+            if c.peaks
+            else "—"
+        )
+        lines.append(
+            f"| {c.label} | {fmt_s(c.floors['argsort'])} | "
+            f"{c.floors['sort'] / c.floors['argsort']:.2f} | "
+            f"{c.floors['read'] / c.floors['argsort']:.2f} | " + " | ".join(parts) + f" | {mem} |"
+        )
+    return lines
+
+
+def full_summary(cells, metrics=FULL_METRICS):
+    """Worst cell per metric, and float32 cells slower than their float64 twins."""
+    lines = []
+    for m in metrics:
+        rs = [(c.ratio(m), c.label) for c in cells if m in c.times]
+        if rs:
+            w = max(rs)
+            n_over = sum(1 for r, _ in rs if r > FULL_TARGET)
+            lines.append(
+                f"full depth, {m}: median {statistics.median(r for r, _ in rs):.2f}× a row "
+                f"argsort, worst {w[0]:.2f}× ({w[1]}); {n_over} of {len(rs)} cells over "
+                f"{FULL_TARGET:g}×"
+            )
+    by = {c.label: c for c in cells}
+    slower = []
+    for c in cells:
+        if " | float32 | " not in c.label:
+            continue
+        twin = by.get(c.label.replace(" | float32 | ", " | float64 | "))
+        if twin is None:
+            continue
+        for m in c.times:
+            # Best times of two cells measured one after the other (not in
+            # turns): on a busy machine, read them with the floors beside.
+            if m in twin.times and c.times[m] > twin.times[m] * 1.05:
+                slower.append(f"{c.label} {m}: {c.times[m] / twin.times[m]:.2f}× its float64 twin")
+    for c in cells:
+        for m, why in c.refused.items():
+            lines.append(f"{c.label} {m}: refused ({why})")
+    lines.append(
+        f"float32 slower than its float64 twin (by over 5 %): {len(slower)} measurement(s)"
+    )
+    lines += slower
+    return lines

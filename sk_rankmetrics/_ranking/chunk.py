@@ -166,6 +166,26 @@ def tie_groups(sv, ranked_vals):
     return start, size, sums
 
 
+def _tie_groups_of_tied_rows(sv, ranked_vals):
+    """:func:`tie_groups` of whole sorted rows, computed on the rows that hold a
+    tie only (float32 scores tie in a few rows of a block): the other rows'
+    groups are single items, their sums the values themselves."""
+    n, L = sv.shape
+    tied = flatnonzero((sv[:, 1:] == sv[:, :-1]).any(axis=1))
+    if 2 * tied.size >= n:
+        return tie_groups(sv, ranked_vals)
+    start = np.empty((n, L), dtype=np.int64)
+    start[:] = np.arange(L)
+    size = np.ones((n, L), dtype=np.int64)
+    t_start, t_size, t_sums = tie_groups(sv[tied], {k: v[tied] for k, v in ranked_vals.items()})
+    start[tied], size[tied] = t_start, t_size
+    sums = {}
+    for name, v in t_sums.items():
+        sums[name] = np.array(ranked_vals[name], dtype=v.dtype)
+        sums[name][tied] = v
+    return start, size, sums
+
+
 def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False):
     """Rank the rows of a chunk and describe the first ``L`` positions.
 
@@ -246,7 +266,8 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         rc.items = ranked_vals if keep_items else None
         return rc
 
-    start, size, sums = tie_groups(sv, ranked_vals)
+    start, size, sums = _tie_groups_of_tied_rows(sv, ranked_vals) if below is None else (
+        tie_groups(sv, ranked_vals))
     # Padding (-inf) ties with padding; only ties between real items count.
     real = sv > -np.inf
     real_ties = bool(((sv[:, 1:] == sv[:, :-1]) & real[:, 1:]).any()) or (

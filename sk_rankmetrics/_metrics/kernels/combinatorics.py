@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._utils.fast import flatnonzero
 from . import ranges_from_counts
 
 # -- ERR ----------------------------------------------------------------------------
@@ -26,44 +27,29 @@ def _subset_products(counts, sizes, y, T):
     """``Q[g, t]``: the mean over the t-subsets of group ``g`` of the product of ``y``.
 
     Group ``g`` holds ``sizes[g]`` items: ``counts[g, l]`` of value ``y[l]``
-    and the rest of value 1. Adding the levels one at a time, the number ``n`` of a t-subset's
-    items drawn from the new level is hypergeometric, which gives, with the
-    pool ``M`` so far, ``Q_new[t] = sum_n P(n; t, c, M + c) y**n Q_old[t - n]``.
-    Costs O(levels * T**2) per group; every weight is a probability, so the
-    recursion is stable.
+    and the rest of value 1. The items of value 1 form the first pool (any
+    t of them multiply to 1); the others join it one at a time. A t-subset
+    of the pool grown to ``M + 1`` items holds the new item with probability
+    ``t / (M + 1)``, so ``Q_new[t] = (M + 1 - t) / (M + 1) * Q_old[t] + t /
+    (M + 1) * y * Q_old[t - 1]``. Costs O(T) per item of a level (the items of
+    value 1 cost nothing, and with sparse relevance the others are few);
+    every weight is a probability, so the recursion is stable.
     """
-    Q = np.ones((counts.shape[0], T + 1))
-    # Items of value 1 form the first pool: any t of them multiply to 1.
+    t = np.arange(T + 1, dtype=np.float64)
+    # Items of value 1: any t of them multiply to 1 (Q is 0 past the pool).
     M = (sizes - counts.sum(axis=1)).astype(np.int64)
-    t = np.arange(T + 1, dtype=np.int64)
-    # log(k!) read from one table (the same gammaln values, looked up): the
-    # binomials below only ever take whole numbers up to the largest group.
-    table = _log_factorials(int(max(sizes.max(initial=0), T)) + 1)
-    top = table.shape[0] - 1
-
-    def log_choose(a, b):  # valid where 0 <= b <= a (the callers mask the rest)
-        return (table[np.clip(a, 0, top)] - table[np.clip(b, 0, top)]
-                - table[np.clip(a - b, 0, top)])
-
+    Q = (t <= M[:, None]).astype(np.float64)
+    counts = np.rint(counts).astype(np.int64)
     for lvl in range(counts.shape[1]):
-        c = counts[:, lvl].astype(np.int64)
-        if not c.any():
-            continue
-        total = M + c
-        # Independent of n: the draws of t items from the whole pool.
-        log_all = log_choose(total[:, None], t)
-        new = np.zeros_like(Q)
-        for n in range(T + 1):
-            draws_old = t - n  # from the pool so far
-            ok = (draws_old >= 0) & (n <= c[:, None]) & (draws_old <= M[:, None]) & (
-                t <= total[:, None])
-            logp = log_choose(c[:, None], n) + log_choose(M[:, None], draws_old) - log_all
-            p = np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0)
-            shifted = np.zeros_like(Q)
-            shifted[:, n:] = Q[:, : T + 1 - n]
-            new += p * (y[lvl] ** n) * shifted
-        Q = new
-        M = total
+        c = counts[:, lvl]
+        for step in range(int(c.max(initial=0))):
+            grow = flatnonzero(c > step)  # the groups with an item of the level left
+            Qa = Q[grow]
+            M1 = (M[grow] + 1).astype(np.float64)[:, None]
+            new = Qa * ((M1 - t) / M1)
+            new[:, 1:] += (y[lvl] / M1) * t[1:] * Qa[:, :-1]
+            Q[grow] = new
+            M[grow] += 1
     return Q
 
 
