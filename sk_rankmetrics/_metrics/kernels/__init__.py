@@ -23,7 +23,7 @@ import numpy as np
 class Kernel(Protocol):
     """The kernel contract: ``kernel(rc, req) -> (values, defined)`` (see above).
 
-    Every registered kernel meets it (``tests/test_contracts.py``); no
+    Every registered kernel meets it (``tests/structure/test_contracts.py``); no
     validation, no sort and no loop over rows inside.
     """
 

@@ -186,9 +186,10 @@ def _benchmark_grid():
     """benchmarks/grid.py, whose tracemalloc measurement the test asserts on."""
     import importlib.util
     import sys
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "grid.py"
+    from conftest import ROOT
+
+    path = ROOT / "benchmarks" / "grid.py"
     spec = importlib.util.spec_from_file_location("benchmark_grid", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("benchmark_grid", module)  # its dataclasses look it up
