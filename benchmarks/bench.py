@@ -689,6 +689,11 @@ def print_table(rep, cfg, elapsed):
         print(*rep.extra, sep="\n")
 
 
+def _listed(names):
+    """Names for an argparse help text (which reads '%' as a format)."""
+    return ", ".join(names).replace("%", "%%")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -699,7 +704,7 @@ def main(argv=None):
         action="append",
         metavar="NAME",
         choices=list(CASES),
-        help=f"run only this case (repeatable): {', '.join(CASES)}",
+        help=f"run only this case (repeatable): {_listed(CASES)}",
     )
     parser.add_argument(
         "--repeats",
@@ -713,7 +718,7 @@ def main(argv=None):
         metavar="SHAPE",
         default=[],
         help="grid: matrix shapes to run (repeatable): "
-        f"{', '.join(grid.SHAPES)}; with --quick {', '.join(grid.QUICK_SHAPES)}",
+        f"{_listed(grid.SHAPES)}; with --quick {_listed(grid.QUICK_SHAPES)}",
     )
     parser.add_argument(
         "--metrics",
@@ -721,8 +726,8 @@ def main(argv=None):
         metavar="METRIC",
         default=[],
         choices=list(grid.METRICS) + list(grid.FULL_METRICS),
-        help=f"grid: metrics to time (repeatable): {', '.join(grid.METRICS)}; in the "
-        f"full-depth part (--parts full) {', '.join(grid.FULL_METRICS)}",
+        help=f"grid: metrics to time (repeatable): {_listed(grid.METRICS)}; in the "
+        f"full-depth part (--parts full) {_listed(grid.FULL_METRICS)}",
     )
     parser.add_argument(
         "--scores",
@@ -730,7 +735,7 @@ def main(argv=None):
         metavar="KIND",
         default=[],
         choices=list(grid.FULL_SCORES),
-        help=f"grid, full-depth part: score kinds (repeatable): {', '.join(grid.FULL_SCORES)}",
+        help=f"grid, full-depth part: score kinds (repeatable): {_listed(grid.FULL_SCORES)}",
     )
     parser.add_argument(
         "--relevance",
@@ -739,7 +744,7 @@ def main(argv=None):
         default=[],
         choices=list(grid.FULL_RELEVANCE),
         help="grid, full-depth part: relevance distributions (repeatable): "
-        f"{', '.join(grid.FULL_RELEVANCE)}",
+        f"{_listed(grid.FULL_RELEVANCE)}",
     )
     parser.add_argument(
         "--parts",
@@ -747,7 +752,7 @@ def main(argv=None):
         metavar="PART",
         default=[],
         choices=list(grid.PARTS),
-        help=f"grid: parts to run (repeatable): {', '.join(grid.PARTS)}",
+        help=f"grid: parts to run (repeatable): {_listed(grid.PARTS)}",
     )
     args = parser.parse_args(argv)
     cfg = QUICK if args.quick else FULL
