@@ -72,7 +72,7 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     graded relevance; real-valued levels may lie between two integers, so
     only their highest is read). Rows still short go the general way.
     """
-    n, N = yt.shape
+    N = yt.shape[1]
     if yt.dtype.kind == "b":
         yt = yt.view(np.uint8)
         extremes = None
@@ -82,48 +82,11 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     hi = ex.max()
     if not -(2**52) < float(hi) < 2**52:
         return None  # levels compared as float64 below must be exact
-    rest_zero = False  # every level below those read has gain 0
-    # Levels within -128..127 are compared as one-byte integers (an eighth of
-    # the memory a pass reads), cut when a route needs them (the sparse one
-    # reads the block as it is); for floats the copy tells whether they hold
-    # integers.
-    small, one_byte, unverified = None, False, False
-    sample = yt.reshape(-1)[:_SAMPLE]
-    if yt.dtype.kind == "f" and not np.array_equal(sample, np.floor(sample)):
-        ex.integral = False  # a sample of real-valued levels says it already
-    if (yt.dtype.itemsize > 1 and -128 <= float(ex.min()) and float(hi) <= 127
-            and (yt.dtype.kind != "f" or ex.integral_known is not False)):
-        one_byte = True
-        if yt.dtype.kind == "f":
-            if float(ex.min()) % 1 or float(hi) % 1:
-                one_byte = False
-                ex.integral = False
-            elif not ex.integral_known:
-                # Whether the floats are whole is checked where the route
-                # needs it (the sparse one reads only the entries it counts).
-                unverified = True
-    elif yt.dtype.itemsize == 1 and float(hi) <= 127:  # one byte already
-        small, one_byte = yt.view(np.int8), True
-    if yt.dtype.kind == "f" and not one_byte and not ex.integral:
-        levels = np.array([hi], dtype=np.float64)
-    else:  # integer levels (of an integer type, or floats holding integers)
-        lo, hi = int(ex.min()), int(hi)
-        if lo <= -(2**52):
-            return None
-        low = max(lo, hi - _LEVEL_PASSES)
-        candidates = np.arange(hi, low - 1, -1, dtype=np.float64)
-        g = _grid_gains(gain, candidates)
-        g_lo = _grid_gains(gain, [lo])
-        positive = 0 if g is None else int(np.count_nonzero(g > 0))
-        if (positive and g_lo is not None and g_lo[0] >= 0
-                and (positive < candidates.shape[0] or low == lo)):
-            # Every level of positive gain is among the candidates, and the
-            # levels below them are worth 0 (monotone, >= 0 at the lowest).
-            levels, rest_zero = candidates[:positive], True
-        else:
-            levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
-            ends = _grid_gains(gain, [lo, hi - 1] if hi > lo else [lo])
-            rest_zero = ends is not None and ends[0] >= 0 and (hi == lo or ends[-1] <= 0)
+    small, one_byte, unverified = _byte_route(yt, ex, hi)
+    chosen = _levels_to_read(yt, ex, hi, gain, one_byte, passes)
+    if chosen is None:
+        return None
+    levels, rest_zero, lo = chosen
     if not rest_zero:
         # Worth trying when the levels read hold about twice the top
         # ``width`` of an average row (the highest alone can fall short where
@@ -152,14 +115,77 @@ def _top_levels(yt, gain, extremes, width, passes=2):
             ex.integral = False
             return None  # real-valued levels: the general way
         ex.integral = True
+    if small is not None and rest_zero:
+        yt = small
+    return _count_levels(yt, gain, levels, g, width, rest_zero)
+
+
+def _byte_route(yt, ex, hi):
+    """``(small, one_byte, unverified)``: whether the levels are compared as
+    one-byte integers, the block already in one byte (else None), and whether
+    float levels are still to be checked whole.
+
+    Levels within -128..127 are compared as one-byte integers (an eighth of
+    the memory a pass reads), cut when a route needs them (the sparse one
+    reads the block as it is); for floats the copy tells whether they hold
+    integers.
+    """
+    small, one_byte, unverified = None, False, False
+    sample = yt.reshape(-1)[:_SAMPLE]
+    if yt.dtype.kind == "f" and not np.array_equal(sample, np.floor(sample)):
+        ex.integral = False  # a sample of real-valued levels says it already
+    if (yt.dtype.itemsize > 1 and -128 <= float(ex.min()) and float(hi) <= 127
+            and (yt.dtype.kind != "f" or ex.integral_known is not False)):
+        one_byte = True
+        if yt.dtype.kind == "f":
+            if float(ex.min()) % 1 or float(hi) % 1:
+                one_byte = False
+                ex.integral = False
+            elif not ex.integral_known:
+                # Whether the floats are whole is checked where the route
+                # needs it (the sparse one reads only the entries it counts).
+                unverified = True
+    elif yt.dtype.itemsize == 1 and float(hi) <= 127:  # one byte already
+        small, one_byte = yt.view(np.int8), True
+    return small, one_byte, unverified
+
+
+def _levels_to_read(yt, ex, hi, gain, one_byte, passes):
+    """``(levels, rest_zero, lo)``, or None: the levels to count, highest
+    first, whether every level below them has gain 0, and the lowest level
+    (None for real-valued levels, of which only the highest is read)."""
+    if yt.dtype.kind == "f" and not one_byte and not ex.integral:
+        return np.array([hi], dtype=np.float64), False, None
+    # Integer levels (of an integer type, or floats holding integers).
+    lo, hi = int(ex.min()), int(hi)
+    if lo <= -(2**52):
+        return None
+    low = max(lo, hi - _LEVEL_PASSES)
+    candidates = np.arange(hi, low - 1, -1, dtype=np.float64)
+    g = _grid_gains(gain, candidates)
+    g_lo = _grid_gains(gain, [lo])
+    positive = 0 if g is None else int(np.count_nonzero(g > 0))
+    if (positive and g_lo is not None and g_lo[0] >= 0
+            and (positive < candidates.shape[0] or low == lo)):
+        # Every level of positive gain is among the candidates, and the
+        # levels below them are worth 0 (monotone, >= 0 at the lowest).
+        return candidates[:positive], True, lo
+    levels = np.arange(hi, max(lo, hi - passes + 1) - 1, -1, dtype=np.float64)
+    ends = _grid_gains(gain, [lo, hi - 1] if hi > lo else [lo])
+    rest_zero = ends is not None and ends[0] >= 0 and (hi == lo or ends[-1] <= 0)
+    return levels, rest_zero, lo
+
+
+def _count_levels(yt, gain, levels, g, width, rest_zero):
+    """The top ``width`` gains of each row (lowest first) from the counts of
+    ``levels`` (gains ``g``), rows still short the general way."""
+    n = yt.shape[0]
     # Per level read, the positions each row has filled down to (capped at
     # ``width``); rows that filled up at a higher level are not read again.
     filled = np.zeros(n, dtype=np.intp)
     reached = []
     rows = np.arange(n)
     as_level = yt.dtype.type if yt.dtype.kind in "iu" else float
-    if small is not None and rest_zero:
-        yt, as_level = small, np.int8
     for level, value in zip(levels.tolist(), g.tolist()):
         if value <= 0 or not rows.size:
             break

@@ -148,10 +148,7 @@ def test_no_module_over_800_lines(path):
 MAX_FUNCTION_LINES = 80
 #: The functions still over the cap, each with its length: the list may only
 #: shrink (a function split below the cap must leave it; a new one may not join).
-LONG_FUNCTIONS = {
-    "_metrics/kernels/interpolated.py:_iprec_window_cdfs": 98,
-    "_ranking/ideal.py:_top_levels": 89,
-}
+LONG_FUNCTIONS: dict[str, int] = {}
 
 
 def code_lines(path):

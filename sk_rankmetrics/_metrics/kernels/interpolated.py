@@ -176,6 +176,50 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     return list(value.reshape(len(levels), n_rows))
 
 
+def _check_budget(req, u_g, unit_cost, g_m, g_r):
+    """Refuse a tie group whose exact expectation costs more than the budget."""
+    n_g = g_m.shape[0]
+    cost = np.bincount(u_g, weights=unit_cost, minlength=n_g)
+    worst = int(np.argmax(cost)) if n_g else 0
+    if n_g and cost[worst] > IPREC_BUDGET:
+        raise ValueError(
+            f"{req.label}: a tie group of {g_m[worst]} items ({g_r[worst]} of them "
+            f"relevant) needs about {cost[worst]:,.0f} steps for the exact expected "
+            "interpolated precision over the orderings of the tie, beyond the "
+            f"{IPREC_BUDGET:,} this measure allows. Break the ties (ignore_ties=True ranks "
+            f"them in one order: {TIE_ORDER}), or use evaluate_run(..., setting='trec_eval'), "
+            "which orders them by document id."
+        )
+
+
+def _unit_breakpoints(t0, n0, cells, s, m, r, C0, t_in, thr):
+    """``(pu, v)``: the distinct precisions ``v`` of every point (t, z) of each
+    unit ``pu`` (sorted by unit, then value), 0 where the cut may leave the
+    window empty, and below the unit's threshold only the largest."""
+    n_u = t0.shape[0]
+    pu = np.repeat(np.arange(n_u), cells)
+    k = ranges_from_counts(cells)
+    t = t0[pu] + k // (n0[pu] + 1)
+    z = k % (n0[pu] + 1)
+    v = (C0[pu] + t) / (s[pu] + t + z)
+    split = t_in < m
+    low = np.where(split, 0.0, (C0 + r) / (s + m))
+    ok = (t + z <= t_in[pu]) & (v >= low[pu])
+    pu = np.concatenate((pu[ok], flatnonzero(split)))
+    v = np.concatenate((v[ok], np.zeros(int(np.count_nonzero(split)))))
+    order = np.lexsort((v, pu))
+    pu, v = pu[order], v[order]
+    new = np.ones(v.shape[0], dtype=bool)
+    new[1:] = (pu[1:] != pu[:-1]) | (v[1:] != v[:-1])
+    pu, v = pu[new], v[new]
+    # Below the threshold only the largest breakpoint is kept.
+    below = v <= thr[pu]
+    last_below = below.copy()
+    last_below[:-1] &= ~(below[1:] & (pu[1:] == pu[:-1]))
+    keep = ~below | last_below
+    return pu[keep], v[keep]
+
+
 def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
     r"""CDFs of the window maxima of mixed tie groups, at their breakpoints.
 
@@ -218,40 +262,8 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
     d = r - t0 + 1  # relevant items the unit counts
     rel_side = _count_relevant_side(d, n0)
     cells = d * (n0 + 1)
-    cost = np.bincount(u_g, weights=cells * np.minimum(d, n0).astype(np.float64) ** 2,
-                       minlength=n_g)
-    worst = int(np.argmax(cost)) if n_g else 0
-    if n_g and cost[worst] > IPREC_BUDGET:
-        raise ValueError(
-            f"{req.label}: a tie group of {g_m[worst]} items ({g_r[worst]} of them "
-            f"relevant) needs about {cost[worst]:,.0f} steps for the exact expected "
-            "interpolated precision over the orderings of the tie, beyond the "
-            f"{IPREC_BUDGET:,} this measure allows. Break the ties (ignore_ties=True ranks "
-            f"them in one order: {TIE_ORDER}), or use evaluate_run(..., setting='trec_eval'), "
-            "which orders them by document id."
-        )
-    # Every point (t, z) of each unit and its precision, then the distinct ones.
-    pu = np.repeat(np.arange(n_u), cells)
-    k = ranges_from_counts(cells)
-    t = t0[pu] + k // (n0[pu] + 1)
-    z = k % (n0[pu] + 1)
-    v = (C0[pu] + t) / (s[pu] + t + z)
-    split = t_in < m
-    low = np.where(split, 0.0, (C0 + r) / (s + m))
-    ok = (t + z <= t_in[pu]) & (v >= low[pu])
-    pu = np.concatenate((pu[ok], flatnonzero(split)))
-    v = np.concatenate((v[ok], np.zeros(int(np.count_nonzero(split)))))
-    order = np.lexsort((v, pu))
-    pu, v = pu[order], v[order]
-    new = np.ones(v.shape[0], dtype=bool)
-    new[1:] = (pu[1:] != pu[:-1]) | (v[1:] != v[:-1])
-    pu, v = pu[new], v[new]
-    # Below the threshold only the largest breakpoint is kept.
-    below = v <= thr[pu]
-    last_below = below.copy()
-    last_below[:-1] &= ~(below[1:] & (pu[1:] == pu[:-1]))
-    keep = ~below | last_below
-    pu, v = pu[keep], v[keep]
+    _check_budget(req, u_g, cells * np.minimum(d, n0).astype(np.float64) ** 2, g_m, g_r)
+    pu, v = _unit_breakpoints(t0, n0, cells, s, m, r, C0, t_in, thr)
     n_bp = np.bincount(pu, minlength=n_u)
     u_off = np.concatenate(([0], np.cumsum(n_bp)))
     length = n_bp[w_unit]
