@@ -117,7 +117,7 @@ def _top_levels(yt, gain, extremes, width, passes=2):
         ex.integral = True
     if small is not None and rest_zero:
         yt = small
-    return _count_levels(yt, gain, levels, g, width, rest_zero)
+    return _gains_from_counts(yt, gain, levels, g, width, rest_zero)
 
 
 def _byte_route(yt, ex, hi):
@@ -176,7 +176,7 @@ def _levels_to_read(yt, ex, hi, gain, one_byte, passes):
     return levels, rest_zero, lo
 
 
-def _count_levels(yt, gain, levels, g, width, rest_zero):
+def _gains_from_counts(yt, gain, levels, g, width, rest_zero):
     """The top ``width`` gains of each row (lowest first) from the counts of
     ``levels`` (gains ``g``), rows still short the general way."""
     n = yt.shape[0]
