@@ -26,7 +26,7 @@ from .._metrics.names import parse_name
 from .._metrics.registry import METRICS, PRESETS, check_k, lookup
 from .._metrics.requests import Request
 from .._sklearn.responses import DEFAULT_RESPONSE_METHOD, estimator_responses
-from .._utils.docstrings import data_doc
+from .._utils.docstrings import display_doc
 from .._utils.errors import warn
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Metrics, NoRelevant, ResponseMethod
@@ -214,7 +214,7 @@ class MetricAtKDisplay:
 
     @classmethod
     @validate
-    @data_doc
+    @display_doc("MetricAtKDisplay")
     def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *, metric: Metrics = "ndcg",
                          ks: Iterable[int] = range(1, 51), sample_weight: ArrayLike | None = None,
                          ignore_ties: bool = False, no_relevant: NoRelevant = "warn",
@@ -256,16 +256,11 @@ class MetricAtKDisplay:
             Query id of each entry, for long-format input.
         name : str, default=None
             Name of the system, shown in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
+        %(ax)s
         %(exclude)s
-        **kwargs : dict
-            Passed to matplotlib's ``plot``.
+        %(kwargs_plot)s
 
-        Returns
-        -------
-        display : MetricAtKDisplay
-            The display, with its curves drawn.
+        %(returns_curves_drawn)s
 
         Notes
         -----
@@ -308,7 +303,7 @@ class MetricAtKDisplay:
 
     @classmethod
     @validate
-    @data_doc
+    @display_doc("MetricAtKDisplay")
     def from_estimator(cls, estimator: Any, X: ArrayLike, y: ArrayLike, *, metric: Metrics = "ndcg",
                        ks: Iterable[int] = range(1, 51),
                        response_method: Literal["auto"] | ResponseMethod = "auto",
@@ -353,16 +348,11 @@ class MetricAtKDisplay:
             Query id of each sample, for learning-to-rank (long) data.
         name : str, default=None
             Legend name; the estimator's class name when None.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
+        %(ax)s
         %(exclude)s
-        **kwargs : dict
-            Passed to matplotlib's ``plot``.
+        %(kwargs_plot)s
 
-        Returns
-        -------
-        display : MetricAtKDisplay
-            The display, with its curves drawn.
+        %(returns_curves_drawn)s
 
         Notes
         -----

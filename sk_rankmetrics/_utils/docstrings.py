@@ -120,10 +120,35 @@ def fill_doc(**own: str) -> Callable[[F], F]:
     return deco
 
 
-def data_doc(func: F) -> F:
-    """Decorator: replace each line ``%(name)s`` of a docstring with the block
-    of ``name`` in :data:`DATA_DOCS`, indented as that line (for methods, whose
-    other parameters are written out)."""
+#: Blocks of the plot displays' docstrings, filled by :func:`display_doc`
+#: (``{display}``: the display class's name).
+DISPLAY_DOCS = {
+    "ax": """ax : matplotlib Axes, default=None
+    Axes to plot on; a new figure when None.""",
+    "plot_ax": """ax : matplotlib Axes, default=None
+    Axes to plot on; a new figure and axes when None.""",
+    "kwargs_plot": """**kwargs : dict
+    Passed to matplotlib's ``plot``.""",
+    "kwargs_bar": """**kwargs : dict
+    Passed to matplotlib's ``bar``.""",
+    "attributes": """ax_ : matplotlib Axes
+    Axes with the plot (set by :meth:`plot`).
+figure_ : matplotlib Figure
+    Figure containing the plot.""",
+    "returns_drawn": """Returns
+-------
+display : {display}
+    The display, with its plot drawn.""",
+    "returns_curves_drawn": """Returns
+-------
+display : {display}
+    The display, with its curves drawn.""",
+}
+
+
+def _fill_lines(func: F, blocks: dict[str, str]) -> F:
+    """Replace each line ``%(name)s`` of ``func``'s docstring with ``blocks[name]``,
+    indented as that line."""
     lines = []
     for line in (func.__doc__ or "").split("\n"):
         text = line.strip()
@@ -131,9 +156,24 @@ def data_doc(func: F) -> F:
         if name is None:
             lines.append(line)
             continue
-        if name not in DATA_DOCS:
+        if name not in blocks:
             raise KeyError(f"{func.__name__}: no docstring block for {name!r}")
         pad = line[: len(line) - len(line.lstrip())]
-        lines.append(textwrap.indent(DATA_DOCS[name], pad))
+        lines.append(textwrap.indent(blocks[name], pad))
     func.__doc__ = "\n".join(lines)
     return func
+
+
+def data_doc(func: F) -> F:
+    """Decorator: replace each line ``%(name)s`` of a docstring with the block
+    of ``name`` in :data:`DATA_DOCS`, indented as that line (for methods, whose
+    other parameters are written out)."""
+    return _fill_lines(func, DATA_DOCS)
+
+
+def display_doc(display: str) -> Callable[[F], F]:
+    """Decorator: as :func:`data_doc`, with the blocks of :data:`DISPLAY_DOCS`
+    too, for the display class ``display`` and its methods."""
+    blocks = {**DATA_DOCS,
+              **{k: v.replace("{display}", display) for k, v in DISPLAY_DOCS.items()}}
+    return lambda func: _fill_lines(func, blocks)
