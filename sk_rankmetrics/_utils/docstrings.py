@@ -146,6 +146,16 @@ display : {display}
 }
 
 
+#: Blocks of the reports' docstrings (:func:`compare`, :func:`leaderboard`,
+#: :func:`compare_qrels`), filled by :func:`report_doc`.
+REPORT_DOCS = {
+    "returns_frame": """Returns
+-------
+frame : pandas.DataFrame
+    The table.""",
+}
+
+
 def _fill_lines(func: F, blocks: dict[str, str]) -> F:
     """Replace each line ``%(name)s`` of ``func``'s docstring with ``blocks[name]``,
     indented as that line."""
@@ -177,3 +187,8 @@ def display_doc(display: str) -> Callable[[F], F]:
     blocks = {**DATA_DOCS,
               **{k: v.replace("{display}", display) for k, v in DISPLAY_DOCS.items()}}
     return lambda func: _fill_lines(func, blocks)
+
+
+def report_doc(func: F) -> F:
+    """Decorator: as :func:`data_doc`, with the blocks of :data:`REPORT_DOCS`."""
+    return _fill_lines(func, REPORT_DOCS)
