@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._utils.docstrings import report_doc
+from .._utils.docstrings import shared_doc
 from .._utils.errors import printable as _printable
 from .._utils.params import validate
 from .report import (
@@ -367,7 +367,7 @@ class LeaderboardReport:
         return _json_text(doc)
 
     @validate
-    @report_doc
+    @shared_doc
     def to_frame(self, *, rows: LeaderboardRows = "systems") -> pandas.DataFrame:
         """The leaderboard as a pandas DataFrame (pandas is imported here).
 

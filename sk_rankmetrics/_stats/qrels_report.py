@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import rankdata
 
-from .._utils.docstrings import report_doc
+from .._utils.docstrings import shared_doc
 from .._utils.errors import counted, printable
 from .._utils.params import validate
 from .report import (
@@ -367,7 +367,7 @@ class QrelsComparison:
         return "\n".join(lines)
 
     @validate
-    @report_doc
+    @shared_doc
     def to_frame(self, *, rows: QrelsRows = "systems") -> pandas.DataFrame:
         """The comparison as a pandas DataFrame (pandas is imported here).
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 import json
 import math
 
-from .._utils.docstrings import report_doc
+from .._utils.docstrings import shared_doc
 from .._utils.errors import printable as _printable
 from .._utils.params import validate
 
@@ -660,7 +660,7 @@ class ComparisonReport:
         return _json_text(doc)
 
     @validate
-    @report_doc
+    @shared_doc
     def to_frame(self, *, rows: ReportRows = "systems") -> pandas.DataFrame:
         """The statistics as a pandas DataFrame (pandas is imported here).
 

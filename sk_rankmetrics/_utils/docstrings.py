@@ -146,13 +146,23 @@ display : {display}
 }
 
 
-#: Blocks of the reports' docstrings (:func:`compare`, :func:`leaderboard`,
-#: :func:`compare_qrels`), filled by :func:`report_doc`.
-REPORT_DOCS = {
+#: Blocks that several docstrings share (the reports' ``to_frame``, the
+#: scorers, the frame readers), filled by :func:`shared_doc`.
+SHARED_DOCS = {
     "returns_frame": """Returns
 -------
 frame : pandas.DataFrame
     The table.""",
+    "returns_scorer": r"""Returns
+-------
+scorer : RankingScorer
+    Computes :math:`\frac{1}{\sum_q w_q}\sum_q w_q\, m_k(y_q, \hat s_q)`
+    over the rows (or queries) of the data it is given.""",
+    "raises_frame": """Raises
+------
+ValueError
+    A role with no column or with several candidate columns, one column
+    for two roles, or a missing value (None, NaN, null).""",
 }
 
 
@@ -189,6 +199,6 @@ def display_doc(display: str) -> Callable[[F], F]:
     return lambda func: _fill_lines(func, blocks)
 
 
-def report_doc(func: F) -> F:
-    """Decorator: as :func:`data_doc`, with the blocks of :data:`REPORT_DOCS`."""
-    return _fill_lines(func, REPORT_DOCS)
+def shared_doc(func: F) -> F:
+    """Decorator: as :func:`data_doc`, with the blocks of :data:`SHARED_DOCS`."""
+    return _fill_lines(func, SHARED_DOCS)
