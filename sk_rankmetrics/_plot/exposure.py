@@ -113,10 +113,7 @@ class LongTailDisplay:
             shares).
         head_share : float, default=0.2
             The share of all training interactions the head first reaches.
-        name : str, default=None
-            Name shown in the legend.
-        %(ax)s
-        %(kwargs_plot)s
+        %(curve_options)s
 
         %(returns_drawn)s
 
@@ -276,10 +273,7 @@ class ExposureLorenzDisplay:
             Cut-off of each list.
         users : array-like, default=None
             User ids of the rows of an array or list.
-        name : str, default=None
-            Name shown in the legend.
-        %(ax)s
-        %(kwargs_plot)s
+        %(curve_options)s
 
         %(returns_drawn)s
 

@@ -129,6 +129,12 @@ DISPLAY_DOCS = {
     Axes to plot on; a new figure and axes when None.""",
     "kwargs_plot": """**kwargs : dict
     Passed to matplotlib's ``plot``.""",
+    "curve_options": """name : str, default=None
+    Name shown in the legend.
+ax : matplotlib Axes, default=None
+    Axes to plot on; a new figure when None.
+**kwargs : dict
+    Passed to matplotlib's ``plot``.""",
     "kwargs_bar": """**kwargs : dict
     Passed to matplotlib's ``bar``.""",
     "attributes": """ax_ : matplotlib Axes
