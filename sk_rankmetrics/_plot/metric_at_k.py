@@ -245,20 +245,15 @@ class MetricAtKDisplay:
             metric's function. Several metrics give several curves.
         ks : iterable of int, default=range(1, 51)
             The cut-offs.
-        sample_weight : array-like of shape (n_rows,), default=None
-            Weight of each row in the means.
-        ignore_ties : bool, default=False
-            Rank tied scores in one order (of equal scores the later column, or
-            with ``qid`` the later entry, first) instead of their expected value.
+        %(curve_sample_weight)s
+        %(curve_ignore_ties)s
         no_relevant : "warn", "skip" or float, default="warn"
             Policy for rows without a relevant item (see :func:`ndcg_score`).
         qid : array-like of shape (n_pairs,), default=None
             Query id of each entry, for long-format input.
         name : str, default=None
             Name of the system, shown in the legend.
-        %(ax)s
-        %(exclude)s
-        %(kwargs_plot)s
+        %(metric_curve_options)s
 
         %(returns_curves_drawn)s
 
@@ -337,20 +332,15 @@ class MetricAtKDisplay:
             order; ``"auto"`` is ``["decision_function", "predict_proba",
             "predict"]``. Class probabilities become one score per item as the
             scorers of :func:`get_scorer` make them.
-        sample_weight : array-like of shape (n_rows,), default=None
-            Weight of each row in the means.
-        ignore_ties : bool, default=False
-            Rank tied scores in one order (of equal scores the later column, or
-            with ``qid`` the later entry, first) instead of their expected value.
+        %(curve_sample_weight)s
+        %(curve_ignore_ties)s
         no_relevant : "warn", "skip" or float, default="warn"
             Policy for rows without a relevant item.
         qid : array-like of shape (n_pairs,), default=None
             Query id of each sample, for learning-to-rank (long) data.
         name : str, default=None
             Legend name; the estimator's class name when None.
-        %(ax)s
-        %(exclude)s
-        %(kwargs_plot)s
+        %(metric_curve_options)s
 
         %(returns_curves_drawn)s
 

@@ -222,9 +222,7 @@ class QueryDifferenceDisplay:
             The metric, with its options as a pair.
         qid : array-like of shape (n_pairs,), default=None
             Query id of each entry, for long-format input.
-        ignore_ties : bool, default=False
-            Rank tied scores in one order (of equal scores the later column, or
-            with ``qid`` the later entry, first) instead of their expected value.
+        %(curve_ignore_ties)s
         no_relevant : "warn", "skip" or float, default="warn"
             Policy for rows without a relevant item; skipped rows are left
             out of the plot.

@@ -129,6 +129,16 @@ DISPLAY_DOCS = {
     Axes to plot on; a new figure and axes when None.""",
     "kwargs_plot": """**kwargs : dict
     Passed to matplotlib's ``plot``.""",
+    "curve_sample_weight": """sample_weight : array-like of shape (n_rows,), default=None
+    Weight of each row in the means.""",
+    "curve_ignore_ties": """ignore_ties : bool, default=False
+    Rank tied scores in one order (of equal scores the later column, or
+    with ``qid`` the later entry, first) instead of their expected value.""",
+    "metric_curve_options": """ax : matplotlib Axes, default=None
+    Axes to plot on; a new figure when None.
+""" + DATA_DOCS["exclude"] + """
+**kwargs : dict
+    Passed to matplotlib's ``plot``.""",
     "curve_options": """name : str, default=None
     Name shown in the legend.
 ax : matplotlib Axes, default=None
