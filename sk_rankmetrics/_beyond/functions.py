@@ -134,7 +134,7 @@ def coverage_score(
     >>> coverage_score(rec, items=["a", "b", "c", "d"])
     0.75
     """
-    return _run("coverage", recommended, k=k, users=users, items=items)
+    return _run("coverage", **locals())
 
 
 @validate
@@ -185,7 +185,7 @@ def gini_score(
     >>> gini_score(rec, items=["a", "b", "c", "d"])
     0.375
     """
-    return _run("gini", recommended, k=k, users=users, items=items)
+    return _run("gini", **locals())
 
 
 @validate
@@ -228,7 +228,7 @@ def entropy_score(
     >>> entropy_score({"u1": ["a", "b"], "u2": ["a", "c"]})
     1.5
     """
-    return _run("entropy", recommended, k=k, users=users)
+    return _run("entropy", **locals())
 
 
 @validate
@@ -276,7 +276,7 @@ def personalization_score(
     >>> personalization_score({"u1": ["a", "b"], "u2": ["a", "c"]})
     0.5
     """
-    return _run("personalization", recommended, k=k, users=users)
+    return _run("personalization", **locals())
 
 
 @validate
@@ -333,15 +333,7 @@ def novelty_score(
     >>> novelty_score({"u1": ["a", "b"], "u2": ["a", "c"]}, popularity=train)
     0.75
     """
-    return _run(
-        "novelty",
-        recommended,
-        k=k,
-        users=users,
-        per_row=per_row,
-        no_relevant=no_relevant,
-        popularity=popularity,
-    )
+    return _run("novelty", **locals())
 
 
 @validate
@@ -399,15 +391,7 @@ def arp_score(
     >>> arp_score({"u1": ["a", "b"], "u2": ["a", "c"]}, popularity=train)
     2.75
     """
-    return _run(
-        "arp",
-        recommended,
-        k=k,
-        users=users,
-        per_row=per_row,
-        no_relevant=no_relevant,
-        popularity=popularity,
-    )
+    return _run("arp", **locals())
 
 
 @validate
@@ -467,16 +451,7 @@ def aplt_score(
     >>> aplt_score({"u1": ["a", "b"], "u2": ["a", "c"]}, popularity=train)
     0.5
     """
-    return _run(
-        "aplt",
-        recommended,
-        k=k,
-        users=users,
-        per_row=per_row,
-        no_relevant=no_relevant,
-        popularity=popularity,
-        head_share=head_share,
-    )
+    return _run("aplt", **locals())
 
 
 @validate
@@ -539,15 +514,7 @@ def ild_score(
     >>> ild_score({"u1": ["a", "b"], "u2": ["a", "c"]}, item_features=feats, per_row=True)
     array([1.        , 0.29289322])
     """
-    return _run(
-        "ild",
-        recommended,
-        k=k,
-        users=users,
-        per_row=per_row,
-        no_relevant=no_relevant,
-        item_features=item_features,
-    )
+    return _run("ild", **locals())
 
 
 @validate
@@ -613,13 +580,4 @@ def serendipity_score(
     >>> serendipity_score(rec, {"u1": {"b"}, "u2": {"a"}}, popularity=train, k=2)
     0.25
     """
-    return _run(
-        "serendipity",
-        recommended,
-        k=k,
-        users=users,
-        per_row=per_row,
-        truth=truth,
-        threshold=threshold,
-        popularity=popularity,
-    )
+    return _run("serendipity", **locals())

@@ -15,15 +15,16 @@ from .common import (
     UsageError,
     add_format_options,
     add_names_option,
+    add_output_options,
     check_paths,
     metric_type,
     names_type,
+    output_format,
     read_input,
     run_names,
     write_text,
 )
-from .compare import add_output_options, add_resample_options, add_test_options
-from .evaluate import output_format
+from .compare import add_resample_options, add_test_options
 
 FORMATS = ("table", "markdown", "latex")
 #: Formats of -o by file extension.

@@ -14,6 +14,7 @@ from .._files.formats import FORMATS
 from .._metrics.registry import METRICS
 from .._utils.constraints import Constant, check_param
 from .._utils.params import PARAMS
+from .beyond import add_beyond_options
 
 
 class CommandError(Exception):
@@ -345,6 +346,15 @@ def add_names_option(p):
                         "names when two runs share a tag)")
 
 
+def add_scoring_options(p, default_metrics):
+    """The options of the commands that score runs against qrels (evaluate,
+    compare): metrics and cut-offs, ranked input, --names, beyond-accuracy data."""
+    add_run_options(p, default_metrics)
+    add_ranked_input_options(p)
+    add_names_option(p)
+    add_beyond_options(p)
+
+
 def check_paths(paths):
     """The same file may not be given twice."""
     seen = set()
@@ -431,3 +441,35 @@ def read_qrels_once(args, progress=None):
 
         qrels = trec_levels(qrels)
     return qrels
+
+
+# -- options shared by the report commands (compare, leaderboard, agreement) -----
+
+
+def add_report_format_option(p, formats, csv_line):
+    """--format of a report: text table, Markdown, LaTeX, CSV (one line per
+    ``csv_line``) or JSON."""
+    p.add_argument("--format", choices=formats, default="table",
+                   help="output: a text table (default), Markdown, LaTeX, CSV (one line per "
+                        f"{csv_line}) or JSON (everything)")
+
+
+def add_output_options(p, formats, extensions):
+    """-o FILE and --output-format, the formats of ``extensions`` named in the help."""
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="also write the report to FILE, in the format of its extension "
+                        f"({extensions})")
+    p.add_argument("--output-format", choices=formats, default=None,
+                   help="format of --output (default: from its extension)")
+
+
+def output_format(path, fmt, outputs):
+    """The format of ``-o FILE``: named, or from the extension by the command's
+    ``outputs`` (unknown: an error)."""
+    if fmt:
+        return fmt
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext not in outputs:
+        raise UsageError(f"-o {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; "
+                         f"use {', '.join(outputs)} or name the format with --output-format")
+    return outputs[ext]

@@ -12,14 +12,14 @@ import os
 
 from .._utils.errors import printable as _printable
 from .._utils.params import PARAMS
-from .beyond import add_beyond_options
 from .common import (
     UsageError,
-    add_names_option,
-    add_ranked_input_options,
-    add_run_options,
+    add_output_options,
+    add_report_format_option,
+    add_scoring_options,
     evaluate_runs,
     fmt_value,
+    output_format,
     read_qrels_once,
     table,
     table_type,
@@ -115,17 +115,6 @@ def _render(report, fmt, per_query):
     return text + "\n"
 
 
-def _output_format(path, fmt):
-    """The format of ``-o FILE``: named, or from the extension (unknown: an error)."""
-    if fmt:
-        return fmt
-    ext = os.path.splitext(os.fspath(path))[1].lower()
-    if ext not in OUTPUTS:
-        raise UsageError(f"-o {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; "
-                         f"use {', '.join(OUTPUTS)} or name the format with --output-format")
-    return OUTPUTS[ext]
-
-
 def main(args):
     from .._stats.compare import compare
     from .._stats.tukey import TUKEY_TESTS
@@ -140,7 +129,7 @@ def main(args):
         raise UsageError(f"--correction {args.correction} cannot be applied on top of --test "
                          f"{args.test}: Tukey's HSD already controls the family-wise error over "
                          "every pair of runs; use --correction none (or auto, the default)")
-    out_fmt = _output_format(args.output, args.output_format) if args.output else None
+    out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
     qrels = read_qrels_once(args)
     results, tags = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS)
     labels = list(results)
@@ -184,15 +173,6 @@ def add_resample_options(p, *, alpha, resamples, seed, on_missing):
                    default=PARAMS["on_missing"].default, help=on_missing)
 
 
-def add_output_options(p, formats, extensions):
-    """-o FILE and --output-format, the formats of ``extensions`` named in the help."""
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="also write the report to FILE, in the format of its extension "
-                        f"({extensions})")
-    p.add_argument("--output-format", choices=formats, default=None,
-                   help="format of --output (default: from its extension)")
-
-
 def add_parser(sub, parents):
     cp = sub.add_parser(
         "compare", help="compare runs with paired significance tests", parents=parents,
@@ -204,10 +184,7 @@ def add_parser(sub, parents):
     )
     cp.add_argument("qrels", help="qrels file (judgements)")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
-    add_run_options(cp, DEFAULT_METRICS)
-    add_ranked_input_options(cp)
-    add_names_option(cp)
-    add_beyond_options(cp)
+    add_scoring_options(cp, DEFAULT_METRICS)
     add_test_options(cp, test="paired test (default: t-test); tukey, tukey_oneway and "
                               "randomized_tukey are Tukey's HSD (topics as blocks, one-way, "
                               "randomised), which take every pair of runs as one family",
@@ -223,9 +200,7 @@ def add_parser(sub, parents):
         seed="seed of the resamples and sign flips (default: 0)",
         on_missing="queries scored in some runs only: raise an error (default) or leave "
                    "them out ('drop'); -c scores them as 0 instead")
-    cp.add_argument("--format", choices=FORMATS, default="table",
-                    help="output: a text table (default), Markdown, LaTeX, CSV (one line per "
-                         "comparison) or JSON (everything)")
+    add_report_format_option(cp, FORMATS, "comparison")
     cp.add_argument("-q", "--per-query", action="store_true",
                     help="also print each query's values and differences (table and "
                          "markdown formats)")

@@ -15,15 +15,13 @@ import os
 from .._files.trec import read_trec_qrels
 from .._metrics.names import by_family
 from .._utils.errors import printable as _printable
-from .beyond import add_beyond_options, query_values
+from .beyond import query_values
 from .common import (
     Progress,
-    UsageError,
-    add_names_option,
-    add_ranked_input_options,
-    add_run_options,
+    add_scoring_options,
     evaluate_runs,
     fmt_value,
+    output_format,
     read_qrels_once,
     table,
     write_text,
@@ -34,19 +32,6 @@ DEFAULT_METRICS = ("ndcg@10", "map", "P@10", "recall@100", "mrr")
 
 #: Output formats of -o by file extension.
 OUTPUTS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".parquet": "parquet"}
-
-
-def output_format(path, fmt=None, outputs=None):
-    """The format of ``-o FILE``: named, or from the extension by ``outputs``
-    (this command's :data:`OUTPUTS` by default; unknown: an error)."""
-    if fmt:
-        return fmt
-    outputs = OUTPUTS if outputs is None else outputs
-    ext = os.path.splitext(os.fspath(path))[1].lower()
-    if ext not in outputs:
-        raise UsageError(f"-o {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; "
-                         f"use {', '.join(outputs)} or name the format with --output-format")
-    return outputs[ext]
 
 
 def _flat_rows(results):
@@ -152,7 +137,7 @@ def _table(results, per_query, setting):
 
 
 def main(args):
-    out_fmt = output_format(args.output, args.output_format) if args.output else None
+    out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
     prog = Progress("", force=args.progress)
     if args.metric and by_family(args.metric).diversity_only():  # a diversity qrels (ndeval's)
         prog.phase(f"reading qrels {os.path.basename(args.qrels)}", unit="bytes")
@@ -185,10 +170,7 @@ def add_parser(sub, parents):
     ev.add_argument("qrels", help="qrels file (judgements)")
     ev.add_argument("runs", nargs="+", metavar="RUN",
                     help="run file(s): the rankings to score")
-    add_run_options(ev, DEFAULT_METRICS)
-    add_ranked_input_options(ev)
-    add_names_option(ev)
-    add_beyond_options(ev)
+    add_scoring_options(ev, DEFAULT_METRICS)
     ev.add_argument("-q", "--per-query", action="store_true",
                     help="print one line per query as well as the mean")
     ev.add_argument("-o", "--output", metavar="FILE",

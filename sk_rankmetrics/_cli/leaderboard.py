@@ -30,13 +30,16 @@ from .._utils.params import PARAMS
 from .common import (
     CommandError,
     UsageError,
+    add_output_options,
+    add_report_format_option,
     add_run_options,
     evaluate_one,
+    output_format,
     read_input,
     table_type,
     write_text,
 )
-from .compare import FORMATS, OUTPUTS, _output_format
+from .compare import FORMATS, OUTPUTS
 
 DEFAULT_METRIC = ("ndcg@10",)
 CORRECTIONS = (*PARAMS["correction"].constraints[0].values, "none")
@@ -173,7 +176,7 @@ def main(args):
                          "times")
     if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".pdf", ".svg"):
         raise UsageError(f"--plot {args.plot!r}: give a .png, .pdf or .svg file")
-    out_fmt = _output_format(args.output, args.output_format) if args.output else None
+    out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
     found = find_collections(args.folder)
     seeded = _check_same(found)
     systems = list(next(iter(found.values()))[1])
@@ -267,14 +270,8 @@ def add_parser(sub, parents):
                     help="queries scored by some runs of a collection only: an error "
                          "(default) or left out of that collection ('drop'); -c scores them "
                          "as 0 instead")
-    lp.add_argument("--format", choices=FORMATS, default="table",
-                    help="output: a text table (default), Markdown, LaTeX, CSV (one line per "
-                         "system) or JSON (everything)")
-    lp.add_argument("-o", "--output", metavar="FILE",
-                    help="also write the report to FILE, in the format of its extension "
-                         f"({', '.join(OUTPUTS)})")
-    lp.add_argument("--output-format", choices=FORMATS, default=None,
-                    help="format of --output (default: from its extension)")
+    add_report_format_option(lp, FORMATS, "system")
+    add_output_options(lp, FORMATS, ", ".join(OUTPUTS))
     lp.add_argument("--plot", metavar="FILE",
                     help="also draw the ranks and their intervals to FILE (.png, .pdf or "
                          ".svg; needs matplotlib)")

@@ -78,6 +78,21 @@ def _bag_builder(bag, part_fn, dd):
     return build
 
 
+def _frame_side(frame, part_fn, third, role, what):
+    """The user and item columns of a Dask frame and its ``role`` column (one of
+    ``third``; None where it has none), its id dtypes and a function of the
+    chosen kinds that reads each partition with ``part_fn``."""
+    cols = frame.columns
+    ucol = _find_column(cols, QUERY_COLUMNS, "user", what)
+    icol = _find_column(cols, ITEM_COLUMNS, "item", what)
+    rcol = _optional_column(cols, third, role, what)
+
+    def build(kinds, meta):
+        return frame.map_partitions(part_fn, cols=(ucol, icol, rcol), kinds=kinds, meta=meta)
+
+    return rcol, (frame[ucol].dtype, frame[icol].dtype), build
+
+
 def _lists_side(recommended, dd, fmt="auto"):
     """The ranked lists' id dtypes (user, item; None: unknown) and a function of
     the chosen kinds that builds their long Dask frame (user, item, rank, list).
@@ -100,22 +115,15 @@ def _lists_side(recommended, dd, fmt="auto"):
     if isinstance(recommended, db.Bag):
         return _bag_kinds(recommended), _bag_builder(recommended, _bag_lists, dd)
     if isinstance(recommended, dd.DataFrame):
-        cols = recommended.columns
-        ucol = _find_column(cols, QUERY_COLUMNS, "user", "recommended lists")
-        icol = _find_column(cols, ITEM_COLUMNS, "item", "recommended lists")
-        rcol = _optional_column(cols, _RANK_COLS, "rank", "recommended lists")
+        rcol, dtypes, build = _frame_side(recommended, _frame_lists, _RANK_COLS, "rank",
+                                          "recommended lists")
         if rcol is None:
             raise ValueError(
                 "recommended as a Dask DataFrame must have one row per (user, item) with a "
                 f"rank column ({', '.join(_RANK_COLS)}; 1 = best): the order of rows does "
-                f"not survive a shuffle. Its columns are {list(cols)}."
+                f"not survive a shuffle. Its columns are {list(recommended.columns)}."
             )
-
-        def build(kinds, meta):
-            return recommended.map_partitions(_frame_lists, cols=(ucol, icol, rcol),
-                                              kinds=kinds, meta=meta)
-
-        return (recommended[ucol].dtype, recommended[icol].dtype), build
+        return dtypes, build
     raise InvalidParameterError(
         "recommended must be a Dask bag of (user, ranked ids) pairs or a Dask DataFrame "
         f"with user, item and rank columns, got {type(recommended).__name__}."
@@ -130,16 +138,9 @@ def _truth_side(truth, dd, pd, fmt="auto"):
     if isinstance(truth, db.Bag):
         return _bag_kinds(truth), _bag_builder(truth, _bag_truth, dd)
     if isinstance(truth, dd.DataFrame):
-        cols = truth.columns
-        ucol = _find_column(cols, QUERY_COLUMNS, "user", "truth")
-        icol = _find_column(cols, ITEM_COLUMNS, "item", "truth")
-        rcol = _optional_column(cols, RELEVANCE_COLUMNS, "relevance", "truth")
-
-        def build(kinds, meta):
-            return truth.map_partitions(_frame_truth, cols=(ucol, icol, rcol), kinds=kinds,
-                                        meta=meta)
-
-        return (truth[ucol].dtype, truth[icol].dtype), build
+        _, dtypes, build = _frame_side(truth, _frame_truth, RELEVANCE_COLUMNS, "relevance",
+                                       "truth")
+        return dtypes, build
     if is_dask(truth):
         raise InvalidParameterError("truth must be a Dask bag or DataFrame (or in memory), "
                                     f"got {type(truth).__name__}.")

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from .._inputs.id_pairs import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS, first_missing
 from .._inputs.id_pairs import column_numbers as _numbers
+from .._utils.docstrings import shared_doc
 from .._utils.types import Frame
 from .trec import TrecQrels, TrecRun
 
@@ -63,6 +64,7 @@ def _columns(df: Frame, roles: dict[str, tuple[str, str | None, Sequence[str]]],
 SCORE_COLUMNS = ("score", "sim", "y_score", "prediction")
 
 
+@shared_doc
 def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,
                      relevance: str | None = None) -> TrecQrels:
     r"""Judgements from a long-format data frame (query, item, relevance).
@@ -84,11 +86,7 @@ def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = 
     qrels : TrecQrels
         The judgements, ready for :func:`evaluate_run`.
 
-    Raises
-    ------
-    ValueError
-        A role with no column or with several candidate columns, one column
-        for two roles, or a missing value (None, NaN, null).
+    %(raises_frame)s
 
     Notes
     -----
@@ -117,6 +115,7 @@ def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = 
     return qrels
 
 
+@shared_doc
 def run_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,
                    score: str | None = None, tag: str = "run") -> TrecRun:
     """A run from a long-format data frame (query, item, score).
@@ -138,11 +137,7 @@ def run_from_frame(df: Frame, *, query: str | None = None, item: str | None = No
     run : TrecRun
         The ranking, ready for :func:`evaluate_run`.
 
-    Raises
-    ------
-    ValueError
-        A role with no column or with several candidate columns, one column
-        for two roles, or a missing value (None, NaN, null).
+    %(raises_frame)s
 
     Notes
     -----

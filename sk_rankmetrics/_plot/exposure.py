@@ -19,6 +19,7 @@ from .._beyond import data as _data
 from .._beyond import kernels as _kernels
 from .._files.ranked_frames import lists_from_frame
 from .._inputs.id_pairs import is_frame, ranked_lists
+from .._utils.docstrings import display_doc
 from .._utils.params import validate
 
 
@@ -30,6 +31,7 @@ def _axes(ax):
     return ax
 
 
+@display_doc("LongTailDisplay")
 class LongTailDisplay:
     r"""The long-tail plot: training users per item, most popular first.
 
@@ -53,10 +55,7 @@ class LongTailDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib Axes
-        The axes drawn on.
-    figure_ : matplotlib Figure
-        Its figure.
+    %(attributes)s
     line_ : matplotlib Line2D
         The popularity curve.
 
@@ -91,6 +90,7 @@ class LongTailDisplay:
 
     @classmethod
     @validate
+    @display_doc("LongTailDisplay")
     def from_interactions(
         cls,
         popularity: Any,
@@ -113,17 +113,9 @@ class LongTailDisplay:
             shares).
         head_share : float, default=0.2
             The share of all training interactions the head first reaches.
-        name : str, default=None
-            Name shown in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
-        **kwargs : dict
-            Passed to matplotlib's ``plot``.
+        %(curve_options)s
 
-        Returns
-        -------
-        display : LongTailDisplay
-            The display, drawn.
+        %(returns_drawn)s
 
         Notes
         -----
@@ -148,6 +140,7 @@ class LongTailDisplay:
         return display.plot(ax=ax, **kwargs)
 
     @validate
+    @display_doc("LongTailDisplay")
     def plot(self, ax: Any = None, *, name: str | None = None, **kwargs: Any) -> LongTailDisplay:
         r"""Plot the curve and shade the head.
 
@@ -155,12 +148,10 @@ class LongTailDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
+        %(ax)s
         name : str, default=None
             Legend name; defaults to ``self.name``.
-        **kwargs : dict
-            Passed to matplotlib's ``plot``.
+        %(kwargs_plot)s
 
         Returns
         -------
@@ -202,6 +193,7 @@ class LongTailDisplay:
         return self
 
 
+@display_doc("ExposureLorenzDisplay")
 class ExposureLorenzDisplay:
     r"""The Lorenz curve of item exposure, with its Gini index.
 
@@ -225,10 +217,7 @@ class ExposureLorenzDisplay:
     ----------
     gini : float
         The Gini index of ``exposure``.
-    ax_ : matplotlib Axes
-        The axes drawn on.
-    figure_ : matplotlib Figure
-        Its figure.
+    %(attributes)s
     line_ : matplotlib Line2D
         The Lorenz curve.
 
@@ -256,6 +245,7 @@ class ExposureLorenzDisplay:
 
     @classmethod
     @validate
+    @display_doc("ExposureLorenzDisplay")
     def from_recommendations(
         cls,
         recommended: Mapping | ArrayLike,
@@ -283,17 +273,9 @@ class ExposureLorenzDisplay:
             Cut-off of each list.
         users : array-like, default=None
             User ids of the rows of an array or list.
-        name : str, default=None
-            Name shown in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
-        **kwargs : dict
-            Passed to matplotlib's ``plot``.
+        %(curve_options)s
 
-        Returns
-        -------
-        display : ExposureLorenzDisplay
-            The display, drawn.
+        %(returns_drawn)s
 
         Notes
         -----
@@ -348,6 +330,7 @@ class ExposureLorenzDisplay:
         return x, y
 
     @validate
+    @display_doc("ExposureLorenzDisplay")
     def plot(
         self, ax: Any = None, *, name: str | None = None, **kwargs: Any
     ) -> ExposureLorenzDisplay:
@@ -363,8 +346,7 @@ class ExposureLorenzDisplay:
             ``ax_`` to compare recommenders.
         name : str, default=None
             Legend name; defaults to ``self.name``.
-        **kwargs : dict
-            Passed to matplotlib's ``plot``.
+        %(kwargs_plot)s
 
         Returns
         -------

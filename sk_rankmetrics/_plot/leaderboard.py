@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._stats.leaderboard_report import LeaderboardReport
+from .._utils.docstrings import display_doc
 from .._utils.errors import InvalidParameterError
 from .._utils.fast import flatnonzero
 from .._utils.types import ArrayLike
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 _TIED, _OTHER = "tab:blue", "0.45"
 
 
+@display_doc("LeaderboardDisplay")
 class LeaderboardDisplay:
     r"""Each system's rank with its rank interval, best at the top.
 
@@ -45,10 +47,7 @@ class LeaderboardDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib Axes
-        Axes with the plot (set by :meth:`plot`).
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    %(attributes)s
     bars_ : matplotlib LineCollection
         The intervals, one horizontal segment per system.
     points_ : matplotlib PathCollection
@@ -90,6 +89,7 @@ class LeaderboardDisplay:
         self._kind = ""  # "simultaneous" or "per-system", for the title (from_report)
 
     @classmethod
+    @display_doc("LeaderboardDisplay")
     def from_report(cls, report: LeaderboardReport, *, ax: Axes | None = None,
                     **kwargs: Any) -> LeaderboardDisplay:
         """Plot the ranks and rank intervals of a :func:`leaderboard` report.
@@ -102,15 +102,11 @@ class LeaderboardDisplay:
         ----------
         report : LeaderboardReport
             The leaderboard.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
+        %(ax)s
         **kwargs : dict
             Passed to matplotlib's ``hlines`` (the intervals).
 
-        Returns
-        -------
-        display : LeaderboardDisplay
-            The display, with its plot drawn.
+        %(returns_drawn)s
 
         Notes
         -----
@@ -161,13 +157,13 @@ class LeaderboardDisplay:
                              f"{tied.shape}.")
         return names, r, lo, hi, tied
 
+    @display_doc("LeaderboardDisplay")
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> LeaderboardDisplay:
         """Draw the ranks and their intervals, best at the top.
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure and axes when None.
+        %(plot_ax)s
         **kwargs : dict
             Passed to matplotlib's ``hlines`` (``colors`` replaces the two
             colours).

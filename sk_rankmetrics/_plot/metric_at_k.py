@@ -26,7 +26,7 @@ from .._metrics.names import parse_name
 from .._metrics.registry import METRICS, PRESETS, check_k, lookup
 from .._metrics.requests import Request
 from .._sklearn.responses import DEFAULT_RESPONSE_METHOD, estimator_responses
-from .._utils.docstrings import data_doc
+from .._utils.docstrings import display_doc
 from .._utils.errors import warn
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Metrics, NoRelevant, ResponseMethod
@@ -214,7 +214,7 @@ class MetricAtKDisplay:
 
     @classmethod
     @validate
-    @data_doc
+    @display_doc("MetricAtKDisplay")
     def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *, metric: Metrics = "ndcg",
                          ks: Iterable[int] = range(1, 51), sample_weight: ArrayLike | None = None,
                          ignore_ties: bool = False, no_relevant: NoRelevant = "warn",
@@ -245,27 +245,17 @@ class MetricAtKDisplay:
             metric's function. Several metrics give several curves.
         ks : iterable of int, default=range(1, 51)
             The cut-offs.
-        sample_weight : array-like of shape (n_rows,), default=None
-            Weight of each row in the means.
-        ignore_ties : bool, default=False
-            Rank tied scores in one order (of equal scores the later column, or
-            with ``qid`` the later entry, first) instead of their expected value.
+        %(curve_sample_weight)s
+        %(curve_ignore_ties)s
         no_relevant : "warn", "skip" or float, default="warn"
             Policy for rows without a relevant item (see :func:`ndcg_score`).
         qid : array-like of shape (n_pairs,), default=None
             Query id of each entry, for long-format input.
         name : str, default=None
             Name of the system, shown in the legend.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
-        %(exclude)s
-        **kwargs : dict
-            Passed to matplotlib's ``plot``.
+        %(metric_curve_options)s
 
-        Returns
-        -------
-        display : MetricAtKDisplay
-            The display, with its curves drawn.
+        %(returns_curves_drawn)s
 
         Notes
         -----
@@ -308,7 +298,7 @@ class MetricAtKDisplay:
 
     @classmethod
     @validate
-    @data_doc
+    @display_doc("MetricAtKDisplay")
     def from_estimator(cls, estimator: Any, X: ArrayLike, y: ArrayLike, *, metric: Metrics = "ndcg",
                        ks: Iterable[int] = range(1, 51),
                        response_method: Literal["auto"] | ResponseMethod = "auto",
@@ -342,27 +332,17 @@ class MetricAtKDisplay:
             order; ``"auto"`` is ``["decision_function", "predict_proba",
             "predict"]``. Class probabilities become one score per item as the
             scorers of :func:`get_scorer` make them.
-        sample_weight : array-like of shape (n_rows,), default=None
-            Weight of each row in the means.
-        ignore_ties : bool, default=False
-            Rank tied scores in one order (of equal scores the later column, or
-            with ``qid`` the later entry, first) instead of their expected value.
+        %(curve_sample_weight)s
+        %(curve_ignore_ties)s
         no_relevant : "warn", "skip" or float, default="warn"
             Policy for rows without a relevant item.
         qid : array-like of shape (n_pairs,), default=None
             Query id of each sample, for learning-to-rank (long) data.
         name : str, default=None
             Legend name; the estimator's class name when None.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
-        %(exclude)s
-        **kwargs : dict
-            Passed to matplotlib's ``plot``.
+        %(metric_curve_options)s
 
-        Returns
-        -------
-        display : MetricAtKDisplay
-            The display, with its curves drawn.
+        %(returns_curves_drawn)s
 
         Notes
         -----

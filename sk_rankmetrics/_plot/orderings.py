@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._stats.qrels_report import QrelsComparison
+from .._utils.docstrings import display_doc
 from .._utils.errors import InvalidParameterError, printable, short_repr
 from .style import _COLORS
 
@@ -34,6 +35,7 @@ def _scores(v, arg):
     return values
 
 
+@display_doc("OrderingDisplay")
 class OrderingDisplay:
     r"""Two orderings of the same systems side by side, each system joined across.
 
@@ -69,10 +71,7 @@ class OrderingDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib Axes
-        Axes with the plot (set by :meth:`plot`).
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    %(attributes)s
     lines_ : dict of str -> matplotlib Line2D
         Each system's line.
 
@@ -113,6 +112,7 @@ class OrderingDisplay:
         self.title = title
 
     @classmethod
+    @display_doc("OrderingDisplay")
     def from_comparison(cls, comparison: QrelsComparison, *, ax: Axes | None = None,
                         **kwargs: Any) -> OrderingDisplay:
         r"""Draw the orderings of a :func:`compare_qrels` result.
@@ -124,15 +124,11 @@ class OrderingDisplay:
         ----------
         comparison : QrelsComparison
             What :func:`compare_qrels` returned.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
+        %(ax)s
         **kwargs : dict
             Passed to matplotlib's ``plot`` for every line.
 
-        Returns
-        -------
-        display : OrderingDisplay
-            The display, with its plot drawn.
+        %(returns_drawn)s
 
         Notes
         -----
@@ -168,6 +164,7 @@ class OrderingDisplay:
                       significant=significant, title=title)
         return display.plot(ax=ax, **kwargs)
 
+    @display_doc("OrderingDisplay")
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> OrderingDisplay:
         """Draw the two columns of systems and the lines that join them.
 
@@ -177,8 +174,7 @@ class OrderingDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure and axes when None.
+        %(plot_ax)s
         **kwargs : dict
             Passed to matplotlib's ``plot`` for every line.
 

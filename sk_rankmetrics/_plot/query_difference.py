@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from .._metrics.requests import split_request
 from .._stats import significance as _stats
 from .._stats.compare import SystemScores, choose_metrics, pair_queries, systems_of
-from .._utils.docstrings import data_doc
+from .._utils.docstrings import display_doc
 from .._utils.errors import InvalidParameterError, counted, short_repr
 from .._utils.fast import unique
 from .._utils.params import validate
@@ -52,6 +52,7 @@ def _two_systems(names: list[str],
     return systems[0], systems[1]
 
 
+@display_doc("QueryDifferenceDisplay")
 class QueryDifferenceDisplay:
     r"""Per-query differences of two systems, sorted: the query-level difference plot.
 
@@ -80,10 +81,7 @@ class QueryDifferenceDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib Axes
-        Axes with the plot (set by :meth:`plot`).
-    figure_ : matplotlib Figure
-        Figure containing the plot.
+    %(attributes)s
     bars_ : matplotlib BarContainer
         The bars, in sorted order.
     mean_line_ : matplotlib Line2D
@@ -127,6 +125,7 @@ class QueryDifferenceDisplay:
 
     @classmethod
     @validate
+    @display_doc("QueryDifferenceDisplay")
     def from_results(cls, results: Mapping[str, SystemScores], *, metric: str | None = None,
                      systems: tuple[str, str] | None = None, on_missing: OnMissing = "raise",
                      ax: Axes | None = None, **kwargs: Any) -> QueryDifferenceDisplay:
@@ -148,15 +147,10 @@ class QueryDifferenceDisplay:
             The two systems ``(a, b)``; None when ``results`` holds two.
         on_missing : {"raise", "drop"}, default="raise"
             What to do with queries one system lacks, as in :func:`compare`.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
-        **kwargs : dict
-            Passed to matplotlib's ``bar``.
+        %(ax)s
+        %(kwargs_bar)s
 
-        Returns
-        -------
-        display : QueryDifferenceDisplay
-            The display, with its plot drawn.
+        %(returns_drawn)s
 
         Notes
         -----
@@ -202,7 +196,7 @@ class QueryDifferenceDisplay:
 
     @classmethod
     @validate
-    @data_doc
+    @display_doc("QueryDifferenceDisplay")
     def from_predictions(cls, y_true: ArrayLike, y_scores: Mapping[str, ArrayLike], *,
                          metric: str | tuple[str, Mapping[str, Any]] = "ndcg@10",
                          qid: ArrayLike | None = None, ignore_ties: bool = False,
@@ -228,22 +222,15 @@ class QueryDifferenceDisplay:
             The metric, with its options as a pair.
         qid : array-like of shape (n_pairs,), default=None
             Query id of each entry, for long-format input.
-        ignore_ties : bool, default=False
-            Rank tied scores in one order (of equal scores the later column, or
-            with ``qid`` the later entry, first) instead of their expected value.
+        %(curve_ignore_ties)s
         no_relevant : "warn", "skip" or float, default="warn"
             Policy for rows without a relevant item; skipped rows are left
             out of the plot.
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure when None.
+        %(ax)s
         %(exclude)s
-        **kwargs : dict
-            Passed to matplotlib's ``bar``.
+        %(kwargs_bar)s
 
-        Returns
-        -------
-        display : QueryDifferenceDisplay
-            The display, with its plot drawn.
+        %(returns_drawn)s
 
         Notes
         -----
@@ -281,6 +268,7 @@ class QueryDifferenceDisplay:
                       query_ids=ids[keep], metric=label, names=(a, b))
         return display.plot(ax=ax, **kwargs)
 
+    @display_doc("QueryDifferenceDisplay")
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> QueryDifferenceDisplay:
         """Draw the sorted per-query differences.
 
@@ -289,8 +277,7 @@ class QueryDifferenceDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes, default=None
-            Axes to plot on; a new figure and axes when None.
+        %(plot_ax)s
         **kwargs : dict
             Passed to matplotlib's ``bar`` (``color`` replaces the colours
             of the three groups).

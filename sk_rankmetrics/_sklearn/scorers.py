@@ -26,7 +26,7 @@ from .._metrics.names import parse_name
 from .._metrics.registry import REGISTRY, elsewhere, metric_names
 from .._metrics.requests import check_unique, make_requests, split_request
 from .._utils.backends import backend_for
-from .._utils.docstrings import data_doc
+from .._utils.docstrings import data_doc, shared_doc
 from .._utils.errors import PACKAGE_DIR, InvalidParameterError, short_repr, warn
 from .._utils.params import validate
 from .._utils.types import ArrayLike, MetricFamily, Metrics, NoRelevant, ResponseMethod
@@ -450,6 +450,7 @@ def _name_of(metric):
 
 
 @validate
+@shared_doc
 def make_ranking_scorer(metric: str | Callable[..., Any], *, k: int | None = None,
                         response_method: ResponseMethod = DEFAULT_RESPONSE_METHOD,
                         no_relevant: NoRelevant = "warn", ignore_ties: bool = False,
@@ -480,11 +481,7 @@ def make_ranking_scorer(metric: str | Callable[..., Any], *, k: int | None = Non
         Options of the metric's function (``gain``, ``threshold``,
         ``denominator``, ...).
 
-    Returns
-    -------
-    scorer : RankingScorer
-        Computes :math:`\frac{1}{\sum_q w_q}\sum_q w_q\, m_k(y_q, \hat s_q)`
-        over the rows (or queries) of the data it is given.
+    %(returns_scorer)s
 
     Notes
     -----
@@ -551,6 +548,7 @@ def _with_qid(scorer, qid, where):
 def get_scorer(name: str, *, qid: bool | str = ..., **options: Any) -> RankingScorer: ...
 @overload
 def get_scorer(name: _Callable, *, qid: bool | str = ..., **options: Any) -> _Callable: ...
+@shared_doc
 def get_scorer(name: str | Callable[..., Any], *, qid: bool | str = False,
                **options: Any) -> RankingScorer | Callable[..., Any]:
     r"""Get a scorer by metric name, e.g. ``"ndcg@10"``.
@@ -574,11 +572,7 @@ def get_scorer(name: str | Callable[..., Any], *, qid: bool | str = False,
         Keyword arguments of :func:`make_ranking_scorer` (``response_method``,
         ``no_relevant``, metric options such as ``gain``).
 
-    Returns
-    -------
-    scorer : RankingScorer
-        Computes :math:`\frac{1}{\sum_q w_q}\sum_q w_q\, m_k(y_q, \hat s_q)`
-        over the rows (or queries) of the data it is given.
+    %(returns_scorer)s
 
     Notes
     -----

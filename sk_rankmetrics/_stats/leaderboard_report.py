@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .._utils.docstrings import shared_doc
 from .._utils.errors import printable as _printable
 from .._utils.params import validate
 from .report import (
     _CORRECTION_NAMES,
+    _finite_or_none,
+    _json_text,
     _latex,
     _latex_table,
     _signed,
@@ -32,11 +33,6 @@ if TYPE_CHECKING:
 MAX_COLUMNS = 12
 
 _AGGREGATES = {"mean": "mean of the per-collection means", "borda": "Borda count"}
-
-
-def _number(v):
-    v = float(v)
-    return v if math.isfinite(v) else None
 
 
 class LeaderboardReport:
@@ -355,22 +351,23 @@ class LeaderboardReport:
         """
         systems = []
         for r in self._system_rows():
-            r = {k: (_number(v) if isinstance(v, float) else v) for k, v in r.items()}
-            r["means"] = {c: _number(self.means[c][r["system"]]) for c in self.collections}
+            r = {k: (_finite_or_none(v) if isinstance(v, float) else v) for k, v in r.items()}
+            r["means"] = {c: _finite_or_none(self.means[c][r["system"]]) for c in self.collections}
             systems.append(r)
         doc = {
-            "settings": {k: (_number(v) if isinstance(v, float) else v)
+            "settings": {k: (_finite_or_none(v) if isinstance(v, float) else v)
                          for k, v in self.settings.items()},
             "collections": self.collections,
             "n_queries": self.n_queries,
             "systems": systems,
-            "baseline_tests": [{k: (_number(v) if isinstance(v, float) else v)
+            "baseline_tests": [{k: (_finite_or_none(v) if isinstance(v, float) else v)
                                 for k, v in r.items()} for r in self.baseline_tests],
             "notes": self.notes,
         }
-        return json.dumps(doc, indent=1, allow_nan=False)
+        return _json_text(doc)
 
     @validate
+    @shared_doc
     def to_frame(self, *, rows: LeaderboardRows = "systems") -> pandas.DataFrame:
         """The leaderboard as a pandas DataFrame (pandas is imported here).
 
@@ -385,10 +382,7 @@ class LeaderboardReport:
             one row per system and baseline, with ``difference``, ``p_raw``,
             ``p``, ``significant`` and ``test``.
 
-        Returns
-        -------
-        frame : pandas.DataFrame
-            The table.
+        %(returns_frame)s
 
         Examples
         --------

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import rankdata
 
+from .._utils.docstrings import shared_doc
 from .._utils.errors import counted, printable
 from .._utils.params import validate
 from .report import (
@@ -366,6 +367,7 @@ class QrelsComparison:
         return "\n".join(lines)
 
     @validate
+    @shared_doc
     def to_frame(self, *, rows: QrelsRows = "systems") -> pandas.DataFrame:
         """The comparison as a pandas DataFrame (pandas is imported here).
 
@@ -378,10 +380,7 @@ class QrelsComparison:
             ``"queries"``: each query's systems' Kendall's tau_b
             (``tau_b``).
 
-        Returns
-        -------
-        frame : pandas.DataFrame
-            The table.
+        %(returns_frame)s
 
         Examples
         --------

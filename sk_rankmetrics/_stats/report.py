@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 import json
 import math
 
+from .._utils.docstrings import shared_doc
 from .._utils.errors import printable as _printable
 from .._utils.params import validate
 
@@ -105,6 +106,11 @@ def _finite_or_none(v):
         return [_finite_or_none(x) for x in v]
     v = float(v)
     return v if math.isfinite(v) else None
+
+
+def _json_text(doc):
+    """A report's JSON document as text (no NaN: non-finite numbers are null)."""
+    return json.dumps(doc, indent=1, allow_nan=False)
 
 
 #: Every character that LaTeX's text mode does not print as itself: its ten
@@ -651,9 +657,10 @@ class ComparisonReport:
             "exact": self.exact,
             "notes": self.notes,
         }
-        return json.dumps(doc, indent=1, allow_nan=False)
+        return _json_text(doc)
 
     @validate
+    @shared_doc
     def to_frame(self, *, rows: ReportRows = "systems") -> pandas.DataFrame:
         """The statistics as a pandas DataFrame (pandas is imported here).
 
@@ -666,10 +673,7 @@ class ComparisonReport:
             difference, its interval, the effect size, wins/ties/losses, the
             raw and corrected p-values, ``significant`` and ``n_queries``.
 
-        Returns
-        -------
-        frame : pandas.DataFrame
-            The table.
+        %(returns_frame)s
 
         Examples
         --------

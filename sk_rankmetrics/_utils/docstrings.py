@@ -120,10 +120,71 @@ def fill_doc(**own: str) -> Callable[[F], F]:
     return deco
 
 
-def data_doc(func: F) -> F:
-    """Decorator: replace each line ``%(name)s`` of a docstring with the block
-    of ``name`` in :data:`DATA_DOCS`, indented as that line (for methods, whose
-    other parameters are written out)."""
+#: Blocks of the plot displays' docstrings, filled by :func:`display_doc`
+#: (``{display}``: the display class's name).
+DISPLAY_DOCS = {
+    "ax": """ax : matplotlib Axes, default=None
+    Axes to plot on; a new figure when None.""",
+    "plot_ax": """ax : matplotlib Axes, default=None
+    Axes to plot on; a new figure and axes when None.""",
+    "kwargs_plot": """**kwargs : dict
+    Passed to matplotlib's ``plot``.""",
+    "curve_sample_weight": """sample_weight : array-like of shape (n_rows,), default=None
+    Weight of each row in the means.""",
+    "curve_ignore_ties": """ignore_ties : bool, default=False
+    Rank tied scores in one order (of equal scores the later column, or
+    with ``qid`` the later entry, first) instead of their expected value.""",
+    "metric_curve_options": """ax : matplotlib Axes, default=None
+    Axes to plot on; a new figure when None.
+""" + DATA_DOCS["exclude"] + """
+**kwargs : dict
+    Passed to matplotlib's ``plot``.""",
+    "curve_options": """name : str, default=None
+    Name shown in the legend.
+ax : matplotlib Axes, default=None
+    Axes to plot on; a new figure when None.
+**kwargs : dict
+    Passed to matplotlib's ``plot``.""",
+    "kwargs_bar": """**kwargs : dict
+    Passed to matplotlib's ``bar``.""",
+    "attributes": """ax_ : matplotlib Axes
+    Axes with the plot (set by :meth:`plot`).
+figure_ : matplotlib Figure
+    Figure containing the plot.""",
+    "returns_drawn": """Returns
+-------
+display : {display}
+    The display, with its plot drawn.""",
+    "returns_curves_drawn": """Returns
+-------
+display : {display}
+    The display, with its curves drawn.""",
+}
+
+
+#: Blocks that several docstrings share (the reports' ``to_frame``, the
+#: scorers, the frame readers), filled by :func:`shared_doc`.
+SHARED_DOCS = {
+    "returns_frame": """Returns
+-------
+frame : pandas.DataFrame
+    The table.""",
+    "returns_scorer": r"""Returns
+-------
+scorer : RankingScorer
+    Computes :math:`\frac{1}{\sum_q w_q}\sum_q w_q\, m_k(y_q, \hat s_q)`
+    over the rows (or queries) of the data it is given.""",
+    "raises_frame": """Raises
+------
+ValueError
+    A role with no column or with several candidate columns, one column
+    for two roles, or a missing value (None, NaN, null).""",
+}
+
+
+def _fill_lines(func: F, blocks: dict[str, str]) -> F:
+    """Replace each line ``%(name)s`` of ``func``'s docstring with ``blocks[name]``,
+    indented as that line."""
     lines = []
     for line in (func.__doc__ or "").split("\n"):
         text = line.strip()
@@ -131,9 +192,29 @@ def data_doc(func: F) -> F:
         if name is None:
             lines.append(line)
             continue
-        if name not in DATA_DOCS:
+        if name not in blocks:
             raise KeyError(f"{func.__name__}: no docstring block for {name!r}")
         pad = line[: len(line) - len(line.lstrip())]
-        lines.append(textwrap.indent(DATA_DOCS[name], pad))
+        lines.append(textwrap.indent(blocks[name], pad))
     func.__doc__ = "\n".join(lines)
     return func
+
+
+def data_doc(func: F) -> F:
+    """Decorator: replace each line ``%(name)s`` of a docstring with the block
+    of ``name`` in :data:`DATA_DOCS`, indented as that line (for methods, whose
+    other parameters are written out)."""
+    return _fill_lines(func, DATA_DOCS)
+
+
+def display_doc(display: str) -> Callable[[F], F]:
+    """Decorator: as :func:`data_doc`, with the blocks of :data:`DISPLAY_DOCS`
+    too, for the display class ``display`` and its methods."""
+    blocks = {**DATA_DOCS,
+              **{k: v.replace("{display}", display) for k, v in DISPLAY_DOCS.items()}}
+    return lambda func: _fill_lines(func, blocks)
+
+
+def shared_doc(func: F) -> F:
+    """Decorator: as :func:`data_doc`, with the blocks of :data:`SHARED_DOCS`."""
+    return _fill_lines(func, SHARED_DOCS)
