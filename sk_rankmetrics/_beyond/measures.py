@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._metrics.names import family_of
-from .._metrics.registry import REGISTRY
+from .._metrics.registry import REGISTRY, measure
 from .._metrics.requests import make_requests as _make_requests
 from .._utils.errors import InvalidParameterError, UndefinedRows, warn_undefined
 from .._utils.policy import policy_values
@@ -68,6 +68,60 @@ def make_requests(items, k=None, where="evaluate"):
     """The requests of beyond-accuracy names (``k`` is added to names without
     a cut-off, as for the other metrics): the registry's one builder."""
     return _make_requests(items, where, k=k, families=FAMILIES)
+
+
+#: The default share of ``head_share=`` (what the signatures say).
+HEAD_SHARE = 0.2
+
+#: The measures that read each data argument (every measure checks its lists
+#: against the catalogue ``items=`` when given; coverage and gini need it).
+_READERS = {
+    "items": sorted(MEASURES),
+    **{arg: sorted(n for n, s in MEASURES.items() if arg in s.data)
+       for arg in ("popularity", "item_features")},
+    "head_share": ["aplt"],
+}
+_READ_BY = {
+    "items": "every beyond-accuracy measure (coverage@k and gini@k need it, the others "
+    "check their lists against it)",
+    **{arg: ", ".join(f"{n}@k" for n in readers) for arg, readers in _READERS.items()
+       if arg != "items"},
+}
+
+
+def refuse_unread_data(beyond, where, **given):
+    """Refuse a data argument (``items=``, ``popularity=``, ``item_features=``,
+    ``head_share=``) that none of the beyond-accuracy measures ``beyond`` reads:
+    an argument read by nothing would be a call that looks right and is not.
+    ``beyond`` holds names, ``(name, options)`` pairs or requests; ``where``
+    names the entry point."""
+    message = unread_data(beyond, **given)
+    if message is not None:
+        raise InvalidParameterError(f"{where}: {message}")
+
+
+def unread_data(beyond, *, head_share=HEAD_SHARE, spell="{}=", **given):
+    """What :func:`refuse_unread_data` says (None: every argument is read);
+    ``spell`` is how the caller spells an argument (the command line:
+    ``"--{}"``, with dashes for underscores)."""
+    named = {getattr(_spec_of(item), "name", None) for item in beyond}
+    given = [arg for arg, value in given.items() if value is not None]
+    if head_share != HEAD_SHARE:
+        given.append("head_share")
+    for arg in given:
+        if not named.intersection(_READERS[arg]):
+            shown = spell.format(arg.replace("_", "-") if spell.startswith("--") else arg)
+            return (f"{shown} is read by none of the requested metrics; it is read by "
+                    f"{_READ_BY[arg]}.")
+    return None
+
+
+def _spec_of(item):
+    spec = getattr(item, "spec", None)
+    if spec is not None:
+        return spec
+    label = item[0] if isinstance(item, tuple) else item
+    return measure(label) if isinstance(label, str) else None
 
 
 class BeyondData:

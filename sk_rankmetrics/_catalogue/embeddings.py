@@ -19,13 +19,12 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from .._beyond.measures import BeyondData
+from .._beyond.measures import BeyondData, refuse_unread_data
 from .._beyond.measures import make_requests as make_beyond
 from .._evaluation.pipeline import beyond_result, score_layout
 from .._evaluation.result import EvaluationResult
 from .._inputs.preranked import RankedLists
 from .._metrics.names import by_family
-from .._metrics.registry import REGISTRY
 from .._metrics.requests import make_requests
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.fast import flatnonzero
@@ -253,17 +252,6 @@ def _top_width(requests, beyond, k, metrics):
             f"name a cut-off (metrics={short_repr(metrics)})."
         )
     return max(cut)
-
-
-def _check_data_read(beyond, **given):
-    """Refuse ``popularity=`` or ``item_features=`` that no requested measure reads."""
-    for arg, value in given.items():
-        if value is not None and not any(arg in r.spec.data for r in beyond):
-            readers = sorted(n for n, s in REGISTRY.items() if arg in s.data)
-            raise InvalidParameterError(
-                f"{WHERE}: {arg}= is read by none of the requested metrics; it is read by "
-                f"{', '.join(f'{n}@k' for n in readers)}."
-            )
 
 
 def _top_lists(top, users_by, items_by, truth):
@@ -547,7 +535,8 @@ def evaluate_embeddings(
     beyond = make_beyond(families.beyond, k, where=WHERE) if families.beyond else []
     requests = (make_requests(families.others, WHERE, k=k)
                 if families.others or not beyond else [])
-    _check_data_read(beyond, popularity=popularity, item_features=item_features)
+    refuse_unread_data(beyond, WHERE, popularity=popularity, item_features=item_features,
+                       head_share=head_share)
     top = None
     if return_top or beyond:
         width = _top_width(requests, beyond, k, metrics)

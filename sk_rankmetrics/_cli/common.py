@@ -389,10 +389,11 @@ def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
     phases (reading the run, matching, evaluating) shown by ``progress``
     (default: a new bar)."""
     from .._files.runs import evaluate_run
+    from .beyond import has_beyond, refuse_unread_options, score_run
 
+    refuse_unread_options(args)
     prog = Progress("", force=args.progress) if progress is None else progress
     run = read_ranked_input(run_path, args, prog)
-    from .beyond import has_beyond, score_run
 
     try:
         if has_beyond(args.metric):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._beyond.matrix import with_beyond
+from .._beyond.measures import refuse_unread_data
 from .._metrics.names import by_family
 from .._metrics.requests import make_requests
 from .._utils.docstrings import fill_doc
@@ -106,6 +107,8 @@ def evaluate_as(where: str, y_true: Any, y_score: Any, metrics: Any, *, per_row:
     """:func:`evaluate`, its errors naming ``where`` (a scorer, say) as the
     function called."""
     metrics, _, beyond, order = by_family(metrics)
+    refuse_unread_data(beyond, where, popularity=popularity, item_features=item_features,
+                       head_share=head_share)
     out = {} if beyond and not metrics else evaluate_requests(
         y_true, y_score, make_requests(metrics, where=where), sample_weight=sample_weight,
         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid, per_row=per_row, judged=judged,

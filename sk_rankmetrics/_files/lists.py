@@ -6,7 +6,7 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._beyond.measures import BeyondData
+from .._beyond.measures import BeyondData, refuse_unread_data
 from .._evaluation.pipeline import beyond_result, score_layout
 from .._evaluation.result import EvaluationResult
 from .._inputs.id_pairs import is_frame, ranked_lists, truth_from_frame, truth_pairs
@@ -199,7 +199,9 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     ``serendipity``, each with ``@k``) read the first k items of the lists of
     the result's users (every list given, or with ``complete`` the lists of
     the truth's users). Those of the whole list set have one value, in
-    ``result.mean``, and are named in ``result.whole_set``.
+    ``result.mean``, and are named in ``result.whole_set``. ``items``,
+    ``popularity``, ``item_features`` or ``head_share`` given to a call whose
+    measures do not read it raises, naming the measures that do.
 
     Examples
     --------
@@ -212,6 +214,8 @@ def evaluate_ranked(recommended: RecommendedInput, truth: TruthInput,
     """
     families = by_family(metrics)
     metrics, beyond, order = families.others, families.beyond, families.labels
+    refuse_unread_data(beyond, "evaluate_ranked", items=items, popularity=popularity,
+                       item_features=item_features, head_share=head_share)
     backend = backend_for(recommended, truth)
     if backend is not None:
         refuse_on_lazy(ignore_identical_ids, duplicates, "evaluate_ranked")

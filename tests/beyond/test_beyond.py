@@ -217,7 +217,7 @@ def test_popularity_as_a_sparse_interaction_matrix():
     for fn in (skr.novelty_score, skr.arp_score, skr.aplt_score):
         assert fn(rec, popularity=train) == fn(rec, popularity=(users, items))
         assert fn(rec, popularity=sp.csr_matrix(train)) == fn(rec, popularity=(users, items))
-    res = skr.evaluate_ranked(rec, None, ["novelty@4"], items=np.arange(12),
+    res = skr.evaluate_ranked(rec, None, ["novelty@4"],
                               popularity=train.tocoo())
     assert res.mean["novelty@4"] == skr.novelty_score(rec, popularity=(users, items))
     with pytest.raises(InvalidParameterError, match="sparse matrix must be 2-D"):

@@ -87,8 +87,10 @@ def test_bag_and_lists_alone():
     bag = db.from_sequence(list(lists.items()), npartitions=3)
     names = ["coverage@5", "personalization@5", "novelty@5"]
     with dask.config.set(scheduler="sync"):
-        got = skr.evaluate_ranked(bag, None, names, **kw)
-    want = skr.evaluate_ranked(lists, None, names, **kw)
+        got = skr.evaluate_ranked(bag, None, names, items=kw["items"],
+                                  popularity=kw["popularity"])
+    want = skr.evaluate_ranked(lists, None, names, items=kw["items"],
+                               popularity=kw["popularity"])
     for name in names:
         assert got[name] == pytest.approx(want[name], abs=1e-12)
 
@@ -98,8 +100,8 @@ def test_dask_errors():
     frame = dd.from_pandas(df, npartitions=2)
     with pytest.raises(InvalidParameterError, match="compute=False"):
         skr.evaluate_ranked(
-            frame, dd.from_pandas(truth, npartitions=1), ["coverage@5"], compute=False, **kw
-        )
+            frame, dd.from_pandas(truth, npartitions=1), ["coverage@5"], compute=False,
+            items=kw["items"])
     with pytest.raises(InvalidParameterError, match="items="):
         skr.evaluate_ranked(frame, None, ["coverage@5"])
     bad = df.assign(item=df["item"].where(df.index != 3, 999))
@@ -107,4 +109,5 @@ def test_dask_errors():
         dask.config.set(scheduler="sync"),
         pytest.raises(InvalidParameterError, match="999 is not in items"),
     ):
-        skr.evaluate_ranked(dd.from_pandas(bad, npartitions=2), None, ["coverage@5"], **kw)
+        skr.evaluate_ranked(dd.from_pandas(bad, npartitions=2), None, ["coverage@5"],
+                            items=kw["items"])
