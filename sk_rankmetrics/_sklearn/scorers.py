@@ -19,7 +19,7 @@ from typing import Any, TypeVar, overload
 import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from .._beyond.measures import DATA_OPTIONS, is_beyond
+from .._beyond.measures import DATA_OPTIONS, is_beyond, refuse_unread_data
 from .._beyond.measures import make_requests as beyond_requests
 from .._evaluation.evaluate import evaluate_as
 from .._metrics.names import parse_name
@@ -428,6 +428,7 @@ def beyond_direction(metric, options):
             f"RankingScorer: {metric!r} takes the options {', '.join(DATA_OPTIONS)}, not "
             f"{', '.join(unknown)}."
         )
+    refuse_unread_data([req], f"RankingScorer({metric!r})", **options)
     return REGISTRY[req.name].greater_is_better
 
 

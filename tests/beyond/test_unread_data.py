@@ -120,3 +120,14 @@ def test_command_refuses_an_unread_option(tmp_path, command, option, value, mess
     out = run_cli(command, "qrels.txt", *runs, "-m", "ndcg@2", option, value, cwd=tmp_path)
     assert out.returncode == 2
     assert f"sk-rankmetrics {command}: error: {message}" in out.stderr
+
+
+def test_scorer_refuses_unread_data_when_made():
+    with pytest.raises(InvalidParameterError, match=(
+            r"^RankingScorer\('coverage@2'\): head_share= is read by none of the requested "
+            r"metrics; it is read by aplt@k\.$")):
+        skr.make_ranking_scorer("coverage@2", head_share=0.3)
+    with pytest.raises(InvalidParameterError, match=r"^RankingScorer\('novelty@2'\): item_feat"):
+        skr.make_ranking_scorer("novelty@2", popularity=DATA["popularity"],
+                                item_features=DATA["item_features"])
+    assert skr.make_ranking_scorer("aplt@2", popularity=DATA["popularity"], head_share=0.3)
