@@ -64,7 +64,7 @@ def top_lists(lens, flat, k, users, what="user", checked=False):
     """
     lens = np.asarray(lens, dtype=np.int64)
     flat = as_ids(
-        np.asarray(flat) if not hasattr(flat, "dtype") else flat, "the recommended item ids"
+        np.asarray(flat) if not hasattr(flat, "dtype") else flat, "the ranked item ids"
     )
     starts = np.cumsum(lens) - lens
     keep = None
@@ -357,7 +357,7 @@ def relevant_flags(users, lens, flat, truth_users, truth_items, truth_rel=None, 
                 "shifted up before scoring."
             )
         tu, ti = tu[good], ti[good]
-    flat = as_ids(flat, "the recommended item ids")
+    flat = as_ids(flat, "the ranked item ids")
     if flat.shape[0] == 0 or ti.shape[0] == 0:
         return np.zeros(flat.shape[0], dtype=bool)
     uvocab = unique(as_ids(users, "the user ids"))

@@ -164,13 +164,14 @@ def _bag_kinds(bag):
     return _id_dtype([user]), (_id_dtype(items) if items else None)
 
 
-def _typed(users, items, value, lid, kind, kinds):
-    """The shared layout of one side, ids in the kinds chosen for both sides."""
+def _typed(users, items, value, lid, kind, kinds, items_are="the ranked item ids"):
+    """The shared layout of one side, ids in the kinds chosen for both sides;
+    ``items_are`` names the item ids in messages, as the in-memory readers do."""
     import pandas as pd
 
     return pd.DataFrame({"qid": _ids(np.asarray(users), "the user ids", kinds[0],
                                      strict=False),
-                         "docno": _ids(np.asarray(items), "the item ids", kinds[1],
+                         "docno": _ids(np.asarray(items), items_are, kinds[1],
                                        strict=False),
                          "value": np.asarray(value, dtype=np.float64),
                          "list": np.asarray(lid, dtype=np.int64),

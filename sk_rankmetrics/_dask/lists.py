@@ -220,7 +220,7 @@ def _truth_rows(tu, ti, trel, known, number, kinds, form=0):
             kind = np.concatenate((kind, np.full(empty.size, 2)))
             lid = np.concatenate((lid, np.full(empty.size, (number << 32) | form,
                                                dtype=np.int64)))
-    return _typed(users, items, trel, lid, kind, kinds)
+    return _typed(users, items, trel, lid, kind, kinds, "the truth's item ids")
 
 
 def _bag_truth(part, number, kinds):
@@ -254,7 +254,7 @@ def _frame_truth(part, cols, kinds, partition_info=None):
             rel = as_numeric_array(part[cols[2]], "the truth's relevance")
             check_finite(rel, "the truth's relevance")
         return _typed(part[cols[0]].to_numpy(), part[cols[1]].to_numpy(), rel, np.zeros(n),
-                      np.ones(n), kinds)
+                      np.ones(n), kinds, "the truth's item ids")
 def _score_ranked(part, plan, partition_info=None):
     """Per-user rows of one partition, through the in-memory pre-ranked layout."""
     import pandas as pd

@@ -755,7 +755,7 @@ def test_ild_of_the_issue_example_at_every_scale(scale):
         (lambda m: skr.novelty_score(REC, popularity={"a": 0.5, "b": 0.5, m: 0.5}),
          r"the ids of popularity holds a missing id"),
         (lambda m: skr.coverage_score({"u": ["a", m]}, items=ITEMS),
-         r"the recommended item ids holds a missing id"),
+         r"the ranked item ids holds a missing id"),
         (lambda m: skr.coverage_score(REC, items=["a", "b", "c", m]),
          r"items \(the catalogue\) holds a missing id \((nan|None) at entry 3\)"),
         (lambda m: skr.ild_score(REC, item_features={**FEATS, m: [1.0, 2.0]}),
