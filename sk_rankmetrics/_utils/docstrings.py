@@ -93,6 +93,20 @@ def _table_doc(name: str, func: Callable[..., Any]) -> str | None:
         return None
 
 
+def parameter_blocks(func: Callable[..., Any], own: dict[str, str], *,
+                     data: bool) -> list[str]:
+    """One block per parameter of ``func``, in the order of its signature,
+    indented for its docstring: ``own[name]``, else (with ``data``) the block of
+    :data:`DATA_DOCS`, else the ``doc`` of the parameter table's entry."""
+    blocks = []
+    for name in inspect.signature(func).parameters:
+        block = own.get(name) or (DATA_DOCS.get(name) if data else None) or _table_doc(name, func)
+        if block is None:
+            raise KeyError(f"{func.__name__}: no docstring block for parameter {name!r}")
+        blocks.append(_indent_block(block))
+    return blocks
+
+
 def fill_doc(**own: str) -> Callable[[F], F]:
     """Decorator: fill ``%(parameters)s`` and ``%(returns)s`` of a docstring.
 
@@ -101,13 +115,7 @@ def fill_doc(**own: str) -> Callable[[F], F]:
     """
 
     def deco(func: F) -> F:
-        sig = inspect.signature(func)
-        blocks = []
-        for name in sig.parameters:
-            block = own.get(name) or DATA_DOCS.get(name) or _table_doc(name, func)
-            if block is None:
-                raise KeyError(f"{func.__name__}: no docstring block for parameter {name!r}")
-            blocks.append(_indent_block(block))
+        blocks = parameter_blocks(func, own, data=True)
         if func.__doc__ is None:
             raise TypeError(f"{func.__name__}: fill_doc needs a docstring to fill")
         func.__doc__ = func.__doc__ % {
