@@ -226,3 +226,8 @@ def display_doc(display: str) -> Callable[[F], F]:
 def shared_doc(func: F) -> F:
     """Decorator: as :func:`data_doc`, with the blocks of :data:`SHARED_DOCS`."""
     return _fill_lines(func, SHARED_DOCS)
+
+
+def shared_doc_with(**blocks: str) -> Callable[[F], F]:
+    """Decorator: as :func:`shared_doc`, with a module's own ``blocks`` too."""
+    return lambda func: _fill_lines(func, {**SHARED_DOCS, **blocks})
