@@ -33,6 +33,13 @@ def float64_or_refuse(arr: NDArray[Any], message: Callable[[], str]) -> NDArray[
         raise InvalidParameterError(message()) from None
 
 
+def refuse_first(mask: NDArray[np.bool_], message: Callable[[int], str]) -> None:
+    """Raise :class:`InvalidParameterError` with ``message(i)``, ``i`` the first
+    (flat) index where ``mask`` holds; nothing where it holds nowhere."""
+    if mask.any():
+        raise InvalidParameterError(message(int(flatnonzero(mask)[0])))
+
+
 def _from_objects(x, arg):
     """An object array of numbers (or pandas' nullable values) -> int64 or float64."""
     flat = x.reshape(-1)
