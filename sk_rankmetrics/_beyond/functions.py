@@ -45,9 +45,6 @@ _BLOCKS = {
     "item_features": """item_features : tuple, mapping or data frame
     One feature vector per item: a pair ``(ids, matrix)``, a mapping
     id -> vector or a data frame indexed by item id.""",
-    "head_share": """head_share : float, default=0.2
-    The share of all training interactions that the head (the most
-    popular items) first reaches.""",
     "per_row": """per_row : bool, default=False
     True returns one value per user instead of the mean.""",
     "no_relevant": """no_relevant : "warn", "skip" or float, default="warn"
@@ -78,7 +75,8 @@ _REFERENCES = {
 
 def _doc(**own):
     """Fill ``%(parameters)s`` (a block per parameter of the signature: ``own``,
-    else :data:`_BLOCKS`), ``%(returns_per_user)s`` and the shared references."""
+    else :data:`_BLOCKS`, else the parameter table's ``doc``),
+    ``%(returns_per_user)s`` and the shared references."""
 
     def deco(func):
         name = func.__name__[: -len("_score")]
