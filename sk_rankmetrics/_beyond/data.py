@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._inputs.id_pairs import ITEM_COLUMNS, QUERY_COLUMNS
-from .._utils.arrays import as_ids, id_array
+from .._utils.arrays import as_ids, id_array, refuse_first
 from .._utils.errors import InvalidParameterError, short_repr, shown
 from .._utils.fast import flatnonzero, sort_keys, unique
 from .kernels import TopLists
@@ -202,13 +202,10 @@ def popularity(value):
                 "popularity as a mapping must map items to shares (numbers in (0, 1])."
             ) from None
         bad = ~((share > 0) & (share <= 1))
-        if bad.any():
-            i = int(flatnonzero(bad)[0])
-            raise InvalidParameterError(
-                f"popularity gives item {shown(ids[i])!r} the share {float(share[i])!r}; a "
-                "share of training users must be in (0, 1]. Pass the training interactions "
-                "(user_ids, item_ids) to have the package count them."
-            )
+        refuse_first(bad, lambda i: (
+            f"popularity gives item {shown(ids[i])!r} the share {float(share[i])!r}; a "
+            "share of training users must be in (0, 1]. Pass the training interactions "
+            "(user_ids, item_ids) to have the package count them."))
         order = np.argsort(ids, kind="stable")
         ids, share = ids[order], share[order]
         if ids.shape[0] > 1 and (ids[1:] == ids[:-1]).any():

@@ -15,50 +15,79 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._inputs.id_pairs import ranked_lists, truth_pairs
 from .._inputs.preranked import RankedLists
+from .._utils.docstrings import parameter_blocks
 from .._utils.params import validate
 from .lists import beyond_measures
 from .measures import BeyondData
 
 _BLOCKS = {
     "recommended": """recommended : dict, 2-D array-like or list of lists
-        Ranked item ids per user, best first: ``{user: [id, ...]}``, an array
-        of shape (n_users, n_recs) or a list of id lists (integer or string
-        ids). An item twice in one list raises.""",
+    Ranked item ids per user, best first: ``{user: [id, ...]}``, an array
+    of shape (n_users, n_recs) or a list of id lists (integer or string
+    ids). An item twice in one list raises.""",
     "k": """k : int, default=None
-        Cut-off: each list counts its first ``k`` items (``None``: all).""",
+    Cut-off: each list counts its first ``k`` items (``None``: all).""",
     "users": """users : array-like, default=None
-        User ids of the rows when ``recommended`` is an array or a list
-        (default ``0..n-1``); they name users in messages.""",
+    User ids of the rows when ``recommended`` is an array or a list
+    (default ``0..n-1``); they name users in messages.""",
     "items": """items : array-like
-        The catalogue: every item that could be recommended, each once. A
-        recommended item missing from it raises naming the item.""",
+    The catalogue: every item that could be recommended, each once. A
+    recommended item missing from it raises naming the item.""",
     "popularity": """popularity : tuple, data frame, sparse matrix or mapping
-        The training interactions as a pair ``(user_ids, item_ids)``, a data
-        frame with user and item columns (named as for
-        :func:`qrels_from_frame`) or a users x items scipy.sparse matrix
-        (its stored non-zero entries; item ids are its column indices), from
-        which the number of distinct
-        training users of each item is counted; or a mapping item -> share of
-        training users in (0, 1]. A recommended item without a popularity
-        raises naming it.""",
+    The training interactions as a pair ``(user_ids, item_ids)``, a data
+    frame with user and item columns (named as for
+    :func:`qrels_from_frame`) or a users x items scipy.sparse matrix
+    (its stored non-zero entries; item ids are its column indices), from
+    which the number of distinct
+    training users of each item is counted; or a mapping item -> share of
+    training users in (0, 1]. A recommended item without a popularity
+    raises naming it.""",
     "item_features": """item_features : tuple, mapping or data frame
-        One feature vector per item: a pair ``(ids, matrix)``, a mapping
-        id -> vector or a data frame indexed by item id.""",
-    "head_share": """head_share : float, default=0.2
-        The share of all training interactions that the head (the most
-        popular items) first reaches.""",
+    One feature vector per item: a pair ``(ids, matrix)``, a mapping
+    id -> vector or a data frame indexed by item id.""",
     "per_row": """per_row : bool, default=False
-        True returns one value per user instead of the mean.""",
+    True returns one value per user instead of the mean.""",
     "no_relevant": """no_relevant : "warn", "skip" or float, default="warn"
-        The value of a user for whom the measure is undefined (see Notes):
-        ``"warn"`` scores 0 with a warning, ``"skip"`` leaves the user out of
-        the mean (NaN per user), a number is used as the value.""",
+    The value of a user for whom the measure is undefined (see Notes):
+    ``"warn"`` scores 0 with a warning, ``"skip"`` leaves the user out of
+    the mean (NaN per user), a number is used as the value.""",
 }
 
 
-def _doc(func):
-    func.__doc__ = func.__doc__ % _BLOCKS
-    return func
+#: Returns of the measures with a value per user.
+_RETURNS_PER_USER = """Returns
+    -------
+    {name} : float or ndarray of shape (n_users,)
+        The mean over users, or per-user values if ``per_row``."""
+
+#: References cited by two functions each (continuation lines aligned for ``.. [n]``).
+_REFERENCES = {
+    "ge": "Ge, M., Delgado-Battenfeld, C. and Jannach, D. (2010). Beyond\n"
+          "           accuracy: evaluating recommender systems by coverage and\n"
+          "           serendipity. RecSys 2010, 257-260.",
+    "zhou": "Zhou, T. et al. (2010). Solving the apparent diversity-accuracy\n"
+            "           dilemma of recommender systems. PNAS, 107(10), 4511-4515.",
+    "abdollahpouri": "Abdollahpouri, H., Burke, R. and Mobasher, B. (2019). Managing\n"
+                     "           popularity bias in recommender systems with personalized\n"
+                     "           re-ranking. FLAIRS 2019.",
+}
+
+
+def _doc(**own):
+    """Fill ``%(parameters)s`` (a block per parameter of the signature: ``own``,
+    else :data:`_BLOCKS`, else the parameter table's ``doc``),
+    ``%(returns_per_user)s`` and the shared references."""
+
+    def deco(func):
+        name = func.__name__[: -len("_score")]
+        func.__doc__ = func.__doc__ % {
+            "parameters": "\n    ".join(parameter_blocks(func, {**_BLOCKS, **own}, data=False)),
+            "returns_per_user": _RETURNS_PER_USER.format(name=name),
+            **_REFERENCES,
+        }
+        return func
+
+    return deco
 
 
 def _run(
@@ -89,7 +118,7 @@ def _run(
 
 
 @validate
-@_doc
+@_doc()
 def coverage_score(
     recommended: Mapping | ArrayLike,
     *,
@@ -106,10 +135,7 @@ def coverage_score(
 
     Parameters
     ----------
-    %(recommended)s
-    %(items)s
-    %(k)s
-    %(users)s
+    %(parameters)s
 
     Returns
     -------
@@ -123,9 +149,7 @@ def coverage_score(
 
     References
     ----------
-    .. [1] Ge, M., Delgado-Battenfeld, C. and Jannach, D. (2010). Beyond
-           accuracy: evaluating recommender systems by coverage and
-           serendipity. RecSys 2010, 257-260.
+    .. [1] %(ge)s
 
     Examples
     --------
@@ -134,11 +158,11 @@ def coverage_score(
     >>> coverage_score(rec, items=["a", "b", "c", "d"])
     0.75
     """
-    return _run("coverage", **locals())
+    return _run("coverage", recommended, items=items, k=k, users=users)
 
 
 @validate
-@_doc
+@_doc()
 def gini_score(
     recommended: Mapping | ArrayLike,
     *,
@@ -155,10 +179,7 @@ def gini_score(
 
     Parameters
     ----------
-    %(recommended)s
-    %(items)s
-    %(k)s
-    %(users)s
+    %(parameters)s
 
     Returns
     -------
@@ -185,11 +206,11 @@ def gini_score(
     >>> gini_score(rec, items=["a", "b", "c", "d"])
     0.375
     """
-    return _run("gini", **locals())
+    return _run("gini", recommended, items=items, k=k, users=users)
 
 
 @validate
-@_doc
+@_doc()
 def entropy_score(
     recommended: Mapping | ArrayLike, *, k: int | None = None, users: ArrayLike | None = None
 ) -> float:
@@ -201,9 +222,7 @@ def entropy_score(
 
     Parameters
     ----------
-    %(recommended)s
-    %(k)s
-    %(users)s
+    %(parameters)s
 
     Returns
     -------
@@ -228,11 +247,11 @@ def entropy_score(
     >>> entropy_score({"u1": ["a", "b"], "u2": ["a", "c"]})
     1.5
     """
-    return _run("entropy", **locals())
+    return _run("entropy", recommended, k=k, users=users)
 
 
 @validate
-@_doc
+@_doc()
 def personalization_score(
     recommended: Mapping | ArrayLike, *, k: int | None = None, users: ArrayLike | None = None
 ) -> float:
@@ -245,9 +264,7 @@ def personalization_score(
 
     Parameters
     ----------
-    %(recommended)s
-    %(k)s
-    %(users)s
+    %(parameters)s
 
     Returns
     -------
@@ -267,8 +284,7 @@ def personalization_score(
 
     References
     ----------
-    .. [1] Zhou, T. et al. (2010). Solving the apparent diversity-accuracy
-           dilemma of recommender systems. PNAS, 107(10), 4511-4515.
+    .. [1] %(zhou)s
 
     Examples
     --------
@@ -276,11 +292,11 @@ def personalization_score(
     >>> personalization_score({"u1": ["a", "b"], "u2": ["a", "c"]})
     0.5
     """
-    return _run("personalization", **locals())
+    return _run("personalization", recommended, k=k, users=users)
 
 
 @validate
-@_doc
+@_doc()
 def novelty_score(
     recommended: Mapping | ArrayLike,
     *,
@@ -302,17 +318,9 @@ def novelty_score(
 
     Parameters
     ----------
-    %(recommended)s
-    %(popularity)s
-    %(k)s
-    %(users)s
-    %(per_row)s
-    %(no_relevant)s
+    %(parameters)s
 
-    Returns
-    -------
-    novelty : float or ndarray of shape (n_users,)
-        The mean over users, or per-user values if ``per_row``.
+    %(returns_per_user)s
 
     Notes
     -----
@@ -323,8 +331,7 @@ def novelty_score(
 
     References
     ----------
-    .. [1] Zhou, T. et al. (2010). Solving the apparent diversity-accuracy
-           dilemma of recommender systems. PNAS, 107(10), 4511-4515.
+    .. [1] %(zhou)s
 
     Examples
     --------
@@ -333,11 +340,15 @@ def novelty_score(
     >>> novelty_score({"u1": ["a", "b"], "u2": ["a", "c"]}, popularity=train)
     0.75
     """
-    return _run("novelty", **locals())
+    return _run("novelty", recommended, popularity=popularity, k=k, users=users,
+                per_row=per_row, no_relevant=no_relevant)
 
 
 @validate
-@_doc
+@_doc(popularity="""popularity : tuple, data frame or sparse matrix
+    The training interactions as a pair ``(user_ids, item_ids)``, a data
+    frame with user and item columns or a users x items scipy.sparse
+    matrix (shares alone have no counts).""")
 def arp_score(
     recommended: Mapping | ArrayLike,
     *,
@@ -359,20 +370,9 @@ def arp_score(
 
     Parameters
     ----------
-    %(recommended)s
-    popularity : tuple, data frame or sparse matrix
-        The training interactions as a pair ``(user_ids, item_ids)``, a data
-        frame with user and item columns or a users x items scipy.sparse
-        matrix (shares alone have no counts).
-    %(k)s
-    %(users)s
-    %(per_row)s
-    %(no_relevant)s
+    %(parameters)s
 
-    Returns
-    -------
-    arp : float or ndarray of shape (n_users,)
-        The mean over users, or per-user values if ``per_row``.
+    %(returns_per_user)s
 
     Notes
     -----
@@ -380,9 +380,7 @@ def arp_score(
 
     References
     ----------
-    .. [1] Abdollahpouri, H., Burke, R. and Mobasher, B. (2019). Managing
-           popularity bias in recommender systems with personalized
-           re-ranking. FLAIRS 2019.
+    .. [1] %(abdollahpouri)s
 
     Examples
     --------
@@ -391,11 +389,12 @@ def arp_score(
     >>> arp_score({"u1": ["a", "b"], "u2": ["a", "c"]}, popularity=train)
     2.75
     """
-    return _run("arp", **locals())
+    return _run("arp", recommended, popularity=popularity, k=k, users=users,
+                per_row=per_row, no_relevant=no_relevant)
 
 
 @validate
-@_doc
+@_doc()
 def aplt_score(
     recommended: Mapping | ArrayLike,
     *,
@@ -419,18 +418,9 @@ def aplt_score(
 
     Parameters
     ----------
-    %(recommended)s
-    %(popularity)s
-    %(k)s
-    %(head_share)s
-    %(users)s
-    %(per_row)s
-    %(no_relevant)s
+    %(parameters)s
 
-    Returns
-    -------
-    aplt : float or ndarray of shape (n_users,)
-        The mean over users, or per-user values if ``per_row``.
+    %(returns_per_user)s
 
     Notes
     -----
@@ -440,9 +430,7 @@ def aplt_score(
 
     References
     ----------
-    .. [1] Abdollahpouri, H., Burke, R. and Mobasher, B. (2019). Managing
-           popularity bias in recommender systems with personalized
-           re-ranking. FLAIRS 2019.
+    .. [1] %(abdollahpouri)s
 
     Examples
     --------
@@ -451,11 +439,12 @@ def aplt_score(
     >>> aplt_score({"u1": ["a", "b"], "u2": ["a", "c"]}, popularity=train)
     0.5
     """
-    return _run("aplt", **locals())
+    return _run("aplt", recommended, popularity=popularity, k=k, head_share=head_share,
+                users=users, per_row=per_row, no_relevant=no_relevant)
 
 
 @validate
-@_doc
+@_doc()
 def ild_score(
     recommended: Mapping | ArrayLike,
     *,
@@ -476,12 +465,7 @@ def ild_score(
 
     Parameters
     ----------
-    %(recommended)s
-    %(item_features)s
-    %(k)s
-    %(users)s
-    %(per_row)s
-    %(no_relevant)s
+    %(parameters)s
 
     Returns
     -------
@@ -514,11 +498,22 @@ def ild_score(
     >>> ild_score({"u1": ["a", "b"], "u2": ["a", "c"]}, item_features=feats, per_row=True)
     array([1.        , 0.29289322])
     """
-    return _run("ild", **locals())
+    return _run("ild", recommended, item_features=item_features, k=k, users=users,
+                per_row=per_row, no_relevant=no_relevant)
 
 
 @validate
-@_doc
+@_doc(
+    truth="""truth : dict, list or tuple
+    Relevant ids per user: ``{user: {id, ...}}`` or ``{user: {id:
+    relevance}}``, a list aligned with ``recommended``, or a tuple
+    ``(user_ids, item_ids[, relevance])``.""",
+    k="""k : int
+    The cut-off, also the number of popular items left out (required:
+    ``None`` raises).""",
+    threshold="""threshold : float, default=None
+    Lowest relevance that counts as relevant (default: > 0).""",
+)
 def serendipity_score(
     recommended: Mapping | ArrayLike,
     truth: Any,
@@ -541,24 +536,9 @@ def serendipity_score(
 
     Parameters
     ----------
-    %(recommended)s
-    truth : dict, list or tuple
-        Relevant ids per user: ``{user: {id, ...}}`` or ``{user: {id:
-        relevance}}``, a list aligned with ``recommended``, or a tuple
-        ``(user_ids, item_ids[, relevance])``.
-    %(popularity)s
-    k : int
-        The cut-off, also the number of popular items left out (required:
-        ``None`` raises).
-    %(users)s
-    threshold : float, default=None
-        Lowest relevance that counts as relevant (default: > 0).
-    %(per_row)s
+    %(parameters)s
 
-    Returns
-    -------
-    serendipity : float or ndarray of shape (n_users,)
-        The mean over users, or per-user values if ``per_row``.
+    %(returns_per_user)s
 
     Notes
     -----
@@ -568,9 +548,7 @@ def serendipity_score(
 
     References
     ----------
-    .. [1] Ge, M., Delgado-Battenfeld, C. and Jannach, D. (2010). Beyond
-           accuracy: evaluating recommender systems by coverage and
-           serendipity. RecSys 2010, 257-260.
+    .. [1] %(ge)s
 
     Examples
     --------
@@ -580,4 +558,5 @@ def serendipity_score(
     >>> serendipity_score(rec, {"u1": {"b"}, "u2": {"a"}}, popularity=train, k=2)
     0.25
     """
-    return _run("serendipity", **locals())
+    return _run("serendipity", recommended, truth=truth, popularity=popularity, k=k, users=users,
+                threshold=threshold, per_row=per_row)

@@ -9,10 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._ranking.select import later_first, select_top
-from .._utils.arrays import MASK_BY_EXCLUDE, as_numeric_array, check_finite
+from .._utils.arrays import MASK_BY_EXCLUDE, as_numeric_array, check_finite, refuse_first
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
-from .._utils.fast import flatnonzero
 from .measures import BeyondData, compute, in_order, make_requests
 
 
@@ -39,14 +38,11 @@ def top_columns(y_score, k, ignore_ties, label):
     if below is not None and not ignore_ties:
         kth = vals[:, -1]
         tied = (below == kth) & np.isfinite(kth)
-        if tied.any():
-            r = int(flatnonzero(tied)[0])
-            raise InvalidParameterError(
-                f"evaluate: {label}: row {r} has tied scores across the cut-off {k} (score "
-                f"{float(kth[r])!r} inside and outside its top {k}), so its top {k} is not one "
-                "set of items; break the ties or pass ignore_ties=True (of tied scores, the "
-                "later column first)."
-            )
+        refuse_first(tied, lambda r: (
+            f"evaluate: {label}: row {r} has tied scores across the cut-off {k} (score "
+            f"{float(kth[r])!r} inside and outside its top {k}), so its top {k} is not one "
+            "set of items; break the ties or pass ignore_ties=True (of tied scores, the "
+            "later column first)."))
     keep = np.isfinite(vals)  # -inf: an excluded item
     return keep.sum(axis=1).astype(np.int64), (top - base)[keep]
 

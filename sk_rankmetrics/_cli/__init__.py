@@ -44,7 +44,12 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
-        command.add_parser(sub, [common])
+        # Each command module gives its summary (HELP), its description, the
+        # arguments it adds and its main; it is added here, one way for all.
+        cp = sub.add_parser(command.__name__.rpartition(".")[2], help=command.HELP,
+                            parents=[common], description=command.DESCRIPTION)
+        command.add_arguments(cp)
+        cp.set_defaults(func=command.main, parser=cp)
     return parser
 
 

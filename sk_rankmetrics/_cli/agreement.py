@@ -113,18 +113,17 @@ def main(args):
     return 0
 
 
-def add_parser(sub, parents):
-    ap = sub.add_parser(
-        "agreement", help="compare two qrels: assessor agreement, and how they order runs",
-        parents=parents,
-        description="Compare two qrels of the same topics, such as human judgements and a "
-                    "language model's: Cohen's kappa (unweighted, linear, quadratic) and "
-                    "Krippendorff's alpha on the (query, document) pairs both judged, with "
-                    "bootstrap intervals over queries; and, given two or more runs, how the "
-                    "two qrels order them: Kendall's tau and tau_AP between the orderings, "
-                    "the pairs of runs they swap with paired tests under each qrels, and "
-                    "each query's tau.",
-    )
+HELP = "compare two qrels: assessor agreement, and how they order runs"
+DESCRIPTION = ("Compare two qrels of the same topics, such as human judgements and a "
+               "language model's: Cohen's kappa (unweighted, linear, quadratic) and "
+               "Krippendorff's alpha on the (query, document) pairs both judged, with "
+               "bootstrap intervals over queries; and, given two or more runs, how the "
+               "two qrels order them: Kendall's tau and tau_AP between the orderings, "
+               "the pairs of runs they swap with paired tests under each qrels, and "
+               "each query's tau.")
+
+
+def add_arguments(ap):
     ap.add_argument("qrels_a", metavar="QRELS_A",
                     help="the reference qrels (say, human judgements)")
     ap.add_argument("qrels_b", metavar="QRELS_B", nargs="?",  # checked in main
@@ -160,5 +159,4 @@ def add_parser(sub, parents):
     ap.add_argument("--format", choices=FORMATS, default="table",
                     help="output: a text table (default), Markdown or LaTeX")
     add_output_options(ap, FORMATS, ".txt, .md, .tex")
-    ap.set_defaults(func=main, parser=ap)
     return ap

@@ -173,15 +173,15 @@ def add_resample_options(p, *, alpha, resamples, seed, on_missing):
                    default=PARAMS["on_missing"].default, help=on_missing)
 
 
-def add_parser(sub, parents):
-    cp = sub.add_parser(
-        "compare", help="compare runs with paired significance tests", parents=parents,
-        description="Score several runs against the same qrels and compare them: each "
-                    "run's mean per metric, with markers naming the runs it beats "
-                    "significantly (paired two-sided tests over the queries, corrected for "
-                    "the comparisons of each metric), then every comparison's difference, "
-                    "bootstrap interval, effect size, wins/ties/losses and p-values.",
-    )
+HELP = "compare runs with paired significance tests"
+DESCRIPTION = ("Score several runs against the same qrels and compare them: each "
+               "run's mean per metric, with markers naming the runs it beats "
+               "significantly (paired two-sided tests over the queries, corrected for "
+               "the comparisons of each metric), then every comparison's difference, "
+               "bootstrap interval, effect size, wins/ties/losses and p-values.")
+
+
+def add_arguments(cp):
     cp.add_argument("qrels", help="qrels file (judgements)")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
     add_scoring_options(cp, DEFAULT_METRICS)
@@ -205,5 +205,4 @@ def add_parser(sub, parents):
                     help="also print each query's values and differences (table and "
                          "markdown formats)")
     add_output_options(cp, FORMATS, ".txt: the text table, .md, .tex, .csv, .json")
-    cp.set_defaults(func=main, parser=cp)
     return cp

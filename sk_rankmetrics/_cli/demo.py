@@ -62,16 +62,14 @@ def main(args):
     return 0
 
 
-def add_parser(sub, parents):
-    dm = sub.add_parser(
-        "demo", help="score three rankers of seeded synthetic data, then a grid search",
-        parents=parents,
-        description="Score a random, a noisy and a good ranker of seeded synthetic data "
-                    "(300 queries x 50 items) with every metric, then print and run a "
-                    "short GridSearchCV scored by nDCG@10 per query.",
-    )
+HELP = "score three rankers of seeded synthetic data, then a grid search"
+DESCRIPTION = ("Score a random, a noisy and a good ranker of seeded synthetic data "
+               "(300 queries x 50 items) with every metric, then print and run a "
+               "short GridSearchCV scored by nDCG@10 per query.")
+
+
+def add_arguments(dm):
     dm.add_argument("--seed", type=int, default=0, help="seed of the demo data")
     dm.add_argument("--no-grid-search", action="store_true",
                     help="skip the GridSearchCV part")
-    dm.set_defaults(func=main, parser=dm)
     return dm

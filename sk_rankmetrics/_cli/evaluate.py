@@ -157,16 +157,16 @@ def main(args):
     return 0
 
 
-def add_parser(sub, parents):
-    ev = sub.add_parser(
-        "evaluate", help="score one run or several against qrels", parents=parents,
-        description="Score runs against qrels (read once) and print a table of metrics, "
-                    "one row per run, named by the run tag (the file name where two runs "
-                    "share a tag, or --names). Files: TREC "
-                    "(qrels 'qid iter docno rel', run 'qid Q0 docno rank score tag'), CSV/TSV "
-                    "or Parquet in long format (columns query, item, relevance / score), or "
-                    "JSON {query: {doc: value}}.",
-    )
+HELP = "score one run or several against qrels"
+DESCRIPTION = ("Score runs against qrels (read once) and print a table of metrics, "
+               "one row per run, named by the run tag (the file name where two runs "
+               "share a tag, or --names). Files: TREC "
+               "(qrels 'qid iter docno rel', run 'qid Q0 docno rank score tag'), CSV/TSV "
+               "or Parquet in long format (columns query, item, relevance / score), or "
+               "JSON {query: {doc: value}}.")
+
+
+def add_arguments(ev):
     ev.add_argument("qrels", help="qrels file (judgements)")
     ev.add_argument("runs", nargs="+", metavar="RUN",
                     help="run file(s): the rankings to score")
@@ -184,5 +184,4 @@ def add_parser(sub, parents):
                          "before each run's when there are several), CSV, TSV or JSON; CSV, "
                          "TSV and Parquet get a leading run column with several runs, JSON "
                          "an object {\"runs\": {name: ...}}")
-    ev.set_defaults(func=main, parser=ev)
     return ev

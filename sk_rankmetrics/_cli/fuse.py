@@ -50,13 +50,13 @@ def main(args):
     return 0
 
 
-def add_parser(sub, parents):
-    fp = sub.add_parser(
-        "fuse", help="fuse several runs into one TREC run (hybrid search)", parents=parents,
-        description="Fuse run files of the same queries into one run, written as a TREC "
-                    "run, by one of ranx's fusion methods after one of its normalisations "
-                    "(the numbers of ranx.fuse).",
-    )
+HELP = "fuse several runs into one TREC run (hybrid search)"
+DESCRIPTION = ("Fuse run files of the same queries into one run, written as a TREC "
+               "run, by one of ranx's fusion methods after one of its normalisations "
+               "(the numbers of ranx.fuse).")
+
+
+def add_arguments(fp):
     fp.add_argument("runs", nargs="+", metavar="RUN", help="run files (two or more)")
     fp.add_argument("--method", choices=METHODS, default="rrf",
                     help="fusion method (default: rrf)")
@@ -82,4 +82,3 @@ def add_parser(sub, parents):
     fp.add_argument("--run-format", choices=("auto", "trec", "csv", "tsv", "parquet", "json"),
                     default="auto", help="run file format (default: from the extension)")
     add_ranked_input_options(fp)
-    fp.set_defaults(func=main, parser=fp)

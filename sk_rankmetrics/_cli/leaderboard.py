@@ -224,19 +224,18 @@ def main(args):
     return 0
 
 
-def add_parser(sub, parents):
-    lp = sub.add_parser(
-        "leaderboard", help="rank runs over several collections, with rank intervals",
-        parents=parents,
-        description="Score every run of every collection of FOLDER and rank the systems by "
-                    "the mean of their per-collection means (or their Borda count), each "
-                    "with a bootstrap rank interval and whether it may be the best. FOLDER "
-                    "holds one folder per collection, each with a qrels file (qrels.txt, "
-                    "qrels.csv, ...) and a runs/ folder: runs/<system>.txt, one run per "
-                    "system, or runs/<system>/<seed>.txt, one run per training seed. FOLDER "
-                    "may also be one collection (FOLDER/qrels.txt and FOLDER/runs/). Every "
-                    "collection needs a run of every system.",
-    )
+HELP = "rank runs over several collections, with rank intervals"
+DESCRIPTION = ("Score every run of every collection of FOLDER and rank the systems by "
+               "the mean of their per-collection means (or their Borda count), each "
+               "with a bootstrap rank interval and whether it may be the best. FOLDER "
+               "holds one folder per collection, each with a qrels file (qrels.txt, "
+               "qrels.csv, ...) and a runs/ folder: runs/<system>.txt, one run per "
+               "system, or runs/<system>/<seed>.txt, one run per training seed. FOLDER "
+               "may also be one collection (FOLDER/qrels.txt and FOLDER/runs/). Every "
+               "collection needs a run of every system.")
+
+
+def add_arguments(lp):
     lp.add_argument("folder", metavar="FOLDER", help="folder of collections (see above)")
     add_run_options(lp, DEFAULT_METRIC)
     lp.add_argument("--aggregate", choices=PARAMS["aggregate"].constraints[0].values,
@@ -275,5 +274,4 @@ def add_parser(sub, parents):
     lp.add_argument("--plot", metavar="FILE",
                     help="also draw the ranks and their intervals to FILE (.png, .pdf or "
                          ".svg; needs matplotlib)")
-    lp.set_defaults(func=main, parser=lp)
     return lp

@@ -125,17 +125,16 @@ def main(args):
     return 0
 
 
-def add_parser(sub, parents):
+HELP = "trec_eval's flags and output (a drop-in for trec_eval)"
+DESCRIPTION = ("Score a run against qrels with trec_eval's flags and print exactly the "
+               "lines trec_eval prints: every measure of all_trec (the preference and "
+               "judgement-group measures, which need other files, are an error naming "
+               "them).")
+
+
+def add_arguments(p):
     from .._files.formats import FORMATS
 
-    p = sub.add_parser(
-        "trec_eval", help="trec_eval's flags and output (a drop-in for trec_eval)",
-        parents=parents,
-        description="Score a run against qrels with trec_eval's flags and print exactly the "
-                    "lines trec_eval prints: every measure of all_trec (the preference and "
-                    "judgement-group measures, which need other files, are an error naming "
-                    "them).",
-    )
     p.add_argument("qrels", help="qrels file")
     p.add_argument("run", help="run file")
     p.add_argument("-q", dest="query", action="store_true",
@@ -167,5 +166,4 @@ def add_parser(sub, parents):
                    help="run file format (default: from the extension; TREC otherwise)")
     p.add_argument("--progress", action="store_true",
                    help="always show the progress bar on stderr")
-    p.set_defaults(func=main, parser=p)
     return p

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,7 +11,7 @@ from numpy.typing import NDArray
 
 from .._inputs.id_pairs import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS, first_missing
 from .._inputs.id_pairs import column_numbers as _numbers
-from .._utils.docstrings import shared_doc
+from .._utils.docstrings import shared_doc_with
 from .._utils.types import Frame
 from .trec import TrecQrels, TrecRun
 
@@ -64,7 +65,34 @@ def _columns(df: Frame, roles: dict[str, tuple[str, str | None, Sequence[str]]],
 SCORE_COLUMNS = ("score", "sim", "y_score", "prediction")
 
 
-@shared_doc
+def _names(columns: Sequence[str]) -> str:
+    quoted = [f"``{c}``" for c in columns]
+    return ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def _columns_doc(roles: str, defaults: str, example: str = "") -> str:
+    """The docstring block of the column-name arguments ``roles``, the default
+    names written from the tuples the readers look them up in."""
+    text = ("Column names. By default each is the one column of the frame named like "
+            f"it: {defaults}. A frame with two of them for one role{example} must name "
+            "the one to use.")
+    return f"{roles} : str, optional\n" + textwrap.fill(text, 74, initial_indent="    ",
+                                                          subsequent_indent="    ")
+
+
+_frame_doc = shared_doc_with(
+    qrels_columns=_columns_doc(
+        "query, item, relevance",
+        f"{_names(QUERY_COLUMNS)}; {_names(ITEM_COLUMNS)}; {_names(RELEVANCE_COLUMNS)}",
+        " (``qid`` and ``query``)"),
+    run_columns=_columns_doc(
+        "query, item, score",
+        "as in :func:`qrels_from_frame` for the query and the item; "
+        f"{_names(SCORE_COLUMNS)} for the score"),
+)
+
+
+@_frame_doc
 def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,
                      relevance: str | None = None) -> TrecQrels:
     r"""Judgements from a long-format data frame (query, item, relevance).
@@ -73,13 +101,7 @@ def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = 
     ----------
     df : pandas.DataFrame or polars.DataFrame
         One row per judged (query, item) pair.
-    query, item, relevance : str, optional
-        Column names. By default each is the one column of the frame named
-        like it: ``query``, ``qid``, ``query_id``, ``user``, ``user_id`` or
-        ``topic``; ``item``, ``docno``, ``doc_id``, ``docid``, ``item_id``,
-        ``document`` or ``doc``; ``relevance``, ``rel``, ``label``, ``grade``
-        or ``y_true``. A frame with two of them for one role (``qid`` and
-        ``query``) must name the one to use.
+    %(qrels_columns)s
 
     Returns
     -------
@@ -115,7 +137,7 @@ def qrels_from_frame(df: Frame, *, query: str | None = None, item: str | None = 
     return qrels
 
 
-@shared_doc
+@_frame_doc
 def run_from_frame(df: Frame, *, query: str | None = None, item: str | None = None,
                    score: str | None = None, tag: str = "run") -> TrecRun:
     """A run from a long-format data frame (query, item, score).
@@ -124,11 +146,7 @@ def run_from_frame(df: Frame, *, query: str | None = None, item: str | None = No
     ----------
     df : pandas.DataFrame or polars.DataFrame
         One row per ranked (query, item) pair.
-    query, item, score : str, optional
-        Column names. By default each is the one column of the frame named
-        like it: as in :func:`qrels_from_frame` for the query and the item;
-        ``score``, ``sim``, ``y_score`` or ``prediction`` for the score. A
-        frame with two of them for one role must name the one to use.
+    %(run_columns)s
     tag : str, default="run"
         Run tag.
 

@@ -11,9 +11,8 @@ from .._inputs.id_pairs import QUERY_COLUMNS as _QUERY_COLS
 from .._inputs.id_pairs import column_numbers as _numbers
 from .._inputs.id_pairs import frame_column as _column
 from .._inputs.preranked import group_long
-from .._utils.arrays import as_ids
+from .._utils.arrays import as_ids, refuse_first
 from .._utils.errors import InvalidParameterError
-from .._utils.fast import flatnonzero
 from .frames import SCORE_COLUMNS as _SCORE_COLS
 
 #: The rank column of recommendations in long format (1 = best), as with Dask.
@@ -52,12 +51,9 @@ def lists_from_frame(df, users=None):
     o = np.lexsort((rank, user))
     u, r = user[o], rank[o]
     dup = (u[1:] == u[:-1]) & (r[1:] == r[:-1])
-    if dup.any():
-        i = int(flatnonzero(dup)[0])
-        raise InvalidParameterError(
-            f"evaluate_ranked: recommended gives rank {r[i]:g} twice to user "
-            f"{u[i].item() if isinstance(u[i], np.generic) else u[i]!r}; each rank once "
-            "per user."
-        )
+    refuse_first(dup, lambda i: (
+        f"evaluate_ranked: recommended gives rank {r[i]:g} twice to user "
+        f"{u[i].item() if isinstance(u[i], np.generic) else u[i]!r}; each rank once "
+        "per user."))
     ids, lens, flat, _ = group_long(u, item[o], order="given")
     return ids, lens, flat

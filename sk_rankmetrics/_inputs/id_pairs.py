@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._utils.arrays import id_array
+from .._utils.arrays import float64_or_refuse, id_array
 from .._utils.errors import InvalidParameterError, short_repr, shown
 from .._utils.fast import flatnonzero
 
@@ -47,13 +47,9 @@ def column_numbers(values: ArrayLike, role: str) -> NDArray[np.float64]:
     """A column of numbers as float64; text that C's atof would read
     differently from Python (``"1_000"``) is refused."""
     arr = np.asarray(values)
-    try:
-        out = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(
-            f"the {role} column must hold numbers, got values such "
-            f"as {short_repr(arr[:3].tolist())}."
-        ) from None
+    out = float64_or_refuse(arr, lambda: (
+        f"the {role} column must hold numbers, got values such "
+        f"as {short_repr(arr[:3].tolist())}."))
     if arr.dtype.kind in "USO":
         # Python reads "1_000" as 1000, C's atof (trec_eval) as 1: refuse it.
         text = arr.astype(str)

@@ -10,6 +10,7 @@ from typing import Any, Callable, Literal, NamedTuple, TypeVar, Union, overload
 from .._utils.constraints import (
     check_param,
 )
+from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError
 from .._utils.params import PARAMS, validate
 from .._utils.types import MetricFamily
@@ -606,20 +607,18 @@ def metric_names(*, aliases: Literal[True], family: _Family = ...) -> dict[str, 
 @overload
 def metric_names(*, aliases: bool, family: _Family = ...) -> list[str] | dict[str, str]: ...
 @validate
+@fill_doc(aliases="""aliases : bool, default=False
+    False: the canonical names and the presets (``"ndcg_exp"``: nDCG with
+    the exponential gain). True: the other accepted spellings instead, as
+    a dict ``{alias: canonical name}`` (``"p"`` is ``"precision"``,
+    ``"r"`` is ``"recall"``, ``"recip_rank"`` is ``"mrr"``, ...).""")
 def metric_names(*, aliases: bool = False,
                  family: _Family = None) -> list[str] | dict[str, str]:
     """Names of every measure the package computes (append ``@k`` for a cut-off).
 
     Parameters
     ----------
-    aliases : bool, default=False
-        False: the canonical names and the presets (``"ndcg_exp"``: nDCG with
-        the exponential gain). True: the other accepted spellings instead, as
-        a dict ``{alias: canonical name}`` (``"p"`` is ``"precision"``,
-        ``"r"`` is ``"recall"``, ``"recip_rank"`` is ``"mrr"``, ...).
-    family : {'accuracy', 'trec_eval', 'cwl', 'diversity', 'beyond_list', \
-'beyond_set'} or None, default=None
-        Only the names of one family (see Notes); None: every family.
+    %(parameters)s
 
     Returns
     -------

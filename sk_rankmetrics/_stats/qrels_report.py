@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import rankdata
 
-from .._utils.docstrings import shared_doc
+from .._utils.docstrings import fill_doc, shared_doc
 from .._utils.errors import counted, printable
 from .._utils.params import validate
 from .report import (
@@ -368,17 +368,13 @@ class QrelsComparison:
 
     @validate
     @shared_doc
+    @fill_doc()
     def to_frame(self, *, rows: QrelsRows = "systems") -> pandas.DataFrame:
         """The comparison as a pandas DataFrame (pandas is imported here).
 
         Parameters
         ----------
-        rows : {"systems", "pairs", "queries"}, default="systems"
-            ``"systems"``: each system's mean and rank under each qrels.
-            ``"pairs"``: every pair of systems, with its differences and
-            corrected p-values under each qrels and ``swapped``.
-            ``"queries"``: each query's systems' Kendall's tau_b
-            (``tau_b``).
+        %(parameters)s
 
         %(returns_frame)s
 

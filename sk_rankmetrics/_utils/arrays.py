@@ -4,7 +4,7 @@ NumPy primitives they use live in :mod:`.fast`)."""
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,6 +24,22 @@ def _refuse_mask(x, arg):
         )
 
 
+def float64_or_refuse(arr: NDArray[Any], message: Callable[[], str]) -> NDArray[np.float64]:
+    """``arr`` as float64, or :class:`InvalidParameterError` with ``message()`` where
+    NumPy cannot convert an entry (never NumPy's own error)."""
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(message()) from None
+
+
+def refuse_first(mask: NDArray[np.bool_], message: Callable[[int], str]) -> None:
+    """Raise :class:`InvalidParameterError` with ``message(i)``, ``i`` the first
+    (flat) index where ``mask`` holds; nothing where it holds nowhere."""
+    if mask.any():
+        raise InvalidParameterError(message(int(flatnonzero(mask)[0])))
+
+
 def _from_objects(x, arg):
     """An object array of numbers (or pandas' nullable values) -> int64 or float64."""
     flat = x.reshape(-1)
@@ -31,13 +47,9 @@ def _from_objects(x, arg):
         raise InvalidParameterError(
             f"{arg} has missing values (None or pandas.NA); every entry must be a number."
         )
-    try:
-        as_float = flat.astype(np.float64)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(
-            f"{arg} must hold numbers (bool, int or float), got dtype object with a "
-            f"non-numeric entry such as {short_repr(_first_non_number(flat))}."
-        ) from None
+    as_float = float64_or_refuse(flat, lambda: (
+        f"{arg} must hold numbers (bool, int or float), got dtype object with a "
+        f"non-numeric entry such as {short_repr(_first_non_number(flat))}."))
     if all(map(is_integer, flat.tolist())):
         try:
             as_int = flat.astype(np.int64)

@@ -78,10 +78,20 @@ RETURNS_SCORE = """Returns
         The (weighted) mean over rows, or per-row values if ``per_row``."""
 
 
-def _indent_block(block: str) -> str:
-    """A parameter block indented for a function's docstring (first line as is)."""
+def _indent_block(block: str, pad: str = "    ") -> str:
+    """A parameter block indented for a docstring whose sections stand at ``pad``
+    (first line as is)."""
     first, _, rest = block.partition("\n")
-    return first + "\n" + textwrap.indent(rest, "    ") if rest else first
+    return first + "\n" + textwrap.indent(rest, pad) if rest else first
+
+
+def _pad(doc: str, name: str) -> str:
+    """The indentation of the line of ``doc`` that holds ``%(name)s`` (a method's
+    sections stand deeper than a function's)."""
+    for line in doc.split("\n"):
+        if f"%({name})s" in line:
+            return line[: len(line) - len(line.lstrip())]
+    return "    "
 
 
 def _table_doc(name: str, func: Callable[..., Any]) -> str | None:
@@ -93,6 +103,33 @@ def _table_doc(name: str, func: Callable[..., Any]) -> str | None:
         return None
 
 
+def parameter_blocks(func: Callable[..., Any], own: dict[str, str], *,
+                     data: bool, pad: str = "    ") -> list[str]:
+    """One block per parameter of ``func``, in the order of its signature,
+    indented for its docstring (``self`` aside): ``own[name]``, else (with
+    ``data``) the block of :data:`DATA_DOCS`, else the ``doc`` of the parameter
+    table's entry."""
+    blocks = []
+    for name in inspect.signature(func).parameters:
+        if name == "self":
+            continue
+        block = own.get(name) or (DATA_DOCS.get(name) if data else None) or _table_doc(name, func)
+        if block is None:
+            raise KeyError(f"{func.__name__}: no docstring block for parameter {name!r}")
+        blocks.append(_indent_block(block, pad))
+    return blocks
+
+
+class _LeaveShared(dict):
+    """The mapping of :func:`fill_doc`: a block of :data:`SHARED_DOCS` is left as
+    its placeholder for :func:`shared_doc`, applied next; any other name raises."""
+
+    def __missing__(self, name: str) -> str:
+        if name not in SHARED_DOCS:
+            raise KeyError(name)
+        return f"%({name})s"
+
+
 def fill_doc(**own: str) -> Callable[[F], F]:
     """Decorator: fill ``%(parameters)s`` and ``%(returns)s`` of a docstring.
 
@@ -101,20 +138,15 @@ def fill_doc(**own: str) -> Callable[[F], F]:
     """
 
     def deco(func: F) -> F:
-        sig = inspect.signature(func)
-        blocks = []
-        for name in sig.parameters:
-            block = own.get(name) or DATA_DOCS.get(name) or _table_doc(name, func)
-            if block is None:
-                raise KeyError(f"{func.__name__}: no docstring block for parameter {name!r}")
-            blocks.append(_indent_block(block))
         if func.__doc__ is None:
             raise TypeError(f"{func.__name__}: fill_doc needs a docstring to fill")
-        func.__doc__ = func.__doc__ % {
-            "parameters": "\n\n    ".join(blocks),
+        pad = _pad(func.__doc__, "parameters")
+        blocks = parameter_blocks(func, own, data=True, pad=pad)
+        func.__doc__ = func.__doc__ % _LeaveShared({
+            "parameters": f"\n\n{pad}".join(blocks),
             "returns": RETURNS_SCORE,
             **REFERENCES,
-        }
+        })
         return func
 
     return deco
@@ -218,3 +250,8 @@ def display_doc(display: str) -> Callable[[F], F]:
 def shared_doc(func: F) -> F:
     """Decorator: as :func:`data_doc`, with the blocks of :data:`SHARED_DOCS`."""
     return _fill_lines(func, SHARED_DOCS)
+
+
+def shared_doc_with(**blocks: str) -> Callable[[F], F]:
+    """Decorator: as :func:`shared_doc`, with a module's own ``blocks`` too."""
+    return lambda func: _fill_lines(func, {**SHARED_DOCS, **blocks})
