@@ -12,7 +12,7 @@ from .._ranking.select import later_first, select_top
 from .._utils.arrays import MASK_BY_EXCLUDE, as_numeric_array, check_finite, refuse_first
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError
-from .measures import BeyondData, compute, in_order, make_requests
+from .measures import compute, in_order, make_requests
 
 
 def top_columns(y_score, k, ignore_ties, label):
@@ -47,21 +47,12 @@ def top_columns(y_score, k, ignore_ties, label):
     return keep.sum(axis=1).astype(np.int64), (top - base)[keep]
 
 
-def evaluate_matrix(
-    y_true,
-    y_score,
-    beyond,
-    *,
-    ignore_ties,
-    no_relevant,
-    popularity,
-    item_features,
-    head_share,
-    threshold=None,
-    exclude=None,
-):
+def evaluate_matrix(y_true, y_score, beyond, data, *, ignore_ties, no_relevant,
+                    threshold=None, exclude=None):
     """``(per-row values, values)`` of the beyond-accuracy names ``beyond`` on a
-    score matrix whose columns are the catalogue."""
+    score matrix whose columns are the catalogue; ``data`` (a
+    :class:`BeyondData` without ``items``) holds the popularity, the item
+    features and the head share."""
     s = as_numeric_array(y_score, "y_score")
     if s.ndim != 2:
         raise InvalidParameterError(
@@ -78,12 +69,7 @@ def evaluate_matrix(
             )
         s[ex.astype(bool)] = -np.inf
     requests = make_requests(beyond, where="evaluate")
-    data = BeyondData(
-        items=np.arange(s.shape[1]),
-        popularity=popularity,
-        item_features=item_features,
-        head_share=head_share,
-    )
+    data = data.with_items(np.arange(s.shape[1]))
     users = np.arange(s.shape[0])
     per_row, value = {}, {}
     for k in dict.fromkeys(r.k for r in requests):
@@ -107,23 +93,8 @@ def evaluate_matrix(
     return per_row, value
 
 
-def with_beyond(
-    out,
-    beyond,
-    order,
-    y_true,
-    y_score,
-    *,
-    sample_weight,
-    qid,
-    per_row,
-    ignore_ties,
-    no_relevant,
-    popularity,
-    item_features,
-    head_share,
-    exclude,
-):
+def with_beyond(out, beyond, order, y_true, y_score, data, *, sample_weight, qid, per_row,
+                ignore_ties, no_relevant, exclude):
     """:func:`evaluate`'s result ``out`` with the beyond-accuracy names
     ``beyond`` added (per-row values too with ``per_row``), in the order asked."""
     if not beyond:
@@ -133,15 +104,6 @@ def with_beyond(
             "evaluate: the beyond-accuracy measures take in-memory matrices (one row per "
             "user, one column per item), without qid or sample_weight."
         )
-    rows, values = evaluate_matrix(
-        y_true,
-        y_score,
-        beyond,
-        ignore_ties=ignore_ties,
-        no_relevant=no_relevant,
-        popularity=popularity,
-        item_features=item_features,
-        head_share=head_share,
-        exclude=exclude,
-    )
+    rows, values = evaluate_matrix(y_true, y_score, beyond, data, ignore_ties=ignore_ties,
+                                   no_relevant=no_relevant, exclude=exclude)
     return in_order({**out, **({**values, **rows} if per_row else values)}, order)

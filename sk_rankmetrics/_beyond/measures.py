@@ -133,6 +133,11 @@ class BeyondData:
         self.head_share = head_share
         self._parsed = {}
 
+    def with_items(self, items):
+        """The same data with the catalogue ``items`` (a score matrix's columns)."""
+        return BeyondData(items, self._given["popularity"], self._given["item_features"],
+                          self.head_share)
+
     def given(self, arg):
         return self._given[arg] is not None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._beyond.matrix import with_beyond
-from .._beyond.measures import refuse_unread_data
+from .._beyond.measures import BeyondData, refuse_unread_data
 from .._metrics.names import by_family
 from .._metrics.requests import make_requests
 from .._utils.docstrings import fill_doc
@@ -113,7 +113,8 @@ def evaluate_as(where: str, y_true: Any, y_score: Any, metrics: Any, *, per_row:
         y_true, y_score, make_requests(metrics, where=where), sample_weight=sample_weight,
         ignore_ties=ignore_ties, no_relevant=no_relevant, qid=qid, per_row=per_row, judged=judged,
         compute=compute, exclude=exclude, where=where)
-    return with_beyond(out, beyond, order, y_true, y_score, sample_weight=sample_weight,
+    data = BeyondData(popularity=popularity, item_features=item_features,
+                      head_share=head_share)
+    return with_beyond(out, beyond, order, y_true, y_score, data, sample_weight=sample_weight,
                        qid=qid, per_row=per_row, ignore_ties=ignore_ties,
-                       no_relevant=no_relevant, popularity=popularity,
-                       item_features=item_features, head_share=head_share, exclude=exclude)
+                       no_relevant=no_relevant, exclude=exclude)
