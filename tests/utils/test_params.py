@@ -100,17 +100,30 @@ def _metric_call(name):
     return spec.function, fn, lambda **kw: fn(Y, S, **kw)
 
 
+def _aplt(kw, items):
+    """``["aplt@2"]`` and its training popularity (over ``items``) added to ``kw``
+    when ``kw`` gives head_share=, which only aplt reads (given to a call
+    without it, it is refused)."""
+    if "head_share" not in kw:
+        return []
+    items = list(items)
+    kw["popularity"] = (list(range(len(items))), items)
+    return ["aplt@2"]
+
+
 def _calls():
     out = [_metric_call(name) for name, spec in METRICS.items() if spec.function]
     out += [
         ("evaluate", skr.evaluate,
-         lambda **kw: skr.evaluate(Y, S, ["ndcg@2", "map@2"], **kw)),
+         lambda **kw: skr.evaluate(Y, S, ["ndcg@2", "map@2", *_aplt(kw, range(3))], **kw)),
         ("evaluate_run", skr.evaluate_run,
          lambda **kw: skr.evaluate_run(QRELS, RUN, ["ndcg", "map", "P_1", "utility"], **kw)),
         ("evaluate_ranked", skr.evaluate_ranked,
-         lambda **kw: skr.evaluate_ranked(REC, TRUTH, ["ndcg", "map@2"], **kw)),
+         lambda **kw: skr.evaluate_ranked(REC, TRUTH, ["ndcg", "map@2", *_aplt(kw, "abc")],
+                                          **kw)),
         ("evaluate_embeddings", skr.evaluate_embeddings,
-         lambda **kw: skr.evaluate_embeddings(EMB_U, EMB_V, EMB_Y, ["ndcg@2", "map@2"], **kw)),
+         lambda **kw: skr.evaluate_embeddings(EMB_U, EMB_V, EMB_Y,
+                                              ["ndcg@2", "map@2", *_aplt(kw, range(5))], **kw)),
         ("make_ranking_scorer", skr.make_ranking_scorer,
          lambda **kw: skr.make_ranking_scorer("ndcg", **kw)),
         ("RankingScorer", skr.RankingScorer,
