@@ -432,11 +432,22 @@ def evaluate_runs(qrels, paths, args, default_metrics, progress=None):
     return dict(zip(run_names(paths, tags, names), results)), tags
 
 
-def read_qrels_once(args, progress=None):
-    """The qrels of ``evaluate`` and ``compare``, read once; with ``--trec-eval``
-    their levels as trec_eval reads them (one warning for a non-integer level,
-    not one per run)."""
-    qrels = read_input(args.qrels, args.qrels_format, "qrels", progress, args.parser)
+def read_qrels_once(args, progress=None, path=None):
+    """The qrels of ``evaluate``, ``compare`` and ``leaderboard`` (``path``,
+    default ``args.qrels``), read once, as the requested metrics read them: a
+    diversity qrels (ndeval's ``query subtopic document level``) when every
+    ``-m`` is a diversity measure; with ``--trec-eval`` their levels as
+    trec_eval reads them (one warning for a non-integer level, not one per run)."""
+    from .._metrics.names import by_family
+
+    path = args.qrels if path is None else path
+    if args.metric and by_family(args.metric).diversity_only():
+        from .._files.trec import read_trec_qrels
+
+        if progress is not None:
+            progress.phase(f"reading qrels {os.path.basename(path)}", unit="bytes")
+        return read_trec_qrels(path, diversity=True, progress=progress)
+    qrels = read_input(path, args.qrels_format, "qrels", progress, args.parser)
     if args.trec_eval:
         from .._files.runs import trec_levels
 

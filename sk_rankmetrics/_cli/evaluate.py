@@ -10,10 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 
-from .._files.trec import read_trec_qrels
-from .._metrics.names import by_family
 from .._utils.errors import printable as _printable
 from .beyond import query_values
 from .common import (
@@ -139,11 +136,7 @@ def _table(results, per_query, setting):
 def main(args):
     out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
     prog = Progress("", force=args.progress)
-    if args.metric and by_family(args.metric).diversity_only():  # a diversity qrels (ndeval's)
-        prog.phase(f"reading qrels {os.path.basename(args.qrels)}", unit="bytes")
-        qrels = read_trec_qrels(args.qrels, diversity=True, progress=prog)
-    else:
-        qrels = read_qrels_once(args, prog)
+    qrels = read_qrels_once(args, prog)
     results, _ = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS, prog)
     if args.format == "trec_eval":
         print("\n".join(_trec_eval_lines(results, args.per_query)))

@@ -35,7 +35,7 @@ from .common import (
     add_run_options,
     evaluate_one,
     output_format,
-    read_input,
+    read_qrels_once,
     table_type,
     write_text,
 )
@@ -90,7 +90,7 @@ def find_collections(folder):
     if not os.path.isdir(folder):
         raise CommandError(f"{folder}: not a folder")
     if os.path.isdir(os.path.join(folder, "runs")):
-        name = os.path.basename(os.path.normpath(folder)) or "collection"
+        name = os.path.basename(os.path.abspath(folder)) or "collection"
         return {name: (_qrels_file(folder), _runs(folder))}
     subs = [e for e in _visible(folder) if os.path.isdir(os.path.join(folder, e))]
     if not subs:
@@ -125,7 +125,7 @@ def _score(found, args, seeded):
     """The nested results of :func:`leaderboard`, and the metrics scored."""
     results, metrics = {}, set()
     for c, (qrels_path, runs) in found.items():
-        qrels = read_input(qrels_path, args.qrels_format, "qrels")
+        qrels = read_qrels_once(args, path=qrels_path)
         results[c] = {}
         for system, seeds in runs.items():
             scored = {}
