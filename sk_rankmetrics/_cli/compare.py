@@ -77,7 +77,7 @@ def _csv(report):
 def _per_query(report, markdown=False):
     """Per metric: each run's value and each pair's difference, one line per query
     (a text table, or a Markdown table with ``markdown``)."""
-    from .._stats.report import escape_markdown
+    from .._stats.render import escape_markdown
 
     name = escape_markdown if markdown else _printable
     blocks = []

@@ -11,18 +11,8 @@ from numpy.typing import NDArray
 from .._utils.docstrings import shared_doc
 from .._utils.errors import printable as _printable
 from .._utils.params import validate
-from .report import (
-    _CORRECTION_NAMES,
-    _finite_or_none,
-    _json_text,
-    _latex,
-    _latex_table,
-    _signed,
-    _text_table,
-    _wrap,
-    escape_markdown,
-    format_value,
-)
+from . import render
+from .report import _CORRECTION_NAMES
 
 if TYPE_CHECKING:
     import pandas
@@ -178,7 +168,8 @@ class LeaderboardReport:
         if s == b:
             return "baseline"
         r = self._tests()[(s, b)]
-        return _signed(r["difference"]).replace("-", minus) + (star if r["significant"] else "")
+        mark = star if r["significant"] else ""
+        return render.signed(r["difference"]).replace("-", minus) + mark
 
     def _cells(self, name, dash="-", minus="-", star="*"):
         """The table's rows: rank, interval, name, score, tied, collections, baselines."""
@@ -186,11 +177,11 @@ class LeaderboardReport:
         for r in self._system_rows():
             s = r["system"]
             score = (f"{r['score']:g}" if self.aggregate == "borda"
-                     else format_value(r["score"]))
+                     else render.format_value(r["score"]))
             cells = [str(r["rank"]), f"{r['rank_low']}{dash}{r['rank_high']}", name(s), score,
                      "yes" if r["tied_with_best"] else ""]
             if self._show_collections():
-                cells += [format_value(self.means[c][s]) for c in self.collections]
+                cells += [render.format_value(self.means[c][s]) for c in self.collections]
             cells += [self._baseline_cell(s, b, minus, star) for b in self.baselines]
             rows.append(cells)
         return rows
@@ -210,7 +201,8 @@ class LeaderboardReport:
                 else "per-system")
         collections = (f"{len(self.collections)} collections" if len(self.collections) > 1
                        else "one collection")
-        metric = (_latex(self.metric) if latex else escape_markdown(self.metric) if markdown
+        metric = (render.latex(self.metric) if latex
+                  else render.escape_markdown(self.metric) if markdown
                   else _printable(self.metric))
         text = (f"Systems ranked by the {_AGGREGATES[self.aggregate]} of {metric} over "
                 f"{collections}. Interval: the {level} {kind} rank interval from "
@@ -248,10 +240,9 @@ class LeaderboardReport:
         header = self._header(_printable)
         rows = self._cells(_printable)
         right = {0, 1, 3} | set(range(5, len(header)))
-        parts = [_text_table(header, rows, right), "", _wrap(self._legend(), 88)]
-        if self.notes:
-            parts += ["", "Notes:"] + [_wrap(f"- {_printable(n)}", 88, indent="  ")
-                                       for n in self.notes]
+        parts = [render.text_table(header, rows, right), "",
+                 render.wrap(self._legend(), render.WIDTH)]
+        parts += render.text_notes(self.notes)
         return "\n".join(parts)
 
     def to_markdown(self) -> str:
@@ -272,7 +263,7 @@ class LeaderboardReport:
         >>> print(report.to_markdown().splitlines()[2])
         | 1 | 1–1 | **B** | 0.7500 | yes |
         """
-        name = escape_markdown
+        name = render.escape_markdown
         header = self._header(name)
         lines = ["| " + " | ".join(header) + " |",
                  "|---:|---:|---|---:|---|" + "---:|" * (len(header) - 5)]
@@ -280,9 +271,8 @@ class LeaderboardReport:
             if cells[4]:
                 cells[2] = f"**{cells[2]}**"
             lines.append("| " + " | ".join(cells) + " |")
-        lines += ["", _wrap(self._legend(markdown=True), 88)]
-        if self.notes:
-            lines += ["", "Notes:", ""] + [f"- {escape_markdown(n)}" for n in self.notes]
+        lines += ["", render.wrap(self._legend(markdown=True), 88)]
+        lines += render.markdown_notes(self.notes)
         return "\n".join(lines)
 
     def to_latex(self) -> str:
@@ -315,19 +305,19 @@ class LeaderboardReport:
         \end{tabular}
         \end{table}
         """
-        header = self._header(_latex)
+        header = self._header(render.latex)
         header[:5] = [h[0].upper() + h[1:] for h in header[:5]]
         header[1] = header[1].replace("%", r"\%")
         cols = "rrlrl" + "r" * (len(header) - 5)
         caption = self._legend(latex=True)
         if self.notes:
-            caption += " Notes: " + " ".join(_latex(n) for n in self.notes)
+            caption += " Notes: " + " ".join(render.latex(n) for n in self.notes)
         rows = []
-        for cells in self._cells(_latex, dash="--", minus="$-$"):
+        for cells in self._cells(render.latex, dash="--", minus="$-$"):
             if cells[4]:
                 cells[2] = rf"\textbf{{{cells[2]}}}"
             rows.append(cells)
-        return "\n".join(_latex_table(caption, cols, header, rows))
+        return "\n".join(render.latex_table(caption, cols, header, rows))
 
     def to_json(self) -> str:
         """Everything as a JSON document.
@@ -349,22 +339,11 @@ class LeaderboardReport:
         >>> [(s["system"], s["rank"]) for s in doc["systems"]]
         [('B', 1), ('A', 2)]
         """
-        systems = []
-        for r in self._system_rows():
-            r = {k: (_finite_or_none(v) if isinstance(v, float) else v) for k, v in r.items()}
-            r["means"] = {c: _finite_or_none(self.means[c][r["system"]]) for c in self.collections}
-            systems.append(r)
-        doc = {
-            "settings": {k: (_finite_or_none(v) if isinstance(v, float) else v)
-                         for k, v in self.settings.items()},
-            "collections": self.collections,
-            "n_queries": self.n_queries,
-            "systems": systems,
-            "baseline_tests": [{k: (_finite_or_none(v) if isinstance(v, float) else v)
-                                for k, v in r.items()} for r in self.baseline_tests],
-            "notes": self.notes,
-        }
-        return _json_text(doc)
+        systems = [{**r, "means": {c: self.means[c][r["system"]] for c in self.collections}}
+                   for r in self._system_rows()]
+        return render.json_text({"settings": self.settings, "collections": self.collections,
+                           "n_queries": self.n_queries, "systems": systems,
+                           "baseline_tests": self.baseline_tests, "notes": self.notes})
 
     @validate
     @shared_doc

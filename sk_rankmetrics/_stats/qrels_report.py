@@ -12,20 +12,8 @@ from scipy.stats import rankdata
 from .._utils.docstrings import fill_doc, shared_doc
 from .._utils.errors import counted, printable
 from .._utils.params import validate
-from .report import (
-    _CORRECTION_NAMES,
-    _TEST_NAMES,
-    _WIDTH,
-    ComparisonReport,
-    _latex,
-    _latex_table,
-    _signed,
-    _text_table,
-    _wrap,
-    escape_markdown,
-    format_pvalue,
-    format_value,
-)
+from . import render
+from .report import _CORRECTION_NAMES, _TEST_NAMES, ComparisonReport
 from .significance import snap
 
 if TYPE_CHECKING:
@@ -207,26 +195,27 @@ class QrelsComparison:
         for label, value, (lo, hi) in (("Kendall's tau_b", self.kendall_tau,
                                         self.kendall_tau_interval),
                                        (tau_name, self.tau_ap, self.tau_ap_interval)):
-            out.append((label, format_value(value), f"[{format_value(lo)}, {format_value(hi)}]"))
+            interval = f"[{render.format_value(lo)}, {render.format_value(hi)}]"
+            out.append((label, render.format_value(value), interval))
         defined = self.per_query_tau[~np.isnan(self.per_query_tau)]
-        mean = format_value(float(defined.mean())) if defined.size else "nan"
+        mean = render.format_value(float(defined.mean())) if defined.size else "nan"
         out.append(("per-query tau_b, mean", mean,
                     f"{defined.size} of {self.n_queries} queries defined"))
         return out
 
     def _system_cells(self, name):
         a, b = self.names
-        return [[name(s), format_value(self.means[a][s]), f"{self.ranks[a][s]:g}",
-                 format_value(self.means[b][s]), f"{self.ranks[b][s]:g}"]
+        return [[name(s), render.format_value(self.means[a][s]), f"{self.ranks[a][s]:g}",
+                 render.format_value(self.means[b][s]), f"{self.ranks[b][s]:g}"]
                 for s in self._order()]
 
-    def _swap_cells(self, name, dash="-", pvalue=format_pvalue, star="*"):
+    def _swap_cells(self, name, dash="-", pvalue=render.format_pvalue, star="*"):
         out = []
         for row in self.swaps:
             s, t = row["pair"]
-            out.append([f"{name(s)} {dash} {name(t)}", _signed(row["difference_a"]),
+            out.append([f"{name(s)} {dash} {name(t)}", render.signed(row["difference_a"]),
                         pvalue(row["p_a"]) + (star if row["significant_a"] else ""),
-                        _signed(row["difference_b"]),
+                        render.signed(row["difference_b"]),
                         pvalue(row["p_b"]) + (star if row["significant_b"] else "")])
         return out
 
@@ -261,17 +250,15 @@ class QrelsComparison:
         coef = [[label, v, f"{self._level()} CI {ci}" if ci.startswith("[") else ci]
                 for label, v, ci in self._coefficient_lines()]
         parts = [self._title(), "",
-                 _text_table(head, self._system_cells(printable), {1, 2, 3, 4}), "",
-                 _text_table(["coefficient", "value", ""], coef, {1}), "",
-                 _wrap(self._swap_summary(), _WIDTH)]
+                 render.text_table(head, self._system_cells(printable), {1, 2, 3, 4}), "",
+                 render.text_table(["coefficient", "value", ""], coef, {1}), "",
+                 render.wrap(self._swap_summary(), render.WIDTH)]
         if self.swaps:
-            parts += ["", _text_table(["pair", f"{printable(a)} diff", "p",
+            parts += ["", render.text_table(["pair", f"{printable(a)} diff", "p",
                                        f"{printable(b)} diff", "p"],
                                       self._swap_cells(printable), {1, 2, 3, 4}),
                       "* significant"]
-        if self.notes:
-            parts += ["", "Notes:"] + [_wrap(f"- {printable(n)}", _WIDTH, indent="  ")
-                                       for n in self.notes]
+        parts += render.text_notes(self.notes)
         return "\n".join(parts)
 
     def to_markdown(self) -> str:
@@ -299,7 +286,7 @@ class QrelsComparison:
         | B | 0.0000 | 2 | 1.0000 | 1 |
         """
         a, b = self.names
-        md = escape_markdown
+        md = render.escape_markdown
         lines = [f"**{md(self._title())}**", "",
                  f"| system | {md(a)} | rank | {md(b)} | rank |", "|---|---:|---:|---:|---:|"]
         lines += ["| " + " | ".join(r) + " |" for r in self._system_cells(md)]
@@ -310,10 +297,9 @@ class QrelsComparison:
             lines += ["", f"| pair | {md(a)} difference | p | {md(b)} difference | p |",
                       "|---|---:|---:|---:|---:|"]
             lines += ["| " + " | ".join(r) + " |" for r in self._swap_cells(
-                md, pvalue=lambda p: format_pvalue(p).replace("<", "\\<"), star="\\*")]
+                md, pvalue=lambda p: render.format_pvalue(p).replace("<", "\\<"), star="\\*")]
             lines += ["", "\\* significant."]
-        if self.notes:
-            lines += ["", "Notes:", ""] + [f"- {md(n)}" for n in self.notes]
+        lines += render.markdown_notes(self.notes)
         return "\n".join(lines)
 
     def to_latex(self) -> str:
@@ -346,24 +332,25 @@ class QrelsComparison:
             if ci.startswith("["):  # numbers only: the signs become minus signs
                 ci = f"{level} CI {ci.replace('-', '$-$')}"
             else:
-                ci = _latex(ci)
-            parts.append(f"{_latex(label)} {v} ({ci})")
-        caption = _latex(self._title()) + ". " + "; ".join(parts) + "."
-        lines = _latex_table(caption, "lrrrr",
-                             ["System", _latex(a), "Rank", _latex(b), "Rank"],
-                             self._system_cells(_latex))
+                ci = render.latex(ci)
+            parts.append(f"{render.latex(label)} {v} ({ci})")
+        caption = render.latex(self._title()) + ". " + "; ".join(parts) + "."
+        lines = render.latex_table(caption, "lrrrr",
+                             ["System", render.latex(a), "Rank", render.latex(b), "Rank"],
+                             self._system_cells(render.latex))
         if self.swaps:
-            caption = (_latex(self._swap_summary(p="@p@")).replace("@p@ \\textless{}", "$p <$")
-                       + r". $^*$: significant.")
+            caption = (render.latex(self._swap_summary(p="@p@"))
+                       .replace("@p@ \\textless{}", "$p <$") + r". $^*$: significant.")
             rows = []
-            for row in self._swap_cells(_latex, dash="$-$",
-                                        pvalue=lambda p: format_pvalue(p).replace("<", "$<$"),
+            for row in self._swap_cells(render.latex, dash="$-$",
+                                        pvalue=lambda p: render.format_pvalue(p)
+                                        .replace("<", "$<$"),
                                         star="$^*$"):
                 row[1], row[3] = row[1].replace("-", "$-$"), row[3].replace("-", "$-$")
                 rows.append(row)
-            lines += ["", *_latex_table(caption, "lrrrr",
-                                        ["Pair", f"{_latex(a)} difference", "$p$",
-                                         f"{_latex(b)} difference", "$p$"], rows)]
+            lines += ["", *render.latex_table(caption, "lrrrr",
+                                        ["Pair", f"{render.latex(a)} difference", "$p$",
+                                         f"{render.latex(b)} difference", "$p$"], rows)]
         return "\n".join(lines)
 
     @validate
@@ -415,26 +402,25 @@ def assessor_table(results, labels, fmt="table", title=""):
     value and interval, in plain text, Markdown or LaTeX (names escaped), and
     the notes of the first result below it (the pairs left out)."""
     level = f"{results[0].settings['confidence_level'] * 100:g}%"
-    rows = [(label, format_value(r.value),
-             f"[{format_value(r.interval[0])}, {format_value(r.interval[1])}]")
+    rows = [(label, render.format_value(r.value),
+             f"[{render.format_value(r.interval[0])}, {render.format_value(r.interval[1])}]")
             for label, r in zip(labels, results)]
     notes = list(dict.fromkeys(n for r in results for n in r.notes))
     if fmt == "markdown":
-        lines = [f"**{escape_markdown(title)}**", "", f"| coefficient | value | {level} CI |",
-                 "|---|---:|---:|"]
-        lines += [f"| {escape_markdown(a)} | {v} | {ci} |" for a, v, ci in rows]
-        if notes:
-            lines += ["", "Notes:", ""] + [f"- {escape_markdown(n)}" for n in notes]
+        lines = [f"**{render.escape_markdown(title)}**", "",
+                 f"| coefficient | value | {level} CI |", "|---|---:|---:|"]
+        lines += [f"| {render.escape_markdown(a)} | {v} | {ci} |" for a, v, ci in rows]
+        lines += render.markdown_notes(notes)
         return "\n".join(lines)
     if fmt == "latex":
-        caption = _latex(title) + (" Notes: " + " ".join(map(_latex, notes)) if notes else "")
-        return "\n".join(_latex_table(
+        caption = render.latex(title) + (
+            " Notes: " + " ".join(map(render.latex, notes)) if notes else "")
+        return "\n".join(render.latex_table(
             caption, "lrr",
             ["Coefficient", "Value", f"{level.replace('%', chr(92) + '%')} CI"],
-            [[_latex(a), v.replace("-", "$-$"), ci.replace("-", "$-$")] for a, v, ci in rows]))
-    text = [_wrap(printable(title), _WIDTH), "",
-            _text_table(["coefficient", "value", f"{level} CI"], rows, {1, 2})]
-    if notes:
-        text += ["", "Notes:"] + [_wrap(f"- {printable(n)}", _WIDTH, indent="  ")
-                                  for n in notes]
+            [[render.latex(a), v.replace("-", "$-$"), ci.replace("-", "$-$")]
+             for a, v, ci in rows]))
+    text = [render.wrap(printable(title), render.WIDTH), "",
+            render.text_table(["coefficient", "value", f"{level} CI"], rows, {1, 2})]
+    text += render.text_notes(notes)
     return "\n".join(text)

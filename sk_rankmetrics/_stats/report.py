@@ -13,12 +13,10 @@ if TYPE_CHECKING:
 
     from .._utils.types import Correction, ReportRows, Test
 
-import json
-import math
-
 from .._utils.docstrings import shared_doc
 from .._utils.errors import printable as _printable
 from .._utils.params import validate
+from . import render
 
 _TEST_NAMES = {
     "t-test": "paired t-test",
@@ -37,26 +35,6 @@ _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni",
 
 
 # -- formatting, one way everywhere ---------------------------------------------------
-
-
-def format_pvalue(p):
-    """A p-value as text: four decimals, or ``<0.0001`` below that."""
-    if p != p:
-        return "nan"
-    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
-
-
-def format_value(v):
-    """A mean or a difference as text: four decimals."""
-    return "nan" if v != v else f"{v:.4f}"
-
-
-def _signed(v, digits=4):
-    """``+0.0123``; a value that rounds to zero is ``+0.0000``, never ``-0.0000``."""
-    if v != v:
-        return "nan"
-    text = f"{v:+.{digits}f}"
-    return "+" + text[1:] if text[1:].strip("0.") == "" else text
 
 
 #: Up to this many systems, each is marked by a letter (``a`` to ``z``) and a marker
@@ -89,56 +67,6 @@ def _marker(indices, n, dash="-"):
             parts += [str(i + 1) for i in indices[start:end + 1]]
         start = end + 1
     return ",".join(parts)
-
-
-#: Characters a Markdown table cell escapes with a backslash: the cell separator,
-#: emphasis, code, links, HTML and entities.
-_MARKDOWN_SPECIAL = frozenset("\\|*_`[]<>&~")
-
-
-def escape_markdown(text):
-    """``text`` as the content of a Markdown table cell, shown as written."""
-    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in _printable(text))
-
-
-def _finite_or_none(v):
-    if isinstance(v, (tuple, list)):
-        return [_finite_or_none(x) for x in v]
-    v = float(v)
-    return v if math.isfinite(v) else None
-
-
-def _json_text(doc):
-    """A report's JSON document as text (no NaN: non-finite numbers are null)."""
-    return json.dumps(doc, indent=1, allow_nan=False)
-
-
-#: Every character that LaTeX's text mode does not print as itself: its ten
-#: special characters, those its fonts set as something else (``<`` is an
-#: inverted exclamation mark in OT1, a backtick or a quote a curly quote; the
-#: default OT1 encoding has no straight double quote but in its typewriter font),
-#: the brackets (``[`` after a row's ``\\`` would be read as its argument)
-#: and ``-`` (``--`` is a dash).
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-                  "|": r"\textbar{}", "`": r"\textasciigrave{}", "'": r"\textquotesingle{}",
-                  '"': r"{\ttfamily\char34}", "[": "{[}", "]": "{]}", "-": "-{}"}
-
-
-def _latex(text):
-    """``text`` as LaTeX text, shown as written (on one line)."""
-    out = "".join(_LATEX_SPECIAL.get(c, c) for c in _printable(text)).replace(",,", ",{},")
-    return "{}" + out if out.startswith("*") else out  # \\* is a command of its own
-
-
-def _text_table(header, rows, right=()):
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(f"{c:>{w}}" if i in right else f"{c:<{w}}"
-                  for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-        for r in [header, *rows]
-    )
 
 
 # -- the report -----------------------------------------------------------------------
@@ -386,16 +314,16 @@ class ComparisonReport:
             what = f"{sup}: significantly better than system x"
         return f"{what} ({test}, {corr}, p < {self.alpha:g}; {self._queries_text()})"
 
-    def _pair_cells(self, name, dash="-", pvalue=format_pvalue):
+    def _pair_cells(self, name, dash="-", pvalue=render.format_pvalue):
         """The cells of the comparisons table, one list per (metric, pair), with
         the names passed through ``name``."""
         rows = []
         for r in self._pair_rows():
             rows.append([
                 name(r["metric"]), f"{name(r['system_a'])} {dash} {name(r['system_b'])}",
-                _signed(r["difference"]),
-                f"[{_signed(r['ci_low'])}, {_signed(r['ci_high'])}]",
-                _signed(r["effect_size"], 2),
+                render.signed(r["difference"]),
+                f"[{render.signed(r['ci_low'])}, {render.signed(r['ci_high'])}]",
+                render.signed(r["effect_size"], 2),
                 f"{r['wins']}/{r['ties']}/{r['losses']}",
                 pvalue(r["p_raw"]), pvalue(r["p"]),
             ])
@@ -447,23 +375,21 @@ class ComparisonReport:
         header = ["#", "system", *map(_printable, self.metrics)]
         columns = []
         for m in self.metrics:
-            vals = [format_value(self.means[m][s]) for s in self.systems]
+            vals = [render.format_value(self.means[m][s]) for s in self.systems]
             marks = [f"^{beaten[m][s]}" if beaten[m][s] else "" for s in self.systems]
             wv, wm = max(map(len, vals)), max(map(len, marks))
             columns.append([f"{v:>{wv}}{k:<{wm}}" for v, k in zip(vals, marks)])
         rows = [[letters[s], _printable(s), *(col[i] for col in columns)]
                 for i, s in enumerate(self.systems)]
         parts = [
-            _text_table(header, rows, set()),
+            render.text_table(header, rows, set()),
             "",
-            _wrap(self._legend(), _WIDTH),
+            render.wrap(self._legend(), render.WIDTH),
             "",
-            _text_table(self._pair_header(), self._pair_cells(_printable),
+            render.text_table(self._pair_header(), self._pair_cells(_printable),
                         {2, 4, 5, 6, 7}),
         ]
-        if self.notes:
-            parts += ["", "Notes:"] + [_wrap(f"- {_printable(n)}", _WIDTH, indent="  ")
-                                       for n in self.notes]
+        parts += render.text_notes(self.notes)
         return "\n".join(parts)
 
     def to_markdown(self) -> str:
@@ -502,27 +428,27 @@ class ComparisonReport:
         letters = self._letters()
         beaten = {m: self._beaten(m) for m in self.metrics}
         best = {m: self._best(m) for m in self.metrics}
-        lines = ["| # | system | " + " | ".join(map(escape_markdown, self.metrics)) + " |",
+        lines = ["| # | system | " + " | ".join(map(render.escape_markdown, self.metrics)) + " |",
                  "|---|---|" + "---:|" * len(self.metrics)]
         for s in self.systems:
             cells = []
             for m in self.metrics:
-                v = format_value(self.means[m][s])
+                v = render.format_value(self.means[m][s])
                 if s in best[m]:
                     v = f"**{v}**"
                 if beaten[m][s]:
                     v += f"<sup>{beaten[m][s]}</sup>"
                 cells.append(v)
-            lines.append(f"| {letters[s]} | {escape_markdown(s)} | " + " | ".join(cells) + " |")
-        lines += ["", _wrap(self._legend("<sup>x</sup>") + "; best mean of each metric in "
-                            "bold.", _WIDTH), ""]
+            name = render.escape_markdown(s)
+            lines.append(f"| {letters[s]} | {name} | " + " | ".join(cells) + " |")
+        lines += ["", render.wrap(self._legend("<sup>x</sup>") + "; best mean of each metric in "
+                            "bold.", render.WIDTH), ""]
         header = self._pair_header()
         lines += ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
         lines += ["| " + " | ".join(row) + " |"
-                  for row in self._pair_cells(escape_markdown, pvalue=lambda p:
-                                              format_pvalue(p).replace("<", "\\<"))]
-        if self.notes:
-            lines += ["", "Notes:", ""] + [f"- {escape_markdown(n)}" for n in self.notes]
+                  for row in self._pair_cells(render.escape_markdown, pvalue=lambda p:
+                                              render.format_pvalue(p).replace("<", "\\<"))]
+        lines += render.markdown_notes(self.notes)
         return "\n".join(lines)
 
     def to_latex(self) -> str:
@@ -577,7 +503,7 @@ class ComparisonReport:
         test, corr = self._family()
         counts = sorted(set(self.n_queries.values()))
         over = (f"over {counts[0]} queries" if len(counts) == 1 else "over "
-                + ", ".join(f"{n} queries ({_latex(m)})" for m, n in self.n_queries.items()))
+                + ", ".join(f"{n} queries ({render.latex(m)})" for m, n in self.n_queries.items()))
         if len(self.systems) > _MAX_LETTERS:
             marks = ("A superscript number: significantly better than that system "
                      "(1,3--5: systems 1, 3, 4 and 5)")
@@ -589,16 +515,17 @@ class ComparisonReport:
         for s in self.systems:
             cells = []
             for m in self.metrics:
-                v = format_value(self.means[m][s])
+                v = render.format_value(self.means[m][s])
                 if s in best[m]:
                     v = rf"\textbf{{{v}}}"
                 if beaten[m][s]:
                     v += rf"\textsuperscript{{{beaten[m][s]}}}"
                 cells.append(v)
-            rows.append([letters[s], _latex(s), *cells])
-        lines = [*_latex_table(
+            rows.append([letters[s], render.latex(s), *cells])
+        lines = [*render.latex_table(
             caption, f"ll{'r' * len(self.metrics)}",
-            r"\# & System & " + " & ".join(_latex(m) for m in self.metrics) + r" \\", rows), ""]
+            r"\# & System & " + " & ".join(render.latex(m) for m in self.metrics) + r" \\",
+            rows), ""]
         level = f"{self.confidence_level * 100:g}"
         caption = (f"Paired comparisons ({test}, {corr}): the difference of the means "
                    f"(first system minus second), its {level}\\% {self._interval_kind()} "
@@ -606,17 +533,17 @@ class ComparisonReport:
                    "deviation of the differences), the queries where the first system wins, ties "
                    "and loses, and the raw and corrected $p$-values.")
         if self.notes:
-            caption += " Notes: " + " ".join(_latex(n) for n in self.notes)
+            caption += " Notes: " + " ".join(render.latex(n) for n in self.notes)
         p_corr = ("$p$" if self.correction is None
                   else f"$p$ ({_CORRECTION_NAMES[self.correction]})")
         header = ["Metric", "Comparison", "Difference", f"{level}\\% CI", "Effect", "W/T/L",
                   "$p$ (raw)", p_corr]
         rows = []
-        for row in self._pair_cells(_latex, dash="$-$",
-                                    pvalue=lambda p: format_pvalue(p).replace("<", "$<$")):
+        for row in self._pair_cells(render.latex, dash="$-$",
+                                    pvalue=lambda p: render.format_pvalue(p).replace("<", "$<$")):
             row[2:5] = [c.replace("-", "$-$") for c in row[2:5]]  # minus signs
             rows.append(row)
-        lines += _latex_table(caption, "llrrrrrr", header, rows)
+        lines += render.latex_table(caption, "llrrrrrr", header, rows)
         return "\n".join(lines)
 
     def to_json(self) -> str:
@@ -640,24 +567,11 @@ class ComparisonReport:
         >>> doc["comparisons"][0]["system_a"], round(doc["comparisons"][0]["p"], 4)
         ('A', 0.0154)
         """
-        doc = {
-            "settings": {k: (v if not isinstance(v, float) else _finite_or_none(v))
-                         for k, v in self.settings.items()},
-            "systems": self.systems,
-            "metrics": self.metrics,
-            "n_queries": self.n_queries,
-            "means": {m: {s: _finite_or_none(v) for s, v in d.items()}
-                      for m, d in self.means.items()},
-            "intervals": {m: {s: _finite_or_none(v) for s, v in d.items()}
-                          for m, d in self.intervals.items()},
-            "comparisons": [
-                {k: (_finite_or_none(v) if isinstance(v, float) else v) for k, v in r.items()}
-                for r in self._pair_rows()
-            ],
-            "exact": self.exact,
-            "notes": self.notes,
-        }
-        return _json_text(doc)
+        return render.json_text({"settings": self.settings, "systems": self.systems,
+                           "metrics": self.metrics, "n_queries": self.n_queries,
+                           "means": self.means, "intervals": self.intervals,
+                           "comparisons": self._pair_rows(), "exact": self.exact,
+                           "notes": self.notes})
 
     @validate
     @shared_doc
@@ -700,43 +614,3 @@ class ComparisonReport:
         return frame
 
 
-#: Width of the lines of text outputs (tables excepted).
-_WIDTH = 88
-
-
-def _wrap(text, width=72, indent=""):
-    """Break ``text`` at spaces into lines of at most about ``width`` characters."""
-    words, lines, line = text.split(), [], ""
-    for w in words:
-        if line and len(line) + 1 + len(w) > width:
-            lines.append(line)
-            line = indent + w
-        else:
-            line = f"{line} {w}" if line else w
-    lines.append(line)
-    return "\n".join(lines)
-
-
-def _wrap_row(cells, width=_WIDTH):
-    r"""A LaTeX table row ``a & b & ... \\``, broken after an ``&`` when it gets long
-    (LaTeX reads the line break as a space)."""
-    lines, line = [], cells[0]
-    for c in cells[1:]:
-        if len(line) + 3 + len(c) > width - 3:  # room for the closing " \\"
-            lines.append(line + " &")
-            line = "    " + c
-        else:
-            line = f"{line} & {c}"
-    lines.append(line + r" \\")
-    return "\n".join(lines)
-
-
-def _latex_table(caption, cols, header, rows):
-    r"""The lines of one LaTeX table: ``caption``, the tabular columns ``cols``,
-    the header (a list of cells, or a row already written) and the rows (lists
-    of cells), each row as :func:`_wrap_row` writes it."""
-    head = header if isinstance(header, str) else _wrap_row(header)
-    return [r"\begin{table}", r"\centering", rf"\caption{{{_wrap(caption)}}}",
-            rf"\begin{{tabular}}{{{cols}}}", r"\hline", head, r"\hline",
-            *(_wrap_row(cells) for cells in rows), r"\hline", r"\end{tabular}",
-            r"\end{table}"]

@@ -33,7 +33,8 @@ from sk_rankmetrics import (
     evaluate_ranked,
     get_scorer,
 )
-from sk_rankmetrics._stats.report import _marker, format_pvalue
+from sk_rankmetrics._stats.render import format_pvalue
+from sk_rankmetrics._stats.report import _marker
 
 
 def _result(ids, **metrics):
@@ -317,7 +318,7 @@ def test_latex_escapes_every_character_it_would_not_print_as_written():
     """No TeX needed: every printable ASCII character passes as itself or
     becomes its escape; the ligatures (--, ,,, ``, !`) and a row starting with
     * (read by the previous row's \\ as \\*) are broken."""
-    from sk_rankmetrics._stats.report import _latex
+    from sk_rankmetrics._stats.render import latex as _latex
 
     printable = set(string.printable) - set(string.whitespace)
     assert _LATEX_SAFE | set(_LATEX_ESCAPED) == printable
