@@ -489,7 +489,8 @@ def _check(method, norm, weights, n_runs, given):
 
 def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None,
                 w=None, log_odds=None, map_scores=None, qrels=None):
-    """``(qid, docno, score, first run)``: the fused run as arrays, ranked."""
+    """``((table, query codes, document codes), score, first run object, first
+    run)``: the fused run as codes into the table's ids, ranked."""
     if not isinstance(runs, Sequence) or isinstance(runs, (str, bytes, Mapping)) \
             or len(runs) < 2:
         raise InvalidParameterError("fuse: runs must be a list of at least two runs, got "
@@ -508,9 +509,9 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
     prepared = prepare(runs, norm)
     if qrels is not None:  # ranx's optimize_fusion metric: nDCG
         trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
-    q, d, fused = combine(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
-                                             "sigma": sigma, "weights": wts, **trained})
-    return q, d, fused, prepared[3][0][5], runs[0]
+    q, d, fused = _fused_rows(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
+                                                 "sigma": sigma, "weights": wts, **trained})
+    return (prepared[0], q, d), fused, prepared[3][0][5], runs[0]
 
 
 def prepare(runs, norm):
@@ -522,13 +523,20 @@ def prepare(runs, norm):
     return t, s, present, arrays
 
 
-def combine(prepared, method, params):
-    """``(qid, docno, score)`` of the fused run, ranked: by query, score
-    descending, then document id (a stable output)."""
+def _fused_rows(prepared, method, params):
+    """``(query codes, document codes, score)`` of the fused run, ranked: by
+    query, score descending, then document id (a stable output)."""
     t, s, present, _ = prepared
     fused = _combine(t, s, present, method, params)
     order = _rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
-    return t.queries[t.q_of_row[order]], t.docs[t.d_of_row[order]], fused[order]
+    return t.q_of_row[order], t.d_of_row[order], fused[order]
+
+
+def combine(prepared, method, params):
+    """``(qid, docno, score)`` of the fused run, ranked (:func:`_fused_rows`)."""
+    q, d, fused = _fused_rows(prepared, method, params)
+    t = prepared[0]
+    return t.queries[q], t.docs[d], fused
 
 
 def _rank_within_queries(fused, q_of_row, n_q):
@@ -561,21 +569,27 @@ def _rank_within_queries(fused, q_of_row, n_q):
     return (local + first[:, None])[keep]
 
 
-def _output(qid, docno, score, first_obj, first_run, tag):
+def _output(codes, score, first_obj, first_run, tag):
     """The fused run in the form of the first run: dicts in, dicts out; a
     pandas frame in, a frame out; otherwise (TrecRun, path, named tuples) a
-    TrecRun."""
+    TrecRun. ``codes`` is the table and each output row's query and document
+    codes; a dict is built from the distinct ids made Python strings once
+    (not one string per entry)."""
+    t, q, d = codes
     if isinstance(first_run, Mapping):
-        new = np.ones(qid.shape[0], dtype=bool)
-        new[1:] = qid[1:] != qid[:-1]
+        n = q.shape[0]
+        new = np.ones(n, dtype=bool)
+        np.not_equal(q[1:], q[:-1], out=new[1:])
         starts = flatnonzero(new)
-        bounds = np.append(starts, qid.shape[0])
-        d, v = docno.tolist(), score.tolist()
-        keys = list(first_run.keys())
-        by_text = {str(k): k for k in keys}  # the caller's own query keys (str or int)
-        return {by_text.get(q, q): dict(zip(d[a:b], v[a:b]))
-                for q, a, b in zip(qid[starts].tolist(), bounds[:-1].tolist(),
-                                   bounds[1:].tolist())}
+        bounds = np.append(starts, n).tolist()
+        docs = np.empty(t.docs.shape[0], dtype=object)
+        docs[:] = t.docs.tolist()
+        dl, v = docs[d].tolist(), score.tolist()
+        by_text = {str(k): k for k in first_run}  # the caller's own query keys (str or int)
+        qs = t.queries[q[starts]].tolist()
+        return {by_text.get(name, name): dict(zip(dl[a:b], v[a:b]))
+                for name, a, b in zip(qs, bounds[:-1], bounds[1:])}
+    qid, docno = t.queries[q], t.docs[d]
     if hasattr(first_run, "columns") and hasattr(first_run, "iloc"):
         import pandas as pd
 
@@ -768,7 +782,7 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     >>> fuse([bm25, dense], method="mapfuse", qrels=qrels)
     {'q1': {'b': 1.125, 'a': 0.5833333333333333, 'd': 0.5, 'c': 0.08333333333333333}}
     """
-    qid, docno, score, first_obj, first_run = fuse_arrays(
+    codes, score, first_obj, first_run = fuse_arrays(
         runs, method=method, norm=norm, weights=weights, k=k, phi=phi, gamma=gamma,
         sigma=sigma, probs=probs, w=w, log_odds=log_odds, map_scores=map_scores, qrels=qrels)
-    return _output(qid, docno, score, first_obj, first_run, "fused" if tag is None else tag)
+    return _output(codes, score, first_obj, first_run, "fused" if tag is None else tag)
