@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.arrays import flatnonzero
-from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.errors import InvalidParameterError, short_repr, warn
 
 #: ranx's position of a document a run did not retrieve (Condorcet).
 MISSING = 1_000_000
@@ -133,8 +133,6 @@ def check_training(t, qrels, where="fuse"):
     they and the runs hold different queries (the training then reads the
     queries both hold, and counts a judged query no run holds as one whose
     lists retrieve nothing relevant)."""
-    import warnings
-
     from .runs import as_qrels
 
     qr = as_qrels(qrels)
@@ -151,22 +149,22 @@ def check_training(t, qrels, where="fuse"):
             "queries too.")
     unjudged = t.queries[~np.isin(t.queries, qid)]
     if unjudged.shape[0]:
-        warnings.warn(
+        warn(
             f"{where}: {unjudged.shape[0]} of the runs' {t.queries.shape[0]} queries are not in "
             f"the training qrels (first: {str(unjudged[0])!r}); the training reads the "
             f"{int(held.sum())} judged queries only (ranx refuses runs and qrels of different "
-            "queries).", UserWarning, stacklevel=4)
+            "queries).", UserWarning)
     missing = qid[~held]
     if missing.shape[0]:
-        warnings.warn(
+        warn(
             f"{where}: {missing.shape[0]} of the training qrels' {qid.shape[0]} queries are in "
             f"no run (first: {str(missing[0])!r}); each counts as a query whose lists retrieve "
             "nothing relevant (ranx refuses runs and qrels of different queries).",
-            UserWarning, stacklevel=4)
+            UserWarning)
     if not (np.asarray(qr.relevance, dtype=np.float64) >= 1).any():
-        warnings.warn(
+        warn(
             f"{where}: no judgement of the training qrels is relevant (relevance >= 1): "
-            "every trained probability is 0.", UserWarning, stacklevel=4)
+            "every trained probability is 0.", UserWarning)
 
 
 def _rows(t, r, trained):
