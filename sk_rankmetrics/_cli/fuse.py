@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from .common import CommandError, add_ranked_input_options, check_paths, read_ranked_input
+from .._utils.errors import InvalidParameterError
+from .common import (
+    CommandError,
+    UsageError,
+    add_ranked_input_options,
+    check_paths,
+    read_ranked_input,
+)
 
 METHODS = ("sum", "max", "min", "med", "anz", "mnz", "gmnz", "rrf", "isr", "log_isr",
            "logn_isr", "bordafuse", "rbc", "wsum", "wmnz", "w_bordafuse", "mixed", "condorcet",
@@ -44,8 +51,11 @@ def main(args):
     given = {"k": args.k, "phi": args.phi, "gamma": args.gamma, "sigma": args.sigma,
              "weights": args.weights}
     kwargs = {name: value for name, value in given.items() if value is not None}
-    fused = fuse(runs, method=args.method, norm=None if args.norm == "none" else args.norm,
-                 tag=args.tag or args.method, **kwargs, **kwargs_train)
+    try:
+        fused = fuse(runs, method=args.method, norm=None if args.norm == "none" else args.norm,
+                     tag=args.tag or args.method, **kwargs, **kwargs_train)
+    except InvalidParameterError as exc:  # an argument or a run fusion refuses: exit 2
+        raise UsageError(str(exc)) from None
     write_trec_run(args.output, fused)
     return 0
 

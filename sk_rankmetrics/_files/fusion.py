@@ -45,7 +45,6 @@ from .fusion_trained import (
     train_search,
     trained_scores,
 )
-from .pairs import _finite as finite
 from .pairs import _from_dict as dict_arrays
 from .pairs import as_pairs_input, is_pairs
 from .trec import TrecRun
@@ -64,13 +63,11 @@ _DEFAULTS = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None,
              "probs": None, "w": None, "log_odds": None, "map_scores": None}
 
 
-def _as_arrays(run, i):
-    """``(qid, docno, score)`` of run ``i`` in any accepted form (str ids)."""
+def _as_run(run, i):
+    """Run ``i`` as a dict of dicts or a :class:`TrecRun` (read, converted)."""
     where = f"runs[{i}]"
-    if isinstance(run, Mapping):  # a dict of dicts: its pairs cannot repeat (checked below)
-        qid, docno, score = dict_arrays(run, "run", f"fuse: {where}")
-        finite(qid, docno, score, f"fuse: {where}", "score")
-        return qid, docno, score, run
+    if isinstance(run, Mapping):
+        return run
     if is_pairs(run):
         run = as_pairs_input(run, "run", where)
     if isinstance(run, (str, os.PathLike)):
@@ -85,10 +82,89 @@ def _as_arrays(run, i):
         raise InvalidParameterError(
             f"fuse: {where} must be a dict {{qid: {{docid: score}}}}, named tuples, a TrecRun, "
             f"a path or a data frame, got {type(run).__name__}.")
-    qid, docno = np.asarray(run.qid), np.asarray(run.docno)
-    return (qid if qid.dtype.kind == "U" else qid.astype(str),
-            docno if docno.dtype.kind == "U" else docno.astype(str),
-            np.asarray(run.score, dtype=np.float64), run)
+    return run
+
+
+def _local_codes(values):
+    """``(codes, uniques)`` of an id array, ``values == uniques[codes]``, the
+    uniques in no particular order (a hash of the ids, no sort)."""
+    if values.dtype.kind not in "UO":
+        values = values.astype(str)
+    if values.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64), values
+    if values.dtype.kind == "U":
+        codes, first = _text_codes(values)
+        return codes, values[first]
+    import pandas as pd
+
+    codes, uniq = pd.factorize(values, sort=False)
+    return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=object)
+
+
+def _grouped_codes(values):
+    """:func:`_local_codes` of a query column: entries of a query usually come
+    together, so only the first entry of each stretch is factorised."""
+    n = values.shape[0]
+    if n == 0:
+        return _local_codes(values)
+    new = np.ones(n, dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    starts = flatnonzero(new)
+    codes, uniq = _local_codes(values[starts])
+    return np.repeat(codes, np.diff(np.append(starts, n))), uniq
+
+
+def _as_codes(run, i):
+    """``(q, q_ids, d, d_ids, score, run)`` of run ``i``: integer codes of each
+    entry's query and document into the run's own distinct ids (in no order).
+    A file's columns give their codes directly (their strings are made for
+    the distinct ids only); text ids are factorised without a Python object
+    per entry."""
+    where = f"fuse: runs[{i}]"
+    obj = _as_run(run, i)
+    if isinstance(obj, Mapping):  # a dict of dicts: its pairs cannot repeat
+        qid, docno, score = dict_arrays(obj, "run", where)
+        q, q_ids = _grouped_codes(qid)
+        d, d_ids = _local_codes(docno)
+    elif obj._columns is not None:  # read from a file: codes kept on the columns
+        from .id_codes import factorize
+
+        score = np.asarray(obj.score, dtype=np.float64)
+        cols = obj._columns
+        q, q_rep = factorize(cols["qid"], ordered=False)
+        d, d_rep = factorize(cols["docno"], ordered=False)
+        q_ids, d_ids = cols["qid"].to_strings(q_rep), cols["docno"].to_strings(d_rep)
+        q, d = q.astype(np.int64, copy=False), d.astype(np.int64, copy=False)
+    else:
+        score = np.asarray(obj.score, dtype=np.float64)
+        q, q_ids = _grouped_codes(np.asarray(obj.qid))
+        d, d_ids = _local_codes(np.asarray(obj.docno))
+    if score.shape[0] == 0:
+        raise InvalidParameterError(
+            f"{where} is empty: it ranks no document for any query; every run must rank at "
+            "least one document (a query a run lacks is fused from the runs that hold it).")
+    bad = flatnonzero(~np.isfinite(score))
+    if bad.shape[0]:
+        j = int(bad[0])
+        raise InvalidParameterError(
+            f"{where}: the score of document {str(d_ids[d[j]])!r} for query "
+            f"{str(q_ids[q[j]])!r} is {float(score[j])!r} ({bad.shape[0]} scores are not finite "
+            "numbers); fusion reads finite scores only: drop or fix those entries.")
+    return q, q_ids, d, d_ids, score, run
+
+
+def _global_codes(parts):
+    """The runs' local codes renumbered into one sorted list of ids:
+    ``(codes per run, sorted distinct ids)``."""
+    uniq = np.concatenate([u for _, u in parts]) if parts else np.zeros(0, dtype=str)
+    if uniq.dtype.kind == "O":
+        uniq = uniq.astype(str)
+    at, ids = _factorize(uniq)
+    out, off = [], 0
+    for codes, u in parts:
+        out.append(at[off:off + u.shape[0]][codes])
+        off += u.shape[0]
+    return out, ids
 
 
 def _text_codes(values):
@@ -102,6 +178,15 @@ def _text_codes(values):
 
     n = values.shape[0]
     chars = values.view(np.uint32).reshape(n, values.dtype.itemsize // 4)
+    if 0 < chars.shape[1] <= 8 and n and int(chars.max()) < 256:
+        # Ids of at most 8 one-byte characters: one 64-bit number each.
+        block = np.zeros((n, 8), dtype=np.uint8)
+        block[:, :chars.shape[1]] = chars
+        codes, _ = pd.factorize(block.view(np.uint64).reshape(n))
+        codes = codes.astype(np.int64, copy=False)
+        first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
+        first[codes[::-1]] = np.arange(n - 1, -1, -1)
+        return codes, first
     width = int(np.strings.str_len(values).max()) if hasattr(np, "strings") else \
         int(flatnonzero(chars.any(axis=0)).max(initial=-1)) + 1
     chars = chars[:, :width]
@@ -145,12 +230,23 @@ def _factorize(values):
 
 
 def _sorted_pairs(pair):
-    """``(row, keys)``: the distinct integer keys sorted and each entry's index
-    among them (``np.unique`` with the inverse, by one sort)."""
-    order = np.argsort(pair)
-    sp = pair[order]
+    """``(row, keys)``: the distinct non-negative integer keys sorted and each
+    entry's index among them (``np.unique`` with the inverse). When the key
+    and the entry's index fit in 63 bits together, one sort of the keys with
+    the index in their low bits (no argsort: a sort of plain numbers, about
+    twice as fast); else an argsort."""
+    n = pair.shape[0]
+    idx_bits = max(int(n - 1).bit_length(), 1)
+    top = int(pair.max(initial=0))
+    if top.bit_length() + idx_bits <= 63:
+        packed = np.sort((pair << idx_bits) | np.arange(n, dtype=np.int64))
+        order = packed & ((1 << idx_bits) - 1)
+        sp = packed >> idx_bits
+    else:
+        order = np.argsort(pair)
+        sp = pair[order]
     new = np.ones(sp.shape[0], dtype=bool)
-    new[1:] = sp[1:] != sp[:-1]
+    np.not_equal(sp[1:], sp[:-1], out=new[1:])
     row = np.empty(sp.shape[0], dtype=np.int64)
     row[order] = np.cumsum(new) - 1
     return row, sp[new]
@@ -178,21 +274,25 @@ def _positions(qr, sc, n_q):
 
 
 class _Table:
-    """The candidates of every query and each run's score and position there."""
+    """The candidates of every query and each run's score and position there.
 
-    def __init__(self, arrays):
-        n_runs = len(arrays)
-        q = np.concatenate([a[0] for a in arrays])
-        d = np.concatenate([a[1] for a in arrays])
-        s = np.concatenate([a[2] for a in arrays])
-        bounds = np.cumsum([0, *(a[0].shape[0] for a in arrays)])
-        qc, queries = _factorize(q)
-        dc, docs = _factorize(d)
-        pair = qc * docs.shape[0] + dc
+    Built from each run's integer codes (:func:`_as_codes`): the (query,
+    document) pairs of all runs are sorted once as 64-bit keys, which gives
+    the rows (one per candidate, by query then document id) and each entry's
+    row; no per-query Python object is made.
+    """
+
+    def __init__(self, coded):
+        n_runs = len(coded)
+        (q_runs, queries) = _global_codes([(c[0], c[1]) for c in coded])
+        (d_runs, docs) = _global_codes([(c[2], c[3]) for c in coded])
+        n_q, n_d = queries.shape[0], docs.shape[0]
+        bounds = np.cumsum([0, *(c[4].shape[0] for c in coded)])
+        pair = np.concatenate(q_runs).astype(np.int64) * n_d + np.concatenate(d_runs)
         row, keys = _sorted_pairs(pair)
         self.queries, self.docs = queries, docs
-        self.q_of_row = keys // docs.shape[0]
-        self.d_of_row = keys % docs.shape[0]
+        self.q_of_row = keys // n_d if n_d else keys
+        self.d_of_row = keys - self.q_of_row * n_d
         n = keys.shape[0]
         # Column-major: each run's column is contiguous.
         self.present = np.zeros((n, n_runs), dtype=bool, order="F")
@@ -200,19 +300,19 @@ class _Table:
         self.pos = np.zeros((n, n_runs), order="F")
         self.length = np.zeros((n, n_runs), order="F")  # the run's list length for the query
         # The candidates of each query (all runs together).
-        self.n_cand = np.bincount(self.q_of_row, minlength=queries.shape[0])[self.q_of_row]
+        self.n_cand = np.bincount(self.q_of_row, minlength=n_q)[self.q_of_row]
         self.query_of_run = []
         for r in range(n_runs):
-            sel = slice(int(bounds[r]), int(bounds[r + 1]))
-            rows, sc, qr = row[sel], s[sel], qc[sel]
-            if np.bincount(rows, minlength=n).max(initial=0) > 1:
+            rows, sc, qr = row[bounds[r]:bounds[r + 1]], coded[r][4], q_runs[r]
+            present = self.present[:, r]
+            present[rows] = True
+            if int(np.count_nonzero(present)) != rows.shape[0]:
                 raise ValueError(f"fuse: runs[{r}] ranks a document twice for one query; "
                                  "keep one line of each (duplicates='first' of evaluate_run "
                                  "shows which).")
-            lens = np.bincount(qr, minlength=queries.shape[0])
-            self.present[rows, r] = True
+            lens = np.bincount(qr, minlength=n_q)
             self.score[rows, r] = sc
-            self.pos[rows, r] = _positions(qr, sc, queries.shape[0])
+            self.pos[rows, r] = _positions(qr, sc, n_q)
             self.length[:, r] = lens[self.q_of_row]
             self.query_of_run.append(flatnonzero(lens))
 
@@ -389,7 +489,8 @@ def _check(method, norm, weights, n_runs, given):
 
 def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None,
                 w=None, log_odds=None, map_scores=None, qrels=None):
-    """``(qid, docno, score, first run)``: the fused run as arrays, ranked."""
+    """``((table, query codes, document codes), score, first run object, first
+    run)``: the fused run as codes into the table's ids, ranked."""
     if not isinstance(runs, Sequence) or isinstance(runs, (str, bytes, Mapping)) \
             or len(runs) < 2:
         raise InvalidParameterError("fuse: runs must be a list of at least two runs, got "
@@ -408,64 +509,87 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
     prepared = prepare(runs, norm)
     if qrels is not None:  # ranx's optimize_fusion metric: nDCG
         trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
-    q, d, fused = combine(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
-                                             "sigma": sigma, "weights": wts, **trained})
-    return q, d, fused, prepared[3][0][3], runs[0]
+    q, d, fused = _fused_rows(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
+                                                 "sigma": sigma, "weights": wts, **trained})
+    return (prepared[0], q, d), fused, prepared[3][0][5], runs[0]
 
 
 def prepare(runs, norm):
     """The runs as one table of candidates, normalised: what :func:`combine`
     fuses (made once for a search over a method's parameters)."""
-    arrays = [_as_arrays(r, i) for i, r in enumerate(runs)]
+    arrays = [_as_codes(r, i) for i, r in enumerate(runs)]
     t = _Table(arrays)
     s, present = _normalise(t, norm)
     return t, s, present, arrays
 
 
-def combine(prepared, method, params):
-    """``(qid, docno, score)`` of the fused run, ranked: by query, score
-    descending, then document id (a stable output)."""
+def _fused_rows(prepared, method, params):
+    """``(query codes, document codes, score)`` of the fused run, ranked: by
+    query, score descending, then document id (a stable output)."""
     t, s, present, _ = prepared
     fused = _combine(t, s, present, method, params)
     order = _rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
-    return t.queries[t.q_of_row[order]], t.docs[t.d_of_row[order]], fused[order]
+    return t.q_of_row[order], t.d_of_row[order], fused[order]
+
+
+def combine(prepared, method, params):
+    """``(qid, docno, score)`` of the fused run, ranked (:func:`_fused_rows`)."""
+    q, d, fused = _fused_rows(prepared, method, params)
+    t = prepared[0]
+    return t.queries[q], t.docs[d], fused
 
 
 def _rank_within_queries(fused, q_of_row, n_q):
     """The rows ordered by query, fused score descending, then row (the rows
-    come in (query, document) order, so ties keep document order): a stable
-    sort of each query's scores on a padded block of queries (short sorts),
-    or one stable sort of all rows when the queries' sizes differ too much
-    for a block."""
+    come in (query, document) order, so ties keep document order): each
+    query's scores sorted on a padded block of queries (short sorts), or one
+    stable sort of all rows when the queries' sizes differ too much for a
+    block. The block is sorted twice by plain (unstable, vectorised) sorts,
+    which is faster than one stable sort: once by score, which numbers the
+    distinct scores of each query, then by (score number, row)."""
     n = fused.shape[0]
     counts = np.bincount(q_of_row, minlength=n_q)
     width = int(counts.max(initial=0))
-    if n == 0 or n_q * width > 2 * n + 1024:
+    if n == 0 or n_q * width > 2 * n + 1024 or width >= 1 << 20:
         return np.lexsort((-fused, q_of_row))
     first = np.cumsum(counts) - counts
     slot = np.arange(n) - first[q_of_row]
     block = np.full((n_q, width), np.inf)
-    block[q_of_row, slot] = -fused
-    local = np.argsort(block, axis=1, kind="stable")
-    keep = local < counts[:, None]  # the padding sorts last (+inf, after every real score)
+    block[q_of_row, slot] = -fused  # the padding sorts last (+inf, after every real score)
+    by_score = np.argsort(block, axis=1)
+    ranked = np.take_along_axis(block, by_score, axis=1)
+    number = np.zeros((n_q, width), dtype=np.int64)
+    np.cumsum(ranked[:, 1:] != ranked[:, :-1], axis=1, out=number[:, 1:])
+    key = np.empty((n_q, width), dtype=np.int64)
+    np.put_along_axis(key, by_score, number * width, axis=1)
+    key += np.arange(width)
+    key.sort(axis=1)
+    local = key % width
+    keep = local < counts[:, None]
     return (local + first[:, None])[keep]
 
 
-def _output(qid, docno, score, first_obj, first_run, tag):
+def _output(codes, score, first_obj, first_run, tag):
     """The fused run in the form of the first run: dicts in, dicts out; a
     pandas frame in, a frame out; otherwise (TrecRun, path, named tuples) a
-    TrecRun."""
+    TrecRun. ``codes`` is the table and each output row's query and document
+    codes; a dict is built from the distinct ids made Python strings once
+    (not one string per entry)."""
+    t, q, d = codes
     if isinstance(first_run, Mapping):
-        new = np.ones(qid.shape[0], dtype=bool)
-        new[1:] = qid[1:] != qid[:-1]
+        n = q.shape[0]
+        new = np.ones(n, dtype=bool)
+        np.not_equal(q[1:], q[:-1], out=new[1:])
         starts = flatnonzero(new)
-        bounds = np.append(starts, qid.shape[0])
-        d, v = docno.tolist(), score.tolist()
-        keys = list(first_run.keys())
-        by_text = {str(k): k for k in keys}  # the caller's own query keys (str or int)
-        return {by_text.get(q, q): dict(zip(d[a:b], v[a:b]))
-                for q, a, b in zip(qid[starts].tolist(), bounds[:-1].tolist(),
-                                   bounds[1:].tolist())}
+        bounds = np.append(starts, n).tolist()
+        docs = np.empty(t.docs.shape[0], dtype=object)
+        docs[:] = t.docs.tolist()
+        dl, v = docs[d].tolist(), score.tolist()
+        by_text = {str(k): k for k in first_run}  # the caller's own query keys (str or int)
+        qs = t.queries[q[starts]].tolist()
+        return {by_text.get(name, name): dict(zip(dl[a:b], v[a:b]))
+                for name, a, b in zip(qs, bounds[:-1], bounds[1:])}
+    qid, docno = t.queries[q], t.docs[d]
     if hasattr(first_run, "columns") and hasattr(first_run, "iloc"):
         import pandas as pd
 
@@ -658,7 +782,7 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     >>> fuse([bm25, dense], method="mapfuse", qrels=qrels)
     {'q1': {'b': 1.125, 'a': 0.5833333333333333, 'd': 0.5, 'c': 0.08333333333333333}}
     """
-    qid, docno, score, first_obj, first_run = fuse_arrays(
+    codes, score, first_obj, first_run = fuse_arrays(
         runs, method=method, norm=norm, weights=weights, k=k, phi=phi, gamma=gamma,
         sigma=sigma, probs=probs, w=w, log_odds=log_odds, map_scores=map_scores, qrels=qrels)
-    return _output(qid, docno, score, first_obj, first_run, "fused" if tag is None else tag)
+    return _output(codes, score, first_obj, first_run, "fused" if tag is None else tag)

@@ -11,7 +11,7 @@ import numpy as np
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .fusion import METHODS, NORMS, combine, prepare
-from .fusion_trained import BASE, TRAINED, mean_score, train_search
+from .fusion_trained import BASE, TRAINED, check_training, mean_score, train_search
 
 #: The methods with something to tune, and ranx's grid for each: (name, low, high, step).
 GRIDS = {"rrf": ("k", 10, 100, 10), "rbc": ("phi", 0.01, 1.0, 0.01),
@@ -135,10 +135,18 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
         raise InvalidParameterError(f"optimize_fusion: norm='borda' with method={method!r}: "
                                     "positions after borda's normalisation are in no order.")
     if method in TRAINED:
-        best, report = train_search(prepared, qrels, method, metric, combine)
+        best, report = train_search(prepared, qrels, method, metric, combine,
+                                    "optimize_fusion")
         return (best, report) if return_report else best
+    trials = _trials(method, len(runs), step)
+    if not trials:
+        raise InvalidParameterError(
+            f"optimize_fusion: step={short_repr(step)} gives no weight vector of {len(runs)} "
+            "weights on the grid 0, step, ..., 1 that sums to 1 (the vectors ranx tries); "
+            "choose a step that divides 1: 0.1, 0.05, 0.2, 0.25, 0.5.")
+    check_training(prepared[0], qrels, "optimize_fusion")
     best, best_score, report = None, 0.0, {}
-    for config in _trials(method, len(runs), step):
+    for config in trials:
         value = mean_score(qrels, combine(prepared, method, {**BASE, **config}), metric)
         key = str(config[next(iter(config))])
         report[key] = value

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.arrays import flatnonzero
+from .._utils.errors import InvalidParameterError, short_repr, warn
 
 #: ranx's position of a document a run did not retrieve (Condorcet).
 MISSING = 1_000_000
@@ -124,12 +125,46 @@ def hits(t, qrels):
         relevant[at[keys[at] == want]] = True
     trained = np.zeros(t.queries.shape[0], dtype=bool)
     trained[qi[q_ok]] = True
-    if qid.shape[0] and not trained.any():
+    return relevant, trained, int(np.unique(qid).shape[0])
+
+
+def check_training(t, qrels, where="fuse"):
+    """Refuse training judgements that train nothing; warn, with counts, when
+    they and the runs hold different queries (the training then reads the
+    queries both hold, and counts a judged query no run holds as one whose
+    lists retrieve nothing relevant)."""
+    from .runs import as_qrels
+
+    qr = as_qrels(qrels)
+    qid = np.unique(np.asarray(qr.qid).astype(str))
+    if qid.shape[0] == 0:
         raise InvalidParameterError(
-            "fuse: the training qrels hold none of the runs' queries (the training reads "
+            f"{where}: qrels holds no judgement; the trained methods learn from "
+            "judged queries of the runs: give at least one.")
+    held = np.isin(qid, t.queries)
+    if not held.any():
+        raise InvalidParameterError(
+            f"{where}: the training qrels hold none of the runs' queries (the training reads "
             "each run's list for each query of the qrels): give the runs of the training "
             "queries too.")
-    return relevant, trained, int(np.unique(qid).shape[0])
+    unjudged = t.queries[~np.isin(t.queries, qid)]
+    if unjudged.shape[0]:
+        warn(
+            f"{where}: {unjudged.shape[0]} of the runs' {t.queries.shape[0]} queries are not in "
+            f"the training qrels (first: {str(unjudged[0])!r}); the training reads the "
+            f"{int(held.sum())} judged queries only (ranx refuses runs and qrels of different "
+            "queries).", UserWarning)
+    missing = qid[~held]
+    if missing.shape[0]:
+        warn(
+            f"{where}: {missing.shape[0]} of the training qrels' {qid.shape[0]} queries are in "
+            f"no run (first: {str(missing[0])!r}); each counts as a query whose lists retrieve "
+            "nothing relevant (ranx refuses runs and qrels of different queries).",
+            UserWarning)
+    if not (np.asarray(qr.relevance, dtype=np.float64) >= 1).any():
+        warn(
+            f"{where}: no judgement of the training qrels is relevant (relevance >= 1): "
+            "every trained probability is 0.", UserWarning)
 
 
 def _rows(t, r, trained):
@@ -260,13 +295,14 @@ def mean_score(qrels, fused, metric):
     return float(next(iter(score.values())))
 
 
-def train_search(prepared, qrels, method, metric, combine):
+def train_search(prepared, qrels, method, metric, combine, where="fuse"):
     """``(best, report)`` of a trained method: its training, and for
     ``probfuse`` the number of segments, for ``slidefuse`` the window, chosen
     as ranx does (1, 2, ..., 100 tried in turn; the last of the best wins).
     ``combine`` fuses the prepared runs (passed in: this module sits below
     the one that defines it)."""
     t = prepared[0]
+    check_training(t, qrels, where)
     if method not in SEARCHED:
         return train(t, qrels, method), {}
     name, low, high = SEARCHED[method]
@@ -303,12 +339,42 @@ def _per_run(values, n_runs, name, method):
     return seq
 
 
-def _vector(x, name, method):
-    a = np.asarray(x, dtype=np.float64).reshape(-1)
-    if not np.isfinite(a).all():
-        raise InvalidParameterError(f"fuse: the trained {name} of {method} must be finite "
-                                    "numbers.")
-    return a
+#: The range of each trained value: (lowest, highest).
+_RANGES = {"probs": (0.0, 1.0), "log_odds": (-np.inf, np.inf), "map_scores": (0.0, 1.0)}
+#: The length of each run's probs where the method fixes it.
+_LENGTHS = {"segfuse": SEG_BOUNDS.shape[0] - 1}
+
+
+def _vector(x, name, method, r):
+    """Run ``r``'s trained values: a flat array of finite numbers within the
+    range of ``name`` (probabilities and MAP in [0, 1]) and, for ``segfuse``,
+    one per segment."""
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.ndim != (0 if name == "map_scores" else 1):
+        shape = "a number" if name == "map_scores" else "a list of numbers"
+        raise InvalidParameterError(
+            f"fuse: {name}[{r}] of {method} must be {shape}, got {short_repr(x)}.")
+    low, high = _RANGES[name]
+    bad = ~(np.isfinite(a) & (a >= low) & (a <= high))
+    if bad.any():
+        value = float(a.reshape(-1)[int(flatnonzero(bad.reshape(-1))[0])])
+        accepted = "finite numbers" if name == "log_odds" else f"numbers in [{low:g}, {high:g}]"
+        raise InvalidParameterError(
+            f"fuse: {name}[{r}] of {method} holds {value!r}; the trained {name} are "
+            f"{accepted}.")
+    want = _LENGTHS.get(method) if name == "probs" else None
+    if want is not None and a.shape[0] != want:
+        raise InvalidParameterError(
+            f"fuse: probs[{r}] of {method} gives {a.shape[0]} probabilities; {method} has "
+            f"{want}, one per segment of 5, 10, 20, ..., 2560 positions.")
+    if name != "map_scores" and a.shape[0] == 0 and method in ("probfuse", "bayesfuse"):
+        raise InvalidParameterError(
+            f"fuse: {name}[{r}] of {method} is empty; it gives one value per "
+            + ("segment (at least one)." if method == "probfuse" else "position."))
+    return a.reshape(-1)
 
 
 def trained_scores(t, s, method, p):
@@ -318,13 +384,14 @@ def trained_scores(t, s, method, p):
     pos = t.pos.astype(np.int64)
     out = np.zeros_like(s)
     if method == "mapfuse":
-        maps = [float(x) for x in _per_run(p["map_scores"], n_runs, "map_scores", method)]
+        maps = [float(_vector(x, "map_scores", method, r)[0]) for r, x in
+                enumerate(_per_run(p["map_scores"], n_runs, "map_scores", method))]
         for r in range(n_runs):
             out[:, r] = maps[r] / (pos[:, r] + 1.0)
         return out
     if method == "bayesfuse":
-        odds = [_vector(x, "log_odds", method)
-                for x in _per_run(p["log_odds"], n_runs, "log_odds", method)]
+        odds = [_vector(x, "log_odds", method, r)
+                for r, x in enumerate(_per_run(p["log_odds"], n_runs, "log_odds", method))]
         for r in range(n_runs):
             here = t.present[:, r]
             if (pos[here, r] >= odds[r].shape[0]).any():
@@ -334,7 +401,8 @@ def trained_scores(t, s, method, p):
                     "1,000): cut the run to that depth.")
             out[:, r] = np.where(here, odds[r][np.where(here, pos[:, r], 0)], MIN_ODD)
         return out
-    probs = [_vector(x, "probs", method) for x in _per_run(p["probs"], n_runs, "probs", method)]
+    probs = [_vector(x, "probs", method, r)
+             for r, x in enumerate(_per_run(p["probs"], n_runs, "probs", method))]
     for r in range(n_runs):
         pr, i, length = probs[r], pos[:, r], t.length[:, r].astype(np.int64)
         if method == "posfuse":

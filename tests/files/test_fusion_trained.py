@@ -5,6 +5,7 @@ search of optimize_fusion and the command's --train-qrels."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import warnings
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 from test_fusion import close, random_runs, ranx_fuse, write_runs
 
-from sk_rankmetrics import InvalidParameterError, fuse, optimize_fusion
+from sk_rankmetrics import InvalidParameterError, TrecQrels, TrecRun, fuse, optimize_fusion
 from sk_rankmetrics._files.fusion import prepare
 from sk_rankmetrics._files.fusion_trained import condorcet_is_determined
 
@@ -188,3 +189,191 @@ def test_fuse_command_trains(tmp_path, method):
                            "--method", method, "-o", str(out)], capture_output=True, text=True)
     assert done.returncode != 0
     assert f"--method {method} is trained: give --train-qrels QRELS" in done.stderr
+
+
+# --- Hostile inputs of the trained fusion and optimize_fusion ----------------------
+
+TWO = [{"q0": {"a": 3.0, "b": 2.0, "c": 1.0}, "q1": {"a": 1.0, "d": 0.5}},
+       {"q0": {"b": 0.9, "c": 0.2}, "q1": {"d": 0.7, "e": 0.1}}]
+SEG10 = [0.5] * 10
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    # wrong number of arrays, wrong shapes
+    ({"method": "posfuse", "probs": [[0.5], [0.5], [0.5]]},
+     r"probs must give one entry per run \(2\), got"),
+    ({"method": "mapfuse", "map_scores": [0.3]}, r"map_scores must give one entry per run \(2\)"),
+    ({"method": "mapfuse", "map_scores": [[0.3, 0.1], 0.2]},
+     r"map_scores\[0\] of mapfuse must be a number, got"),
+    ({"method": "posfuse", "probs": [[[0.5]], [0.5]]},
+     r"probs\[0\] of posfuse must be a list of numbers"),
+    ({"method": "posfuse", "probs": [["x"], [0.5]]},
+     r"probs\[0\] of posfuse must be a list of numbers"),
+    ({"method": "segfuse", "probs": [[0.5] * 3, SEG10]},
+     r"probs\[0\] of segfuse gives 3 probabilities; segfuse has 10, one per segment"),
+    ({"method": "probfuse", "probs": [[], [0.5]]},
+     r"probs\[0\] of probfuse is empty; it gives one value per segment"),
+    ({"method": "bayesfuse", "log_odds": [[0.1] * 5, []]},
+     r"log_odds\[1\] of bayesfuse is empty"),
+    # NaN, infinite and negative values, probabilities above 1
+    ({"method": "posfuse", "probs": [[0.5, np.nan], [0.5]]},
+     r"probs\[0\] of posfuse holds nan; the trained probs are numbers in \[0, 1\]"),
+    ({"method": "probfuse", "probs": [[0.5], [-0.1]]},
+     r"probs\[1\] of probfuse holds -0.1; the trained probs are numbers in \[0, 1\]"),
+    ({"method": "slidefuse", "probs": [[1.5], [0.5]], "w": 1},
+     r"probs\[0\] of slidefuse holds 1.5; the trained probs are numbers in \[0, 1\]"),
+    ({"method": "bayesfuse", "log_odds": [[0.1] * 5, [np.inf] * 5]},
+     r"log_odds\[1\] of bayesfuse holds inf; the trained log_odds are finite numbers"),
+    ({"method": "mapfuse", "map_scores": [0.3, np.nan]},
+     r"map_scores\[1\] of mapfuse holds nan; the trained map_scores are numbers in \[0, 1\]"),
+    ({"method": "mapfuse", "map_scores": [-0.2, 0.1]},
+     r"map_scores\[0\] of mapfuse holds -0.2"),
+    # windows and segments out of range
+    ({"method": "slidefuse", "probs": [[0.5], [0.5]], "w": -1},
+     r"w=-1 is not accepted \(slidefuse's window: .*\)\. Accepted: an integer >= 0 or None"),
+    ({"method": "slidefuse", "probs": [[0.5], [0.5]], "w": 1.5},
+     r"w=1.5 is not accepted \(slidefuse's window: .*Accepted: an integer >= 0 or None"),
+    ({"method": "bayesfuse", "log_odds": [[0.1], [0.1]]},
+     r"runs\[0\] ranks a document at a position beyond its log_odds \(1 positions"),
+    ({"method": "posfuse", "probs": [[0.5], [0.5]], "w": 2},
+     "w=2 is read by none of method='posfuse'; it applies to slidefuse"),
+    # weights, method and norm names
+    ({"method": "w_condorcet", "weights": [0.5, 0.2, 0.3]},
+     r"weights must give one finite number per run \(2\)"),
+    ({"method": "w_condorcet", "weights": [0.5, np.nan]},
+     r"weights must give one finite number per run \(2\)"),
+    ({"method": "posfsue", "probs": [[0.5], [0.5]]},
+     r"method='posfsue' is not accepted \(the fusion method, by ranx's name\)\. Accepted: "
+     "'sum', 'max', .*'posfuse', 'bayesfuse', 'mapfuse'"),
+    ({"method": "posfuse", "norm": "minmax", "probs": [[0.5], [0.5]]},
+     r"norm='minmax' is not accepted \(how each run's scores are normalised .*\)\. "
+     "Accepted: 'min-max', 'max', 'sum', 'zmuv', 'rank', 'borda' or None"),
+])
+def test_trained_hostile_arguments(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        fuse(TWO, **kwargs)
+
+
+@pytest.mark.parametrize("runs, message", [
+    ([{}, TWO[1]], r"runs\[0\] is empty: it ranks no document for any query"),
+    ([TWO[0], {"q0": {}}], r"runs\[1\] is empty"),
+    ([TWO[0], {"q0": {"a": float("nan")}}],
+     r"runs\[1\]: the score of document 'a' for query 'q0' is nan \(1 scores are not finite"),
+    ([TWO[0], TrecRun(np.array(["q0", "q0"]), np.array(["a", "b"]),
+                      np.array([1.0, -np.inf]))],
+     r"runs\[1\]: the score of document 'b' for query 'q0' is -inf"),
+])
+@pytest.mark.parametrize("method, params", [
+    ("posfuse", {"probs": [[0.5], [0.5]]}), ("rrf", {}), ("mapfuse", {"qrels": {"q0": {"a": 1}}})])
+def test_hostile_runs(runs, message, method, params):
+    with pytest.raises(InvalidParameterError, match=message):
+        fuse(runs, method=method, **params)
+    if "qrels" in params:
+        with pytest.raises(InvalidParameterError, match=message):
+            optimize_fusion(params["qrels"], runs, method=method)
+
+
+def test_one_query_and_queries_of_one_run():
+    """A run with one query fuses; a query that one run lacks is fused from the
+    run that holds it (each trained score its run's own), with the documented
+    numbers."""
+    runs = [{"q0": {"a": 3.0, "b": 2.0}, "q1": {"c": 1.0}}, {"q0": {"b": 5.0}}]
+    out = fuse(runs, method="posfuse", probs=[[0.6, 0.2], [0.5]])
+    close(out, {"q0": {"b": 0.2 + 0.5, "a": 0.6}, "q1": {"c": 0.6}})
+    out = fuse(runs, method="mapfuse", map_scores=[0.4, 0.8])
+    close(out, {"q0": {"b": 0.4 / 2 + 0.8, "a": 0.4}, "q1": {"c": 0.4}})
+    one = [{"q0": {"a": 1.0, "b": 0.5}}, {"q0": {"b": 0.9}}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = fuse(one, method="mapfuse", qrels={"q0": {"b": 1}})
+    # run 0 has b at position 1 (AP 0.5), run 1 at position 0 (AP 1).
+    close(out, {"q0": {"b": 0.5 / 2 + 1.0, "a": 0.5}})
+
+
+@pytest.mark.parametrize("qrels, message", [
+    ({}, "qrels hold no judgement"),
+    ({"q0": {}}, "qrels hold no judgement"),
+    (TrecQrels(np.zeros(0, str), np.zeros(0, str), np.zeros(0)),
+     "{call}: qrels holds no judgement; the trained methods learn from judged queries"),
+    ({"other": {"a": 1}}, "{call}: the training qrels hold none of the runs' queries"),
+])
+@pytest.mark.parametrize("call", ["fuse", "optimize_fusion"])
+def test_training_qrels_of_no_query(qrels, message, call):
+    with pytest.raises(ValueError, match=message.format(call=call)):
+        if call == "fuse":
+            fuse(TWO, method="posfuse", qrels=qrels)
+        else:
+            optimize_fusion(qrels, TWO, method="posfuse")
+
+
+@pytest.mark.parametrize("call", ["fuse", "optimize_fusion"])
+def test_training_qrels_of_part_of_the_queries_warn_with_counts(call):
+    """Judgements of q0 only: the training reads q0 (the result equals the
+    training on the runs cut to q0) and says how many queries it left out;
+    judged queries no run holds are counted the other way."""
+    def run(qrels, runs=TWO):
+        if call == "fuse":
+            return fuse(runs, method="posfuse", qrels=qrels)
+        return optimize_fusion(qrels, runs, method="posfuse")
+
+    with pytest.warns(UserWarning, match=rf"{call}: 1 of the runs' 2 queries are not in the "
+                                         r"training qrels \(first: 'q1'\); the training reads "
+                                         "the 1 judged queries only"):
+        got = run({"q0": {"b": 1}})
+    cut = [{"q0": r["q0"]} for r in TWO]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        alone = optimize_fusion({"q0": {"b": 1}}, cut, method="posfuse")
+    if call == "fuse":
+        assert got == fuse(TWO, method="posfuse", **alone)
+    else:
+        same_training(got, alone)
+    with pytest.warns(UserWarning, match=rf"{call}: 1 of the training qrels' 3 queries are in "
+                                         r"no run \(first: 'q9'\)"):
+        run({"q0": {"b": 1}, "q1": {"d": 1}, "q9": {"x": 1}})
+    with pytest.warns(UserWarning, match="no judgement of the training qrels is relevant"):
+        run({"q0": {"b": 0}, "q1": {"d": 0}})
+
+
+def test_optimize_fusion_hostile_arguments():
+    qrels = {"q0": {"b": 1}, "q1": {"d": 1}}
+    with pytest.raises(InvalidParameterError,
+                       match=r"optimize_fusion: method='wsun' is not accepted \(a fusion method "
+                             r"with weights or a parameter to tune .*\)\. Accepted: 'wsum', "):
+        optimize_fusion(qrels, TWO, method="wsun")
+    with pytest.raises(InvalidParameterError,
+                       match=r"optimize_fusion: norm='minmax' is not accepted \(the "
+                             r"normalisation before fusing .*\)\. Accepted: 'min-max', "):
+        optimize_fusion(qrels, TWO, method="wsum", norm="minmax")
+    with pytest.raises(InvalidParameterError,
+                       match=r"optimize_fusion: step=0\.3 gives no weight vector of 2 weights "
+                             r"on the grid 0, step, \.\.\., 1 that sums to 1"):
+        optimize_fusion(qrels, TWO, method="wsum", step=0.3)
+    with pytest.raises(InvalidParameterError,
+                       match=r"optimize_fusion: step=-0\.1 is not accepted \(the grid step.*"
+                             r"Accepted: a finite real number > 0 and <= 1, an integer >= 1"):
+        optimize_fusion(qrels, TWO, method="wsum", step=-0.1)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--method", "wsum", "--weights", "0.2,0.3,0.5"],
+     r"weights must give one finite number per run \(2\)"),
+    (["--method", "posfuse", "--train-qrels", "{empty}"], "qrels holds no judgement"),
+    (["--method", "posfuse", "--train-qrels", "{other}"],
+     "the training qrels hold none of the runs' queries"),
+    (["--method", "rrf", "--norm", "borda"],
+     "--norm borda gives every candidate a score in every run, in no order of its own; "
+     "--method rrf reads positions"),
+])
+def test_fuse_command_exits_2_on_hostile_arguments(tmp_path, extra, message):
+    paths = write_runs(tmp_path, TWO)
+    (tmp_path / "empty.qrels").write_text("")
+    (tmp_path / "other.qrels").write_text("zz 0 a 1\n")
+    extra = [x.format(empty=tmp_path / "empty.qrels", other=tmp_path / "other.qrels")
+             for x in extra]
+    done = subprocess.run([sys.executable, "-m", "sk_rankmetrics", "fuse", *paths, *extra,
+                           "-o", str(tmp_path / "out.txt")], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert "fuse: error:" in done.stderr and done.stderr.count("Traceback") == 0
+    assert re.search(message, " ".join(done.stderr.split())), done.stderr
+    assert not (tmp_path / "out.txt").exists()
