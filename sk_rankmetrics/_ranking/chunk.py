@@ -70,6 +70,9 @@ class RankedChunk:
         #: The chunk this one was cut from (None when not cut: :attr:`root`
         #: is then the chunk itself, without a reference cycle).
         self._root = None
+        #: The tied rows (sorted indices) of a chunk ranked over whole rows
+        #: whose ties are few (see :meth:`split_by_ties`), else None.
+        self.tied_rows = None
 
     @property
     def root(self):
@@ -115,6 +118,43 @@ class RankedChunk:
         out.items = self.items
         return out
 
+    def split_by_ties(self):
+        """``[(rows, chunk), ...]``: the untied rows and the tied rows of a
+        chunk ranked over whole rows as two chunks (the untied one takes the
+        kernels' path without ties), or None when the chunk is not split.
+
+        Only a chunk whose ranking found few tied rows among many
+        (:attr:`tied_rows`, float scores) is split, and only before any kernel
+        stored a statistic on it (its cache holds the ideal's levels at most).
+        """
+        tied = self.tied_rows
+        if tied is None or not tied.size or self._start is None or self._root is not None:
+            return None
+        if any(k[0] != "levels" for k in self.cache) or self.memo:
+            return None
+        untied = np.ones(self.n_rows, dtype=bool)
+        untied[tied] = False
+        plain = flatnonzero(untied)
+        return [(plain, self._rows(plain, tied=False)), (tied, self._rows(tied, tied=True))]
+
+    def _rows(self, rows, tied):
+        """The rows ``rows`` (sorted indices) as a chunk of their own."""
+        out = RankedChunk(
+            self.L,
+            self._start[rows] if tied else None,
+            self._size[rows] if tied else None,
+            {k: v[rows] for k, v in self.sums.items()},
+            self.n_items[rows],
+            self.n_ranked[rows],
+        )
+        out.real_ties = self.real_ties and tied
+        out.totals = _RowsOf(self.totals, rows)
+        out.ideal = self.ideal.take_rows(rows) if hasattr(self.ideal, "take_rows") else {
+            k: v[rows] for k, v in self.ideal.items()}
+        out.cache = {k: v.take_rows(rows) for k, v in self.cache.items()}
+        out.items = None if self.items is None else {k: v[rows] for k, v in self.items.items()}
+        return out
+
     def _shared(self, key, make):
         """``make(root)`` computed once per chunk on the uncut chunk, which every
         cut of it shares (the first ``L`` columns of an uncut array are those
@@ -140,6 +180,22 @@ class RankedChunk:
             return C
 
         return self._shared(("cum", name), make)[:, : self.L + 1]
+
+
+class _RowsOf(dict):
+    """Rows ``rows`` of a mapping of per-row arrays, read on first use (the
+    totals of a block are computed on first use)."""
+
+    def __init__(self, whole, rows):
+        super().__init__()
+        self._whole, self._rows = whole, rows
+
+    def __missing__(self, key):
+        value = self[key] = self._whole[key][self._rows]
+        return value
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or key in self._whole
 
 
 def tie_groups(sv, ranked_vals):
@@ -169,11 +225,12 @@ def tie_groups(sv, ranked_vals):
 def _tie_groups_of_tied_rows(sv, ranked_vals):
     """:func:`tie_groups` of whole sorted rows, computed on the rows that hold a
     tie only (float32 scores tie in a few rows of a block): the other rows'
-    groups are single items, their sums the values themselves."""
+    groups are single items, their sums the values themselves. The fourth
+    value: the tied rows, or None when they are not few (half the block or more)."""
     n, L = sv.shape
     tied = flatnonzero((sv[:, 1:] == sv[:, :-1]).any(axis=1))
     if 2 * tied.size >= n:
-        return tie_groups(sv, ranked_vals)
+        return (*tie_groups(sv, ranked_vals), None)
     start = np.empty((n, L), dtype=np.int64)
     start[:] = np.arange(L)
     size = np.ones((n, L), dtype=np.int64)
@@ -183,7 +240,7 @@ def _tie_groups_of_tied_rows(sv, ranked_vals):
     for name, v in t_sums.items():
         sums[name] = np.array(ranked_vals[name], dtype=v.dtype)
         sums[name][tied] = v
-    return start, size, sums
+    return start, size, sums, tied
 
 
 def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False):
@@ -266,8 +323,11 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         rc.items = ranked_vals if keep_items else None
         return rc
 
-    start, size, sums = _tie_groups_of_tied_rows(sv, ranked_vals) if below is None else (
-        tie_groups(sv, ranked_vals))
+    tied_rows = None
+    if below is None:
+        start, size, sums, tied_rows = _tie_groups_of_tied_rows(sv, ranked_vals)
+    else:
+        start, size, sums = tie_groups(sv, ranked_vals)
     # Padding (-inf) ties with padding; only ties between real items count.
     real = sv > -np.inf
     real_ties = bool(((sv[:, 1:] == sv[:, :-1]) & real[:, 1:]).any()) or (
@@ -307,6 +367,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     rc = RankedChunk(L, start, size, sums, n_items)
     rc.real_ties = real_ties
     rc.items = ranked_vals if keep_items else None
+    rc.tied_rows = tied_rows
     return rc
 
 

@@ -16,6 +16,22 @@ def dcg(rc, req):
 
 def ndcg(rc, req):
     kc = _cut(rc, req.k)
+    levels = rc.cache.get(("levels", req.gain_key)) if req.k is None else None
+    if levels is not None and levels.complete and not dict.__contains__(rc.ideal, req.gain_key):
+        # The IDCG of the whole ideal from its levels of equal positive gain
+        # (the positions past them hold gain 0): a level from position b to e
+        # adds its gain times the discounts b + 1..e.
+        width = max(kc, int(levels.end.max()) if levels.end.size else 0, 1)
+        disc = req.discount(width)
+        D = np.zeros(width + 1)
+        np.cumsum(disc, out=D[1:])
+        ideal = np.bincount(levels.rows, weights=levels.gain * (D[levels.end] - D[levels.begin]),
+                            minlength=rc.n_rows)
+        actual = rc.mean(req.gain_key)[:, :kc] @ disc[:kc]
+        defined = ideal > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(defined, actual / np.where(defined, ideal, 1.0), 0.0)
+        return out, defined
     ideal_gains = rc.ideal[req.gain_key]  # increasing: the best gain is last
     Li = ideal_gains.shape[1]
     kc_i = Li if req.k is None else min(req.k, Li)
