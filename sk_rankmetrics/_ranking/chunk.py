@@ -73,6 +73,10 @@ class RankedChunk:
         #: The tied rows (sorted indices) of a chunk ranked over whole rows
         #: whose ties are few (see :meth:`split_by_ties`), else None.
         self.tied_rows = None
+        #: The :class:`Groups` of a chunk ranked over whole rows with ties
+        #: (None otherwise, and for a chunk cut from another).
+        self.groups = None
+        self._tied_groups = None
 
     @property
     def root(self):
@@ -153,6 +157,7 @@ class RankedChunk:
             k: v[rows] for k, v in self.ideal.items()}
         out.cache = {k: v.take_rows(rows) for k, v in self.cache.items()}
         out.items = None if self.items is None else {k: v[rows] for k, v in self.items.items()}
+        out.groups = self._tied_groups if tied else None
         return out
 
     def _shared(self, key, make):
@@ -198,7 +203,31 @@ class _RowsOf(dict):
         return dict.__contains__(self, key) or key in self._whole
 
 
+class Groups:
+    """The tie groups of a chunk ranked over whole rows, one entry per group,
+    row-major (every row starts a group): ``first``, the flat index of its
+    first position in the (n, L) arrays; ``size``; ``sums``, each item value
+    summed over the group. A kernel may work per group instead of per
+    position (integer scores: a few groups per row)."""
+
+    def __init__(self, first, size, sums, L):
+        self.first, self.size, self.sums, self.L = first, size, sums, L
+
+    @property
+    def row(self):
+        return self.first // self.L
+
+    @property
+    def start(self):
+        return self.first % self.L
+
+
 def tie_groups(sv, ranked_vals):
+    """:func:`_tie_groups` without the per-group statistics."""
+    return _tie_groups(sv, ranked_vals)[:3]
+
+
+def _tie_groups(sv, ranked_vals):
     """Tie-group start, size and per-group sums of each position of sorted rows.
 
     ``sv`` holds the sorted scores of shape (n, L); ``ranked_vals`` maps names
@@ -214,33 +243,35 @@ def tie_groups(sv, ranked_vals):
     first = flatnonzero(new)  # flat index of each group's first position
     group = np.cumsum(new) - 1  # group of each position
     start = np.take(first % L, group).reshape(n, L)
-    size = np.take(np.diff(np.append(first, n * L)), group).reshape(n, L)
-    sums = {
-        name: np.take(np.add.reduceat(rv.reshape(-1), first), group).reshape(n, L)
-        for name, rv in ranked_vals.items()
-    }
-    return start, size, sums
+    g_size = np.diff(np.append(first, n * L))
+    size = np.take(g_size, group).reshape(n, L)
+    g_sums = {name: np.add.reduceat(rv.reshape(-1), first) for name, rv in ranked_vals.items()}
+    sums = {name: np.take(v, group).reshape(n, L) for name, v in g_sums.items()}
+    return start, size, sums, Groups(first, g_size, g_sums, L)
 
 
 def _tie_groups_of_tied_rows(sv, ranked_vals):
     """:func:`tie_groups` of whole sorted rows, computed on the rows that hold a
     tie only (float32 scores tie in a few rows of a block): the other rows'
-    groups are single items, their sums the values themselves. The fourth
-    value: the tied rows, or None when they are not few (half the block or more)."""
+    groups are single items, their sums the values themselves. Then the tied
+    rows, or None when they are not few (half the block or more), and the
+    :class:`Groups` of the rows :func:`_tie_groups` read (the tied rows, or all)."""
     n, L = sv.shape
     tied = flatnonzero((sv[:, 1:] == sv[:, :-1]).any(axis=1))
     if 2 * tied.size >= n:
-        return (*tie_groups(sv, ranked_vals), None)
+        start, size, sums, groups = _tie_groups(sv, ranked_vals)
+        return start, size, sums, None, groups
     start = np.empty((n, L), dtype=np.int64)
     start[:] = np.arange(L)
     size = np.ones((n, L), dtype=np.int64)
-    t_start, t_size, t_sums = tie_groups(sv[tied], {k: v[tied] for k, v in ranked_vals.items()})
+    t_start, t_size, t_sums, groups = _tie_groups(
+        sv[tied], {k: v[tied] for k, v in ranked_vals.items()})
     start[tied], size[tied] = t_start, t_size
     sums = {}
     for name, v in t_sums.items():
         sums[name] = np.array(ranked_vals[name], dtype=v.dtype)
         sums[name][tied] = v
-    return start, size, sums, tied
+    return start, size, sums, tied, groups
 
 
 def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False):
@@ -325,7 +356,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
 
     tied_rows = None
     if below is None:
-        start, size, sums, tied_rows = _tie_groups_of_tied_rows(sv, ranked_vals)
+        start, size, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked_vals)
     else:
         start, size, sums = tie_groups(sv, ranked_vals)
     # Padding (-inf) ties with padding; only ties between real items count.
@@ -368,6 +399,11 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     rc.real_ties = real_ties
     rc.items = ranked_vals if keep_items else None
     rc.tied_rows = tied_rows
+    if below is None:
+        if tied_rows is None:
+            rc.groups = groups
+        else:
+            rc._tied_groups = groups
     return rc
 
 

@@ -120,3 +120,45 @@ def test_ndcg_without_cutoff_from_counted_levels(data):
                                     per_row=True)["dcg"])
     ref = np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15)
+
+
+def ap_per_position(y_true, y_score, k, over=None):
+    """The slow reference of AP's tie expectation: every ordering of each
+    tie group enumerated (small rows), the ties broken every way; the sum over
+    ``min(over, R)`` (map@k's default), or R."""
+    import itertools
+    out = []
+    for yt, ys in zip(y_true, y_score):
+        R = int((yt > 0).sum())
+        if R == 0:
+            out.append(0.0)
+            continue
+        levels = sorted(set(ys.tolist()), reverse=True)
+        groups = [[j for j in range(len(ys)) if ys[j] == v] for v in levels]
+        vals = []
+        for perm in itertools.product(*[itertools.permutations(g) for g in groups]):
+            order = [j for g in perm for j in g]
+            rel = (yt[order] > 0)[:k]
+            hits = np.cumsum(rel)
+            den = R if over is None else min(over, R)
+            vals.append(float((rel * hits / np.arange(1, len(rel) + 1)).sum() / den))
+        out.append(float(np.mean(vals)))
+    return np.array(out)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_ap_per_tie_group_against_every_ordering(data):
+    n, N = data.draw(st.integers(1, 4)), data.draw(st.integers(2, 7))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    y_true = (rng.random((n, N)) < data.draw(st.sampled_from([0.2, 0.5, 1.0]))).astype(
+        data.draw(st.sampled_from(["int8", "bool", "float64"])))
+    y_score = rng.integers(0, data.draw(st.integers(1, 4)), (n, N)).astype(
+        data.draw(st.sampled_from(["int64", "float32", "int8", "uint8"])))
+    k = data.draw(st.integers(1, N))
+    got = skr.evaluate(y_true, y_score, ["map", f"map@{k}"], per_row=True, no_relevant=0.0)
+    np.testing.assert_allclose(np.asarray(got["map"]), ap_per_position(y_true, y_score, N),
+                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(np.asarray(got[f"map@{k}"]),
+                               ap_per_position(y_true, y_score, k, over=k), rtol=1e-12,
+                               atol=1e-15)

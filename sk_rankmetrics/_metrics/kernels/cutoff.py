@@ -188,11 +188,16 @@ def reciprocal_rank(rc, req):
 
 def average_precision(rc, req):
     kc = _cut(rc, req.k)
-    mean_rel = rc.mean(req.rel_key)[:, :kc]
-    cum = rc.cumulative(req.rel_key)
-    p = np.arange(1.0, kc + 1.0)
+    if rc.tied and rc.groups is not None:
+        mean_rel = cum = p = None  # read per tie group
+    else:
+        mean_rel = rc.mean(req.rel_key)[:, :kc]
+        cum = rc.cumulative(req.rel_key)
+        p = np.arange(1.0, kc + 1.0)
     if not rc.tied:  # rel(p) * (relevant items at positions <= p) / p
         total = (mean_rel * (cum[:, :kc] + 1.0)) @ (1.0 / p)
+    elif rc.groups is not None:
+        total = _ap_by_group(rc.groups, req.rel_key, kc, rc.n_rows)
     else:
         r = rc.sums[req.rel_key][:, :kc]
         m = rc.size[:, :kc].astype(float)
@@ -211,6 +216,40 @@ def average_precision(rc, req):
         denom = np.minimum(_as_float(req.k), n_rel)
     defined = n_rel > 0
     return total / np.where(defined, denom, 1.0), defined
+
+
+def _ap_by_group(groups, key, kc, n):
+    """AP's expected sum of ``rel(p) * (relevant items at positions <= p) / p``
+    over the first ``kc`` positions, one term per tie group.
+
+    A group starting after position ``s`` with ``m`` items, ``r`` of them
+    relevant, ``b`` relevant items above it, holds positions ``p = s + 1 ..
+    s + m`` (those up to ``e = min(s + m, kc)`` count, ``c = e - s`` of them).
+    At each the expected term is ``(r / m (b + 1) + (p - s - 1) pair) / p``,
+    ``pair = r (r - 1) / (m (m - 1))`` the chance that two given places both
+    hold relevant items; summed over the group, with ``H = sum 1 / p``:
+    ``r / m (b + 1) H + pair (c - (s + 1) H)``. ``H`` and that difference,
+    whose terms nearly cancel deep in a row, are taken in extended precision.
+    """
+    s = groups.start
+    m = groups.size
+    r = groups.sums[key]
+    row = groups.row
+    # Relevant items above each group: the running sum within its row.
+    ahead = np.cumsum(r) - r
+    heads = flatnonzero(s == 0)  # every row starts a group
+    b = ahead - np.repeat(ahead[heads], np.diff(np.append(heads, r.shape[0])))
+    e = np.clip(np.minimum(s + m, kc), s, None)
+    c = e - s
+    Hc = np.zeros(groups.L + 1, dtype=np.longdouble)
+    np.cumsum(1.0 / np.arange(1, groups.L + 1, dtype=np.longdouble), out=Hc[1:])
+    H = np.take(Hc, e) - np.take(Hc, s)
+    mf = m.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pair = np.where(m > 1, r * (r - 1) / (mf * np.maximum(mf - 1, 1)), 0.0)
+    inner = (c - (s + 1) * H).astype(np.float64)  # sum of (p - s - 1) / p
+    terms = (r / mf) * (b + 1.0) * H.astype(np.float64) + pair * inner
+    return np.bincount(row, weights=terms, minlength=n)
 
 
 # -- F, judged, counts, sets -----------------------------------------------------------
