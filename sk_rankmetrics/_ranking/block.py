@@ -46,7 +46,10 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     ``extremes`` (an ``Extremes`` of ``yt``), when the caller has them.
     """
     N = yt.shape[1]
-    needs_full, k_max = depth(requests)
+    # A measure that scans whole rows without a cut-off (MRR) reads rc.block,
+    # not the ranking (not under ignore_ties: its one order of ties is ranked).
+    needs_full, k_max = depth([r for r in requests if ignore_ties or not (
+        r.spec.scans_uncut and r.depth is None)])
     real = (ys != -np.inf) if n_items is not None and (n_items < N).any() else None
     if judged is not None and real is not None:
         judged = judged & real

@@ -162,3 +162,40 @@ def test_ap_per_tie_group_against_every_ordering(data):
     np.testing.assert_allclose(np.asarray(got[f"map@{k}"]),
                                ap_per_position(y_true, y_score, k, over=k), rtol=1e-12,
                                atol=1e-15)
+
+
+def rr_every_ordering(y_true, y_score):
+    """The slow reference of RR's tie expectation: every ordering enumerated."""
+    import itertools
+    out = []
+    for yt, ys in zip(y_true, y_score):
+        levels = sorted(set(ys.tolist()), reverse=True)
+        groups = [[j for j in range(len(ys)) if ys[j] == v] for v in levels]
+        vals = []
+        for perm in itertools.product(*[itertools.permutations(g) for g in groups]):
+            rel = yt[[j for g in perm for j in g]] > 0
+            vals.append(1.0 / (int(rel.argmax()) + 1) if rel.any() else 0.0)
+        out.append(float(np.mean(vals)))
+    return np.array(out)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_mrr_without_a_sort_against_every_ordering(data):
+    # MRR alone scans the scores (nothing ranked); beside nDCG it reads the ranking.
+    n, N = data.draw(st.integers(1, 4)), data.draw(st.integers(2, 7))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    y_true = (rng.random((n, N)) < data.draw(st.sampled_from([0.0, 0.2, 0.5, 1.0]))).astype(
+        data.draw(st.sampled_from(["int8", "bool", "float64"])))
+    dtype = data.draw(st.sampled_from(["int64", "float32", "float64", "int8", "uint8", "bool"]))
+    y_score = rng.integers(0, data.draw(st.integers(1, 4)), (n, N)).astype(dtype)
+    if dtype.startswith("float") and data.draw(st.booleans()):
+        y_score[0, 0], y_score[0, -1] = -0.0, 0.0  # equal scores: a tie
+    if dtype == "float64" and data.draw(st.booleans()):
+        y_score[-1, :2] = [1e308, -1e308]
+    want = rr_every_ordering(y_true, y_score)
+    alone = skr.evaluate(y_true, y_score, ["mrr"], per_row=True, no_relevant=0.0)["mrr"]
+    ranked = skr.evaluate(y_true, y_score, ["mrr", "ndcg"], per_row=True,
+                          no_relevant=0.0)["mrr"]
+    np.testing.assert_allclose(np.asarray(alone), want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(np.asarray(ranked), want, rtol=1e-12, atol=1e-15)

@@ -173,6 +173,8 @@ def hit_rate(rc, req):
 
 
 def reciprocal_rank(rc, req):
+    if req.k is None and rc.block is not None and rc.L < rc.block[0].shape[1]:
+        return _reciprocal_rank_by_scan(rc, req)
     if not rc.tied:
         kc = _cut(rc, req.k)
         hit = rc.sums[req.rel_key][:, :kc] > 0
@@ -183,6 +185,31 @@ def reciprocal_rank(rc, req):
     first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
     j = np.arange(1, S.shape[1])
     out = (first_at / (s0[:, None] + j)).sum(axis=1)
+    return out, rc.totals[req.rel_key] > 0
+
+
+def _reciprocal_rank_by_scan(rc, req):
+    """RR without a cut-off from the scores of whole rows, nothing sorted.
+
+    The first relevant item is in the tie group of the best relevant score
+    ``t``: that group starts after the ``a`` items scoring above ``t`` and
+    holds the ``m`` items scoring ``t``, ``r0`` of them relevant; the rank of
+    its first relevant item, ``a + j``, has the distribution of the first
+    relevant place ``j`` in a shuffled group (:func:`_survival`).
+    """
+    ys, values = rc.block
+    rel = values.relevant(slice(None), req.rel_key)
+    found = rel.any(axis=1)
+    low = -np.inf if ys.dtype.kind == "f" else np.iinfo(ys.dtype).min
+    t = np.max(ys, axis=1, where=rel, initial=low)[:, None]
+    a = np.count_nonzero(ys > t, axis=1)
+    at = ys == t
+    m = np.where(found, np.count_nonzero(at, axis=1), 0)
+    r0 = np.count_nonzero(at & rel, axis=1)
+    S = _survival(m.astype(np.float64), r0.astype(np.float64), m)
+    first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
+    j = np.arange(1, S.shape[1])
+    out = np.where(found, (first_at / (a[:, None] + j)).sum(axis=1), 0.0)
     return out, rc.totals[req.rel_key] > 0
 
 
