@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, row_cumsum
+from .._utils.fast import flatnonzero, row_argsort, row_cumsum
 from .item_values import _GivenValues
 from .select import later_first, score_counts, select_top
 
@@ -334,8 +334,8 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         if keep_items and bool(((below == sv[:, -1]) & (below > -np.inf)).any()):
             return rank_chunk(y_score, values, N, n_items=n_items, keep_items=True)
     else:
-        by_score = np.argsort(y_score, axis=1)
-        if ignore_ties:
+        by_score, stable = row_argsort(y_score)
+        if ignore_ties and not stable:
             # NumPy's default sort is not stable: the rows where real items
             # tie are sorted again, stably, so that reversed their ties come
             # by column descending (the order need only group the ties
