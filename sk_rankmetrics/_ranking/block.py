@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._utils.params import TIE_ORDER
@@ -85,12 +87,6 @@ def attach_ideals(rc, yt, values, requests, N):
     for req in requests:
         key = req.gain_key
         if req.needs_ideal and not req.spec.full and key not in rc.ideal:
-            def make(req=req, key=key):
-                return ideal_gains(
-                    yt, req.gain, lambda: values.full(key),
-                    max(width, rc.L) if width < N else N, values.worthless, values.extremes,
-                    rc.cache.get(("levels", key)))
-
             if width == N and values.worthless is None and ("levels", key) not in rc.cache:
                 # The whole ideal's levels, counted (no sort): nDCG without a
                 # cut-off reads its IDCG off them; the gains of every position
@@ -98,6 +94,11 @@ def attach_ideals(rc, yt, values, requests, N):
                 counted = _counted(yt, req.gain, values.extremes)
                 if counted is not None and counted.complete:
                     rc.cache[("levels", key)] = counted
+            # (The closure holds no reference to rc: rc.ideal holds it.)
+            make = functools.partial(
+                ideal_gains, yt, req.gain, functools.partial(values.full, key),
+                max(width, rc.L) if width < N else N, values.worthless, values.extremes,
+                rc.cache.get(("levels", key)))
             if width == N and ("levels", key) in rc.cache:
                 rc.ideal.later(key, make)
             else:

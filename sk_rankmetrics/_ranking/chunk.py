@@ -334,18 +334,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         if keep_items and bool(((below == sv[:, -1]) & (below > -np.inf)).any()):
             return rank_chunk(y_score, values, N, n_items=n_items, keep_items=True)
     else:
-        by_score, stable = row_argsort(y_score)
-        if ignore_ties and not stable:
-            # NumPy's default sort is not stable: the rows where real items
-            # tie are sorted again, stably, so that reversed their ties come
-            # by column descending (the order need only group the ties
-            # otherwise).
-            asc = np.take_along_axis(y_score, by_score, axis=1)
-            tied = flatnonzero(((asc[:, 1:] == asc[:, :-1]) & (asc[:, 1:] > -np.inf)).any(axis=1))
-            if tied.size:
-                by_score[tied] = np.argsort(y_score[tied], axis=1, kind="stable")
-        top = np.ascontiguousarray((by_score + base)[:, ::-1])
-        sv = np.take(flat_scores, top)
+        top, sv = _whole_rows(y_score, base, ignore_ties)
         below = None
     ranked_vals = values.at(top)
     if ignore_ties or (not (sv[:, 1:] == sv[:, :-1]).any() and (
@@ -405,6 +394,23 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         else:
             rc._tied_groups = groups
     return rc
+
+
+def _whole_rows(y_score, base, ignore_ties):
+    """``(top, sv)``: the flat indices of each row's items by decreasing score
+    (``base`` the rows' flat offsets) and their scores."""
+    by_score, stable = row_argsort(y_score)
+    if ignore_ties and not stable:
+        # NumPy's default sort is not stable: the rows where real items
+        # tie are sorted again, stably, so that reversed their ties come
+        # by column descending (the order need only group the ties
+        # otherwise).
+        asc = np.take_along_axis(y_score, by_score, axis=1)
+        tied = flatnonzero(((asc[:, 1:] == asc[:, :-1]) & (asc[:, 1:] > -np.inf)).any(axis=1))
+        if tied.size:
+            by_score[tied] = np.argsort(y_score[tied], axis=1, kind="stable")
+    top = np.ascontiguousarray((by_score + base)[:, ::-1])
+    return top, np.take(y_score.reshape(-1), top)
 
 
 def _ranked_by_counts(y_score, values, L, n_items, counted):
