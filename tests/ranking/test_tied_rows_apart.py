@@ -122,28 +122,29 @@ def test_ndcg_without_cutoff_from_counted_levels(data):
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15)
 
 
-def ap_per_position(y_true, y_score, k, over=None):
-    """The slow reference of AP's tie expectation: every ordering of each
-    tie group enumerated (small rows), the ties broken every way; the sum over
-    ``min(over, R)`` (map@k's default), or R."""
+def mean_over_orderings(y_true, y_score, value):
+    """The slow reference of a tie expectation: ``value(rel, R)`` (``rel`` the
+    relevance of a row in one order) averaged over every ordering of each tie
+    group, enumerated (small rows)."""
     import itertools
     out = []
     for yt, ys in zip(y_true, y_score):
-        R = int((yt > 0).sum())
-        if R == 0:
-            out.append(0.0)
-            continue
         levels = sorted(set(ys.tolist()), reverse=True)
         groups = [[j for j in range(len(ys)) if ys[j] == v] for v in levels]
-        vals = []
-        for perm in itertools.product(*[itertools.permutations(g) for g in groups]):
-            order = [j for g in perm for j in g]
-            rel = (yt[order] > 0)[:k]
-            hits = np.cumsum(rel)
-            den = R if over is None else min(over, R)
-            vals.append(float((rel * hits / np.arange(1, len(rel) + 1)).sum() / den))
+        vals = [value(yt[[j for g in perm for j in g]] > 0, int((yt > 0).sum()))
+                for perm in itertools.product(*[itertools.permutations(g) for g in groups])]
         out.append(float(np.mean(vals)))
     return np.array(out)
+
+
+def ap_per_position(y_true, y_score, k, over=None):
+    """AP at ``k`` over every ordering; the sum over ``min(over, R)`` (map@k's
+    default), or R."""
+    def ap(rel, R):
+        rel = rel[:k]
+        den = R if over is None else min(over, R)
+        return float((rel * np.cumsum(rel) / np.arange(1, len(rel) + 1)).sum() / den) if R else 0.0
+    return mean_over_orderings(y_true, y_score, ap)
 
 
 @SETTINGS
@@ -165,18 +166,9 @@ def test_ap_per_tie_group_against_every_ordering(data):
 
 
 def rr_every_ordering(y_true, y_score):
-    """The slow reference of RR's tie expectation: every ordering enumerated."""
-    import itertools
-    out = []
-    for yt, ys in zip(y_true, y_score):
-        levels = sorted(set(ys.tolist()), reverse=True)
-        groups = [[j for j in range(len(ys)) if ys[j] == v] for v in levels]
-        vals = []
-        for perm in itertools.product(*[itertools.permutations(g) for g in groups]):
-            rel = yt[[j for g in perm for j in g]] > 0
-            vals.append(1.0 / (int(rel.argmax()) + 1) if rel.any() else 0.0)
-        out.append(float(np.mean(vals)))
-    return np.array(out)
+    """RR over every ordering."""
+    return mean_over_orderings(
+        y_true, y_score, lambda rel, R: 1.0 / (int(rel.argmax()) + 1) if R else 0.0)
 
 
 @SETTINGS
