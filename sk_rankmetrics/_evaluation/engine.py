@@ -20,6 +20,18 @@ def _view(rc, req):
     return rc
 
 
+def _by_parts(parts, n, req):
+    """A request's values over a chunk split into parts (its untied and tied
+    rows, :meth:`RankedChunk.split_by_ties`), each part through the kernel."""
+    values, defined = np.empty(n), np.ones(n, dtype=bool)
+    for rows, part in parts:
+        v, d = req.spec.kernel(_view(part, req), req)
+        values[rows] = v
+        if d is not None:
+            defined[rows] = d
+    return values, defined
+
+
 def check_diversity(inputs, requests):
     """Raise when diversity measures and a diversity qrels do not come together."""
     diverse = inputs.diversity
@@ -83,7 +95,10 @@ def _compute(inputs, requests, *, ignore_ties=False, progress=None):
         # any non-finite value is reported below as an error.
         with np.errstate(over="ignore", invalid="ignore"):
             rc = inputs.ranked_chunk(payload, requests, ignore_ties=ignore_ties)
-            return rows, [req.spec.kernel(_view(rc, req), req) for req in requests]
+            parts = rc.split_by_ties()
+            if parts is None:
+                return rows, [req.spec.kernel(_view(rc, req), req) for req in requests]
+            return rows, [_by_parts(parts, rc.n_rows, req) for req in requests]
 
     big = inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS and len(blocks) > 1
     n_threads = N_THREADS if big else 1

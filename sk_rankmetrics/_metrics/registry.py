@@ -136,6 +136,11 @@ class MetricSpec:
     reads_to_r : bool
         Whether the kernel reads each row's ranking down to its R
         (R-precision).
+    scans_uncut : bool
+        Whether the kernel, without a cut-off, reads the scores of whole rows
+        (``rc.block``) instead of their ranking (MRR: the best relevant score
+        and counts of the scores above and equal to it): a matrix block is
+        then not ranked for it.
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
         (``RankedChunk.items``), not only their sums; such a measure ranks
@@ -180,6 +185,7 @@ class MetricSpec:
     needs_ideal: bool | Callable = False
     always_defined: bool = False
     reads_to_r: bool = False
+    scans_uncut: bool = False
     reads_items: bool = False
     greater_is_better: bool = True
     label: str = ""
@@ -282,7 +288,7 @@ _register("hit_rate", "hit_rate_score", cutoff.hit_rate, _NEEDS_REL, _BINARY_OPT
           description="hit rate: any relevant item in the top k",
           label="hit rate")
 _register("mrr", "reciprocal_rank_score", cutoff.reciprocal_rank, _NEEDS_REL, _BINARY_OPTIONS,
-          aliases=("rr", "reciprocal_rank", "recip_rank"),
+          aliases=("rr", "reciprocal_rank", "recip_rank"), scans_uncut=True,
           description="mean reciprocal rank of the first relevant item",
           label="MRR")
 _register("r_precision", "r_precision_score", cutoff.r_precision, _NEEDS_REL, _BINARY_OPTIONS,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._utils.params import TIE_ORDER
 from .chunk import rank_chunk
-from .ideal import ideal_gains, ideal_levels
+from .ideal import _counted, ideal_gains, ideal_levels
 from .item_values import BlockValues, ItemMasks
 
 
@@ -46,7 +48,10 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     ``extremes`` (an ``Extremes`` of ``yt``), when the caller has them.
     """
     N = yt.shape[1]
-    needs_full, k_max = depth(requests)
+    # A measure that scans whole rows without a cut-off (MRR) reads rc.block,
+    # not the ranking (not under ignore_ties: its one order of ties is ranked).
+    needs_full, k_max = depth([r for r in requests if ignore_ties or not (
+        r.spec.scans_uncut and r.depth is None)])
     real = (ys != -np.inf) if n_items is not None and (n_items < N).any() else None
     if judged is not None and real is not None:
         judged = judged & real
@@ -77,10 +82,51 @@ def attach_ideals(rc, yt, values, requests, N):
                 values.extremes)
     ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
     width = N if None in ideal_k else min(max(ideal_k, default=1), N)
+    if not isinstance(rc.ideal, LazyIdeal):
+        rc.ideal = LazyIdeal(rc.ideal)
     for req in requests:
-        if req.needs_ideal and not req.spec.full and req.gain_key not in rc.ideal:
-            rc.ideal[req.gain_key] = ideal_gains(
-                yt, req.gain, lambda key=req.gain_key: values.full(key),
+        key = req.gain_key
+        if req.needs_ideal and not req.spec.full and key not in rc.ideal:
+            if width == N and values.worthless is None and ("levels", key) not in rc.cache:
+                # The whole ideal's levels, counted (no sort): nDCG without a
+                # cut-off reads its IDCG off them; the gains of every position
+                # are made only for a kernel that reads them.
+                counted = _counted(yt, req.gain, values.extremes)
+                if counted is not None and counted.complete:
+                    rc.cache[("levels", key)] = counted
+            # (The closure holds no reference to rc: rc.ideal holds it.)
+            make = functools.partial(
+                ideal_gains, yt, req.gain, functools.partial(values.full, key),
                 max(width, rc.L) if width < N else N, values.worthless, values.extremes,
-                rc.cache.get(("levels", req.gain_key)))
+                rc.cache.get(("levels", key)))
+            if width == N and ("levels", key) in rc.cache:
+                rc.ideal.later(key, make)
+            else:
+                rc.ideal[key] = make()
     return rc
+
+
+class LazyIdeal(dict):
+    """``RankedChunk.ideal``: the ideal gains by key, those of whole rows made
+    on the first read (nDCG without a cut-off reads the ideal's levels)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._makers = {}
+
+    def later(self, key, make):
+        self._makers[key] = make
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or key in self._makers
+
+    def __missing__(self, key):
+        value = self[key] = self._makers.pop(key)()
+        return value
+
+    def take_rows(self, rows):
+        """The ideal of the rows ``rows`` (those not yet made, on their first read)."""
+        out = LazyIdeal({k: v[rows] for k, v in self.items()})
+        for k in self._makers:
+            out.later(k, lambda k=k: self[k][rows])
+        return out

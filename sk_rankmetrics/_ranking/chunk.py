@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, row_cumsum
+from .._utils.fast import flatnonzero, row_argsort, row_cumsum
 from .item_values import _GivenValues
 from .select import later_first, score_counts, select_top
 
@@ -70,6 +70,13 @@ class RankedChunk:
         #: The chunk this one was cut from (None when not cut: :attr:`root`
         #: is then the chunk itself, without a reference cycle).
         self._root = None
+        #: The tied rows (sorted indices) of a chunk ranked over whole rows
+        #: whose ties are few (see :meth:`split_by_ties`), else None.
+        self.tied_rows = None
+        #: The :class:`Groups` of a chunk ranked over whole rows with ties
+        #: (None otherwise, and for a chunk cut from another).
+        self.groups = None
+        self._tied_groups = None
 
     @property
     def root(self):
@@ -115,6 +122,44 @@ class RankedChunk:
         out.items = self.items
         return out
 
+    def split_by_ties(self):
+        """``[(rows, chunk), ...]``: the untied rows and the tied rows of a
+        chunk ranked over whole rows as two chunks (the untied one takes the
+        kernels' path without ties), or None when the chunk is not split.
+
+        Only a chunk whose ranking found few tied rows among many
+        (:attr:`tied_rows`, float scores) is split, and only before any kernel
+        stored a statistic on it (its cache holds the ideal's levels at most).
+        """
+        tied = self.tied_rows
+        if tied is None or not tied.size or self._start is None or self._root is not None:
+            return None
+        if any(k[0] != "levels" for k in self.cache) or self.memo:
+            return None
+        untied = np.ones(self.n_rows, dtype=bool)
+        untied[tied] = False
+        plain = flatnonzero(untied)
+        return [(plain, self._rows(plain, tied=False)), (tied, self._rows(tied, tied=True))]
+
+    def _rows(self, rows, tied):
+        """The rows ``rows`` (sorted indices) as a chunk of their own."""
+        out = RankedChunk(
+            self.L,
+            self._start[rows] if tied else None,
+            self._size[rows] if tied else None,
+            {k: v[rows] for k, v in self.sums.items()},
+            self.n_items[rows],
+            self.n_ranked[rows],
+        )
+        out.real_ties = self.real_ties and tied
+        out.totals = _RowsOf(self.totals, rows)
+        out.ideal = self.ideal.take_rows(rows) if hasattr(self.ideal, "take_rows") else {
+            k: v[rows] for k, v in self.ideal.items()}
+        out.cache = {k: v.take_rows(rows) for k, v in self.cache.items()}
+        out.items = None if self.items is None else {k: v[rows] for k, v in self.items.items()}
+        out.groups = self._tied_groups if tied else None
+        return out
+
     def _shared(self, key, make):
         """``make(root)`` computed once per chunk on the uncut chunk, which every
         cut of it shares (the first ``L`` columns of an uncut array are those
@@ -142,7 +187,47 @@ class RankedChunk:
         return self._shared(("cum", name), make)[:, : self.L + 1]
 
 
+class _RowsOf(dict):
+    """Rows ``rows`` of a mapping of per-row arrays, read on first use (the
+    totals of a block are computed on first use)."""
+
+    def __init__(self, whole, rows):
+        super().__init__()
+        self._whole, self._rows = whole, rows
+
+    def __missing__(self, key):
+        value = self[key] = self._whole[key][self._rows]
+        return value
+
+    def __contains__(self, key):
+        return dict.__contains__(self, key) or key in self._whole
+
+
+class Groups:
+    """The tie groups of a chunk ranked over whole rows, one entry per group,
+    row-major (every row starts a group): ``first``, the flat index of its
+    first position in the (n, L) arrays; ``size``; ``sums``, each item value
+    summed over the group. A kernel may work per group instead of per
+    position (integer scores: a few groups per row)."""
+
+    def __init__(self, first, size, sums, L):
+        self.first, self.size, self.sums, self.L = first, size, sums, L
+
+    @property
+    def row(self):
+        return self.first // self.L
+
+    @property
+    def start(self):
+        return self.first % self.L
+
+
 def tie_groups(sv, ranked_vals):
+    """:func:`_tie_groups` without the per-group statistics."""
+    return _tie_groups(sv, ranked_vals)[:3]
+
+
+def _tie_groups(sv, ranked_vals):
     """Tie-group start, size and per-group sums of each position of sorted rows.
 
     ``sv`` holds the sorted scores of shape (n, L); ``ranked_vals`` maps names
@@ -158,32 +243,35 @@ def tie_groups(sv, ranked_vals):
     first = flatnonzero(new)  # flat index of each group's first position
     group = np.cumsum(new) - 1  # group of each position
     start = np.take(first % L, group).reshape(n, L)
-    size = np.take(np.diff(np.append(first, n * L)), group).reshape(n, L)
-    sums = {
-        name: np.take(np.add.reduceat(rv.reshape(-1), first), group).reshape(n, L)
-        for name, rv in ranked_vals.items()
-    }
-    return start, size, sums
+    g_size = np.diff(np.append(first, n * L))
+    size = np.take(g_size, group).reshape(n, L)
+    g_sums = {name: np.add.reduceat(rv.reshape(-1), first) for name, rv in ranked_vals.items()}
+    sums = {name: np.take(v, group).reshape(n, L) for name, v in g_sums.items()}
+    return start, size, sums, Groups(first, g_size, g_sums, L)
 
 
 def _tie_groups_of_tied_rows(sv, ranked_vals):
     """:func:`tie_groups` of whole sorted rows, computed on the rows that hold a
     tie only (float32 scores tie in a few rows of a block): the other rows'
-    groups are single items, their sums the values themselves."""
+    groups are single items, their sums the values themselves. Then the tied
+    rows, or None when they are not few (half the block or more), and the
+    :class:`Groups` of the rows :func:`_tie_groups` read (the tied rows, or all)."""
     n, L = sv.shape
     tied = flatnonzero((sv[:, 1:] == sv[:, :-1]).any(axis=1))
     if 2 * tied.size >= n:
-        return tie_groups(sv, ranked_vals)
+        start, size, sums, groups = _tie_groups(sv, ranked_vals)
+        return start, size, sums, None, groups
     start = np.empty((n, L), dtype=np.int64)
     start[:] = np.arange(L)
     size = np.ones((n, L), dtype=np.int64)
-    t_start, t_size, t_sums = tie_groups(sv[tied], {k: v[tied] for k, v in ranked_vals.items()})
+    t_start, t_size, t_sums, groups = _tie_groups(
+        sv[tied], {k: v[tied] for k, v in ranked_vals.items()})
     start[tied], size[tied] = t_start, t_size
     sums = {}
     for name, v in t_sums.items():
         sums[name] = np.array(ranked_vals[name], dtype=v.dtype)
         sums[name][tied] = v
-    return start, size, sums
+    return start, size, sums, tied, groups
 
 
 def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False):
@@ -246,18 +334,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         if keep_items and bool(((below == sv[:, -1]) & (below > -np.inf)).any()):
             return rank_chunk(y_score, values, N, n_items=n_items, keep_items=True)
     else:
-        by_score = np.argsort(y_score, axis=1)
-        if ignore_ties:
-            # NumPy's default sort is not stable: the rows where real items
-            # tie are sorted again, stably, so that reversed their ties come
-            # by column descending (the order need only group the ties
-            # otherwise).
-            asc = np.take_along_axis(y_score, by_score, axis=1)
-            tied = flatnonzero(((asc[:, 1:] == asc[:, :-1]) & (asc[:, 1:] > -np.inf)).any(axis=1))
-            if tied.size:
-                by_score[tied] = np.argsort(y_score[tied], axis=1, kind="stable")
-        top = np.ascontiguousarray((by_score + base)[:, ::-1])
-        sv = np.take(flat_scores, top)
+        top, sv = _whole_rows(y_score, base, ignore_ties)
         below = None
     ranked_vals = values.at(top)
     if ignore_ties or (not (sv[:, 1:] == sv[:, :-1]).any() and (
@@ -266,8 +343,11 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         rc.items = ranked_vals if keep_items else None
         return rc
 
-    start, size, sums = _tie_groups_of_tied_rows(sv, ranked_vals) if below is None else (
-        tie_groups(sv, ranked_vals))
+    tied_rows = None
+    if below is None:
+        start, size, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked_vals)
+    else:
+        start, size, sums = tie_groups(sv, ranked_vals)
     # Padding (-inf) ties with padding; only ties between real items count.
     real = sv > -np.inf
     real_ties = bool(((sv[:, 1:] == sv[:, :-1]) & real[:, 1:]).any()) or (
@@ -307,7 +387,30 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     rc = RankedChunk(L, start, size, sums, n_items)
     rc.real_ties = real_ties
     rc.items = ranked_vals if keep_items else None
+    rc.tied_rows = tied_rows
+    if below is None:
+        if tied_rows is None:
+            rc.groups = groups
+        else:
+            rc._tied_groups = groups
     return rc
+
+
+def _whole_rows(y_score, base, ignore_ties):
+    """``(top, sv)``: the flat indices of each row's items by decreasing score
+    (``base`` the rows' flat offsets) and their scores."""
+    by_score, stable = row_argsort(y_score)
+    if ignore_ties and not stable:
+        # NumPy's default sort is not stable: the rows where real items
+        # tie are sorted again, stably, so that reversed their ties come
+        # by column descending (the order need only group the ties
+        # otherwise).
+        asc = np.take_along_axis(y_score, by_score, axis=1)
+        tied = flatnonzero(((asc[:, 1:] == asc[:, :-1]) & (asc[:, 1:] > -np.inf)).any(axis=1))
+        if tied.size:
+            by_score[tied] = np.argsort(y_score[tied], axis=1, kind="stable")
+    top = np.ascontiguousarray((by_score + base)[:, ::-1])
+    return top, np.take(y_score.reshape(-1), top)
 
 
 def _ranked_by_counts(y_score, values, L, n_items, counted):

@@ -387,6 +387,15 @@ class IdealLevels:
     def full_idcg(self):
         return np.bincount(self.rows, weights=self._part, minlength=self.n_rows)
 
+    def take_rows(self, rows):
+        """The levels of the rows ``rows`` (sorted indices), renumbered 0.."""
+        new = np.full(self.n_rows, -1, dtype=np.int64)
+        new[rows] = np.arange(rows.shape[0])
+        keep = flatnonzero(new[self.rows] >= 0)
+        out = IdealLevels(new[self.rows[keep]], self.end[keep], self.gain[keep], rows.shape[0])
+        out.complete = self.complete
+        return out
+
     @classmethod
     def from_sorted(cls, ideal):
         """From every gain of each row in increasing order, shape (n, W)."""

@@ -253,3 +253,50 @@ def row_counts(mask):
     # whose sum the multiplication leaves in the top 16 bits.
     acc = (acc & _LOW_BYTES) + ((acc >> np.uint64(8)) & _LOW_BYTES)
     return ((acc * _SHORT_ONES) >> np.uint64(48)).astype(np.int64)
+
+
+def row_argsort(a):
+    """``(order, stable)``: the columns of each row of ``a`` (2-D) by increasing
+    value, as ``np.argsort(a, axis=1)``; ``stable``: equal values come by
+    column, as ``kind="stable"`` orders them.
+
+    Values of 32 bits or fewer (float32, float16, integers of up to 32 bits
+    and int64/uint64 within that range) are sorted as 64-bit keys, the value
+    mapped to an order-preserving unsigned 32-bit integer in the high half and
+    the column in the low half, by NumPy's vectorised sort of integers:
+    stable, and about twice as fast as argsort of the values on rows of
+    1,000 (float32's argsort is slower than float64's). ``-0.0`` is keyed as
+    ``0.0`` (the two tie). Other values (float64, wider integers, NaN never
+    reaches here) go to ``np.argsort``.
+    """
+    n, N = a.shape
+    kind, size = a.dtype.kind, a.dtype.itemsize
+    if kind == "b":
+        a, kind, size = a.view(np.uint8), "u", 1
+    fits = (kind == "f" and size <= 4) or (kind in "iu" and size <= 4)
+    if not fits and kind in "iu" and size == 8 and a.size:
+        lo, hi = int(a.min()), int(a.max())
+        fits = (-(2**31) <= lo and hi < 2**31) if kind == "i" else hi < 2**32
+    if not fits or N >= 2**32 or not a.size:
+        return np.argsort(a, axis=1), False
+    keys = np.empty((n, N), dtype=np.uint64)
+    halves = keys.view(np.uint32).reshape(n, N, 2)
+    lo_word, hi_word = (0, 1) if sys.byteorder == "little" else (1, 0)
+    high = halves[..., hi_word]
+    if kind == "f":
+        np.add(a, np.float32(0), out=high.view(np.float32))  # -0.0 + 0.0 is 0.0
+        signed = high.view(np.int32)
+        # Negative floats: every bit flipped (larger magnitude, smaller key);
+        # others: the sign bit set.
+        flip = signed >> 31
+        flip &= 0x7FFFFFFF
+        flip ^= np.int32(-(2**31))
+        signed ^= flip
+    elif kind == "i":
+        high.view(np.int32)[...] = a
+        high ^= np.uint32(2**31)
+    else:
+        high[...] = a
+    halves[..., lo_word] = np.arange(N, dtype=np.uint32)
+    keys.sort(axis=1)
+    return halves[..., lo_word], True

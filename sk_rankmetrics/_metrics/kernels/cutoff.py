@@ -16,6 +16,22 @@ def dcg(rc, req):
 
 def ndcg(rc, req):
     kc = _cut(rc, req.k)
+    levels = rc.cache.get(("levels", req.gain_key)) if req.k is None else None
+    if levels is not None and levels.complete and not dict.__contains__(rc.ideal, req.gain_key):
+        # The IDCG of the whole ideal from its levels of equal positive gain
+        # (the positions past them hold gain 0): a level from position b to e
+        # adds its gain times the discounts b + 1..e.
+        width = max(kc, int(levels.end.max()) if levels.end.size else 0, 1)
+        disc = req.discount(width)
+        D = np.zeros(width + 1)
+        np.cumsum(disc, out=D[1:])
+        ideal = np.bincount(levels.rows, weights=levels.gain * (D[levels.end] - D[levels.begin]),
+                            minlength=rc.n_rows)
+        actual = rc.mean(req.gain_key)[:, :kc] @ disc[:kc]
+        defined = ideal > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(defined, actual / np.where(defined, ideal, 1.0), 0.0)
+        return out, defined
     ideal_gains = rc.ideal[req.gain_key]  # increasing: the best gain is last
     Li = ideal_gains.shape[1]
     kc_i = Li if req.k is None else min(req.k, Li)
@@ -157,6 +173,8 @@ def hit_rate(rc, req):
 
 
 def reciprocal_rank(rc, req):
+    if req.k is None and rc.block is not None and rc.L < rc.block[0].shape[1]:
+        return _reciprocal_rank_by_scan(rc, req)
     if not rc.tied:
         kc = _cut(rc, req.k)
         hit = rc.sums[req.rel_key][:, :kc] > 0
@@ -170,13 +188,43 @@ def reciprocal_rank(rc, req):
     return out, rc.totals[req.rel_key] > 0
 
 
+def _reciprocal_rank_by_scan(rc, req):
+    """RR without a cut-off from the scores of whole rows, nothing sorted.
+
+    The first relevant item is in the tie group of the best relevant score
+    ``t``: that group starts after the ``a`` items scoring above ``t`` and
+    holds the ``m`` items scoring ``t``, ``r0`` of them relevant; the rank of
+    its first relevant item, ``a + j``, has the distribution of the first
+    relevant place ``j`` in a shuffled group (:func:`_survival`).
+    """
+    ys, values = rc.block
+    rel = values.relevant(slice(None), req.rel_key)
+    found = rel.any(axis=1)
+    low = -np.inf if ys.dtype.kind == "f" else np.iinfo(ys.dtype).min
+    t = np.max(ys, axis=1, where=rel, initial=low)[:, None]
+    a = np.count_nonzero(ys > t, axis=1)
+    at = ys == t
+    m = np.where(found, np.count_nonzero(at, axis=1), 0)
+    r0 = np.count_nonzero(at & rel, axis=1)
+    S = _survival(m.astype(np.float64), r0.astype(np.float64), m)
+    first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
+    j = np.arange(1, S.shape[1])
+    out = np.where(found, (first_at / (a[:, None] + j)).sum(axis=1), 0.0)
+    return out, rc.totals[req.rel_key] > 0
+
+
 def average_precision(rc, req):
     kc = _cut(rc, req.k)
-    mean_rel = rc.mean(req.rel_key)[:, :kc]
-    cum = rc.cumulative(req.rel_key)
-    p = np.arange(1.0, kc + 1.0)
+    if rc.tied and rc.groups is not None:
+        mean_rel = cum = p = None  # read per tie group
+    else:
+        mean_rel = rc.mean(req.rel_key)[:, :kc]
+        cum = rc.cumulative(req.rel_key)
+        p = np.arange(1.0, kc + 1.0)
     if not rc.tied:  # rel(p) * (relevant items at positions <= p) / p
         total = (mean_rel * (cum[:, :kc] + 1.0)) @ (1.0 / p)
+    elif rc.groups is not None:
+        total = _ap_by_group(rc.groups, req.rel_key, kc, rc.n_rows)
     else:
         r = rc.sums[req.rel_key][:, :kc]
         m = rc.size[:, :kc].astype(float)
@@ -195,6 +243,40 @@ def average_precision(rc, req):
         denom = np.minimum(_as_float(req.k), n_rel)
     defined = n_rel > 0
     return total / np.where(defined, denom, 1.0), defined
+
+
+def _ap_by_group(groups, key, kc, n):
+    """AP's expected sum of ``rel(p) * (relevant items at positions <= p) / p``
+    over the first ``kc`` positions, one term per tie group.
+
+    A group starting after position ``s`` with ``m`` items, ``r`` of them
+    relevant, ``b`` relevant items above it, holds positions ``p = s + 1 ..
+    s + m`` (those up to ``e = min(s + m, kc)`` count, ``c = e - s`` of them).
+    At each the expected term is ``(r / m (b + 1) + (p - s - 1) pair) / p``,
+    ``pair = r (r - 1) / (m (m - 1))`` the chance that two given places both
+    hold relevant items; summed over the group, with ``H = sum 1 / p``:
+    ``r / m (b + 1) H + pair (c - (s + 1) H)``. ``H`` and that difference,
+    whose terms nearly cancel deep in a row, are taken in extended precision.
+    """
+    s = groups.start
+    m = groups.size
+    r = groups.sums[key]
+    row = groups.row
+    # Relevant items above each group: the running sum within its row.
+    ahead = np.cumsum(r) - r
+    heads = flatnonzero(s == 0)  # every row starts a group
+    b = ahead - np.repeat(ahead[heads], np.diff(np.append(heads, r.shape[0])))
+    e = np.clip(np.minimum(s + m, kc), s, None)
+    c = e - s
+    Hc = np.zeros(groups.L + 1, dtype=np.longdouble)
+    np.cumsum(1.0 / np.arange(1, groups.L + 1, dtype=np.longdouble), out=Hc[1:])
+    H = np.take(Hc, e) - np.take(Hc, s)
+    mf = m.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pair = np.where(m > 1, r * (r - 1) / (mf * np.maximum(mf - 1, 1)), 0.0)
+    inner = (c - (s + 1) * H).astype(np.float64)  # sum of (p - s - 1) / p
+    terms = (r / mf) * (b + 1.0) * H.astype(np.float64) + pair * inner
+    return np.bincount(row, weights=terms, minlength=n)
 
 
 # -- F, judged, counts, sets -----------------------------------------------------------

@@ -1,0 +1,62 @@
+"""``row_argsort`` (scores of 32 bits or fewer sorted as packed 64-bit keys)
+against NumPy's stable argsort, on every dtype, with ties, extreme values,
+-0.0 beside 0.0, infinities (the padding of long-format rows) and empty rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sk_rankmetrics._utils.fast import row_argsort
+
+SETTINGS = settings(max_examples=80, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+FLOATS = {"float32": [-np.inf, np.inf, -0.0, 0.0, 1e-45, -1e-45, 1e-38, 3.4e38, -3.4e38, 1.5,
+                      -1.5],
+          "float16": [-np.inf, np.inf, -0.0, 0.0, 6e-8, -6e-8, 65504.0, -65504.0, 1.5],
+          "float64": [-np.inf, np.inf, -0.0, 0.0, 5e-324, 1e308, -1e308, 1.5]}
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def scores(data, dtype, shape):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype in FLOATS:
+        if data.draw(st.booleans()):
+            return rng.choice(np.array(FLOATS[dtype]), shape).astype(dtype)
+        return rng.standard_normal(shape).astype(dtype)
+    info = np.iinfo(dtype)
+    wide = data.draw(st.sampled_from(["full", "int32", "small"]))
+    lo, hi = {"full": (int(info.min), int(info.max)),
+              "int32": (max(int(info.min), -(2**31)), min(int(info.max), 2**31 - 1)),
+              "small": (0, 3)}[wide]
+    return rng.integers(lo, hi, shape, endpoint=True, dtype=dtype)
+
+
+@SETTINGS
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "bool", *INTS])
+@given(data=st.data())
+def test_row_argsort_is_a_stable_argsort(dtype, data):
+    shape = (data.draw(st.integers(0, 6)), data.draw(st.integers(0, 40)))
+    a = scores(data, dtype, shape)
+    order, stable = row_argsort(a)
+    assert order.shape == a.shape
+    ref = np.argsort(a, axis=1, kind="stable")
+    if stable:
+        np.testing.assert_array_equal(order, ref)
+    else:
+        np.testing.assert_array_equal(np.take_along_axis(a, order, axis=1),
+                                      np.take_along_axis(a, ref, axis=1))
+    if a.size and (dtype in ("float32", "float16", "bool") or dtype in INTS[:3] + INTS[4:7]):
+        assert stable  # 32 bits or fewer: the packed keys
+
+
+def test_wide_integers_outside_32_bits_take_argsort():
+    a = np.array([[2**40, 1, -5], [0, 0, 1]], dtype=np.int64)
+    order, stable = row_argsort(a)
+    assert not stable
+    np.testing.assert_array_equal(np.take_along_axis(a, order, axis=1), np.sort(a, axis=1))
