@@ -88,7 +88,7 @@ def main(args):
         names = [os.fspath(args.qrels_a), os.fspath(args.qrels_b)]
         if names[0] == names[1]:
             raise UsageError(f"qrels {names[0]!r} is given twice")
-    out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
+    out_fmt = output_format(args, OUTPUTS)
     qa = read_input(args.qrels_a, args.qrels_format, "qrels")
     qb = read_input(args.qrels_b, args.qrels_format, "qrels")
     assessors = _assessors(qa, qb, names, args)

@@ -432,6 +432,15 @@ def evaluate_runs(qrels, paths, args, default_metrics, progress=None):
     return dict(zip(run_names(paths, tags, names), results)), tags
 
 
+def score_runs(args, default_metrics, progress=None):
+    """Every run of ``args.runs`` scored against ``args.qrels``, read once
+    (:func:`read_qrels_once`): the results by run name and the run tags
+    (:func:`evaluate_runs`); the command's ``progress`` bar, if any, shows
+    both."""
+    qrels = read_qrels_once(args, progress)
+    return evaluate_runs(qrels, args.runs, args, default_metrics, progress)
+
+
 def read_qrels_once(args, progress=None, path=None):
     """The qrels of ``evaluate``, ``compare`` and ``leaderboard`` (``path``,
     default ``args.qrels``), read once, as the requested metrics read them: a
@@ -475,11 +484,15 @@ def add_output_options(p, formats, extensions):
                    help="format of --output (default: from its extension)")
 
 
-def output_format(path, fmt, outputs):
-    """The format of ``-o FILE``: named, or from the extension by the command's
-    ``outputs`` (unknown: an error)."""
-    if fmt:
-        return fmt
+def output_format(args, outputs):
+    """The format of ``-o FILE`` (None without ``-o``): named by
+    ``--output-format``, or from the extension by the command's ``outputs``
+    (unknown: an error)."""
+    path = args.output
+    if path is None:
+        return None
+    if args.output_format:
+        return args.output_format
     ext = os.path.splitext(os.fspath(path))[1].lower()
     if ext not in outputs:
         raise UsageError(f"-o {os.fspath(path)!r}: unknown extension {ext or '(none)'!r}; "

@@ -17,10 +17,9 @@ from .common import (
     add_output_options,
     add_report_format_option,
     add_scoring_options,
-    evaluate_runs,
     fmt_value,
     output_format,
-    read_qrels_once,
+    score_runs,
     table,
     table_type,
     write_text,
@@ -129,9 +128,8 @@ def main(args):
         raise UsageError(f"--correction {args.correction} cannot be applied on top of --test "
                          f"{args.test}: Tukey's HSD already controls the family-wise error over "
                          "every pair of runs; use --correction none (or auto, the default)")
-    out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
-    qrels = read_qrels_once(args)
-    results, tags = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS)
+    out_fmt = output_format(args, OUTPUTS)
+    results, tags = score_runs(args, DEFAULT_METRICS)
     labels = list(results)
     baseline = _baseline(args.baseline, args.runs, labels, tags)
     report = compare(results, test=args.test,

@@ -16,10 +16,9 @@ from .beyond import query_values
 from .common import (
     Progress,
     add_scoring_options,
-    evaluate_runs,
     fmt_value,
     output_format,
-    read_qrels_once,
+    score_runs,
     table,
     write_text,
 )
@@ -134,10 +133,9 @@ def _table(results, per_query, setting):
 
 
 def main(args):
-    out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
+    out_fmt = output_format(args, OUTPUTS)
     prog = Progress("", force=args.progress)
-    qrels = read_qrels_once(args, prog)
-    results, _ = evaluate_runs(qrels, args.runs, args, DEFAULT_METRICS, prog)
+    results, _ = score_runs(args, DEFAULT_METRICS, prog)
     if args.format == "trec_eval":
         print("\n".join(_trec_eval_lines(results, args.per_query)))
     elif args.format in ("csv", "tsv", "json"):

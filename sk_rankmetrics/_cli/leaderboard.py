@@ -176,7 +176,7 @@ def main(args):
                          "times")
     if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".pdf", ".svg"):
         raise UsageError(f"--plot {args.plot!r}: give a .png, .pdf or .svg file")
-    out_fmt = output_format(args.output, args.output_format, OUTPUTS) if args.output else None
+    out_fmt = output_format(args, OUTPUTS)
     found = find_collections(args.folder)
     seeded = _check_same(found)
     systems = list(next(iter(found.values()))[1])
