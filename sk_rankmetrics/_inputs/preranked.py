@@ -27,6 +27,7 @@ def _row_of(indptr, a, b):
     return np.repeat(np.arange(b - a), lens), lens
 
 
+@dataclass(eq=False, repr=False)
 class PrerankedInputs:
     """Ranked item codes and sparse truth of ``n_rows`` rows, in CSR form.
 
@@ -51,10 +52,18 @@ class PrerankedInputs:
 
     diversity = False  # the Layout contract (_inputs/layout.py)
 
-    def __init__(self, query_ids, rec_indptr, rec_codes, truth_indptr, truth_codes,
-                 truth_rel, rec_scores=None, truth_judged=None, *, distinct=False):
-        self.query_ids = query_ids
-        self.distinct = distinct
+    query_ids: Any
+    rec_indptr: Any
+    rec_codes: Any
+    truth_indptr: Any
+    truth_codes: Any
+    truth_rel: Any
+    rec_scores: Any = None
+    truth_judged: Any = None
+    distinct: bool = False
+
+    def __post_init__(self):
+        truth_rel, truth_judged = self.truth_rel, self.truth_judged
         negative = bool(truth_rel.size) and truth_rel.min() < 0
         if truth_judged is None and negative:
             # A negative level is in the pool but not judged, as trec_eval and
@@ -63,20 +72,15 @@ class PrerankedInputs:
         if truth_judged is not None and truth_judged.all() and not negative:
             truth_judged = None  # (kept where it says negative levels are judged)
         self.truth_judged = truth_judged
-        self.rec_indptr = rec_indptr
-        self.rec_codes = rec_codes
-        self.rec_scores = rec_scores
-        self.truth_indptr = truth_indptr
-        self.truth_codes = truth_codes
-        self.truth_rel = truth_rel
-        self.n_rows = query_ids.shape[0]
-        rec_lens = np.diff(rec_indptr)
-        truth_lens = np.diff(truth_indptr)
+        self.n_rows = self.query_ids.shape[0]
+        rec_lens = np.diff(self.rec_indptr)
+        truth_lens = np.diff(self.truth_indptr)
         self.n_cols = int(rec_lens.max()) if self.n_rows else 0
         self._one_length = bool(self.n_rows) and int(rec_lens.min()) == self.n_cols
         self.max_truth = int(truth_lens.max()) if self.n_rows else 0
-        if truth_codes.size:
-            self.cmin, self.cmax = int(truth_codes.min()), int(truth_codes.max())
+        codes = self.truth_codes
+        if codes.size:
+            self.cmin, self.cmax = int(codes.min()), int(codes.max())
         else:
             self.cmin, self.cmax = 0, 0
         self.span = self.cmax - self.cmin + 2
