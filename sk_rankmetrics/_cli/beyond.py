@@ -130,21 +130,6 @@ def has_beyond(metrics):
     return any(map(is_beyond, metrics or ()))
 
 
-def refuse_unread_options(args):
-    """Refuse ``--items``, ``--popularity``, ``--item-features`` or
-    ``--head-share`` when no requested measure reads it (before any file is read)."""
-    from .._beyond.measures import unread_data
-    from .common import UsageError
-
-    message = unread_data(
-        by_family(args.metric or []).beyond, spell="--{}",
-        items=getattr(args, "items", None), popularity=getattr(args, "popularity", None),
-        item_features=getattr(args, "item_features", None),
-        head_share=getattr(args, "head_share", 0.2))
-    if message is not None:
-        raise UsageError(message)
-
-
 def score_run(qrels, run, metrics, args, evaluate_run, **settings):
     """``evaluate_run`` for the other metrics, the beyond-accuracy ones added
     from the run's lists (ranked by score, ties by document id descending)."""

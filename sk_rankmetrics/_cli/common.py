@@ -384,12 +384,27 @@ def run_names(paths, tags, names=None):
     raise UsageError(f"run {twice!r} is given twice")
 
 
+def refuse_unread_options(args):
+    """Refuse ``--items``, ``--popularity``, ``--item-features`` or
+    ``--head-share`` when no requested measure reads it (before any file is read)."""
+    from .._beyond.measures import unread_data
+    from .._metrics.names import by_family
+
+    message = unread_data(
+        by_family(args.metric or []).beyond, spell="--{}",
+        items=getattr(args, "items", None), popularity=getattr(args, "popularity", None),
+        item_features=getattr(args, "item_features", None),
+        head_share=getattr(args, "head_share", 0.2))
+    if message is not None:
+        raise UsageError(message)
+
+
 def evaluate_one(qrels, run_path, args, default_metrics, progress=None):
     """The run tag and the metrics of one run file against ``qrels``; the
     phases (reading the run, matching, evaluating) shown by ``progress``
     (default: a new bar)."""
     from .._files.runs import evaluate_run
-    from .beyond import has_beyond, refuse_unread_options, score_run
+    from .beyond import has_beyond, score_run
 
     refuse_unread_options(args)
     prog = Progress("", force=args.progress) if progress is None else progress
