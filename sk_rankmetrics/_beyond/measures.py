@@ -16,6 +16,7 @@ from .._metrics.names import family_of
 from .._metrics.registry import REGISTRY, measure
 from .._metrics.requests import make_requests as _make_requests
 from .._utils.errors import InvalidParameterError, UndefinedRows, warn_undefined
+from .._utils.params import PARAMS
 from .._utils.policy import policy_values
 from . import data as _data
 from . import kernels
@@ -70,8 +71,8 @@ def make_requests(items, k=None, where="evaluate"):
     return _make_requests(items, where, k=k, families=FAMILIES)
 
 
-#: The default share of ``head_share=`` (what the signatures say).
-HEAD_SHARE = 0.2
+#: The default of ``head_share=`` (the parameter table's, which every signature states).
+HEAD_SHARE = PARAMS["head_share"].default
 
 #: The measures that read each data argument (every measure checks its lists
 #: against the catalogue ``items=`` when given; coverage and gini need it).
@@ -128,7 +129,8 @@ class BeyondData:
     """The parsed ``items=``, ``popularity=``, ``item_features=`` and ``head_share=``,
     read only when a measure asked for needs them."""
 
-    def __init__(self, items=None, popularity=None, item_features=None, head_share=0.2):
+    def __init__(self, items=None, popularity=None, item_features=None,
+                 head_share=HEAD_SHARE):
         self._given = {"items": items, "popularity": popularity, "item_features": item_features}
         self.head_share = head_share
         self._parsed = {}

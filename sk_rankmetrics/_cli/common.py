@@ -387,14 +387,14 @@ def run_names(paths, tags, names=None):
 def refuse_unread_options(args):
     """Refuse ``--items``, ``--popularity``, ``--item-features`` or
     ``--head-share`` when no requested measure reads it (before any file is read)."""
-    from .._beyond.measures import unread_data
+    from .._beyond.measures import HEAD_SHARE, unread_data
     from .._metrics.names import by_family
 
     message = unread_data(
         by_family(args.metric or []).beyond, spell="--{}",
         items=getattr(args, "items", None), popularity=getattr(args, "popularity", None),
         item_features=getattr(args, "item_features", None),
-        head_share=getattr(args, "head_share", 0.2))
+        head_share=getattr(args, "head_share", HEAD_SHARE))
     if message is not None:
         raise UsageError(message)
 
