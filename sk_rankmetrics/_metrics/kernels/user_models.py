@@ -46,18 +46,62 @@ def err(rc, req):
     p_stop = counts @ stop  # a single item's R (exact for groups of one)
     tied = size > 1
     if tied.any():
-        rows, cols = nonzero_2d(first & tied)
-        T = int(np.minimum(size[rows, cols], kc - cols).max())
-        Q = _subset_products(counts[rows, cols], size[rows, cols], y, T)
-        group_of = -np.ones((n, kc), dtype=np.int64)
-        group_of[rows, cols] = np.arange(rows.shape[0])
-        gid = np.take_along_axis(group_of, start, axis=1)
-        r, c = nonzero_2d(tied)
-        g, o = gid[r, c], offset[r, c]
+        # Only the tied groups holding a relevant item need the subset means
+        # (the others stop nowhere: p_stop is 0 there already), and of those
+        # only the groups the user reaches with a share of the value above
+        # rounding: see _err_kept_groups.
+        rows, cols, T = _err_kept_groups(counts, size, reach, first & tied, y, kc)
         p_stop = p_stop.copy()
-        p_stop[r, c] = Q[g, o] - Q[g, o + 1]
+        p_stop[tied] = 0.0
+        if rows.shape[0]:
+            Q = _subset_products(counts[rows, cols], size[rows, cols], y, T)
+            group_of = -np.ones((n, kc), dtype=np.int64)
+            group_of[rows, cols] = np.arange(rows.shape[0])
+            gid = np.take_along_axis(group_of, start, axis=1)
+            r, c = nonzero_2d(tied & (gid >= 0))
+            g, o = gid[r, c], offset[r, c]
+            # Past column T the subset means are below rounding (zero here).
+            p_stop[r, c] = Q[g, np.minimum(o, T)] - Q[g, np.minimum(o + 1, T)]
     value = (reach * p_stop / (pos + 1.0)).sum(axis=1)
     return _err_result(rc, req, value, top)
+
+
+#: The share of a row's ERR that a skipped tail may hold: below float64 rounding.
+_ERR_DROP = 1e-18
+
+
+def _err_kept_groups(counts, size, reach, opens_tied, y, kc):
+    """The tied groups ERR needs subset means for, and how many columns of them.
+
+    A group's stop probabilities matter only if it holds a relevant item and
+    the user reaches it. Reached with chance ``r`` at 0-based start ``s``, a
+    group adds at most ``r`` to ERR, while the earlier positions already add
+    at least ``(1 - r) / s`` (the user stops at one of them, each worth at
+    least ``1 / s``); so a group with ``r * s < 1e-18 * (1 - r)`` is dropped
+    with a relative error below 1e-18.
+    Inside a kept group, the mean product of ``y`` over the t-subsets,
+    ``Q[t]``, is at most ``ybar**t`` (Maclaurin's inequality; ``ybar`` the
+    group's mean ``y``), and the positions past t add at most ``r * Q[t]``
+    while the group's first t positions add at least ``r * (1 - Q[t]) / (s
+    + t)``; so columns past ``t* = log(1e-18 / (2 (s + m))) / log(ybar)`` are
+    dropped with the same relative bound. Returns the rows, columns (group
+    starts) and the largest column needed.
+    """
+    rows, cols = nonzero_2d(opens_tied)
+    c = counts[rows, cols]
+    m = np.minimum(size[rows, cols], kc - cols).astype(np.float64)
+    r = reach[rows, cols]
+    keep = (c.sum(axis=1) > 0) & ~(r * cols < _ERR_DROP * (1.0 - r))
+    rows, cols, c, m = rows[keep], cols[keep], c[keep], m[keep]
+    if not rows.shape[0]:
+        return rows, cols, 0
+    whole = size[rows, cols].astype(np.float64)
+    ybar = (whole - c.sum(axis=1) + c @ y) / whole
+    with np.errstate(divide="ignore"):
+        need = np.log(_ERR_DROP / (2.0 * (cols + m))) / np.log(ybar)
+    t_star = np.where(ybar < 1.0, np.ceil(np.nan_to_num(need, posinf=np.inf)), m)
+    T = int(np.minimum(t_star, m).max())
+    return rows, cols, T
 
 
 def _err_result(rc, req, value, top):
