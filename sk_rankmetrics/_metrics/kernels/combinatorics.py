@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import flatnonzero
 from . import ranges_from_counts
 
 # -- ERR ----------------------------------------------------------------------------
@@ -36,21 +35,32 @@ def _subset_products(counts, sizes, y, T):
     every weight is a probability, so the recursion is stable.
     """
     t = np.arange(T + 1, dtype=np.float64)
-    # Items of value 1: any t of them multiply to 1 (Q is 0 past the pool).
-    M = (sizes - counts.sum(axis=1)).astype(np.int64)
-    Q = (t <= M[:, None]).astype(np.float64)
     counts = np.rint(counts).astype(np.int64)
-    for lvl in range(counts.shape[1]):
-        c = counts[:, lvl]
-        for step in range(int(c.max(initial=0))):
-            grow = flatnonzero(c > step)  # the groups with an item of the level left
-            Qa = Q[grow]
-            M1 = (M[grow] + 1).astype(np.float64)[:, None]
-            new = Qa * ((M1 - t) / M1)
-            new[:, 1:] += (y[lvl] / M1) * t[1:] * Qa[:, :-1]
-            Q[grow] = new
-            M[grow] += 1
-    return Q
+    n_items = counts.sum(axis=1)
+    # The groups with the most items first: at every step the groups with an
+    # item left are a prefix, grown in place through a view (no gather).
+    order = np.argsort(-n_items, kind="stable")
+    counts, n_items = counts[order], n_items[order]
+    # Items of value 1: any t of them multiply to 1 (Q is 0 past the pool).
+    M = (sizes[order] - n_items).astype(np.float64)
+    Q = (t <= M[:, None]).astype(np.float64)
+    steps = int(n_items.max(initial=0))
+    # The value of each group's k-th item (its items taken level by level).
+    k = np.arange(steps)
+    level = (k[None, :, None] >= np.cumsum(counts, axis=1)[:, None, :]).sum(axis=2)
+    y_item = np.asarray(y, dtype=np.float64)[np.minimum(level, counts.shape[1] - 1)]
+    active = np.searchsorted(-n_items, -k, side="left")  # groups with > k items
+    for step in range(steps):
+        a = int(active[step])
+        Qa = Q[:a]
+        M1 = (M[:a] + 1.0)[:, None]
+        grown = (y_item[:a, step, None] / M1) * (t[1:] * Qa[:, :-1])
+        Qa *= (M1 - t) / M1
+        Qa[:, 1:] += grown
+        M[:a] += 1.0
+    out = np.empty_like(Q)
+    out[order] = Q
+    return out
 
 
 def _bounded_sequences(lam, n, M, terms=False):
