@@ -114,14 +114,20 @@ def _grouped_codes(values):
     return np.repeat(codes, np.diff(np.append(starts, n))), uniq
 
 
+def _run_name(obj, i):
+    """How messages name run ``i``: ``runs[i]``, and the file it was read from."""
+    source = os.fspath(obj) if isinstance(obj, (str, os.PathLike)) else getattr(obj, "source", "")
+    return f"runs[{i}] ({source})" if source and source != "data frame" else f"runs[{i}]"
+
+
 def _as_codes(run, i):
     """``(q, q_ids, d, d_ids, score, run)`` of run ``i``: integer codes of each
     entry's query and document into the run's own distinct ids (in no order).
     A file's columns give their codes directly (their strings are made for
     the distinct ids only); text ids are factorised without a Python object
     per entry."""
-    where = f"fuse: runs[{i}]"
     obj = _as_run(run, i)
+    where = f"fuse: {_run_name(obj, i)}"
     if isinstance(obj, Mapping):  # a dict of dicts: its pairs cannot repeat
         qid, docno, score = dict_arrays(obj, "run", where)
         q, q_ids = _grouped_codes(qid)
@@ -307,9 +313,9 @@ class _Table:
             present = self.present[:, r]
             present[rows] = True
             if int(np.count_nonzero(present)) != rows.shape[0]:
-                raise ValueError(f"fuse: runs[{r}] ranks a document twice for one query; "
-                                 "keep one line of each (duplicates='first' of evaluate_run "
-                                 "shows which).")
+                raise ValueError(f"fuse: {_run_name(coded[r][5], r)} ranks a document twice "
+                                 "for one query; keep one line of each (duplicates='first' "
+                                 "of evaluate_run shows which).")
             lens = np.bincount(qr, minlength=n_q)
             self.score[rows, r] = sc
             self.pos[rows, r] = _positions(qr, sc, n_q)

@@ -377,3 +377,22 @@ def test_fuse_command_exits_2_on_hostile_arguments(tmp_path, extra, message):
     assert "fuse: error:" in done.stderr and done.stderr.count("Traceback") == 0
     assert re.search(message, " ".join(done.stderr.split())), done.stderr
     assert not (tmp_path / "out.txt").exists()
+
+
+def test_fuse_command_names_an_empty_run_by_its_file(tmp_path):
+    paths = write_runs(tmp_path, TWO)
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    done = subprocess.run([sys.executable, "-m", "sk_rankmetrics", "fuse", paths[0], str(empty),
+                           "-o", str(tmp_path / "out.txt")], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    said = " ".join(done.stderr.split())
+    assert f"runs[1] ({empty}) is empty: it ranks no document" in said, done.stderr
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_a_run_is_named_by_where_it_came_from():
+    twice = TrecRun(np.array(["q0", "q0"]), np.array(["a", "a"]), np.array([2.0, 1.0]),
+                    source="bm25.run")
+    with pytest.raises(ValueError, match=r"fuse: runs\[1\] \(bm25\.run\) ranks a document twice"):
+        fuse([TWO[0], twice])
