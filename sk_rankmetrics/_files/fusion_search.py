@@ -144,6 +144,9 @@ def optimize_fusion(qrels: Any, runs: Sequence[Any], *, method: str = "wsum",
             f"optimize_fusion: step={short_repr(step)} gives no weight vector of {len(runs)} "
             "weights on the grid 0, step, ..., 1 that sums to 1 (the vectors ranx tries); "
             "choose a step that divides 1: 0.1, 0.05, 0.2, 0.25, 0.5.")
+    from .runs import as_qrels
+
+    qrels = as_qrels(qrels)  # read once, not once per configuration
     check_training(prepared[0], qrels, "optimize_fusion")
     best, best_score, report = None, 0.0, {}
     for config in trials:

@@ -301,6 +301,9 @@ def train_search(prepared, qrels, method, metric, combine, where="fuse"):
     as ranx does (1, 2, ..., 100 tried in turn; the last of the best wins).
     ``combine`` fuses the prepared runs (passed in: this module sits below
     the one that defines it)."""
+    from .runs import as_qrels
+
+    qrels = as_qrels(qrels)  # read once: up to 100 trainings and scorings read it
     t = prepared[0]
     check_training(t, qrels, where)
     if method not in SEARCHED:

@@ -396,3 +396,23 @@ def test_a_run_is_named_by_where_it_came_from():
                     source="bm25.run")
     with pytest.raises(ValueError, match=r"fuse: runs\[1\] \(bm25\.run\) ranks a document twice"):
         fuse([TWO[0], twice])
+
+
+@pytest.mark.parametrize("method", ["wsum", "probfuse"])
+def test_optimize_fusion_reads_a_qrels_file_once(tmp_path, monkeypatch, method):
+    import sk_rankmetrics._files.runs as runs_module
+
+    path = tmp_path / "train.qrels"
+    path.write_text("q0 0 a 1\nq0 0 c 0\nq1 0 d 2\n")
+    reads = []
+    real = runs_module.read_qrels
+
+    def counted(*args, **kwargs):
+        reads.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runs_module, "read_qrels", counted)
+    got = optimize_fusion(str(path), TWO, method=method, metric="map")
+    assert len(reads) == 1
+    monkeypatch.setattr(runs_module, "read_qrels", real)
+    assert repr(got) == repr(optimize_fusion(str(path), TWO, method=method, metric="map"))
