@@ -507,10 +507,14 @@ def err_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     taken: the chance of reaching a group is the product of ``1 - R`` over
     the items before it, and inside a group of ``m`` items the chance of
     stopping at its ``j``-th item is ``Q[j-1] - Q[j]``, where ``Q[t]`` is the
-    mean of ``prod (1 - R)`` over the group's t-subsets (a hypergeometric
-    recursion over the grades; O(grades * t**2) per tied group, t the
-    group's positions inside the cut-off). A row without a relevant item
-    follows ``no_relevant`` (its ERR would be 0, like its reciprocal rank).
+    mean of ``prod (1 - R)`` over the group's t-subsets (a recursion over
+    the group's relevant items, O(items * t) per tied group holding one, t
+    the group's positions inside the cut-off). A group the user reaches
+    with too small a chance to change the value, and the last positions of
+    a group, are left out only where each left-out part is proven below
+    1e-18 of the row's ERR (under float64 rounding). A row without a
+    relevant item follows ``no_relevant`` (its ERR would be 0, like its
+    reciprocal rank).
     ``max_grade=4`` gives ir_measures' ``ERR@k`` (gdeval) [2]_.
 
     References
