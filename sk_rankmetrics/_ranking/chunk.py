@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.fast import flatnonzero, row_argsort, row_cumsum
-from .item_values import _GivenValues
+from .item_values import _GivenValues, is_indicator
 from .select import later_first, score_counts, select_top
 
 
@@ -47,11 +47,14 @@ class RankedChunk:
     are the ranked values themselves; nothing is allocated for them.
     """
 
-    def __init__(self, L, start, size, sums, n_items, n_ranked=None):
+    def __init__(self, L, start, size, sums, n_items, n_ranked=None, groups=None):
         self.L = L
-        self.tied = start is not None
+        self.tied = start is not None or groups is not None
         self._start = start
         self._size = size
+        #: The :class:`Groups` whose per-position statistics (``start``,
+        #: ``size``, ``sums``) are made from them on first read, or None.
+        self._lazy = groups if start is None else None
         self.sums = sums
         self.n_items = n_items
         self.n_ranked = n_items if n_ranked is None else n_ranked
@@ -75,7 +78,7 @@ class RankedChunk:
         self.tied_rows = None
         #: The :class:`Groups` of a chunk ranked over whole rows with ties
         #: (None otherwise, and for a chunk cut from another).
-        self.groups = None
+        self.groups = groups
         self._tied_groups = None
 
     @property
@@ -86,13 +89,19 @@ class RankedChunk:
     @property
     def start(self):
         if self._start is None:
-            self._start = np.broadcast_to(np.arange(self.L), (self.n_rows, self.L))
+            if self._lazy is not None:
+                self._start = self._lazy.per_position(self._lazy.start)
+            else:
+                self._start = np.broadcast_to(np.arange(self.L), (self.n_rows, self.L))
         return self._start
 
     @property
     def size(self):
         if self._size is None:
-            self._size = np.broadcast_to(np.int64(1), (self.n_rows, self.L))
+            if self._lazy is not None:
+                self._size = self._lazy.per_position(self._lazy.size)
+            else:
+                self._size = np.broadcast_to(np.int64(1), (self.n_rows, self.L))
         return self._size
 
     @property
@@ -109,8 +118,8 @@ class RankedChunk:
         L = min(depth, self.L)
         out = RankedChunk(
             L,
-            None if self._start is None else self._start[:, :L],
-            None if self._size is None else self._size[:, :L],
+            self.start[:, :L] if self.tied else None,
+            self.size[:, :L] if self.tied else None,
             {k: v[:, :L] for k, v in self.sums.items()},
             np.minimum(self.n_items, depth),
             np.minimum(self.n_ranked, depth),
@@ -132,7 +141,7 @@ class RankedChunk:
         stored a statistic on it (its cache holds the ideal's levels at most).
         """
         tied = self.tied_rows
-        if tied is None or not tied.size or self._start is None or self._root is not None:
+        if tied is None or not tied.size or not self.tied or self._root is not None:
             return None
         if any(k[0] != "levels" for k in self.cache) or self.memo:
             return None
@@ -145,8 +154,8 @@ class RankedChunk:
         """The rows ``rows`` (sorted indices) as a chunk of their own."""
         out = RankedChunk(
             self.L,
-            self._start[rows] if tied else None,
-            self._size[rows] if tied else None,
+            self.start[rows] if tied else None,
+            self.size[rows] if tied else None,
             {k: v[rows] for k, v in self.sums.items()},
             self.n_items[rows],
             self.n_ranked[rows],
@@ -175,13 +184,38 @@ class RankedChunk:
             return self.sums[name]
         return self._shared(("mean", name), lambda r: r.sums[name] / r.size)[:, : self.L]
 
+    def weighted(self, name, w):
+        """``sum_p E[name at p] * w[p]`` of each row over its first ``len(w)``
+        positions (``len(w) <= L``): the expected weighted sum of an item value.
+
+        On a chunk ranked over whole rows with its tie groups (integer scores:
+        a few per row) it is one term per group, the group's mean value times
+        its positions' summed weights; elsewhere one product per position.
+        """
+        kc = w.shape[0]
+        g = self.groups
+        if not self.tied or g is None:
+            return self.mean(name)[:, :kc] @ w
+        W = np.zeros(g.L + 1)
+        np.cumsum(w, out=W[1:kc + 1])
+        W[kc + 1:] = W[kc]
+        s = g.start
+        span = np.take(W, s + g.size) - np.take(W, s)
+        return np.bincount(g.row, weights=g.sums[name] / g.size * span, minlength=self.n_rows)
+
     def cumulative(self, name):
         """``C`` of shape (n, L + 1): ``C[:, j]`` is the expected sum of the item
         value ``name`` over the first ``j`` positions."""
 
         def make(r):
-            C = np.zeros((r.n_rows, r.L + 1))
-            row_cumsum(r.mean(name), out=C[:, 1:])
+            C = np.empty((r.n_rows, r.L + 1))
+            C[:, 0] = 0.0
+            if not r.tied and is_indicator(name) and r.L < 2**31:
+                # Counts of an indicator: exact in int32, whose running sum
+                # costs a fifth of float64's (no chain of float additions).
+                C[:, 1:] = row_cumsum(r.sums[name].astype(np.int32))
+            else:
+                row_cumsum(r.mean(name), out=C[:, 1:])
             return C
 
         return self._shared(("cum", name), make)[:, : self.L + 1]
@@ -212,6 +246,13 @@ class Groups:
 
     def __init__(self, first, size, sums, L):
         self.first, self.size, self.sums, self.L = first, size, sums, L
+        self._index = None
+
+    def per_position(self, v):
+        """The per-group values ``v`` at each position, shape (n, L)."""
+        if self._index is None:  # each position's group
+            self._index = np.repeat(np.arange(self.size.shape[0]), self.size)
+        return np.take(v, self._index).reshape(-1, self.L)
 
     @property
     def row(self):
@@ -250,14 +291,64 @@ def _tie_groups(sv, ranked_vals):
     return start, size, sums, Groups(first, g_size, g_sums, L)
 
 
-def _tie_groups_of_tied_rows(sv, ranked_vals):
+def _groups_only(sv, ranked_vals):
+    """The :class:`Groups` of sorted rows ``sv`` (see :func:`_tie_groups`),
+    without their per-position statistics (a chunk makes those on first read)."""
+    n, L = sv.shape
+    new = np.empty((n, L), dtype=bool)
+    new[:, 0] = True
+    np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
+    first = flatnonzero(new.reshape(-1))
+    g_size = np.diff(np.append(first, n * L))
+    g_sums = {name: np.add.reduceat(rv.reshape(-1), first) for name, rv in ranked_vals.items()}
+    return Groups(first, g_size, g_sums, L)
+
+
+class _GroupSums(dict):
+    """``RankedChunk.sums`` of a chunk with lazy per-position statistics: each
+    item value's group sums at every position, made on first read."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self._groups = groups
+
+    def __missing__(self, name):
+        value = self[name] = self._groups.per_position(self._groups.sums[name])
+        return value
+
+    def __contains__(self, name):
+        return name in self._groups.sums
+
+    def __iter__(self):
+        return iter(self._groups.sums)
+
+    def __len__(self):
+        return len(self._groups.sums)
+
+    def keys(self):
+        return self._groups.sums.keys()
+
+    def items(self):
+        return [(name, self[name]) for name in self._groups.sums]
+
+    def values(self):
+        return [self[name] for name in self._groups.sums]
+
+
+def _tie_groups_of_tied_rows(sv, ranked_vals, lazy=False):
     """:func:`tie_groups` of whole sorted rows, computed on the rows that hold a
     tie only (float32 scores tie in a few rows of a block): the other rows'
     groups are single items, their sums the values themselves. Then the tied
     rows, or None when they are not few (half the block or more), and the
-    :class:`Groups` of the rows :func:`_tie_groups` read (the tied rows, or all)."""
+    :class:`Groups` of the rows :func:`_tie_groups` read (the tied rows, or all).
+    ``lazy``: when most rows tie, the per-position statistics are left for the
+    chunk to make from the groups on first read (start and size None, the
+    sums a :class:`_GroupSums`): kernels that work per group never need them."""
     n, L = sv.shape
     tied = flatnonzero((sv[:, 1:] == sv[:, :-1]).any(axis=1))
+    if 2 * tied.size >= n and lazy:
+        groups = _groups_only(sv, ranked_vals)
+        return None, None, _GroupSums(groups), None, groups
     if 2 * tied.size >= n:
         start, size, sums, groups = _tie_groups(sv, ranked_vals)
         return start, size, sums, None, groups
@@ -312,10 +403,10 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         n_items = np.full(n, N, dtype=np.int64)
     if isinstance(values, dict):
         values = _GivenValues(values)
-    if L < N and not ignore_ties and not keep_items:
-        counted = score_counts(y_score, L)
-        if counted is not None:
-            return _ranked_by_counts(y_score, values, L, n_items, counted)
+    if not ignore_ties and not keep_items:
+        rc = _by_counts(y_score, values, L, n_items)
+        if rc is not None:
+            return rc
     rest = None
     if L < N and ignore_ties:
         # The top L of the order ignore_ties takes (score, then column, both
@@ -345,7 +436,8 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
 
     tied_rows = None
     if below is None:
-        start, size, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked_vals)
+        start, size, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked_vals,
+                                                                        lazy=True)
     else:
         start, size, sums = tie_groups(sv, ranked_vals)
     # Padding (-inf) ties with padding; only ties between real items count.
@@ -384,7 +476,8 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
                 if within:
                     tot = tot + sums[name][cut]
                 sums[name][cut] = np.where(in_last, tot, sums[name][cut])
-    rc = RankedChunk(L, start, size, sums, n_items)
+    rc = RankedChunk(L, start, size, sums, n_items,
+                     groups=groups if below is None and start is None else None)
     rc.real_ties = real_ties
     rc.items = ranked_vals if keep_items else None
     rc.tied_rows = tied_rows
@@ -409,8 +502,53 @@ def _whole_rows(y_score, base, ignore_ties):
         tied = flatnonzero(((asc[:, 1:] == asc[:, :-1]) & (asc[:, 1:] > -np.inf)).any(axis=1))
         if tied.size:
             by_score[tied] = np.argsort(y_score[tied], axis=1, kind="stable")
-    top = np.ascontiguousarray((by_score + base)[:, ::-1])
+    # Reversed and offset in one pass (a ufunc's output is C-ordered).
+    top = np.add(by_score[:, ::-1], base, dtype=np.intp)
     return top, np.take(y_score.reshape(-1), top)
+
+
+def _by_counts(y_score, values, L, n_items):
+    """:func:`rank_chunk` of integer scores in a small span from the counts of
+    each score (ties averaged), or None for other scores."""
+    N = y_score.shape[1]
+    counted = score_counts(y_score, L)
+    if counted is None:
+        return None
+    if L < N:
+        return _ranked_by_counts(y_score, values, L, n_items, counted)
+    if (n_items == N).all():
+        return _whole_rows_by_counts(y_score, values, counted)
+    return None
+
+
+def _whole_rows_by_counts(y_score, values, counted):
+    """:func:`rank_chunk` of whole rows of integer scores in a small span, ties
+    averaged, as a chunk of tie groups (see :class:`Groups`), or None when no
+    two scores of a row tie.
+
+    Each score of a row is one tie group, and the counts of each (row, score)
+    say where it starts and how large it is: nothing is sorted, and each item
+    value is summed per group by one ``np.bincount``. The per-position
+    statistics are made from the groups only if a kernel reads them.
+    """
+    n, N = y_score.shape
+    span = counted.counts.shape[0]
+    sizes = np.ascontiguousarray(counted.counts.T).reshape(-1)  # (row, score), best first
+    if not (sizes > 1).any():
+        return None
+    starts = np.ascontiguousarray(counted.ends.T).reshape(-1) - sizes
+    held = flatnonzero(sizes)
+    # Each entry's group: its row's scores, the best first.
+    key = np.subtract(counted.hi, y_score).astype(np.intp)
+    key += (np.arange(n, dtype=np.intp) * span)[:, None]
+    key = key.reshape(-1)
+    g_sums = {name: np.bincount(key, weights=v.reshape(-1), minlength=n * span)[held]
+              for name, v in values.of_rows(slice(None)).items()}
+    groups = Groups((held // span) * N + starts[held], sizes[held], g_sums, N)
+    rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
+                     groups=groups)
+    rc.real_ties = True
+    return rc
 
 
 def _ranked_by_counts(y_score, values, L, n_items, counted):

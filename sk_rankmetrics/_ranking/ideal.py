@@ -481,7 +481,7 @@ def _counted(yt, gain, extremes=None):
 def _counted_levels(yt, gain, extremes, lo, hi):
     """:func:`ideal_levels` by counting the levels ``lo..hi`` of each row, or
     None when a level that could have a positive gain is not an integer."""
-    n, N = yt.shape
+    n = yt.shape[0]
     span = hi - lo + 1
     levels = np.arange(lo, hi + 1, dtype=np.float64)[::-1]
     g = _grid_gains(gain, levels)  # non-increasing
@@ -493,20 +493,12 @@ def _counted_levels(yt, gain, extremes, lo, hi):
         # something (the gain is monotone); where they are few (sparse
         # relevance), only they are read, and only they must be integers.
         boundary = levels[keep][-1] - 1
-        counted = yt > boundary
-        m = int(np.count_nonzero(counted))
-        if m * 4 <= yt.size:
-            flat = flatnonzero(counted)
-            vals = np.take(yt.reshape(-1), flat)
-            if vals.dtype.kind == "f" and not np.array_equal(vals, np.floor(vals)):
-                return None
-            keys = (flat // N) * span
-            keys += vals.astype(np.intp) - lo
-            counts = np.bincount(keys, minlength=n * span)
-        elif extremes.integral:
-            counts = _count_levels(yt, lo, span)
+        if extremes.integral and span <= _COMPARED_SPAN:
+            counts = _compared_levels(yt, lo, span, int(boundary))
         else:
-            return None
+            counts = _counted_above(yt, lo, span, boundary, extremes)
+            if counts is None:
+                return None
         counts = counts.reshape(n, span)
         # Levels of one gain form one level: sum their counts.
         distinct, inv = np.unique(-g[keep], return_inverse=True)
@@ -520,6 +512,47 @@ def _counted_levels(yt, gain, extremes, lo, hi):
         levels = IdealLevels.from_counts(np.zeros((n, 0), dtype=np.int64), g[:0])
     levels.complete = bool(g[-1] >= 0)  # the lowest level's gain (monotone)
     return levels
+
+
+def _counted_above(yt, lo, span, boundary, extremes):
+    """``counts[r * span + l]`` of the levels ``lo..`` above ``boundary``: where
+    those entries are few (sparse relevance) only they are read, and only they
+    must be integers (None when one is not); else every entry is counted."""
+    n, N = yt.shape
+    counted = yt > boundary
+    m = int(np.count_nonzero(counted))
+    if m * 4 <= yt.size:
+        flat = flatnonzero(counted)
+        vals = np.take(yt.reshape(-1), flat)
+        if vals.dtype.kind == "f" and not np.array_equal(vals, np.floor(vals)):
+            return None
+        keys = (flat // N) * span
+        keys += vals.astype(np.intp) - lo
+        return np.bincount(keys, minlength=n * span)
+    if extremes.integral:
+        return _count_levels(yt, lo, span)
+    return None
+
+
+#: Integral levels in a span up to this are counted by one comparison per
+#: level that can have a positive gain (:func:`_compared_levels`).
+_COMPARED_SPAN = 8
+
+
+def _compared_levels(yt, lo, span, boundary):
+    """``counts[r * span + l]`` as :func:`_count_levels` gives them, for the
+    levels above ``boundary`` (the others are left 0: their gain is <= 0):
+    each row's items at ``lo + l`` or above counted by :func:`row_counts` of
+    one comparison per level (a few passes over bytes instead of a key per
+    entry and a ``np.bincount``)."""
+    n = yt.shape[0]
+    counts = np.zeros((n, span), dtype=np.int64)
+    above = None  # items above the level counted last
+    for level in range(lo + span - 1, max(boundary, lo - 1), -1):
+        at_least = row_counts(yt >= level)
+        counts[:, level - lo] = at_least if above is None else at_least - above
+        above = at_least
+    return counts.reshape(-1)
 
 
 def _count_levels(yt, lo, span, by_level=False):

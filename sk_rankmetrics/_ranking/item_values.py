@@ -259,6 +259,16 @@ def derive_values(yt, requests, masks=None, keys=None):
     return values
 
 
+#: Item values that are 0 or 1 (indicators: relevant, judged, pooled, a
+#: positive gain, one grade), whose running sums are exact small integers.
+_INDICATOR_PREFIXES = ("rel:", "pos:", "grade:")
+
+
+def is_indicator(key):
+    """Whether the item value ``key`` is an indicator (0 or 1 at every item)."""
+    return key in ("judged", "pool") or key.startswith(_INDICATOR_PREFIXES)
+
+
 def pooled(masks):
     """The entries the truth names without judging them (the negative levels of
     qrels and of id truths, as trec_eval reads them), or None when there are none."""

@@ -18,6 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..._utils.fast import flatnonzero
+
 
 @runtime_checkable
 class Kernel(Protocol):
@@ -60,6 +62,14 @@ def _safe_divide(num, den):
     ok = den > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(ok, num / np.where(ok, den, 1.0), 0.0)
+
+
+def _ahead_in_row(groups, v):
+    """Per tie group of a :class:`~sk_rankmetrics._ranking.chunk.Groups`, the
+    sum of ``v`` (one value per group) over the groups before it in its row."""
+    ahead = np.cumsum(v) - v
+    heads = flatnonzero(groups.start == 0)  # every row starts a group
+    return ahead - np.repeat(ahead[heads], np.diff(np.append(heads, v.shape[0])))
 
 
 def _group_firsts(rc, kc):

@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..._utils.fast import flatnonzero, row_sums
-from . import _as_float, _cut, _safe_divide
+from . import _ahead_in_row, _as_float, _cut, _safe_divide
 
 
 def dcg(rc, req):
     kc = _cut(rc, req.k)
-    g = rc.mean(req.gain_key)[:, :kc]
-    return g @ req.discount(kc), None
+    return rc.weighted(req.gain_key, req.discount(kc)), None
 
 
 def ndcg(rc, req):
@@ -27,7 +26,7 @@ def ndcg(rc, req):
         np.cumsum(disc, out=D[1:])
         ideal = np.bincount(levels.rows, weights=levels.gain * (D[levels.end] - D[levels.begin]),
                             minlength=rc.n_rows)
-        actual = rc.mean(req.gain_key)[:, :kc] @ disc[:kc]
+        actual = rc.weighted(req.gain_key, disc[:kc])
         defined = ideal > 0
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.where(defined, actual / np.where(defined, ideal, 1.0), 0.0)
@@ -36,7 +35,7 @@ def ndcg(rc, req):
     Li = ideal_gains.shape[1]
     kc_i = Li if req.k is None else min(req.k, Li)
     disc = req.discount(max(kc, kc_i, 1))
-    actual = rc.mean(req.gain_key)[:, :kc] @ disc[:kc]
+    actual = rc.weighted(req.gain_key, disc[:kc])
     ideal = ideal_gains[:, Li - kc_i :] @ disc[:kc_i][::-1]
     defined = ideal > 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -262,10 +261,7 @@ def _ap_by_group(groups, key, kc, n):
     m = groups.size
     r = groups.sums[key]
     row = groups.row
-    # Relevant items above each group: the running sum within its row.
-    ahead = np.cumsum(r) - r
-    heads = flatnonzero(s == 0)  # every row starts a group
-    b = ahead - np.repeat(ahead[heads], np.diff(np.append(heads, r.shape[0])))
+    b = _ahead_in_row(groups, r)  # relevant items above each group
     e = np.clip(np.minimum(s + m, kc), s, None)
     c = e - s
     Hc = np.zeros(groups.L + 1, dtype=np.longdouble)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import nonzero_2d
-from . import _as_float, _cumulative, _cut, _safe_divide
+from ..._utils.fast import nonzero_2d, row_sums_in_order
+from . import _ahead_in_row, _as_float, _cumulative, _cut, _safe_divide
 from .combinatorics import _log_choose
 
 
@@ -38,16 +38,18 @@ def bpref(rc, req):
     non-relevant items, the number of them above a given relevant item is
     uniform on 0..q (their relative order with it is uniformly random).
     """
-    rel = rc.mean(req.rel_key)
     R = rc.totals[req.rel_key]
     N = rc.totals["judged"] - R
+    if rc.tied and rc.groups is not None:
+        return _safe_divide(_bpref_by_group(rc.groups, req.rel_key, R, N), R), R > 0
+    rel = rc.mean(req.rel_key)
     den = np.maximum(np.minimum(N, R), 1.0)[:, None]
     C = rc.cumulative("judged") - rc.cumulative(req.rel_key)  # judged non-relevant
     if not rc.tied:
         terms = rel * (1.0 - np.minimum(C[:, :-1], R[:, None]) / den)
         # Summed left to right, as trec_eval adds them: a pairwise sum can land on
         # the other side of a 4th-decimal rounding (0.49375 printed 0.4938, not 0.4937).
-        total = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(len(R))
+        total = row_sums_in_order(terms)
         return _safe_divide(total, R), R > 0
     nonrel = rc.mean("judged") - rel
     # Counts, exact integers: sums of tie-group means only approximate them.
@@ -62,6 +64,25 @@ def bpref(rc, req):
         r, c, expected = cut
         terms[r, c] = rel[r, c] * (1.0 - expected / den[r, 0])
     return _safe_divide(terms.sum(axis=1), R), R > 0
+
+
+def _bpref_by_group(groups, key, R, N):
+    """bpref's sum over the relevant items of a chunk ranked over whole rows,
+    one term per tie group (integer scores: a few groups per row).
+
+    A group with ``r`` relevant and ``q`` judged non-relevant items, ``B``
+    judged non-relevant items above it, gives each of its relevant items
+    ``1 - E[min(B + X, R)] / min(N, R)``, X uniform on 0..q: the group adds
+    ``r`` times that, the same closed form as the kernel's per position.
+    """
+    r = groups.sums[key]
+    q = np.rint(groups.sums["judged"] - r)  # counts: exact integers
+    B = _ahead_in_row(groups, q)
+    row = groups.row
+    Rr, den = R[row], np.maximum(np.minimum(N, R), 1.0)[row]
+    c = np.clip(Rr - B, 0.0, q + 1.0)
+    expected_min = (c * B + c * (c - 1.0) / 2.0 + (q + 1.0 - c) * Rr) / (q + 1.0)
+    return np.bincount(row, weights=r * (1.0 - expected_min / den), minlength=R.shape[0])
 
 
 def _at_the_cut(rc, rel, q, B, f):

@@ -133,10 +133,8 @@ def rbp(rc, req):
         # trec_eval: each level over the row's largest level, when above 1.
         top = rc.ideal[req.gain_key][:, -1]
         scale = np.where(top > 1.0, top, 1.0)
-        gains = rc.mean(req.gain_key)[:, :kc] / scale[:, None]
-    else:
-        gains = rc.mean(req.rel_key)[:, :kc]
-    return gains @ weights, None
+        return rc.weighted(req.gain_key, weights) / scale, None
+    return rc.weighted(req.rel_key, weights), None
 
 
 def rbp_residual(rc, req):

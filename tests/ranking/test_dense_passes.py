@@ -1,0 +1,224 @@
+"""The cheaper passes of the full-depth path equal the ones they replace.
+
+- :func:`row_sums_in_order` adds each row left to right, bit for bit as
+  ``np.cumsum(a, axis=1)[:, -1]`` (trec_eval's order of additions), on every
+  row count (one row is the case NumPy would sum pairwise);
+- the running counts of an indicator (relevant, judged) are taken in int32 on
+  untied chunks: the same as float64's running sums;
+- bpref per tie group (integer scores: a few groups per row) equals the
+  kernel's per-position form, and the expectation over every ordering.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._ranking import chunk as chunk_mod
+from sk_rankmetrics._utils.fast import row_sums_in_order
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 65])
+@pytest.mark.parametrize("m", [0, 1, 7, 1000])
+def test_row_sums_in_order_add_left_to_right(n, m):
+    rng = np.random.default_rng(n * 1000 + m)
+    a = rng.random((n, m)) * 10.0 ** rng.integers(-12, 12, size=(n, m))
+    a *= rng.choice([-1.0, 1.0], size=(n, m))
+    expected = np.cumsum(a, axis=1)[:, -1] if m else np.zeros(n)
+    got = row_sums_in_order(a)
+    assert got.shape == (n,)
+    assert np.array_equal(got, expected)  # bit for bit, not approximately
+
+
+def test_row_sums_in_order_differ_from_a_pairwise_sum():
+    # The test above could not fail if every order gave the same sums.
+    rng = np.random.default_rng(0)
+    a = rng.random((65, 1000)) * 10.0 ** rng.integers(-12, 12, size=(65, 1000))
+    assert not np.array_equal(a.sum(axis=1), row_sums_in_order(a))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_bpref_per_group_equals_per_position(data):
+    n = data.draw(st.integers(1, 6))
+    m = data.draw(st.integers(2, 40))
+    span = data.draw(st.sampled_from([1, 2, 3, 10]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    yt = rng.integers(0, 3, size=(n, m)) * (rng.random((n, m)) < 0.4)
+    ys = rng.integers(0, span, size=(n, m)).astype(
+        data.draw(st.sampled_from([np.int8, np.int64, np.float32, np.float64])))
+    judged = None if data.draw(st.booleans()) else rng.random((n, m)) < 0.7
+    kw = {} if judged is None else {"judged": judged}
+    grouped = skr.evaluate(yt, ys, ["bpref"], per_row=True, no_relevant=0.0, **kw)["bpref"]
+    seen = []
+    real = chunk_mod.rank_chunk
+
+    def without_groups(*args, **kwargs):
+        rc = real(*args, **kwargs)
+        seen.append(rc.groups is not None or rc._tied_groups is not None)
+        rc.groups = None
+        rc._tied_groups = None
+        return rc
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(chunk_mod, "rank_chunk", without_groups)
+        mp.setattr("sk_rankmetrics._ranking.block.rank_chunk", without_groups)
+        positions = skr.evaluate(yt, ys, ["bpref"], per_row=True, no_relevant=0.0,
+                                 **kw)["bpref"]
+    assert seen  # the patched ranking was the one used
+    if span == 1:  # every row one tie group: the per-group form was the one taken
+        assert all(seen)
+    np.testing.assert_allclose(grouped, positions, rtol=1e-12, atol=1e-14)
+
+
+def _bpref_of_order(rel, judged):
+    """bpref of one ordering (relevance indicator, judged indicator)."""
+    R = rel.sum()
+    N = (judged & ~rel).sum()
+    if R == 0:
+        return 0.0
+    den = max(min(N, R), 1)
+    above = np.cumsum(judged & ~rel) - (judged & ~rel)
+    return float(np.sum(np.where(rel, 1.0 - np.minimum(above, R) / den, 0.0)) / R)
+
+
+def test_bpref_per_group_is_the_expectation_over_every_ordering():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        m = 7
+        yt = (rng.random(m) < 0.5).astype(int)
+        ys = rng.integers(0, 3, size=m)
+        judged = rng.random(m) < 0.8
+        got = skr.evaluate(yt[None], ys[None], ["bpref"], per_row=True, no_relevant=0.0,
+                           judged=judged[None])["bpref"][0]
+        total, count = 0.0, 0
+        for perm in itertools.permutations(range(m)):
+            p = np.array(perm)
+            key = np.lexsort((p, -ys))  # by score descending, ties by the permutation
+            total += _bpref_of_order((yt[key] > 0) & judged[key], judged[key])
+            count += 1
+        assert got == pytest.approx(total / count, rel=1e-12, abs=1e-14)
+
+
+FULL = ["ndcg", "dcg", "map", "bpref", "rbp", "r_precision", "mrr", "err", "precision",
+        "recall", "infap", "rbp_resid"]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_integer_scores_counted_equal_the_same_scores_sorted(data):
+    """Whole rows of integer scores in a small span are ranked by counting
+    (tie groups from the counts of each score, no sort); the same scores as
+    float64 take the sort. Every measure of the whole ranking agrees."""
+    n = data.draw(st.integers(1, 8))
+    m = data.draw(st.integers(2, 60))
+    span = data.draw(st.sampled_from([1, 2, 3, 10, 60]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    dtype = data.draw(st.sampled_from([np.int16, np.int32, np.int64, np.uint16, np.uint32]))
+    low = 0 if np.dtype(dtype).kind == "u" else data.draw(st.sampled_from([-5, 0, 7]))
+    ys = (rng.integers(0, span, size=(n, m)) + low).astype(dtype)
+    kind = data.draw(st.sampled_from(["binary", "graded", "float"]))
+    yt = rng.integers(0, 2 if kind == "binary" else 4, size=(n, m)) * (rng.random((n, m)) < 0.5)
+    if kind == "float":
+        yt = yt * rng.random((n, m))
+    if data.draw(st.booleans()):
+        yt[0] = 0  # a row without a relevant item
+    metric = data.draw(st.sampled_from(FULL))
+    if metric == "err" and kind == "float":
+        metric = "ndcg"
+    kw = {}
+    if metric in ("bpref", "infap", "rbp_resid") and data.draw(st.booleans()):
+        kw["judged"] = rng.random((n, m)) < 0.7
+    seen = []
+    real = chunk_mod._whole_rows_by_counts
+
+    def spy(*args):
+        rc = real(*args)
+        seen.append(rc is not None)
+        return rc
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(chunk_mod, "_whole_rows_by_counts", spy)
+        counted = skr.evaluate(yt, ys, [metric], per_row=True, no_relevant=0.0, **kw)[metric]
+    sorted_ = skr.evaluate(yt, ys.astype(np.float64), [metric], per_row=True,
+                           no_relevant=0.0, **kw)[metric]
+    np.testing.assert_allclose(counted, sorted_, rtol=1e-12, atol=1e-14)
+    if span <= 3 and m >= 4 and metric not in ("mrr", "err", "r_precision"):
+        assert any(seen)  # ties in every row: the counted route was the one taken
+
+
+@SETTINGS
+@given(data=st.data())
+def test_per_position_statistics_made_from_groups_equal_the_eager_ones(data):
+    n = data.draw(st.integers(1, 8))
+    L = data.draw(st.integers(4, 30))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    # Three values at most over four items or more: every row ties.
+    sv = -np.sort(-rng.integers(0, data.draw(st.integers(1, 3)), (n, L)).astype(np.float64),
+                  axis=1)
+    vals = {"a": rng.random((n, L)), "b": rng.integers(0, 3, (n, L)).astype(np.float64)}
+    start, size, sums, _, groups = chunk_mod._tie_groups_of_tied_rows(sv, vals, lazy=True)
+    want = chunk_mod.tie_groups(sv, vals)
+    assert start is None and size is None  # left for the chunk to make
+    rc = chunk_mod.RankedChunk(L, None, None, sums, np.full(n, L), groups=groups)
+    assert rc.tied
+    np.testing.assert_array_equal(rc.start, want[0])
+    np.testing.assert_array_equal(rc.size, want[1])
+    assert set(rc.sums) == set(vals)
+    for k in vals:
+        np.testing.assert_array_equal(rc.sums[k], want[2][k])
+    w = rng.random(data.draw(st.integers(1, L)))
+    for k in vals:
+        per_position = (want[2][k] / want[1])[:, : w.shape[0]] @ w
+        np.testing.assert_allclose(rc.weighted(k, w), per_position, rtol=1e-12, atol=1e-15)
+    cut = rc.truncated(max(1, L // 2))
+    np.testing.assert_array_equal(cut.start, want[0][:, : max(1, L // 2)])
+
+
+@pytest.mark.parametrize("N", [8, 9, 1000, 2040, 2047, 2048, 2049, 4100])
+@pytest.mark.parametrize("density", [0.0, 0.3, 1.0])
+def test_row_counts_of_wide_rows(N, density):
+    """Rows of more than 255 words are summed 255 words at a time (a byte lane
+    holds 255): every width, whole rows, rows not starting on a word."""
+    from sk_rankmetrics._utils.fast import row_counts
+
+    rng = np.random.default_rng(N)
+    m = rng.random((9, N + 3)) < density
+    for view in (m[:, :N], m[:, 3:], m[:, ::-1], m[1::2, :N]):
+        np.testing.assert_array_equal(row_counts(view), np.count_nonzero(view, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64, np.uint8, np.float64, bool])
+@pytest.mark.parametrize("gain", ["linear", "exponential",
+                                  {0: 0.0, 1: 0.0, 2: 1.0, 3: 2.0, 4: 5.0},
+                                  {0: 0.0, 1: 0.0, 2: 3.0, 3: 1.0, 4: 2.0}])
+def test_ideal_of_levels_compared_one_by_one(dtype, gain):
+    """nDCG's ideal from levels in a small span counted by one comparison per
+    level (levels of gain 0, a non-monotone mapping that takes the sorted
+    route) equals the ideal of each row sorted."""
+    rng = np.random.default_rng(4)
+    hi = 1 if dtype is bool else 4
+    yt = rng.integers(0, hi + 1, size=(40, 120)).astype(dtype)
+    yt[3] = 0
+    ys = rng.random((40, 120))
+    g = np.asarray(yt, dtype=np.float64)
+    if gain == "exponential":
+        g = 2.0 ** g - 1.0
+    elif isinstance(gain, dict):
+        g = np.vectorize(gain.get)(g.astype(int)).astype(np.float64)
+    ideal = -np.sort(-g, axis=1)
+    disc = 1.0 / np.log2(np.arange(2, 122))
+    idcg = ideal @ disc
+    order = np.argsort(-ys, axis=1)
+    dcg = np.take_along_axis(g, order, axis=1) @ disc
+    want = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+    got = skr.ndcg_score(yt, ys, gain=gain, per_row=True, no_relevant=0.0)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
