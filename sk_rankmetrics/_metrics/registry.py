@@ -141,6 +141,12 @@ class MetricSpec:
         (``rc.block``) instead of their ranking (MRR: the best relevant score
         and counts of the scores above and equal to it): a matrix block is
         then not ranked for it.
+    reads_groups : bool
+        Whether the kernel, on whole rows ranked with their tie groups
+        (``rc.groups``), reads the groups only, and only those holding an
+        item of nonzero value (an expected weighted sum of the items' values,
+        AP): without a cut-off, sparse relevance is then ranked through its
+        relevant items only (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
         (``RankedChunk.items``), not only their sums; such a measure ranks
@@ -186,6 +192,7 @@ class MetricSpec:
     always_defined: bool = False
     reads_to_r: bool = False
     scans_uncut: bool = False
+    reads_groups: bool = False
     reads_items: bool = False
     greater_is_better: bool = True
     label: str = ""
@@ -264,9 +271,11 @@ _NEEDS_REL = ("rel",)
 
 # The metrics of scikit-learn, LightGBM/XGBoost and every tool's core set.
 _register("ndcg", "ndcg_score", cutoff.ndcg, _NEEDS_GAIN, _GAIN_OPTIONS, needs_ideal=True,
+          reads_groups=True,
           description="normalised discounted cumulative gain",
           label="nDCG")
 _register("dcg", "dcg_score", cutoff.dcg, _NEEDS_GAIN, _GAIN_OPTIONS, normalized=False,
+          reads_groups=True,
           description="discounted cumulative gain",
           label="DCG")
 _register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _NEEDS_GAIN, ("gain",),
@@ -275,6 +284,7 @@ _register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _NEEDS_GAIN, ("
           label="CG")
 _register("map", "mean_average_precision_score", cutoff.average_precision, _NEEDS_REL,
           (*_BINARY_OPTIONS, "denominator", "mean"), aliases=("ap", "mean_average_precision"),
+          reads_groups=True,
           description="mean average precision",
           label="MAP")
 _register("precision", "precision_at_k_score", cutoff.precision, _NEEDS_REL,
@@ -301,7 +311,7 @@ _register("err", "err_score", user_models.err, ("gain", "grades"), ("max_grade",
           description="expected reciprocal rank (Chapelle et al. 2009); nERR normalised",
           label="ERR")
 _register("rbp", "rbp_score", user_models.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "graded"),
-          normalized=False, needs_ideal=lambda opts: opts["graded"],
+          normalized=False, needs_ideal=lambda opts: opts["graded"], reads_groups=True,
           aliases=("rank_biased_precision",),
           description="rank-biased precision (Moffat and Zobel 2008)",
           label="RBP")

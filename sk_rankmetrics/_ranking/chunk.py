@@ -80,6 +80,10 @@ class RankedChunk:
         #: (None otherwise, and for a chunk cut from another).
         self.groups = groups
         self._tied_groups = None
+        #: Whether only the tie groups holding an item of nonzero value are
+        #: described (:func:`~._ranking.relevant.rank_relevant`): no
+        #: per-position statistic can be read.
+        self.partial = False
 
     @property
     def root(self):
@@ -201,6 +205,13 @@ class RankedChunk:
         W[kc + 1:] = W[kc]
         s = g.start
         span = np.take(W, s + g.size) - np.take(W, s)
+        # A group of one item: its own weight, not a difference of running sums
+        # (which loses the low bits of a small weight deep in a long row).
+        one = flatnonzero(g.size == 1)
+        if one.size:
+            w_all = np.zeros(g.L + 1)
+            w_all[:kc] = w
+            span[one] = np.take(w_all, np.take(s, one))
         return np.bincount(g.row, weights=g.sums[name] / g.size * span, minlength=self.n_rows)
 
     def cumulative(self, name):

@@ -68,7 +68,13 @@ def _ahead_in_row(groups, v):
     """Per tie group of a :class:`~sk_rankmetrics._ranking.chunk.Groups`, the
     sum of ``v`` (one value per group) over the groups before it in its row."""
     ahead = np.cumsum(v) - v
-    heads = flatnonzero(groups.start == 0)  # every row starts a group
+    if not v.shape[0]:
+        return ahead
+    row = groups.row
+    new = np.empty(row.shape[0], dtype=bool)  # a row's first group (rows may hold none)
+    new[0] = True
+    np.not_equal(row[1:], row[:-1], out=new[1:])
+    heads = flatnonzero(new)
     return ahead - np.repeat(ahead[heads], np.diff(np.append(heads, v.shape[0])))
 
 

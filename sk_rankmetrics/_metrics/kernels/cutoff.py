@@ -172,7 +172,8 @@ def hit_rate(rc, req):
 
 
 def reciprocal_rank(rc, req):
-    if req.k is None and rc.block is not None and rc.L < rc.block[0].shape[1]:
+    if req.k is None and rc.block is not None and (rc.partial
+                                                   or rc.L < rc.block[0].shape[1]):
         return _reciprocal_rank_by_scan(rc, req)
     if not rc.tied:
         kc = _cut(rc, req.k)

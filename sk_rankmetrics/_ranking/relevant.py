@@ -1,0 +1,115 @@
+"""Whole rows ranked through their items of nonzero value only (sparse relevance).
+
+Without a cut-off, a measure that reads only the tie groups holding an item of
+nonzero value (``MetricSpec.reads_groups``: DCG, nDCG, RBP, AP) needs of each
+such item only how many items score above it and how many tie with it. With
+2-5 % of the items relevant, a row sort of the values (no argsort: a third of
+its time) and a binary search of each relevant item's score in its sorted
+row give both, and the rest of the row is never gathered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._utils.fast import flatnonzero
+from .chunk import Groups, RankedChunk, _GroupSums
+
+#: The route is taken when at most one entry in this many has a nonzero value
+#: (each costs a binary search of about log2(N) gathers, against the argsort's
+#: share of each entry).
+DENSITY = 10
+
+
+class _RelevantGroups(Groups):
+    """The tie groups of whole rows that hold an item of nonzero value: the
+    others, worth nothing, are left out, so that no per-position statistic
+    can be made from these (a kernel reading one is a bug, not a zero)."""
+
+    def per_position(self, v):
+        raise RuntimeError(
+            "internal error: a kernel read per-position statistics of rows ranked "
+            "through their relevant items only (MetricSpec.reads_groups is wrong)")
+
+
+def takes_relevant_route(requests, ignore_ties, padded, judged, values):
+    """Whether a block's requests may be ranked through their relevant items:
+    every request without a cut-off reads groups only (or scans without a
+    ranking), the default tie rule, no padding, no judged mask, and an item of
+    level 0 worth nothing (so that its tie groups may be left out)."""
+    if ignore_ties or padded or judged is not None or values.worthless is not None:
+        return False
+    from .item_values import worth_counts
+
+    if worth_counts(requests):
+        return False
+    ranked = [r for r in requests if not (r.spec.scans_uncut and r.depth is None)]
+    return bool(ranked) and all(
+        r.spec.reads_groups and r.k is None and r.depth is None for r in ranked)
+
+
+def rank_relevant(y_score, values):
+    """The :class:`RankedChunk` of whole rows ``y_score`` (n, N) holding only
+    the tie groups of their items of nonzero level, or None when those are not
+    few (more than one entry in :data:`DENSITY`).
+
+    Each such item's tie group starts after the items scoring above it and
+    holds every item tying with it: both are counts in its sorted row, found
+    by a binary search for its score (``-0.0`` ties with ``0.0``, as the
+    comparison says). Items of one group are summed together.
+    """
+    n, N = y_score.shape
+    yt = values.yt
+    if yt.dtype.kind == "b":
+        yt = yt.view(np.uint8)
+    flat = flatnonzero(yt != 0)
+    m = flat.shape[0]
+    if m * DENSITY > n * N:
+        return None
+    srt = np.sort(y_score, axis=1).reshape(-1)  # each row ascending
+    v = np.take(y_score.reshape(-1), flat)
+    row = flat // N
+    base = row * N
+    upto = _count_at_most(srt, base, v, N)  # items scoring <= v in the row
+    # Items tying with another: those whose sorted neighbour below is equal
+    # (the item itself is one of the row's items <= v, the last of them or
+    # one tying with it), searched again for the items < v.
+    prev = np.take(srt, base + np.maximum(upto - 2, 0))
+    tied = flatnonzero((upto >= 2) & (prev == v))
+    below = upto - 1
+    if tied.size:
+        below[tied] = _count_at_most(srt, base[tied], v[tied], N, np.less)
+    above = N - upto
+    # One group per (row, items above), row-major by position.
+    key = row * (N + 1) + above
+    order = np.argsort(key, kind="stable")
+    key = np.take(key, order)
+    first = np.empty(m, dtype=bool)
+    first[:1] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    heads = flatnonzero(first)
+    g_row = np.take(row, order[heads])
+    g_above = np.take(above, order[heads])
+    g_size = np.take(upto - below, order[heads])
+    at = values.at(np.take(flat, order))
+    g_sums = {name: np.add.reduceat(v_, heads) if m else v_ for name, v_ in at.items()}
+    groups = _RelevantGroups(g_row * N + g_above, g_size, g_sums, N)
+    rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
+                     groups=groups)
+    rc.real_ties = bool((g_size > 1).any())
+    rc.partial = True
+    return rc
+
+
+def _count_at_most(srt, base, v, N, below=np.less_equal):
+    """Per query, the entries ``<= v`` (``below=np.less``: ``< v``) of its
+    sorted row ``srt[base:base + N]``: a branchless binary search, one gather
+    per bit of N for every query at once."""
+    pos = np.zeros(v.shape[0], dtype=np.intp)
+    step = 1 << (int(N).bit_length() - 1)
+    while step:
+        cand = pos + step
+        x = np.take(srt, base + np.minimum(cand, N) - 1)
+        pos += step * ((cand <= N) & below(x, v))
+        step >>= 1
+    return pos

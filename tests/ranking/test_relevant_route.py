@@ -1,0 +1,202 @@
+"""Whole rows ranked through their relevant items only (sparse relevance).
+
+Without a cut-off, DCG, nDCG, RBP and AP read only the tie groups that hold an
+item of nonzero value; `_ranking/relevant.py` finds them by a row sort of the
+scores and a binary search of each such item's score. Its values equal the
+full ranking's (the route switched off) on every score dtype, ties, extreme
+values, rows without a relevant item, every gain and option of these metrics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._ranking import block as block_mod
+from sk_rankmetrics._ranking import relevant
+
+SETTINGS = settings(max_examples=120, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+SCORE_DTYPES = ["float64", "float32", "float16", "int8", "int16", "int32", "int64",
+                "uint8", "uint32", "bool"]
+#: (metric names, options of evaluate)
+CALLS = [
+    (["ndcg"], {}),
+    (["dcg"], {}),
+    (["map"], {}),
+    (["rbp"], {}),
+    (["ndcg_exp", "dcg_exp"], {}),
+    (["ndcg", "map", "mrr", "rbp", "dcg"], {}),
+]
+
+
+def _scores(rng, dtype, shape, kind):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        if kind == "extreme":
+            return rng.choice(np.array([info.min, info.max, 0, 1], dtype=dtype), size=shape)
+        return rng.integers(0, 3 if kind == "ties" else 100, shape).astype(dtype)
+    if kind == "extreme":
+        big, tiny = np.finfo(dtype).max, np.finfo(dtype).tiny
+        pool = np.array([-big, big, 0.0, -0.0, tiny, -tiny, 1.0], dtype=dtype)
+        return rng.choice(pool, size=shape)
+    if kind == "ties":
+        return (rng.integers(0, 4, shape) / 4).astype(dtype)
+    return rng.random(shape).astype(dtype)
+
+
+def _both(yt, ys, names, **kw):
+    """(through the relevant items, through the full ranking, whether the route
+    was taken in some block)."""
+    taken = []
+    real = block_mod.rank_relevant
+
+    def spy(*args):
+        rc = real(*args)
+        taken.append(rc is not None)
+        return rc
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(block_mod, "rank_relevant", spy)
+        fast = skr.evaluate(yt, ys, names, per_row=True, no_relevant=0.0, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(block_mod, "rank_relevant", lambda *args: None)
+        full = skr.evaluate(yt, ys, names, per_row=True, no_relevant=0.0, **kw)
+    return fast, full, any(taken)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_relevant_items_route_equals_the_full_ranking(data):
+    n = data.draw(st.integers(1, 12))
+    N = data.draw(st.integers(2, 80))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    dtype = data.draw(st.sampled_from(SCORE_DTYPES))
+    kind = data.draw(st.sampled_from(["uniform", "ties", "extreme"]))
+    ys = _scores(rng, dtype, (n, N), kind)
+    rel_kind = data.draw(st.sampled_from(["binary", "graded", "float", "all", "none"]))
+    density = data.draw(st.sampled_from([0.02, 0.05, 0.3]))
+    mask = rng.random((n, N)) < density
+    if rel_kind == "binary":
+        yt = mask.astype(data.draw(st.sampled_from([np.int8, np.int64, bool])))
+    elif rel_kind == "graded":
+        yt = (mask * rng.integers(1, 5, (n, N))).astype(np.int16)
+    elif rel_kind == "float":
+        yt = mask * (4.0 * rng.random((n, N)) + 1e-3)
+    elif rel_kind == "all":
+        yt = rng.integers(1, 4, (n, N))
+    else:
+        yt = np.zeros((n, N), dtype=np.int64)
+    if n > 1 and data.draw(st.booleans()):
+        yt[0] = 0  # a row without a relevant item
+    names, kw = data.draw(st.sampled_from(CALLS))
+    if rel_kind == "float":
+        names = [m for m in names if m not in ("ndcg_exp", "dcg_exp")] or ["ndcg"]
+    # Every density through the route (its own rule would leave dense rows out).
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(relevant, "DENSITY", 1)
+        fast, full, taken = _both(yt, ys, names, **kw)
+    assert taken or not np.asarray(yt).any()
+    for name in names:
+        np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14,
+                                   err_msg=name)
+
+
+@pytest.mark.parametrize("options", [{"p": 0.5}, {"graded": True}, {"p": 0.95, "graded": True}])
+def test_rbp_options_through_the_route(options):
+    rng = np.random.default_rng(3)
+    yt = (rng.random((50, 300)) < 0.03) * rng.integers(1, 5, (50, 300))
+    ys = (rng.integers(0, 40, (50, 300)) / 7).astype(np.float32)
+    taken = []
+    real = block_mod.rank_relevant
+
+    def spy(*args):
+        rc = real(*args)
+        taken.append(rc is not None)
+        return rc
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(block_mod, "rank_relevant", spy)
+        fast = skr.rbp_score(yt, ys, per_row=True, **options)
+    assert all(taken) and taken
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(block_mod, "rank_relevant", lambda *args: None)
+        full = skr.rbp_score(yt, ys, per_row=True, **options)
+    np.testing.assert_allclose(fast, full, rtol=1e-12, atol=1e-15)
+
+
+def test_route_left_to_dense_relevance_and_other_requests():
+    """Dense relevance, a cut-off, a measure that reads positions (R-precision,
+    bpref), ignore_ties, a judged mask or a gain worth something at level 0
+    take the full ranking."""
+    rng = np.random.default_rng(5)
+    sparse = (rng.random((20, 200)) < 0.03).astype(int)
+    dense = rng.integers(0, 3, (20, 200))
+    ys = rng.random((20, 200))
+    cases = [
+        (dense, ["ndcg"], {}),
+        (sparse, ["ndcg@10"], {}),
+        (sparse, ["ndcg", "r_precision"], {}),
+        (sparse, ["bpref"], {}),
+        (sparse, ["ndcg"], {"ignore_ties": True}),
+        (sparse, ["map"], {"judged": rng.random((20, 200)) < 0.9}),
+    ]
+    for yt, names, kw in cases:
+        taken = []
+        real = block_mod.rank_relevant
+
+        def spy(*args, real=real, taken=taken):
+            rc = real(*args)
+            taken.append(rc is not None)
+            return rc
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(block_mod, "rank_relevant", spy)
+            skr.evaluate(yt, ys, names, no_relevant=0.0, **kw)
+        assert not any(taken), (names, kw)
+    # ... and sparse relevance alone takes it.
+    with pytest.MonkeyPatch.context() as mp:
+        taken = []
+        real = block_mod.rank_relevant
+        mp.setattr(block_mod, "rank_relevant",
+                   lambda *args: taken.append(1) or real(*args))
+        skr.evaluate(sparse, ys, ["ndcg", "map", "mrr"], no_relevant=0.0)
+    assert taken
+
+
+def test_counts_above_and_tied_of_each_relevant_item(monkeypatch):
+    """The binary searches give each relevant item the items scoring above it
+    and the size of its tie group, as counting the row directly does."""
+    monkeypatch.setattr(relevant, "DENSITY", 1)
+    rng = np.random.default_rng(11)
+    for dtype in ("float64", "float32", "int16", "bool"):
+        ys = _scores(rng, dtype, (30, 97), "ties")
+        ys[0, :5] = ys[0, 5]  # a group of six
+        yt = (rng.random((30, 97)) < 0.2).astype(int)
+        yt[0, 5] = 1
+
+        class Values:  # what rank_relevant reads of a block's values
+            def __init__(self, yt):
+                self.yt = yt
+
+            def at(self, flat):
+                return {"v": np.take(self.yt.reshape(-1), flat).astype(np.float64)}
+
+        rc = relevant.rank_relevant(ys, Values(yt))
+        g = rc.groups
+        for i in range(g.first.shape[0]):
+            r, s, m = int(g.row[i]), int(g.start[i]), int(g.size[i])
+            x = ys[r][yt[r] > 0]
+            scores_in_group = {v for v in x if np.count_nonzero(ys[r] > v) == s}
+            assert len(scores_in_group) == 1
+            v = scores_in_group.pop()
+            assert np.count_nonzero(ys[r] == v) == m
+            assert g.sums["v"][i] == np.count_nonzero((ys[r] == v) & (yt[r] > 0))
+        with pytest.raises(RuntimeError, match="per-position"):
+            rc.start  # noqa: B018 - no per-position statistic of left-out groups
