@@ -500,18 +500,34 @@ def _counted_levels(yt, gain, extremes, lo, hi):
             if counts is None:
                 return None
         counts = counts.reshape(n, span)
-        # Levels of one gain form one level: sum their counts.
-        distinct, inv = np.unique(-g[keep], return_inverse=True)
-        merged = np.zeros((n, distinct.shape[0]), dtype=np.int64)
         kept = counts[:, ::-1][:, keep]
-        for j, u in enumerate(inv.reshape(-1).tolist()):  # a level at a time
-            merged[:, u] += kept[:, j]
-        levels = IdealLevels.from_counts(merged, -distinct)
+        # Levels of one gain form one level: sum their counts.
+        gains, inv = _merged_levels(tuple(g[keep].tolist()))
+        if inv is None:  # every level its own gain (decreasing)
+            merged = kept
+        else:
+            merged = np.zeros((n, gains.shape[0]), dtype=np.int64)
+            for j, u in enumerate(inv):  # a level at a time
+                merged[:, u] += kept[:, j]
+        levels = IdealLevels.from_counts(merged, gains)
     else:
         # Every level up to ceil(max) has gain <= 0, so every entry has.
         levels = IdealLevels.from_counts(np.zeros((n, 0), dtype=np.int64), g[:0])
     levels.complete = bool(g[-1] >= 0)  # the lowest level's gain (monotone)
     return levels
+
+
+@functools.lru_cache(maxsize=64)
+def _merged_levels(g):
+    """``(gains, inv)`` of the positive gains ``g`` of levels best first: the
+    distinct gains, decreasing, and the index of each level's among them
+    (None when the gains are distinct and decreasing already). The same few
+    gains come with every block of a call: computed once."""
+    distinct, inv = np.unique(-np.asarray(g), return_inverse=True)
+    gains = -distinct
+    if distinct.shape[0] == len(g) and (np.diff(np.asarray(g)) < 0).all():
+        return gains, None
+    return gains, tuple(inv.reshape(-1).tolist())
 
 
 def _counted_above(yt, lo, span, boundary, extremes):

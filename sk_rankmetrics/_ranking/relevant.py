@@ -62,10 +62,11 @@ def rank_relevant(y_score, values):
     yt = values.yt
     if yt.dtype.kind == "b":
         yt = yt.view(np.uint8)
-    flat = flatnonzero(yt != 0)
-    m = flat.shape[0]
+    nonzero = yt != 0
+    m = int(np.count_nonzero(nonzero))  # counted before any index is made
     if m * DENSITY > n * N:
         return None
+    flat = flatnonzero(nonzero)
     srt = np.sort(y_score, axis=1).reshape(-1)  # each row ascending
     v = np.take(y_score.reshape(-1), flat)
     row = flat // N
