@@ -146,10 +146,13 @@ def test_integer_scores_counted_equal_the_same_scores_sorted(data):
         return rc
 
     with pytest.MonkeyPatch.context() as mp:
+        # (Sparse relevance would take the relevant items' route before either.)
+        mp.setattr("sk_rankmetrics._ranking.block.rank_relevant", lambda *args: None)
         mp.setattr(chunk_mod, "_whole_rows_by_counts", spy)
         counted = skr.evaluate(yt, ys, [metric], per_row=True, no_relevant=0.0, **kw)[metric]
-    sorted_ = skr.evaluate(yt, ys.astype(np.float64), [metric], per_row=True,
-                           no_relevant=0.0, **kw)[metric]
+        mp.setattr(chunk_mod, "_whole_rows_by_counts", real)
+        sorted_ = skr.evaluate(yt, ys.astype(np.float64), [metric], per_row=True,
+                               no_relevant=0.0, **kw)[metric]
     np.testing.assert_allclose(counted, sorted_, rtol=1e-12, atol=1e-14)
     if span <= 3 and m >= 4 and metric not in ("mrr", "err", "r_precision"):
         assert any(seen)  # ties in every row: the counted route was the one taken
