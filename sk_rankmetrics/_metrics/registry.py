@@ -145,7 +145,7 @@ class MetricSpec:
         Whether the kernel, on whole rows ranked with their tie groups
         (``rc.groups``), reads the groups only, and only those holding an
         item of nonzero value (an expected weighted sum of the items' values,
-        AP): without a cut-off, sparse relevance is then ranked through its
+        AP, bpref): without a cut-off, sparse relevance is then ranked through its
         relevant items only (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
@@ -325,7 +325,7 @@ _register("f1", "f1_at_k_score", cutoff.f1, _NEEDS_REL, (*_BINARY_OPTIONS, "beta
 
 # Judgements: incomplete judgements and judged-only measures.
 _register("bpref", "bpref_score", judgements.bpref, ("rel", "judged"), (*_WHOLE, "mean"),
-          takes_k=False, full=True,
+          takes_k=False, full=True, reads_groups=True,
           description="binary preference (Buckley and Voorhees 2004): judged items only")
 _register("infap", None, judgements.infap, ("rel", "judged", "pool"), _WHOLE,
           takes_k=False, full=True, aliases=("inferred_ap",),

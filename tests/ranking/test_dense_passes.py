@@ -57,7 +57,10 @@ def test_bpref_per_group_equals_per_position(data):
         data.draw(st.sampled_from([np.int8, np.int64, np.float32, np.float64])))
     judged = None if data.draw(st.booleans()) else rng.random((n, m)) < 0.7
     kw = {} if judged is None else {"judged": judged}
-    grouped = skr.evaluate(yt, ys, ["bpref"], per_row=True, no_relevant=0.0, **kw)["bpref"]
+    with pytest.MonkeyPatch.context() as mp:  # the sort's groups, not the relevant items'
+        mp.setattr("sk_rankmetrics._ranking.block.rank_relevant", lambda *args: None)
+        grouped = skr.evaluate(yt, ys, ["bpref"], per_row=True, no_relevant=0.0,
+                               **kw)["bpref"]
     seen = []
     real = chunk_mod.rank_chunk
 
@@ -71,6 +74,7 @@ def test_bpref_per_group_equals_per_position(data):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(chunk_mod, "rank_chunk", without_groups)
         mp.setattr("sk_rankmetrics._ranking.block.rank_chunk", without_groups)
+        mp.setattr("sk_rankmetrics._ranking.block.rank_relevant", lambda *args: None)
         positions = skr.evaluate(yt, ys, ["bpref"], per_row=True, no_relevant=0.0,
                                  **kw)["bpref"]
     assert seen  # the patched ranking was the one used

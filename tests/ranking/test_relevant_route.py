@@ -1,6 +1,6 @@
 """Whole rows ranked through their relevant items only (sparse relevance).
 
-Without a cut-off, DCG, nDCG, RBP and AP read only the tie groups that hold an
+Without a cut-off, DCG, nDCG, RBP, AP and bpref read only the tie groups that hold an
 item of nonzero value; `_ranking/relevant.py` finds them by a row sort of the
 scores and a binary search of each such item's score. Its values equal the
 full ranking's (the route switched off) on every score dtype, ties, extreme
@@ -31,6 +31,8 @@ CALLS = [
     (["rbp"], {}),
     (["ndcg_exp", "dcg_exp"], {}),
     (["ndcg", "map", "mrr", "rbp", "dcg"], {}),
+    (["bpref"], {}),
+    (["bpref", "map", "ndcg"], {}),
 ]
 
 
@@ -132,8 +134,8 @@ def test_rbp_options_through_the_route(options):
 
 
 def test_route_left_to_dense_relevance_and_other_requests():
-    """Dense relevance, a cut-off, a measure that reads positions (R-precision,
-    bpref), ignore_ties, a judged mask or a gain worth something at level 0
+    """Dense relevance, a cut-off, a measure that reads positions (R-precision),
+    ignore_ties, a judged mask or a gain worth something at level 0
     take the full ranking."""
     rng = np.random.default_rng(5)
     sparse = (rng.random((20, 200)) < 0.03).astype(int)
@@ -143,7 +145,7 @@ def test_route_left_to_dense_relevance_and_other_requests():
         (dense, ["ndcg"], {}),
         (sparse, ["ndcg@10"], {}),
         (sparse, ["ndcg", "r_precision"], {}),
-        (sparse, ["bpref"], {}),
+        (sparse, ["bpref"], {"judged": rng.random((20, 200)) < 0.9}),
         (sparse, ["ndcg"], {"ignore_ties": True}),
         (sparse, ["map"], {"judged": rng.random((20, 200)) < 0.9}),
     ]
@@ -200,3 +202,42 @@ def test_counts_above_and_tied_of_each_relevant_item(monkeypatch):
             assert g.sums["v"][i] == np.count_nonzero((ys[r] == v) & (yt[r] > 0))
         with pytest.raises(RuntimeError, match="per-position"):
             rc.start  # noqa: B018 - no per-position statistic of left-out groups
+
+
+def _plain(name, rel):
+    """One ordering's value of ``name`` (``rel``: levels in rank order)."""
+    b = rel > 0
+    R = b.sum()
+    if name == "dcg":
+        return float(rel @ (1.0 / np.log2(np.arange(2, rel.shape[0] + 2))))
+    if name == "map":
+        hits = np.cumsum(b)
+        return float(np.sum(b * hits / np.arange(1, b.shape[0] + 1)) / R) if R else 0.0
+    if name == "rbp":
+        return float(0.2 * np.sum(b * 0.8 ** np.arange(b.shape[0])))
+    if name == "bpref":
+        N = (~b).sum()
+        above = np.cumsum(~b) - ~b
+        den = max(min(N, R), 1)
+        return float(np.sum(np.where(b, 1.0 - np.minimum(above, R) / den, 0.0)) / R) if R else 0.0
+    raise ValueError(name)
+
+
+@pytest.mark.parametrize("name", ["dcg", "map", "rbp", "bpref"])
+def test_route_is_the_expectation_over_every_ordering(name, monkeypatch):
+    """Tiny rows with ties through the relevant items' route: the value is the
+    mean over every ordering of the items (each tie broken every way)."""
+    import itertools
+
+    monkeypatch.setattr(relevant, "DENSITY", 1)
+    rng = np.random.default_rng(21)
+    for _ in range(6):
+        m = 7
+        yt = (rng.random(m) < 0.4) * rng.integers(1, 3, m)
+        ys = rng.integers(0, 3, m).astype(np.float64)
+        got = skr.evaluate(yt[None], ys[None], [name], per_row=True, no_relevant=0.0)[name][0]
+        values = []
+        for perm in itertools.permutations(range(m)):
+            order = np.lexsort((np.array(perm), -ys))  # by score, ties every way
+            values.append(_plain(name, yt[order]))
+        assert got == pytest.approx(float(np.mean(values)), rel=1e-12, abs=1e-14)

@@ -41,7 +41,8 @@ def bpref(rc, req):
     R = rc.totals[req.rel_key]
     N = rc.totals["judged"] - R
     if rc.tied and rc.groups is not None:
-        return _safe_divide(_bpref_by_group(rc.groups, req.rel_key, R, N), R), R > 0
+        return _safe_divide(_bpref_by_group(rc.groups, req.rel_key, R, N, rc.partial),
+                            R), R > 0
     rel = rc.mean(req.rel_key)
     den = np.maximum(np.minimum(N, R), 1.0)[:, None]
     C = rc.cumulative("judged") - rc.cumulative(req.rel_key)  # judged non-relevant
@@ -66,7 +67,7 @@ def bpref(rc, req):
     return _safe_divide(terms.sum(axis=1), R), R > 0
 
 
-def _bpref_by_group(groups, key, R, N):
+def _bpref_by_group(groups, key, R, N, partial=False):
     """bpref's sum over the relevant items of a chunk ranked over whole rows,
     one term per tie group (integer scores: a few groups per row).
 
@@ -74,10 +75,18 @@ def _bpref_by_group(groups, key, R, N):
     judged non-relevant items above it, gives each of its relevant items
     ``1 - E[min(B + X, R)] / min(N, R)``, X uniform on 0..q: the group adds
     ``r`` times that, the same closed form as the kernel's per position.
+    ``partial``: the groups are only those holding a relevant item, of rows
+    whose every item is judged (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`):
+    a group's other items are its judged non-relevant ones, and those above
+    it are the items above it less the relevant ones.
     """
     r = groups.sums[key]
-    q = np.rint(groups.sums["judged"] - r)  # counts: exact integers
-    B = _ahead_in_row(groups, q)
+    if partial:
+        q = groups.size - r
+        B = groups.start - _ahead_in_row(groups, r)
+    else:
+        q = np.rint(groups.sums["judged"] - r)  # counts: exact integers
+        B = _ahead_in_row(groups, q)
     row = groups.row
     Rr, den = R[row], np.maximum(np.minimum(N, R), 1.0)[row]
     c = np.clip(Rr - B, 0.0, q + 1.0)
