@@ -493,12 +493,9 @@ def _counted_levels(yt, gain, extremes, lo, hi):
         # something (the gain is monotone); where they are few (sparse
         # relevance), only they are read, and only they must be integers.
         boundary = levels[keep][-1] - 1
-        if extremes.integral and span <= _COMPARED_SPAN:
-            counts = _compared_levels(yt, lo, span, int(boundary))
-        else:
-            counts = _counted_above(yt, lo, span, boundary, extremes)
-            if counts is None:
-                return None
+        counts = _counted_above(yt, lo, span, boundary, extremes)
+        if counts is None:
+            return None
         counts = counts.reshape(n, span)
         kept = counts[:, ::-1][:, keep]
         # Levels of one gain form one level: sum their counts.
@@ -533,10 +530,13 @@ def _merged_levels(g):
 def _counted_above(yt, lo, span, boundary, extremes):
     """``counts[r * span + l]`` of the levels ``lo..`` above ``boundary``: where
     those entries are few (sparse relevance) only they are read, and only they
-    must be integers (None when one is not); else every entry is counted."""
+    must be integers (None when one is not); else every entry is counted (by
+    one comparison per level in a small span)."""
     n, N = yt.shape
     counted = yt > boundary
     m = int(np.count_nonzero(counted))
+    if m * 4 > yt.size and extremes.integral and span <= _COMPARED_SPAN:
+        return _compared_levels(yt, lo, span, int(boundary))
     if m * 4 <= yt.size:
         flat = flatnonzero(counted)
         vals = np.take(yt.reshape(-1), flat)
