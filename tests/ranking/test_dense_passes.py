@@ -17,8 +17,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spies import REFUSE, answers
 
 import sk_rankmetrics as skr
+from sk_rankmetrics._ranking import block as block_mod
 from sk_rankmetrics._ranking import chunk as chunk_mod
 from sk_rankmetrics._utils.fast import row_sums_in_order
 
@@ -57,8 +59,7 @@ def test_bpref_per_group_equals_per_position(data):
         data.draw(st.sampled_from([np.int8, np.int64, np.float32, np.float64])))
     judged = None if data.draw(st.booleans()) else rng.random((n, m)) < 0.7
     kw = {} if judged is None else {"judged": judged}
-    with pytest.MonkeyPatch.context() as mp:  # the sort's groups, not the relevant items'
-        mp.setattr("sk_rankmetrics._ranking.block.rank_relevant", lambda *args: None)
+    with answers(block_mod, "rank_relevant", REFUSE):  # the sort's groups, not the relevant items'
         grouped = skr.evaluate(yt, ys, ["bpref"], per_row=True, no_relevant=0.0,
                                **kw)["bpref"]
     seen = []
@@ -73,8 +74,8 @@ def test_bpref_per_group_equals_per_position(data):
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(chunk_mod, "rank_chunk", without_groups)
-        mp.setattr("sk_rankmetrics._ranking.block.rank_chunk", without_groups)
-        mp.setattr("sk_rankmetrics._ranking.block.rank_relevant", lambda *args: None)
+        mp.setattr(block_mod, "rank_chunk", without_groups)
+        mp.setattr(block_mod, "rank_relevant", REFUSE)
         positions = skr.evaluate(yt, ys, ["bpref"], per_row=True, no_relevant=0.0,
                                  **kw)["bpref"]
     assert seen  # the patched ranking was the one used
@@ -141,20 +142,11 @@ def test_integer_scores_counted_equal_the_same_scores_sorted(data):
     kw = {}
     if metric in ("bpref", "infap", "rbp_resid") and data.draw(st.booleans()):
         kw["judged"] = rng.random((n, m)) < 0.7
-    seen = []
-    real = chunk_mod._whole_rows_by_counts
-
-    def spy(*args):
-        rc = real(*args)
-        seen.append(rc is not None)
-        return rc
-
-    with pytest.MonkeyPatch.context() as mp:
-        # (Sparse relevance would take the relevant items' route before either.)
-        mp.setattr("sk_rankmetrics._ranking.block.rank_relevant", lambda *args: None)
-        mp.setattr(chunk_mod, "_whole_rows_by_counts", spy)
-        counted = skr.evaluate(yt, ys, [metric], per_row=True, no_relevant=0.0, **kw)[metric]
-        mp.setattr(chunk_mod, "_whole_rows_by_counts", real)
+    # (Sparse relevance would take the relevant items' route before either.)
+    with answers(block_mod, "rank_relevant", REFUSE):
+        with answers(chunk_mod, "_whole_rows_by_counts") as seen:
+            counted = skr.evaluate(yt, ys, [metric], per_row=True, no_relevant=0.0,
+                                   **kw)[metric]
         sorted_ = skr.evaluate(yt, ys.astype(np.float64), [metric], per_row=True,
                                no_relevant=0.0, **kw)[metric]
     np.testing.assert_allclose(counted, sorted_, rtol=1e-12, atol=1e-14)

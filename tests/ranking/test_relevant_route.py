@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spies import REFUSE, answers
 
 import sk_rankmetrics as skr
 from sk_rankmetrics._ranking import block as block_mod
@@ -53,24 +54,14 @@ def _scores(rng, dtype, shape, kind):
     return rng.random(shape).astype(dtype)
 
 
-def _both(yt, ys, names, **kw):
-    """(through the relevant items, through the full ranking, whether the route
-    was taken in some block)."""
-    taken = []
-    real = block_mod.rank_relevant
-
-    def spy(*args):
-        rc = real(*args)
-        taken.append(rc is not None)
-        return rc
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(block_mod, "rank_relevant", spy)
-        fast = skr.evaluate(yt, ys, names, per_row=True, no_relevant=0.0, **kw)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(block_mod, "rank_relevant", lambda *args: None)
-        full = skr.evaluate(yt, ys, names, per_row=True, no_relevant=0.0, **kw)
-    return fast, full, any(taken)
+def _both(call):
+    """``call()`` through the relevant items, through the full ranking, and per
+    block whether the route was taken."""
+    with answers(block_mod, "rank_relevant") as taken:
+        fast = call()
+    with answers(block_mod, "rank_relevant", REFUSE):
+        full = call()
+    return fast, full, taken
 
 
 @SETTINGS
@@ -103,8 +94,9 @@ def test_relevant_items_route_equals_the_full_ranking(data):
     # Every density through the route (its own rule would leave dense rows out).
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(relevant, "DENSITY", 1)
-        fast, full, taken = _both(yt, ys, names, **kw)
-    assert taken or not np.asarray(yt).any()
+        fast, full, taken = _both(lambda: skr.evaluate(yt, ys, names, per_row=True,
+                                                       no_relevant=0.0, **kw))
+    assert any(taken) or not np.asarray(yt).any()
     for name in names:
         np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14,
                                    err_msg=name)
@@ -115,21 +107,8 @@ def test_rbp_options_through_the_route(options):
     rng = np.random.default_rng(3)
     yt = (rng.random((50, 300)) < 0.03) * rng.integers(1, 5, (50, 300))
     ys = (rng.integers(0, 40, (50, 300)) / 7).astype(np.float32)
-    taken = []
-    real = block_mod.rank_relevant
-
-    def spy(*args):
-        rc = real(*args)
-        taken.append(rc is not None)
-        return rc
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(block_mod, "rank_relevant", spy)
-        fast = skr.rbp_score(yt, ys, per_row=True, **options)
+    fast, full, taken = _both(lambda: skr.rbp_score(yt, ys, per_row=True, **options))
     assert all(taken) and taken
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(block_mod, "rank_relevant", lambda *args: None)
-        full = skr.rbp_score(yt, ys, per_row=True, **options)
     np.testing.assert_allclose(fast, full, rtol=1e-12, atol=1e-15)
 
 
@@ -150,26 +129,13 @@ def test_route_left_to_dense_relevance_and_other_requests():
         (sparse, ["map"], {"judged": rng.random((20, 200)) < 0.9}),
     ]
     for yt, names, kw in cases:
-        taken = []
-        real = block_mod.rank_relevant
-
-        def spy(*args, real=real, taken=taken):
-            rc = real(*args)
-            taken.append(rc is not None)
-            return rc
-
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(block_mod, "rank_relevant", spy)
+        with answers(block_mod, "rank_relevant") as taken:
             skr.evaluate(yt, ys, names, no_relevant=0.0, **kw)
         assert not any(taken), (names, kw)
     # ... and sparse relevance alone takes it.
-    with pytest.MonkeyPatch.context() as mp:
-        taken = []
-        real = block_mod.rank_relevant
-        mp.setattr(block_mod, "rank_relevant",
-                   lambda *args: taken.append(1) or real(*args))
+    with answers(block_mod, "rank_relevant") as taken:
         skr.evaluate(sparse, ys, ["ndcg", "map", "mrr"], no_relevant=0.0)
-    assert taken
+    assert taken and all(taken)
 
 
 def test_counts_above_and_tied_of_each_relevant_item(monkeypatch):
