@@ -250,10 +250,12 @@ class _RowsOf(dict):
 
 class Groups:
     """The tie groups of a chunk ranked over whole rows, one entry per group,
-    row-major (every row starts a group): ``first``, the flat index of its
-    first position in the (n, L) arrays; ``size``; ``sums``, each item value
-    summed over the group. A kernel may work per group instead of per
-    position (integer scores: a few groups per row)."""
+    row-major: ``first``, the flat index of its first position in the (n, L)
+    arrays; ``size``; ``sums``, each item value summed over the group. A
+    kernel may work per group instead of per position (integer scores: a few
+    groups per row). Every row starts a group, but for the groups of relevant
+    items only (:func:`~._ranking.relevant.rank_relevant`), where a row may
+    hold none and the first starts anywhere."""
 
     def __init__(self, first, size, sums, L):
         self.first, self.size, self.sums, self.L = first, size, sums, L
@@ -284,32 +286,22 @@ def _tie_groups(sv, ranked_vals):
 
     ``sv`` holds the sorted scores of shape (n, L); ``ranked_vals`` maps names
     to item values in the same order. Groups are counted within the L columns.
-    Every row starts a new group, so the groups of the flattened array never
-    cross rows: group sums are one ``np.add.reduceat`` over it.
     """
-    n, L = sv.shape
-    new = np.empty((n, L), dtype=bool)
-    new[:, 0] = True
-    np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
-    new = new.reshape(-1)
-    first = flatnonzero(new)  # flat index of each group's first position
-    group = np.cumsum(new) - 1  # group of each position
-    start = np.take(first % L, group).reshape(n, L)
-    g_size = np.diff(np.append(first, n * L))
-    size = np.take(g_size, group).reshape(n, L)
-    g_sums = {name: np.add.reduceat(rv.reshape(-1), first) for name, rv in ranked_vals.items()}
-    sums = {name: np.take(v, group).reshape(n, L) for name, v in g_sums.items()}
-    return start, size, sums, Groups(first, g_size, g_sums, L)
+    groups = _groups_only(sv, ranked_vals)
+    sums = {name: groups.per_position(v) for name, v in groups.sums.items()}
+    return groups.per_position(groups.start), groups.per_position(groups.size), sums, groups
 
 
 def _groups_only(sv, ranked_vals):
     """The :class:`Groups` of sorted rows ``sv`` (see :func:`_tie_groups`),
-    without their per-position statistics (a chunk makes those on first read)."""
+    without their per-position statistics (a chunk makes those on first read).
+    Every row starts a new group, so the groups of the flattened array never
+    cross rows: group sums are one ``np.add.reduceat`` over it."""
     n, L = sv.shape
     new = np.empty((n, L), dtype=bool)
     new[:, 0] = True
     np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
-    first = flatnonzero(new.reshape(-1))
+    first = flatnonzero(new.reshape(-1))  # flat index of each group's first position
     g_size = np.diff(np.append(first, n * L))
     g_sums = {name: np.add.reduceat(rv.reshape(-1), first) for name, rv in ranked_vals.items()}
     return Groups(first, g_size, g_sums, L)
