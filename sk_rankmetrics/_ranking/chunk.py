@@ -338,7 +338,7 @@ class _GroupSums(dict):
         return [self[name] for name in self._groups.sums]
 
 
-def _tie_groups_of_tied_rows(sv, ranked_vals, lazy=False):
+def _tie_groups_of_tied_rows(sv, ranked_vals, lazy=False, own=False):
     """:func:`tie_groups` of whole sorted rows, computed on the rows that hold a
     tie only (float32 scores tie in a few rows of a block): the other rows'
     groups are single items, their sums the values themselves. Then the tied
@@ -346,7 +346,8 @@ def _tie_groups_of_tied_rows(sv, ranked_vals, lazy=False):
     :class:`Groups` of the rows :func:`_tie_groups` read (the tied rows, or all).
     ``lazy``: when most rows tie, the per-position statistics are left for the
     chunk to make from the groups on first read (start and size None, the
-    sums a :class:`_GroupSums`): kernels that work per group never need them."""
+    sums a :class:`_GroupSums`): kernels that work per group never need them.
+    ``own``: the arrays of ``ranked_vals`` may be written over."""
     n, L = sv.shape
     tied = flatnonzero((sv[:, 1:] == sv[:, :-1]).any(axis=1))
     if 2 * tied.size >= n and lazy:
@@ -363,7 +364,10 @@ def _tie_groups_of_tied_rows(sv, ranked_vals, lazy=False):
     start[tied], size[tied] = t_start, t_size
     sums = {}
     for name, v in t_sums.items():
-        sums[name] = np.array(ranked_vals[name], dtype=v.dtype)
+        rv = ranked_vals[name]
+        # The untied rows' sums are their values: written over where the
+        # caller keeps no other use of them (a copy of the block spared).
+        sums[name] = rv if own and rv.dtype == v.dtype else np.array(rv, dtype=v.dtype)
         sums[name][tied] = v
     return start, size, sums, tied, groups
 
@@ -439,8 +443,8 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
 
     tied_rows = None
     if below is None:
-        start, size, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked_vals,
-                                                                        lazy=True)
+        start, size, sums, tied_rows, groups = _tie_groups_of_tied_rows(
+            sv, ranked_vals, lazy=True, own=not keep_items)
     else:
         start, size, sums = tie_groups(sv, ranked_vals)
     # Padding (-inf) ties with padding; only ties between real items count.
