@@ -45,7 +45,7 @@ def bpref(rc, req):
                             R), R > 0
     rel = rc.mean(req.rel_key)
     den = np.maximum(np.minimum(N, R), 1.0)[:, None]
-    C = rc.cumulative("judged") - rc.cumulative(req.rel_key)  # judged non-relevant
+    C = _judged_running(rc) - rc.cumulative(req.rel_key)  # judged non-relevant
     if not rc.tied:
         terms = rel * (1.0 - np.minimum(C[:, :-1], R[:, None]) / den)
         # Summed left to right, as trec_eval adds them: a pairwise sum can land on
@@ -65,6 +65,14 @@ def bpref(rc, req):
         r, c, expected = cut
         terms[r, c] = rel[r, c] * (1.0 - expected / den[r, 0])
     return _safe_divide(terms.sum(axis=1), R), R > 0
+
+
+def _judged_running(rc):
+    """``rc.cumulative("judged")``, read as the position itself when every item
+    of the block's rows is judged (a matrix without a judged mask)."""
+    if rc.block is not None and (rc.totals["judged"] == rc.block[0].shape[1]).all():
+        return np.arange(rc.L + 1.0)
+    return rc.cumulative("judged")
 
 
 def _bpref_by_group(groups, key, R, N, partial=False):
