@@ -706,11 +706,10 @@ def peak_extra(fn):
 
 def row_block_bytes(yt, ys):
     """Bytes of one row-block of both inputs, as the dense layout cuts them."""
-    from sk_rankmetrics._inputs.budget import CHUNK_ELEMENTS
+    from sk_rankmetrics._inputs.budget import full_block_elements
 
-    # A full sort's block: a quarter of CHUNK_ELEMENTS (budget._budget), at
-    # least one row.
-    rows = max(1, min(yt.shape[0], CHUNK_ELEMENTS // 4 // max(1, yt.shape[1])))
+    # A full sort's block of a dense matrix (budget._budget), at least one row.
+    rows = max(1, min(yt.shape[0], full_block_elements(dense=True) // max(1, yt.shape[1])))
     return rows * yt.shape[1] * (yt.itemsize + ys.itemsize)
 
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._inputs.budget import CHUNK_ELEMENTS
+from sk_rankmetrics._inputs.budget import full_block_elements
 from sk_rankmetrics._metrics.kernels.combinatorics import _subset_products
 from sk_rankmetrics._ranking.chunk import _tie_groups_of_tied_rows, tie_groups
 from sk_rankmetrics._utils.threads import one_thread
@@ -198,11 +198,12 @@ def _benchmark_grid():
 
 
 #: Bound on the peak extra memory of one call without a cut-off, on one thread:
-#: a few dozen float64 temporaries of one full-sort block (CHUNK_ELEMENTS // 4
-#: entries), whatever the number of rows (R-precision alone ranks to a cut-off,
-#: in blocks of 2 * CHUNK_ELEMENTS). (The issue's goal, one row-block of the inputs,
-#: is not reached: see benchmarks/grid.py's full-depth table.)
-FULL_PEAK_BOUND = 40 * (CHUNK_ELEMENTS // 4) * 8
+#: a few dozen float64 temporaries of one full-sort block of a dense matrix
+#: (full_block_elements(dense=True) entries), whatever the number of rows
+#: (R-precision alone ranks to a cut-off, in blocks of 2 * CHUNK_ELEMENTS). (The
+#: issue's goal, one row-block of the inputs, is not reached: see
+#: benchmarks/grid.py's full-depth table.)
+FULL_PEAK_BOUND = 40 * full_block_elements(dense=True) * 8
 
 
 @pytest.mark.slow
