@@ -674,7 +674,7 @@ class FullCell:
     floors: dict  # "argsort", "sort", "read" -> best time (s)
     times: dict  # metric -> best time (s)
     peaks: dict  # metric -> tracemalloc peak extra (bytes)
-    block_bytes: int  # one row-block's worth of the inputs (bytes)
+    block_bytes: dict  # metric -> one row-block's worth of the inputs (bytes)
     target: float = FULL_TARGET
     refused: dict = dataclasses.field(default_factory=dict)  # metric -> its error
 
@@ -704,12 +704,15 @@ def peak_extra(fn):
         tracemalloc.stop()
 
 
-def row_block_bytes(yt, ys):
-    """Bytes of one row-block of both inputs, as the dense layout cuts them."""
+def row_block_bytes(yt, ys, metric):
+    """Bytes of one row-block of both inputs, as the dense layout cuts them for
+    ``metric`` without a cut-off."""
     from sk_rankmetrics._inputs.budget import full_block_elements
+    from sk_rankmetrics._metrics.requests import make_requests
 
     # A full sort's block of a dense matrix (budget._budget), at least one row.
-    rows = max(1, min(yt.shape[0], full_block_elements(dense=True) // max(1, yt.shape[1])))
+    elements = full_block_elements(dense=True, requests=make_requests([metric]))
+    rows = max(1, min(yt.shape[0], elements // max(1, yt.shape[1])))
     return rows * yt.shape[1] * (yt.itemsize + ys.itemsize)
 
 
@@ -775,7 +778,8 @@ def full_cells(
                     finally:
                         gc.enable()
                     peaks = {m: peak_extra(fn) for m, fn in calls.items()} if memory else {}
-                cell = FullCell(label, best, times, peaks, row_block_bytes(yt, ys))
+                blocks = {m: row_block_bytes(yt, ys, m) for m in calls}
+                cell = FullCell(label, best, times, peaks, blocks)
                 cell.refused = refused
                 out.append(cell)
             del ys
@@ -801,9 +805,10 @@ def full_table(cells, metrics=FULL_METRICS):
                 continue
             r = c.ratio(m)
             parts.append(f"**{r:.2f}×**" if r > c.target else f"{r:.2f}×")
+        per_block = {m: p / c.block_bytes[m] for m, p in c.peaks.items()}
         mem = (
-            f"{max(c.peaks.values()) / c.block_bytes:.2f} ({max(c.peaks, key=c.peaks.get)})"
-            if c.peaks
+            f"{max(per_block.values()):.2f} ({max(per_block, key=per_block.get)})"
+            if per_block
             else "—"
         )
         lines.append(

@@ -32,16 +32,21 @@ _KEY_LIMIT = 1 << 62
 FULL_DENSE_ELEMENTS = CHUNK_ELEMENTS
 
 
-def full_block_elements(dense=False):
+def full_block_elements(dense=False, requests=()):
     """Elements of one block ranked without a cut-off (a full sort per row)."""
     # Padded long-format blocks keep a quarter: their rows are grouped and
     # padded per block, and a full sort touches more memory per element than a
-    # top-k partition.
-    return FULL_DENSE_ELEMENTS if dense else CHUNK_ELEMENTS // 4
+    # top-k partition. So does ERR (its stop probabilities read per grade):
+    # its tie expectation runs every tied group of a block to the block's
+    # largest column count, which grows with the block (on integer scores
+    # 8x a row argsort in blocks of 2**16, 10-14x in blocks of 2**18).
+    if not dense or any("grades" in r.spec.needs for r in requests):
+        return CHUNK_ELEMENTS // 4
+    return FULL_DENSE_ELEMENTS
 
 
 def _budget(requests, dense=False):
     needs_full, _ = depth(requests)
     if needs_full:
-        return full_block_elements(dense)
+        return full_block_elements(dense, requests)
     return CHUNK_ELEMENTS * DENSE_FACTOR if dense else CHUNK_ELEMENTS
