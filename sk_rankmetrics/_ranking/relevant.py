@@ -1,7 +1,7 @@
 """Whole rows ranked through their items of nonzero value only (sparse relevance).
 
 Without a cut-off, a measure that reads only the tie groups holding an item of
-nonzero value (``MetricSpec.reads_groups``: DCG, nDCG, RBP, AP) needs of each
+nonzero value (``MetricSpec.reads_groups``: DCG, nDCG, RBP, AP, bpref) needs of each
 such item only how many items score above it and how many tie with it. With
 2-5 % of the items relevant, a row sort of the values (no argsort: a third of
 its time) and a binary search of each relevant item's score in its sorted
@@ -14,6 +14,7 @@ import numpy as np
 
 from .._utils.fast import flatnonzero
 from .chunk import Groups, RankedChunk, _GroupSums
+from .item_values import worth_counts
 
 #: The route is taken when at most one entry in this many has a nonzero value
 #: (each costs a binary search of about log2(N) gathers, against the argsort's
@@ -39,8 +40,6 @@ def takes_relevant_route(requests, ignore_ties, padded, judged, values):
     level 0 worth nothing (so that its tie groups may be left out)."""
     if ignore_ties or padded or judged is not None or values.worthless is not None:
         return False
-    from .item_values import worth_counts
-
     if worth_counts(requests):
         return False
     ranked = [r for r in requests if not (r.spec.scans_uncut and r.depth is None)]
