@@ -37,6 +37,14 @@ import numpy as np
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
+from .fusion_table import (
+    Candidates,
+    NumberedIds,
+    PackedIds,
+    key_bits,
+    pack_ids,
+    rank_within_queries,
+)
 from .fusion_trained import (
     CONDORCET,
     MIN_ODD,
@@ -58,6 +66,8 @@ METHODS = {
 }
 _RANKED = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse",
            *CONDORCET, *TRAINED)
+#: The untrained methods that read positions only.
+_POSITIONAL = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse")
 NORMS = (None, "min-max", "max", "sum", "zmuv", "rank", "borda")
 _DEFAULTS = {"k": 60, "phi": 0.8, "gamma": 1.0, "sigma": 0.01, "weights": None,
              "probs": None, "w": None, "log_odds": None, "map_scores": None}
@@ -121,17 +131,17 @@ def _run_name(obj, i):
 
 
 def _as_codes(run, i):
-    """``(q, q_ids, d, d_ids, score, run)`` of run ``i``: integer codes of each
-    entry's query and document into the run's own distinct ids (in no order).
-    A file's columns give their codes directly (their strings are made for
-    the distinct ids only); text ids are factorised without a Python object
-    per entry."""
+    """``(q, q_ids, docs, score, run)`` of run ``i``: integer codes of each
+    entry's query into the run's own distinct ids (in no order), and its
+    documents as a text array of ids, or ``(codes, ids)`` when the run holds
+    them so (a file's columns give their codes directly, their strings made
+    for the distinct ids only)."""
     obj = _as_run(run, i)
     where = f"fuse: {_run_name(obj, i)}"
     if isinstance(obj, Mapping):  # a dict of dicts: its pairs cannot repeat
         qid, docno, score = dict_arrays(obj, "run", where)
         q, q_ids = _grouped_codes(qid)
-        d, d_ids = _local_codes(docno)
+        docs = docno if docno.dtype.kind == "U" else docno.astype(str)
     elif obj._columns is not None:  # read from a file: codes kept on the columns
         from .id_codes import factorize
 
@@ -139,12 +149,14 @@ def _as_codes(run, i):
         cols = obj._columns
         q, q_rep = factorize(cols["qid"], ordered=False)
         d, d_rep = factorize(cols["docno"], ordered=False)
-        q_ids, d_ids = cols["qid"].to_strings(q_rep), cols["docno"].to_strings(d_rep)
-        q, d = q.astype(np.int64, copy=False), d.astype(np.int64, copy=False)
+        q_ids = cols["qid"].to_strings(q_rep)
+        q = q.astype(np.int64, copy=False)
+        docs = (d.astype(np.int64, copy=False), cols["docno"].to_strings(d_rep))
     else:
         score = np.asarray(obj.score, dtype=np.float64)
         q, q_ids = _grouped_codes(np.asarray(obj.qid))
-        d, d_ids = _local_codes(np.asarray(obj.docno))
+        docs = np.asarray(obj.docno)
+        docs = docs if docs.dtype.kind == "U" else docs.astype(str)
     if score.shape[0] == 0:
         raise InvalidParameterError(
             f"{where} is empty: it ranks no document for any query; every run must rank at "
@@ -152,11 +164,27 @@ def _as_codes(run, i):
     bad = flatnonzero(~np.isfinite(score))
     if bad.shape[0]:
         j = int(bad[0])
+        doc = docs[1][docs[0][j]] if isinstance(docs, tuple) else docs[j]
         raise InvalidParameterError(
-            f"{where}: the score of document {str(d_ids[d[j]])!r} for query "
+            f"{where}: the score of document {str(doc)!r} for query "
             f"{str(q_ids[q[j]])!r} is {float(score[j])!r} ({bad.shape[0]} scores are not finite "
             "numbers); fusion reads finite scores only: drop or fix those entries.")
-    return q, q_ids, d, d_ids, score, run
+    return q, q_ids, docs, score, run
+
+
+def _doc_keys(docs, bits):
+    """The document keys of every run (:mod:`.fusion_table`): the ids packed
+    into ``bits`` bits when every run gives ids of at most 8 one-byte
+    characters and they fit, else the ids numbered in sorted order."""
+    if all(not isinstance(d, tuple) for d in docs):
+        keys = [pack_ids(d) for d in docs]
+        if all(k is not None for k in keys):
+            try:
+                return PackedIds(keys, bits)
+            except OverflowError:
+                pass
+    codes, ids = _global_codes([d if isinstance(d, tuple) else _local_codes(d) for d in docs])
+    return NumberedIds(codes, ids)
 
 
 def _global_codes(parts):
@@ -235,118 +263,29 @@ def _factorize(values):
     return rank[codes], uniq[order]
 
 
-def _sorted_pairs(pair):
-    """``(row, keys)``: the distinct non-negative integer keys sorted and each
-    entry's index among them (``np.unique`` with the inverse). When the key
-    and the entry's index fit in 63 bits together, one sort of the keys with
-    the index in their low bits (no argsort: a sort of plain numbers, about
-    twice as fast); else an argsort."""
-    n = pair.shape[0]
-    idx_bits = max(int(n - 1).bit_length(), 1)
-    top = int(pair.max(initial=0))
-    if top.bit_length() + idx_bits <= 63:
-        packed = np.sort((pair << idx_bits) | np.arange(n, dtype=np.int64))
-        order = packed & ((1 << idx_bits) - 1)
-        sp = packed >> idx_bits
-    else:
-        order = np.argsort(pair)
-        sp = pair[order]
-    new = np.ones(sp.shape[0], dtype=bool)
-    np.not_equal(sp[1:], sp[:-1], out=new[1:])
-    row = np.empty(sp.shape[0], dtype=np.int64)
-    row[order] = np.cumsum(new) - 1
-    return row, sp[new]
-
-
-def _positions(qr, sc, n_q):
-    """0-based position of each entry in its query's list by score descending,
-    ties in the order given; without a sort when the entries come grouped by
-    query and ranked (a run read from a file or a ranx/BEIR dict)."""
-    n = qr.shape[0]
-    if n == 0:
-        return np.zeros(0)
-    new = np.ones(n, dtype=bool)
-    new[1:] = qr[1:] != qr[:-1]
-    starts = flatnonzero(new)
-    ranked = not (sc[1:] > sc[:-1])[~new[1:]].any()
-    if ranked and starts.shape[0] == np.unique(qr[starts]).shape[0]:
-        return (np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))).astype(float)
-    order = np.lexsort((np.arange(n), -sc, qr))
-    lens = np.bincount(qr, minlength=n_q)
-    first = np.cumsum(lens) - lens
-    pos = np.empty(n)
-    pos[order] = np.arange(n) - first[qr[order]]
-    return pos
-
-
-class _Table:
-    """The candidates of every query and each run's score and position there.
-
-    Built from each run's integer codes (:func:`_as_codes`): the (query,
-    document) pairs of all runs are sorted once as 64-bit keys, which gives
-    the rows (one per candidate, by query then document id) and each entry's
-    row; no per-query Python object is made.
-    """
-
-    def __init__(self, coded):
-        n_runs = len(coded)
-        (q_runs, queries) = _global_codes([(c[0], c[1]) for c in coded])
-        (d_runs, docs) = _global_codes([(c[2], c[3]) for c in coded])
-        n_q, n_d = queries.shape[0], docs.shape[0]
-        bounds = np.cumsum([0, *(c[4].shape[0] for c in coded)])
-        pair = np.concatenate(q_runs).astype(np.int64) * n_d + np.concatenate(d_runs)
-        row, keys = _sorted_pairs(pair)
-        self.queries, self.docs = queries, docs
-        self.q_of_row = keys // n_d if n_d else keys
-        self.d_of_row = keys - self.q_of_row * n_d
-        n = keys.shape[0]
-        # Column-major: each run's column is contiguous.
-        self.present = np.zeros((n, n_runs), dtype=bool, order="F")
-        self.score = np.zeros((n, n_runs), order="F")
-        self.pos = np.zeros((n, n_runs), order="F")
-        self.length = np.zeros((n, n_runs), order="F")  # the run's list length for the query
-        # The candidates of each query (all runs together).
-        self.n_cand = np.bincount(self.q_of_row, minlength=n_q)[self.q_of_row]
-        self.query_of_run = []
-        for r in range(n_runs):
-            rows, sc, qr = row[bounds[r]:bounds[r + 1]], coded[r][4], q_runs[r]
-            present = self.present[:, r]
-            present[rows] = True
-            if int(np.count_nonzero(present)) != rows.shape[0]:
-                raise ValueError(f"fuse: {_run_name(coded[r][5], r)} ranks a document twice "
-                                 "for one query; keep one line of each (duplicates='first' "
-                                 "of evaluate_run shows which).")
-            lens = np.bincount(qr, minlength=n_q)
-            self.score[rows, r] = sc
-            self.pos[rows, r] = _positions(qr, sc, n_q)
-            self.length[:, r] = lens[self.q_of_row]
-            self.query_of_run.append(flatnonzero(lens))
-
-
 def _segment(values, present, q_of_row, n_q, how):
-    """Per query, over the present entries of one column: min, max, sum, count,
-    mean, std (population)."""
-    v = values[present]
-    q = q_of_row[present]
-    count = np.bincount(q, minlength=n_q).astype(np.float64)
-    if how == "count":
-        return count
-    if how == "sum":
-        return np.bincount(q, weights=v, minlength=n_q)
-    if how in ("min", "max"):
+    """Per query, over the present entries of one column: min, max, sum or
+    count (every query holds a row: the rows come by query)."""
+    if how in ("min", "max"):  # one reduction over each query's stretch of rows
         fill = np.inf if how == "min" else -np.inf
-        out = np.full(n_q, fill)
-        (np.minimum if how == "min" else np.maximum).at(out, q, v)
-        return out
+        every = np.bincount(q_of_row, minlength=n_q)
+        return (np.minimum if how == "min" else np.maximum).reduceat(
+            np.where(present, values, fill), np.cumsum(every) - every)
+    q = q_of_row[present]
+    if how == "count":
+        return np.bincount(q, minlength=n_q).astype(np.float64)
+    if how == "sum":
+        return np.bincount(q, weights=values[present], minlength=n_q)
     raise ValueError(how)
 
 
 def _normalise(t, norm):
     """The score matrix under ``norm`` (ranx's normalisations), and the
-    presence mask after it."""
-    score, present = t.score, t.present
+    presence mask after it (no scores without ``norm``: the table's own are
+    read by the methods that read scores)."""
     if norm is None:
-        return score, present
+        return None, t.present
+    score, present = t.score, t.present
     n_q = t.queries.shape[0]
     qr = t.q_of_row
     out = np.zeros_like(score)
@@ -396,17 +335,18 @@ def _ordered_sum(parts, present):
 
 
 def _combine(t, s, present, method, p):
-    n_runs = s.shape[1]
+    n_runs = present.shape[1]
     if method in CONDORCET:
         return condorcet_scores(t, p["weights"] if method == "w_condorcet" else None)
+    if s is None and method not in _POSITIONAL:
+        s = t.score
     if method in TRAINED:
         parts = trained_scores(t, s, method, p)
         if method == "bayesfuse":  # a run's missing document counts its log-odds floor
             return _ordered_sum(np.where(t.present, parts, MIN_ODD),
                                 np.ones_like(t.present))
         return _ordered_sum(parts, t.present)
-    count = present.sum(axis=1).astype(np.float64)
-    if method in ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse"):
+    if method in _POSITIONAL:
         # Positions come from the scores as given (a normalisation keeps the order).
         pos, ranked = t.pos, t.present
         if method == "rrf":
@@ -439,6 +379,7 @@ def _combine(t, s, present, method, p):
         if method == "log_isr":
             return total * np.log(count)
         return total * np.log(count + p["sigma"])
+    count = present.sum(axis=1).astype(np.float64)
     if method == "sum":
         return _ordered_sum(s, present)
     if method == "wsum":
@@ -517,62 +458,37 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
         trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
     q, d, fused = _fused_rows(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
                                                  "sigma": sigma, "weights": wts, **trained})
-    return (prepared[0], q, d), fused, prepared[3][0][5], runs[0]
+    return (prepared[0], q, d), fused, prepared[3][0][4], runs[0]
 
 
 def prepare(runs, norm):
     """The runs as one table of candidates, normalised: what :func:`combine`
     fuses (made once for a search over a method's parameters)."""
     arrays = [_as_codes(r, i) for i, r in enumerate(runs)]
-    t = _Table(arrays)
+    q_runs, queries = _global_codes([(c[0], c[1]) for c in arrays])
+    names = [_run_name(c[4], i) for i, c in enumerate(arrays)]
+    scores = [c[3] for c in arrays]
+    docs = [c[2] for c in arrays]
+    ids = _doc_keys(docs, key_bits(q_runs, queries.shape[0]))
+    t = Candidates(queries, q_runs, ids, scores, names)
     s, present = _normalise(t, norm)
     return t, s, present, arrays
 
 
 def _fused_rows(prepared, method, params):
-    """``(query codes, document codes, score)`` of the fused run, ranked: by
-    query, score descending, then document id (a stable output)."""
+    """``(query codes, rows, score)`` of the fused run, ranked: by query,
+    score descending, then document id (a stable output)."""
     t, s, present, _ = prepared
     fused = _combine(t, s, present, method, params)
-    order = _rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
-    return t.q_of_row[order], t.d_of_row[order], fused[order]
+    order = rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
+    return t.q_of_row[order], order, fused[order]
 
 
 def combine(prepared, method, params):
     """``(qid, docno, score)`` of the fused run, ranked (:func:`_fused_rows`)."""
-    q, d, fused = _fused_rows(prepared, method, params)
+    q, rows, fused = _fused_rows(prepared, method, params)
     t = prepared[0]
-    return t.queries[q], t.docs[d], fused
-
-
-def _rank_within_queries(fused, q_of_row, n_q):
-    """The rows ordered by query, fused score descending, then row (the rows
-    come in (query, document) order, so ties keep document order): each
-    query's scores sorted on a padded block of queries (short sorts), or one
-    stable sort of all rows when the queries' sizes differ too much for a
-    block. The block is sorted twice by plain (unstable, vectorised) sorts,
-    which is faster than one stable sort: once by score, which numbers the
-    distinct scores of each query, then by (score number, row)."""
-    n = fused.shape[0]
-    counts = np.bincount(q_of_row, minlength=n_q)
-    width = int(counts.max(initial=0))
-    if n == 0 or n_q * width > 2 * n + 1024 or width >= 1 << 20:
-        return np.lexsort((-fused, q_of_row))
-    first = np.cumsum(counts) - counts
-    slot = np.arange(n) - first[q_of_row]
-    block = np.full((n_q, width), np.inf)
-    block[q_of_row, slot] = -fused  # the padding sorts last (+inf, after every real score)
-    by_score = np.argsort(block, axis=1)
-    ranked = np.take_along_axis(block, by_score, axis=1)
-    number = np.zeros((n_q, width), dtype=np.int64)
-    np.cumsum(ranked[:, 1:] != ranked[:, :-1], axis=1, out=number[:, 1:])
-    key = np.empty((n_q, width), dtype=np.int64)
-    np.put_along_axis(key, by_score, number * width, axis=1)
-    key += np.arange(width)
-    key.sort(axis=1)
-    local = key % width
-    keep = local < counts[:, None]
-    return (local + first[:, None])[keep]
+    return t.queries[q], t.doc_ids(rows), fused
 
 
 def _output(codes, score, first_obj, first_run, tag):
@@ -581,21 +497,20 @@ def _output(codes, score, first_obj, first_run, tag):
     TrecRun. ``codes`` is the table and each output row's query and document
     codes; a dict is built from the distinct ids made Python strings once
     (not one string per entry)."""
-    t, q, d = codes
+    t, q, rows = codes
+    docno = t.doc_ids(rows)
     if isinstance(first_run, Mapping):
         n = q.shape[0]
         new = np.ones(n, dtype=bool)
         np.not_equal(q[1:], q[:-1], out=new[1:])
         starts = flatnonzero(new)
         bounds = np.append(starts, n).tolist()
-        docs = np.empty(t.docs.shape[0], dtype=object)
-        docs[:] = t.docs.tolist()
-        dl, v = docs[d].tolist(), score.tolist()
+        dl, v = docno.tolist(), score.tolist()
         by_text = {str(k): k for k in first_run}  # the caller's own query keys (str or int)
         qs = t.queries[q[starts]].tolist()
         return {by_text.get(name, name): dict(zip(dl[a:b], v[a:b]))
                 for name, a, b in zip(qs, bounds[:-1], bounds[1:])}
-    qid, docno = t.queries[q], t.docs[d]
+    qid = t.queries[q]
     if hasattr(first_run, "columns") and hasattr(first_run, "iloc"):
         import pandas as pd
 

@@ -1,0 +1,337 @@
+r"""The candidate table of :func:`~.fusion.fuse`, built per query on padded blocks.
+
+Every entry of every run becomes one unsigned 64-bit number
+``(document key, run, position)`` with the document key in the high bits;
+the entries of each query (all runs together) sit in one row of a padded
+block, and one row sort (NumPy's vectorised sort of plain numbers) brings
+the entries of one document side by side, by run. Equal neighbouring keys
+are one candidate; nothing is hashed per entry and no Python object is made
+per entry or per query.
+
+A document key keeps the order of the ids (ties of the fused run are broken
+by document id): ids of at most 8 characters below U+0100 are packed into
+the number itself, first character most significant (and unpacked for the
+output); other ids are numbered in sorted order (:func:`.fusion._factorize`).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from .._utils.arrays import flatnonzero
+
+#: The padding of a block: above every packed entry (those keep the top bit 0).
+_PAD = np.uint64(np.iinfo(np.uint64).max)
+
+
+def _bits(n):
+    """The bits that number ``0 .. n - 1``: at least 1."""
+    return max(int(n - 1).bit_length(), 1)
+
+
+def pack_ids(values):
+    """Each id of a text array as one ``uint64`` in the ids' order (the first
+    character in the most significant byte), or None when an id has more than
+    8 characters or one at or above U+0100."""
+    if values.dtype.kind != "U" or values.shape[0] == 0 or values.dtype.itemsize == 0:
+        return None
+    n = values.shape[0]
+    chars = np.ascontiguousarray(values).view(np.uint32).reshape(n, values.dtype.itemsize // 4)
+    seen = _column_or(chars)  # the width and the largest byte
+    if seen[8:].any() or int(seen.max(initial=0)) > 255:
+        return None
+    block = np.zeros((n, 8), dtype=np.uint8)
+    block[:, :min(chars.shape[1], 8)] = chars[:, :8]
+    return block.view(">u8").reshape(n).astype(np.uint64)
+
+
+def _column_or(chars):
+    """Bitwise or of each column of a ``(n, w)`` matrix: 256 rows at a time
+    (NumPy's reduction over the first axis of a few columns is slow)."""
+    n, w = chars.shape
+    whole = n - n % 256
+    part = np.bitwise_or.reduce(chars[:whole].reshape(whole // 256, 256 * w), axis=0)
+    return np.bitwise_or.reduce(np.concatenate([part.reshape(256, w), chars[whole:]]), axis=0)
+
+
+def unpack_ids(keys, width):
+    """The ids of :func:`pack_ids` keys, as a text array of ``width`` characters."""
+    width = max(int(width), 1)
+    raw = keys.astype(">u8").view(np.uint8).reshape(keys.shape[0], 8)[:, :width]
+    return np.ascontiguousarray(raw.astype(np.uint32)).view(f"U{width}").reshape(keys.shape[0])
+
+
+def key_bits(q_runs, n_q):
+    """The bits left for a document key beside the run and the position."""
+    longest = max(int(np.bincount(q, minlength=n_q).max(initial=1)) for q in q_runs)
+    return 63 - _bits(len(q_runs)) - _bits(longest)
+
+
+class PackedIds:
+    """Document keys packed from the ids themselves (:func:`pack_ids`) into at
+    most ``bits`` bits, the ids' order kept: the bytes no id uses dropped and
+    the smallest key subtracted; when that is still too wide, each character
+    position numbers only the bytes used there (a mixed radix: ids of digits
+    take about 3.5 bits a character). Raises OverflowError when even that
+    does not fit."""
+
+    def __init__(self, keys, bits):
+        every = np.concatenate(keys)
+        seen = int(np.bitwise_or.reduce(every))
+        self.width = 8 - (((seen & -seen).bit_length() - 1) // 8 if seen else 8)
+        self.shift = np.uint64(8 * (8 - self.width)) if self.width else np.uint64(0)
+        self.low = every.min() >> self.shift
+        self.radix = None
+        self.span = int((every.max() >> self.shift) - self.low) + 1
+        if self.span <= 1 << bits:
+            self.keys = [(k >> self.shift) - self.low for k in keys]
+            return
+        chars = self._chars(every)
+        used = np.zeros((self.width, 256), dtype=bool)
+        for j in range(self.width):
+            used[j, chars[:, j]] = True
+        radix = used.sum(axis=1)
+        self.span = int(np.prod(radix.astype(object)))
+        if self.span > 1 << bits:
+            raise OverflowError("document ids too wide to pack beside runs and positions")
+        self.rank = (np.cumsum(used, axis=1) - 1).astype(np.uint64)
+        self.byte = [flatnonzero(u).astype(np.uint8) for u in used]
+        self.radix = [np.uint64(x) for x in radix]
+        self.keys = [self._mixed(self._chars(k)) for k in keys]
+
+    def _chars(self, keys):
+        """The characters of packed keys, first character first: ``(n, width)``."""
+        return keys.view(np.uint8).reshape(keys.shape[0], 8)[:, ::-1][:, :self.width]
+
+    def _mixed(self, chars):
+        out = np.zeros(chars.shape[0], dtype=np.uint64)
+        for j in range(self.width):
+            out *= self.radix[j]
+            out += self.rank[j][chars[:, j]]
+        return out
+
+    def strings(self, keys):
+        if self.radix is None:
+            return unpack_ids((keys + self.low) << self.shift, self.width)
+        chars = np.zeros((keys.shape[0], 8), dtype=np.uint8)
+        rest = keys.copy()
+        for j in range(self.width - 1, -1, -1):
+            chars[:, j] = self.byte[j][(rest % self.radix[j]).astype(np.intp)]
+            rest //= self.radix[j]
+        return unpack_ids(chars.view(">u8").reshape(keys.shape[0]).astype(np.uint64),
+                          self.width)
+
+    def sorted_ids(self, keys):
+        """``(codes, ids)`` of the keys: ``ids`` sorted and distinct."""
+        uniq, codes = np.unique(keys, return_inverse=True)
+        return codes.reshape(-1), self.strings(uniq)
+
+
+class NumberedIds:
+    """Document keys that number the sorted distinct ids."""
+
+    def __init__(self, codes, ids):
+        self.keys = [c.astype(np.uint64) for c in codes]
+        self.ids = ids
+        self.span = ids.shape[0]
+
+    def strings(self, keys):
+        return self.ids[keys.astype(np.int64)]
+
+    def sorted_ids(self, keys):
+        return keys.astype(np.int64), self.ids
+
+
+def ranked_grouped(q, key, score, n_q):
+    """The entries of one run grouped by query and ranked by score descending
+    (ties in the order given), as every position reads them: unchanged when
+    they come so (a run file, a ranked dict), else stably sorted. Returns
+    ``(q, key, score, start, length)`` with each query's first entry and
+    number of entries."""
+    n = q.shape[0]
+    new = np.ones(n, dtype=bool)
+    np.not_equal(q[1:], q[:-1], out=new[1:])
+    starts = flatnonzero(new)
+    grouped = int(np.bincount(q[starts], minlength=n_q).max(initial=0)) <= 1
+    if not grouped or (score[1:] > score[:-1])[~new[1:]].any():
+        order = np.lexsort((np.arange(n), -score, q))
+        q, key, score = q[order], key[order], score[order]
+        np.not_equal(q[1:], q[:-1], out=new[1:])
+        starts = flatnonzero(new)
+    length = np.bincount(q, minlength=n_q)
+    start = np.zeros(n_q, dtype=np.int64)
+    start[q[starts]] = starts
+    return q, key, score, start, length
+
+
+def _sorted_entries(entries, q_runs, pos_runs, lengths):
+    """``(query, entry)`` of every entry of every run, sorted by query then
+    entry: each query's entries on one row of a padded block sorted by row
+    (a run's entries of a query at its columns ``offset + position``), or
+    (when the queries' sizes differ too much for a block) one sort by both."""
+    per_query = lengths.sum(axis=0)
+    n_q, width, total = per_query.shape[0], int(per_query.max(initial=0)), int(per_query.sum())
+    if n_q * width > 2 * total + 1024:
+        q_all, every = np.concatenate(q_runs), np.concatenate(entries)
+        order = np.lexsort((every, q_all))
+        return q_all[order], every[order]
+    block = np.full((n_q, width), _PAD)
+    # Each run's first flat index per query: the row's start plus the runs before.
+    base = np.arange(n_q) * width + (np.cumsum(lengths, axis=0) - lengths)
+    for r, (entry, q, pos) in enumerate(zip(entries, q_runs, pos_runs)):
+        block.reshape(-1)[base[r][q] + pos] = entry
+    block.sort(axis=1)
+    keep = np.arange(width) < per_query[:, None]
+    return np.repeat(np.arange(n_q), per_query), block[keep]
+
+
+class Candidates:
+    """The candidates of every query and each run's score and position there.
+
+    ``queries`` are the sorted distinct query ids, ``q_runs`` each run's
+    query code per entry, ``ids`` its document keys (:class:`PackedIds` or
+    :class:`NumberedIds`), ``scores`` its scores and ``names`` how messages
+    name each run. One row per (query, document) that some run retrieves, by
+    query then document id: ``q_of_row``, ``doc_key``; one column per run:
+    ``present``, ``score``, ``pos`` (0-based, by score descending, ties in
+    the order given), ``length`` (the run's list length for the query);
+    ``n_cand``, the query's candidates; ``query_of_run``, the queries each
+    run holds. What a method may not read (``score``, ``pos``, ``length``,
+    ``n_cand``, and ``docs`` and ``d_of_row``, the sorted distinct document
+    ids and each row's index there) is made when first read.
+    """
+
+    def __init__(self, queries, q_runs, ids, scores, names):
+        n_q, n_runs = queries.shape[0], len(q_runs)
+        runs = [ranked_grouped(q, k, s, n_q) for q, k, s in zip(q_runs, ids.keys, scores)]
+        lengths = np.array([run[4] for run in runs])  # (runs, queries)
+        pos_bits, run_bits = _bits(int(lengths.max(initial=1))), _bits(n_runs)
+        shift = run_bits + pos_bits
+        if max(ids.span, 1) > 1 << (63 - shift):
+            raise OverflowError("document keys too wide to pack beside runs and positions")
+        pos_runs = [np.arange(q.shape[0]) - start[q] for q, _, _, start, _ in runs]
+        entries = [(key << np.uint64(shift)) | np.uint64(r << pos_bits) | pos.astype(np.uint64)
+                   for r, ((_, key, _, _, _), pos) in enumerate(zip(runs, pos_runs))]
+        q_f, e_f = _sorted_entries(entries, [run[0] for run in runs], pos_runs, lengths)
+        doc = e_f >> np.uint64(shift)
+        run = ((e_f >> np.uint64(pos_bits)) & np.uint64((1 << run_bits) - 1)).astype(np.intp)
+        pos = (e_f & np.uint64((1 << pos_bits) - 1)).astype(np.int64)
+        n = e_f.shape[0]
+        new = np.ones(n, dtype=bool)
+        new[1:] = (doc[1:] != doc[:-1]) | (q_f[1:] != q_f[:-1])
+        twice = flatnonzero(~new[1:] & (run[1:] == run[:-1]))
+        if twice.shape[0]:
+            raise ValueError(f"fuse: {names[int(run[twice[0] + 1])]} ranks a document twice "
+                             "for one query; keep one line of each (duplicates='first' of "
+                             "evaluate_run shows which).")
+        row = np.cumsum(new) - 1
+        m = int(row[-1]) + 1 if n else 0
+        self.queries, self._ids = queries, ids
+        self.doc_key = doc[new]
+        per_query = np.add.reduceat(new, np.cumsum(lengths.sum(axis=0)) - lengths.sum(axis=0))
+        self.q_of_row = np.repeat(np.arange(n_q), per_query)
+        self._at = run * m + row  # each entry's cell in (runs, rows) matrices, one run a row
+        self._entry_pos, self._lengths = pos, lengths
+        present = np.zeros((n_runs, m), dtype=bool)
+        present.reshape(-1)[self._at] = True
+        self.present = present.T  # column-major (rows, runs): each run's column contiguous
+        first = np.array([run_[3] for run_ in runs])  # each run's first entry per query
+        first += np.cumsum([0, *(run_[0].shape[0] for run_ in runs[:-1])])[:, None]
+        self._entry = (first.reshape(-1), run * n_q + q_f)
+        self._scores = [run_[2] for run_ in runs]
+        self.query_of_run = [flatnonzero(lens) for lens in lengths]
+
+    def _by_run(self, values, fill=0.0):
+        out = np.full(self.present.shape[::-1], fill)
+        out.reshape(-1)[self._at] = values
+        return out.T
+
+    @cached_property
+    def pos(self):
+        """Each run's 0-based position of each row (0 where absent)."""
+        return self._by_run(self._entry_pos)
+
+    @cached_property
+    def score(self):
+        """Each run's score of each row (0 where absent)."""
+        first, cell = self._entry
+        return self._by_run(np.concatenate(self._scores)[first[cell] + self._entry_pos])
+
+    @cached_property
+    def length(self):
+        """Each run's list length for the row's query."""
+        return np.array([lens.astype(np.float64)[self.q_of_row] for lens in self._lengths]).T
+
+    @cached_property
+    def n_cand(self):
+        """The number of candidates of the row's query."""
+        return np.bincount(self.q_of_row, minlength=self.queries.shape[0])[self.q_of_row]
+
+    def doc_ids(self, rows):
+        """The document id of each of ``rows``."""
+        return self._ids.strings(self.doc_key[rows])
+
+    @cached_property
+    def _sorted_docs(self):
+        return self._ids.sorted_ids(self.doc_key)
+
+    @property
+    def docs(self):
+        """The sorted distinct document ids of all runs."""
+        return self._sorted_docs[1]
+
+    @property
+    def d_of_row(self):
+        """Each row's index in :attr:`docs`."""
+        return self._sorted_docs[0]
+
+
+def _descending_keys(x):
+    """``uint64`` keys of finite floats whose ascending order is the floats'
+    descending order (``-0.0`` read as ``0.0``)."""
+    bits = (x + 0.0).view(np.uint64)
+    negative = bits >> np.uint64(63) == 1
+    return np.where(negative, bits, ~bits & np.uint64((1 << 63) - 1))
+
+
+def rank_within_queries(fused, q_of_row, n_q):
+    """The rows ordered by query, fused score descending, then row (rows come
+    in (query, document) order, so ties keep document order).
+
+    Each query's scores go on a row of a padded block as one number: the
+    score's key with its low bits replaced by the row's slot in its query,
+    sorted by one row sort; two scores that differ in those low bits only
+    (2**-40 apart, relatively) may come out of order, and the queries where
+    they do are ordered again by an exact stable sort."""
+    n = fused.shape[0]
+    counts = np.bincount(q_of_row, minlength=n_q)
+    width = int(counts.max(initial=0))
+    if n == 0 or n_q * width > 2 * n + 1024:
+        return np.lexsort((-fused, q_of_row))
+    first = np.cumsum(counts) - counts
+    slot = np.arange(n) - first[q_of_row]
+    low = np.uint64((1 << _bits(width)) - 1)
+    block = np.full((n_q, width), _PAD)
+    block.reshape(-1)[np.arange(n) + (np.arange(n_q) * width - first)[q_of_row]] = \
+        (_descending_keys(fused) & ~low) | slot.astype(np.uint64)
+    block.sort(axis=1)
+    keep = np.arange(width) < counts[:, None]
+    ranked = block[keep]
+    order = (ranked & low).astype(np.int64) + np.repeat(first, counts)
+    # Neighbours of one query whose keys tie without the slot: their scores may
+    # differ in the dropped bits; each such stretch is sorted again exactly.
+    top = ranked & ~low
+    tie = (top[1:] == top[:-1]) & (q_of_row[1:] == q_of_row[:-1])
+    ahead = fused[order]
+    unsure = tie & (ahead[1:] != ahead[:-1])
+    if unsure.any():
+        start = np.ones(n, dtype=bool)
+        start[1:] = ~tie
+        stretch = np.cumsum(start) - 1
+        redo = np.zeros(int(stretch[-1]) + 1, dtype=bool)
+        redo[stretch[1:][unsure]] = True
+        at = flatnonzero(redo[stretch])
+        order[at] = order[at][np.lexsort((order[at], -ahead[at], stretch[at]))]
+    return order
