@@ -38,6 +38,7 @@ from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .fusion_table import (
+    ENTRY_NORMS,
     Candidates,
     NumberedIds,
     PackedIds,
@@ -66,6 +67,9 @@ METHODS = {
 }
 _RANKED = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse",
            *CONDORCET, *TRAINED)
+#: The methods that sum one value per run retrieving the document (:func:`_entry_sum`).
+_ENTRY_SUMS = ("rrf", "rbc", "isr", "log_isr", "logn_isr", "sum", "wsum", "anz", "mnz",
+               "gmnz", "mixed", "wmnz")
 #: The untrained methods that read positions only.
 _POSITIONAL = ("rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse")
 NORMS = (None, "min-max", "max", "sum", "zmuv", "rank", "borda")
@@ -263,67 +267,31 @@ def _factorize(values):
     return rank[codes], uniq[order]
 
 
-def _segment(values, present, q_of_row, n_q, how):
-    """Per query, over the present entries of one column: min, max, sum or
-    count (every query holds a row: the rows come by query)."""
-    if how in ("min", "max"):  # one reduction over each query's stretch of rows
-        fill = np.inf if how == "min" else -np.inf
-        every = np.bincount(q_of_row, minlength=n_q)
-        return (np.minimum if how == "min" else np.maximum).reduceat(
-            np.where(present, values, fill), np.cumsum(every) - every)
-    q = q_of_row[present]
-    if how == "count":
-        return np.bincount(q, minlength=n_q).astype(np.float64)
-    if how == "sum":
-        return np.bincount(q, weights=values[present], minlength=n_q)
-    raise ValueError(how)
-
-
 def _normalise(t, norm):
     """The score matrix under ``norm`` (ranx's normalisations), and the
-    presence mask after it (no scores without ``norm``: the table's own are
-    read by the methods that read scores)."""
-    if norm is None:
-        return None, t.present
-    score, present = t.score, t.present
-    n_q = t.queries.shape[0]
-    qr = t.q_of_row
-    out = np.zeros_like(score)
+    presence mask after it; None for the scores when the table holds them
+    (no ``norm``, or one made per run on its entries: :data:`ENTRY_NORMS`)."""
+    present = t.present
+    if norm is None or norm in ENTRY_NORMS:
+        return None, present
     if norm == "borda":
         n_cand = t.n_cand.astype(np.float64)[:, None]
         ranked = 1.0 - t.pos / n_cand
         unranked = 0.5 - (t.length - 1.0) / (2.0 * n_cand)
         # Queries a run does not hold stay absent in that run (ranx asserts equal queries).
-        held = np.zeros_like(present)
-        for r in range(score.shape[1]):
-            has = np.zeros(n_q, dtype=bool)
-            has[t.query_of_run[r]] = True
-            held[:, r] = has[qr]
-        out = np.where(present, ranked, unranked)
-        return np.where(held, out, 0.0), held
-    if norm == "rank":
-        return np.where(present, 1.0 - t.pos / np.maximum(t.length, 1.0), 0.0), present
-    for r in range(score.shape[1]):
-        col, p = score[:, r], present[:, r]
-        if norm in ("min-max", "sum"):
-            lo = _segment(col, p, qr, n_q, "min")[qr]
-        if norm in ("min-max", "max"):
-            hi = _segment(col, p, qr, n_q, "max")[qr]
-        if norm == "min-max":
-            out[:, r] = (col - lo) / np.maximum(hi - lo, 1e-9)
-        elif norm == "max":
-            out[:, r] = col / np.maximum(hi, 1e-9)
-        elif norm == "sum":
-            total = _segment(col, p, qr, n_q, "sum")[qr]
-            count = _segment(col, p, qr, n_q, "count")[qr]
-            out[:, r] = (col - lo) / np.maximum(total - lo * count, 1e-9)
-        elif norm == "zmuv":
-            count = _segment(col, p, qr, n_q, "count")
-            mean = _segment(col, p, qr, n_q, "sum") / np.maximum(count, 1)
-            dev = np.where(p, col - mean[qr], 0.0)
-            var = np.bincount(qr, weights=dev * dev, minlength=n_q) / np.maximum(count, 1)
-            out[:, r] = (col - mean[qr]) / np.maximum(np.sqrt(var), 1e-9)[qr]
-    return np.where(present, out, 0.0), present
+        held = _held(t)
+        return np.where(held, np.where(present, ranked, unranked), 0.0), held
+    return np.where(present, 1.0 - t.pos / np.maximum(t.length, 1.0), 0.0), present  # rank
+
+
+def _held(t):
+    """For each row and run, whether the run holds the row's query."""
+    held = np.zeros(t.present.shape, dtype=bool, order="F")
+    for r, queries in enumerate(t.query_of_run):
+        has = np.zeros(t.queries.shape[0], dtype=bool)
+        has[queries] = True
+        held[:, r] = has[t.q_of_row]
+    return held
 
 
 def _ordered_sum(parts, present):
@@ -334,10 +302,38 @@ def _ordered_sum(parts, present):
     return total
 
 
+def _entry_sum(t, method, p):
+    """A method that sums one value per run that retrieves the document (times
+    a factor of their number): over the table's entries, in run order."""
+    if method in _POSITIONAL:
+        pos = t.entry_pos.astype(np.float64)
+        if method == "rrf":
+            v = 1.0 / (p["k"] + pos + 1.0)
+        elif method == "rbc":
+            v = (1.0 - p["phi"]) * p["phi"] ** pos
+        else:
+            v = 1.0 / (pos + 1.0) ** 2
+    elif method in ("wsum", "mixed"):
+        v = t.entry_score * np.asarray(p["weights"], dtype=np.float64)[t.entry_run]
+    else:
+        v = t.entry_score
+    total = t.row_sum(v)
+    count = t.n_present
+    factor = {"isr": lambda: count, "log_isr": lambda: np.log(count),
+              "logn_isr": lambda: np.log(count + p["sigma"]),
+              "mnz": lambda: count, "gmnz": lambda: count ** p["gamma"],
+              "mixed": lambda: np.sqrt(count),
+              "wmnz": lambda: t.row_sum(np.asarray(p["weights"], dtype=np.float64)[t.entry_run])}
+    if method == "anz":
+        return total / count
+    return total * factor[method]() if method in factor else total
+
+
 def _combine(t, s, present, method, p):
-    n_runs = present.shape[1]
     if method in CONDORCET:
         return condorcet_scores(t, p["weights"] if method == "w_condorcet" else None)
+    if s is None and method in _ENTRY_SUMS:
+        return _entry_sum(t, method, p)
     if s is None and method not in _POSITIONAL:
         s = t.score
     if method in TRAINED:
@@ -359,13 +355,7 @@ def _combine(t, s, present, method, p):
         else:
             s = 1.0 / (pos + 1.0) ** 2
         if method in ("bordafuse", "w_bordafuse"):
-            # Every candidate of a query the run holds gets points.
-            held = np.zeros_like(ranked)
-            for r in range(n_runs):
-                has = np.zeros(t.queries.shape[0], dtype=bool)
-                has[t.query_of_run[r]] = True
-                held[:, r] = has[t.q_of_row]
-            present = held
+            present = _held(t)  # every candidate of a query the run holds gets points
         else:
             present = ranked
         count = present.sum(axis=1).astype(np.float64)
@@ -470,7 +460,8 @@ def prepare(runs, norm):
     scores = [c[3] for c in arrays]
     docs = [c[2] for c in arrays]
     ids = _doc_keys(docs, key_bits(q_runs, queries.shape[0]))
-    t = Candidates(queries, q_runs, ids, scores, names)
+    t = Candidates(queries, q_runs, ids, scores, names,
+                   norm=norm if norm in ENTRY_NORMS else None)
     s, present = _normalise(t, norm)
     return t, s, present, arrays
 

@@ -148,8 +148,8 @@ def ranked_grouped(q, key, score, n_q):
     """The entries of one run grouped by query and ranked by score descending
     (ties in the order given), as every position reads them: unchanged when
     they come so (a run file, a ranked dict), else stably sorted. Returns
-    ``(q, key, score, start, length)`` with each query's first entry and
-    number of entries."""
+    ``(q, key, score, start, length, starts)``: each query's first entry and
+    number of entries, and the first entry of each query in entry order."""
     n = q.shape[0]
     new = np.ones(n, dtype=bool)
     np.not_equal(q[1:], q[:-1], out=new[1:])
@@ -163,7 +163,35 @@ def ranked_grouped(q, key, score, n_q):
     length = np.bincount(q, minlength=n_q)
     start = np.zeros(n_q, dtype=np.int64)
     start[q[starts]] = starts
-    return q, key, score, start, length
+    return q, key, score, start, length, starts
+
+
+#: The normalisations made per run and query on the run's own entries.
+ENTRY_NORMS = ("min-max", "max", "sum", "zmuv")
+
+
+def normalised(score, starts, norm):
+    """A run's scores (grouped by query, ranked) under ``norm``, each query
+    apart, as ranx normalises: ``min-max`` :math:`(s - lo)/(hi - lo)`, ``max``
+    :math:`s/hi`, ``sum`` :math:`(s - lo)/\\sum(s - lo)`, ``zmuv``
+    :math:`(s - \\mu)/\\sigma` (population), each divisor at least 1e-9."""
+    if norm is None:
+        return score
+    ends = np.append(starts[1:], score.shape[0])
+    size = ends - starts
+    hi, lo = score[starts], score[ends - 1]  # ranked: the first is the largest
+    if norm == "min-max":
+        return (score - np.repeat(lo, size)) / np.repeat(np.maximum(hi - lo, 1e-9), size)
+    if norm == "max":
+        return score / np.repeat(np.maximum(hi, 1e-9), size)
+    total = np.add.reduceat(score, starts)
+    if norm == "sum":
+        return (score - np.repeat(lo, size)) / np.repeat(np.maximum(total - lo * size, 1e-9),
+                                                         size)
+    mean = np.repeat(total / size, size)
+    dev = score - mean
+    std = np.sqrt(np.add.reduceat(dev * dev, starts) / size)
+    return dev / np.repeat(np.maximum(std, 1e-9), size)
 
 
 def _sorted_entries(entries, q_runs, pos_runs, lengths):
@@ -203,17 +231,18 @@ class Candidates:
     ids and each row's index there) is made when first read.
     """
 
-    def __init__(self, queries, q_runs, ids, scores, names):
+    def __init__(self, queries, q_runs, ids, scores, names, norm=None):
         n_q, n_runs = queries.shape[0], len(q_runs)
         runs = [ranked_grouped(q, k, s, n_q) for q, k, s in zip(q_runs, ids.keys, scores)]
+        self._scores = [normalised(run[2], run[5], norm) for run in runs]
         lengths = np.array([run[4] for run in runs])  # (runs, queries)
         pos_bits, run_bits = _bits(int(lengths.max(initial=1))), _bits(n_runs)
         shift = run_bits + pos_bits
         if max(ids.span, 1) > 1 << (63 - shift):
             raise OverflowError("document keys too wide to pack beside runs and positions")
-        pos_runs = [np.arange(q.shape[0]) - start[q] for q, _, _, start, _ in runs]
-        entries = [(key << np.uint64(shift)) | np.uint64(r << pos_bits) | pos.astype(np.uint64)
-                   for r, ((_, key, _, _, _), pos) in enumerate(zip(runs, pos_runs))]
+        pos_runs = [np.arange(run[0].shape[0]) - run[3][run[0]] for run in runs]
+        entries = [(run[1] << np.uint64(shift)) | np.uint64(r << pos_bits) | pos.astype(np.uint64)
+                   for r, (run, pos) in enumerate(zip(runs, pos_runs))]
         q_f, e_f = _sorted_entries(entries, [run[0] for run in runs], pos_runs, lengths)
         doc = e_f >> np.uint64(shift)
         run = ((e_f >> np.uint64(pos_bits)) & np.uint64((1 << run_bits) - 1)).astype(np.intp)
@@ -240,7 +269,7 @@ class Candidates:
         first = np.array([run_[3] for run_ in runs])  # each run's first entry per query
         first += np.cumsum([0, *(run_[0].shape[0] for run_ in runs[:-1])])[:, None]
         self._entry = (first.reshape(-1), run * n_q + q_f)
-        self._scores = [run_[2] for run_ in runs]
+        self._run, self._row_start = run, flatnonzero(new)
         self.query_of_run = [flatnonzero(lens) for lens in lengths]
 
     def _by_run(self, values, fill=0.0):
@@ -254,10 +283,36 @@ class Candidates:
         return self._by_run(self._entry_pos)
 
     @cached_property
-    def score(self):
-        """Each run's score of each row (0 where absent)."""
+    def entry_score(self):
+        """The (normalised) score of each entry, entries by row then run."""
         first, cell = self._entry
-        return self._by_run(np.concatenate(self._scores)[first[cell] + self._entry_pos])
+        return np.concatenate(self._scores)[first[cell] + self._entry_pos]
+
+    @property
+    def entry_pos(self):
+        """The position of each entry, entries by row then run."""
+        return self._entry_pos
+
+    @property
+    def entry_run(self):
+        """The run of each entry, entries by row then run."""
+        return self._run
+
+    def row_sum(self, values):
+        """Per row, the sum of its entries' ``values`` in run order."""
+        if values.shape[0] == 0:
+            return np.zeros(0)
+        return np.add.reduceat(values, self._row_start) + 0.0  # -0.0 read as 0.0
+
+    @cached_property
+    def n_present(self):
+        """The number of runs that retrieve each row's document."""
+        return np.diff(np.append(self._row_start, self._run.shape[0])).astype(np.float64)
+
+    @cached_property
+    def score(self):
+        """Each run's (normalised) score of each row (0 where absent)."""
+        return self._by_run(self.entry_score)
 
     @cached_property
     def length(self):
