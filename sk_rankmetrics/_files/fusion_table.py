@@ -299,10 +299,14 @@ class Candidates:
         return self._run
 
     def row_sum(self, values):
-        """Per row, the sum of its entries' ``values`` in run order."""
-        if values.shape[0] == 0:
-            return np.zeros(0)
-        return np.add.reduceat(values, self._row_start) + 0.0  # -0.0 read as 0.0
+        """Per row, the sum of its entries' ``values`` added one run after the
+        other (as ranx adds; NumPy's reductions pair the terms instead)."""
+        total = values[self._row_start] + 0.0  # -0.0 read as 0.0
+        size = self.n_present
+        for j in range(1, int(size.max(initial=1))):  # the j-th run retrieving the document
+            more = flatnonzero(size > j)
+            total[more] += values[self._row_start[more] + j]
+        return total
 
     @cached_property
     def n_present(self):
