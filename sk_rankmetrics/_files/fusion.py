@@ -269,11 +269,11 @@ def _factorize(values):
 
 def _normalise(t, norm):
     """The score matrix under ``norm`` (ranx's normalisations), and the
-    presence mask after it; None for the scores when the table holds them
-    (no ``norm``, or one made per run on its entries: :data:`ENTRY_NORMS`)."""
-    present = t.present
+    presence mask after it; None for both when the table holds them (no
+    ``norm``, or one made per run on its entries: :data:`ENTRY_NORMS`)."""
     if norm is None or norm in ENTRY_NORMS:
-        return None, present
+        return None, None
+    present = t.present
     if norm == "borda":
         n_cand = t.n_cand.astype(np.float64)[:, None]
         ranked = 1.0 - t.pos / n_cand
@@ -334,6 +334,7 @@ def _combine(t, s, present, method, p):
         return condorcet_scores(t, p["weights"] if method == "w_condorcet" else None)
     if s is None and method in _ENTRY_SUMS:
         return _entry_sum(t, method, p)
+    present = t.present if present is None else present
     if s is None and method not in _POSITIONAL:
         s = t.score
     if method in TRAINED:
@@ -471,8 +472,8 @@ def _fused_rows(prepared, method, params):
     score descending, then document id (a stable output)."""
     t, s, present, _ = prepared
     fused = _combine(t, s, present, method, params)
-    order = rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
-    return t.q_of_row[order], order, fused[order]
+    order, ranked = rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
+    return t.q_of_row[order], order, ranked
 
 
 def combine(prepared, method, params):

@@ -255,25 +255,31 @@ class Candidates:
             raise ValueError(f"fuse: {names[int(run[twice[0] + 1])]} ranks a document twice "
                              "for one query; keep one line of each (duplicates='first' of "
                              "evaluate_run shows which).")
-        row = np.cumsum(new) - 1
-        m = int(row[-1]) + 1 if n else 0
         self.queries, self._ids = queries, ids
         self.doc_key = doc[new]
         per_query = np.add.reduceat(new, np.cumsum(lengths.sum(axis=0)) - lengths.sum(axis=0))
         self.q_of_row = np.repeat(np.arange(n_q), per_query)
-        self._at = run * m + row  # each entry's cell in (runs, rows) matrices, one run a row
-        self._entry_pos, self._lengths = pos, lengths
-        present = np.zeros((n_runs, m), dtype=bool)
-        present.reshape(-1)[self._at] = True
-        self.present = present.T  # column-major (rows, runs): each run's column contiguous
+        self._new, self._q_f, self._entry_pos, self._lengths = new, q_f, pos, lengths
         first = np.array([run_[3] for run_ in runs])  # each run's first entry per query
         first += np.cumsum([0, *(run_[0].shape[0] for run_ in runs[:-1])])[:, None]
-        self._entry = (first.reshape(-1), run * n_q + q_f)
+        self._first = first
         self._run, self._row_start = run, flatnonzero(new)
         self.query_of_run = [flatnonzero(lens) for lens in lengths]
 
+    @cached_property
+    def _at(self):
+        """Each entry's cell in ``(runs, rows)`` matrices (one run a row)."""
+        return self._run * self._row_start.shape[0] + (np.cumsum(self._new) - 1)
+
+    @cached_property
+    def present(self):
+        """Whether each run retrieves each row's document, ``(rows, runs)``."""
+        present = np.zeros((len(self._scores), self._row_start.shape[0]), dtype=bool)
+        present.reshape(-1)[self._at] = True
+        return present.T  # column-major: each run's column contiguous
+
     def _by_run(self, values, fill=0.0):
-        out = np.full(self.present.shape[::-1], fill)
+        out = np.full((len(self._scores), self._row_start.shape[0]), fill)
         out.reshape(-1)[self._at] = values
         return out.T
 
@@ -285,8 +291,9 @@ class Candidates:
     @cached_property
     def entry_score(self):
         """The (normalised) score of each entry, entries by row then run."""
-        first, cell = self._entry
-        return np.concatenate(self._scores)[first[cell] + self._entry_pos]
+        n_q = self._first.shape[1]
+        at = self._first.reshape(-1)[self._run * n_q + self._q_f] + self._entry_pos
+        return np.concatenate(self._scores)[at]
 
     @property
     def entry_pos(self):
@@ -356,8 +363,9 @@ def _descending_keys(x):
 
 
 def rank_within_queries(fused, q_of_row, n_q):
-    """The rows ordered by query, fused score descending, then row (rows come
-    in (query, document) order, so ties keep document order).
+    """``(order, fused[order])``: the rows ordered by query, fused score
+    descending, then row (rows come in (query, document) order, so ties keep
+    document order).
 
     Each query's scores go on a row of a padded block as one number: the
     score's key with its low bits replaced by the row's slot in its query,
@@ -368,7 +376,8 @@ def rank_within_queries(fused, q_of_row, n_q):
     counts = np.bincount(q_of_row, minlength=n_q)
     width = int(counts.max(initial=0))
     if n == 0 or n_q * width > 2 * n + 1024:
-        return np.lexsort((-fused, q_of_row))
+        order = np.lexsort((-fused, q_of_row))
+        return order, fused[order]
     first = np.cumsum(counts) - counts
     slot = np.arange(n) - first[q_of_row]
     low = np.uint64((1 << _bits(width)) - 1)
@@ -393,4 +402,5 @@ def rank_within_queries(fused, q_of_row, n_q):
         redo[stretch[1:][unsure]] = True
         at = flatnonzero(redo[stretch])
         order[at] = order[at][np.lexsort((order[at], -ahead[at], stretch[at]))]
-    return order
+        ahead[at] = fused[order[at]]
+    return order, ahead

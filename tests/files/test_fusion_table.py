@@ -260,6 +260,7 @@ def test_ranking_equals_a_stable_sort(data):
     ulps = rng.integers(-3, 4, size=n) * rng.integers(0, 2, size=n)
     fused = base + ulps * np.spacing(np.abs(base) + 1e-300)
     q_of_row = np.repeat(np.arange(n_q), sizes)
-    order = rank_within_queries(fused, q_of_row, n_q)
+    order, ranked = rank_within_queries(fused, q_of_row, n_q)
+    assert ranked.tolist() == fused[order].tolist()
     want = np.lexsort((np.arange(n), -(fused + 0.0), q_of_row))
     assert order.tolist() == want.tolist()
