@@ -245,31 +245,33 @@ class Candidates:
                    for r, (run, pos) in enumerate(zip(runs, pos_runs))]
         q_f, e_f = _sorted_entries(entries, [run[0] for run in runs], pos_runs, lengths)
         doc = e_f >> np.uint64(shift)
-        run = ((e_f >> np.uint64(pos_bits)) & np.uint64((1 << run_bits) - 1)).astype(np.intp)
-        pos = (e_f & np.uint64((1 << pos_bits) - 1)).astype(np.int64)
+        run = ((e_f >> np.uint64(pos_bits)) & np.uint64((1 << run_bits) - 1)).astype(
+            np.min_scalar_type(n_runs))
+        pos = (e_f & np.uint64((1 << pos_bits) - 1)).astype(np.int32 if pos_bits < 31 else
+                                                             np.int64)
         n = e_f.shape[0]
         new = np.ones(n, dtype=bool)
         new[1:] = (doc[1:] != doc[:-1]) | (q_f[1:] != q_f[:-1])
-        twice = flatnonzero(~new[1:] & (run[1:] == run[:-1]))
-        if twice.shape[0]:
-            raise ValueError(f"fuse: {names[int(run[twice[0] + 1])]} ranks a document twice "
+        twice = ~new[1:] & (run[1:] == run[:-1])
+        if twice.any():
+            at = int(flatnonzero(twice)[0]) + 1
+            raise ValueError(f"fuse: {names[int(run[at])]} ranks a document twice "
                              "for one query; keep one line of each (duplicates='first' of "
                              "evaluate_run shows which).")
         self.queries, self._ids = queries, ids
-        self.doc_key = doc[new]
-        per_query = np.add.reduceat(new, np.cumsum(lengths.sum(axis=0)) - lengths.sum(axis=0))
-        self.q_of_row = np.repeat(np.arange(n_q), per_query)
-        self._new, self._q_f, self._entry_pos, self._lengths = new, q_f, pos, lengths
+        self._row_start = flatnonzero(new)
+        self.doc_key, self.q_of_row = doc[self._row_start], q_f[self._row_start]
+        self._q_f, self._entry_pos, self._lengths = q_f, pos, lengths
         first = np.array([run_[3] for run_ in runs])  # each run's first entry per query
         first += np.cumsum([0, *(run_[0].shape[0] for run_ in runs[:-1])])[:, None]
         self._first = first
-        self._run, self._row_start = run, flatnonzero(new)
+        self._run = run
         self.query_of_run = [flatnonzero(lens) for lens in lengths]
 
     @cached_property
     def _at(self):
         """Each entry's cell in ``(runs, rows)`` matrices (one run a row)."""
-        return self._run * self._row_start.shape[0] + (np.cumsum(self._new) - 1)
+        return self._run.astype(np.int64) * self._row_start.shape[0] + self._row_of_entry
 
     @cached_property
     def present(self):
@@ -292,7 +294,7 @@ class Candidates:
     def entry_score(self):
         """The (normalised) score of each entry, entries by row then run."""
         n_q = self._first.shape[1]
-        at = self._first.reshape(-1)[self._run * n_q + self._q_f] + self._entry_pos
+        at = self._first.reshape(-1)[self._run.astype(np.int64) * n_q + self._q_f] + self._entry_pos
         return np.concatenate(self._scores)[at]
 
     @property
@@ -305,15 +307,15 @@ class Candidates:
         """The run of each entry, entries by row then run."""
         return self._run
 
+    @cached_property
+    def _row_of_entry(self):
+        return np.repeat(np.arange(self._row_start.shape[0]), self.n_present.astype(np.int64))
+
     def row_sum(self, values):
         """Per row, the sum of its entries' ``values`` added one run after the
-        other (as ranx adds; NumPy's reductions pair the terms instead)."""
-        total = values[self._row_start] + 0.0  # -0.0 read as 0.0
-        size = self.n_present
-        for j in range(1, int(size.max(initial=1))):  # the j-th run retrieving the document
-            more = flatnonzero(size > j)
-            total[more] += values[self._row_start[more] + j]
-        return total
+        other, from 0 (as ranx adds; NumPy's reductions pair the terms)."""
+        return np.bincount(self._row_of_entry, weights=values,
+                           minlength=self._row_start.shape[0])
 
     @cached_property
     def n_present(self):
@@ -395,12 +397,15 @@ def rank_within_queries(fused, q_of_row, n_q):
     ahead = fused[order]
     unsure = tie & (ahead[1:] != ahead[:-1])
     if unsure.any():
-        start = np.ones(n, dtype=bool)
-        start[1:] = ~tie
-        stretch = np.cumsum(start) - 1
-        redo = np.zeros(int(stretch[-1]) + 1, dtype=bool)
-        redo[stretch[1:][unsure]] = True
-        at = flatnonzero(redo[stretch])
-        order[at] = order[at][np.lexsort((order[at], -ahead[at], stretch[at]))]
+        bounds = flatnonzero(~tie) + 1  # where a stretch of tied keys starts (after 0)
+        pick = flatnonzero(unsure)
+        lo = np.append(0, bounds)[np.searchsorted(bounds, pick, side="right")]
+        hi = np.append(bounds, n)[np.searchsorted(bounds, pick, side="right")]
+        lo, keep_first = np.unique(lo, return_index=True)
+        hi = hi[keep_first]
+        size = hi - lo
+        at = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+        stretch = np.repeat(np.arange(lo.shape[0]), size)
+        order[at] = order[at][np.lexsort((order[at], -ahead[at], stretch))]
         ahead[at] = fused[order[at]]
     return order, ahead
