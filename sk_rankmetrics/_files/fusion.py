@@ -2,10 +2,12 @@ r"""fuse: several runs of the same queries combined into one (hybrid search).
 
 Every run becomes parallel arrays (query, document, score); the documents
 any run retrieves for a query are the candidates of that query, one row each
-in a ``(candidates, runs)`` matrix of normalised scores, with a mask of the
-runs that retrieved the candidate and its 0-based position in each run. Every
-method is a few NumPy operations on those matrices: no loop over queries or
-documents.
+of the candidate table (:mod:`.fusion_table`), which holds every run's
+entries by candidate then run. A method that sums one value per retrieving
+run (``rrf``, ``wsum``, ...) sums over those entries; the others read
+``(candidates, runs)`` matrices of normalised scores, with a mask of the runs
+that retrieved the candidate and its 0-based position in each run. Every
+method is a few NumPy operations: no loop over queries or documents.
 
 The definitions are ranx's (``ranx.fuse``), parameter names and values
 included, so that ``fuse`` equals ``ranx.fuse`` on the same runs to 1e-9:
@@ -42,6 +44,7 @@ from .fusion_table import (
     Candidates,
     NumberedIds,
     PackedIds,
+    candidate_blocks,
     key_bits,
     pack_ids,
     rank_within_queries,
@@ -427,8 +430,8 @@ def _check(method, norm, weights, n_runs, given):
 
 def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None,
                 w=None, log_odds=None, map_scores=None, qrels=None):
-    """``((table, query codes, document codes), score, first run object, first
-    run)``: the fused run as codes into the table's ids, ranked."""
+    """``(qid, docno, score)`` of the fused run, ranked (by query, score
+    descending, then document id)."""
     if not isinstance(runs, Sequence) or isinstance(runs, (str, bytes, Mapping)) \
             or len(runs) < 2:
         raise InvalidParameterError("fuse: runs must be a list of at least two runs, got "
@@ -444,12 +447,25 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
     wts = _check(method, norm, weights, len(runs),
                  {"k": k, "phi": phi, "gamma": gamma, "sigma": sigma, "weights": weights,
                   **trained})
-    prepared = prepare(runs, norm)
-    if qrels is not None:  # ranx's optimize_fusion metric: nDCG
+    params = {"k": k, "phi": phi, "gamma": gamma, "sigma": sigma, "weights": wts}
+    if qrels is not None:  # ranx's optimize_fusion metric: nDCG; the whole table at once
+        prepared = prepare(runs, norm)
         trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
-    q, d, fused = _fused_rows(prepared, method, {"k": k, "phi": phi, "gamma": gamma,
-                                                 "sigma": sigma, "weights": wts, **trained})
-    return (prepared[0], q, d), fused, prepared[3][0][4], runs[0]
+        return combine(prepared, method, {**params, **trained})
+    parts = [combine((t, *_normalise(t, norm), None), method, {**params, **trained})
+             for t in _tables(runs, norm)]  # one block of queries after the other
+    return tuple(np.concatenate(column) for column in zip(*parts))
+
+
+def _tables(runs, norm):
+    """The candidate tables of :func:`prepare`, one per block of queries."""
+    arrays = [_as_codes(r, i) for i, r in enumerate(runs)]
+    q_runs, queries = _global_codes([(c[0], c[1]) for c in arrays])
+    names = [_run_name(c[4], i) for i, c in enumerate(arrays)]
+    ids = _doc_keys([c[2] for c in arrays], key_bits(q_runs, queries.shape[0]))
+    for _, t in candidate_blocks(queries, q_runs, ids, [c[3] for c in arrays], names,
+                                 norm=norm if norm in ENTRY_NORMS else None):
+        yield t
 
 
 def prepare(runs, norm):
@@ -483,26 +499,22 @@ def combine(prepared, method, params):
     return t.queries[q], t.doc_ids(rows), fused
 
 
-def _output(codes, score, first_obj, first_run, tag):
+def _output(qid, docno, score, first_run, tag):
     """The fused run in the form of the first run: dicts in, dicts out; a
     pandas frame in, a frame out; otherwise (TrecRun, path, named tuples) a
-    TrecRun. ``codes`` is the table and each output row's query and document
-    codes; a dict is built from the distinct ids made Python strings once
-    (not one string per entry)."""
-    t, q, rows = codes
-    docno = t.doc_ids(rows)
+    TrecRun. A dict is built from lists of the ids (one Python string per
+    entry, made by NumPy) and one dict per query."""
     if isinstance(first_run, Mapping):
-        n = q.shape[0]
+        n = qid.shape[0]
         new = np.ones(n, dtype=bool)
-        np.not_equal(q[1:], q[:-1], out=new[1:])
+        np.not_equal(qid[1:], qid[:-1], out=new[1:])
         starts = flatnonzero(new)
         bounds = np.append(starts, n).tolist()
         dl, v = docno.tolist(), score.tolist()
         by_text = {str(k): k for k in first_run}  # the caller's own query keys (str or int)
-        qs = t.queries[q[starts]].tolist()
+        qs = qid[starts].tolist()
         return {by_text.get(name, name): dict(zip(dl[a:b], v[a:b]))
                 for name, a, b in zip(qs, bounds[:-1], bounds[1:])}
-    qid = t.queries[q]
     if hasattr(first_run, "columns") and hasattr(first_run, "iloc"):
         import pandas as pd
 
@@ -695,7 +707,7 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     >>> fuse([bm25, dense], method="mapfuse", qrels=qrels)
     {'q1': {'b': 1.125, 'a': 0.5833333333333333, 'd': 0.5, 'c': 0.08333333333333333}}
     """
-    codes, score, first_obj, first_run = fuse_arrays(
+    qid, docno, score = fuse_arrays(
         runs, method=method, norm=norm, weights=weights, k=k, phi=phi, gamma=gamma,
         sigma=sigma, probs=probs, w=w, log_odds=log_odds, map_scores=map_scores, qrels=qrels)
-    return _output(codes, score, first_obj, first_run, "fused" if tag is None else tag)
+    return _output(qid, docno, score, runs[0], "fused" if tag is None else tag)

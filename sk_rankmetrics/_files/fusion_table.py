@@ -16,6 +16,7 @@ output); other ids are numbered in sorted order (:func:`.fusion._factorize`).
 
 from __future__ import annotations
 
+import copy
 from functools import cached_property
 
 import numpy as np
@@ -175,7 +176,7 @@ def normalised(score, starts, norm):
     apart, as ranx normalises: ``min-max`` :math:`(s - lo)/(hi - lo)`, ``max``
     :math:`s/hi`, ``sum`` :math:`(s - lo)/\\sum(s - lo)`, ``zmuv``
     :math:`(s - \\mu)/\\sigma` (population), each divisor at least 1e-9."""
-    if norm is None:
+    if norm is None or score.shape[0] == 0:
         return score
     ends = np.append(starts[1:], score.shape[0])
     size = ends - starts
@@ -409,3 +410,54 @@ def rank_within_queries(fused, q_of_row, n_q):
         order[at] = order[at][np.lexsort((order[at], -ahead[at], stretch))]
         ahead[at] = fused[order[at]]
     return order, ahead
+
+
+#: The entries (all runs) of one block of queries fused at a time: temporaries
+#: of a few tens of MB, which the allocator reuses instead of mapping anew.
+BLOCK_ENTRIES = 1 << 21
+
+
+def _by_query(q):
+    """The permutation that brings a run's entries in query order, each
+    query's entries in the order given (stretches moved whole when the run
+    comes grouped)."""
+    n = q.shape[0]
+    new = np.ones(n, dtype=bool)
+    np.not_equal(q[1:], q[:-1], out=new[1:])
+    starts = flatnonzero(new)
+    codes = q[starts]
+    if (codes[1:] > codes[:-1]).all():
+        return None  # already in query order
+    if int(np.bincount(codes).max(initial=0)) > 1:  # a query in two stretches
+        return np.argsort(q, kind="stable")
+    size = np.diff(np.append(starts, n))
+    o = np.argsort(codes)
+    return np.repeat(starts[o] - (np.cumsum(size[o]) - size[o]), size[o]) + np.arange(n)
+
+
+def candidate_blocks(queries, q_runs, ids, scores, names, norm=None, limit=None):
+    """:class:`Candidates` of consecutive blocks of queries, each block with
+    at most ``limit`` entries over all runs (:data:`BLOCK_ENTRIES`; a query
+    larger than that is a block of its own); yields ``(first query, table)``,
+    the table's query codes counted from the block's first query."""
+    limit = BLOCK_ENTRIES if limit is None else limit
+    n_q = queries.shape[0]
+    keys, parts = [], []
+    for q, key, score in zip(q_runs, ids.keys, scores):
+        order = _by_query(q)
+        if order is not None:
+            q, key, score = q[order], key[order], score[order]
+        keys.append(key)
+        parts.append((q, score, np.append(0, np.cumsum(np.bincount(q, minlength=n_q)))))
+    per_query = sum(np.diff(part[2]) for part in parts)
+    total = np.cumsum(per_query)
+    ends = np.unique(np.searchsorted(total, np.arange(1, total[-1] // limit + 1) * limit,
+                                     side="right"))
+    bounds = np.unique(np.concatenate([[0], np.maximum(ends, 1), [n_q]]))
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        cut = [(int(part[2][a]), int(part[2][b])) for part in parts]
+        block_ids = copy.copy(ids)
+        block_ids.keys = [key[i:j] for key, (i, j) in zip(keys, cut)]
+        yield a, Candidates(queries[a:b], [part[0][i:j] - a for part, (i, j) in zip(parts, cut)],
+                            block_ids, [part[1][i:j] for part, (i, j) in zip(parts, cut)],
+                            names, norm)

@@ -264,3 +264,33 @@ def test_ranking_equals_a_stable_sort(data):
     assert ranked.tolist() == fused[order].tolist()
     want = np.lexsort((np.arange(n), -(fused + 0.0), q_of_row))
     assert order.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("method,norm,params", CASES)
+def test_blocks_of_queries_give_the_same_run(method, norm, params, monkeypatch):
+    """Fused a few queries at a time (blocks of 1 to 40 entries: a query of
+    more is a block of its own) or all at once: the same run, from runs that
+    list their queries in different orders and lack some."""
+    runs = make_runs(12, n_q=9)
+    runs[1] = tuple(a[::-1] for a in runs[1])  # queries (and ranks) reversed
+    runs[1] = _stable_shuffle(np.random.default_rng(1), *runs[1])
+    whole = rows_of(fuse(as_trec(runs), method=method, norm=norm, **params))
+    for limit in (1, 40):
+        monkeypatch.setattr(fusion_table, "BLOCK_ENTRIES", limit)
+        assert rows_of(fuse(as_trec(runs), method=method, norm=norm, **params)) == whole
+
+
+def test_blocks_of_queries_cover_every_query_once():
+    q_runs = [np.array([2, 2, 0, 5, 5, 5]), np.array([5, 1, 1, 0]), np.array([3])]
+    keys = [np.arange(q.shape[0], dtype=np.uint64) for q in q_runs]
+    ids = fusion_table.NumberedIds(keys, np.array([str(i) for i in range(6)]))
+    queries = np.array([f"q{i}" for i in range(6)])
+    for limit in (1, 3, 100):
+        blocks = list(fusion_table.candidate_blocks(
+            queries, q_runs, ids, [np.zeros(q.shape[0]) for q in q_runs], ["a", "b", "c"],
+            limit=limit))
+        seen = [a + int(q) for a, t in blocks for q in np.unique(t.q_of_row)]
+        assert seen == [0, 1, 2, 3, 5]  # query 4 is in no run
+        assert all(t.queries.shape[0] >= 1 for _, t in blocks)
+        if limit == 100:
+            assert len(blocks) == 1
