@@ -452,41 +452,40 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
         prepared = prepare(runs, norm)
         trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
         return combine(prepared, method, {**params, **trained})
-    parts = [combine((t, *_normalise(t, norm), None), method, {**params, **trained})
+    parts = [combine((t, *_normalise(t, norm)), method, {**params, **trained})
              for t in _tables(runs, norm)]  # one block of queries after the other
     return tuple(np.concatenate(column) for column in zip(*parts))
 
 
-def _tables(runs, norm):
-    """The candidate tables of :func:`prepare`, one per block of queries."""
+def _coded(runs):
+    """``(queries, query codes, document keys, scores, names)`` of the runs:
+    what :class:`~.fusion_table.Candidates` is built from."""
     arrays = [_as_codes(r, i) for i, r in enumerate(runs)]
     q_runs, queries = _global_codes([(c[0], c[1]) for c in arrays])
     names = [_run_name(c[4], i) for i, c in enumerate(arrays)]
     ids = _doc_keys([c[2] for c in arrays], key_bits(q_runs, queries.shape[0]))
-    for _, t in candidate_blocks(queries, q_runs, ids, [c[3] for c in arrays], names,
-                                 norm=norm if norm in ENTRY_NORMS else None):
+    return queries, q_runs, ids, [c[3] for c in arrays], names
+
+
+def _tables(runs, norm):
+    """The candidate tables of :func:`prepare`, one per block of queries."""
+    own = norm if norm in ENTRY_NORMS else None
+    for _, t in candidate_blocks(*_coded(runs), norm=own):
         yield t
 
 
 def prepare(runs, norm):
-    """The runs as one table of candidates, normalised: what :func:`combine`
-    fuses (made once for a search over a method's parameters)."""
-    arrays = [_as_codes(r, i) for i, r in enumerate(runs)]
-    q_runs, queries = _global_codes([(c[0], c[1]) for c in arrays])
-    names = [_run_name(c[4], i) for i, c in enumerate(arrays)]
-    scores = [c[3] for c in arrays]
-    docs = [c[2] for c in arrays]
-    ids = _doc_keys(docs, key_bits(q_runs, queries.shape[0]))
-    t = Candidates(queries, q_runs, ids, scores, names,
-                   norm=norm if norm in ENTRY_NORMS else None)
-    s, present = _normalise(t, norm)
-    return t, s, present, arrays
+    """``(table, scores, presence)``: the runs as one table of candidates,
+    normalised (:func:`_normalise`): what :func:`combine` fuses (made once for
+    a search over a method's parameters)."""
+    t = Candidates(*_coded(runs), norm=norm if norm in ENTRY_NORMS else None)
+    return (t, *_normalise(t, norm))
 
 
 def _fused_rows(prepared, method, params):
     """``(query codes, rows, score)`` of the fused run, ranked: by query,
     score descending, then document id (a stable output)."""
-    t, s, present, _ = prepared
+    t, s, present = prepared
     fused = _combine(t, s, present, method, params)
     order, ranked = rank_within_queries(fused, t.q_of_row, t.queries.shape[0])
     return t.q_of_row[order], order, ranked
