@@ -308,6 +308,7 @@ _register("r_precision", "r_precision_score", cutoff.r_precision, _NEEDS_REL, _B
 # Beyond trec_eval: ERR, RBP, F1.
 _register("err", "err_score", user_models.err, ("gain", "grades"), ("max_grade", "normalize"),
           needs_ideal=lambda opts: opts["normalize"], aliases=("expected_reciprocal_rank",),
+          reads_groups=True,
           description="expected reciprocal rank (Chapelle et al. 2009); nERR normalised",
           label="ERR")
 _register("rbp", "rbp_score", user_models.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "graded"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -329,10 +330,11 @@ class BlockValues:
         self.totals = _Totals(self)
 
     def at(self, flat):
-        """Values of the entries at the flat indices ``flat`` (shaped like it)."""
+        """Values of the entries at the flat indices ``flat`` (shaped like it),
+        each derived on its first read (:class:`DerivedValues`)."""
         yt = np.take(self.yt.reshape(-1), flat)
         masks = self.masks.map(lambda a: np.take(a.reshape(-1), flat))
-        return derive_values(yt, self.requests, masks)
+        return DerivedValues(yt, self.requests, masks)
 
     def of_rows(self, rows, keys=None):
         """Values over the whole rows ``rows``."""
@@ -349,6 +351,32 @@ class BlockValues:
     def full(self, key):
         """One value over the whole block."""
         return self.of_rows(slice(None), {key})[key]
+
+
+class DerivedValues(Mapping):
+    """The item values of :func:`derive_values` for some entries, each derived
+    on its first read: a kernel of a chunk without ties reads the ranked
+    values themselves, and a key it does not read (ERR's grade indicators
+    beside its grades) is never made. Iterating derives every key."""
+
+    def __init__(self, yt, requests, masks):
+        self._yt, self._requests, self._masks = yt, requests, masks
+        self._keys = list(dict.fromkeys(k for r in requests for k in r.keys))
+        self._made = {}
+
+    def __getitem__(self, key):
+        if key not in self._made:
+            if key not in self._keys:
+                raise KeyError(key)
+            self._made[key] = derive_values(self._yt, self._requests, self._masks,
+                                            {key})[key]
+        return self._made[key]
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self):
+        return len(self._keys)
 
 
 class _Totals(dict):

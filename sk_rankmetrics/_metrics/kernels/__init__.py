@@ -67,15 +67,20 @@ def _safe_divide(num, den):
 def _ahead_in_row(groups, v):
     """Per tie group of a :class:`~sk_rankmetrics._ranking.chunk.Groups`, the
     sum of ``v`` (one value per group) over the groups before it in its row."""
-    ahead = np.cumsum(v) - v
+    return _ahead_by_row(groups.row, v)
+
+
+def _ahead_by_row(row, v):
+    """Per entry of ``v`` (one per group, rows in order; a 2-D ``v`` holds one
+    column per quantity), the sum over the entries before it of its ``row``."""
+    ahead = np.cumsum(v, axis=0) - v
     if not v.shape[0]:
         return ahead
-    row = groups.row
     new = np.empty(row.shape[0], dtype=bool)  # a row's first group (rows may hold none)
     new[0] = True
     np.not_equal(row[1:], row[:-1], out=new[1:])
     heads = flatnonzero(new)
-    return ahead - np.repeat(ahead[heads], np.diff(np.append(heads, v.shape[0])))
+    return ahead - np.repeat(ahead[heads], np.diff(np.append(heads, v.shape[0])), axis=0)
 
 
 def _group_firsts(rc, kc):

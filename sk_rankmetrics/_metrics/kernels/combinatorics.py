@@ -50,14 +50,18 @@ def _subset_products(counts, sizes, y, T):
     level = (k[None, :, None] >= np.cumsum(counts, axis=1)[:, None, :]).sum(axis=2)
     y_item = np.asarray(y, dtype=np.float64)[np.minimum(level, counts.shape[1] - 1)]
     active = np.searchsorted(-n_items, -k, side="left")  # groups with > k items
+    buf = np.empty((Q.shape[0], T))
     for step in range(steps):
         a = int(active[step])
-        Qa = Q[:a]
-        M1 = (M[:a] + 1.0)[:, None]
-        grown = (y_item[:a, step, None] / M1) * (t[1:] * Qa[:, :-1])
-        Qa *= (M1 - t) / M1
-        Qa[:, 1:] += grown
+        Qa, d = Q[:a], buf[:a]
         M[:a] += 1.0
+        # Q_new[t] = Q[t] - t / (M + 1) * (Q[t] - y * Q[t - 1]), in place (the
+        # same convex combination, one temporary).
+        np.multiply(Qa[:, :-1], y_item[:a, step, None], out=d)
+        np.subtract(Qa[:, 1:], d, out=d)
+        d *= t[1:]
+        d /= M[:a, None]
+        Qa[:, 1:] -= d
     out = np.empty_like(Q)
     out[order] = Q
     return out

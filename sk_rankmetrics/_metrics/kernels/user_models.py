@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import nonzero_2d
-from . import _cut, _group_firsts, _safe_divide
+from ..._utils.fast import flatnonzero, nonzero_2d
+from . import _ahead_by_row, _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 
 
@@ -24,8 +24,14 @@ def err(rc, req):
     n = rc.n_rows
     stop = (2.0 ** np.arange(1, top + 1) - 1.0) / 2.0**top  # grades 1..top
     y = 1.0 - stop
+    if rc.tied and rc.groups is not None:
+        return _err_result(rc, req, _err_by_group(rc.groups, n, kc, stop, y, rc.partial),
+                           top)
     if not rc.tied:
-        p_stop = sum(stop[g - 1] * rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1))
+        # Each position's grade is its linear gain (ERR has no gain option):
+        # one lookup instead of one indicator per grade.
+        grade = rc.sums[req.gain_key][:, :kc].astype(np.intp)
+        p_stop = np.take(np.append(0.0, stop), grade)
         reach = np.ones((n, kc))
         np.cumprod(1.0 - p_stop[:, :-1], axis=1, out=reach[:, 1:])
         value = (reach * p_stop) @ (1.0 / np.arange(1.0, kc + 1.0))
@@ -66,6 +72,57 @@ def err(rc, req):
     return _err_result(rc, req, value, top)
 
 
+def _err_by_group(groups, n, kc, stop, y, partial=False):
+    """ERR of whole rows ranked with their tie groups (:class:`Groups`), one
+    term per group holding a relevant item (integer scores: a few groups per
+    row; sparse relevance: the relevant items' groups only).
+
+    A group starting at 0-based position ``s`` is reached with the product of
+    ``1 - R`` over every relevant item of the earlier groups: ``exp`` of their
+    running grade counts (exact integers) times ``log(1 - R)``. A group of
+    one item adds ``reach * R / (s + 1)``; a larger one ``reach * sum_j (Q[j]
+    - Q[j + 1]) / (s + j + 1)`` over its positions before the cut ``kc``,
+    with the subset means ``Q`` of :func:`err`. ``partial``: the groups are
+    those holding a relevant item only (:attr:`RankedChunk.partial`).
+    """
+    counts = np.stack([groups.sums[f"grade:{g}"] for g in range(1, stop.shape[0] + 1)], axis=-1)
+    first, size = groups.first, groups.size
+    if not partial:
+        # The groups without a relevant item stop nowhere and change no reach
+        # (a partial chunk holds none).
+        held = flatnonzero(counts.sum(axis=1) > 0)
+        first, counts, size = first[held], counts[held], size[held]
+    row, s = first // groups.L, first % groups.L
+    reach = np.exp(_ahead_by_row(row, counts) @ np.log(y))
+    if kc < groups.L:
+        held = flatnonzero(s < kc)
+        row, s, counts, size, reach = row[held], s[held], counts[held], size[held], reach[held]
+    value = reach * (counts @ stop) / (s + 1.0)
+    tied = flatnonzero(size > 1)
+    if tied.size:
+        value[tied] = _err_tied_groups(counts[tied], size[tied], s[tied], reach[tied], y, kc)
+    return np.bincount(row, weights=value, minlength=n)
+
+
+def _err_tied_groups(counts, size, s, reach, y, kc):
+    """The ERR terms of tied groups (see :func:`_err_by_group`): those the
+    user reaches with a share of the value above rounding, through their
+    subset means (:func:`_err_kept_groups`); the others add 0."""
+    m = np.minimum(size, kc - s).astype(np.float64)
+    keep, T = _err_kept(counts, size, s, m, reach, y)
+    out = np.zeros(size.shape[0])
+    if not keep.size:
+        return out
+    Q = _subset_products(counts[keep], size[keep], y, T)
+    # Offsets j < min(m, T) of each group: past T the subset means are below
+    # rounding (zero here), past m the positions are beyond the cut.
+    j = np.arange(T)
+    inside = j < m[keep, None]
+    w = np.where(inside, 1.0 / (s[keep, None] + j + 1.0), 0.0)
+    out[keep] = reach[keep] * ((Q[:, :-1] - Q[:, 1:]) * w).sum(axis=1)
+    return out
+
+
 #: The share of a row's ERR that a skipped tail may hold: below float64 rounding.
 _ERR_DROP = 1e-18
 
@@ -88,20 +145,25 @@ def _err_kept_groups(counts, size, reach, opens_tied, y, kc):
     starts) and the largest column needed.
     """
     rows, cols = nonzero_2d(opens_tied)
-    c = counts[rows, cols]
     m = np.minimum(size[rows, cols], kc - cols).astype(np.float64)
-    r = reach[rows, cols]
-    keep = (c.sum(axis=1) > 0) & ~(r * cols < _ERR_DROP * (1.0 - r))
-    rows, cols, c, m = rows[keep], cols[keep], c[keep], m[keep]
-    if not rows.shape[0]:
-        return rows, cols, 0
-    whole = size[rows, cols].astype(np.float64)
+    keep, T = _err_kept(counts[rows, cols], size[rows, cols], cols, m, reach[rows, cols], y)
+    return rows[keep], cols[keep], T
+
+
+def _err_kept(c, size, s, m, r, y):
+    """``(keep, T)``: which of the tied groups (grade counts ``c``, sizes, starts
+    ``s``, positions before the cut ``m``, reach ``r``) :func:`_err_kept_groups`
+    keeps, and the largest column of subset means they need."""
+    keep = flatnonzero((c.sum(axis=1) > 0) & ~(r * s < _ERR_DROP * (1.0 - r)))
+    if not keep.size:
+        return keep, 0
+    c, s, m = c[keep], s[keep], m[keep]
+    whole = size[keep].astype(np.float64)
     ybar = (whole - c.sum(axis=1) + c @ y) / whole
     with np.errstate(divide="ignore"):
-        need = np.log(_ERR_DROP / (2.0 * (cols + m))) / np.log(ybar)
+        need = np.log(_ERR_DROP / (2.0 * (s + m))) / np.log(ybar)
     t_star = np.where(ybar < 1.0, np.ceil(np.nan_to_num(need, posinf=np.inf)), m)
-    T = int(np.minimum(t_star, m).max())
-    return rows, cols, T
+    return keep, int(np.minimum(t_star, m).max())
 
 
 def _err_result(rc, req, value, top):

@@ -1,0 +1,110 @@
+"""ERR one term per tie group (whole rows ranked with their groups: integer
+scores, most rows tied, or sparse relevance ranked through its relevant items
+only) against ERR per position (the kernel's path for rows ranked to a cut-off)
+on the same rows, and against every ordering of small ties, with a cut-off."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._metrics.kernels.user_models import err
+from sk_rankmetrics._metrics.requests import make_requests
+from sk_rankmetrics._ranking.block import attach_ideals, rank_block
+from sk_rankmetrics._ranking.chunk import rank_chunk
+from sk_rankmetrics._ranking.item_values import BlockValues
+
+SETTINGS = settings(max_examples=80, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def _scores(rng, kind, n, N):
+    if kind == "int":  # a few values: large tie groups
+        return rng.integers(0, 4, (n, N)).astype(np.int64)
+    if kind == "float32":  # ties in most rows
+        return rng.integers(0, 3 * N, (n, N)).astype(np.float32) / 7
+    s = rng.random((n, N))  # float64: a tie in a few rows
+    for r in rng.choice(n, size=max(1, n // 3), replace=False):
+        cols = rng.choice(N, size=rng.integers(2, N + 1), replace=False)
+        s[r, cols] = s[r, cols[0]]
+    return s
+
+
+def _per_position(y_true, y_score, requests):
+    """The rows ranked whole, their tie statistics read per position."""
+    values = BlockValues(y_true, requests)
+    rc = rank_chunk(y_score, values, y_score.shape[1])
+    rc.groups = None  # the kernel's path for a chunk without groups
+    rc.totals = values.totals
+    return attach_ideals(rc, y_true, values, requests, y_score.shape[1])
+
+
+@SETTINGS
+@given(st.data())
+def test_err_by_group_equals_err_per_position(data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 8)), data.draw(st.integers(2, 80))
+    top = data.draw(st.integers(1, 6))
+    density = data.draw(st.sampled_from([0.02, 0.08, 0.4, 1.0]))
+    y_true = (rng.random((n, N)) < density) * rng.integers(1, top + 1, (n, N))
+    y_score = _scores(rng, data.draw(st.sampled_from(["int", "float32", "float64"])), n, N)
+    k = data.draw(st.sampled_from([None, 1, 3, N // 2 + 1, N + 5]))
+    name = "err" if k is None else f"err@{k}"
+    opts = {"max_grade": top, "normalize": data.draw(st.booleans())}
+    requests = make_requests([(name, opts), "ndcg"])
+    rc = rank_block(y_true, y_score, requests)
+    ref = _per_position(y_true, y_score, requests)
+    if not ref.tied:
+        return
+    got, _ = err(rc, requests[0])
+    want, _ = err(ref, requests[0])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_sparse_rows_take_the_group_path():
+    # 1 % relevance: ranked through the relevant items only (no per-position
+    # statistic exists), and equal to the per-position path.
+    rng = np.random.default_rng(3)
+    y_true = (rng.random((50, 400)) < 0.01) * rng.integers(1, 5, (50, 400))
+    y_score = rng.integers(0, 50, (50, 400))
+    requests = make_requests([("err", {"max_grade": 4, "normalize": True})])
+    rc = rank_block(y_true, y_score, requests)
+    assert rc.partial
+    np.testing.assert_allclose(err(rc, requests[0])[0],
+                               err(_per_position(y_true, y_score, requests), requests[0])[0],
+                               rtol=1e-12, atol=1e-15)
+
+
+def _err_over_orderings(rel, score, top, k):
+    stop = (2.0 ** rel - 1.0) / 2.0**top
+    groups = [np.flatnonzero(score == v) for v in sorted(set(score), reverse=True)]
+    total, count = 0.0, 0
+    for perm in itertools.product(*[itertools.permutations(g) for g in groups]):
+        order = [i for g in perm for i in g][:k]
+        reach, v = 1.0, 0.0
+        for p, i in enumerate(order, 1):
+            v += reach * stop[i] / p
+            reach *= 1.0 - stop[i]
+        total, count = total + v, count + 1
+    return total / count
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 7])
+@SETTINGS
+@given(st.data())
+def test_err_with_a_cut_off_against_every_ordering(k, data):
+    N = data.draw(st.integers(2, 7))
+    rel = np.array([data.draw(st.integers(0, 3)) for _ in range(N)])
+    score = np.array([data.draw(st.integers(0, 2)) for _ in range(N)])
+    # Beside ERR without a cut-off the rows are ranked whole, with their groups.
+    opts = {"max_grade": 3}
+    got = skr.evaluate(rel[None], score[None], [(f"err@{k}", opts), ("err", opts)],
+                       per_row=True, no_relevant=0.0)
+    assert got[f"err@{k}"][0] == pytest.approx(_err_over_orderings(rel, score, 3, k),
+                                               abs=1e-12)
+    assert got["err"][0] == pytest.approx(_err_over_orderings(rel, score, 3, N), abs=1e-12)
