@@ -145,7 +145,7 @@ class MetricSpec:
         Whether the kernel, on whole rows ranked with their tie groups
         (``rc.groups``), reads the groups only, and only those holding an
         item of nonzero value (an expected weighted sum of the items' values,
-        AP, bpref): without a cut-off, sparse relevance is then ranked through its
+        AP, bpref, ERR): without a cut-off, sparse relevance is then ranked through its
         relevant items only (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
