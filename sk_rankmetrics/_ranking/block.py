@@ -10,6 +10,7 @@ from .._utils.params import TIE_ORDER
 from .chunk import rank_chunk
 from .ideal import _counted, ideal_gains, ideal_levels
 from .item_values import BlockValues, ItemMasks
+from .levels import rank_by_levels
 from .relevant import rank_relevant, takes_relevant_route
 
 
@@ -66,9 +67,12 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     rc = None
     if L == N and takes_relevant_route(requests, ignore_ties, real is not None, judged, values):
         rc = rank_relevant(ys, values)  # None when the relevant items are not few
+    keep_items = any(r.spec.reads_items for r in requests)
+    if rc is None and L == N and not (ignore_ties or keep_items) and real is None:
+        rc = rank_by_levels(ys, values)  # None when the levels or scores fit no key
     if rc is None:
         rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items,
-                        keep_items=any(r.spec.reads_items for r in requests))
+                        keep_items=keep_items)
     rc.totals = values.totals
     rc.block = (ys, values)
     check_ties(rc, requests, ignore_ties)

@@ -76,6 +76,7 @@ def test_bpref_per_group_equals_per_position(data):
         mp.setattr(chunk_mod, "rank_chunk", without_groups)
         mp.setattr(block_mod, "rank_chunk", without_groups)
         mp.setattr(block_mod, "rank_relevant", REFUSE)
+        mp.setattr(block_mod, "rank_by_levels", REFUSE)  # the patched rank_chunk ranks
         positions = skr.evaluate(yt, ys, ["bpref"], per_row=True, no_relevant=0.0,
                                  **kw)["bpref"]
     assert seen  # the patched ranking was the one used

@@ -1,0 +1,120 @@
+"""Whole rows ranked by one sort of scores that carry each item's level.
+
+Ranking whole rows by ``np.argsort`` and then gathering the sorted scores and
+each item's relevance costs the argsort and two gathers of the block. When the
+relevance takes a few integer levels (at most 256), each item's level is
+written into the lowest bits of its float score's mantissa; one ``np.sort`` of
+those values (NumPy's vectorised sort, a third to a half of an argsort) gives
+each row's levels in rank order, and the bits above say which neighbours tie:
+nothing is gathered.
+
+float32 scores are widened to float64, whose 29 extra bits hold the level: their
+ties are exact. A float64 score's lowest bits give way to the level, so two
+scores that differ only there look tied (and a negative score's levels come in
+reverse, a zero's become a subnormal): every row where neighbours look tied is
+ranked again exactly by ``np.argsort`` (a few rows: the rows that truly tie,
+and about one pair in 2**(52 - bits) of random neighbours).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._utils.fast import flatnonzero
+from .chunk import RankedChunk, _tie_groups_of_tied_rows
+from .item_values import DerivedValues, ItemMasks
+
+#: The most levels a score carries (its low byte).
+MAX_LEVEL_BITS = 8
+
+_LOWEST = np.finfo(np.float64).min
+
+
+def rank_by_levels(y_score, values):
+    """:func:`~._ranking.chunk.rank_chunk` of whole rows ``y_score`` (n, N), every
+    item real and judged, ranked by one sort of scores carrying their levels;
+    or None when the relevance or the scores do not fit (levels not integers,
+    more than 256 of them, scores other than float64 and float32)."""
+    fit = _level_codes(values)
+    if y_score.dtype not in (np.float64, np.float32) or fit is None:
+        return None
+    codes, bits, lo = fit
+    n, N = y_score.shape
+    # A float64 copy: -inf (padding) as the lowest finite value (a clash with a
+    # true one looks tied), -0.0 as 0.0 (the two tie); the level in the low
+    # bits. A float32 score has 29 bits of zeros there: its ties are exact.
+    exact = y_score.dtype == np.float32
+    if exact:
+        v = y_score.astype(np.float64, order="C")
+        np.maximum(v, _LOWEST, out=v)
+    else:
+        v = np.maximum(y_score, _LOWEST, order="C")
+    v += 0.0
+    i = v.view(np.int64)
+    i &= ~np.int64((1 << bits) - 1)
+    np.bitwise_or(i, codes, out=i, casting="unsafe")
+    v.sort(axis=1)
+    # Each row's levels, the best-scored first: the low byte, reversed.
+    low = i.view(np.uint8).reshape(n, N, 8)[:, ::-1, 0 if np.little_endian else 7]
+    level = np.bitwise_and(low, np.uint8((1 << bits) - 1))
+    if level.dtype != values.yt.dtype:
+        level = level.astype(values.yt.dtype)
+    if lo:
+        level += lo
+    high = i
+    high >>= bits  # in place: a new array of the block costs its pages' first touch
+    look_tied = flatnonzero((high[:, 1:] == high[:, :-1]).any(axis=1))
+    if look_tied.size and not exact:
+        _rank_exactly(y_score, values.yt, look_tied, level, high)
+        look_tied = look_tied[(high[look_tied, 1:] == high[look_tied, :-1]).any(axis=1)]
+    ranked = DerivedValues(level, values.requests, ItemMasks())
+    n_items = np.full(n, N, dtype=np.int64)
+    if not look_tied.size:
+        return RankedChunk(N, None, None, ranked, n_items)
+    sv = high[:, ::-1]  # equal neighbours are the ties (only equality is read)
+    start, size_, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked, lazy=True,
+                                                                     own=True)
+    rc = RankedChunk(N, start, size_, sums, n_items, groups=groups if start is None else None)
+    rc.real_ties = True
+    rc.tied_rows = tied_rows
+    if tied_rows is None:
+        rc.groups = groups
+    else:
+        rc._tied_groups = groups
+    return rc
+
+
+def _level_codes(values):
+    """``(codes, bits, lo)``: each item's level less the smallest, in ``bits``
+    bits, or None when the block's relevance does not fit a key."""
+    masks = values.masks
+    if masks.real is not None or masks.judged is not None or values.worthless is not None:
+        return None
+    yt, ext = values.yt, values.extremes
+    if not yt.size or yt.dtype.kind not in "biuf":
+        return None
+    if yt.dtype.kind == "f" and not ext.integral:
+        return None
+    if yt.dtype.kind == "b":
+        return yt.view(np.uint8), 1, 0
+    lo, hi = ext.min(), ext.max()
+    span = int(hi) - int(lo)
+    if span >= 1 << MAX_LEVEL_BITS:
+        return None
+    bits = max(span.bit_length(), 1)
+    if lo == 0 and yt.dtype.kind in "iu" and yt.dtype.itemsize == 1:
+        return yt.view(np.uint8), bits, 0  # the levels' own bytes
+    if lo == 0:
+        return yt.astype(np.uint8), bits, 0
+    return (yt - lo).astype(np.uint8), bits, lo
+
+
+def _rank_exactly(y_score, yt, rows, level, high):
+    """Rank the rows ``rows`` again by ``np.argsort``: their levels in rank order,
+    and in ``high`` the bits of their sorted scores (``-0.0`` as ``0.0``), equal
+    exactly where the scores tie (ascending, as the sorted values; only
+    equality is read)."""
+    sub = y_score[rows] + y_score.dtype.type(0)  # -0.0 ties with 0.0
+    order = np.argsort(sub, axis=1)
+    level[rows] = np.take_along_axis(yt[rows], order[:, ::-1], axis=1)
+    high[rows] = np.take_along_axis(sub, order, axis=1).view(high.dtype)

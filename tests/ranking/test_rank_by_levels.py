@@ -1,0 +1,127 @@
+"""Whole rows ranked by one sort of scores carrying their levels
+(``_ranking/levels.py``) against the same rows ranked by ``np.argsort`` and
+gathered (the route turned off): every full-depth measure, on float64 and
+float32 scores with ties, ``-0.0`` beside ``0.0``, neighbours one unit in the
+last place apart, the extreme finite values and subnormals, and levels of
+every kind (integers, bool, whole floats, shifted, up to 256 of them)."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._metrics.requests import make_requests
+from sk_rankmetrics._ranking import block
+from sk_rankmetrics._ranking.item_values import BlockValues
+from sk_rankmetrics._ranking.levels import rank_by_levels
+
+SETTINGS = settings(max_examples=120, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+FULL = ["ndcg", "dcg", "map", "bpref", "rbp", "r_precision", "mrr", "infap",
+        ("cumulative_gain", {"gain": "exponential"}),
+        ("rank_biased_precision", {"graded": True, "p": 0.5})]
+EXTREMES = {np.float64: [1.7e308, -1.7e308, 2.2e-308, 5e-324, -5e-324, 0.0, -0.0],
+            np.float32: [3.4e38, -3.4e38, 1.2e-38, 1e-45, -1e-45, 0.0, -0.0]}
+
+
+def _without_route(y_true, y_score, metrics):
+    with mock.patch.object(block, "rank_by_levels", lambda *a: None):
+        return skr.evaluate(y_true, y_score, metrics, per_row=True, no_relevant=0.0)
+
+
+def _scores(data, rng, dtype, n, N):
+    s = rng.standard_normal((n, N)).astype(dtype)
+    rows = rng.random(n)
+    for r in np.flatnonzero(rows < 0.3):  # a tie of 2..N items
+        cols = rng.choice(N, size=rng.integers(1, N + 1), replace=False)
+        s[r, cols] = s[r, cols[0]]
+    for r in np.flatnonzero((rows >= 0.3) & (rows < 0.5)):  # one ulp apart
+        cols = rng.choice(N, size=rng.integers(1, N + 1), replace=False)
+        s[r, cols] = np.nextafter(s[r, cols[0]], np.inf, dtype=dtype) * np.ones(1, dtype)
+        s[r, cols[0]] = np.nextafter(s[r, cols[1 % len(cols)]], -np.inf, dtype=dtype)
+    for r in np.flatnonzero((rows >= 0.5) & (rows < 0.65)):
+        s[r, rng.integers(N)] = data.draw(st.sampled_from(EXTREMES[dtype]))
+        s[r, rng.integers(N)] = data.draw(st.sampled_from(EXTREMES[dtype]))
+    return s
+
+
+@SETTINGS
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@given(data=st.data())
+def test_levels_route_equals_the_argsort_route(dtype, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 30)), data.draw(st.integers(2, 40))
+    top = data.draw(st.sampled_from([1, 4, 9]))
+    kind = data.draw(st.sampled_from(["int8", "int64", "uint64", "uint8", "bool", "float",
+                                      "shifted"]))
+    y = rng.integers(0, top + 1, (n, N)) * (rng.random((n, N)) < data.draw(
+        st.sampled_from([0.3, 1.0])))
+    if kind == "bool":
+        y = y > 0
+    elif kind == "float":
+        y = y.astype(np.float64)
+    elif kind == "shifted":  # levels 3..3 + top: the codes are the levels less 3
+        y = (y + 3).astype(np.int16)
+    else:
+        y = y.astype(kind)
+    y_score = _scores(data, rng, dtype, n, N)
+    metrics = FULL + ([("err", {"max_grade": top})] if kind != "shifted" else [])
+    got = skr.evaluate(y, y_score, metrics, per_row=True, no_relevant=0.0)
+    want = _without_route(y, y_score, metrics)
+    for key in want:
+        np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
+                                   rtol=1e-12, atol=1e-15, err_msg=str(key))
+
+
+def _values(y_true, metrics=("ndcg",)):
+    return BlockValues(np.asarray(y_true), make_requests(list(metrics)))
+
+
+def test_route_taken_and_refused():
+    rng = np.random.default_rng(0)
+    s = rng.random((5, 50))
+    y = rng.integers(0, 5, (5, 50))
+    assert rank_by_levels(s, _values(y)) is not None
+    assert rank_by_levels(s.astype(np.float32), _values(y)) is not None
+    assert rank_by_levels(s, _values(y * 0.5 + 0.25)) is None  # levels not whole
+    many = np.tile(np.arange(256), (5, 1))  # 256 levels: the low byte whole
+    assert rank_by_levels(rng.random((5, 256)), _values(many, ["dcg"])) is not None
+    wide = np.tile(np.arange(50) * 6, (5, 1))  # 295 levels
+    assert rank_by_levels(s, _values(wide)) is None
+    assert rank_by_levels((s * 100).astype(np.int64), _values(y)) is None  # by counts
+
+
+def test_span_of_256_levels_against_argsort():
+    rng = np.random.default_rng(1)
+    s = rng.random((20, 300))
+    y = rng.integers(0, 256, (20, 300))
+    assert rank_by_levels(s, _values(y)) is not None
+    got = skr.evaluate(y, s, ["dcg", "ndcg", "rbp"], per_row=True)
+    want = _without_route(y, s, ["dcg", "ndcg", "rbp"])
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
+
+
+def test_negative_zero_ties_with_zero():
+    # -0.0 and 0.0 tie: the expected nDCG of the tied pair, not one order.
+    y = np.array([[0, 3, 1]])
+    s = np.array([[-0.0, 0.0, -1.0]])
+    got = skr.evaluate(y, s, ["dcg"], per_row=True)["dcg"][0]
+    assert got == pytest.approx((3 / 1 + 3 / np.log2(3)) / 2 + 1 / 2)
+
+
+def test_fortran_ordered_scores():
+    rng = np.random.default_rng(2)
+    s = np.asfortranarray(rng.random((7, 30)))
+    y = rng.integers(0, 4, (7, 30))
+    for scores in (s, s.astype(np.float32)):
+        got = skr.evaluate(y, scores, ["ndcg", "map"], per_row=True)
+        want = _without_route(y, np.ascontiguousarray(scores), ["ndcg", "map"])
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
