@@ -137,6 +137,23 @@ def _rel_j(y, i, threshold, judged):
     return _flag(judged, i) and _is_rel(y[i], threshold)
 
 
+def err_over_orderings(rel, score, max_grade, k=None):
+    """Mean ERR@k (k None: the whole row) over every ordering of the tie groups
+    of a small row, each ordering summed position by position."""
+    stop = (2.0 ** np.asarray(rel, dtype=float) - 1.0) / 2.0**max_grade
+    groups = [list(np.flatnonzero(score == s)) for s in sorted(set(score.tolist()),
+                                                               reverse=True)]
+    total, count = 0.0, 0
+    for perm in itertools.product(*(itertools.permutations(g) for g in groups)):
+        order = [i for g in perm for i in g][:k]
+        reach, v = 1.0, 0.0
+        for p, i in enumerate(order, 1):
+            v += reach * stop[i] / p
+            reach *= 1.0 - stop[i]
+        total, count = total + v, count + 1
+    return total / count
+
+
 def err(y, order, k=None, max_grade=4, normalize=False, judged=None):
     def stop(g):
         return (2.0 ** g - 1.0) / 2.0 ** max_grade

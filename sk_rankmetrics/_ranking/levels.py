@@ -27,7 +27,9 @@ from .item_values import DerivedValues, ItemMasks
 #: The most levels a score carries (its low byte).
 MAX_LEVEL_BITS = 8
 
-_LOWEST = np.finfo(np.float64).min
+#: Infinite scores (padding is -inf) are keyed as the extreme finite values: an
+#: infinity with a level in its low bits would be a NaN.
+_LOWEST, _HIGHEST = np.finfo(np.float64).min, np.finfo(np.float64).max
 
 
 def rank_by_levels(y_score, values):
@@ -40,15 +42,15 @@ def rank_by_levels(y_score, values):
         return None
     codes, bits, lo = fit
     n, N = y_score.shape
-    # A float64 copy: -inf (padding) as the lowest finite value (a clash with a
+    # A float64 copy: infinities as the extreme finite values (a clash with a
     # true one looks tied), -0.0 as 0.0 (the two tie); the level in the low
     # bits. A float32 score has 29 bits of zeros there: its ties are exact.
     exact = y_score.dtype == np.float32
     if exact:
         v = y_score.astype(np.float64, order="C")
-        np.maximum(v, _LOWEST, out=v)
+        np.clip(v, _LOWEST, _HIGHEST, out=v)
     else:
-        v = np.maximum(y_score, _LOWEST, order="C")
+        v = np.clip(y_score, _LOWEST, _HIGHEST, order="C")
     v += 0.0
     i = v.view(np.int64)
     i &= ~np.int64((1 << bits) - 1)

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import err_over_orderings
 
 import sk_rankmetrics as skr
 from sk_rankmetrics._inputs.budget import full_block_elements
@@ -148,22 +149,6 @@ def test_full_depth_metrics_follow_the_order_not_the_dtype(dtype, data):
     for m in FULL:
         np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12,
                                    err_msg=m)
-
-
-def err_over_orderings(rel, score, max_grade):
-    """Mean ERR over every ordering of the tie groups (a small row)."""
-    stop = (2.0 ** np.asarray(rel, dtype=float) - 1.0) / 2.0**max_grade
-    groups = [list(np.flatnonzero(score == s)) for s in sorted(set(score.tolist()),
-                                                               reverse=True)]
-    total, count = 0.0, 0
-    for perm in itertools.product(*(itertools.permutations(g) for g in groups)):
-        order = [i for g in perm for i in g]
-        reach, v = 1.0, 0.0
-        for p, i in enumerate(order, 1):
-            v += reach * stop[i] / p
-            reach *= 1.0 - stop[i]
-        total, count = total + v, count + 1
-    return total / count
 
 
 @SETTINGS

@@ -125,3 +125,18 @@ def test_fortran_ordered_scores():
         want = _without_route(y, np.ascontiguousarray(scores), ["ndcg", "map"])
         for key in want:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
+
+
+def test_infinite_scores_rank_below_and_above_every_finite_one():
+    # Scores are finite at the user's door; the blocks' padding is -inf. The
+    # route keys both infinities as the extreme finite values: a row holding
+    # both, beside those values, is ranked as the argsort ranks it.
+    big = np.finfo(np.float64).max
+    s = np.array([[np.inf, big, -big, -np.inf, 0.0, 1.0],
+                  [-np.inf, -big, 3.0, big, np.inf, -0.0]])
+    y = np.array([[1, 2, 3, 4, 0, 1], [4, 0, 1, 2, 3, 0]])
+    values = _values(y, ["dcg"])
+    rc = rank_by_levels(s, values)
+    order = np.argsort(-s, axis=1, kind="stable")
+    np.testing.assert_array_equal(np.asarray(rc.sums["gain:linear"]),
+                                  np.take_along_axis(y, order, axis=1))
