@@ -27,6 +27,13 @@ from .item_values import DerivedValues, ItemMasks
 #: The most levels a score carries (its low byte).
 MAX_LEVEL_BITS = 8
 
+#: The byte of a float64 that holds its lowest bits.
+_LOW_BYTE = 0 if np.little_endian else 7
+
+#: float64 scores whose lowest bits look tied in more than one row in this many
+#: take the argsort's route (ranking every row twice costs more than the sort saves).
+_MOST_ROWS = 8
+
 #: Infinite scores (padding is -inf) are keyed as the extreme finite values: an
 #: infinity with a level in its low bits would be a NaN.
 _LOWEST, _HIGHEST = np.finfo(np.float64).min, np.finfo(np.float64).max
@@ -53,12 +60,16 @@ def rank_by_levels(y_score, values):
         v = np.clip(y_score, _LOWEST, _HIGHEST, order="C")
     v += 0.0
     i = v.view(np.int64)
+    low = i.view(np.uint8).reshape(n, N, 8)[..., _LOW_BYTE]  # a view: sorted with v
+    if not exact:
+        # Scores whose lowest bits are zeros (whole numbers, say) keep every
+        # bit: their ties are exact too.
+        exact = not np.bitwise_and(low, np.uint8((1 << bits) - 1)).any()
     i &= ~np.int64((1 << bits) - 1)
     np.bitwise_or(i, codes, out=i, casting="unsafe")
     v.sort(axis=1)
     # Each row's levels, the best-scored first: the low byte, reversed.
-    low = i.view(np.uint8).reshape(n, N, 8)[:, ::-1, 0 if np.little_endian else 7]
-    level = np.bitwise_and(low, np.uint8((1 << bits) - 1))
+    level = np.bitwise_and(low[:, ::-1], np.uint8((1 << bits) - 1))
     if level.dtype != values.yt.dtype:
         level = level.astype(values.yt.dtype)
     if lo:
@@ -67,6 +78,10 @@ def rank_by_levels(y_score, values):
     high >>= bits  # in place: a new array of the block costs its pages' first touch
     look_tied = flatnonzero((high[:, 1:] == high[:, :-1]).any(axis=1))
     if look_tied.size and not exact:
+        if look_tied.size * _MOST_ROWS > n:
+            return None  # ties in many rows (rounded scores): the argsort's route
+        # Rows where neighbours look tied: ranked again exactly, and of those
+        # the rows that truly tie.
         _rank_exactly(y_score, values.yt, look_tied, level, high)
         look_tied = look_tied[(high[look_tied, 1:] == high[look_tied, :-1]).any(axis=1)]
     ranked = DerivedValues(level, values.requests, ItemMasks())

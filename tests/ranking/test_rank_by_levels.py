@@ -36,6 +36,9 @@ def _without_route(y_true, y_score, metrics):
 
 
 def _scores(data, rng, dtype, n, N):
+    if data.draw(st.booleans()):  # whole numbers: no bit below the level's
+        return rng.integers(-5, 6, (n, N)).astype(dtype) * data.draw(
+            st.sampled_from([1, 2**20, 2.0**-30]))
     s = rng.standard_normal((n, N)).astype(dtype)
     rows = rng.random(n)
     for r in np.flatnonzero(rows < 0.3):  # a tie of 2..N items
@@ -132,11 +135,28 @@ def test_infinite_scores_rank_below_and_above_every_finite_one():
     # route keys both infinities as the extreme finite values: a row holding
     # both, beside those values, is ranked as the argsort ranks it.
     big = np.finfo(np.float64).max
-    s = np.array([[np.inf, big, -big, -np.inf, 0.0, 1.0],
-                  [-np.inf, -big, 3.0, big, np.inf, -0.0]])
-    y = np.array([[1, 2, 3, 4, 0, 1], [4, 0, 1, 2, 3, 0]])
+    rng = np.random.default_rng(4)
+    s = rng.random((20, 6))  # the rows that look tied are few: ranked again
+    s[:2] = [[np.inf, big, -big, -np.inf, 0.0, 1.0],
+             [-np.inf, -big, 3.0, big, np.inf, -0.0]]
+    y = rng.integers(0, 5, (20, 6))
     values = _values(y, ["dcg"])
     rc = rank_by_levels(s, values)
     order = np.argsort(-s, axis=1, kind="stable")
     np.testing.assert_array_equal(np.asarray(rc.sums["gain:linear"]),
                                   np.take_along_axis(y, order, axis=1))
+
+
+def test_ties_in_many_rows_of_float64_take_the_argsort_route():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 5, (40, 200))
+    rounded = np.round(rng.random((40, 200)), 2)  # 0.01 steps: every row ties
+    assert rank_by_levels(rounded, _values(y)) is None
+    whole = np.floor(rng.random((40, 200)) * 50)  # whole numbers: exact ties, no re-rank
+    rc = rank_by_levels(whole, _values(y))
+    assert rc is not None and rc.real_ties
+    for s in (rounded, whole):
+        got = skr.evaluate(y, s, ["ndcg", "map", "bpref"], per_row=True)
+        want = _without_route(y, s, ["ndcg", "map", "bpref"])
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
