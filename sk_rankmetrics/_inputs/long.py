@@ -7,6 +7,7 @@ import copy
 import numpy as np
 
 from .._ranking.block import rank_block
+from .._utils import fast
 from .._utils.arrays import (
     MASK_BY_OMISSION,
     as_ids,
@@ -16,7 +17,7 @@ from .._utils.arrays import (
     check_sample_weight,
     exact_scores,
 )
-from .._utils.fast import flatnonzero, sort_keys
+from .._utils.fast import flatnonzero
 from .budget import _budget
 from .dense import drop_unjudged
 
@@ -40,9 +41,9 @@ class LongInputs:
         change = np.empty(n, dtype=bool)
         change[:1] = True
         np.not_equal(qid[1:], qid[:-1], out=change[1:])
-        run_starts = flatnonzero(change)
         contiguous = False
-        if run_starts.shape[0] <= n // 4:  # few runs: maybe one per query
+        if np.count_nonzero(change) <= n // 4:  # few runs: maybe one per query
+            run_starts = flatnonzero(change)
             run_ids = qid[run_starts]
             by_id = np.argsort(run_ids, kind="stable")
             sorted_ids = run_ids[by_id]
@@ -57,12 +58,9 @@ class LongInputs:
             self.query_ids = sorted_ids
         else:
             del change
+            # The entries stay where they are: each block gathers its own
+            # through ``order`` (one gather of the values, not two).
             self.order, self.starts, self.query_ids = _group_by_id(qid)
-            # Gather once, so that the blocks below read memory in order.
-            self.y_true = self.y_true[self.order]
-            self.y_score = self.y_score[self.order]
-            if self.judged is not None:
-                self.judged = self.judged[self.order]
             self.row_of_group = np.arange(self.starts.shape[0])
         self.counts = np.diff(np.append(self.starts, n))
         self.n_rows = self.starts.shape[0]
@@ -147,6 +145,8 @@ class LongInputs:
         first = np.cumsum(cnt) - cnt
         step = np.arange(int(first[-1] + cnt[-1]))
         src = np.repeat(self.starts[qs] - first, cnt) + step
+        if self.order is not None:
+            src = self.order[src]
         dst = np.repeat(np.arange(nq) * width - first, cnt) + step
         yt = np.zeros((nq, width))
         ys = np.full((nq, width), -np.inf)
@@ -177,10 +177,14 @@ def _group_by_id(qid):
     Each group keeps its entries in input order.
 
     Integer ids spanning fewer than 2**32 values (and fewer than 2**32
-    entries) are grouped by sorting one 64-bit key per entry, the id's
-    offset from the smallest id in the high half and the entry's index in
-    the low half: sorting plain integers is several times faster than an
-    ``argsort``, and the indices come out in the low half. Other ids are
+    entries) are grouped by sorting one integer key per entry, the id's
+    offset from the smallest id in the high bits and the entry's index in
+    the low bits (32-bit keys when both fit, 64-bit otherwise): sorting plain
+    integers (:func:`~.._utils.fast.sort_keys`) is several times faster than
+    an ``argsort``, and the indices come out in the low bits. Where that sort
+    is not vectorised (:data:`~.._utils.fast.VECTOR_SORT`), ids spanning
+    fewer than 2**16 values are grouped by a stable ``argsort`` of their
+    16-bit offsets instead, which NumPy does by radix sort. Other ids are
     arg-sorted.
     """
     n = qid.shape[0]
@@ -188,19 +192,17 @@ def _group_by_id(qid):
         lo, hi = int(qid.min()), int(qid.max())
         if hi - lo < 2**32:
             if qid.dtype.kind == "i":
-                key = (qid.astype(np.int64, copy=False) - lo).view(np.uint64)
+                off = (qid.astype(np.int64, copy=False) - lo).view(np.uint64)
             else:
-                key = qid.astype(np.uint64, copy=False) - np.uint64(lo)
-            key <<= np.uint64(32)
-            key |= np.arange(n, dtype=np.uint64)
-            key = sort_keys(key)
-            order = (key & np.uint64(0xFFFFFFFF)).view(np.int64)
-            key >>= np.uint64(32)
-            change = np.empty(n, dtype=bool)
-            change[0] = True
-            np.not_equal(key[1:], key[:-1], out=change[1:])
-            starts = flatnonzero(change)
-            return order, starts, qid[order[starts]]
+                off = qid.astype(np.uint64, copy=False) - np.uint64(lo)
+            if hi - lo < 2**16 and not fast.VECTOR_SORT:
+                code = off.astype(np.uint16)
+                order = np.argsort(code, kind="stable")
+                counts = np.bincount(code, minlength=hi - lo + 1)
+                present = flatnonzero(counts)
+                ends = np.cumsum(counts[present])
+                return order, ends - counts[present], qid[order[ends - 1]]
+            return _group_by_key(off, hi - lo, qid)
     # A stable sort: each query's entries keep their input order, which
     # ignore_ties=True reads (of tied scores, the later entry first).
     order = np.argsort(qid, kind="stable")
@@ -210,6 +212,25 @@ def _group_by_id(qid):
     np.not_equal(sq[1:], sq[:-1], out=change[1:])
     starts = flatnonzero(change)
     return order, starts, sq[starts]
+
+
+def _group_by_key(off, span, qid):
+    """:func:`_group_by_id` of integer ids by their offsets ``off`` (uint64,
+    at most ``span``) from the smallest: one sorted key per entry."""
+    n = off.shape[0]
+    low = max(1, (n - 1).bit_length())
+    dtype = np.uint32 if span.bit_length() + low <= 32 else np.uint64
+    key = off.astype(dtype)
+    key <<= dtype(low)
+    key |= np.arange(n, dtype=dtype)
+    key = fast.sort_keys(key)
+    order = (key & dtype((1 << low) - 1)).astype(np.intp)
+    key >>= dtype(low)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.not_equal(key[1:], key[:-1], out=change[1:])
+    starts = flatnonzero(change)
+    return order, starts, qid[order[starts]]
 
 
 def _check_long(y_true, y_score, qid, judged=None, part=False):

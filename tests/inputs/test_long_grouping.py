@@ -1,9 +1,12 @@
 """Long format in any row order: the grouping by query id against a plain sort.
 
-Integer ids are grouped by sorting packed 64-bit keys (id offset, row index);
-other ids, and integers spanning 2**32 values or more, by an argsort. Every
-path must give the groups a plain sort gives, and the metrics the sorted
-input gives.
+Integer ids are grouped by sorting packed 32- or 64-bit keys (id offset, row
+index), or, where NumPy's sort of integers is not vectorised and the ids span
+fewer than 2**16 values, by a radix argsort of their 16-bit offsets; other ids,
+and integers spanning 2**32 values or more, by an argsort.
+Every path must give the order of a stable argsort (each query's entries in
+input order, which ``ignore_ties=True`` reads), the groups a plain sort gives,
+and the metrics the sorted input gives.
 """
 
 from __future__ import annotations
@@ -18,12 +21,26 @@ from hypothesis import strategies as st
 import sk_rankmetrics as skr
 from sk_rankmetrics._inputs.long import _group_by_id
 
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["buckets", "vector-sort"])
+def vector_sort(request, monkeypatch):
+    """Every test twice: as on a machine whose np.sort of integers is
+    vectorised (keys sorted by np.sort, 16-bit spans too) and as on one
+    where it is not (16-bit spans by a radix argsort, keys by buckets)."""
+    from sk_rankmetrics._utils import fast
+
+    monkeypatch.setattr(fast, "VECTOR_SORT", request.param)
+    monkeypatch.setattr(fast, "_BUCKET_MIN", 0)  # the buckets even for short keys
+    return request.param
+
+
 DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 
 def _check_groups(qid):
     order, starts, ids = _group_by_id(qid)
-    assert sorted(order.tolist()) == list(range(qid.shape[0]))  # a permutation
+    # A permutation, each group's entries in input order.
+    np.testing.assert_array_equal(order, np.argsort(qid, kind="stable"))
     grouped = qid[order]
     assert np.all(grouped[1:] >= grouped[:-1])  # groups in sorted order
     np.testing.assert_array_equal(ids, np.unique(qid))
@@ -37,7 +54,9 @@ def _check_groups(qid):
 def test_integer_ids_of_every_dtype_and_range(dtype, data):
     info = np.iinfo(dtype)
     lo = data.draw(st.integers(int(info.min), int(info.max)))
-    width = data.draw(st.sampled_from([1, 3, 200, 70_000, 2**32, 2**40]))
+    width = data.draw(
+        st.sampled_from([1, 3, 200, 2**16 - 1, 2**16, 2**16 + 1, 70_000, 2**32, 2**40])
+    )
     hi = min(int(info.max), lo + width - 1)
     values = data.draw(st.lists(st.integers(lo, hi), min_size=1, max_size=60))
     _check_groups(np.array(values, dtype=dtype))
@@ -79,3 +98,9 @@ def test_many_rows_and_ids():
     qid = rng.integers(-(2**31), 2**31 - 2, 150_000) // 7 * 7
     _check_groups(qid)
     _check_groups(qid.astype(np.int32))
+    # Beyond 2**16 rows, ids spanning 2**16 values (the radix path) and one more.
+    for span in (2**16, 2**16 + 1):
+        qid = rng.integers(0, span, 150_000) - 40_000
+        qid[:2] = [-40_000, span - 40_001]
+        _check_groups(qid)
+        _check_groups((qid - 2**31 + 40_000).astype(np.int32))  # from the int32 minimum

@@ -839,6 +839,7 @@ def test_sort_keys_equals_numpys_sort(seed, n, dtype, spread, per):
             a = a[::-1].copy()
     before = a.copy()
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(arrays, "VECTOR_SORT", False)  # the buckets, whatever the machine
         mp.setattr(arrays, "_BUCKET_MIN", 0)
         mp.setattr(arrays, "_BUCKET_KEYS", per)
         got = arrays.sort_keys(a)
@@ -848,12 +849,16 @@ def test_sort_keys_equals_numpys_sort(seed, n, dtype, spread, per):
     np.testing.assert_array_equal(a, before)  # a new array
 
 
-def test_sort_keys_takes_buckets_only_for_long_integer_arrays(monkeypatch):
-    """Integer arrays of at least _BUCKET_MIN keys go through the buckets (one
-    radix argsort of their numbers); shorter ones, floats and 2-D arrays to
-    np.sort as they are."""
+@pytest.mark.parametrize("vector_sort", [False, True])
+def test_sort_keys_takes_buckets_only_for_long_integer_arrays(monkeypatch, vector_sort):
+    """Without a vectorised np.sort, integer arrays of at least _BUCKET_MIN
+    keys go through the buckets (one radix argsort of their numbers);
+    shorter ones, floats and 2-D arrays to np.sort as they are. With one,
+    every array of 32- or 64-bit keys goes to np.sort; 16-bit keys still to
+    the buckets."""
     from sk_rankmetrics._utils import fast as arrays
 
+    monkeypatch.setattr(arrays, "VECTOR_SORT", vector_sort)
     calls = []
     real = np.argsort
 
@@ -865,11 +870,29 @@ def test_sort_keys_takes_buckets_only_for_long_integer_arrays(monkeypatch):
     rng = np.random.default_rng(0)
     big = rng.integers(-(2**62), 2**62, size=arrays._BUCKET_MIN)
     np.testing.assert_array_equal(arrays.sort_keys(big), np.sort(big))
-    assert calls == [np.dtype(np.uint16)]
+    assert calls == ([] if vector_sort else [np.dtype(np.uint16)])
     calls.clear()
     for a in (big[:100], big.astype(np.float64), big[:1000].reshape(10, 100)):
         np.testing.assert_array_equal(arrays.sort_keys(a), np.sort(a))
     assert calls == []
+    short = big.astype(np.int16)
+    np.testing.assert_array_equal(arrays.sort_keys(short), np.sort(short))
+    assert calls == [np.dtype(np.uint16)]
+
+
+def test_vector_sort_is_read_from_numpys_cpu_features():
+    """VECTOR_SORT is a bool from NumPy's table of CPU features: True only
+    with AVX2 on NumPy 2 or AVX-512."""
+    from sk_rankmetrics._utils import fast
+
+    assert fast.VECTOR_SORT is fast._has_vector_sort()
+    assert isinstance(fast.VECTOR_SORT, bool)
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:
+        from numpy.core._multiarray_umath import __cpu_features__ as features
+    if not (features.get("AVX2") or features.get("AVX512_SKX")):
+        assert not fast.VECTOR_SORT
 
 
 def test_sparse_float_levels_claim_whole_only_what_they_read():
