@@ -215,5 +215,9 @@ def test_full_depth_peak_memory_is_bounded_by_blocks(dist, scores):
             big = _peak(lambda m=m: skr.evaluate(yt, ys, [m], no_relevant=0.0))
             assert big <= FULL_PEAK_BOUND, (m, big)
             # Twice the rows (each input several blocks): at most the per-row
-            # results (a few float64 per row) more.
-            assert big - small <= 64 * 3_000 + (1 << 18), (m, small, big)
+            # results (a few float64 per row) more, and less than half a
+            # float64 block (what one block kept alive would add at least);
+            # the rest differs with the data of the largest block (ERR's
+            # subset means over the tied groups of integer scores: 0.25-0.5 MB).
+            slack = 4 * full_block_elements(dense=True)
+            assert big - small <= 64 * 3_000 + slack, (m, small, big)

@@ -32,10 +32,11 @@ def err(rc, req):
         # one lookup instead of one indicator per grade.
         grade = rc.sums[req.gain_key][:, :kc].astype(np.intp)
         p_stop = np.take(np.append(0.0, stop), grade)
-        reach = np.ones((n, kc))
-        np.cumprod(1.0 - p_stop[:, :-1], axis=1, out=reach[:, 1:])
-        value = (reach * p_stop) @ (1.0 / np.arange(1.0, kc + 1.0))
-        return _err_result(rc, req, value, top)
+        reach = np.empty((n, kc))
+        reach[:, :1] = 1.0
+        np.cumprod(np.take(np.append(1.0, y), grade[:, :-1]), axis=1, out=reach[:, 1:])
+        reach *= p_stop
+        return _err_result(rc, req, reach @ (1.0 / np.arange(1.0, kc + 1.0)), top)
     counts = np.stack([rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1)], axis=-1)
     size = rc.size[:, :kc]
     start = rc.start[:, :kc]
