@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from .._utils.fast import flatnonzero, row_argsort, row_cumsum
-from .item_values import _GivenValues, is_indicator
+from .item_values import _GivenValues, is_indicator, level_codes, level_values
 from .select import later_first, score_counts, select_top
 
 
@@ -84,6 +86,36 @@ class RankedChunk:
         #: described (:func:`~._ranking.relevant.rank_relevant`): no
         #: per-position statistic can be read.
         self.partial = False
+        #: ``[(rows, chunk), ...]``: the untied and the tied rows ranked as two
+        #: chunks from the start (:meth:`of_parts`), or None.
+        self._parts = None
+
+    @classmethod
+    def of_parts(cls, L, parts):
+        """One chunk of whole rows made of ``parts``, ``[(rows, chunk), ...]``:
+        the untied rows (a chunk without ties) and the tied rows (with their
+        :class:`Groups`), as :meth:`split_by_ties` returns them, without the
+        per-row copies of a split; the whole chunk's per-position statistics
+        are put together from the parts on first read."""
+        n = sum(rows.shape[0] for rows, _ in parts)
+        n_items = np.empty(n, dtype=np.int64)
+        for rows, part in parts:
+            n_items[rows] = part.n_items
+        out = cls(L, None, None, _PartsSums(n, L, parts), n_items)
+        out.tied = out.real_ties = any(part.real_ties for _, part in parts)
+        out._parts = parts
+        for rows, part in parts:
+            if part.tied:
+                out.tied_rows, out._tied_groups = rows, part.groups
+        return out
+
+    def _assembled(self, name):
+        """The per-position statistic ``name`` (``start``, ``size``) of a chunk
+        made of parts."""
+        out = np.empty((self.n_rows, self.L), dtype=np.int64)
+        for rows, part in self._parts:
+            out[rows] = getattr(part, name)
+        return out
 
     @property
     def root(self):
@@ -93,7 +125,9 @@ class RankedChunk:
     @property
     def start(self):
         if self._start is None:
-            if self._lazy is not None:
+            if self._parts is not None:
+                self._start = self._assembled("start")
+            elif self._lazy is not None:
                 self._start = self._lazy.per_position(self._lazy.start)
             else:
                 self._start = np.broadcast_to(np.arange(self.L), (self.n_rows, self.L))
@@ -102,7 +136,9 @@ class RankedChunk:
     @property
     def size(self):
         if self._size is None:
-            if self._lazy is not None:
+            if self._parts is not None:
+                self._size = self._assembled("size")
+            elif self._lazy is not None:
                 self._size = self._lazy.per_position(self._lazy.size)
             else:
                 self._size = np.broadcast_to(np.int64(1), (self.n_rows, self.L))
@@ -149,28 +185,33 @@ class RankedChunk:
             return None
         if any(k[0] != "levels" for k in self.cache) or self.memo:
             return None
+        if self._parts is not None:
+            return [(rows, self._rows(rows, part.tied, part)) for rows, part in self._parts]
         untied = np.ones(self.n_rows, dtype=bool)
         untied[tied] = False
         plain = flatnonzero(untied)
         return [(plain, self._rows(plain, tied=False)), (tied, self._rows(tied, tied=True))]
 
-    def _rows(self, rows, tied):
-        """The rows ``rows`` (sorted indices) as a chunk of their own."""
-        out = RankedChunk(
-            self.L,
-            self.start[rows] if tied else None,
-            self.size[rows] if tied else None,
-            {k: v[rows] for k, v in self.sums.items()},
-            self.n_items[rows],
-            self.n_ranked[rows],
-        )
+    def _rows(self, rows, tied, out=None):
+        """The rows ``rows`` (sorted indices) as a chunk of their own: ``out``
+        (a part of :meth:`of_parts`, given its share of what the whole chunk
+        holds), or a new chunk of their statistics."""
+        if out is None:
+            out = RankedChunk(
+                self.L,
+                self.start[rows] if tied else None,
+                self.size[rows] if tied else None,
+                {k: v[rows] for k, v in self.sums.items()},
+                self.n_items[rows],
+                self.n_ranked[rows],
+            )
+            out.groups = self._tied_groups if tied else None
         out.real_ties = self.real_ties and tied
         out.totals = _RowsOf(self.totals, rows)
         out.ideal = self.ideal.take_rows(rows) if hasattr(self.ideal, "take_rows") else {
             k: v[rows] for k, v in self.ideal.items()}
         out.cache = {k: v.take_rows(rows) for k, v in self.cache.items()}
         out.items = None if self.items is None else {k: v[rows] for k, v in self.items.items()}
-        out.groups = self._tied_groups if tied else None
         return out
 
     def _shared(self, key, make):
@@ -305,8 +346,65 @@ def _groups_only(sv, ranked_vals):
     np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
     first = flatnonzero(new.reshape(-1))  # flat index of each group's first position
     g_size = np.diff(np.append(first, n * L))
-    g_sums = {name: np.add.reduceat(rv.reshape(-1), first) for name, rv in ranked_vals.items()}
-    return Groups(first, g_size, g_sums, L)
+    return Groups(first, g_size, _ReducedSums(ranked_vals, first), L)
+
+
+class _ReducedSums(Mapping):
+    """``Groups.sums``: each item value summed over every group (one
+    ``np.add.reduceat`` over the flattened rows), made on first read, so that
+    a value no kernel reads is neither derived nor summed."""
+
+    def __init__(self, ranked_vals, first):
+        self._vals, self._first, self._made = ranked_vals, first, {}
+
+    def __getitem__(self, name):
+        if name not in self._made:
+            self._made[name] = np.add.reduceat(self._vals[name].reshape(-1), self._first)
+        return self._made[name]
+
+    def __contains__(self, name):
+        return name in self._vals  # without summing it
+
+    def __iter__(self):
+        return iter(self._vals)
+
+    def __len__(self):
+        return len(self._vals)
+
+
+class _PartsSums(dict):
+    """``RankedChunk.sums`` of a chunk made of parts (:meth:`RankedChunk.of_parts`):
+    each item value at every position put together from the parts' on first read."""
+
+    def __init__(self, n, L, parts):
+        super().__init__()
+        self._n, self._L, self._parts = n, L, parts
+
+    def __missing__(self, name):
+        got = [(rows, part.sums[name]) for rows, part in self._parts]
+        value = np.empty((self._n, self._L), dtype=np.result_type(*(v for _, v in got)))
+        for rows, v in got:
+            value[rows] = v
+        self[name] = value
+        return value
+
+    def __contains__(self, name):
+        return name in self._parts[0][1].sums
+
+    def __iter__(self):
+        return iter(self._parts[0][1].sums)
+
+    def __len__(self):
+        return len(self._parts[0][1].sums)
+
+    def keys(self):
+        return list(self)
+
+    def items(self):
+        return [(name, self[name]) for name in self]
+
+    def values(self):
+        return [self[name] for name in self]
 
 
 class _GroupSums(dict):
@@ -551,13 +649,42 @@ def _whole_rows_by_counts(y_score, values, counted):
     key = np.subtract(counted.hi, y_score).astype(np.intp)
     key += (np.arange(n, dtype=np.intp) * span)[:, None]
     key = key.reshape(-1)
-    g_sums = {name: np.bincount(key, weights=v.reshape(-1), minlength=n * span)[held]
-              for name, v in values.of_rows(slice(None)).items()}
-    groups = Groups((held // span) * N + starts[held], sizes[held], g_sums, N)
+    groups = Groups((held // span) * N + starts[held], sizes[held],
+                    _group_sums(key, values, n * span, held), N)
     rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
                      groups=groups)
     rc.real_ties = True
     return rc
+
+
+#: :func:`_group_sums` counts the levels per group when the (group, level)
+#: table holds at most this many cells per entry.
+_LEVEL_TABLE_RATIO = 4
+
+
+def _group_sums(key, values, n_groups, held):
+    """Each item value summed over the groups ``held`` of the entries' group
+    numbers ``key`` (flat, below ``n_groups``).
+
+    When the relevance takes a few integer levels (:func:`level_codes`), the
+    entries of each (group, level) are counted by one ``np.bincount`` without
+    weights, and each value's group sums are those counts times the value of
+    each level: nothing is derived per entry (ERR reads five values: on dense
+    graded relevance over integer scores, a third of its time went to
+    deriving and summing them). Otherwise each value is derived over the
+    block and summed per group with weights (one pass each).
+    """
+    fit = level_codes(values)
+    if fit is not None and n_groups * fit[3] <= _LEVEL_TABLE_RATIO * key.shape[0]:
+        codes, _, lo, n_levels = fit
+        cell = key * n_levels
+        cell += codes.reshape(-1)
+        counts = np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
+        counts = counts[held].astype(np.float64)
+        per_level = level_values(values, lo, n_levels)
+        return {name: counts @ v for name, v in per_level.items()}
+    return {name: np.bincount(key, weights=v.reshape(-1), minlength=n_groups)[held]
+            for name, v in values.of_rows(slice(None)).items()}
 
 
 def _ranked_by_counts(y_score, values, L, n_items, counted):

@@ -353,6 +353,54 @@ class BlockValues:
         return self.of_rows(slice(None), {key})[key]
 
 
+#: The most levels :func:`level_codes` numbers (a byte).
+MAX_LEVEL_BITS = 8
+
+
+def level_codes(values):
+    """``(codes, bits, lo, n_levels)`` of a block's relevance (``values``, a
+    :class:`BlockValues`): each item's level less the smallest, ``lo``, as
+    uint8 codes below ``n_levels`` in ``bits`` bits; or None when the levels
+    are not integers or span more than 256 values, or when masks or
+    worthless entries make an item's values depend on more than its level.
+    Every item value of an item is then a function of its code: derived once
+    per level (``derive_values`` of the ``n_levels`` levels), summed over
+    items by counting the codes."""
+    masks = values.masks
+    if masks.real is not None or masks.judged is not None or values.worthless is not None:
+        return None
+    yt, ext = values.yt, values.extremes
+    if not yt.size or yt.dtype.kind not in "biuf":
+        return None
+    if yt.dtype.kind == "f" and not ext.integral:
+        return None
+    if yt.dtype.kind == "b":
+        return yt.view(np.uint8), 1, 0, 2
+    lo, hi = ext.min(), ext.max()
+    span = int(hi) - int(lo)
+    if span >= 1 << MAX_LEVEL_BITS:
+        return None
+    bits = max(span.bit_length(), 1)
+    if lo == 0 and yt.dtype.kind in "iu" and yt.dtype.itemsize == 1:
+        return yt.view(np.uint8), bits, 0, span + 1  # the levels' own bytes
+    if lo == 0:
+        return yt.astype(np.uint8), bits, 0, span + 1
+    return (yt - lo).astype(np.uint8), bits, lo, span + 1
+
+
+def level_values(values, lo, n_levels):
+    """Each item value of the levels ``lo .. lo + n_levels - 1`` of a block
+    (:func:`level_codes`), float64 arrays of ``n_levels``."""
+    dtype = values.yt.dtype
+    if dtype.kind == "b":
+        levels = np.arange(n_levels) > 0
+    else:
+        # In the relevance's own type, counted from its smallest level: the
+        # levels stay within its range (a Python range from lo may not).
+        levels = np.asarray(lo, dtype=dtype) + np.arange(n_levels, dtype=dtype)
+    return derive_values(levels, values.requests)
+
+
 class DerivedValues(Mapping):
     """The item values of :func:`derive_values` for some entries, each derived
     on its first read: a kernel of a chunk without ties reads the ranked
@@ -371,6 +419,9 @@ class DerivedValues(Mapping):
             self._made[key] = derive_values(self._yt, self._requests, self._masks,
                                             {key})[key]
         return self._made[key]
+
+    def __contains__(self, key):
+        return key in self._keys  # without deriving it
 
     def __iter__(self):
         return iter(self._keys)

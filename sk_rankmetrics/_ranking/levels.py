@@ -22,10 +22,7 @@ import numpy as np
 
 from .._utils.fast import flatnonzero
 from .chunk import RankedChunk, _tie_groups_of_tied_rows
-from .item_values import DerivedValues, ItemMasks
-
-#: The most levels a score carries (its low byte).
-MAX_LEVEL_BITS = 8
+from .item_values import DerivedValues, ItemMasks, level_codes
 
 #: The byte of a float64 that holds its lowest bits.
 _LOW_BYTE = 0 if np.little_endian else 7
@@ -44,20 +41,17 @@ def rank_by_levels(y_score, values):
     item real and judged, ranked by one sort of scores carrying their levels;
     or None when the relevance or the scores do not fit (levels not integers,
     more than 256 of them, scores other than float64 and float32)."""
-    fit = _level_codes(values)
+    fit = level_codes(values)
     if y_score.dtype not in (np.float64, np.float32) or fit is None:
         return None
-    codes, bits, lo = fit
+    codes, bits, lo, _ = fit
     n, N = y_score.shape
     # A float64 copy: infinities as the extreme finite values (a clash with a
     # true one looks tied), -0.0 as 0.0 (the two tie); the level in the low
     # bits. A float32 score has 29 bits of zeros there: its ties are exact.
     exact = y_score.dtype == np.float32
-    if exact:
-        v = y_score.astype(np.float64, order="C")
-        np.clip(v, _LOWEST, _HIGHEST, out=v)
-    else:
-        v = np.clip(y_score, _LOWEST, _HIGHEST, order="C")
+    v = np.empty((n, N))  # C-ordered: the bytes below are read as its rows
+    np.clip(y_score, _LOWEST, _HIGHEST, out=v)  # float32 widened in the same pass
     v += 0.0
     i = v.view(np.int64)
     low = i.view(np.uint8).reshape(n, N, 8)[..., _LOW_BYTE]  # a view: sorted with v
@@ -84,10 +78,35 @@ def rank_by_levels(y_score, values):
         # the rows that truly tie.
         _rank_exactly(y_score, values.yt, look_tied, level, high)
         look_tied = look_tied[(high[look_tied, 1:] == high[look_tied, :-1]).any(axis=1)]
-    ranked = DerivedValues(level, values.requests, ItemMasks())
-    n_items = np.full(n, N, dtype=np.int64)
     if not look_tied.size:
-        return RankedChunk(N, None, None, ranked, n_items)
+        return _untied(level, values.requests)
+    if 2 * look_tied.size < n:
+        # A few rows tie (float32 scores: about 3 % of rows of 1,000): the
+        # others are a chunk without ties, each ranked values derived on
+        # first read, and the tied rows one with their tie groups.
+        untied = np.ones(n, dtype=bool)
+        untied[look_tied] = False
+        plain = flatnonzero(untied)
+        return RankedChunk.of_parts(N, [
+            (plain, _untied(level[plain], values.requests)),
+            (look_tied, _tied(level[look_tied], high[look_tied], values.requests)),
+        ])
+    return _tied(level, high, values.requests)
+
+
+def _untied(level, requests):
+    """The chunk of rows without ties whose levels in rank order are ``level``."""
+    n, N = level.shape
+    return RankedChunk(N, None, None, DerivedValues(level, requests, ItemMasks()),
+                       np.full(n, N, dtype=np.int64))
+
+
+def _tied(level, high, requests):
+    """The chunk of rows ranked with their tie groups: ``level`` in rank order,
+    ``high`` the keys of their scores ascending (equal where they tie)."""
+    n, N = level.shape
+    ranked = DerivedValues(level, requests, ItemMasks())
+    n_items = np.full(n, N, dtype=np.int64)
     sv = high[:, ::-1]  # equal neighbours are the ties (only equality is read)
     start, size_, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked, lazy=True,
                                                                      own=True)
@@ -99,31 +118,6 @@ def rank_by_levels(y_score, values):
     else:
         rc._tied_groups = groups
     return rc
-
-
-def _level_codes(values):
-    """``(codes, bits, lo)``: each item's level less the smallest, in ``bits``
-    bits, or None when the block's relevance does not fit a key."""
-    masks = values.masks
-    if masks.real is not None or masks.judged is not None or values.worthless is not None:
-        return None
-    yt, ext = values.yt, values.extremes
-    if not yt.size or yt.dtype.kind not in "biuf":
-        return None
-    if yt.dtype.kind == "f" and not ext.integral:
-        return None
-    if yt.dtype.kind == "b":
-        return yt.view(np.uint8), 1, 0
-    lo, hi = ext.min(), ext.max()
-    span = int(hi) - int(lo)
-    if span >= 1 << MAX_LEVEL_BITS:
-        return None
-    bits = max(span.bit_length(), 1)
-    if lo == 0 and yt.dtype.kind in "iu" and yt.dtype.itemsize == 1:
-        return yt.view(np.uint8), bits, 0  # the levels' own bytes
-    if lo == 0:
-        return yt.astype(np.uint8), bits, 0
-    return (yt - lo).astype(np.uint8), bits, lo
 
 
 def _rank_exactly(y_score, yt, rows, level, high):

@@ -160,3 +160,99 @@ def test_ties_in_many_rows_of_float64_take_the_argsort_route():
         want = _without_route(y, s, ["ndcg", "map", "bpref"])
         for key in want:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
+
+
+def test_few_tied_rows_come_as_two_parts_equal_to_the_argsort_chunk():
+    # float32 scores tying in a few rows: the untied and the tied rows are two
+    # chunks from the start (no copies of a split); the whole chunk's
+    # statistics, put together from them on first read, and each part's are
+    # those of the chunk ranked by argsort.
+    from sk_rankmetrics._ranking.chunk import rank_chunk
+
+    rng = np.random.default_rng(6)
+    s = rng.random((40, 60)).astype(np.float32)
+    tied = [3, 17, 31]
+    for r in tied:
+        s[r, rng.choice(60, 5, replace=False)] = s[r, 0]
+    y = rng.integers(0, 5, (40, 60)).astype(np.int8)
+    metrics = ["ndcg", "map", ("err", {"max_grade": 4})]
+    rc = rank_by_levels(s, _values(y, metrics))
+    want = rank_chunk(s, _values(y, metrics), 60)
+    assert rc._parts is not None and rc.real_ties
+    np.testing.assert_array_equal(rc.tied_rows, tied)
+    parts = rc.split_by_ties()
+    assert [rows.tolist() for rows, _ in parts] == [
+        sorted(set(range(40)) - set(tied)), tied]
+    assert not parts[0][1].tied and parts[1][1].tied and parts[1][1].groups is not None
+    for rows, part in parts:
+        np.testing.assert_array_equal(part.start, want.start[rows])
+        np.testing.assert_array_equal(part.size, want.size[rows])
+    np.testing.assert_array_equal(rc.start, want.start)
+    np.testing.assert_array_equal(rc.size, want.size)
+    assert set(rc.sums) == set(want.sums)
+    for key in want.sums:
+        np.testing.assert_allclose(rc.sums[key], want.sums[key], rtol=1e-15, err_msg=key)
+        for rows, part in parts:
+            np.testing.assert_allclose(part.sums[key], want.sums[key][rows], rtol=1e-15)
+    got = skr.evaluate(y, s, metrics, per_row=True)
+    off = _without_route(y, s, metrics)
+    for key in off:
+        np.testing.assert_allclose(got[key], off[key], rtol=1e-12)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_group_sums_by_level_counts_equal_the_weighted_sums(data):
+    # Whole rows of integer scores are ranked by counting each score
+    # (chunk._whole_rows_by_counts); each item value's group sums come from
+    # counts of each (group, level) times the level's value, against one
+    # weighted sum per value over the block (level_codes turned off).
+    from sk_rankmetrics._ranking import chunk
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 25)), data.draw(st.integers(2, 60))
+    top = data.draw(st.sampled_from([1, 4, 9]))
+    kind = data.draw(st.sampled_from(["int8", "int64", "uint8", "bool", "float", "shifted",
+                                      "int64 top", "uint64 top"]))
+    y = rng.integers(0, top + 1, (n, N)) * (rng.random((n, N)) < data.draw(
+        st.sampled_from([0.1, 1.0])))
+    if kind == "bool":
+        y = y > 0
+    elif kind == "float":
+        y = y.astype(np.float64)
+    elif kind == "shifted":
+        y = (y + 3).astype(np.int16)
+    elif kind.endswith(" top"):  # the largest levels of the type
+        dtype = kind.split()[0]
+        y = np.iinfo(dtype).max - y.astype(dtype)
+    else:
+        y = y.astype(kind)
+    s = rng.integers(0, data.draw(st.sampled_from([2, 5, 20])), (n, N))
+    metrics = FULL + ([("err", {"max_grade": top})] if kind in (
+        "int8", "int64", "uint8", "bool", "float") else [])
+    if kind.endswith(" top"):  # the exponential gain refuses such levels
+        metrics = [m for m in metrics if not isinstance(m, tuple)]
+    got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    with mock.patch.object(chunk, "level_codes", lambda *a: None):
+        want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    for key in want:
+        np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
+                                   rtol=1e-12, atol=1e-15, err_msg=str(key))
+
+
+def test_group_sums_by_level_counts_are_taken():
+    from sk_rankmetrics._ranking import chunk
+
+    calls = []
+    real = chunk.level_values
+
+    def spy(*a):
+        calls.append(a[1:])
+        return real(*a)
+
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 5, (30, 100)).astype(np.int8)
+    s = rng.integers(0, 10, (30, 100))
+    with mock.patch.object(chunk, "level_values", spy):
+        skr.evaluate(y, s, ["ndcg", ("err", {"max_grade": 4})])
+    assert calls and all(c == (0, 5) for c in calls)
