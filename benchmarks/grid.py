@@ -707,11 +707,11 @@ def peak_extra(fn):
 def row_block_bytes(yt, ys, metric):
     """Bytes of one row-block of both inputs, as the dense layout cuts them for
     ``metric`` without a cut-off."""
-    from sk_rankmetrics._inputs.budget import full_block_elements
+    from sk_rankmetrics._inputs.budget import _budget
     from sk_rankmetrics._metrics.requests import make_requests
 
-    # A full sort's block of a dense matrix (budget._budget), at least one row.
-    elements = full_block_elements(dense=True, requests=make_requests([metric]))
+    # The dense layout's block for this metric (budget._budget), at least one row.
+    elements = _budget(make_requests([metric]), dense=True)
     rows = max(1, min(yt.shape[0], elements // max(1, yt.shape[1])))
     return rows * yt.shape[1] * (yt.itemsize + ys.itemsize)
 
