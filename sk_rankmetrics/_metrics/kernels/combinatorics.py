@@ -45,10 +45,17 @@ def _subset_products(counts, sizes, y, T):
     M = (sizes[order] - n_items).astype(np.float64)
     Q = (t <= M[:, None]).astype(np.float64)
     steps = int(n_items.max(initial=0))
-    # The value of each group's k-th item (its items taken level by level).
+    # The value of each group's k-th item (its items taken level by level):
+    # each level's value repeated by its count, group after group, then each
+    # item put at its group's row and its rank there (unused cells are read by
+    # no step: a group takes part while it has items left).
     k = np.arange(steps)
-    level = (k[None, :, None] >= np.cumsum(counts, axis=1)[:, None, :]).sum(axis=2)
-    y_item = np.asarray(y, dtype=np.float64)[np.minimum(level, counts.shape[1] - 1)]
+    G = counts.shape[0]
+    vals = np.repeat(np.tile(np.asarray(y, dtype=np.float64), G), counts.reshape(-1))
+    first = np.cumsum(n_items) - n_items
+    y_item = np.empty((G, max(steps, 1)))
+    y_item.reshape(-1)[np.arange(vals.shape[0]) + np.repeat(
+        np.arange(G) * max(steps, 1) - first, n_items)] = vals
     active = np.searchsorted(-n_items, -k, side="left")  # groups with > k items
     buf = np.empty((Q.shape[0], T))
     for step in range(steps):

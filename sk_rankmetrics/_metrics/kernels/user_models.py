@@ -110,17 +110,21 @@ def _err_tied_groups(counts, size, s, reach, y, kc):
     user reaches with a share of the value above rounding, through their
     subset means (:func:`_err_kept_groups`); the others add 0."""
     m = np.minimum(size, kc - s).astype(np.float64)
-    keep, T = _err_kept(counts, size, s, m, reach, y)
+    keep, need = _err_kept(counts, size, s, m, reach, y)
     out = np.zeros(size.shape[0])
-    if not keep.size:
-        return out
-    Q = _subset_products(counts[keep], size[keep], y, T)
-    # Offsets j < min(m, T) of each group: past T the subset means are below
-    # rounding (zero here), past m the positions are beyond the cut.
-    j = np.arange(T)
-    inside = j < m[keep, None]
-    w = np.where(inside, 1.0 / (s[keep, None] + j + 1.0), 0.0)
-    out[keep] = reach[keep] * ((Q[:, :-1] - Q[:, 1:]) * w).sum(axis=1)
+    # The groups by the columns of subset means they need, in powers of two:
+    # one call each, its arrays as wide as its widest group (groups of 10
+    # beside a few of 30 on rows of 100 would all run to 30 otherwise).
+    width = np.ceil(np.log2(np.maximum(need, 1))).astype(np.int64)
+    for b in np.unique(width).tolist():
+        g = keep[width == b]
+        T = int(need[width == b].max())
+        Q = _subset_products(counts[g], size[g], y, T)
+        # Offsets j < min(m, T) of each group: past T the subset means are
+        # below rounding (zero here), past m the positions are beyond the cut.
+        j = np.arange(T)
+        w = np.where(j < m[g, None], 1.0 / (s[g, None] + j + 1.0), 0.0)
+        out[g] = reach[g] * ((Q[:, :-1] - Q[:, 1:]) * w).sum(axis=1)
     return out
 
 
@@ -147,24 +151,25 @@ def _err_kept_groups(counts, size, reach, opens_tied, y, kc):
     """
     rows, cols = nonzero_2d(opens_tied)
     m = np.minimum(size[rows, cols], kc - cols).astype(np.float64)
-    keep, T = _err_kept(counts[rows, cols], size[rows, cols], cols, m, reach[rows, cols], y)
-    return rows[keep], cols[keep], T
+    keep, need = _err_kept(counts[rows, cols], size[rows, cols], cols, m, reach[rows, cols], y)
+    return rows[keep], cols[keep], int(need.max(initial=0))
 
 
 def _err_kept(c, size, s, m, r, y):
-    """``(keep, T)``: which of the tied groups (grade counts ``c``, sizes, starts
-    ``s``, positions before the cut ``m``, reach ``r``) :func:`_err_kept_groups`
-    keeps, and the largest column of subset means they need."""
+    """``(keep, need)``: which of the tied groups (grade counts ``c``, sizes,
+    starts ``s``, positions before the cut ``m``, reach ``r``)
+    :func:`_err_kept_groups` keeps, and the columns of subset means each
+    kept group needs (an int64 array)."""
     keep = flatnonzero((c.sum(axis=1) > 0) & ~(r * s < _ERR_DROP * (1.0 - r)))
     if not keep.size:
-        return keep, 0
+        return keep, np.zeros(0, dtype=np.int64)
     c, s, m = c[keep], s[keep], m[keep]
     whole = size[keep].astype(np.float64)
     ybar = (whole - c.sum(axis=1) + c @ y) / whole
     with np.errstate(divide="ignore"):
         need = np.log(_ERR_DROP / (2.0 * (s + m))) / np.log(ybar)
     t_star = np.where(ybar < 1.0, np.ceil(np.nan_to_num(need, posinf=np.inf)), m)
-    return keep, int(np.minimum(t_star, m).max())
+    return keep, np.minimum(t_star, m).astype(np.int64)
 
 
 def _err_result(rc, req, value, top):
