@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
 from .._utils.fast import flatnonzero, row_argsort, row_cumsum
-from .item_values import _GivenValues, is_indicator, level_codes, level_values
+from .item_values import (
+    OnFirstRead,
+    _GivenValues,
+    is_indicator,
+    level_codes,
+    level_values,
+)
 from .select import later_first, score_counts, select_top
 
 
@@ -349,27 +353,17 @@ def _groups_only(sv, ranked_vals):
     return Groups(first, g_size, _ReducedSums(ranked_vals, first), L)
 
 
-class _ReducedSums(Mapping):
+class _ReducedSums(OnFirstRead):
     """``Groups.sums``: each item value summed over every group (one
     ``np.add.reduceat`` over the flattened rows), made on first read, so that
     a value no kernel reads is neither derived nor summed."""
 
     def __init__(self, ranked_vals, first):
-        self._vals, self._first, self._made = ranked_vals, first, {}
+        super().__init__(ranked_vals)
+        self._vals, self._first = ranked_vals, first
 
-    def __getitem__(self, name):
-        if name not in self._made:
-            self._made[name] = np.add.reduceat(self._vals[name].reshape(-1), self._first)
-        return self._made[name]
-
-    def __contains__(self, name):
-        return name in self._vals  # without summing it
-
-    def __iter__(self):
-        return iter(self._vals)
-
-    def __len__(self):
-        return len(self._vals)
+    def _make(self, name):
+        return np.add.reduceat(self._vals[name].reshape(-1), self._first)
 
 
 class _PartsSums(dict):

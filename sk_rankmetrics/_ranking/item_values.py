@@ -401,33 +401,46 @@ def level_values(values, lo, n_levels):
     return derive_values(levels, values.requests)
 
 
-class DerivedValues(Mapping):
-    """The item values of :func:`derive_values` for some entries, each derived
-    on its first read: a kernel of a chunk without ties reads the ranked
-    values themselves, and a key it does not read (ERR's grade indicators
-    beside its grades) is never made. Iterating derives every key."""
+class OnFirstRead(Mapping):
+    """A mapping of arrays each made on its first read (``_make``) from a
+    fixed set of keys; a membership test makes nothing, iterating makes
+    every value."""
 
-    def __init__(self, yt, requests, masks):
-        self._yt, self._requests, self._masks = yt, requests, masks
-        self._keys = list(dict.fromkeys(k for r in requests for k in r.keys))
-        self._made = {}
+    def __init__(self, keys):
+        self._keys, self._made = keys, {}
+
+    def _make(self, key):
+        raise NotImplementedError
 
     def __getitem__(self, key):
         if key not in self._made:
             if key not in self._keys:
                 raise KeyError(key)
-            self._made[key] = derive_values(self._yt, self._requests, self._masks,
-                                            {key})[key]
+            self._made[key] = self._make(key)
         return self._made[key]
 
     def __contains__(self, key):
-        return key in self._keys  # without deriving it
+        return key in self._keys
 
     def __iter__(self):
         return iter(self._keys)
 
     def __len__(self):
         return len(self._keys)
+
+
+class DerivedValues(OnFirstRead):
+    """The item values of :func:`derive_values` for some entries, each derived
+    on its first read: a kernel of a chunk without ties reads the ranked
+    values themselves, and a key it does not read (ERR's grade indicators
+    beside its grades) is never made."""
+
+    def __init__(self, yt, requests, masks):
+        super().__init__(list(dict.fromkeys(k for r in requests for k in r.keys)))
+        self._yt, self._requests, self._masks = yt, requests, masks
+
+    def _make(self, key):
+        return derive_values(self._yt, self._requests, self._masks, {key})[key]
 
 
 class _Totals(dict):

@@ -35,6 +35,39 @@ def _without_route(y_true, y_score, metrics):
         return skr.evaluate(y_true, y_score, metrics, per_row=True, no_relevant=0.0)
 
 
+#: The relevance kinds: integer dtypes, bool, whole floats, levels shifted to
+#: 3..3 + top (the codes are the levels less 3), and the largest levels of int64
+#: and uint64 (the levels' values derived in their own type).
+KINDS = ["int8", "int64", "uint64", "uint8", "bool", "float", "shifted", "int64 top",
+         "uint64 top"]
+
+
+def _relevance(data, rng, n, N, kinds=KINDS):
+    """``(kind, top, y, metrics)``: relevance of one kind, its largest grade,
+    and the full-depth measures it can take (ERR for grades from 0 only,
+    the exponential gain not for the largest levels of a type)."""
+    top = data.draw(st.sampled_from([1, 4, 9]))
+    kind = data.draw(st.sampled_from(kinds))
+    y = rng.integers(0, top + 1, (n, N)) * (rng.random((n, N)) < data.draw(
+        st.sampled_from([0.1, 0.3, 1.0])))
+    if kind == "bool":
+        y = y > 0
+    elif kind == "float":
+        y = y.astype(np.float64)
+    elif kind == "shifted":
+        y = (y + 3).astype(np.int16)
+    elif kind.endswith(" top"):
+        dtype = kind.split()[0]
+        y = np.iinfo(dtype).max - y.astype(dtype)
+    else:
+        y = y.astype(kind)
+    metrics = FULL + ([("err", {"max_grade": top})] if kind in (
+        "int8", "int64", "uint64", "uint8", "bool", "float") else [])
+    if kind.endswith(" top"):
+        metrics = [m for m in metrics if not isinstance(m, tuple)]
+    return kind, top, y, metrics
+
+
 def _scores(data, rng, dtype, n, N):
     if data.draw(st.booleans()):  # whole numbers: no bit below the level's
         return rng.integers(-5, 6, (n, N)).astype(dtype) * data.draw(
@@ -60,21 +93,8 @@ def _scores(data, rng, dtype, n, N):
 def test_levels_route_equals_the_argsort_route(dtype, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     n, N = data.draw(st.integers(1, 30)), data.draw(st.integers(2, 40))
-    top = data.draw(st.sampled_from([1, 4, 9]))
-    kind = data.draw(st.sampled_from(["int8", "int64", "uint64", "uint8", "bool", "float",
-                                      "shifted"]))
-    y = rng.integers(0, top + 1, (n, N)) * (rng.random((n, N)) < data.draw(
-        st.sampled_from([0.3, 1.0])))
-    if kind == "bool":
-        y = y > 0
-    elif kind == "float":
-        y = y.astype(np.float64)
-    elif kind == "shifted":  # levels 3..3 + top: the codes are the levels less 3
-        y = (y + 3).astype(np.int16)
-    else:
-        y = y.astype(kind)
+    _, _, y, metrics = _relevance(data, rng, n, N)
     y_score = _scores(data, rng, dtype, n, N)
-    metrics = FULL + ([("err", {"max_grade": top})] if kind != "shifted" else [])
     got = skr.evaluate(y, y_score, metrics, per_row=True, no_relevant=0.0)
     want = _without_route(y, y_score, metrics)
     for key in want:
@@ -211,27 +231,8 @@ def test_group_sums_by_level_counts_equal_the_weighted_sums(data):
 
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     n, N = data.draw(st.integers(1, 25)), data.draw(st.integers(2, 60))
-    top = data.draw(st.sampled_from([1, 4, 9]))
-    kind = data.draw(st.sampled_from(["int8", "int64", "uint8", "bool", "float", "shifted",
-                                      "int64 top", "uint64 top"]))
-    y = rng.integers(0, top + 1, (n, N)) * (rng.random((n, N)) < data.draw(
-        st.sampled_from([0.1, 1.0])))
-    if kind == "bool":
-        y = y > 0
-    elif kind == "float":
-        y = y.astype(np.float64)
-    elif kind == "shifted":
-        y = (y + 3).astype(np.int16)
-    elif kind.endswith(" top"):  # the largest levels of the type
-        dtype = kind.split()[0]
-        y = np.iinfo(dtype).max - y.astype(dtype)
-    else:
-        y = y.astype(kind)
+    _, _, y, metrics = _relevance(data, rng, n, N)
     s = rng.integers(0, data.draw(st.sampled_from([2, 5, 20])), (n, N))
-    metrics = FULL + ([("err", {"max_grade": top})] if kind in (
-        "int8", "int64", "uint8", "bool", "float") else [])
-    if kind.endswith(" top"):  # the exponential gain refuses such levels
-        metrics = [m for m in metrics if not isinstance(m, tuple)]
     got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
     with mock.patch.object(chunk, "level_codes", lambda *a: None):
         want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
