@@ -133,7 +133,10 @@ def flatten_lists(
         lens = np.fromiter(map(len, lists), dtype=np.int64, count=n)
     except TypeError:
         raise InvalidParameterError(f"{arg} must hold one sequence of item ids per user.") from None
-    if ranked:
+    # The containers' types, each checked once (an isinstance test per user
+    # against an abstract class costs 0.4 us: 0.8 s for 2,000,000 lists).
+    kinds = set(map(type, lists))
+    if ranked and any(issubclass(k, AbstractSet) for k in kinds):
         unordered = np.fromiter(map(isinstance, lists, repeat(AbstractSet)), dtype=bool, count=n)
         if unordered.any():
             i = int(np.argmax(unordered))
@@ -144,7 +147,7 @@ def flatten_lists(
                 "iteration order changes with the hash seed). Pass list(...) of the ids in "
                 "ranked order."
             )
-    if any(map(isinstance, lists, repeat((str, bytes)))):
+    if any(issubclass(k, (str, bytes)) for k in kinds):
         raise InvalidParameterError(
             f"{arg} must hold one sequence of item ids per user, got a "
             "string for some user; wrap a single id in a list: ['id']."
