@@ -38,6 +38,7 @@ import numpy as np
 
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.fast import pack_ids
 from .._utils.params import validate
 from .fusion_table import (
     ENTRY_NORMS,
@@ -46,7 +47,6 @@ from .fusion_table import (
     PackedIds,
     candidate_blocks,
     key_bits,
-    pack_ids,
     rank_within_queries,
 )
 from .fusion_trained import (

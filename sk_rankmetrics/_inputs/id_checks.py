@@ -77,12 +77,13 @@ def _sorted_in(a, b):
 _REPEAT_STEP = 1 << 18
 
 
-def no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True):
+def no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True, keys=None):
     """Raise when one ranked list holds an item twice, judged or not.
 
     With ``coded`` (codes in the truth's vocabulary), items outside the truth
-    have code -1 and get codes of their own first; without it the codes are
-    the item ids themselves, whatever their sign. The lists are checked a block
+    have code -1 and get codes of their own first (from ``keys``, integers
+    standing for the items in comparisons, when given); without it the codes
+    are the item ids themselves, whatever their sign. The lists are checked a block
     of rows at a time (about ``_REPEAT_STEP`` items): lists of one length
     sorted row by row, others by (row, code) keys.
     """
@@ -93,7 +94,7 @@ def no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True):
         unknown = codes < 0
         if unknown.any():
             codes = codes.copy()
-            others = items[unknown]
+            others = (items if keys is None else keys)[unknown]
             inv = np.searchsorted(unique(others), others)  # a sort: no hashed np.unique
             codes[unknown] = int(codes.max(initial=-1)) + 1 + inv
     if lens.min() == lens.max():  # lists of one length: rows sorted, no keys

@@ -13,7 +13,7 @@ from .._ranking.ideal import gains_by_reach
 from .._ranking.item_values import ItemMasks, item_values
 from .._utils.arrays import as_ids, as_numeric_array, check_finite, exact_scores
 from .._utils.errors import example_ids, plural, shown, warn
-from .._utils.fast import cumsum_down, flatnonzero, sort_keys, unique
+from .._utils.fast import cumsum_down, flatnonzero, pack_ids, sort_keys, unique
 from .._utils.hashing import GOLDEN
 from .budget import _KEY_LIMIT, _budget
 from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
@@ -553,21 +553,36 @@ def _rows(uq, lens, ri, score, tq, all_tq, queries, what):
 
 def _item_codes(ri, ti):
     """Item codes: integers as they are when they fit, else codes in the truth's
-    vocabulary. Returns ``(ri, ti, coded, truth codes, ranked codes)``."""
+    vocabulary. Returns ``(ri, ti, coded, truth codes, ranked codes, ranked
+    keys)``: the keys stand for the ranked ids in comparisons (the ids, or
+    :func:`_text_keys` of text ids)."""
     ri, ti = _common_id_type(ri, ti)
     coded = not (ti.dtype.kind == "i"
                  and (ti.size == 0 or int(ti.max()) - int(ti.min()) < (1 << 40)))
     if not coded:
-        t_codes, r_codes = ti, ri
+        return ri, ti, coded, ti, ri, ri
+    kr, kt = _text_keys(ri, ti)
+    vocab, t_codes = np.unique(kt, return_inverse=True)
+    t_codes = t_codes.reshape(-1).astype(np.int64)
+    if vocab.size:
+        p = np.minimum(np.searchsorted(vocab, kr), vocab.size - 1)
+        r_codes = np.where(vocab[p] == kr, p, -1).astype(np.int64)
     else:
-        vocab, t_codes = np.unique(ti, return_inverse=True)
-        t_codes = t_codes.reshape(-1).astype(np.int64)
-        if vocab.size:
-            p = np.minimum(np.searchsorted(vocab, ri), vocab.size - 1)
-            r_codes = np.where(vocab[p] == ri, p, -1).astype(np.int64)
-        else:
-            r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
-    return ri, ti, coded, t_codes, r_codes
+        r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
+    return ri, ti, coded, t_codes, r_codes, kr
+
+
+def _text_keys(ri, ti):
+    """Text ids of at most 8 characters below U+0100 (user and item ids such as
+    ``"u1234"``) as one ``uint64`` each, in the ids' order (``pack_ids``):
+    NumPy sorts and searches those several times faster than strings (1,000,000
+    users' lists of 20 ids: ``np.searchsorted`` of the ranked ids among the
+    judged ones took 7 of 11 s on the strings). Other ids as they are."""
+    if ri.dtype.kind == "U" and ti.dtype.kind == "U":
+        kr, kt = pack_ids(ri), pack_ids(ti)
+        if kr is not None and kt is not None:
+            return kr, kt
+    return ri, ti
 
 
 def _sorted_truth(trows, t_codes, tr, tj, ti, uq, n, what):
@@ -635,12 +650,12 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
     if n == 0:
         raise ValueError(f"no {what} has both a ranking and judgements; check that the "
                          f"{what} ids of the ranking and of the truth match.")
-    ri, ti, coded, t_codes, r_codes = _item_codes(ri, ti)
+    ri, ti, coded, t_codes, r_codes, r_keys = _item_codes(ri, ti)
     if trows is None:
         trows = rows_of(u_sorted, u_order, tq)
     del tq
     trows, t_codes, tr, tj = _sorted_truth(trows, t_codes, tr, tj, ti, uq, n, what)
-    no_repeated_item(indptr, lens, ri, r_codes, uq, what, coded=coded)
+    no_repeated_item(indptr, lens, ri, r_codes, uq, what, coded=coded, keys=r_keys)
     truth_indptr = indptr_of(trows, n)
     if tr.size and ri.size and not any_in(r_codes, t_codes, indptr, truth_indptr):
         warn(

@@ -356,3 +356,38 @@ def row_argsort(a):
     halves[..., lo_word] = np.arange(N, dtype=np.uint32)
     keys.sort(axis=1)
     return halves[..., lo_word], True
+
+
+# -- text ids as integers ------------------------------------------------------
+
+
+def pack_ids(values):
+    """Each id of a text array as one ``uint64`` in the ids' order (the first
+    character in the most significant byte), or None when an id has more than
+    8 characters or one at or above U+0100."""
+    if values.dtype.kind != "U" or values.shape[0] == 0 or values.dtype.itemsize == 0:
+        return None
+    n = values.shape[0]
+    chars = np.ascontiguousarray(values).view(np.uint32).reshape(n, values.dtype.itemsize // 4)
+    seen = _column_or(chars)  # the width and the largest byte
+    if seen[8:].any() or int(seen.max(initial=0)) > 255:
+        return None
+    block = np.zeros((n, 8), dtype=np.uint8)
+    block[:, :min(chars.shape[1], 8)] = chars[:, :8]
+    return block.view(">u8").reshape(n).astype(np.uint64)
+
+
+def _column_or(chars):
+    """Bitwise or of each column of a ``(n, w)`` matrix: 256 rows at a time
+    (NumPy's reduction over the first axis of a few columns is slow)."""
+    n, w = chars.shape
+    whole = n - n % 256
+    part = np.bitwise_or.reduce(chars[:whole].reshape(whole // 256, 256 * w), axis=0)
+    return np.bitwise_or.reduce(np.concatenate([part.reshape(256, w), chars[whole:]]), axis=0)
+
+
+def unpack_ids(keys, width):
+    """The ids of :func:`pack_ids` keys, as a text array of ``width`` characters."""
+    width = max(int(width), 1)
+    raw = keys.astype(">u8").view(np.uint8).reshape(keys.shape[0], 8)[:, :width]
+    return np.ascontiguousarray(raw.astype(np.uint32)).view(f"U{width}").reshape(keys.shape[0])

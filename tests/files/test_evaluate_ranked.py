@@ -516,3 +516,48 @@ def test_ranked_ids_far_outside_the_truth_are_unjudged(far):
     for name in names:
         np.testing.assert_array_equal(a.per_query[name], b.per_query[name])
     assert a.per_query["ndcg@10"].max() > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), alphabet=st.sampled_from(["ab", "az09", "aé", "aĀ"]),
+       width=st.integers(1, 8), dup=st.booleans())
+def test_short_text_ids_score_as_long_ones(seed, alphabet, width, dup):
+    # Text ids of at most 8 characters below U+0100 are compared as packed
+    # integers (preranked._text_keys); the same ids made 9 characters long (or
+    # holding U+0100) are compared as strings: the values, the judged items
+    # found and the duplicate named must be the same.
+    rng = np.random.default_rng(seed)
+    chars = np.array(list(alphabet))
+
+    def ids(k):
+        return ["".join(rng.choice(chars, size=rng.integers(1, width + 1))) for _ in range(k)]
+
+    pool = list(dict.fromkeys(ids(60)))
+    rec = {f"u{u}": list(rng.permutation(pool)[: rng.integers(1, len(pool) + 1)])
+           for u in range(8)}
+    truth = {u: {str(i): int(rng.integers(0, 3)) for i in rng.choice(pool + ids(5), 4)}
+             for u in rec}
+    if dup and len(rec["u3"]) >= 2:
+        rec["u3"].append(rec["u3"][0])
+
+    def longer(x):
+        return "~~~~~~~~~" + x
+
+    long_rec = {u: [longer(i) for i in v] for u, v in rec.items()}
+    long_truth = {u: {longer(i): r for i, r in v.items()} for u, v in truth.items()}
+    metrics = ["ndcg@5", "map", "recall@3", "mrr"]
+    repeated = len(set(rec["u3"])) < len(rec["u3"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # users without a relevant item
+        if repeated:
+            with pytest.raises(ValueError, match="holds item") as exc:
+                evaluate_ranked(long_rec, long_truth, metrics)
+            with pytest.raises(ValueError, match="holds item") as got:
+                evaluate_ranked(rec, truth, metrics)
+            assert str(got.value) == str(exc.value).replace("~~~~~~~~~", "")
+            return
+        want = evaluate_ranked(long_rec, long_truth, metrics)
+        got = evaluate_ranked(rec, truth, metrics)
+    assert list(got.query_ids) == list(want.query_ids)
+    for m in metrics:
+        np.testing.assert_array_equal(got.per_query[m], want.per_query[m])

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from sk_rankmetrics import TrecRun, fuse
 from sk_rankmetrics._files import fusion, fusion_table
-from sk_rankmetrics._files.fusion_table import PackedIds, pack_ids, rank_within_queries
+from sk_rankmetrics._files.fusion_table import PackedIds, rank_within_queries
+from sk_rankmetrics._utils.fast import pack_ids
 
 #: Untrained methods and normalisations whose table paths differ.
 CASES = [("rrf", None, {"k": 10}), ("rbc", None, {}), ("isr", None, {}),
