@@ -4,6 +4,7 @@ against the NumPy call it replaces (the constants carry the measurements)."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import numpy as np
@@ -118,13 +119,14 @@ def _has_vector_sort():
     """Whether ``np.sort`` of 32- and 64-bit integers is vectorised on this
     machine: NumPy 2 sorts them with x86-simd-sort given AVX2, NumPy 1.25 and
     1.26 given AVX-512 only (their CPU features, read from NumPy's own table)."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:  # NumPy 1
+    for where in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # 2, 1
         try:
-            from numpy.core._multiarray_umath import __cpu_features__ as features
-        except ImportError:
-            return False
+            features = importlib.import_module(where).__cpu_features__
+            break
+        except (ImportError, AttributeError):
+            continue
+    else:
+        return False
     numpy_2 = int(np.__version__.split(".")[0]) >= 2
     return bool(features.get("AVX512_SKX")) or (numpy_2 and bool(features.get("AVX2")))
 
