@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._utils.errors import shown
-from .._utils.fast import flatnonzero
+from .._utils.fast import flatnonzero, ordered_codes
 from .._utils.params import validate
 from .._utils.types import FileFormat, PathLike, Progress
 from .tokens import open_binary, sniff_compression, strip_compression
@@ -127,19 +127,25 @@ def _once(pairs):
     return out
 
 
+def _pair_codes(ids):
+    ids = np.asarray(ids)
+    if ids.dtype.kind == "O":
+        return np.unique(ids, return_inverse=True)[1].reshape(-1)
+    return ordered_codes(ids)
+
+
 def _repeated_pair(qid, docno):
     """``(i, j)``, ``i < j``: the first rows that give one (query, document)
     pair twice (``j`` the least such), or None."""
     if len(qid) < 2:
         return None
     try:
-        _, qc = np.unique(np.asarray(qid), return_inverse=True)
-        docs, dc = np.unique(np.asarray(docno), return_inverse=True)
+        qc, dc = _pair_codes(qid), _pair_codes(docno)
     except TypeError:  # ids of mixed types: checked when the pairs are matched
         return None
-    key = qc.reshape(-1).astype(np.int64) * docs.shape[0] + dc.reshape(-1)
-    order = np.argsort(key, kind="stable")
-    same = flatnonzero(key[order][1:] == key[order][:-1])
+    order = np.lexsort((dc, qc))  # stable: the earlier row of a pair first
+    qs, ds = qc[order], dc[order]
+    same = flatnonzero((qs[1:] == qs[:-1]) & (ds[1:] == ds[:-1]))
     if same.size == 0:
         return None
     second = order[same + 1]

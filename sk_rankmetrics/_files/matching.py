@@ -9,7 +9,7 @@ import numpy as np
 
 from .._inputs.preranked import PrerankedInputs, check_overlap, indptr_of, sort_pairs
 from .._utils.errors import warn
-from .._utils.fast import flatnonzero
+from .._utils.fast import flatnonzero, ranges
 from .id_codes import factorize, factorize_collapsed
 from .tokens import PAIR_STEP, pair_hashes
 
@@ -131,7 +131,7 @@ def _ranked_order(rq, dq, run_code, score, n_q, cut_in_trec_order):
         order = np.lexsort((-score, np.repeat(run_code, rq.lens)))
     elif (np.diff(g_code) < 0).any():
         by_q = np.argsort(g_code, kind="stable")
-        order = _ranges(g_start[by_q], g_len[by_q])
+        order = ranges(g_start[by_q], g_len[by_q])
     first = np.zeros(n_q, dtype=np.int64)  # first ordered line of each query
     np.cumsum(lens[:-1], out=first[1:])
     score_o = score if order is None else score[order]
@@ -208,13 +208,6 @@ def _judgements(q, r, t_of_run, truth_code, run_code):
                     trows[i], ok[i] = t, True
                     break
     return cand[ok], trows[ok]
-
-
-def _ranges(starts, lens):
-    """Concatenated ``arange(s, s + n)`` for each (s, n)."""
-    total = int(lens.sum())
-    first = np.cumsum(lens) - lens
-    return np.repeat(starts - first, lens) + np.arange(total)
 
 
 def _docno_ties(order, tied, docno):

@@ -10,10 +10,10 @@ import numpy as np
 
 from .._ranking.block import check_ties, depth
 from .._ranking.chunk import RankedChunk
-from .._ranking.novelty import Subtopics, greedy_novelty_gains, ranges, subtopic_key
+from .._ranking.novelty import Subtopics, greedy_novelty_gains, subtopic_key
 from .._utils.arrays import as_ids, as_numeric_array, check_finite
 from .._utils.errors import shown
-from .._utils.fast import flatnonzero, unique
+from .._utils.fast import flatnonzero, ranges, unique
 from .id_checks import check_overlap, no_repeated_item
 
 #: ``patience ** t`` below this adds nothing to a float64 NRBP sum: the greedy

@@ -13,7 +13,15 @@ from .._ranking.ideal import gains_by_reach
 from .._ranking.item_values import ItemMasks, item_values
 from .._utils.arrays import as_ids, as_numeric_array, check_finite, exact_scores
 from .._utils.errors import example_ids, plural, shown, warn
-from .._utils.fast import cumsum_down, flatnonzero, pack_ids, sort_keys, unique
+from .._utils.fast import (
+    cumsum_down,
+    flatnonzero,
+    ordered_codes,
+    pack_ids,
+    ranges,
+    sort_keys,
+    unique,
+)
 from .._utils.hashing import GOLDEN
 from .budget import _KEY_LIMIT, _budget
 from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
@@ -671,9 +679,74 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
 def ranked_order(qid, docno, score):
     """Order of a run as trec_eval ranks it.
 
-    By query, then score descending, then docno descending (as byte strings).
+    By query, then score descending, then docno descending (as strings: code
+    point order, which is the byte order of UTF-8), then the later entry
+    first. Strings are not sorted whole: the queries are numbered by their
+    stretches of equal neighbours (a run comes grouped by query), the entries
+    put in order by their scores (no sort at all when each query's entries
+    come together, by score descending), and only the entries tied with a
+    neighbour on score are ordered by docno (:func:`_order_ties`).
     """
-    if len(qid) == 0:
+    n = len(qid)
+    if n == 0:
         return np.zeros(0, dtype=np.int64)
-    order = np.lexsort((docno, score))[::-1]
-    return order[np.argsort(qid[order], kind="stable")]
+    new = np.ones(n, dtype=bool)
+    np.not_equal(qid[1:], qid[:-1], out=new[1:])
+    starts = flatnonzero(new)
+    lens = np.diff(np.append(starts, n))
+    codes = ordered_codes(qid[starts])
+    falls = score[1:] <= score[:-1]
+    falls |= new[1:]  # from one stretch to the next
+    if unique(codes).shape[0] == codes.shape[0] and falls.all():
+        # Each query one stretch, ranked: the stretches in query order.
+        by_q = np.argsort(codes, kind="stable")
+        order = ranges(starts[by_q], lens[by_q])
+        first = np.zeros(n, dtype=bool)
+        first[np.cumsum(lens[by_q]) - lens[by_q]] = True
+    else:
+        q = np.repeat(codes, lens)
+        order = np.lexsort((-score, q))
+        qo = q[order]
+        first = np.ones(n, dtype=bool)
+        np.not_equal(qo[1:], qo[:-1], out=first[1:])
+    s = score[order]
+    tied = s[1:] == s[:-1]
+    tied &= ~first[1:]
+    if tied.any():
+        _order_ties(order, tied, docno)
+    return order
+
+
+def _order_ties(order, tied, docno):
+    """Each stretch of ``order`` whose scores tie (``tied[i]``: places ``i``
+    and ``i + 1``) put in docno descending order, the later entry first among
+    equal docnos; in place."""
+    at = flatnonzero(tied)
+    inside = np.zeros(order.shape[0], dtype=bool)
+    inside[at] = True
+    inside[at + 1] = True
+    places = flatnonzero(inside)
+    begins = np.ones(places.shape[0], dtype=bool)
+    begins[1:] = ~tied[places[1:] - 1]
+    stretch = np.cumsum(begins)
+    # A stretch lists its entries in the order given (the sorts are stable):
+    # reversed, a stable sort by (stretch, docno descending) leaves equal
+    # docnos later entry first.
+    rows = order[places][::-1]
+    keys = ordered_codes(docno[rows])
+    stretch = stretch[::-1]
+    # One sort of (stretch, docno rank descending, place) packed in 64 bits
+    # when they fit (a vectorised sort of numbers), else a sort by two keys.
+    distinct = unique(keys)
+    n = rows.shape[0]
+    kb, ib = max(distinct.shape[0] - 1, 1).bit_length(), max(n - 1, 1).bit_length()
+    if int(stretch[0]).bit_length() + kb + ib > 64:
+        order[places] = rows[np.lexsort((~keys, stretch))]
+        return
+    down = np.uint64(distinct.shape[0] - 1) - np.searchsorted(distinct, keys).astype(np.uint64)
+    packed = stretch.astype(np.uint64) << np.uint64(kb + ib)
+    packed |= down << np.uint64(ib)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed = sort_keys(packed)
+    packed &= np.uint64((1 << ib) - 1)
+    order[places] = rows[packed.astype(np.intp)]

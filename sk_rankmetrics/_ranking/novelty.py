@@ -4,17 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero
-
-
-def ranges(starts, counts):
-    """``starts[i], .., starts[i] + counts[i] - 1`` for every ``i``, concatenated."""
-    counts = np.asarray(counts, dtype=np.int64)
-    total = int(counts.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(np.asarray(starts, dtype=np.int64), counts) + offsets
+from .._utils.fast import flatnonzero, ranges
 
 
 def greedy_novelty_gains(cand_row, entry_ptr, entry_sub, n_subs, n_rows, depth, keep):

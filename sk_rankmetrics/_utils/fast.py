@@ -213,6 +213,16 @@ _PAD_MIN_SIZE = 1 << 16
 _PAD_FROM = 25
 
 
+def ranges(starts, counts):
+    """``starts[i], .., starts[i] + counts[i] - 1`` for every ``i``, concatenated."""
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    return np.repeat(np.asarray(starts, dtype=np.int64), counts) + offsets
+
+
 def flatnonzero(a):
     """``np.flatnonzero(a)``: the flat indices of the nonzero entries of ``a``.
 
@@ -378,6 +388,28 @@ def pack_ids(values):
     block[:, :min(chars.shape[1], 8)] = chars[:, :8]
     return block.view(">u8").reshape(n).astype(np.uint64)
 
+
+
+def ordered_codes(values):
+    """Integers that order and tie as the ids ``values`` do: integer ids
+    themselves, text ids of at most 8 characters below U+0100 packed
+    (:func:`pack_ids`), other ids numbered by a sort of the first id of each
+    stretch of equal neighbours (ids usually come grouped: the query column
+    of a run sorts a few heads, not every entry)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iub":
+        return values
+    keys = pack_ids(values) if values.dtype.kind == "U" else None
+    if keys is not None:
+        return keys
+    n = values.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    new = np.ones(n, dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    starts = flatnonzero(new)
+    inv = np.unique(values[starts], return_inverse=True)[1].reshape(-1)
+    return np.repeat(inv, np.diff(np.append(starts, n)))
 
 def _column_or(chars):
     """Bitwise or of each column of a ``(n, w)`` matrix: 256 rows at a time
