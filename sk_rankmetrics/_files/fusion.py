@@ -146,7 +146,7 @@ def _as_codes(run, i):
     obj = _as_run(run, i)
     where = f"fuse: {_run_name(obj, i)}"
     if isinstance(obj, Mapping):  # a dict of dicts: its pairs cannot repeat
-        qid, docno, score = dict_arrays(obj, "run", where)
+        qid, docno, score, _ = dict_arrays(obj, "run", where)
         q, q_ids = _grouped_codes(qid)
         docs = docno if docno.dtype.kind == "U" else docno.astype(str)
     elif obj._columns is not None:  # read from a file: codes kept on the columns

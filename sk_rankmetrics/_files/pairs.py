@@ -24,6 +24,7 @@ import numpy as np
 
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, counted, short_repr, shown, warn
+from .._utils.fast import ordered_codes
 from .formats import _repeated_pair
 from .trec import TrecQrels, TrecRun
 
@@ -106,10 +107,13 @@ def _from_dict(obj, kind, where):
             "7 and '7' are one id, give it once.")
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     qid = np.repeat(queries, lens)
-    docno = _ids(list(chain.from_iterable(obj.values())), where)
+    keys = list(chain.from_iterable(obj.values()))
+    # The keys of one dict are distinct: a pair can repeat only through 7 and '7'.
+    mixed = len(set(map(type, keys))) > 1
+    docno = _ids(keys, where)
     vals = _values(chain.from_iterable(v.values() for v in obj.values()), int(lens.sum()),
                    where, what)
-    return qid, docno, vals
+    return qid, docno, vals, mixed
 
 
 def _field(fields, names, role, where, kind):
@@ -148,17 +152,19 @@ def _from_tuples(obj, kind, where):
 
 
 def _convert(obj, kind, where):
-    """``(qid, docno, values, from_tuples)`` of a dict of dicts or named tuples, or None."""
+    """``(qid, docno, values, may_repeat, from_tuples)`` of a dict of dicts or
+    named tuples, or None; ``may_repeat``: whether a (query, document) pair can
+    come twice (named tuples; a dict whose keys mix ints and strings)."""
     if isinstance(obj, Mapping):
         return (*_from_dict(obj, kind, where), False)
     got = _from_tuples(obj, kind, where)
     if got is None:
         return None
-    return (*got, True)
+    return (*got, True, True)
 
 
-def _refuse_repeats(qid, docno, where, kind, tuples):
-    found = _repeated_pair(qid, docno)
+def _refuse_repeats(qid, docno, where, kind, tuples, may_repeat):
+    found = _repeated_pair(qid, docno) if may_repeat else None
     if found is None:
         return
     i, j = found
@@ -182,12 +188,12 @@ def qrels_from_pairs(obj, where="qrels"):
     got = _convert(obj, "qrels", where)
     if got is None:
         return None
-    qid, docno, rel, tuples = got
+    qid, docno, rel, may_repeat, tuples = got
     if qid.size == 0:
         raise ValueError(f"{where} hold no judgement (every query maps to an empty dict); "
                          "they must judge at least one document.")
     _finite(qid, docno, rel, where, "relevance")
-    _refuse_repeats(qid, docno, where, "qrels", tuples)
+    _refuse_repeats(qid, docno, where, "qrels", tuples, may_repeat)
     return TrecQrels(qid, docno, rel)
 
 
@@ -199,11 +205,11 @@ def run_from_pairs(obj, where="run", *, duplicates="raise"):
     got = _convert(obj, "run", where)
     if got is None:
         return None
-    qid, docno, score, tuples = got
+    qid, docno, score, may_repeat, tuples = got
     _finite(qid, docno, score, where, "score")
     run = TrecRun(qid, docno, score)
     if duplicates == "raise":
-        _refuse_repeats(qid, docno, where, "run", tuples)
+        _refuse_repeats(qid, docno, where, "run", tuples, may_repeat)
     return run
 
 
@@ -230,13 +236,12 @@ def keep_first(qid, docno, score):
     n = qid.shape[0]
     if n < 2:
         return np.ones(n, dtype=bool), 0
-    _, qc = np.unique(qid, return_inverse=True)
-    _, dc = np.unique(docno, return_inverse=True)
+    qc, dc = ordered_codes(qid), ordered_codes(docno)
     # By pair, then score descending, then entry: the first of each pair is kept.
-    order = np.lexsort((np.arange(n), -score, dc.reshape(-1), qc.reshape(-1)))
-    pair = qc.reshape(-1)[order].astype(np.int64) * (int(dc.max()) + 1) + dc.reshape(-1)[order]
+    order = np.lexsort((np.arange(n), -score, dc, qc))
+    qs, ds = qc[order], dc[order]
     first = np.ones(n, dtype=bool)
-    first[1:] = pair[1:] != pair[:-1]
+    first[1:] = (qs[1:] != qs[:-1]) | (ds[1:] != ds[:-1])
     keep = np.empty(n, dtype=bool)
     keep[order] = first
     return keep, int(n - first.sum())
