@@ -223,9 +223,10 @@ def as_ids(x: ArrayLike, arg: str) -> NDArray[Any]:
     kind = x.dtype.kind
     if kind == "O":
         items = x.tolist()
-        if all(isinstance(v, str) for v in items):
+        types = set(map(type, items))  # one pass in C, not a test per id
+        if all(issubclass(t, str) for t in types):
             x = x.astype(str)
-        elif all(isinstance(v, bytes) for v in items):
+        elif all(issubclass(t, bytes) for t in types):
             x = x.astype(bytes)
         elif all(is_integer(v) for v in items):
             try:
