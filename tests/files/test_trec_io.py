@@ -250,3 +250,23 @@ def test_byte_order_ranks_of_ids(seed, n, m, prefix):
     chosen = [ids[r] for r in rows.tolist()]
     expected = [sum(other < mine for other in chosen) for mine in chosen]
     assert got.tolist() == expected
+
+
+def test_write_scores_as_numpy_writes_them_and_tag_with_percent(tmp_path):
+    # Each score as NumPy's astype(str) writes a float64 (its shortest repr);
+    # a '%' in the tag is written as given.
+    rng = np.random.default_rng(5)
+    score = np.concatenate([rng.normal(size=300) * 10.0 ** rng.integers(-30, 30, 300),
+                            [0.0, -0.0, 1e16, 1e-5, 5e-324, 1.7976931348623157e308, 2.5]])
+    n = score.shape[0]
+    qid = np.array([f"q{i % 3}" for i in range(n)])
+    docno = np.array([f"d{i}" for i in range(n)])
+    path = tmp_path / "run.txt"
+    write_trec_run(path, TrecRun(qid, docno, score, tag="run%d"))
+    order = ranked_order(qid, docno, score)
+    q = qid[order]
+    rank = np.concatenate([np.arange(1, (q == x).sum() + 1) for x in ["q0", "q1", "q2"]])
+    want = [f"{a} Q0 {b} {c} {d} run%d" for a, b, c, d in
+            zip(q.tolist(), docno[order].tolist(), rank.tolist(),
+                score[order].astype(str).tolist())]
+    assert path.read_text().splitlines() == want
