@@ -452,9 +452,7 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
         prepared = prepare(runs, norm)
         trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
         return combine(prepared, method, {**params, **trained})
-    parts = [combine((t, *_normalise(t, norm)), method, {**params, **trained})
-             for t in _tables(runs, norm)]  # one block of queries after the other
-    return tuple(np.concatenate(column) for column in zip(*parts))
+    return _fused_blocks(runs, norm, method, {**params, **trained})
 
 
 def _coded(runs):
@@ -467,11 +465,20 @@ def _coded(runs):
     return queries, q_runs, ids, [c[3] for c in arrays], names
 
 
-def _tables(runs, norm):
-    """The candidate tables of :func:`prepare`, one per block of queries."""
+def _fused_blocks(runs, norm, method, params):
+    """``(qid, docno, score)`` of the fused run, one block of queries fused
+    after the other (:func:`~.fusion_table.candidate_blocks`); the blocks'
+    query codes and document keys joined and made text once, at the end."""
+    queries, q_runs, ids, scores, names = _coded(runs)
     own = norm if norm in ENTRY_NORMS else None
-    for _, t in candidate_blocks(*_coded(runs), norm=own):
-        yield t
+    codes, keys, fused = [], [], []
+    for first, t in candidate_blocks(queries, q_runs, ids, scores, names, norm=own):
+        q, rows, f = _fused_rows((t, *_normalise(t, norm)), method, params)
+        codes.append(q + first)
+        keys.append(t.doc_key[rows])
+        fused.append(f)
+    return (queries[np.concatenate(codes)], ids.strings(np.concatenate(keys)),
+            np.concatenate(fused))
 
 
 def prepare(runs, norm):
