@@ -704,9 +704,15 @@ def ranked_order(qid, docno, score):
         first = np.zeros(n, dtype=bool)
         first[np.cumsum(lens[by_q]) - lens[by_q]] = True
     else:
-        q = np.repeat(codes, lens)
-        order = np.lexsort((-score, q))
+        # By score descending, then by query (stable), whose dense codes
+        # NumPy sorts by radix when they fit 16 bits.
+        distinct = unique(codes)
+        dense = np.searchsorted(distinct, codes)
+        q = np.repeat(dense.astype(np.uint16) if distinct.shape[0] <= 1 << 16 else dense, lens)
+        order = np.argsort(-score)  # ties: _order_ties
         qo = q[order]
+        by_q = np.argsort(qo, kind="stable")
+        order, qo = order[by_q], qo[by_q]
         first = np.ones(n, dtype=bool)
         np.not_equal(qo[1:], qo[:-1], out=first[1:])
     s = score[order]
@@ -717,10 +723,14 @@ def ranked_order(qid, docno, score):
     return order
 
 
+#: The bits of the packed keys of :func:`_order_ties` (a sort by three keys beyond).
+_TIE_KEY_BITS = 64
+
+
 def _order_ties(order, tied, docno):
     """Each stretch of ``order`` whose scores tie (``tied[i]``: places ``i``
     and ``i + 1``) put in docno descending order, the later entry first among
-    equal docnos; in place."""
+    equal docnos (whatever their order before); in place."""
     at = flatnonzero(tied)
     inside = np.zeros(order.shape[0], dtype=bool)
     inside[at] = True
@@ -729,24 +739,21 @@ def _order_ties(order, tied, docno):
     begins = np.ones(places.shape[0], dtype=bool)
     begins[1:] = ~tied[places[1:] - 1]
     stretch = np.cumsum(begins)
-    # A stretch lists its entries in the order given (the sorts are stable):
-    # reversed, a stable sort by (stretch, docno descending) leaves equal
-    # docnos later entry first.
-    rows = order[places][::-1]
+    rows = order[places]
     keys = ordered_codes(docno[rows])
-    stretch = stretch[::-1]
-    # One sort of (stretch, docno rank descending, place) packed in 64 bits
-    # when they fit (a vectorised sort of numbers), else a sort by two keys.
+    # One sort of (stretch, docno rank descending, entry descending) packed in
+    # 64 bits when they fit (a vectorised sort of numbers), else a sort by
+    # three keys. The order of a stretch's entries before it does not matter.
     distinct = unique(keys)
-    n = rows.shape[0]
-    kb, ib = max(distinct.shape[0] - 1, 1).bit_length(), max(n - 1, 1).bit_length()
-    if int(stretch[0]).bit_length() + kb + ib > 64:
-        order[places] = rows[np.lexsort((~keys, stretch))]
+    last = order.shape[0] - 1
+    kb, ib = max(distinct.shape[0] - 1, 1).bit_length(), max(last, 1).bit_length()
+    if int(stretch[-1]).bit_length() + kb + ib > _TIE_KEY_BITS:
+        order[places] = rows[np.lexsort((~rows, ~keys, stretch))]
         return
     down = np.uint64(distinct.shape[0] - 1) - np.searchsorted(distinct, keys).astype(np.uint64)
     packed = stretch.astype(np.uint64) << np.uint64(kb + ib)
     packed |= down << np.uint64(ib)
-    packed |= np.arange(n, dtype=np.uint64)
+    packed |= np.uint64(last) - rows.astype(np.uint64)
     packed = sort_keys(packed)
     packed &= np.uint64((1 << ib) - 1)
-    order[places] = rows[packed.astype(np.intp)]
+    order[places] = last - packed.astype(np.intp)

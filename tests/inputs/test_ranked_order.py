@@ -73,12 +73,39 @@ def test_ranked_order_equals_sorting_the_strings(seed, n_q, n_docs, doc_kind, q_
                                   reference_order(qid, docno, score))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from(sorted(DOC_KINDS)),
+       st.sampled_from(["ranked", "shuffled"]), st.booleans())
+def test_ranked_order_ties_by_three_keys(seed, doc_kind, layout, repeat):
+    # The sort by three keys that stands in when the packed keys do not fit.
+    from sk_rankmetrics._inputs import preranked
+
+    qid, docno, score = _run(seed, 6, 20, doc_kind, "text", layout, "ties")
+    if repeat:  # a line given twice: the later one first
+        qid, docno, score = (np.append(a, a[:3]) for a in (qid, docno, score))
+    old = preranked._TIE_KEY_BITS
+    preranked._TIE_KEY_BITS = 0
+    try:
+        got = ranked_order(qid, docno, score)
+    finally:
+        preranked._TIE_KEY_BITS = old
+    np.testing.assert_array_equal(got, reference_order(qid, docno, score))
+    np.testing.assert_array_equal(ranked_order(qid, docno, score), got)
+
+
 def test_ranked_order_repeated_lines_later_first():
     # The same (query, docno, score) twice: the later line first, as before.
     qid = np.array(["q", "q", "q", "p"])
     docno = np.array(["a", "b", "a", "a"])
     score = np.array([1.0, 1.0, 1.0, 0.0])
     np.testing.assert_array_equal(ranked_order(qid, docno, score), [3, 1, 2, 0])
+    np.testing.assert_array_equal(ranked_order(qid, docno, score),
+                                  reference_order(qid, docno, score))
+    # Shuffled (the sort by score path), repeats of a line among ties.
+    rng = np.random.default_rng(0)
+    qid = rng.choice(["a", "b"], size=200)
+    docno = rng.choice(["x", "y", "z"], size=200)
+    score = rng.integers(0, 2, size=200).astype(float)
     np.testing.assert_array_equal(ranked_order(qid, docno, score),
                                   reference_order(qid, docno, score))
 
