@@ -49,12 +49,15 @@ def is_pairs(obj):
     return isinstance(obj, Mapping) or isinstance(obj, Iterable)
 
 
-def _ids(keys, where):
-    """Keys (str or int) as an array of text, refusing any other type."""
+def _ids(keys, where, types=None):
+    """Keys (str or int) as an array of text, refusing any other type
+    (``types``: the set of their types, when known)."""
     keys = keys if isinstance(keys, list) else list(keys)
-    types = set(map(type, keys))
+    types = set(map(type, keys)) if types is None else types
     if types == {str}:  # the usual case: text already
-        out = np.array(keys, dtype=str)
+        # At their width: NumPy then copies them without finding it first.
+        width = max(map(len, keys), default=1)
+        out = np.fromiter(keys, dtype=f"U{max(width, 1)}", count=len(keys))
         if (np.char.str_len(out) == 0).any():
             raise InvalidParameterError(f"{where}: an id is the empty string; every query "
                                         "and document needs an id.")
@@ -108,9 +111,10 @@ def _from_dict(obj, kind, where):
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     qid = np.repeat(queries, lens)
     keys = list(chain.from_iterable(obj.values()))
+    types = set(map(type, keys))
     # The keys of one dict are distinct: a pair can repeat only through 7 and '7'.
-    mixed = len(set(map(type, keys))) > 1
-    docno = _ids(keys, where)
+    mixed = len(types) > 1
+    docno = _ids(keys, where, types)
     vals = _values(chain.from_iterable(v.values() for v in obj.values()), int(lens.sum()),
                    where, what)
     return qid, docno, vals, mixed
