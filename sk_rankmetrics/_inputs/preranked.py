@@ -697,7 +697,8 @@ def ranked_order(qid, docno, score):
     codes = ordered_codes(qid[starts])
     falls = score[1:] <= score[:-1]
     falls |= new[1:]  # from one stretch to the next
-    if unique(codes).shape[0] == codes.shape[0] and falls.all():
+    distinct = unique(codes)
+    if distinct.shape[0] == codes.shape[0] and falls.all():
         # Each query one stretch, ranked: the stretches in query order.
         by_q = np.argsort(codes, kind="stable")
         order = ranges(starts[by_q], lens[by_q])
@@ -706,7 +707,6 @@ def ranked_order(qid, docno, score):
     else:
         # By score descending, then by query (stable), whose dense codes
         # NumPy sorts by radix when they fit 16 bits.
-        distinct = unique(codes)
         dense = np.searchsorted(distinct, codes)
         q = np.repeat(dense.astype(np.uint16) if distinct.shape[0] <= 1 << 16 else dense, lens)
         order = np.argsort(-score)  # ties: _order_ties

@@ -389,7 +389,6 @@ def pack_ids(values):
     return block.view(">u8").reshape(n).astype(np.uint64)
 
 
-
 def ordered_codes(values):
     """Integers that order and tie as the ids ``values`` do: integer ids
     themselves, text ids of at most 8 characters below U+0100 packed
@@ -410,6 +409,7 @@ def ordered_codes(values):
     starts = flatnonzero(new)
     inv = np.unique(values[starts], return_inverse=True)[1].reshape(-1)
     return np.repeat(inv, np.diff(np.append(starts, n)))
+
 
 def _column_or(chars):
     """Bitwise or of each column of a ``(n, w)`` matrix: 256 rows at a time
