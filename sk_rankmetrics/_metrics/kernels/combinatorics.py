@@ -43,35 +43,35 @@ def _subset_products(counts, sizes, y, T):
     counts, n_items = counts[order], n_items[order]
     # Items of value 1: any t of them multiply to 1 (Q is 0 past the pool).
     M = (sizes[order] - n_items).astype(np.float64)
-    Q = (t <= M[:, None]).astype(np.float64)
+    # One row per t and one column per group: every step below is an
+    # operation along the groups (contiguous), not along t (a few columns).
+    Q = (t[:, None] <= M).astype(np.float64)
     steps = int(n_items.max(initial=0))
-    # The value of each group's k-th item (its items taken level by level):
-    # each level's value repeated by its count, group after group, then each
-    # item put at its group's row and its rank there (unused cells are read by
-    # no step: a group takes part while it has items left).
-    k = np.arange(steps)
-    G = counts.shape[0]
-    vals = np.repeat(np.tile(np.asarray(y, dtype=np.float64), G), counts.reshape(-1))
-    first = np.cumsum(n_items) - n_items
-    y_item = np.empty((G, max(steps, 1)))
-    y_item.reshape(-1)[np.arange(vals.shape[0]) + np.repeat(
-        np.arange(G) * max(steps, 1) - first, n_items)] = vals
-    active = np.searchsorted(-n_items, -k, side="left")  # groups with > k items
-    buf = np.empty((Q.shape[0], T))
+    # The value of each group's k-th item, its items taken level by level:
+    # the level is the number of levels whose running count is at most k
+    # (cells past a group's items are read by no step: a group takes part
+    # while it has items left).
+    k = np.arange(steps)[:, None]
+    level = np.zeros((steps, counts.shape[0]), dtype=np.intp)
+    for running in np.cumsum(counts, axis=1)[:, :-1].T:
+        level += k >= running
+    y_item = np.asarray(y, dtype=np.float64)[level]
+    active = np.searchsorted(-n_items, -k[:, 0], side="left")  # groups with > k items
+    buf = np.empty((T, Q.shape[1]))
     for step in range(steps):
         a = int(active[step])
-        Qa, d = Q[:a], buf[:a]
+        Qa, d = Q[:, :a], buf[:, :a]
         M[:a] += 1.0
         # Q_new[t] = Q[t] - t / (M + 1) * (Q[t] - y * Q[t - 1]), in place (the
         # same convex combination, one temporary).
-        np.multiply(Qa[:, :-1], y_item[:a, step, None], out=d)
-        np.subtract(Qa[:, 1:], d, out=d)
-        d *= t[1:]
-        d /= M[:a, None]
-        Qa[:, 1:] -= d
+        np.multiply(Qa[:-1], y_item[step, :a], out=d)
+        np.subtract(Qa[1:], d, out=d)
+        d *= t[1:, None]
+        d /= M[:a]
+        Qa[1:] -= d
     out = np.empty_like(Q)
-    out[order] = Q
-    return out
+    out[:, order] = Q
+    return out.T  # a view: its transpose is contiguous along the groups
 
 
 def _bounded_sequences(lam, n, M, terms=False):

@@ -119,12 +119,12 @@ def _err_tied_groups(counts, size, s, reach, y, kc):
     for b in np.unique(width).tolist():
         g = keep[width == b]
         T = int(need[width == b].max())
-        Q = _subset_products(counts[g], size[g], y, T)
+        Q = _subset_products(counts[g], size[g], y, T).T  # one row per t
         # Offsets j < min(m, T) of each group: past T the subset means are
         # below rounding (zero here), past m the positions are beyond the cut.
-        j = np.arange(T)
-        w = np.where(j < m[g, None], 1.0 / (s[g, None] + j + 1.0), 0.0)
-        out[g] = reach[g] * ((Q[:, :-1] - Q[:, 1:]) * w).sum(axis=1)
+        j = np.arange(T)[:, None]
+        w = np.where(j < m[g], 1.0 / (s[g] + j + 1.0), 0.0)
+        out[g] = reach[g] * ((Q[:-1] - Q[1:]) * w).sum(axis=0)
     return out
 
 
