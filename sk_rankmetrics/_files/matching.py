@@ -9,7 +9,7 @@ import numpy as np
 
 from .._inputs.preranked import PrerankedInputs, check_overlap, indptr_of, sort_pairs
 from .._utils.errors import warn
-from .._utils.fast import flatnonzero, ranges
+from .._utils.fast import flatnonzero, ranges, tied_stretches
 from .id_codes import factorize, factorize_collapsed
 from .tokens import PAIR_STEP, pair_hashes
 
@@ -218,13 +218,7 @@ def _docno_ties(order, tied, docno):
     ``(places, lines)``: the places inside tie groups and the line each one
     then holds.
     """
-    inside = np.zeros(tied.shape[0] + 1, dtype=bool)
-    inside[:-1] = tied
-    inside[1:] |= tied
-    pos = flatnonzero(inside)  # every place inside a tie group
-    start = np.ones(pos.shape[0], dtype=bool)
-    start[1:] = ~tied[pos[1:] - 1]
-    grp = np.cumsum(start)
+    pos, grp = tied_stretches(tied)  # every place inside a tie group, and its group
     lines = pos if order is None else order[pos]
     rank = docno.lex_rank(lines)
     # Group first, then docno descending, as one integer key (both < n).

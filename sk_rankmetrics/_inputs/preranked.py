@@ -20,6 +20,7 @@ from .._utils.fast import (
     pack_ids,
     ranges,
     sort_keys,
+    tied_stretches,
     unique,
 )
 from .._utils.hashing import GOLDEN
@@ -731,14 +732,7 @@ def _order_ties(order, tied, docno):
     """Each stretch of ``order`` whose scores tie (``tied[i]``: places ``i``
     and ``i + 1``) put in docno descending order, the later entry first among
     equal docnos (whatever their order before); in place."""
-    at = flatnonzero(tied)
-    inside = np.zeros(order.shape[0], dtype=bool)
-    inside[at] = True
-    inside[at + 1] = True
-    places = flatnonzero(inside)
-    begins = np.ones(places.shape[0], dtype=bool)
-    begins[1:] = ~tied[places[1:] - 1]
-    stretch = np.cumsum(begins)
+    places, stretch = tied_stretches(tied)
     rows = order[places]
     keys = ordered_codes(docno[rows])
     # One sort of (stretch, docno rank descending, entry descending) packed in

@@ -366,70 +366,32 @@ class _ReducedSums(OnFirstRead):
         return np.add.reduceat(self._vals[name].reshape(-1), self._first)
 
 
-class _PartsSums(dict):
+class _PartsSums(OnFirstRead):
     """``RankedChunk.sums`` of a chunk made of parts (:meth:`RankedChunk.of_parts`):
     each item value at every position put together from the parts' on first read."""
 
     def __init__(self, n, L, parts):
-        super().__init__()
+        super().__init__(parts[0][1].sums)
         self._n, self._L, self._parts = n, L, parts
 
-    def __missing__(self, name):
+    def _make(self, name):
         got = [(rows, part.sums[name]) for rows, part in self._parts]
         value = np.empty((self._n, self._L), dtype=np.result_type(*(v for _, v in got)))
         for rows, v in got:
             value[rows] = v
-        self[name] = value
         return value
 
-    def __contains__(self, name):
-        return name in self._parts[0][1].sums
 
-    def __iter__(self):
-        return iter(self._parts[0][1].sums)
-
-    def __len__(self):
-        return len(self._parts[0][1].sums)
-
-    def keys(self):
-        return list(self)
-
-    def items(self):
-        return [(name, self[name]) for name in self]
-
-    def values(self):
-        return [self[name] for name in self]
-
-
-class _GroupSums(dict):
+class _GroupSums(OnFirstRead):
     """``RankedChunk.sums`` of a chunk with lazy per-position statistics: each
     item value's group sums at every position, made on first read."""
 
     def __init__(self, groups):
-        super().__init__()
+        super().__init__(groups.sums)
         self._groups = groups
 
-    def __missing__(self, name):
-        value = self[name] = self._groups.per_position(self._groups.sums[name])
-        return value
-
-    def __contains__(self, name):
-        return name in self._groups.sums
-
-    def __iter__(self):
-        return iter(self._groups.sums)
-
-    def __len__(self):
-        return len(self._groups.sums)
-
-    def keys(self):
-        return self._groups.sums.keys()
-
-    def items(self):
-        return [(name, self[name]) for name in self._groups.sums]
-
-    def values(self):
-        return [self[name] for name in self._groups.sums]
+    def _make(self, name):
+        return self._groups.per_position(self._groups.sums[name])
 
 
 def _tie_groups_of_tied_rows(sv, ranked_vals, lazy=False, own=False):

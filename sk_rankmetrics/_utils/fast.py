@@ -223,6 +223,19 @@ def ranges(starts, counts):
     return np.repeat(np.asarray(starts, dtype=np.int64), counts) + offsets
 
 
+def tied_stretches(tied):
+    """``(places, stretch)``: the places that lie in a stretch of equal
+    neighbours and the number (from 1) of the stretch each one lies in;
+    ``tied[i]`` says places ``i`` and ``i + 1`` are equal."""
+    inside = np.zeros(tied.shape[0] + 1, dtype=bool)
+    inside[:-1] = tied
+    inside[1:] |= tied
+    places = flatnonzero(inside)
+    begins = np.ones(places.shape[0], dtype=bool)
+    begins[1:] = ~tied[places[1:] - 1]
+    return places, np.cumsum(begins)
+
+
 def flatnonzero(a):
     """``np.flatnonzero(a)``: the flat indices of the nonzero entries of ``a``.
 
