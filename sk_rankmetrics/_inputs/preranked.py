@@ -23,7 +23,7 @@ from .._utils.fast import (
     tied_stretches,
     unique,
 )
-from .._utils.hashing import GOLDEN
+from .._utils.hashing import GOLDEN, hash_find
 from .budget import _KEY_LIMIT, _budget
 from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
 
@@ -271,14 +271,24 @@ class PrerankedInputs:
 _SCREEN_SLOTS = 8
 
 
+#: :func:`_find` looks up the queries that pass its screen in a hash table when
+#: they are at least this many times as many as the keys (measured: 1,849
+#: packed ids and 1,000,000 queries, 74 -> 48 ms; blocks of 10,000 keys and
+#: 3,300 queries, searched, 0.6 ms each where the table took 1.5 ms).
+_HASH_FROM = 4
+
+
 def _find(keys, queries):
     """``(pos, found)``: where each of ``queries`` is in ``keys`` (sorted), and
     whether it is there (``pos`` is 0 where not).
 
     Most queries are ranked items the truth does not name: a table of the keys'
     hashes (a byte per slot, 8 slots per key, so ~1 in 8 absent keys pass)
-    screens them out, and only those that pass are searched (a binary search
-    of a large block of keys misses the cache at each step).
+    screens them out. Those that pass are looked up in a hash table of the
+    keys (:func:`hash_find`) when they are at least ``_HASH_FROM`` times as many
+    as the keys, else searched: a binary search takes ``log2(len(keys))``
+    steps, each a cache miss in a large block of keys, and the table costs
+    a pass over the keys to build.
     """
     flat = queries.reshape(-1)
     pos = np.zeros(flat.shape[0], dtype=np.intp)
@@ -291,10 +301,11 @@ def _find(keys, queries):
             table[(keys.view(np.uint64) * GOLDEN) >> shift] = True
             maybe = flatnonzero(table[(flat.view(np.uint64) * GOLDEN) >> shift])
         q = flat[maybe]
-        p = np.minimum(np.searchsorted(keys, q), keys.shape[0] - 1)
-        hit = keys[p] == q
-        pos[maybe] = p
-        found[maybe] = hit
+        if q.shape[0] >= _HASH_FROM * keys.shape[0]:
+            pos[maybe], found[maybe] = hash_find(keys, q)
+        else:
+            p = np.minimum(np.searchsorted(keys, q), keys.shape[0] - 1)
+            pos[maybe], found[maybe] = p, keys[p] == q
     return pos.reshape(queries.shape), found.reshape(queries.shape)
 
 
@@ -573,7 +584,10 @@ def _item_codes(ri, ti):
     kr, kt = _text_keys(ri, ti)
     vocab, t_codes = np.unique(kt, return_inverse=True)
     t_codes = t_codes.reshape(-1).astype(np.int64)
-    if vocab.size:
+    if vocab.size and vocab.dtype == np.uint64:  # packed ids: found through hash tables
+        p, found = _find(vocab, kr)
+        r_codes = np.where(found, p, -1).astype(np.int64)
+    elif vocab.size:
         p = np.minimum(np.searchsorted(vocab, kr), vocab.size - 1)
         r_codes = np.where(vocab[p] == kr, p, -1).astype(np.int64)
     else:

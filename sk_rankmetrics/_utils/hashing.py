@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fast import flatnonzero
+
 #: Fibonacci hashing's multiplier: 2**64 over the golden ratio, odd.
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -28,3 +30,69 @@ def mix(x, inplace=False):
         h *= _M2
         h ^= h >> _S31
     return h
+
+
+def _slots(values, shift):
+    """Each 64-bit value's home slot in a table of ``2**(64 - shift)``: the top
+    bits of the value times :data:`M1` (not :data:`GOLDEN`, so that a screen
+    hashed by :data:`GOLDEN` passes keys that spread over this table)."""
+    with np.errstate(over="ignore"):  # multiplication modulo 2**64
+        return ((values.view(np.uint64) * M1) >> shift).astype(np.intp)
+
+
+def _open_table(keys, bits):
+    """A linear-probing table of ``2**bits`` slots holding each key's index
+    (-1: empty), and the most probes a lookup needs. The keys are placed in
+    rounds: in round ``d`` each unplaced key tries the slot ``d`` after its
+    home, and one of the keys that try a free slot takes it. A key placed in
+    round ``d`` found its ``d`` earlier slots taken, and slots are never
+    emptied, so a lookup from its home meets it before any empty slot."""
+    n = keys.shape[0]
+    mask = (1 << bits) - 1
+    home = _slots(keys, np.uint64(64 - bits))
+    table = np.full(1 << bits, -1, dtype=np.int32 if n < (1 << 31) else np.int64)
+    pending = np.arange(n, dtype=table.dtype)
+    rounds = 0
+    while pending.shape[0]:
+        slot = (home[pending] + rounds) & mask
+        free = flatnonzero(table[slot] < 0)
+        table[slot[free]] = pending[free]  # of keys sharing a slot, one is kept
+        won = np.zeros(pending.shape[0], dtype=bool)
+        won[free[table[slot[free]] == pending[free]]] = True
+        pending = pending[~won]
+        rounds += 1
+    return table, rounds
+
+
+def hash_find(keys, queries):
+    """``(pos, found)``: the index in ``keys`` of each of ``queries`` (0 where
+    absent) and whether it is there; both 64-bit integer arrays, ``keys``
+    distinct (any order). A hash table of the keys, two slots per key: each
+    query costs a probe or two, where a binary search of the keys costs
+    ``log2(len(keys))`` steps (for a million ranked ids among 3,000 judged
+    ones, 40 ms against 94 ms)."""
+    if not (keys.shape[0] and queries.shape[0]):
+        return np.zeros(queries.shape[0], dtype=np.intp), np.zeros(queries.shape[0], dtype=bool)
+    bits = max(int(2 * keys.shape[0] - 1).bit_length(), 6)
+    table, rounds = _open_table(keys, bits)
+    # The keys and one more at index -1, read for an empty slot (-1): the
+    # comparison with it counts only where the slot is taken.
+    kv = np.append(keys.view(np.uint64), np.uint64(0))
+    qv = queries.view(np.uint64)
+    home = _slots(queries, np.uint64(64 - bits))
+    idx = table[home]
+    taken = idx >= 0
+    found = (kv[idx] == qv) & taken
+    pos = np.where(found, idx, 0).astype(np.intp)
+    live = flatnonzero(taken & ~found)  # the queries not yet found nor missed
+    mask = (1 << bits) - 1
+    for d in range(1, rounds):
+        if not live.shape[0]:
+            break
+        idx = table[(home[live] + d) & mask]
+        taken = idx >= 0
+        hit = (kv[idx] == qv[live]) & taken
+        at = live[hit]
+        pos[at], found[at] = idx[hit], True
+        live = live[taken & ~hit]
+    return pos, found
