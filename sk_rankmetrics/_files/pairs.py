@@ -49,19 +49,47 @@ def is_pairs(obj):
     return isinstance(obj, Mapping) or isinstance(obj, Iterable)
 
 
+#: Keys whose longest sets the width :func:`_text_ids` tries first.
+_WIDTH_SAMPLE = 4096
+
+
+def _text_ids(keys, where):
+    """Keys that are all text as an array at their width, or None when one is
+    not a string. One join finds both that every key is a string and their
+    total length; the width is tried from a sample of the keys, and kept when
+    the array's lengths add up to that total (NumPy cuts a longer key without
+    a word): Python's ``max`` over every key's length and a set of their types
+    cost as much as making the array."""
+    try:
+        total = len("".join(keys))
+    except TypeError:
+        return None
+    sample = keys[:: max(len(keys) // _WIDTH_SAMPLE, 1)]
+    width = max(max(map(len, sample), default=1), 1)
+    out = np.fromiter(keys, dtype=f"U{width}", count=len(keys))
+    lens = np.char.str_len(out)
+    if int(lens.sum()) != total:
+        width = max(max(map(len, keys)), 1)
+        out = np.fromiter(keys, dtype=f"U{width}", count=len(keys))
+        lens = np.char.str_len(out)
+    _no_empty_id(lens, where)
+    return out
+
+
+def _no_empty_id(lens, where):
+    if lens.size and (lens == 0).any():
+        raise InvalidParameterError(f"{where}: an id is the empty string; every query and "
+                                    "document needs an id.")
+
+
 def _ids(keys, where, types=None):
     """Keys (str or int) as an array of text, refusing any other type
     (``types``: the set of their types, when known)."""
     keys = keys if isinstance(keys, list) else list(keys)
-    types = set(map(type, keys)) if types is None else types
-    if types == {str}:  # the usual case: text already
-        # At their width: NumPy then copies them without finding it first.
-        width = max(map(len, keys), default=1)
-        out = np.fromiter(keys, dtype=f"U{max(width, 1)}", count=len(keys))
-        if (np.char.str_len(out) == 0).any():
-            raise InvalidParameterError(f"{where}: an id is the empty string; every query "
-                                        "and document needs an id.")
+    out = _text_ids(keys, where) if types in (None, {str}) else None
+    if out is not None:
         return out
+    types = set(map(type, keys)) if types is None else types
     for t in types:
         if not (issubclass(t, (str, int, np.integer)) and not issubclass(t, (bool, np.bool_))):
             bad = next(k for k in keys if type(k) is t)
@@ -70,9 +98,7 @@ def _ids(keys, where, types=None):
                 "or integers (an integer is compared as its decimal text: 7 and '7' are "
                 "one id).")
     out = np.array([str(k) for k in keys], dtype=str) if keys else np.zeros(0, dtype=str)
-    if out.size and (np.char.str_len(out) == 0).any():
-        raise InvalidParameterError(f"{where}: an id is the empty string; every query and "
-                                    "document needs an id.")
+    _no_empty_id(np.char.str_len(out), where)
     return out
 
 
@@ -111,10 +137,13 @@ def _from_dict(obj, kind, where):
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     qid = np.repeat(queries, lens)
     keys = list(chain.from_iterable(obj.values()))
-    types = set(map(type, keys))
+    docno = _text_ids(keys, where)
     # The keys of one dict are distinct: a pair can repeat only through 7 and '7'.
-    mixed = len(types) > 1
-    docno = _ids(keys, where, types)
+    mixed = False
+    if docno is None:
+        types = set(map(type, keys))
+        mixed = len(types) > 1
+        docno = _ids(keys, where, types)
     vals = _values(chain.from_iterable(v.values() for v in obj.values()), int(lens.sum()),
                    where, what)
     return qid, docno, vals, mixed

@@ -77,6 +77,24 @@ def test_int_keys_are_their_text():
     assert a.query_ids.tolist() == ["1", "2"]
 
 
+def test_an_id_longer_than_the_sampled_ones_is_kept_whole():
+    # 10,000 short document ids and one long one between the sampled keys:
+    # the array is made at the sampled width first, and must not cut it.
+    n = 10_001
+    docs = [f"d{i}" for i in range(n)]
+    long = "a-much-longer-document-id-" + "x" * 40
+    docs[5_001] = long
+    qrels = {"q": {long: 1, "d0": 0}, "q-" + "y" * 60: {"d1": 1}}
+    run = {"q": {d: float(n - i) for i, d in enumerate(docs)}, "q-" + "y" * 60: {"d1": 1.0}}
+    got = evaluate_run(qrels, run, ["recip_rank"])
+    want = {"q": 1 / 5_002, "q-" + "y" * 60: 1.0}
+    assert sorted(got.query_ids.tolist()) == sorted(want)
+    for q, v in zip(got.query_ids.tolist(), got.per_query["recip_rank"]):
+        assert v == pytest.approx(want[q], rel=1e-12)
+    with pytest.raises(InvalidParameterError, match="an id is the empty string"):
+        evaluate_run(qrels, {"q": {"d1": 1.0, "": 0.5}}, ["map"])
+
+
 def test_mixed_key_given_twice_is_refused():
     with pytest.raises(InvalidParameterError, match="query '7' is a key twice"):
         evaluate_run({7: {"a": 1}, "7": {"b": 1}}, {"7": {"a": 1.0}}, ["map"])
