@@ -587,13 +587,16 @@ def _count_levels(yt, lo, span, by_level=False):
     for a in range(0, n, step):
         b = min(a + step, n)
         part = keys[: b - a]
+        # The keys are made in intp, not in the values' own type (int16 or
+        # int32 values near their limit times the rows overflowed it).
         if by_level:  # key (level - lo) * rows + row, within the rows a..b
             m = b - a
-            np.multiply(yt[a:b], m, out=part, casting="unsafe")
-            part += (np.arange(m, dtype=np.intp) - lo * m)[:, None]
+            np.multiply(yt[a:b], m, out=part, dtype=np.intp, casting="unsafe")
+            part += (np.arange(m, dtype=np.intp) - int(lo) * m)[:, None]
             counts[:, a:b] = np.bincount(part.reshape(-1), minlength=span * m).reshape(span, m)
         else:
-            np.add(yt[a:b], offsets[a:b] - a * span, out=part, casting="unsafe")
+            np.add(yt[a:b], offsets[a:b] - a * span, out=part, dtype=np.intp,
+                   casting="unsafe")
             counts[a * span:b * span] = np.bincount(part.reshape(-1),
                                                     minlength=(b - a) * span)
     return counts

@@ -151,6 +151,25 @@ def test_full_depth_metrics_follow_the_order_not_the_dtype(dtype, data):
                                    err_msg=m)
 
 
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "uint32", "int64", "uint64"])
+@pytest.mark.parametrize("end", ["top", "bottom"])
+def test_integer_scores_at_the_ends_of_their_dtype(dtype, end):
+    # Scores 0..9 moved to the top or the bottom of their integer type: the
+    # counts of each score (a key per (score, row) made from the values)
+    # overflowed int16 and int32 at their top (raw NumPy errors).
+    rng = np.random.default_rng(11)
+    small = rng.integers(0, 10, (3_000, 40))
+    yt = np.where(rng.random(small.shape) < 0.2, rng.integers(1, 4, small.shape), 0)
+    info = np.iinfo(dtype)
+    base = info.max - 9 if end == "top" else info.min
+    ys = small.astype(dtype) + np.array(base, dtype=dtype)
+    metrics = [*FULL, "ndcg@10", "map@10", "P@5"]
+    got = skr.evaluate(yt, ys, metrics, per_row=True, no_relevant=0.0)
+    want = skr.evaluate(yt, small, metrics, per_row=True, no_relevant=0.0)
+    for m in metrics:
+        np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)
+
+
 @SETTINGS
 @given(st.data())
 def test_err_tie_expectation_against_every_ordering(data):
