@@ -243,7 +243,17 @@ def run_from_pairs(obj, where="run", *, duplicates="raise"):
     run = TrecRun(qid, docno, score)
     if duplicates == "raise":
         _refuse_repeats(qid, docno, where, "run", tuples, may_repeat)
+    if duplicates == "raise" or not may_repeat:
+        run._distinct_pairs = (run._qid, run._docno)
     return run
+
+
+def distinct_pairs(run):
+    """Whether ``run`` is known to give each (query, document) pair once: made
+    by :func:`run_from_pairs` from one dict per query, or checked there, and
+    its id arrays not replaced since."""
+    known = getattr(run, "_distinct_pairs", None)
+    return known is not None and known[0] is run._qid and known[1] is run._docno
 
 
 def as_pairs_input(obj, kind, where=None, *, duplicates="raise"):

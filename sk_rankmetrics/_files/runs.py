@@ -36,7 +36,7 @@ from .diversity import evaluate_diversity_run
 from .formats import read_qrels, read_run
 from .frames import qrels_from_frame, run_from_frame
 from .matching import match_columns
-from .pairs import as_pairs_input, ranked_run, refuse_on_lazy
+from .pairs import as_pairs_input, distinct_pairs, ranked_run, refuse_on_lazy
 from .trec import TrecQrels, TrecRun
 
 
@@ -361,7 +361,7 @@ def evaluate_run(qrels: TrecQrels | PathLike | Frame | DaskFrame | Mapping | Ite
         starts = np.cumsum(lens) - lens
         keep = np.arange(items.shape[0]) - np.repeat(starts, lens) < max_docs
         items, scores, lens = items[keep], scores[keep], np.minimum(lens, max_docs)
-    inputs = build_preranked(RankedLists(run_ids, lens, items, scores),
+    inputs = build_preranked(RankedLists(run_ids, lens, items, scores, distinct_pairs(r)),
                              Truth(q.qid, q.docno, rel, judged=judged),
                              queries="truth" if complete else "both", what=what)
     if judged_only:

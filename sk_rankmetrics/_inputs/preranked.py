@@ -479,12 +479,17 @@ class RankedLists:
         The ranked item ids, list after list, each list best first.
     scores : array-like of shape (sum(lengths),), optional
         Scores of the ranked items, non-increasing within each list.
+    distinct : bool, default=False
+        The lists are known to hold each item once (a run built from one
+        dict per query, or already checked): the search for a repeat is
+        skipped.
     """
 
     ids: Any
     lengths: Any
     items: Any
     scores: Any = None
+    distinct: bool = False
 
 
 @dataclass(frozen=True)
@@ -678,7 +683,8 @@ def build_preranked(lists, truth, *, queries="run", what="query"):
         trows = rows_of(u_sorted, u_order, tq)
     del tq
     trows, t_codes, tr, tj = _sorted_truth(trows, t_codes, tr, tj, ti, uq, n, what)
-    no_repeated_item(indptr, lens, ri, r_codes, uq, what, coded=coded, keys=r_keys)
+    if not lists.distinct:
+        no_repeated_item(indptr, lens, ri, r_codes, uq, what, coded=coded, keys=r_keys)
     truth_indptr = indptr_of(trows, n)
     if tr.size and ri.size and not any_in(r_codes, t_codes, indptr, truth_indptr):
         warn(

@@ -95,6 +95,22 @@ def test_an_id_longer_than_the_sampled_ones_is_kept_whole():
         evaluate_run(qrels, {"q": {"d1": 1.0, "": 0.5}}, ["map"])
 
 
+def test_a_run_from_dicts_skips_the_repeat_search_only_while_its_ids_stand():
+    from sk_rankmetrics._files.pairs import distinct_pairs, run_from_pairs
+
+    run = run_from_pairs({"q": {"a": 1.0, "b": 0.5}, "r": {"a": 0.3}})
+    assert distinct_pairs(run)
+    # Named tuples may repeat a pair: known distinct once checked (raise), not
+    # when repeats are kept for duplicates='first' to drop.
+    tuples = [GenericScoredDoc("q", "a", 1.0), GenericScoredDoc("q", "b", 0.5)]
+    assert distinct_pairs(run_from_pairs(tuples))
+    assert not distinct_pairs(run_from_pairs(tuples, duplicates="first"))
+    run.docno = np.array(["a", "a", "a"])  # ids replaced: repeats possible again
+    assert not distinct_pairs(run)
+    with pytest.raises(ValueError, match="holds item 'a' twice"):
+        evaluate_run({"q": {"a": 1}, "r": {"a": 1}}, run, ["map"])
+
+
 def test_mixed_key_given_twice_is_refused():
     with pytest.raises(InvalidParameterError, match="query '7' is a key twice"):
         evaluate_run({7: {"a": 1}, "7": {"b": 1}}, {"7": {"a": 1.0}}, ["map"])
