@@ -49,7 +49,7 @@ def is_pairs(obj):
     return isinstance(obj, Mapping) or isinstance(obj, Iterable)
 
 
-#: Keys whose longest sets the width :func:`_text_ids` tries first.
+#: How many keys, evenly spaced, set the width :func:`_text_ids` tries first.
 _WIDTH_SAMPLE = 4096
 
 

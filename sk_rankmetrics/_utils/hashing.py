@@ -70,7 +70,7 @@ def hash_find(keys, queries):
     distinct (any order). A hash table of the keys, two slots per key: each
     query costs a probe or two, where a binary search of the keys costs
     ``log2(len(keys))`` steps (for a million ranked ids among 3,000 judged
-    ones, 40 ms against 94 ms)."""
+    ones, about 32 ms against 94 ms)."""
     if not (keys.shape[0] and queries.shape[0]):
         return np.zeros(queries.shape[0], dtype=np.intp), np.zeros(queries.shape[0], dtype=bool)
     bits = max(int(2 * keys.shape[0] - 1).bit_length(), 6)
