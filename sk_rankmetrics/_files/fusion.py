@@ -468,16 +468,18 @@ def _coded(runs):
 def _fused_blocks(runs, norm, method, params):
     """``(qid, docno, score)`` of the fused run, one block of queries fused
     after the other (:func:`~.fusion_table.candidate_blocks`); the blocks'
-    query codes and document keys joined and made text once, at the end."""
+    document keys joined and made text once, at the end, and each query id
+    repeated by its number of candidates."""
     queries, q_runs, ids, scores, names = _coded(runs)
     own = norm if norm in ENTRY_NORMS else None
-    codes, keys, fused = [], [], []
-    for first, t in candidate_blocks(queries, q_runs, ids, scores, names, norm=own):
-        q, rows, f = _fused_rows((t, *_normalise(t, norm)), method, params)
-        codes.append(q + first)
+    counts, keys, fused = [], [], []
+    for _, t in candidate_blocks(queries, q_runs, ids, scores, names, norm=own):
+        _, rows, f = _fused_rows((t, *_normalise(t, norm)), method, params)
+        # The blocks come in query order and each is ranked by query first.
+        counts.append(np.bincount(t.q_of_row, minlength=t.queries.shape[0]))
         keys.append(t.doc_key[rows])
         fused.append(f)
-    return (queries[np.concatenate(codes)], ids.strings(np.concatenate(keys)),
+    return (np.repeat(queries, np.concatenate(counts)), ids.strings(np.concatenate(keys)),
             np.concatenate(fused))
 
 

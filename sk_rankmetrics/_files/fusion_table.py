@@ -84,7 +84,9 @@ class PackedIds:
 
     def strings(self, keys):
         if self.radix is None:
-            return unpack_ids((keys + self.low) << self.shift, self.width)
+            keys = keys + self.low
+            keys <<= self.shift
+            return unpack_ids(keys, self.width)
         chars = np.zeros((keys.shape[0], 8), dtype=np.uint8)
         rest = keys.copy()
         for j in range(self.width - 1, -1, -1):

@@ -402,6 +402,18 @@ def pack_ids(values):
     return block.view(">u8").reshape(n).astype(np.uint64)
 
 
+def _key_bytes(keys):
+    """The bytes of ``uint64`` keys, most significant first: ``(n, 8)``, a view."""
+    b = keys.view(np.uint8).reshape(keys.shape[0], 8)
+    return b[:, ::-1] if sys.byteorder == "little" else b
+
+
+def _low_bytes(chars):
+    """The low byte of each ``uint32`` of a ``(n, w)`` matrix: ``(n, w)``, a view."""
+    return chars.view(np.uint8).reshape(*chars.shape, 4)[..., 0 if sys.byteorder == "little"
+                                                          else 3]
+
+
 def ordered_codes(values):
     """Integers that order and tie as the ids ``values`` do: integer ids
     themselves, text ids of at most 8 characters below U+0100 packed
@@ -434,7 +446,11 @@ def _column_or(chars):
 
 
 def unpack_ids(keys, width):
-    """The ids of :func:`pack_ids` keys, as a text array of ``width`` characters."""
+    """The ids of :func:`pack_ids` keys, as a text array of ``width`` characters
+    (at most 8): each key byte written straight into its character's low byte."""
     width = max(int(width), 1)
-    raw = keys.astype(">u8").view(np.uint8).reshape(keys.shape[0], 8)[:, :width]
-    return np.ascontiguousarray(raw.astype(np.uint32)).view(f"U{width}").reshape(keys.shape[0])
+    n = keys.shape[0]
+    chars = np.zeros((n, width), dtype=np.uint32)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    np.copyto(_low_bytes(chars), _key_bytes(keys)[:, :width])
+    return chars.view(f"U{width}").reshape(n)

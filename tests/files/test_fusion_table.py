@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sk_rankmetrics import TrecRun, fuse
 from sk_rankmetrics._files import fusion, fusion_table
 from sk_rankmetrics._files.fusion_table import PackedIds, rank_within_queries
-from sk_rankmetrics._utils.fast import pack_ids
+from sk_rankmetrics._utils.fast import pack_ids, unpack_ids
 
 #: Untrained methods and normalisations whose table paths differ.
 CASES = [("rrf", None, {"k": 10}), ("rbc", None, {}), ("isr", None, {}),
@@ -238,6 +238,20 @@ def test_packed_ids_keep_the_order_and_come_back(ids):
         assert np.argsort(every, kind="stable").tolist() == \
             np.argsort(values, kind="stable").tolist()
         assert packed.strings(every).tolist() == ids
+
+
+@pytest.mark.parametrize("width", range(1, 9))
+def test_unpacked_ids_from_strided_keys(width):
+    rng = np.random.default_rng(width)
+    chars = rng.integers(1, 256, size=(50, width))
+    chars[rng.random((50, width)) < 0.3] = 0  # shorter ids, and interior NULs
+    chars[:, 0] = rng.integers(1, 256, size=50)
+    values = np.array(["".join(map(chr, row)) for row in chars.tolist()])
+    keys = np.repeat(pack_ids(values), 2)[::2]  # a strided view
+    out = unpack_ids(keys, width)
+    assert out.dtype == np.dtype(f"U{width}")
+    assert out.tolist() == values.tolist()
+    assert unpack_ids(keys[:0], width).shape == (0,)
 
 
 def test_ids_that_do_not_pack():
