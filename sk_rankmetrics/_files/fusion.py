@@ -467,20 +467,30 @@ def _coded(runs):
 
 def _fused_blocks(runs, norm, method, params):
     """``(qid, docno, score)`` of the fused run, one block of queries fused
-    after the other (:func:`~.fusion_table.candidate_blocks`); the blocks'
-    document keys joined and made text once, at the end, and each query id
-    repeated by its number of candidates."""
+    after the other (:func:`~.fusion_table.candidate_blocks`), each block
+    written as text into the output at once.
+
+    The output is made as long as all the runs' entries together (at least
+    the candidates), its pages touched only where a block writes, and cut to
+    the candidates at the end (a reallocation that moves nothing): no array of
+    the output's size is made twice."""
     queries, q_runs, ids, scores, names = _coded(runs)
     own = norm if norm in ENTRY_NORMS else None
-    counts, keys, fused = [], [], []
+    size = sum(q.shape[0] for q in q_runs)
+    qid, docno = np.empty(size, dtype=queries.dtype), np.empty(size, dtype=ids.dtype)
+    score = np.empty(size)
+    at = 0
     for _, t in candidate_blocks(queries, q_runs, ids, scores, names, norm=own):
         _, rows, f = _fused_rows((t, *_normalise(t, norm)), method, params)
-        # The blocks come in query order and each is ranked by query first.
-        counts.append(np.bincount(t.q_of_row, minlength=t.queries.shape[0]))
-        keys.append(t.doc_key[rows])
-        fused.append(f)
-    return (np.repeat(queries, np.concatenate(counts)), ids.strings(np.concatenate(keys)),
-            np.concatenate(fused))
+        end = at + f.shape[0]
+        # Each block is ranked by query first.
+        qid[at:end] = np.repeat(t.queries, np.bincount(t.q_of_row, minlength=t.queries.shape[0]))
+        ids.strings(t.doc_key[rows], out=docno[at:end])
+        score[at:end] = f
+        at = end
+    for a in (qid, docno, score):
+        a.resize(at, refcheck=False)
+    return qid, docno, score
 
 
 def prepare(runs, norm):

@@ -45,19 +45,25 @@ class PackedIds:
     the smallest key subtracted; when that is still too wide, each character
     position numbers only the bytes used there (a mixed radix: ids of digits
     take about 3.5 bits a character). Raises OverflowError when even that
-    does not fit."""
+    does not fit. The keys are handed over: shifted in place when they fit."""
 
     def __init__(self, keys, bits):
-        every = np.concatenate(keys)
-        seen = int(np.bitwise_or.reduce(every))
+        given = [k for k in keys if k.shape[0]] or [np.zeros(1, dtype=np.uint64)]
+        seen = 0
+        for k in given:
+            seen |= int(np.bitwise_or.reduce(k))
         self.width = 8 - (((seen & -seen).bit_length() - 1) // 8 if seen else 8)
         self.shift = np.uint64(8 * (8 - self.width)) if self.width else np.uint64(0)
-        self.low = every.min() >> self.shift
+        self.low = min(k.min() for k in given) >> self.shift
         self.radix = None
-        self.span = int((every.max() >> self.shift) - self.low) + 1
+        self.span = int((max(k.max() for k in given) >> self.shift) - self.low) + 1
         if self.span <= 1 << bits:
-            self.keys = [(k >> self.shift) - self.low for k in keys]
+            for k in keys:  # in place: no array of the runs' size made afresh
+                k >>= self.shift
+                k -= self.low
+            self.keys = keys
             return
+        every = np.concatenate(keys)
         chars = self._chars(every)
         used = np.zeros((self.width, 256), dtype=bool)
         for j in range(self.width):
@@ -82,18 +88,24 @@ class PackedIds:
             out += self.rank[j][chars[:, j]]
         return out
 
-    def strings(self, keys):
+    @property
+    def dtype(self):
+        """The dtype of :meth:`strings`."""
+        return np.dtype(f"U{max(self.width, 1)}")
+
+    def strings(self, keys, out=None):
+        """The ids of ``keys``, written into ``out`` when given."""
         if self.radix is None:
             keys = keys + self.low
             keys <<= self.shift
-            return unpack_ids(keys, self.width)
+            return unpack_ids(keys, self.width, out)
         chars = np.zeros((keys.shape[0], 8), dtype=np.uint8)
         rest = keys.copy()
         for j in range(self.width - 1, -1, -1):
             chars[:, j] = self.byte[j][(rest % self.radix[j]).astype(np.intp)]
             rest //= self.radix[j]
         return unpack_ids(chars.view(">u8").reshape(keys.shape[0]).astype(np.uint64),
-                          self.width)
+                          self.width, out)
 
     def sorted_ids(self, keys):
         """``(codes, ids)`` of the keys: ``ids`` sorted and distinct."""
@@ -109,8 +121,14 @@ class NumberedIds:
         self.ids = ids
         self.span = ids.shape[0]
 
-    def strings(self, keys):
-        return self.ids[keys.astype(np.int64)]
+    @property
+    def dtype(self):
+        """The dtype of :meth:`strings`."""
+        return self.ids.dtype
+
+    def strings(self, keys, out=None):
+        """The ids of ``keys``, written into ``out`` when given."""
+        return np.take(self.ids, keys.astype(np.int64), out=out)
 
     def sorted_ids(self, keys):
         return keys.astype(np.int64), self.ids

@@ -399,7 +399,10 @@ def pack_ids(values):
         return None
     block = np.zeros((n, 8), dtype=np.uint8)
     block[:, :min(chars.shape[1], 8)] = chars[:, :8]
-    return block.view(">u8").reshape(n).astype(np.uint64)
+    keys = block.view(np.uint64).reshape(n)
+    if sys.byteorder == "little":  # the first character most significant
+        keys.byteswap(inplace=True)
+    return keys
 
 
 def _key_bytes(keys):
@@ -445,12 +448,17 @@ def _column_or(chars):
     return np.bitwise_or.reduce(np.concatenate([part.reshape(256, w), chars[whole:]]), axis=0)
 
 
-def unpack_ids(keys, width):
+def unpack_ids(keys, width, out=None):
     """The ids of :func:`pack_ids` keys, as a text array of ``width`` characters
-    (at most 8): each key byte written straight into its character's low byte."""
+    (at most 8): each key byte written straight into its character's low byte.
+    ``out``, when given, is a contiguous array of that dtype and length."""
     width = max(int(width), 1)
     n = keys.shape[0]
-    chars = np.zeros((n, width), dtype=np.uint32)
+    if out is None:
+        chars = np.zeros((n, width), dtype=np.uint32)
+    else:
+        chars = out.view(np.uint32).reshape(n, width)
+        chars[...] = 0
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     np.copyto(_low_bytes(chars), _key_bytes(keys)[:, :width])
-    return chars.view(f"U{width}").reshape(n)
+    return chars.view(f"U{width}").reshape(n) if out is None else out

@@ -229,7 +229,7 @@ def test_packed_ids_keep_the_order_and_come_back(ids):
         np.argsort(values, kind="stable").tolist()
     for bits in (63, 24):
         try:
-            packed = PackedIds([keys[:3], keys[3:]], bits)
+            packed = PackedIds([keys[:3].copy(), keys[3:].copy()], bits)  # shifted in place
         except OverflowError:
             assert bits == 24
             continue
