@@ -411,12 +411,6 @@ def _key_bytes(keys):
     return b[:, ::-1] if sys.byteorder == "little" else b
 
 
-def _low_bytes(chars):
-    """The low byte of each ``uint32`` of a ``(n, w)`` matrix: ``(n, w)``, a view."""
-    return chars.view(np.uint8).reshape(*chars.shape, 4)[..., 0 if sys.byteorder == "little"
-                                                          else 3]
-
-
 def ordered_codes(values):
     """Integers that order and tie as the ids ``values`` do: integer ids
     themselves, text ids of at most 8 characters below U+0100 packed
@@ -450,15 +444,14 @@ def _column_or(chars):
 
 def unpack_ids(keys, width, out=None):
     """The ids of :func:`pack_ids` keys, as a text array of ``width`` characters
-    (at most 8): each key byte written straight into its character's low byte.
-    ``out``, when given, is a contiguous array of that dtype and length."""
+    (at most 8): the key bytes, most significant first, widened straight into
+    the characters (no byte-swapped copy of the keys). ``out``, when given, is
+    a contiguous array of that dtype and length."""
     width = max(int(width), 1)
     n = keys.shape[0]
     if out is None:
-        chars = np.zeros((n, width), dtype=np.uint32)
-    else:
-        chars = out.view(np.uint32).reshape(n, width)
-        chars[...] = 0
+        out = np.empty(n, dtype=f"U{width}")
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    np.copyto(_low_bytes(chars), _key_bytes(keys)[:, :width])
-    return chars.view(f"U{width}").reshape(n) if out is None else out
+    np.copyto(out.view(np.uint32).reshape(n, width), _key_bytes(keys)[:, :width],
+              casting="unsafe")
+    return out
