@@ -18,9 +18,12 @@ def parse_numbers(block, starts, lengths):
     """Parse decimal tokens of a block as float64; returns ``(values, ok)``.
 
     Tokens of the form ``[-]digits[.digits]`` with at most 16 characters are
-    parsed exactly with word arithmetic (see :func:`_parse_words`); the
-    others (exponents, ``+`` signs, long mantissas, words) go through
-    NumPy's own parser. ``ok`` is False where a token is not a finite number.
+    parsed exactly with word arithmetic (see :func:`_parse_words`), those
+    of 17 to 24 characters with at most 19 significant digits (every double
+    as Python's ``repr`` writes it without an exponent) through a long double
+    (:func:`_parse_long`); the others (exponents, ``+`` signs, longer
+    mantissas, words) go through NumPy's own parser. ``ok`` is False where a
+    token is not a finite number.
     """
     n = starts.shape[0]
     fast = lengths <= _FAST_BYTES
@@ -37,9 +40,92 @@ def parse_numbers(block, starts, lengths):
             vals[idx], good[idx] = _parse_words(block, starts[idx], lengths[idx])
         slow = flatnonzero(~good)
     ok = np.ones(n, dtype=bool)
+    if _EXTENDED and slow.size:
+        size = lengths[slow]
+        wide = (size > _FAST_BYTES) & (size <= _LONG_BYTES)  # (shorter ones failed the words)
+        long_ = slow[wide]
+        if long_.size:
+            v, g = _parse_long(block, starts[long_], lengths[long_])
+            vals[long_[g]] = v[g]
+            slow = np.union1d(slow[~wide], long_[~g])
+    if not slow.size:
+        return vals, ok
     blob, off = gather_bytes(block.body, starts[slow], lengths[slow])
     vals[slow], ok[slow] = _parse_slow(blob, off)
     return vals, ok
+
+
+#: Whether ``np.longdouble`` holds a 64-bit mantissa or more (x87's extended
+#: precision, IEEE quad): :func:`_parse_long` divides in it.
+_EXTENDED = np.finfo(np.longdouble).nmant >= 63
+#: Longest token :func:`_parse_long` reads (three 64-bit words).
+_LONG_BYTES = 24
+#: Powers of ten 10**0 .. 10**23 in long double, each exact (5**23 < 2**54).
+_POW10_LONG = np.cumprod(np.r_[np.longdouble(1), np.full(23, 10, dtype=np.longdouble)])
+#: _LOW[k] keeps the first k bytes of a little-endian word.
+_LOW = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+#: x87's extended precision as NumPy stores it: the 64-bit mantissa (with its
+#: leading 1) in the first 8 bytes of each value.
+_X87 = (np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).itemsize == 16
+        and np.little_endian)
+
+
+def _half_way(exact, v):
+    """Whether each long double ``exact`` lies half-way between two doubles
+    (``v``, its rounding to double, and a neighbour of ``v``)."""
+    if _X87:  # the 11 mantissa bits a double drops are 1 then ten 0s
+        words = exact.view(np.uint64).reshape(exact.shape[0], -1)[:, 0]
+        return (words & _U(0x7FF)) == _U(0x400)
+    out = np.zeros(v.shape[0], dtype=bool)
+    with np.errstate(over="ignore"):
+        for side in (np.inf, -np.inf):
+            out |= exact == (v.astype(np.longdouble) + np.nextafter(v, side)) / 2
+    return out
+
+
+def _parse_long(block, s, n):
+    """Tokens of at most 24 bytes of the form ``[-]digits[.digits]`` whose
+    digits, read as an integer ``m`` (the dot dropped), stay below 10**19;
+    returns ``(values, good)``, ``good`` False for the others.
+
+    ``m`` is exact in a 64-bit integer and in a long double, and so is the
+    power of ten it is divided by (:data:`_POW10_LONG`): the quotient is
+    rounded once to the long double's 64-bit (or wider) mantissa, then to a
+    double. Rounding twice differs from rounding once only when the first
+    result lies exactly half-way between two doubles (the half-way points
+    are long doubles, and rounding is monotone); those tokens are marked not
+    good and go to NumPy's parser, with the malformed ones. The rest are the
+    correctly rounded doubles, as C's ``strtod`` gives.
+    """
+    m = s.shape[0]
+    words = np.empty((3, m), dtype="<u8")  # one row per word: its bytes' columns contiguous
+    for j in range(3):
+        w = words[j]
+        w[...] = block.U[s + (PAD + 8 * j)]
+        w &= _LOW[np.clip(n - 8 * j, 0, 8)]  # the bytes past the token are 0: no digit
+    chars = words.view(np.uint8).reshape(3, m, 8).transpose(0, 2, 1).reshape(_LONG_BYTES, m)
+    chars = np.ascontiguousarray(chars)  # (byte, token)
+    mant = np.zeros(m, dtype=np.uint64)
+    frac = np.zeros(m, dtype=np.int64)
+    n_digits = np.zeros(m, dtype=np.int64)
+    n_dots = np.zeros(m, dtype=np.int64)
+    wide = np.zeros(m, dtype=bool)
+    for j in range(int(n.max())):  # Horner's rule over the digits, byte by byte
+        digit = chars[j] - np.uint8(48)
+        is_digit = digit <= 9
+        wide |= is_digit & (mant >= _U(10**18))  # one digit more reaches 10**19
+        mant = np.where(is_digit, mant * _U(10) + digit, mant)
+        n_dots += chars[j] == 46
+        frac += is_digit & (n_dots > 0)
+        n_digits += is_digit
+    neg = chars[0] == _MINUS
+    good = (n_digits + n_dots + neg == n) & (n_dots <= 1) & (n_digits > 0) & ~wide
+    np.minimum(frac, _POW10_LONG.shape[0] - 1, out=frac)
+    exact = mant.astype(np.longdouble) / _POW10_LONG[frac]
+    v = exact.astype(np.float64)
+    good &= ~_half_way(exact, v)
+    np.negative(v, out=v, where=neg)
+    return v, good
 
 
 _U = np.uint64

@@ -249,12 +249,13 @@ def _assert_parsed_like_python(texts):
 
 @pytest.mark.slow
 def test_number_parser_matches_python_on_random_tokens():
-    # Every length from 1 to 20 bytes (one word, two words, the slow path),
+    # Every length from 1 to 26 bytes (one word, two words, three words, the
+    # slow path),
     # digits with a dot and a minus sign anywhere, and malformed tokens.
     rng = np.random.default_rng(11)
     alphabet = np.array(list("0123456789") * 6 + list(".-") * 2 + list("e+x"))
     texts = []
-    for n in range(1, 21):
+    for n in range(1, 27):
         chars = alphabet[rng.integers(0, alphabet.size, (3000, n))]
         texts += ["".join(row) for row in chars]
         digits = rng.integers(0, 10, (3000, n)).astype(str)
@@ -270,12 +271,55 @@ def test_number_parser_matches_python_on_random_tokens():
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(
-    st.from_regex(r"-?[0-9]{0,17}\.?[0-9]{0,17}", fullmatch=True).filter(bool),
+    st.from_regex(r"-?[0-9]{0,22}\.?[0-9]{0,22}", fullmatch=True).filter(bool),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.integers(-10**20, 10**20).map(str),
-    st.text("0123456789.-+eE", min_size=1, max_size=18)), min_size=1, max_size=40))
+    st.text("0123456789.-+eE", min_size=1, max_size=26)), min_size=1, max_size=40))
 def test_number_parser_matches_python(texts):
     _assert_parsed_like_python(texts)
+
+
+def _half_way_tokens():
+    """Decimal tokens of 17 to 22 bytes exactly half-way between two doubles
+    (rounding them through a wider mantissa first would tie the wrong way)."""
+    out = []
+    for e in range(53, 64):
+        step = 2 ** (e - 52)
+        for k in (1, 2, 3, 7):
+            half = 2**e + k * step - step // 2
+            out += [f"{half}.0", f"-{half}.00", f"{half}.000"]
+    return out
+
+
+@pytest.mark.parametrize("x87", [True, False])
+def test_long_tokens_are_rounded_once(monkeypatch, x87):
+    # Python's repr of doubles (up to 17 digits, 17-24 bytes), leading zeros,
+    # tokens exactly half-way between two doubles, and the largest mantissas.
+    import sk_rankmetrics._files.numbers as numbers
+
+    if x87 and not numbers._X87:
+        pytest.skip("long double is not x87's extended precision here")
+    monkeypatch.setattr(numbers, "_X87", x87)
+    rng = np.random.default_rng(5)
+    values = rng.normal(size=3000) * 10.0 ** rng.integers(-3, 16, 3000)
+    texts = [t for t in map(repr, values.tolist()) if "e" not in t]
+    texts += [
+        *_half_way_tokens(), "0.00012345678901234567", "-0.0000000000000000000",
+        "9999999999999999999", "999999999999999999.9", "99999999999999999999",
+        "1.0000000000000000001", "1." + "0" * 20, "." + "5" * 19, "12345678901234567.5",
+        "-5000000000000000.05"]
+    _assert_parsed_like_python(texts)
+    data = (" ".join(texts) + "\n").encode()
+    block = B.Block.from_bytes(data)
+    lens = np.array([len(t) for t in texts])
+    starts = np.cumsum(np.r_[0, lens[:-1] + 1])
+    long_ = (lens > 16) & (lens <= 24)
+    _, good = numbers._parse_long(block, starts[long_], lens[long_])
+    taken = dict(zip(np.array(texts)[long_].tolist(), good.tolist()))
+    # The half-way tokens go to NumPy's parser; the repr of a double does not.
+    assert not any(taken[t] for t in _half_way_tokens() if t in taken)
+    assert all(taken[t] for t in texts[:50] if t in taken)
+    assert taken["9999999999999999999"] and not taken["99999999999999999999"]
 
 
 def test_cli_json_and_csv_hostile(tmp_path):
