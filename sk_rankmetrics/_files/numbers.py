@@ -45,9 +45,14 @@ def parse_numbers(block, starts, lengths):
         wide = (size > _FAST_BYTES) & (size <= _LONG_BYTES)  # (shorter ones failed the words)
         long_ = slow[wide]
         if long_.size:
-            v, g = _parse_long(block, starts[long_], lengths[long_])
+            v, g = _parse_three_words(block, starts[long_], lengths[long_])
             vals[long_[g]] = v[g]
-            slow = np.union1d(slow[~wide], long_[~g])
+            rest = long_[~g]
+            if rest.size:  # more than 19 digits and a dot, or a sign: byte by byte
+                v, g = _parse_long(block, starts[rest], lengths[rest])
+                vals[rest[g]] = v[g]
+                rest = rest[~g]
+            slow = np.union1d(slow[~wide], rest)
     if not slow.size:
         return vals, ok
     blob, off = gather_bytes(block.body, starts[slow], lengths[slow])
@@ -62,6 +67,7 @@ _EXTENDED = np.finfo(np.longdouble).nmant >= 63
 _LONG_BYTES = 24
 #: Powers of ten 10**0 .. 10**23 in long double, each exact (5**23 < 2**54).
 _POW10_LONG = np.cumprod(np.r_[np.longdouble(1), np.full(23, 10, dtype=np.longdouble)])
+_POW10_INT = np.array([10**i for i in range(20)], dtype=np.uint64)
 #: _LOW[k] keeps the first k bytes of a little-endian word.
 _LOW = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 #: x87's extended precision as NumPy stores it: the 64-bit mantissa (with its
@@ -81,6 +87,49 @@ def _half_way(exact, v):
         for side in (np.inf, -np.inf):
             out |= exact == (v.astype(np.longdouble) + np.nextafter(v, side)) / 2
     return out
+
+
+def _parse_three_words(block, s, n):
+    """Tokens of 17 to 24 bytes of the form ``[-]digits[.digits]`` with at
+    most 19 bytes besides the sign, 8 bytes at a time (as :func:`_parse_words`
+    reads two words); returns ``(values, good)``, ``good`` False for the others.
+
+    The token is right-aligned in three words. The dot reads as a 0 digit, so
+    the words give ``m' = i * 10**(a + 1) + f`` for the integer part ``i``
+    and the ``a`` digits ``f`` after the dot, below 10**19; then
+    ``i = m' // 10**(a + 1)`` and the mantissa is ``m' - 9 * i * 10**a``. The
+    quotient by ``10**a`` is rounded as in :func:`_parse_long`.
+    """
+    U = block.U
+    end = s + n
+    end += PAD - 8
+    digits, n_nd, n_dot, after = [], 0, 0, np.zeros(s.shape[0], dtype=np.uint64)
+    for j in range(3):  # the last 8 bytes, the 8 before them, the first ones
+        size = np.clip(n - 8 * j, 0, 8)
+        x = U[end - 8 * j]
+        x &= _HI[size]
+        z, t, g = _classify(x, _HI80[size])
+        digits.append(_eight_digits(z))
+        n_nd = n_nd + _high_bytes(t)
+        n_dot = n_dot + ((g * _L01) >> _S56)
+        after += np.where(g != 0, _after_dot(g) + _U(8 * j), _U(0))
+    neg = block.body[s] == _MINUS
+    good = n_nd == n_dot + neg
+    good &= n_dot <= _U(1)
+    good &= n_nd < n.astype(np.uint64)
+    good &= (n - neg) <= 19
+    mant = digits[2] * _U(10**16)
+    mant += digits[1] * _U(10**8)
+    mant += digits[0]
+    a = np.minimum(after, _U(18)).astype(np.intp)
+    dot = n_dot > 0
+    whole = mant // _POW10_INT[a + 1]
+    mant -= np.where(dot, whole * _U(9) * _POW10_INT[a], _U(0))
+    exact = mant.astype(np.longdouble) / _POW10_LONG[a]
+    v = exact.astype(np.float64)
+    good &= ~_half_way(exact, v)
+    np.negative(v, out=v, where=neg)
+    return v, good
 
 
 def _parse_long(block, s, n):

@@ -314,12 +314,16 @@ def test_long_tokens_are_rounded_once(monkeypatch, x87):
     lens = np.array([len(t) for t in texts])
     starts = np.cumsum(np.r_[0, lens[:-1] + 1])
     long_ = (lens > 16) & (lens <= 24)
-    _, good = numbers._parse_long(block, starts[long_], lens[long_])
-    taken = dict(zip(np.array(texts)[long_].tolist(), good.tolist()))
-    # The half-way tokens go to NumPy's parser; the repr of a double does not.
-    assert not any(taken[t] for t in _half_way_tokens() if t in taken)
-    assert all(taken[t] for t in texts[:50] if t in taken)
-    assert taken["9999999999999999999"] and not taken["99999999999999999999"]
+    for parse, most in ((numbers._parse_three_words, 19), (numbers._parse_long, 24)):
+        values, good = parse(block, starts[long_], lens[long_])
+        taken = dict(zip(np.array(texts)[long_].tolist(), good.tolist()))
+        # The half-way tokens go to NumPy's parser; the repr of a double does not.
+        assert not any(taken[t] for t in _half_way_tokens() if t in taken)
+        short = [t for t in texts[:200] if t in taken and len(t.lstrip("-")) <= most]
+        assert len(short) > 20 and all(taken[t] for t in short)
+        assert taken["9999999999999999999"] and not taken["99999999999999999999"]
+        assert all(v == float(t) for t, v, g in zip(np.array(texts)[long_].tolist(),
+                                                    values.tolist(), good.tolist()) if g)
 
 
 def test_cli_json_and_csv_hostile(tmp_path):
