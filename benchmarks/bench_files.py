@@ -24,7 +24,10 @@ sk_rankmetrics runs as with the plain install: pandas, pyarrow and polars
 cannot be imported in its subprocess. The means of every tool must agree to
 1e-9 (the script exits with status 1 otherwise).
 
-Extra rows: sk_rankmetrics on runs of 200,000 and 1 M lines (time against
+Extra rows: every tool on a run of 1 M lines whose scores are written as
+Python writes a float64 (17 significant digits, 17 to 19 bytes: runs
+written from NumPy or PyTorch scores look so); sk_rankmetrics on runs of
+200,000 and 1 M lines (time against
 lines: the fixed overhead and the cost per line); a 10-line run (the fixed
 overhead alone); pyarrow's CSV reader parsing the same run file (when
 installed: what an optional pyarrow path would start from); and long-format
@@ -128,8 +131,14 @@ print(json.dumps({"time": T2 - T0, "read": T1 - T0, "evaluate": T2 - T1, "mem0":
 """
 
 
-def make_files(folder, n_topics, n_docs=1000, n_judged=20, seed=0):
-    """A run (scores descending per topic, some ties) and its qrels, written fast."""
+def make_files(folder, n_topics, n_docs=1000, n_judged=20, seed=0, full_scores=False):
+    """A run (scores descending per topic, some ties) and its qrels, written fast.
+
+    ``full_scores``: the scores written as Python writes a float (17
+    significant digits, as runs written from NumPy or PyTorch scores are):
+    the 4-decimal scores made float32, then scaled by ``1 + 1e-9`` (so that
+    pytrec_eval, which holds scores in single precision, sees the order and
+    the ties every other reader sees); otherwise with 4 decimals."""
     rng = np.random.default_rng(seed)
     n = n_topics * n_docs
     topic = np.repeat(np.arange(n_topics) + 1001, n_docs)
@@ -139,6 +148,9 @@ def make_files(folder, n_topics, n_docs=1000, n_judged=20, seed=0):
         + np.tile(np.arange(n_docs) * 2_999, n_topics)
     ) % 3_000_000
     score = -np.sort(-np.round(rng.uniform(0, 50, (n_topics, n_docs)), 4), axis=1).ravel()
+    if full_scores:
+        score = score.astype(np.float32).astype(np.float64) * (1 + 1e-9)
+    fmt = "{} Q0 D{} {} {!r} run\n" if full_scores else "{} Q0 D{} {} {:.4f} run\n"
     rank = np.tile(np.arange(1, n_docs + 1), n_topics)
     run = os.path.join(folder, "run.txt")
     with open(run, "w") as fh:
@@ -147,7 +159,7 @@ def make_files(folder, n_topics, n_docs=1000, n_judged=20, seed=0):
             s = slice(a, a + step)
             fh.write(
                 "".join(
-                    f"{t} Q0 D{d} {k} {v:.4f} run\n"
+                    fmt.format(t, d, k, v)
                     for t, d, k, v in zip(
                         topic[s].tolist(), doc[s].tolist(), rank[s].tolist(), score[s].tolist()
                     )
@@ -284,20 +296,22 @@ def main(argv=None):
     failed = False
     rows, notes = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        cases = [(big, tools), (1000, ["sk_rankmetrics"]), (200, ["sk_rankmetrics"])]
+        cases = [(big, tools, False), (1000, ["sk_rankmetrics"], False),
+                 (200, ["sk_rankmetrics"], False), (1000, tools, True)]
         if args.quick:
-            cases = [(big, tools), (200, ["sk_rankmetrics"])]
+            cases = [(big, tools, False), (200, ["sk_rankmetrics"], False), (1000, tools, True)]
         per_line = {}
-        for n_topics, names in cases:
-            folder = os.path.join(tmp, str(n_topics))
+        for n_topics, names, full in cases:
+            folder = os.path.join(tmp, f"{n_topics}{'-full' if full else ''}")
             os.mkdir(folder)
             print(f"writing {n_topics:,} topics x 1,000 documents ...", file=sys.stderr)
-            qrels, run = make_files(folder, n_topics)
+            qrels, run = make_files(folder, n_topics, full_scores=full)
+            what = f"{n_topics * 1000:,} lines" + (", 17-digit scores" if full else "")
             size = os.path.getsize(run)
             reports, errors = rounds(names, qrels, run, repeats)
             for name, err in errors.items():
                 failed = True
-                rows.append((f"{name}, {n_topics * 1000:,} lines", "—", "—", "—", f"failed: {err}"))
+                rows.append((f"{name}, {what}", "—", "—", "—", f"failed: {err}"))
             ref = reports.get("pytrec_eval") or reports["sk_rankmetrics"]
             base = median(reports["pytrec_eval"], "time") if reports.get("pytrec_eval") else None
             for name, reps in reports.items():
@@ -315,16 +329,16 @@ def main(argv=None):
                 speed = f"**{base / t:.1f}×** pytrec_eval's speed; " if base else ""
                 rows.append(
                     (
-                        f"{name}, {n_topics * 1000:,} lines ({size / MiB:.0f} MiB)",
+                        f"{name}, {what} ({size / MiB:.0f} MiB)",
                         f"{t:.2f} s",
                         split,
                         fmt_mem(max(reps, key=lambda r: r["peak"]), size),
                         f"{speed}means agree to {diff:.1e}" + ("" if ok else " **FAILED**"),
                     )
                 )
-                if name == "sk_rankmetrics":
+                if name == "sk_rankmetrics" and not full:
                     per_line[n_topics * 1000] = t
-            if n_topics == big and available("pyarrow"):
+            if n_topics == big and not full and available("pyarrow"):
                 t = pyarrow_parse(run, repeats)
                 rows.append(
                     (
