@@ -20,10 +20,13 @@ def parse_numbers(block, starts, lengths):
     Tokens of the form ``[-]digits[.digits]`` with at most 16 characters are
     parsed exactly with word arithmetic (see :func:`_parse_words`), those
     of 17 to 24 characters with at most 19 significant digits (every double
-    as Python's ``repr`` writes it without an exponent) through a long double
-    (:func:`_parse_long`); the others (exponents, ``+`` signs, longer
-    mantissas, words) go through NumPy's own parser. ``ok`` is False where a
-    token is not a finite number.
+    as Python's ``repr`` writes it without an exponent) through a long double:
+    three words at a time when at most 19 bytes besides the sign
+    (:func:`_parse_three_words`), else byte by byte (:func:`_parse_long`) when
+    a block holds at least :data:`_FEW` such tokens. The others (exponents,
+    ``+`` signs, longer mantissas, words, the rare tokens exactly half-way
+    between two doubles) go through NumPy's own parser. ``ok`` is False where
+    a token is not a finite number.
     """
     n = starts.shape[0]
     fast = lengths <= _FAST_BYTES
@@ -48,7 +51,7 @@ def parse_numbers(block, starts, lengths):
             v, g = _parse_three_words(block, starts[long_], lengths[long_])
             vals[long_[g]] = v[g]
             rest = long_[~g]
-            if rest.size:  # more than 19 digits and a dot, or a sign: byte by byte
+            if rest.size >= _FEW:  # more than 19 digits and a dot, or a sign: byte by byte
                 v, g = _parse_long(block, starts[rest], lengths[rest])
                 vals[rest[g]] = v[g]
                 rest = rest[~g]
@@ -60,6 +63,10 @@ def parse_numbers(block, starts, lengths):
     return vals, ok
 
 
+#: Fewer tokens than this that the three-word parser refuses go to NumPy's
+#: parser at once: :func:`_parse_long` costs one pass per byte whatever their
+#: number (runs written by ``repr`` give a few per block: 0.0123... has 20 bytes).
+_FEW = 1024
 #: Whether ``np.longdouble`` holds a 64-bit mantissa or more (x87's extended
 #: precision, IEEE quad): :func:`_parse_long` divides in it.
 _EXTENDED = np.finfo(np.longdouble).nmant >= 63
@@ -103,16 +110,22 @@ def _parse_three_words(block, s, n):
     U = block.U
     end = s + n
     end += PAD - 8
-    digits, n_nd, n_dot, after = [], 0, 0, np.zeros(s.shape[0], dtype=np.uint64)
+    digits, n_nd, n_dot, after = [], 0, 0, 0
     for j in range(3):  # the last 8 bytes, the 8 before them, the first ones
-        size = np.clip(n - 8 * j, 0, 8)
         x = U[end - 8 * j]
-        x &= _HI[size]
-        z, t, g = _classify(x, _HI80[size])
+        if j < 2:  # 17 bytes or more: the last 16 are the token's
+            z, t, g = _classify(x, _M80)
+        else:
+            size = n - 16
+            x &= _HI[size]
+            z, t, g = _classify(x, _HI80[size])
         digits.append(_eight_digits(z))
         n_nd = n_nd + _high_bytes(t)
-        n_dot = n_dot + ((g * _L01) >> _S56)
-        after += np.where(g != 0, _after_dot(g) + _U(8 * j), _U(0))
+        dots = (g * _L01) >> _S56
+        n_dot = n_dot + dots
+        # Bytes after the dot: those after it in its word, and 8 per word after
+        # that word (with more than one dot the token is refused anyway).
+        after = after + _after_dot(g) + dots * _U(8 * j) if j else _after_dot(g)
     neg = block.body[s] == _MINUS
     good = n_nd == n_dot + neg
     good &= n_dot <= _U(1)
@@ -320,14 +333,18 @@ def _parse_slow(blob, off):
     out = np.empty(n)
     ok = np.ones(n, dtype=bool)
     # Bounded temporaries: tokens of one power-of-two width class at a time,
-    # at most _STEP bytes per step (a very long token takes a step alone).
-    width = np.left_shift(1, np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64))
-    order = np.argsort(width, kind="stable")
-    cuts = flatnonzero(np.diff(width[order])) + 1
-    steps = []
-    for cls in np.split(order, cuts):
-        rows = max(1, _STEP // int(width[cls[0]]))
-        steps += [cls[i : i + rows] for i in range(0, cls.size, rows)]
+    # at most _STEP bytes per step (a very long token takes a step alone);
+    # a few tokens (a block's half-way and malformed ones) in one step.
+    if n * int(lens.max(initial=1)) <= _STEP:  # (n >= 1: called for the tokens left)
+        steps = [np.arange(n)]
+    else:
+        width = np.left_shift(1, np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64))
+        order = np.argsort(width, kind="stable")
+        cuts = flatnonzero(np.diff(width[order])) + 1
+        steps = []
+        for cls in np.split(order, cuts):
+            rows = max(1, _STEP // int(width[cls[0]]))
+            steps += [cls[i : i + rows] for i in range(0, cls.size, rows)]
     for idx in steps:
         w = max(int(lens[idx].max()), 1)
         mat = np.zeros((idx.size, w), dtype=np.uint8)

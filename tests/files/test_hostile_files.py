@@ -292,14 +292,18 @@ def _half_way_tokens():
 
 
 @pytest.mark.parametrize("x87", [True, False])
-def test_long_tokens_are_rounded_once(monkeypatch, x87):
+@pytest.mark.parametrize("few", [0, 1 << 30])
+def test_long_tokens_are_rounded_once(monkeypatch, x87, few):
     # Python's repr of doubles (up to 17 digits, 17-24 bytes), leading zeros,
-    # tokens exactly half-way between two doubles, and the largest mantissas.
+    # tokens exactly half-way between two doubles, and the largest mantissas;
+    # the tokens the three-word parser refuses read byte by byte (few=0) or
+    # by NumPy's parser (a block's few).
     import sk_rankmetrics._files.numbers as numbers
 
     if x87 and not numbers._X87:
         pytest.skip("long double is not x87's extended precision here")
     monkeypatch.setattr(numbers, "_X87", x87)
+    monkeypatch.setattr(numbers, "_FEW", few)
     rng = np.random.default_rng(5)
     values = rng.normal(size=3000) * 10.0 ** rng.integers(-3, 16, 3000)
     texts = [t for t in map(repr, values.tolist()) if "e" not in t]
