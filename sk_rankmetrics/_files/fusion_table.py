@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from .._utils.arrays import flatnonzero
-from .._utils.fast import unpack_ids
+from .._utils.fast import text_of_bytes, unpack_ids
 
 #: The padding of a block: above every packed entry (those keep the top bit 0).
 _PAD = np.uint64(np.iinfo(np.uint64).max)
@@ -99,13 +99,12 @@ class PackedIds:
             keys = keys + self.low
             keys <<= self.shift
             return unpack_ids(keys, self.width, out)
-        chars = np.zeros((keys.shape[0], 8), dtype=np.uint8)
+        chars = np.empty((keys.shape[0], self.width), dtype=np.uint8)
         rest = keys.copy()
         for j in range(self.width - 1, -1, -1):
             chars[:, j] = self.byte[j][(rest % self.radix[j]).astype(np.intp)]
             rest //= self.radix[j]
-        return unpack_ids(chars.view(">u8").reshape(keys.shape[0]).astype(np.uint64),
-                          self.width, out)
+        return text_of_bytes(chars, self.width, out)
 
     def sorted_ids(self, keys):
         """``(codes, ids)`` of the keys: ``ids`` sorted and distinct."""

@@ -320,7 +320,6 @@ def prepare_run(run, *, ignore_identical_ids=False, duplicates="raise", where="r
     return out
 
 
-
 def _read_run_keeping_repeats(path, fmt):
     """A run file read as :func:`.read_run` reads it, a document listed twice for
     a query kept (for ``duplicates="first"``)."""

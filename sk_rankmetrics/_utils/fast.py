@@ -447,11 +447,18 @@ def unpack_ids(keys, width, out=None):
     (at most 8): the key bytes, most significant first, widened straight into
     the characters (no byte-swapped copy of the keys). ``out``, when given, is
     a contiguous array of that dtype and length."""
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    return text_of_bytes(_key_bytes(keys), width, out)
+
+
+def text_of_bytes(chars, width, out=None):
+    """Characters below U+0100, one row of ``(n, >= width)`` bytes per id
+    (zeros past an id's end), as a text array of ``width`` characters: the
+    first ``width`` bytes of each row widened into its characters by one cast.
+    ``out``, when given, is a contiguous array of that dtype and length."""
     width = max(int(width), 1)
-    n = keys.shape[0]
+    n = chars.shape[0]
     if out is None:
         out = np.empty(n, dtype=f"U{width}")
-    keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    np.copyto(out.view(np.uint32).reshape(n, width), _key_bytes(keys)[:, :width],
-              casting="unsafe")
+    np.copyto(out.view(np.uint32).reshape(n, width), chars[:, :width], casting="unsafe")
     return out
