@@ -76,6 +76,11 @@ class RankedChunk:
         #: ``(scores, BlockValues)`` of the whole rows, for a measure that reads
         #: beyond ``L`` (R-precision); None for ranked lists (``L`` covers them).
         self.block = None
+        #: The :class:`~.select.ScoreCounts` of the block's scores when the
+        #: chunk was ranked from them (integer scores in a small span, cut at
+        #: ``L``): each row's count of each score, which R-precision reads
+        #: beyond ``L`` instead of sorting the rows; else None.
+        self.score_counts = None
         #: The chunk this one was cut from (None when not cut: :attr:`root`
         #: is then the chunk itself, without a reference cycle).
         self._root = None
@@ -170,6 +175,7 @@ class RankedChunk:
         )
         out.tied, out.real_ties = self.tied, self.real_ties
         out.totals, out.ideal, out.block = self.totals, self.ideal, self.block
+        out.score_counts = self.score_counts
         out.cache = self.cache  # statistics of whole rows, unchanged by the cut
         out._root = self.root
         out.items = self.items
@@ -670,7 +676,9 @@ def _ranked_by_counts(y_score, values, L, n_items, counted):
                           group).reshape(n, L)
             for name, v in values.at(idx).items()}
     if not (size > 1).any():  # no two entries tie: the sums are the values
-        return RankedChunk(L, None, None, sums, n_items)
-    rc = RankedChunk(L, np.take(starts, group).reshape(n, L), size, sums, n_items)
-    rc.real_ties = True
+        rc = RankedChunk(L, None, None, sums, n_items)
+    else:
+        rc = RankedChunk(L, np.take(starts, group).reshape(n, L), size, sums, n_items)
+        rc.real_ties = True
+    rc.score_counts = counted
     return rc

@@ -171,6 +171,41 @@ def test_integer_scores_at_the_ends_of_their_dtype(dtype, end):
 
 
 @SETTINGS
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "int64"])
+@given(data=st.data())
+def test_r_precision_read_off_the_score_counts(dtype, data):
+    # R-precision ranks to a cut-off (alone: one position); rows with more
+    # relevant items read the top R beyond it. Over integer scores in a small
+    # span, the R-th largest score comes from each row's count of each score,
+    # not a row sort: equal to the same scores as float64 (sorted), ties at
+    # the R-th score shared, with and without a judged mask.
+    from sk_rankmetrics._metrics.kernels import cutoff
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 30)), data.draw(st.integers(6, 40))
+    # (Counted when the scores span at most N values.)
+    ys = rng.integers(0, data.draw(st.integers(1, N)), (n, N)).astype(dtype)
+    yt = np.where(rng.random((n, N)) < data.draw(st.floats(0.05, 0.9)),
+                  rng.integers(1, 4, (n, N)), 0)
+    yt[0, rng.permutation(N)[:5]] = 2  # a row read beyond the cut-off
+    kw = {"per_row": True, "no_relevant": 0.0}
+    if data.draw(st.booleans()):
+        kw["judged"] = (rng.random((n, N)) < 0.7) | (yt > 0)
+    metrics = ["r_precision", *(["ndcg@3"] if data.draw(st.booleans()) else [])]
+    counted = []
+    real = cutoff._relevant_above_rank
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cutoff, "_relevant_above_rank", lambda *a: counted.append(
+            a[4] is not None) or real(*a))
+        got = skr.evaluate(yt, ys, metrics, **kw)
+        assert counted and all(counted)  # the rows beyond the cut-off read the counts
+        want = skr.evaluate(yt, ys.astype(np.float64) + 0.5, metrics, **kw)
+    assert counted.count(False) == len(counted) // 2  # the float64 scores were sorted
+    for m in metrics:
+        np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)
+
+
+@SETTINGS
 @given(st.data())
 def test_err_tie_expectation_against_every_ordering(data):
     N = data.draw(st.integers(2, 7))

@@ -88,27 +88,39 @@ def r_precision(rc, req):
     deep = flatnonzero(n_rel > rc.L)
     if deep.size and rc.block is not None:
         hits[deep] = _relevant_above_rank(rc.block, req.rel_key, deep,
-                                          n_rel[deep].astype(np.int64))
+                                          n_rel[deep].astype(np.int64), rc.score_counts)
     return hits / np.where(defined, n_rel, 1.0), defined
 
 
-def _relevant_above_rank(block, key, rows, R):
-    """Expected relevant items among the top ``R`` of ``rows`` of a block."""
+def _relevant_above_rank(block, key, rows, R, counted=None):
+    """Expected relevant items among the top ``R`` of ``rows`` of a block.
+
+    The R-th largest score ``t`` of each row comes from a row sort, or, for
+    integer scores counted per row (``counted``, the block's
+    :class:`~sk_rankmetrics._ranking.select.ScoreCounts`), from the counts:
+    the first score whose running count reaches R, no sort."""
     scores, values = block
+    cols = np.arange(rows.shape[0])
+    if counted is not None:
+        ends = counted.ends[:, rows]
+        level = np.count_nonzero(ends < R, axis=0)  # scores above t, counted from the best
+        n_top = ends[level, cols]  # the items scoring at least t
+        t = counted.hi - level.astype(scores.dtype)
     if rows.shape[0] == scores.shape[0]:
         rows = slice(None)  # every row: no copy
     ys = scores[rows]
     rel = values.relevant(rows, key)
-    n = ys.shape[0]
-    t = np.sort(ys, axis=1)[np.arange(n), ys.shape[1] - R][:, None]
-    top = ys >= t
-    n_top = np.count_nonzero(top, axis=1)
+    if counted is None:
+        t = np.sort(ys, axis=1)[cols, ys.shape[1] - R]
+    top = ys >= t[:, None]
+    if counted is None:
+        n_top = np.count_nonzero(top, axis=1)
     hits = np.count_nonzero(top & rel, axis=1).astype(np.float64)
     # Rows where the top R ends inside a tie at t: of the items tied at t only
     # R - (items above t) are in, each tied item equally likely.
     tied = flatnonzero(n_top > R)
     if tied.size:
-        at = ys[tied] == t[tied]
+        at = ys[tied] == t[tied][:, None]
         n_at = np.count_nonzero(at, axis=1)
         rel_at = np.count_nonzero(at & rel[tied], axis=1)
         n_above = n_top[tied] - n_at
