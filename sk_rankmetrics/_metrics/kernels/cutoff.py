@@ -211,13 +211,18 @@ def _reciprocal_rank_by_scan(rc, req):
     """
     ys, values = rc.block
     rel = values.relevant(slice(None), req.rel_key)
-    found = rel.any(axis=1)
+    found = rc.totals[req.rel_key] > 0  # counted with the same mask
     low = -np.inf if ys.dtype.kind == "f" else np.iinfo(ys.dtype).min
     t = np.max(ys, axis=1, where=rel, initial=low)[:, None]
-    a = np.count_nonzero(ys > t, axis=1)
     at = ys == t
     m = np.where(found, np.count_nonzero(at, axis=1), 0)
-    r0 = np.count_nonzero(at & rel, axis=1)
+    a = np.count_nonzero(ys >= t, axis=1) - m
+    # An item scoring t is relevant (t is the best relevant score): a group of
+    # one holds one relevant item; only larger groups are counted.
+    r0 = (m > 0).astype(np.int64)
+    big = flatnonzero(m > 1)
+    if big.size:
+        r0[big] = np.count_nonzero(at[big] & rel[big], axis=1)
     S = _survival(m.astype(np.float64), r0.astype(np.float64), m)
     first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
     j = np.arange(1, S.shape[1])
