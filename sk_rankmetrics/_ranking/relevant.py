@@ -5,7 +5,8 @@ nonzero value (``MetricSpec.reads_groups``: DCG, nDCG, RBP, AP, bpref, ERR) need
 such item only how many items score above it and how many tie with it. With
 2-5 % of the items relevant, a row sort of the values (no argsort: a third of
 its time) and a binary search of each relevant item's score in its sorted
-row give both, and the rest of the row is never gathered.
+row give both, and the rest of the row is never gathered. Integer scores in a
+small span need neither: each row's count of each score gives both.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from .._utils.fast import flatnonzero
 from .chunk import Groups, RankedChunk, _GroupSums
 from .item_values import worth_counts
+from .select import score_counts
 
 #: The route is taken when at most one entry in this many has a nonzero value
 #: (each costs a binary search of about log2(N) gathers, against the argsort's
@@ -55,7 +57,9 @@ def rank_relevant(y_score, values):
     Each such item's tie group starts after the items scoring above it and
     holds every item tying with it: both are counts in its sorted row, found
     by a binary search for its score (``-0.0`` ties with ``0.0``, as the
-    comparison says). Items of one group are summed together.
+    comparison says), or, for integer scores in a small span, read off each
+    row's count of each score (:func:`~.select.score_counts`: one counting
+    pass, no sort). Items of one group are summed together.
     """
     n, N = y_score.shape
     yt = values.yt
@@ -66,19 +70,28 @@ def rank_relevant(y_score, values):
     if m * DENSITY > n * N:
         return None
     flat = flatnonzero(nonzero)
-    srt = np.sort(y_score, axis=1).reshape(-1)  # each row ascending
     v = np.take(y_score.reshape(-1), flat)
     row = flat // N
-    base = row * N
-    upto = _count_at_most(srt, base, v, N)  # items scoring <= v in the row
-    # Items tying with another: those whose sorted neighbour below is equal
-    # (the item itself is one of the row's items <= v, the last of them or
-    # one tying with it), searched again for the items < v.
-    prev = np.take(srt, base + np.maximum(upto - 2, 0))
-    tied = flatnonzero((upto >= 2) & (prev == v))
-    below = upto - 1
-    if tied.size:
-        below[tied] = _count_at_most(srt, base[tied], v[tied], N, np.less)
+    counted = score_counts(y_score, 1)
+    if counted is not None:
+        # The item's score, counted from the row's best: the items scoring at
+        # least it, less those scoring it, are above it.
+        level = np.subtract(counted.hi, v).astype(np.intp)
+        size = counted.counts[level, row]
+        upto = N - (counted.ends[level, row] - size)  # items scoring <= v in the row
+        below = upto - size
+    else:
+        srt = np.sort(y_score, axis=1).reshape(-1)  # each row ascending
+        base = row * N
+        upto = _count_at_most(srt, base, v, N)  # items scoring <= v in the row
+        # Items tying with another: those whose sorted neighbour below is equal
+        # (the item itself is one of the row's items <= v, the last of them or
+        # one tying with it), searched again for the items < v.
+        prev = np.take(srt, base + np.maximum(upto - 2, 0))
+        tied = flatnonzero((upto >= 2) & (prev == v))
+        below = upto - 1
+        if tied.size:
+            below[tied] = _count_at_most(srt, base[tied], v[tied], N, np.less)
     above = N - upto
     # One group per (row, items above), row-major by position.
     key = row * (N + 1) + above

@@ -2,7 +2,8 @@
 
 Without a cut-off, DCG, nDCG, RBP, AP and bpref read only the tie groups that hold an
 item of nonzero value; `_ranking/relevant.py` finds them by a row sort of the
-scores and a binary search of each such item's score. Its values equal the
+scores and a binary search of each such item's score (integer scores in a
+small span: each row's count of each score). Its values equal the
 full ranking's (the route switched off) on every score dtype, ties, extreme
 values, rows without a relevant item, every gain and option of these metrics.
 """
@@ -138,13 +139,19 @@ def test_route_left_to_dense_relevance_and_other_requests():
     assert taken and all(taken)
 
 
-def test_counts_above_and_tied_of_each_relevant_item(monkeypatch):
-    """The binary searches give each relevant item the items scoring above it
+@pytest.mark.parametrize("counted", [True, False])
+def test_counts_above_and_tied_of_each_relevant_item(monkeypatch, counted):
+    """The binary searches (and, for integer scores in a small span, each row's
+    count of each score) give each relevant item the items scoring above it
     and the size of its tie group, as counting the row directly does."""
     monkeypatch.setattr(relevant, "DENSITY", 1)
+    if not counted:  # every score dtype through the row sort and binary searches
+        monkeypatch.setattr(relevant, "score_counts", lambda y_score, L: None)
     rng = np.random.default_rng(11)
-    for dtype in ("float64", "float32", "int16", "bool"):
+    for dtype in ("float64", "float32", "int16", "int64", "uint32", "bool"):
         ys = _scores(rng, dtype, (30, 97), "ties")
+        assert (relevant.score_counts(ys, 1) is not None) == (
+            counted and dtype in ("int16", "int64", "uint32"))
         ys[0, :5] = ys[0, 5]  # a group of six
         yt = (rng.random((30, 97)) < 0.2).astype(int)
         yt[0, 5] = 1
