@@ -378,9 +378,15 @@ def table(cells, metrics=None):
     return lines
 
 
+def _cell_text(text):
+    """A label as one Markdown table cell: its ``|`` separators escaped."""
+    return text.replace("|", "\\|")
+
+
 def _part_table(cells, metrics, header):
     lines = [
-        f"| {header} | floor | " + " | ".join(f"{m} / floor" for m in metrics) + " |",
+        f"| {_cell_text(header)} | floor | " + " | ".join(f"{m} / floor" for m in metrics)
+        + " |",
         "|---|---:|" + "---:|" * len(metrics),
     ]
     for c in cells:
@@ -393,7 +399,8 @@ def _part_table(cells, metrics, header):
             parts.append(
                 f"**{r:.2f}× over {c.targets[m]:g}×**" if r > c.targets[m] else f"{r:.2f}×"
             )
-        lines.append(f"| {c.label} | {fmt_s(c.floor)} | " + " | ".join(parts) + " |")
+        lines.append(f"| {_cell_text(c.label)} | {fmt_s(c.floor)} | " + " | ".join(parts)
+                     + " |")
     return lines
 
 
@@ -793,7 +800,8 @@ def full_table(cells, metrics=FULL_METRICS):
     worst peak extra memory over one row-block of the inputs."""
     ms = [m for m in metrics if any(m in c.times for c in cells)]
     lines = [
-        "| cell (shape | scores | relevance | y_true dtype) | argsort | sort / argsort | "
+        f"| {_cell_text('cell (shape | scores | relevance | y_true dtype)')} | argsort | "
+        "sort / argsort | "
         "read / argsort | " + " | ".join(ms) + " | worst peak / row-block |",
         "|---|---:|---:|---:|" + "---:|" * len(ms) + "---:|",
     ]
@@ -812,7 +820,7 @@ def full_table(cells, metrics=FULL_METRICS):
             else "—"
         )
         lines.append(
-            f"| {c.label} | {fmt_s(c.floors['argsort'])} | "
+            f"| {_cell_text(c.label)} | {fmt_s(c.floors['argsort'])} | "
             f"{c.floors['sort'] / c.floors['argsort']:.2f} | "
             f"{c.floors['read'] / c.floors['argsort']:.2f} | " + " | ".join(parts) + f" | {mem} |"
         )
