@@ -138,11 +138,7 @@ def _parse_three_words(block, s, n):
     dot = n_dot > 0
     whole = mant // _POW10_INT[a + 1]
     mant -= np.where(dot, whole * _U(9) * _POW10_INT[a], _U(0))
-    exact = mant.astype(np.longdouble) / _POW10_LONG[a]
-    v = exact.astype(np.float64)
-    good &= ~_half_way(exact, v)
-    np.negative(v, out=v, where=neg)
-    return v, good
+    return _rounded_once(mant, a, neg, good)
 
 
 def _parse_long(block, s, n):
@@ -183,6 +179,15 @@ def _parse_long(block, s, n):
     neg = chars[0] == _MINUS
     good = (n_digits + n_dots + neg == n) & (n_dots <= 1) & (n_digits > 0) & ~wide
     np.minimum(frac, _POW10_LONG.shape[0] - 1, out=frac)
+    return _rounded_once(mant, frac, neg, good)
+
+
+def _rounded_once(mant, frac, neg, good):
+    """``(values, good)`` of the long tokens with mantissas ``mant`` (below
+    10**19), ``frac`` digits after the dot and signs ``neg``: each quotient
+    ``mant / 10**frac`` taken in long double, then rounded to a double, and
+    ``good`` cleared where that can differ from rounding once
+    (:func:`_half_way`)."""
     exact = mant.astype(np.longdouble) / _POW10_LONG[frac]
     v = exact.astype(np.float64)
     good &= ~_half_way(exact, v)
