@@ -607,12 +607,13 @@ def _whole_rows_by_counts(y_score, values, counted):
         return None
     starts = np.ascontiguousarray(counted.ends.T).reshape(-1) - sizes
     held = flatnonzero(sizes)
-    # Each entry's group: its row's scores, the best first.
-    key = np.subtract(counted.hi, y_score).astype(np.intp)
+    # Each entry's group: its row's scores, the best first. The difference
+    # is below the span, so taken in intp (modulo 2**64 for 64-bit scores) it
+    # is exact, and no second array of the block is made.
+    key = np.subtract(counted.hi, y_score, dtype=np.intp)
     key += (np.arange(n, dtype=np.intp) * span)[:, None]
-    key = key.reshape(-1)
     groups = Groups((held // span) * N + starts[held], sizes[held],
-                    _group_sums(key, values, n * span, held), N)
+                    _group_sums(key.reshape(-1), values, n * span, held), N)
     rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
                      groups=groups)
     rc.real_ties = True
@@ -626,7 +627,7 @@ _LEVEL_TABLE_RATIO = 4
 
 def _group_sums(key, values, n_groups, held):
     """Each item value summed over the groups ``held`` of the entries' group
-    numbers ``key`` (flat, below ``n_groups``).
+    numbers ``key`` (flat intp, below ``n_groups``; overwritten).
 
     When the relevance takes a few integer levels (:func:`level_codes`), the
     entries of each (group, level) are counted by one ``np.bincount`` without
@@ -639,12 +640,15 @@ def _group_sums(key, values, n_groups, held):
     fit = level_codes(values)
     if fit is not None and n_groups * fit[3] <= _LEVEL_TABLE_RATIO * key.shape[0]:
         codes, _, lo, n_levels = fit
-        cell = key * n_levels
+        per_level = level_values(values, lo, n_levels)
+        if not per_level:  # a measure that reads no item value (num_ret)
+            return {}
+        cell = np.multiply(key, n_levels, out=key)
         cell += codes.reshape(-1)
         counts = np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
-        counts = counts[held].astype(np.float64)
-        per_level = level_values(values, lo, n_levels)
-        return {name: counts @ v for name, v in per_level.items()}
+        # One product for every value (a column each), then the held groups.
+        sums = counts @ np.column_stack(list(per_level.values()))
+        return {name: sums[held, j] for j, name in enumerate(per_level)}
     return {name: np.bincount(key, weights=v.reshape(-1), minlength=n_groups)[held]
             for name, v in values.of_rows(slice(None)).items()}
 
