@@ -39,6 +39,30 @@ def unique(a):
     return s[keep]
 
 
+def codes_of(keys):
+    """``(codes, first)`` of nonnegative integer ``keys``: ``codes[i]`` numbers
+    the distinct keys in increasing order, ``keys[first[c]]`` is the key of
+    code ``c``.
+
+    Keys in a compact range (at most four times their number) are marked in
+    a table, without a sort; others go to ``np.unique``.
+    """
+    keys = np.asarray(keys).reshape(-1)
+    n = keys.shape[0]
+    span = int(keys.max()) + 1 if n else 0
+    if span <= 4 * n:
+        seen = np.zeros(span, dtype=bool)
+        seen[keys] = True
+        code_of = np.cumsum(seen, dtype=np.intp)
+        code_of -= 1
+        codes = code_of[keys]
+        first = np.empty(int(code_of[-1]) + 1 if n else 0, dtype=np.intp)
+        first[codes] = np.arange(n, dtype=np.intp)  # any index of each code
+        return codes, first
+    _, first, codes = np.unique(keys, return_index=True, return_inverse=True)
+    return codes.reshape(-1), first
+
+
 #: The low byte of each 16-bit lane of a 64-bit word.
 _LOW_BYTES = np.uint64(0x00FF00FF00FF00FF)
 #: A one in each 16-bit lane: multiplied by it, a word of four 16-bit counts

@@ -354,6 +354,22 @@ def test_unique_is_numpys_unique(seed, size, dtype, nan):
     np.testing.assert_array_equal(unique(a), np.unique(a))
 
 
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 300), wide=st.booleans())
+def test_codes_of_number_the_distinct_keys_in_order(seed, size, wide):
+    """``codes_of`` (a table for compact keys, np.unique otherwise) numbers
+    the distinct keys as np.unique's inverse does, and ``first`` points at
+    a key of each code."""
+    from sk_rankmetrics._utils.fast import codes_of
+
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, 20, size=size) * (2**50 if wide else 1)
+    codes, first = codes_of(keys)
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    np.testing.assert_array_equal(codes, inverse)
+    np.testing.assert_array_equal(keys[first], distinct)
+
+
 @settings(max_examples=300, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(2, 120),
        L=st.integers(1, 60), dtype=st.sampled_from(["int64", "int32", "int16", "uint16"]),

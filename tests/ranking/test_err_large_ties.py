@@ -100,3 +100,63 @@ def test_err_extreme_scores_tie_as_equal_values():
     assert value == pytest.approx(err_reference(rel, score, 4), rel=1e-12)
     with pytest.raises(ValueError, match="y_score contains NaN or infinity"):
         skr.evaluate(rel[None], np.where(score == 1.0, np.inf, score)[None], ["err"])
+
+
+@pytest.mark.parametrize("case", ["shared", "distinct", "wide"])
+def test_err_groups_sharing_a_composition(case, monkeypatch):
+    # Tied groups of one size and grade counts share their subset means (made
+    # once per composition): many rows of a few compositions, rows whose
+    # compositions are mostly their own, and so many grades that one number
+    # per composition would overflow (the compositions are then compared
+    # whole). Each row against the definition, and the way taken checked.
+    from sk_rankmetrics._metrics.kernels import user_models
+
+    seen = []
+    compositions = user_models._compositions
+
+    def spy(size, counts):
+        comp, first = compositions(size, counts)
+        radix = np.column_stack([size, counts]).max(axis=0) + 1
+        seen.append((size.shape[0], first.shape[0], counts.shape[1],
+                     math.prod(int(r) for r in radix) >= 2**62))
+        return comp, first
+
+    monkeypatch.setattr(user_models, "_compositions", spy)
+    rng = np.random.default_rng({"shared": 1, "distinct": 2, "wide": 3}[case])
+    top = {"shared": 1, "distinct": 6, "wide": 40}[case]
+    if case == "shared":  # binary relevance on 2 %, groups of about 30
+        rel = (rng.random((400, 120)) < 0.02).astype(np.int64)
+        score = rng.integers(0, 4, (400, 120))
+    else:  # every grade, groups of uneven size
+        rel = rng.integers(0, top + 1, (60, 200))
+        score = np.minimum(rng.geometric(0.15, (60, 200)), 12)
+    got = skr.evaluate(rel, score, [("err", {"max_grade": top, "normalize": False})],
+                       per_row=True, no_relevant=0.0)
+    values = next(iter(got.values()))
+    ref = [err_reference(rel[i], score[i], top) for i in range(rel.shape[0])]
+    np.testing.assert_allclose(values, ref, rtol=1e-12, atol=1e-15)
+    groups = sum(s[0] for s in seen)
+    distinct = sum(s[1] for s in seen)
+    assert seen and all(s[2] == top for s in seen)
+    assert all(s[3] for s in seen) == (case == "wide")  # compared whole
+    if case == "shared":
+        assert distinct * 4 < groups
+    else:
+        assert distinct * 4 >= groups * 3
+
+
+def test_compositions_number_equal_groups_alike_on_both_ways():
+    # The one-number key and the whole-row comparison (when the key would
+    # overflow) number the same groups alike.
+    from sk_rankmetrics._metrics.kernels.user_models import _compositions
+
+    rng = np.random.default_rng(5)
+    size = rng.integers(1, 4, 500)
+    counts = rng.integers(0, 3, (500, 3)).astype(np.float64)
+    # 40 more columns of 0..3 (at least 4**39 numbers): compared whole.
+    wide = np.hstack([counts, rng.integers(0, 4, (500, 40)) * (size[:, None] == 1)])
+    for c in (counts, wide):
+        comp, first = _compositions(size, c)
+        parts = np.column_stack([size, c])
+        np.testing.assert_array_equal(parts[first[comp]], parts)  # each names its own
+        assert np.unique(parts, axis=0).shape[0] == first.shape[0]  # one number each

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..._utils.fast import flatnonzero, nonzero_2d
+from ..._utils.fast import codes_of, flatnonzero, nonzero_2d
 from . import _ahead_by_row, _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 
@@ -108,24 +110,68 @@ def _err_by_group(groups, n, kc, stop, y, partial=False):
 def _err_tied_groups(counts, size, s, reach, y, kc):
     """The ERR terms of tied groups (see :func:`_err_by_group`): those the
     user reaches with a share of the value above rounding, through their
-    subset means (:func:`_err_kept_groups`); the others add 0."""
+    subset means (:func:`_err_kept_groups`); the others add 0.
+
+    The subset means of a group depend on its size and grade counts only
+    (its composition), and groups repeat a few compositions (integer scores
+    in groups of about a hundred on rows of 1,000 hold one to ten relevant
+    items): the means are made once per composition, to the most columns a
+    group of it needs, and each group reads its own positions' weights.
+    """
     m = np.minimum(size, kc - s).astype(np.float64)
     keep, need = _err_kept(counts, size, s, m, reach, y)
     out = np.zeros(size.shape[0])
-    # The groups by the columns of subset means they need, in powers of two:
-    # one call each, its arrays as wide as its widest group (groups of 10
-    # beside a few of 30 on rows of 100 would all run to 30 otherwise).
-    width = np.ceil(np.log2(np.maximum(need, 1))).astype(np.int64)
+    if not keep.size:
+        return out
+    c, n_items, start = counts[keep], size[keep], s[keep].astype(np.intp)
+    comp, first = _compositions(n_items, c)
+    shared = first.shape[0] * 4 < keep.shape[0] * 3
+    if not shared:  # few groups share a composition: each group its own
+        comp = first = np.arange(keep.shape[0])
+    cols = np.zeros(first.shape[0], dtype=np.int64)
+    np.maximum.at(cols, comp, need)
+    # 1 / (position + 1) before the cut, 0 from it on: a group's weights are
+    # the run of this table from its start.
+    widest = int(cols.max())
+    weight = np.zeros(kc + widest)
+    np.divide(1.0, np.arange(1.0, kc + 1.0), out=weight[:kc])
+    # The compositions by the columns they need, in powers of two: one call
+    # each, its arrays as wide as its widest (groups of 10 beside a few of 30
+    # on rows of 100 would all run to 30 otherwise).
+    width = np.ceil(np.log2(np.maximum(cols, 1))).astype(np.int64)
+    local = np.empty(first.shape[0], dtype=np.intp)
+    group_width = width[comp]
     for b in np.unique(width).tolist():
-        g = keep[width == b]
-        T = int(need[width == b].max())
-        Q = _subset_products(counts[g], size[g], y, T).T  # one row per t
-        # Offsets j < min(m, T) of each group: past T the subset means are
-        # below rounding (zero here), past m the positions are beyond the cut.
-        j = np.arange(T)[:, None]
-        w = np.where(j < m[g], 1.0 / (s[g] + j + 1.0), 0.0)
-        out[g] = reach[g] * ((Q[:-1] - Q[1:]) * w).sum(axis=0)
+        mine = flatnonzero(width == b)
+        T = int(cols[mine].max())
+        # One row per t (the groups contiguous, as every step below reads).
+        Q = _subset_products(c[first[mine]], n_items[first[mine]], y, T).T
+        # P(the user stops at the group's j-th position): Q[j] - Q[j + 1],
+        # up to the columns the composition needs (past them below rounding).
+        stops = Q[:-1] - Q[1:]
+        stops[np.arange(T)[:, None] >= cols[mine]] = 0.0
+        local[mine] = np.arange(mine.shape[0])
+        g = flatnonzero(group_width == b)
+        w = np.take(weight, start[g] + np.arange(T)[:, None])
+        w *= np.take(stops, local[comp[g]], axis=1) if shared else stops
+        out[keep[g]] = reach[keep[g]] * w.sum(axis=0)
     return out
+
+
+def _compositions(size, counts):
+    """``(comp, first)``: the groups numbered by their size and grade counts
+    (:func:`~sk_rankmetrics._utils.fast.codes_of`), ``first[k]`` a group of
+    composition ``k``."""
+    parts = np.column_stack([size, np.rint(counts)]).astype(np.int64)
+    radix = (parts.max(axis=0) + 1).tolist()
+    if math.prod(radix) >= 2**62:  # one number per composition would overflow
+        _, first, comp = np.unique(parts, axis=0, return_index=True, return_inverse=True)
+        return comp.reshape(-1), first
+    key = parts[:, -1].copy()
+    for j in range(parts.shape[1] - 2, -1, -1):
+        key *= radix[j]
+        key += parts[:, j]
+    return codes_of(key)
 
 
 #: The share of a row's ERR that a skipped tail may hold: below float64 rounding.
