@@ -208,6 +208,38 @@ def test_r_precision_read_off_the_score_counts(dtype, data):
 
 
 @SETTINGS
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "int64"])
+@given(data=st.data())
+def test_mrr_read_off_the_score_counts(dtype, data):
+    # MRR alone reads the scores of whole rows (nothing sorted); over integer
+    # scores in a small span, the size of the best relevant score's tie group
+    # and the items above it come from each row's count of each score. Equal
+    # to the same scores as float64 (counted by comparisons), with few or
+    # most rows tied at that score, with and without a judged mask.
+    from sk_rankmetrics._metrics.kernels import cutoff
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 30)), data.draw(st.integers(6, 40))
+    ys = rng.integers(0, data.draw(st.integers(1, N)), (n, N)).astype(dtype)
+    yt = np.where(rng.random((n, N)) < data.draw(st.floats(0.02, 0.9)),
+                  rng.integers(1, 4, (n, N)), 0)
+    yt[0] = 0  # a row with nothing relevant
+    kw = {"per_row": True, "no_relevant": 0.0}
+    if data.draw(st.booleans()):
+        kw["judged"] = (rng.random((n, N)) < 0.7) | (yt > 0)
+    counted = []
+    real = cutoff._reciprocal_rank_by_scan
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cutoff, "_reciprocal_rank_by_scan", lambda rc, req: counted.append(
+            rc.score_counts is not None) or real(rc, req))
+        got = skr.evaluate(yt, ys, ["mrr"], **kw)
+        assert counted and all(counted)
+        want = skr.evaluate(yt, ys.astype(np.float64) + 0.5, ["mrr"], **kw)
+    assert counted.count(False) == len(counted) // 2  # the float64 scores compared
+    np.testing.assert_allclose(got["mrr"], want["mrr"], rtol=1e-12, atol=1e-12)
+
+
+@SETTINGS
 @given(st.data())
 def test_err_tie_expectation_against_every_ordering(data):
     N = data.draw(st.integers(2, 7))

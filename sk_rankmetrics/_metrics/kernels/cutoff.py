@@ -200,6 +200,13 @@ def reciprocal_rank(rc, req):
     return out, rc.totals[req.rel_key] > 0
 
 
+#: :func:`_reciprocal_rank_by_scan` takes the best relevant score by a masked
+#: reduction up to this share of relevant entries (measured: the two ways
+#: cross near 5 % for float scores and 10 % for int64; on rows of 1,000 at
+#: 20 % the masked reduction costs 2.5 times the other).
+_MASKED_MAX_SHARE = 0.05
+
+
 def _reciprocal_rank_by_scan(rc, req):
     """RR without a cut-off from the scores of whole rows, nothing sorted.
 
@@ -213,16 +220,36 @@ def _reciprocal_rank_by_scan(rc, req):
     rel = values.relevant(slice(None), req.rel_key)
     found = rc.totals[req.rel_key] > 0  # counted with the same mask
     low = -np.inf if ys.dtype.kind == "f" else np.iinfo(ys.dtype).min
-    t = np.max(ys, axis=1, where=rel, initial=low)[:, None]
-    at = ys == t
-    m = np.where(found, np.count_nonzero(at, axis=1), 0)
-    a = np.count_nonzero(ys >= t, axis=1) - m
+    # The best relevant score: NumPy's reduction with a mask branches on
+    # each entry (slow once a few per cent are relevant); past that the
+    # others are set to the lowest score and the rows reduced plainly.
+    if rc.totals[req.rel_key].sum() <= _MASKED_MAX_SHARE * ys.size:
+        t = np.max(ys, axis=1, where=rel, initial=low)[:, None]
+    else:
+        t = np.where(rel, ys, np.asarray(low, dtype=ys.dtype)).max(axis=1, keepdims=True)
+    counted = rc.score_counts
+    if counted is not None:
+        # Integer scores the ranking counted: the items scoring t and those
+        # at or above it are read off each row's counts (no pass over it).
+        u = np.where(found, np.subtract(counted.hi, t[:, 0], dtype=np.intp), 0)
+        rows = np.arange(ys.shape[0])
+        m = np.where(found, counted.counts[u, rows], 0).astype(np.int64)
+        a = counted.ends[u, rows] - m
+        at = None
+    else:
+        at = ys == t
+        m = np.where(found, np.count_nonzero(at, axis=1), 0)
+        a = np.count_nonzero(ys >= t, axis=1) - m
     # An item scoring t is relevant (t is the best relevant score): a group of
-    # one holds one relevant item; only larger groups are counted.
+    # one holds one relevant item; only larger groups are counted (every row
+    # at once when most are larger).
     r0 = (m > 0).astype(np.int64)
     big = flatnonzero(m > 1)
-    if big.size:
-        r0[big] = np.count_nonzero(at[big] & rel[big], axis=1)
+    if 2 * big.size > ys.shape[0]:
+        tied = (ys == t) if at is None else at
+        r0[big] = np.count_nonzero(tied & rel, axis=1)[big]
+    elif big.size:
+        r0[big] = np.count_nonzero((ys[big] == t[big]) & rel[big], axis=1)
     S = _survival(m.astype(np.float64), r0.astype(np.float64), m)
     first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
     j = np.arange(1, S.shape[1])
