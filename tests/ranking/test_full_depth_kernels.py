@@ -172,71 +172,54 @@ def test_integer_scores_at_the_ends_of_their_dtype(dtype, end):
             np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)
 
 
+#: Whether a call of the kernel step was given the ranking's score counts.
+_READS_THE_COUNTS = {
+    # R-precision's rows read beyond the cut-off.
+    "_relevant_above_rank": lambda *a: a[4] is not None,
+    # MRR's scan of the scores, over a chunk that counted them.
+    "_reciprocal_rank_by_scan": lambda rc, req: rc.score_counts is not None,
+}
+
+
 @SETTINGS
 @pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "int64"])
+@pytest.mark.parametrize("measure", ["r_precision", "mrr"])
 @given(data=st.data())
-def test_r_precision_read_off_the_score_counts(dtype, data):
-    # R-precision ranks to a cut-off (alone: one position); rows with more
-    # relevant items read the top R beyond it. Over integer scores in a small
-    # span, the R-th largest score comes from each row's count of each score,
-    # not a row sort: equal to the same scores as float64 (sorted), ties at
-    # the R-th score shared, with and without a judged mask.
+def test_integer_scores_read_off_the_score_counts(measure, dtype, data):
+    # Over integer scores in a small span, what R-precision and MRR read of
+    # whole rows comes from each row's count of each score, not a row sort or
+    # comparisons: R-precision alone ranks to a cut-off (one position) and
+    # takes each deeper row's R-th largest score from the counts; MRR alone
+    # reads the size of the best relevant score's tie group and the items
+    # above it. Equal to the same scores as float64 (sorted and compared),
+    # ties shared, with few or most rows tied there, with and without a
+    # judged mask.
     from sk_rankmetrics._metrics.kernels import cutoff
 
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     n, N = data.draw(st.integers(1, 30)), data.draw(st.integers(6, 40))
     # (Counted when the scores span at most N values.)
     ys = rng.integers(0, data.draw(st.integers(1, N)), (n, N)).astype(dtype)
-    yt = np.where(rng.random((n, N)) < data.draw(st.floats(0.05, 0.9)),
-                  rng.integers(1, 4, (n, N)), 0)
-    yt[0, rng.permutation(N)[:5]] = 2  # a row read beyond the cut-off
-    kw = {"per_row": True, "no_relevant": 0.0}
-    if data.draw(st.booleans()):
-        kw["judged"] = (rng.random((n, N)) < 0.7) | (yt > 0)
-    metrics = ["r_precision", *(["ndcg@3"] if data.draw(st.booleans()) else [])]
-    counted = []
-    real = cutoff._relevant_above_rank
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cutoff, "_relevant_above_rank", lambda *a: counted.append(
-            a[4] is not None) or real(*a))
-        got = skr.evaluate(yt, ys, metrics, **kw)
-        assert counted and all(counted)  # the rows beyond the cut-off read the counts
-        want = skr.evaluate(yt, ys.astype(np.float64) + 0.5, metrics, **kw)
-    assert counted.count(False) == len(counted) // 2  # the float64 scores were sorted
-    for m in metrics:
-        np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)
-
-
-@SETTINGS
-@pytest.mark.parametrize("dtype", ["int16", "uint16", "int32", "int64"])
-@given(data=st.data())
-def test_mrr_read_off_the_score_counts(dtype, data):
-    # MRR alone reads the scores of whole rows (nothing sorted); over integer
-    # scores in a small span, the size of the best relevant score's tie group
-    # and the items above it come from each row's count of each score. Equal
-    # to the same scores as float64 (counted by comparisons), with few or
-    # most rows tied at that score, with and without a judged mask.
-    from sk_rankmetrics._metrics.kernels import cutoff
-
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    n, N = data.draw(st.integers(1, 30)), data.draw(st.integers(6, 40))
-    ys = rng.integers(0, data.draw(st.integers(1, N)), (n, N)).astype(dtype)
     yt = np.where(rng.random((n, N)) < data.draw(st.floats(0.02, 0.9)),
                   rng.integers(1, 4, (n, N)), 0)
     yt[0] = 0  # a row with nothing relevant
+    yt[-1, rng.permutation(N)[:5]] = 2  # a row R-precision reads beyond the cut-off
     kw = {"per_row": True, "no_relevant": 0.0}
     if data.draw(st.booleans()):
         kw["judged"] = (rng.random((n, N)) < 0.7) | (yt > 0)
-    counted = []
-    real = cutoff._reciprocal_rank_by_scan
+    metrics = [measure]
+    if measure == "r_precision" and data.draw(st.booleans()):
+        metrics.append("ndcg@3")
+    name = "_relevant_above_rank" if measure == "r_precision" else "_reciprocal_rank_by_scan"
+    reads, real, counted = _READS_THE_COUNTS[name], getattr(cutoff, name), []
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cutoff, "_reciprocal_rank_by_scan", lambda rc, req: counted.append(
-            rc.score_counts is not None) or real(rc, req))
-        got = skr.evaluate(yt, ys, ["mrr"], **kw)
+        mp.setattr(cutoff, name, lambda *a: counted.append(reads(*a)) or real(*a))
+        got = skr.evaluate(yt, ys, metrics, **kw)
         assert counted and all(counted)
-        want = skr.evaluate(yt, ys.astype(np.float64) + 0.5, ["mrr"], **kw)
-    assert counted.count(False) == len(counted) // 2  # the float64 scores compared
-    np.testing.assert_allclose(got["mrr"], want["mrr"], rtol=1e-12, atol=1e-12)
+        want = skr.evaluate(yt, ys.astype(np.float64) + 0.5, metrics, **kw)
+    assert counted.count(False) == len(counted) // 2  # the float64 scores were not counted
+    for m in metrics:
+        np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)
 
 
 @SETTINGS
