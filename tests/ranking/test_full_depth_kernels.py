@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 
@@ -25,6 +26,7 @@ from reference import err_over_orderings
 
 import sk_rankmetrics as skr
 from sk_rankmetrics._inputs.budget import full_block_elements
+from sk_rankmetrics._metrics.kernels import combinatorics
 from sk_rankmetrics._metrics.kernels.combinatorics import _subset_products
 from sk_rankmetrics._ranking.chunk import _tie_groups_of_tied_rows, tie_groups
 from sk_rankmetrics._utils.threads import one_thread
@@ -47,9 +49,23 @@ def subset_products_reference(counts, size, y):
             for t in range(size + 1)]
 
 
+@contextlib.contextmanager
+def subset_products_way(way):
+    """``_subset_products`` held to one way: the sums ``e_t`` over binomials
+    (``"sums"``) or the running means (``"means"``), whatever the sizes."""
+    with pytest.MonkeyPatch.context() as mp:
+        if way == "sums":
+            mp.setattr(combinatorics, "_SUMS_FROM_STEPS", 0)
+            mp.setattr(combinatorics, "_SUMS_FROM_WORK", 0)
+        else:
+            mp.setattr(combinatorics, "_SUMS_FROM_STEPS", 2**62)
+        yield
+
+
 @SETTINGS
 @given(st.data())
 def test_subset_products_match_enumeration(data):
+    way = data.draw(st.sampled_from(["sums", "means"]))
     n_levels = data.draw(st.integers(1, 4))
     n_groups = data.draw(st.integers(1, 4))
     counts = np.array([[data.draw(st.integers(0, 3)) for _ in range(n_levels)]
@@ -60,7 +76,8 @@ def test_subset_products_match_enumeration(data):
     y = np.array([data.draw(st.sampled_from([0.0, 1e-300, 0.25, 0.5, 1.0 - 1e-12, 1.0]))
                   for _ in range(n_levels)])
     T = int(sizes.max())
-    Q = _subset_products(counts.astype(np.float64), sizes, y, T)
+    with subset_products_way(way):
+        Q = _subset_products(counts.astype(np.float64), sizes, y, T)
     for g in range(n_groups):
         ref = subset_products_reference(counts[g], int(sizes[g]), y)
         np.testing.assert_allclose(Q[g, : sizes[g] + 1], ref, rtol=0, atol=1e-13)
@@ -79,6 +96,44 @@ def test_subset_products_large_group_stays_a_probability():
     # Two items: the mean product over the C(5000, 2) pairs.
     s1, s2 = 3000 + 500 + 900, 3000 + 250 + 810
     assert Q[0, 2] == pytest.approx((s1 * s1 - s2) / (5000 * 4999), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_subset_products_both_ways_agree(seed):
+    """The sums over binomials and the running means give the same means on
+    groups of up to 1,020 items (the largest whose binomials float64 holds:
+    ``C(1020, 510)`` is about 2.5e305), every column, every share of items
+    below 1, values down to 0 and a few units of rounding from 1."""
+    rng = np.random.default_rng(seed)
+    G = 60
+    sizes = rng.integers(1, [12, 130, 600, 1020][seed] + 1, G)
+    sizes[0] = [12, 130, 600, 1020][seed]
+    share = rng.choice([0.02, 0.3, 1.0], G)
+    counts = np.array([rng.multinomial(k, [0.25] * 4)
+                       for k in rng.binomial(sizes, share)], dtype=np.float64)
+    y = np.array([0.0, 1.0 / 16.0, 0.5, 1.0 - 1e-12])
+    T = int(sizes.max())
+    with subset_products_way("sums"):
+        sums = _subset_products(counts, sizes, y, T)
+    with subset_products_way("means"):
+        means = _subset_products(counts, sizes, y, T)
+    assert np.isfinite(sums).all() and (sums >= 0).all() and (sums <= 1 + 1e-15).all()
+    np.testing.assert_allclose(sums, means, rtol=0, atol=1e-13)
+    # Past a group's size the mean is 0 both ways.
+    past = np.arange(T + 1)[None, :] > sizes[:, None]
+    assert (sums[past] == 0).all() and (means[past] == 0).all()
+
+
+def test_subset_products_take_the_means_past_float_range(monkeypatch):
+    """A group whose binomials pass float64's range (1,100 items, every
+    column) is never summed, even where the sums are chosen otherwise: the
+    means stay finite probabilities."""
+    monkeypatch.setattr(combinatorics, "_SUMS_FROM_STEPS", 0)
+    monkeypatch.setattr(combinatorics, "_SUMS_FROM_WORK", 0)
+    counts = np.array([[300.0, 300.0], [2.0, 0.0]])
+    Q = _subset_products(counts, np.array([1100, 1100]), np.array([0.5, 0.9]), 1100)
+    assert np.isfinite(Q).all() and (Q >= 0).all() and (Q <= 1).all()
+    assert Q[1, 1] == pytest.approx((1098 + 1.0) / 1100, rel=1e-14)
 
 
 # -- tie groups of the tied rows only ----------------------------------------------------

@@ -26,26 +26,31 @@ def _subset_products(counts, sizes, y, T):
     """``Q[g, t]``: the mean over the t-subsets of group ``g`` of the product of ``y``.
 
     Group ``g`` holds ``sizes[g]`` items: ``counts[g, l]`` of value ``y[l]``
-    and the rest of value 1. The items of value 1 form the first pool (any
-    t of them multiply to 1); the others join it one at a time. A t-subset
-    of the pool grown to ``M + 1`` items holds the new item with probability
-    ``t / (M + 1)``, so ``Q_new[t] = (M + 1 - t) / (M + 1) * Q_old[t] + t /
-    (M + 1) * y * Q_old[t - 1]``. Costs O(T) per item of a level (the items of
-    value 1 cost nothing, and with sparse relevance the others are few);
-    every weight is a probability, so the recursion is stable.
+    and the rest of value 1. ``Q[t] = e_t / C(size, t)``, with ``e_t`` the sum
+    over the t-subsets of their product: the coefficient of ``x**t`` in the
+    product of ``1 + y_i x`` over the items. The items of value 1 give
+    ``C(ones, t)`` at once; each other item then adds ``y * e[t - 1]`` to
+    ``e[t]`` (O(T) per item, and with sparse relevance those items are few).
+    Every term is a sum of products of values in [0, 1], all positive: the
+    relative error stays a few units of rounding per item, and a product too
+    small for a float is worth less than one.
+
+    ``e_t`` is at most ``C(size, t)``: where that passes float64's range (a
+    group of over a thousand items), and where the groups hold too few
+    items for the sums to repay their tables of binomials, the means
+    themselves are kept instead, each item growing the pool by one: a
+    t-subset of the pool grown to ``M + 1`` items holds the new item with
+    probability ``t / (M + 1)``, so ``Q[t] -= t / (M + 1) * (Q[t] - y * Q[t -
+    1])``, every weight a probability (stable, at five operations per entry
+    instead of two).
     """
-    t = np.arange(T + 1, dtype=np.float64)
     counts = np.rint(counts).astype(np.int64)
     n_items = counts.sum(axis=1)
     # The groups with the most items first: at every step the groups with an
     # item left are a prefix, grown in place through a view (no gather).
     order = np.argsort(-n_items, kind="stable")
-    counts, n_items = counts[order], n_items[order]
-    # Items of value 1: any t of them multiply to 1 (Q is 0 past the pool).
-    M = (sizes[order] - n_items).astype(np.float64)
-    # One row per t and one column per group: every step below is an
-    # operation along the groups (contiguous), not along t (a few columns).
-    Q = (t[:, None] <= M).astype(np.float64)
+    counts, n_items, sizes = counts[order], n_items[order], np.asarray(sizes)[order]
+    ones = sizes - n_items
     steps = int(n_items.max(initial=0))
     # The value of each group's k-th item, its items taken level by level:
     # the level is the number of levels whose running count is at most k
@@ -57,21 +62,80 @@ def _subset_products(counts, sizes, y, T):
         level += k >= running
     y_item = np.asarray(y, dtype=np.float64)[level]
     active = np.searchsorted(-n_items, -k[:, 0], side="left")  # groups with > k items
-    buf = np.empty((T, Q.shape[1]))
-    for step in range(steps):
-        a = int(active[step])
-        Qa, d = Q[:, :a], buf[:, :a]
-        M[:a] += 1.0
-        # Q_new[t] = Q[t] - t / (M + 1) * (Q[t] - y * Q[t - 1]), in place (the
-        # same convex combination, one temporary).
-        np.multiply(Qa[:-1], y_item[step, :a], out=d)
-        np.subtract(Qa[1:], d, out=d)
-        d *= t[1:, None]
-        d /= M[:a]
-        Qa[1:] -= d
-    out = np.empty_like(Q)
-    out[:, order] = Q
-    return out.T  # a view: its transpose is contiguous along the groups
+    # One row per t and one column per group: every step below is an
+    # operation along the groups (contiguous), not along t (a few columns).
+    # One scratch array, reused: a new array of this size costs the first
+    # touch of its pages, as much as a few passes over it.
+    buf = np.empty((T + 1, counts.shape[0]))
+    if (steps >= _SUMS_FROM_STEPS and steps * counts.shape[0] >= _SUMS_FROM_WORK
+            and _largest_log_binomial(sizes, T) < _LOG_FLOAT_RANGE):
+        Q = _binomials(ones, T)
+        for step in range(steps):
+            a = int(active[step])
+            d = np.multiply(Q[:-1, :a], y_item[step, :a], out=buf[:-1, :a])
+            Q[1:, :a] += d
+        whole = _binomials(sizes, T, out=buf)
+        np.maximum(whole, 1.0, out=whole)  # past a group's size e_t is 0: 0 / 1
+        Q_sorted = np.divide(Q, whole, out=whole)
+    else:
+        t = np.arange(T + 1, dtype=np.float64)
+        M = ones.astype(np.float64)
+        Q_sorted = (t[:, None] <= M).astype(np.float64)  # the ones: any t of them multiply to 1
+        for step in range(steps):
+            a = int(active[step])
+            Qa, d = Q_sorted[:, :a], buf[:-1, :a]
+            M[:a] += 1.0
+            # Q_new[t] = Q[t] - t / (M + 1) * (Q[t] - y * Q[t - 1]), in place
+            # (the same convex combination, one temporary).
+            np.multiply(Qa[:-1], y_item[step, :a], out=d)
+            np.subtract(Qa[1:], d, out=d)
+            d *= t[1:, None]
+            d /= M[:a]
+            Qa[1:] -= d
+        Q = buf
+    Q[:, order] = Q_sorted  # back to the groups' order, in the array no longer read
+    return Q.T  # a view: its transpose is contiguous along the groups
+
+
+#: The sums ``e_t`` pay for their two tables of binomials (a few passes, and a
+#: call per column) from this many items per group, and this many items in all.
+_SUMS_FROM_STEPS, _SUMS_FROM_WORK = 4, 2048
+
+#: ``log`` of a binomial coefficient whose value float64 holds with room to spare.
+_LOG_FLOAT_RANGE = 700.0
+
+
+#: Groups of at most this many items have every ``C(size, t)`` within float64
+#: (``C(1020, 510)`` is about 2.5e305).
+_SMALL_GROUP = 1020
+
+
+def _largest_log_binomial(sizes, T):
+    """The largest ``log C(size, t)`` over the groups and t = 0..T (0 when no
+    group passes ``_SMALL_GROUP`` items: none is near float64's range)."""
+    n = np.asarray(sizes, dtype=np.float64)
+    if not n.size or n.max() <= _SMALL_GROUP:
+        return 0.0
+    return float(_log_choose(n, np.minimum(float(T), np.floor(n / 2.0))).max())
+
+
+def _binomials(n, T, out=None):
+    """``C(n, t)`` for t = 0..T, one row per t and one column per ``n``
+    (0 past n): running products of ``(n - i) / (i + 1)``, exact to a few
+    units of rounding per row."""
+    n = np.asarray(n, dtype=np.float64)
+    i = np.arange(T, dtype=np.float64)[:, None]
+    if out is None:
+        out = np.empty((T + 1, n.shape[0]))
+    out[0] = 1.0
+    ratio = np.subtract(n, i, out=out[1:])
+    np.maximum(ratio, 0.0, out=ratio)  # 0 from i = n on
+    ratio /= i + 1.0
+    # Row by row: each step a product along the columns (contiguous), five
+    # times faster than ``np.cumprod`` down the rows.
+    for t in range(1, T + 1):
+        np.multiply(out[t - 1], out[t], out=out[t])
+    return out
 
 
 def _bounded_sequences(lam, n, M, terms=False):
