@@ -507,9 +507,10 @@ def err_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     taken: the chance of reaching a group is the product of ``1 - R`` over
     the items before it, and inside a group of ``m`` items the chance of
     stopping at its ``j``-th item is ``Q[j-1] - Q[j]``, where ``Q[t]`` is the
-    mean of ``prod (1 - R)`` over the group's t-subsets (a recursion over
-    the group's relevant items, O(items * t) per tied group holding one, t
-    the group's positions inside the cut-off). A group the user reaches
+    mean of ``prod (1 - R)`` over the group's t-subsets: the coefficient of
+    ``x**t`` in ``prod (1 + (1 - R) x)`` over the group's items, over
+    ``C(m, t)``, built one relevant item at a time (O(items * t) per tied
+    group holding one, t the group's positions inside the cut-off). A group the user reaches
     with too small a chance to change the value, and the last positions of
     a group, are left out only where each left-out part is proven below
     1e-18 of the row's ERR (under float64 rounding). A row without a

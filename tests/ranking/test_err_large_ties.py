@@ -146,8 +146,9 @@ def test_err_groups_sharing_a_composition(case, monkeypatch):
 
 
 def test_compositions_number_equal_groups_alike_on_both_ways():
-    # The one-number key and the whole-row comparison (when the key would
-    # overflow) number the same groups alike.
+    # The one-number key (made in float64 below 2**53, in int64 up to 2**62)
+    # and the whole-row comparison (when the key would overflow) number the
+    # same groups alike.
     from sk_rankmetrics._metrics.kernels.user_models import _compositions
 
     rng = np.random.default_rng(5)
@@ -155,7 +156,9 @@ def test_compositions_number_equal_groups_alike_on_both_ways():
     counts = rng.integers(0, 3, (500, 3)).astype(np.float64)
     # 40 more columns of 0..3 (at least 4**39 numbers): compared whole.
     wide = np.hstack([counts, rng.integers(0, 4, (500, 40)) * (size[:, None] == 1)])
-    for c in (counts, wide):
+    # 24 more (4 * 27 * 4**24, about 2**54.8): the int64 key.
+    middle = np.hstack([counts, rng.integers(0, 4, (500, 24)) * (size[:, None] == 1)])
+    for c in (counts, middle, wide):
         comp, first = _compositions(size, c)
         parts = np.column_stack([size, c])
         np.testing.assert_array_equal(parts[first[comp]], parts)  # each names its own
