@@ -308,6 +308,25 @@ def _benchmark_grid():
     return module
 
 
+def test_grid_compares_float32_with_its_twin_timed_in_turns():
+    """The full-depth grid reads float32 against float64 from the pair timed in
+    turns (twin_times), not from the two cells' own best times."""
+    grid = _benchmark_grid()
+    floors = {"argsort": 1.0, "sort": 0.5, "read": 0.1}
+    c64 = grid.FullCell("s | float64 | r | int8", floors, {"ndcg": 1.0, "map": 1.0}, {}, {})
+    c32 = grid.FullCell("s | float32 | r | int8", floors, {"ndcg": 9.0, "map": 9.0}, {}, {},
+                        twin={"ndcg": (1.0, 1.2), "map": (1.0, 1.0)})
+    lines = grid.full_summary([c64, c32], metrics=["ndcg", "map"])
+    assert any(line.endswith("1 of 2 pairs") for line in lines), lines
+    assert any("ndcg: 1.20× its float64 twin" in line for line in lines), lines
+    assert not any("9.00× its float64 twin" in line for line in lines)
+    rng = np.random.default_rng(0)
+    yt = rng.integers(0, 3, (40, 30)).astype(np.int8)
+    times = grid.twin_times(yt, rng.random((40, 30)), ["ndcg", "mrr"], 1)
+    assert set(times) == {"ndcg", "mrr"}
+    assert all(len(t) == 2 and min(t) > 0 for t in times.values())
+
+
 #: Bound on the peak extra memory of one call without a cut-off, on one thread:
 #: a few dozen float64 temporaries of one full-sort block of a dense matrix
 #: (full_block_elements(dense=True) entries), whatever the number of rows
