@@ -510,10 +510,10 @@ def err_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int | None = None,
     mean of ``prod (1 - R)`` over the group's t-subsets: the coefficient of
     ``x**t`` in ``prod (1 + (1 - R) x)`` over the group's items, over
     ``C(m, t)``, built one relevant item at a time (O(items * t) per tied
-    group holding one, t the group's positions inside the cut-off). A group the user reaches
-    with too small a chance to change the value, and the last positions of
-    a group, are left out only where each left-out part is proven below
-    1e-18 of the row's ERR (under float64 rounding). A row without a
+    group holding one, t the group's positions inside the cut-off). A group
+    the user reaches with too small a chance to change the value, and the
+    last positions of a group, are left out only where each left-out part is
+    proven below 1e-18 of the row's ERR (under float64 rounding). A row without a
     relevant item follows ``no_relevant`` (its ERR would be 0, like its
     reciprocal rank).
     ``max_grade=4`` gives ir_measures' ``ERR@k`` (gdeval) [2]_.
