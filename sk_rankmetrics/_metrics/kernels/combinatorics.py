@@ -32,8 +32,10 @@ def _subset_products(counts, sizes, y, T):
     ``C(ones, t)`` at once; each other item then adds ``y * e[t - 1]`` to
     ``e[t]`` (O(T) per item, and with sparse relevance those items are few).
     Every term is a sum of products of values in [0, 1], all positive: the
-    relative error stays a few units of rounding per item, and a product too
-    small for a float is worth less than one.
+    relative error stays a few units of rounding per item. A product below
+    float64's range is lost, which moves the mean ``e_t / C(size, t)`` by
+    less than that range's bottom (``C(size, t) >= 1`` and there are at most
+    ``C(size, t)`` products).
 
     ``e_t`` is at most ``C(size, t)``: where that passes float64's range (a
     group of over a thousand items), and where the groups hold too few
