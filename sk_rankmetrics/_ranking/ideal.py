@@ -98,10 +98,13 @@ def _top_levels(yt, gain, extremes, width, passes=2):
     g = _grid_gains(gain, levels)
     if g is None:
         return None
-    if one_byte and rest_zero and levels.shape[0] > 1:
+    if one_byte and rest_zero and levels.shape[0] > 1 and yt.dtype.kind == "f":
+        # Floats are gathered where few entries hold a level; integers are cut
+        # to one byte and counted below, which costs less even when few do
+        # (0.68 against 1.20 ms for 500 x 1,000 int64 over 5 % graded 1..4).
         sample = yt.reshape(-1)[:_SAMPLE]
         if np.count_nonzero(sample > levels[-1] - 1) * _SPARSE_LEVELS <= sample.shape[0]:
-            top = _sparse_levels(yt if small is None else small, levels, g, width, unverified)
+            top = _sparse_levels(yt, levels, g, width, unverified)
             if top is not None:
                 if unverified and levels[-1] - 1 <= lo:
                     # Every entry above the lowest was read and found whole
@@ -211,13 +214,15 @@ _SPARSE_LEVELS = 8
 
 
 def _sparse_levels(yt, levels, g, width, unverified=False):
-    """:func:`_top_levels` of integer levels that few entries hold, or None.
+    """:func:`_top_levels` of floats holding integer levels that few entries
+    hold, or None.
 
     ``levels`` are consecutive integers within -128..127, highest first, the
     levels below them worth 0. The entries above the level under the lowest
-    read are found in one pass over ``yt`` as it is (no one-byte copy first)
-    and their counts per (level, row) taken with one ``bincount``, where a
-    comparison and a count per level would each read the whole block.
+    read are found in one pass over ``yt`` as it is (no one-byte copy, which
+    would have to be checked whole entry by entry) and their counts per
+    (level, row) taken with one ``bincount``, where a comparison and a count
+    per level would each read the whole block.
 
     ``unverified``: ``yt`` holds floats not yet known to be whole. Entries at
     or below the level under the lowest read are worth 0 whatever they hold
@@ -228,10 +233,7 @@ def _sparse_levels(yt, levels, g, width, unverified=False):
     keep = int(np.count_nonzero(np.asarray(g) > 0))  # monotone: a prefix
     levels, g = levels[:keep], g[:keep]
     m = levels.shape[0]
-    if yt.dtype.kind == "f":
-        idx = flatnonzero(yt > float(levels[-1]) - 1.0)
-    else:
-        idx = flatnonzero(yt >= int(levels[-1]))
+    idx = flatnonzero(yt > float(levels[-1]) - 1.0)
     found = yt.reshape(-1)[idx]
     if unverified and not np.array_equal(found, np.floor(found)):
         return None
