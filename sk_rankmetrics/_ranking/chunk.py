@@ -640,7 +640,7 @@ def _group_sums(key, values, n_groups, held):
     fit = level_codes(values)
     if fit is not None and n_groups * fit[3] <= _LEVEL_TABLE_RATIO * key.shape[0]:
         codes, _, lo, n_levels = fit
-        per_level = level_values(values, lo, n_levels)
+        per_level = level_values(values, lo, n_levels, codes)
         if not per_level:  # a measure that reads no item value (num_ret)
             return {}
         cell = np.multiply(key, n_levels, out=key)

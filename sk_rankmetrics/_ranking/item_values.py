@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._utils.fast import row_counts
+from .._utils.fast import flatnonzero, row_counts
 
 
 class _GivenValues:
@@ -388,9 +388,16 @@ def level_codes(values):
     return (yt - lo).astype(np.uint8), bits, lo, span + 1
 
 
-def level_values(values, lo, n_levels):
+def level_values(values, lo, n_levels, codes):
     """Each item value of the levels ``lo .. lo + n_levels - 1`` of a block
-    (:func:`level_codes`), float64 arrays of ``n_levels``."""
+    (:func:`level_codes`, whose ``codes`` these are), float64 arrays of
+    ``n_levels``.
+
+    A linear or exponential gain is worth something at every level; any
+    other gain (a mapping names only the levels of the data, a callable may
+    refuse others) is evaluated on the levels some entry holds, and a level
+    between them that none holds is worth 0 (no code reads it).
+    """
     dtype = values.yt.dtype
     if dtype.kind == "b":
         levels = np.arange(n_levels) > 0
@@ -398,7 +405,15 @@ def level_values(values, lo, n_levels):
         # In the relevance's own type, counted from its smallest level: the
         # levels stay within its range (a Python range from lo may not).
         levels = np.asarray(lo, dtype=dtype) + np.arange(n_levels, dtype=dtype)
-    return derive_values(levels, values.requests)
+    if all(r.gain is None or r.gain.name in ("linear", "exponential")
+           for r in values.requests):
+        return derive_values(levels, values.requests)
+    held = flatnonzero(np.bincount(codes.reshape(-1), minlength=n_levels))
+    out = {}
+    for key, v in derive_values(levels[held], values.requests).items():
+        out[key] = np.zeros(n_levels)
+        out[key][held] = v
+    return out
 
 
 class OnFirstRead(Mapping):
@@ -441,6 +456,22 @@ class DerivedValues(OnFirstRead):
 
     def _make(self, key):
         return derive_values(self._yt, self._requests, self._masks, {key})[key]
+
+
+class LevelValues(OnFirstRead):
+    """The item values of entries given as level codes (:func:`level_codes`),
+    each read off its table of the levels' values (:func:`level_values`) on
+    first read: the same float64 values :class:`DerivedValues` would derive
+    from the levels themselves, without a copy of the levels in their own
+    type. Indexing with the one-byte codes, not ``np.take`` (which casts
+    them to intp through a buffer)."""
+
+    def __init__(self, codes, table):
+        super().__init__(list(table))
+        self._codes, self._table = codes, table
+
+    def _make(self, key):
+        return self._table[key][self._codes]
 
 
 class _Totals(dict):

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._utils.fast import flatnonzero
 from .chunk import RankedChunk, _tie_groups_of_tied_rows
-from .item_values import DerivedValues, ItemMasks, level_codes
+from .item_values import LevelValues, level_codes, level_values
 
 #: The byte of a float64 that holds its lowest bits.
 _LOW_BYTE = 0 if np.little_endian else 7
@@ -44,7 +44,7 @@ def rank_by_levels(y_score, values):
     fit = level_codes(values)
     if y_score.dtype not in (np.float64, np.float32) or fit is None:
         return None
-    codes, bits, lo, _ = fit
+    codes, bits, lo, n_levels = fit
     n, N = y_score.shape
     # A float64 copy: infinities as the extreme finite values (a clash with a
     # true one looks tied), -0.0 as 0.0 (the two tie); the level in the low
@@ -62,12 +62,10 @@ def rank_by_levels(y_score, values):
     i &= ~np.int64((1 << bits) - 1)
     np.bitwise_or(i, codes, out=i, casting="unsafe")
     v.sort(axis=1)
-    # Each row's levels, the best-scored first: the low byte, reversed.
+    # Each row's level codes, the best-scored first: the low byte, reversed.
+    # The item values are read off a table of the levels' values.
     level = np.bitwise_and(low[:, ::-1], np.uint8((1 << bits) - 1))
-    if level.dtype != values.yt.dtype:
-        level = level.astype(values.yt.dtype)
-    if lo:
-        level += lo
+    table = level_values(values, lo, n_levels, codes)
     high = i
     high >>= bits  # in place: a new array of the block costs its pages' first touch
     look_tied = flatnonzero((high[:, 1:] == high[:, :-1]).any(axis=1))
@@ -76,10 +74,10 @@ def rank_by_levels(y_score, values):
             return None  # ties in many rows (rounded scores): the argsort's route
         # Rows where neighbours look tied: ranked again exactly, and of those
         # the rows that truly tie.
-        _rank_exactly(y_score, values.yt, look_tied, level, high)
+        _rank_exactly(y_score, codes, look_tied, level, high)
         look_tied = look_tied[(high[look_tied, 1:] == high[look_tied, :-1]).any(axis=1)]
     if not look_tied.size:
-        return _untied(level, values.requests)
+        return _untied(level, table)
     if 2 * look_tied.size < n:
         # A few rows tie (float32 scores: about 3 % of rows of 1,000): the
         # others are a chunk without ties, each ranked values derived on
@@ -88,24 +86,25 @@ def rank_by_levels(y_score, values):
         untied[look_tied] = False
         plain = flatnonzero(untied)
         return RankedChunk.of_parts(N, [
-            (plain, _untied(level[plain], values.requests)),
-            (look_tied, _tied(level[look_tied], high[look_tied], values.requests)),
+            (plain, _untied(level[plain], table)),
+            (look_tied, _tied(level[look_tied], high[look_tied], table)),
         ])
-    return _tied(level, high, values.requests)
+    return _tied(level, high, table)
 
 
-def _untied(level, requests):
-    """The chunk of rows without ties whose levels in rank order are ``level``."""
+def _untied(level, table):
+    """The chunk of rows without ties whose level codes in rank order are
+    ``level``, their item values read off ``table`` (:func:`level_values`)."""
     n, N = level.shape
-    return RankedChunk(N, None, None, DerivedValues(level, requests, ItemMasks()),
-                       np.full(n, N, dtype=np.int64))
+    return RankedChunk(N, None, None, LevelValues(level, table), np.full(n, N, dtype=np.int64))
 
 
-def _tied(level, high, requests):
-    """The chunk of rows ranked with their tie groups: ``level`` in rank order,
-    ``high`` the keys of their scores ascending (equal where they tie)."""
+def _tied(level, high, table):
+    """The chunk of rows ranked with their tie groups: ``level`` the level
+    codes in rank order (their values read off ``table``), ``high`` the keys
+    of their scores ascending (equal where they tie)."""
     n, N = level.shape
-    ranked = DerivedValues(level, requests, ItemMasks())
+    ranked = LevelValues(level, table)
     n_items = np.full(n, N, dtype=np.int64)
     sv = high[:, ::-1]  # equal neighbours are the ties (only equality is read)
     start, size_, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked, lazy=True,
@@ -120,12 +119,12 @@ def _tied(level, high, requests):
     return rc
 
 
-def _rank_exactly(y_score, yt, rows, level, high):
-    """Rank the rows ``rows`` again by ``np.argsort``: their levels in rank order,
-    and in ``high`` the bits of their sorted scores (``-0.0`` as ``0.0``), equal
-    exactly where the scores tie (ascending, as the sorted values; only
-    equality is read)."""
+def _rank_exactly(y_score, codes, rows, level, high):
+    """Rank the rows ``rows`` again by ``np.argsort``: their level codes
+    (``codes``, the block's) in rank order, and in ``high`` the bits of their
+    sorted scores (``-0.0`` as ``0.0``), equal exactly where the scores tie
+    (ascending, as the sorted values; only equality is read)."""
     sub = y_score[rows] + y_score.dtype.type(0)  # -0.0 ties with 0.0
     order = np.argsort(sub, axis=1)
-    level[rows] = np.take_along_axis(yt[rows], order[:, ::-1], axis=1)
+    level[rows] = np.take_along_axis(codes[rows], order[:, ::-1], axis=1)
     high[rows] = np.take_along_axis(sub, order, axis=1).view(high.dtype)

@@ -492,14 +492,19 @@ def test_rows_of_ids_by_table_or_search(seed, n, m, dtype, wide):
 
 @pytest.mark.parametrize("density", [0.02, 0.3, 1.0])
 @pytest.mark.parametrize("dtype", ["int64", "int8", "float64"])
-def test_gain_mapping_with_unnamed_levels_between(density, dtype):
+@pytest.mark.parametrize("scores", ["float64", "float32", "int"])
+def test_gain_mapping_with_unnamed_levels_between(density, dtype, scores):
     """A gain mapping names only the levels that occur (0, 1, 3, not 2): the
-    level-reading routes skip it (they would read level 2) and the numbers are
-    those of the same gains given as a callable."""
+    routes that read values per level (the ideal's counts, the sort that
+    carries levels in the scores, the tie sums of integer scores) never
+    evaluate it at level 2, and the numbers are those of the same gains
+    given as a callable. float32 scores tie in some rows, integer scores in
+    every row."""
     rng = np.random.default_rng(11)
     y = np.where(rng.random((300, 80)) < density, rng.choice([1, 3], size=(300, 80)), 0)
     y = y.astype(dtype)
     s = rng.random((300, 80))
+    s = rng.integers(0, 6, size=s.shape) if scores == "int" else s.astype(scores)
     mapping = {0: 0.0, 1: 1.0, 3: 5.0}
 
     def as_callable(r):
