@@ -83,12 +83,14 @@ def attach_ideals(rc, yt, values, requests, N):
     """Put on ``rc`` what its requests read of each row's ideal ordering: the
     ideal's levels for measures of the whole ranking (G, ndcg_rel), the best
     gains down to the deepest cut-off for the others. ``yt`` and ``values``
-    hold the block's rows at their full width ``N``."""
+    hold the block's rows at their full width ``N``; the levels are read in
+    one byte when the ranking made that copy (:meth:`BlockValues.one_byte`)."""
+    yt, extremes = values.one_byte(if_made=True)
     for req in requests:
         if req.needs_ideal and req.spec.full and ("levels", req.gain_key) not in rc.cache:
             rc.cache[("levels", req.gain_key)] = ideal_levels(
                 yt, req.gain, lambda key=req.gain_key: values.full(key), values.worthless,
-                values.extremes)
+                extremes)
     ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
     width = N if None in ideal_k else min(max(ideal_k, default=1), N)
     if not isinstance(rc.ideal, LazyIdeal):
@@ -100,13 +102,13 @@ def attach_ideals(rc, yt, values, requests, N):
                 # The whole ideal's levels, counted (no sort): nDCG without a
                 # cut-off reads its IDCG off them; the gains of every position
                 # are made only for a kernel that reads them.
-                counted = _counted(yt, req.gain, values.extremes)
+                counted = _counted(yt, req.gain, extremes)
                 if counted is not None and counted.complete:
                     rc.cache[("levels", key)] = counted
             # (The closure holds no reference to rc: rc.ideal holds it.)
             make = functools.partial(
                 ideal_gains, yt, req.gain, functools.partial(values.full, key),
-                max(width, rc.L) if width < N else N, values.worthless, values.extremes,
+                max(width, rc.L) if width < N else N, values.worthless, extremes,
                 rc.cache.get(("levels", key)))
             if width == N and ("levels", key) in rc.cache:
                 rc.ideal.later(key, make)

@@ -328,6 +328,34 @@ class BlockValues:
         self.worthless, self.extremes = _checked_extremes(self.yt, requests, row0, self.masks,
                                                           extremes)
         self.totals = _Totals(self)
+        self._one_byte = None
+
+    def one_byte(self, if_made=False):
+        """``(levels, extremes)``: the relevance as int8, with its
+        :class:`Extremes`, when every entry is a whole number within
+        -128..127 (known without a pass of its own: an integer type, or floats
+        already found whole), else ``yt`` and its extremes as they are.
+
+        The copy is made once per block, on first use: each later pass over
+        the levels (the ideal's counts, the level codes of a sort that
+        carries them) reads an eighth of the memory of int64 or float64.
+        ``if_made``: the copy only if already made (a reader of a few
+        entries, or of one pass, would pay the copy for nothing).
+        """
+        if self._one_byte is None and if_made:
+            return self.yt, self.extremes
+        if self._one_byte is None:
+            yt, ex = self.yt, self.extremes
+            self._one_byte = (yt, ex)
+            if (self.worthless is None and ex.a is yt and yt.size
+                    and (yt.dtype.kind in "iu" or (yt.dtype.kind == "f" and ex.integral_known))
+                    and -128 <= ex.min() and ex.max() <= 127):
+                small = yt.view(np.int8) if yt.dtype.itemsize == 1 else yt.astype(np.int8)
+                out = Extremes(small)
+                out._min, out._max = np.int8(ex.min()), np.int8(ex.max())
+                out.integral = True
+                self._one_byte = (small, out)
+        return self._one_byte
 
     def at(self, flat):
         """Values of the entries at the flat indices ``flat`` (shaped like it),
@@ -381,8 +409,12 @@ def level_codes(values):
     if span >= 1 << MAX_LEVEL_BITS:
         return None
     bits = max(span.bit_length(), 1)
-    if lo == 0 and yt.dtype.kind in "iu" and yt.dtype.itemsize == 1:
-        return yt.view(np.uint8), bits, 0, span + 1  # the levels' own bytes
+    small = values.one_byte()[0]
+    if small.dtype.itemsize == 1 and small.dtype.kind in "iu":
+        # The levels' own bytes; less the smallest level modulo 256 (the
+        # codes are 0..span, below 256, whatever the bytes' sign).
+        codes = small.view(np.uint8)
+        return (codes if lo == 0 else codes - np.uint8(int(lo) % 256)), bits, lo, span + 1
     if lo == 0:
         return yt.astype(np.uint8), bits, 0, span + 1
     return (yt - lo).astype(np.uint8), bits, lo, span + 1

@@ -39,7 +39,7 @@ def _without_route(y_true, y_score, metrics):
 #: 3..3 + top (the codes are the levels less 3), and the largest levels of int64
 #: and uint64 (the levels' values derived in their own type).
 KINDS = ["int8", "int64", "uint64", "uint8", "bool", "float", "shifted", "int64 top",
-         "uint64 top"]
+         "uint64 top", "negative"]
 
 
 def _relevance(data, rng, n, N, kinds=KINDS):
@@ -56,6 +56,8 @@ def _relevance(data, rng, n, N, kinds=KINDS):
         y = y.astype(np.float64)
     elif kind == "shifted":
         y = (y + 3).astype(np.int16)
+    elif kind == "negative":  # one byte from -128: codes less the smallest modulo 256
+        y = (y * (255 // top) - 128).astype(np.int64)
     elif kind.endswith(" top"):
         dtype = kind.split()[0]
         y = np.iinfo(dtype).max - y.astype(dtype)
@@ -65,6 +67,8 @@ def _relevance(data, rng, n, N, kinds=KINDS):
         "int8", "int64", "uint64", "uint8", "bool", "float") else [])
     if kind.endswith(" top"):
         metrics = [m for m in metrics if not isinstance(m, tuple)]
+    if kind == "negative":  # no normalised measure takes a negative level
+        metrics = ["dcg", "map", "bpref", "rbp", "r_precision", "mrr"]
     return kind, top, y, metrics
 
 
@@ -104,6 +108,35 @@ def test_levels_route_equals_the_argsort_route(dtype, data):
 
 def _values(y_true, metrics=("ndcg",)):
     return BlockValues(np.asarray(y_true), make_requests(list(metrics)))
+
+
+@pytest.mark.parametrize("dtype, lo, hi, small", [
+    ("int64", 0, 4, True), ("int64", -128, 127, True), ("uint16", 0, 127, True),
+    ("int8", -3, 9, True), ("int64", 0, 128, False), ("int64", -129, 0, False),
+    ("uint8", 0, 200, False), ("float64", 0, 4, True), ("bool", 0, 1, False)])
+def test_levels_in_one_byte_where_they_fit(dtype, lo, hi, small):
+    """The block's levels as int8 (made once, shared by the level codes and
+    the ideal's counts) exactly when every level fits in -128..127: the same
+    values and extremes; otherwise the relevance as it is. Floats only once
+    known whole (here, by the level codes)."""
+    from sk_rankmetrics._ranking.item_values import level_codes
+
+    rng = np.random.default_rng(2)
+    y = rng.integers(lo, hi + 1, (30, 40))
+    y[0, :2] = lo, hi
+    y = y.astype(dtype)
+    values = _values(y, ["dcg"])
+    if dtype == "float64":
+        level_codes(values)  # finds the floats whole
+    got, ex = values.one_byte()
+    assert (got.dtype == np.int8) == small
+    assert got is values.one_byte()[0]  # made once
+    np.testing.assert_array_equal(got, y)
+    assert (ex.min(), ex.max()) == (y.min(), y.max())
+    if small:
+        assert ex.a is got and ex.integral
+    floats = _values(y.astype(np.float64), ["dcg"])
+    assert floats.one_byte()[0].dtype == np.float64  # not yet known whole
 
 
 def test_route_taken_and_refused():
