@@ -290,3 +290,37 @@ def test_group_sums_by_level_counts_are_taken():
     with mock.patch.object(chunk, "level_values", spy):
         skr.evaluate(y, s, ["ndcg", ("err", {"max_grade": 4})])
     assert calls and all(c[:2] == (0, 5) for c in calls)
+
+
+@pytest.mark.parametrize("lo", [0, 3, -128])
+@pytest.mark.parametrize("metrics", [
+    ["dcg"], [("dcg", {"gain": "exponential"})], ["map", "bpref"],
+    [("err", {"max_grade": 4})], [("dcg", {"gain": {0: 0.0, 1: 2.5, 2: 2.5, 3: 7.0, 4: 9.0}})],
+    [("precision", {"threshold": 3})]])
+def test_level_values_from_codes_equal_derived(lo, metrics):
+    """Every item value made from the level codes (cast and scaled when affine
+    in the code, compared when an indicator, read off the table otherwise)
+    equals, bit for bit, the value derived from the levels themselves."""
+    from sk_rankmetrics._ranking.item_values import (
+        LevelValues,
+        derive_values,
+        level_codes,
+        level_values,
+    )
+
+    options = metrics[0][1] if isinstance(metrics[0], tuple) else {}
+    if lo and ("max_grade" in options or isinstance(options.get("gain"), dict)):
+        pytest.skip("ERR's grades and the mapping's levels are 0..4")
+    if lo < 0 and options.get("gain") == "exponential":
+        pytest.skip("the exponential gain refuses negative levels")
+    rng = np.random.default_rng(4)
+    y = (rng.integers(0, 5, (40, 60)) + lo).astype(np.int64)
+    y[0, :5] = np.arange(5) + lo  # every level held
+    values = _values(y, metrics)
+    codes, _, got_lo, n_levels = level_codes(values)
+    assert got_lo == lo
+    made = LevelValues(codes, level_values(values, lo, n_levels, codes))
+    want = derive_values(y, values.requests)
+    assert set(made) == set(want)
+    for key in want:
+        np.testing.assert_array_equal(made[key], want[key], err_msg=key)
