@@ -63,7 +63,7 @@ def rank_by_levels(y_score, values):
     np.bitwise_or(i, codes, out=i, casting="unsafe")
     v.sort(axis=1)
     # Each row's level codes, the best-scored first: the low byte, reversed.
-    # The item values are read off a table of the levels' values.
+    # The item values are made from them and a table of the levels' values.
     level = np.bitwise_and(low[:, ::-1], np.uint8((1 << bits) - 1))
     table = level_values(values, lo, n_levels, codes)
     high = i
@@ -94,14 +94,14 @@ def rank_by_levels(y_score, values):
 
 def _untied(level, table):
     """The chunk of rows without ties whose level codes in rank order are
-    ``level``, their item values read off ``table`` (:func:`level_values`)."""
+    ``level``, their item values made with ``table`` (:class:`LevelValues`)."""
     n, N = level.shape
     return RankedChunk(N, None, None, LevelValues(level, table), np.full(n, N, dtype=np.int64))
 
 
 def _tied(level, high, table):
     """The chunk of rows ranked with their tie groups: ``level`` the level
-    codes in rank order (their values read off ``table``), ``high`` the keys
+    codes in rank order (their values made with ``table``), ``high`` the keys
     of their scores ascending (equal where they tie)."""
     n, N = level.shape
     ranked = LevelValues(level, table)
