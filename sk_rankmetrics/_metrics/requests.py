@@ -70,6 +70,10 @@ class Request:
         self.gain = self.discount = None
         self.gain_key = self.rel_key = None
         self.keys = []  # every item value the kernel reads
+        #: Tables a kernel makes once per call and reads in every row block (ERR's
+        #: stop probabilities of tie groups by composition): keyed by the kernel,
+        #: shared by the blocks of this call only.
+        self.memo = {}
         if "gain" in spec.needs:
             g = spec.gain_from(opts, where) if spec.gain_from else opts.get("gain", "linear")
             self.gain = resolve_gain(g)

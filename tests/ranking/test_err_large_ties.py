@@ -103,25 +103,27 @@ def test_err_extreme_scores_tie_as_equal_values():
 
 
 @pytest.mark.parametrize("case", ["shared", "distinct", "wide"])
-def test_err_groups_sharing_a_composition(case, monkeypatch):
-    # Tied groups of one size and grade counts share their subset means (made
-    # once per composition): many rows of a few compositions, rows whose
-    # compositions are mostly their own, and so many grades that one number
-    # per composition would overflow (the compositions are then compared
-    # whole). Each row against the definition, and the way taken checked.
+def test_err_tie_compositions_made_once_per_call(case, monkeypatch):
+    # The stop probabilities of a tied group depend on its size and grade
+    # counts (its composition) only: they are made once per call and shared
+    # by every row block (the blocks made small here, so that a call spans
+    # many), except where one number per composition would pass 2**53 (so
+    # many grades on rows so long that each block numbers its own; max_grade
+    # 6 on rows of 200 takes the int64 number). Many rows of a few
+    # compositions, rows whose compositions are mostly their own, and the
+    # wide case; each row against the definition, and what was made checked.
+    from sk_rankmetrics._inputs import budget
     from sk_rankmetrics._metrics.kernels import user_models
 
-    seen = []
-    compositions = user_models._compositions
+    made = []
+    make = user_models._TieStops._make
 
-    def spy(size, counts):
-        comp, first = compositions(size, counts)
-        radix = np.column_stack([size, counts]).max(axis=0) + 1
-        seen.append((size.shape[0], first.shape[0], counts.shape[1],
-                     math.prod(int(r) for r in radix) >= 2**62))
-        return comp, first
+    def spy(self, counts, size, base):
+        made.append((np.column_stack([size, counts]).astype(np.int64), self.place is None))
+        return make(self, counts, size, base)
 
-    monkeypatch.setattr(user_models, "_compositions", spy)
+    monkeypatch.setattr(user_models._TieStops, "_make", spy)
+    monkeypatch.setattr(budget, "FULL_DENSE_ELEMENTS", 2**11)
     rng = np.random.default_rng({"shared": 1, "distinct": 2, "wide": 3}[case])
     top = {"shared": 1, "distinct": 6, "wide": 40}[case]
     if case == "shared":  # binary relevance on 2 %, groups of about 30
@@ -135,14 +137,69 @@ def test_err_groups_sharing_a_composition(case, monkeypatch):
     values = next(iter(got.values()))
     ref = [err_reference(rel[i], score[i], top) for i in range(rel.shape[0])]
     np.testing.assert_allclose(values, ref, rtol=1e-12, atol=1e-15)
-    groups = sum(s[0] for s in seen)
-    distinct = sum(s[1] for s in seen)
-    assert seen and all(s[2] == top for s in seen)
-    assert all(s[3] for s in seen) == (case == "wide")  # compared whole
+    # The tied groups holding a relevant item, by composition.
+    groups = []
+    for r, sc in zip(rel, score):
+        for v in np.unique(sc):
+            g = r[sc == v]
+            if g.shape[0] > 1 and g.any():
+                groups.append([g.shape[0], *np.bincount(g, minlength=top + 1)[1:]])
+    distinct = np.unique(np.array(groups), axis=0)
+    rows = np.concatenate([m for m, _ in made])
+    assert made and all(wide == (case == "wide") for _, wide in made)
+    assert len(made) > 3  # several blocks made compositions
+    # Every composition made is one of the data's.
+    assert {tuple(x) for x in rows.tolist()} <= {tuple(x) for x in distinct.tolist()}
+    if case != "wide":  # once per call
+        assert np.unique(rows, axis=0).shape[0] == rows.shape[0]
     if case == "shared":
-        assert distinct * 4 < groups
-    else:
-        assert distinct * 4 >= groups * 3
+        assert rows.shape[0] * 4 < len(groups)
+
+
+def test_tie_stops_shared_by_threads_and_full():
+    # Blocks on two threads share one table (each finds its groups' terms,
+    # whatever the other added meanwhile), and past its size a block's
+    # compositions are made for it alone: the same values all ways (to
+    # rounding: the compositions are made in other batches).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sk_rankmetrics._metrics.kernels import user_models
+
+    top = 4
+    y = 1.0 - (2.0 ** np.arange(1, top + 1) - 1.0) / 2.0**top
+    rng = np.random.default_rng(11)
+    blocks = []
+    for _ in range(24):
+        size = rng.integers(2, 30, 400)
+        counts = np.minimum(rng.integers(0, 4, (top, 400)), size // top).astype(np.float64)
+        counts[0] += counts.sum(axis=0) == 0  # every group holds a relevant item
+        blocks.append((counts, size))
+
+    def terms(table, counts, size):
+        off, n, flat = table.lookup(counts, size)
+        return [flat[o:o + k].copy() for o, k in zip(off.tolist(), n.tolist())]
+
+    alone = [terms(user_models._TieStops(y, 30), c, s) for c, s in blocks]
+    shared = user_models._TieStops(y, 30)
+    with ThreadPoolExecutor(2) as pool:
+        both = list(pool.map(lambda b: terms(shared, *b), blocks))
+    small = user_models._TieStops(y, 30)
+    full = user_models._TIE_STOPS_MAX
+    try:
+        user_models._TIE_STOPS_MAX = 5000
+        capped = [terms(small, c, s) for c, s in blocks]
+    finally:
+        user_models._TIE_STOPS_MAX = full
+    assert small.used <= 5000
+    for a, b, c in zip(alone, both, capped):
+        for x, y_, z in zip(a, b, c):
+            # (made in other batches: equal to rounding; the terms are
+            # differences of means at most 1)
+            np.testing.assert_allclose(y_, x, rtol=1e-13, atol=1e-15)
+            np.testing.assert_allclose(z, x, rtol=1e-13, atol=1e-15)
+    keys = {tuple(np.column_stack([s, c.T]).tolist()[i]) for c, s in blocks
+            for i in range(s.shape[0])}
+    assert shared.made == shared.table.keys.shape[0] == len(keys)
 
 
 def test_compositions_number_equal_groups_alike_on_both_ways():
@@ -163,3 +220,31 @@ def test_compositions_number_equal_groups_alike_on_both_ways():
         parts = np.column_stack([size, c])
         np.testing.assert_array_equal(parts[first[comp]], parts)  # each names its own
         assert np.unique(parts, axis=0).shape[0] == first.shape[0]  # one number each
+
+
+@pytest.mark.parametrize("by_term", [True, False])
+def test_err_group_sums_both_ways(by_term, monkeypatch):
+    # A block's tied groups sum their terms one term of every group at a
+    # time (many groups) or all terms in one array (few): both ways against
+    # the definition, with a cut inside the groups, and the sums themselves
+    # against a plain loop.
+    from sk_rankmetrics._metrics.kernels import user_models
+
+    monkeypatch.setattr(user_models, "_SUM_BY_TERM", 0 if by_term else 10**9)
+    rng = np.random.default_rng(17)
+    rel = rng.integers(0, 5, (300, 90))
+    score = rng.integers(0, 6, (300, 90))
+    for k in (None, 40):
+        name = "err" if k is None else f"err@{k}"
+        got = skr.evaluate(rel, score, [(name, {"max_grade": 4, "normalize": False})],
+                           per_row=True, no_relevant=0.0)
+        ref = [err_reference(rel[i], score[i], 4, k) for i in range(rel.shape[0])]
+        np.testing.assert_allclose(next(iter(got.values())), ref, rtol=1e-12, atol=1e-15)
+    flat = rng.random(500)
+    n = rng.integers(1, 20, 300)
+    offset = rng.integers(0, 480, 300)
+    start = rng.integers(0, 50, 300)
+    want = [sum(flat[o + j] / (s + j + 1) for j in range(k))
+            for o, k, s in zip(offset.tolist(), n.tolist(), start.tolist())]
+    np.testing.assert_allclose(user_models._sum_terms(flat, offset, n, start), want,
+                               rtol=1e-13)

@@ -89,3 +89,30 @@ def test_hash_find_one_home_slot_for_every_key():
     pos, found = hash_find(keys, np.concatenate([keys, absent]))
     assert found[:40].all() and not found[40:].any()
     assert (pos[:40] == np.arange(40)).all()
+
+
+@SETTINGS
+@given(st.data())
+def test_key_table_grown_in_batches_finds_every_key(data):
+    # A KeyTable filled batch by batch (placed into the table it has, or the
+    # table remade twice as large) numbers its keys in the order added and
+    # finds each of them, and none of the others, after every batch; keys
+    # share home slots (long probe chains across batches), extreme values.
+    from sk_rankmetrics._utils.hashing import KeyTable
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n = data.draw(st.integers(1, 1000))
+    keys, pool = colliding(rng, n, data.draw(st.integers(0, min(n, 60))))
+    keys = keys.view(np.int64)
+    cuts = sorted(data.draw(st.lists(st.integers(0, n), max_size=8)))
+    table = KeyTable()
+    for lo, hi in zip([0, *cuts], [*cuts, n]):
+        number = table.add(keys[lo:hi])
+        np.testing.assert_array_equal(number, np.arange(lo, hi))
+        queries = np.concatenate([keys[:hi], pool[:200].view(np.int64),
+                                  np.array([-(2**63), 2**63 - 1, 0, -1])])
+        pos, found = table.find(queries)
+        want_pos, want_found = reference(keys[:hi], queries)
+        np.testing.assert_array_equal(found, want_found)
+        np.testing.assert_array_equal(pos[found], want_pos[want_found])
+        assert 2 * hi <= table.table.shape[0]  # at most half full

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
 from ..._utils.fast import codes_of, flatnonzero, nonzero_2d
+from ..._utils.hashing import KeyTable
 from . import _ahead_by_row, _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 
@@ -27,7 +29,7 @@ def err(rc, req):
     stop = (2.0 ** np.arange(1, top + 1) - 1.0) / 2.0**top  # grades 1..top
     y = 1.0 - stop
     if rc.tied and rc.groups is not None:
-        return _err_result(rc, req, _err_by_group(rc.groups, n, kc, stop, y, rc.partial),
+        return _err_result(rc, req, _err_by_group(rc.groups, n, kc, stop, y, rc.partial, req.memo),
                            top)
     if not rc.tied:
         # Each position's grade is its linear gain (ERR has no gain option):
@@ -77,7 +79,7 @@ def err(rc, req):
     return _err_result(rc, req, value, top)
 
 
-def _err_by_group(groups, n, kc, stop, y, partial=False):
+def _err_by_group(groups, n, kc, stop, y, partial, memo):
     """ERR of whole rows ranked with their tie groups (:class:`Groups`), one
     term per group holding a relevant item (integer scores: a few groups per
     row; sparse relevance: the relevant items' groups only).
@@ -88,76 +90,237 @@ def _err_by_group(groups, n, kc, stop, y, partial=False):
     one item adds ``reach * R / (s + 1)``; a larger one ``reach * sum_j (Q[j]
     - Q[j + 1]) / (s + j + 1)`` over its positions before the cut ``kc``,
     with the subset means ``Q`` of :func:`err`. ``partial``: the groups are
-    those holding a relevant item only (:attr:`RankedChunk.partial`).
+    those holding a relevant item only (:attr:`RankedChunk.partial`);
+    ``memo``: the request's (:attr:`Request.memo`), where the tied groups'
+    terms are kept for the call.
     """
-    counts = np.stack([groups.sums[f"grade:{g}"] for g in range(1, stop.shape[0] + 1)], axis=-1)
+    # One row per grade (grade-major): the sums and running sums below run
+    # along the groups, contiguous.
+    counts = np.stack([groups.sums[f"grade:{g}"] for g in range(1, stop.shape[0] + 1)])
     first, size = groups.first, groups.size
     if not partial:
         # The groups without a relevant item stop nowhere and change no reach
         # (a partial chunk holds none).
-        held = flatnonzero(counts.sum(axis=1) > 0)
-        first, counts, size = first[held], counts[held], size[held]
+        held = flatnonzero(np.ones(counts.shape[0]) @ counts > 0)
+        first, counts, size = first[held], counts[:, held], size[held]
     row, s = first // groups.L, first % groups.L
-    reach = np.exp(_ahead_by_row(row, counts) @ np.log(y))
+    reach = np.exp(np.log(y) @ _ahead_by_row(row, counts.T).T)
     if kc < groups.L:
         held = flatnonzero(s < kc)
-        row, s, counts, size, reach = row[held], s[held], counts[held], size[held], reach[held]
-    value = reach * (counts @ stop) / (s + 1.0)
+        row, s, counts, size, reach = row[held], s[held], counts[:, held], size[held], reach[held]
+    value = reach * (stop @ counts) / (s + 1.0)
     tied = flatnonzero(size > 1)
     if tied.size:
-        value[tied] = _err_tied_groups(counts[tied], size[tied], s[tied], reach[tied], y, kc)
+        value[tied] = _err_tied_groups(counts[:, tied], size[tied], s[tied], reach[tied], y, kc,
+                                       groups.L, memo)
     return np.bincount(row, weights=value, minlength=n)
 
 
-def _err_tied_groups(counts, size, s, reach, y, kc):
-    """The ERR terms of tied groups (see :func:`_err_by_group`): those the
-    user reaches with a share of the value above rounding, through their
-    subset means (:func:`_err_kept_groups`); the others add 0.
+def _err_tied_groups(counts, size, s, reach, y, kc, L, memo):
+    """The ERR terms of tied groups (see :func:`_err_by_group`; ``counts`` one
+    row per grade): those the user reaches with a share of the value above
+    rounding; the others add 0.
 
-    The subset means of a group depend on its size and grade counts only
-    (its composition), and groups repeat a few compositions (integer scores
-    in groups of about a hundred on rows of 1,000 hold one to ten relevant
-    items): the means are made once per composition, to the most columns a
-    group of it needs, and each group reads its own positions' weights.
+    A kept group starting at ``s`` adds ``reach * sum_j d[j] / (s + j + 1)``
+    over its positions before the cut, ``d[j] = Q[j] - Q[j + 1]`` the chance
+    that the user stops at its j-th position. ``d`` depends on the group's
+    size and grade counts only (its composition), and groups repeat a few
+    compositions (rows of 100 scored 0..9 hold about 26,000 tied groups per
+    block, 19,000 compositions in 100,000 rows): each composition's ``d`` is
+    made once per call (:class:`_TieStops`, in ``memo``) and each group sums
+    its own terms, ``L`` the rows' length.
     """
-    m = np.minimum(size, kc - s).astype(np.float64)
-    keep, need = _err_kept(counts, size, s, m, reach, y)
+    held = np.ones(counts.shape[0]) @ counts  # exact: sums of whole counts
+    keep = flatnonzero((held > 0) & ~(reach * s < _ERR_DROP * (1.0 - reach)))
     out = np.zeros(size.shape[0])
     if not keep.size:
         return out
-    c, n_items, start = counts[keep], size[keep], s[keep].astype(np.intp)
-    comp, first = _compositions(n_items, c)
-    shared = first.shape[0] * 4 < keep.shape[0] * 3
-    if not shared:  # few groups share a composition: each group its own
-        comp = first = np.arange(keep.shape[0])
-    cols = np.zeros(first.shape[0], dtype=np.int64)
-    np.maximum.at(cols, comp, need)
-    # 1 / (position + 1) before the cut, 0 from it on: a group's weights are
-    # the run of this table from its start.
-    widest = int(cols.max())
-    weight = np.zeros(kc + widest)
-    np.divide(1.0, np.arange(1.0, kc + 1.0), out=weight[:kc])
-    # The compositions by the columns they need, in powers of two: one call
-    # each, its arrays as wide as its widest (groups of 10 beside a few of 30
-    # on rows of 100 would all run to 30 otherwise).
-    width = np.ceil(np.log2(np.maximum(cols, 1))).astype(np.int64)
-    local = np.empty(first.shape[0], dtype=np.intp)
-    group_width = width[comp]
-    for b in np.unique(width).tolist():
-        mine = flatnonzero(width == b)
-        T = int(cols[mine].max())
-        # One row per t (the groups contiguous, as every step below reads).
-        Q = _subset_products(c[first[mine]], n_items[first[mine]], y, T).T
-        # P(the user stops at the group's j-th position): Q[j] - Q[j + 1],
-        # up to the columns the composition needs (past them below rounding).
-        stops = Q[:-1] - Q[1:]
-        stops[np.arange(T)[:, None] >= cols[mine]] = 0.0
-        local[mine] = np.arange(mine.shape[0])
-        g = flatnonzero(group_width == b)
-        w = np.take(weight, start[g] + np.arange(T)[:, None])
-        w *= np.take(stops, local[comp[g]], axis=1) if shared else stops
-        out[keep[g]] = reach[keep[g]] * w.sum(axis=0)
+    start = s[keep].astype(np.int64)
+    table = memo.get(("err", L, tuple(y.tolist())))
+    if table is None:
+        table = memo.setdefault(("err", L, tuple(y.tolist())), _TieStops(y, L))
+    offset, length, flat = table.lookup(counts[:, keep], size[keep])
+    # Each group's terms: its stored ones, up to the cut.
+    n_terms = np.minimum(length, kc - start)
+    out[keep] = reach[keep] * _sum_terms(flat, offset, n_terms, start)
     return out
+
+
+#: Terms from which :func:`_sum_terms` sums a term of every group at a time
+#: (below it, all terms in arrays of this size at most: 512 KiB of float64).
+_SUM_BY_TERM = 1 << 16
+
+
+def _sum_terms(flat, offset, n, start):
+    """Per group, ``sum_j flat[offset + j] / (start + j + 1)`` for j < n (n >= 1)."""
+    first = np.cumsum(n) - n
+    if first[-1] + n[-1] <= _SUM_BY_TERM:
+        # Few terms (a few groups, or groups of a few relevant items):
+        # every term in one array, summed group by group.
+        r = np.arange(first[-1] + n[-1])
+        at = np.repeat(offset - first, n)
+        at += r
+        pos = np.repeat(start + 1 - first, n)
+        pos += r
+        v = np.take(flat, at)
+        v /= pos
+        return np.add.reduceat(v, first)
+    # Many terms (about one per entry of the block): one pass per term, over
+    # the groups that have it. The groups with the most terms first make
+    # those a prefix, read through views (no gather). (A stable sort of
+    # 16-bit numbers is a radix sort: a tenth of the time.)
+    order = np.argsort(-n.astype(np.int16 if int(n.max()) < 2**15 else np.int64), kind="stable")
+    n = n[order]
+    at = offset[order]
+    pos = start[order].astype(np.float64) + 1.0
+    acc = np.zeros(n.shape[0])
+    term = np.empty(n.shape[0])
+    for a in np.searchsorted(-n, -np.arange(int(n[0])), side="left").tolist():
+        t = np.take(flat, at[:a], out=term[:a])
+        t /= pos[:a]
+        acc[:a] += t
+        at[:a] += 1
+        pos[:a] += 1.0
+    out = np.empty(n.shape[0])
+    out[order] = acc
+    return out
+
+
+#: The most stop probabilities a :class:`_TieStops` keeps (64 MiB); past it
+#: the compositions of a block are made for that block alone.
+_TIE_STOPS_MAX = 2**23
+
+_TIE_STOPS_LOCK = threading.Lock()
+
+#: A call stops keeping compositions when a block (past the first 1,024
+#: groups) finds fewer than this share of its groups' compositions made or
+#: shared within it: on rows of 1,000 with dense graded relevance nearly
+#: every tied group is a composition of its own (about 265 a block, 265 made),
+#: and keeping them cost 10-40 % of ERR's time. Over sparse graded relevance
+#: the blocks make 83, 61, 49, 41 % ... of their groups' compositions.
+_TIE_STOPS_SHARED = 0.9
+
+
+class _TieStops:
+    """The stop probabilities ``d[j] = Q[j] - Q[j + 1]`` of tied groups by
+    composition (size and grade counts), made once and shared by the row
+    blocks of a call (blocks may run on threads: one at a time looks up and
+    adds, under a lock; a block keeps reading the array it was given, and
+    later additions go past its entries or into a new array).
+
+    Each composition keeps its first ``n`` terms, ``n`` its size or fewer:
+    past column ``t* = log(1e-18 / (2 (L + size))) / log(ybar)`` the terms
+    are below rounding for a group starting anywhere in a row of ``L``
+    (:func:`_err_kept_groups`; ``L + size`` bounds its ``s + m``).
+    A composition is one number, ``size + (L + 1) * (c_1 + (L + 1) * (c_2 +
+    ...))``, found in a hash table (:class:`KeyTable`), while that number
+    stays below ``2**62``; otherwise (a large ``max_grade`` on long rows)
+    each block numbers its own compositions (:func:`_compositions`) and
+    keeps nothing.
+    """
+
+    def __init__(self, y, L):
+        self.y = np.asarray(y, dtype=np.float64)
+        self.L = int(L)
+        k = self.y.shape[0]
+        # One number per composition: made in float64 below 2**53 (one
+        # product), in int64 below 2**62, not made past it.
+        self.place = None
+        if (self.L + 1) ** (k + 1) < 2**53:
+            self.place = float(self.L + 1) ** np.arange(1, k + 1)
+        elif (self.L + 1) ** (k + 1) < 2**62:
+            self.place = (self.L + 1) ** np.arange(1, k + 1, dtype=np.int64)
+        self.table = KeyTable()
+        self.offsets = np.zeros(0, dtype=np.int64)  # by composition number
+        self.lengths = np.zeros(0, dtype=np.int64)
+        self.flat = np.zeros(0)
+        self.used = 0  # entries of flat written
+        self.made = 0  # compositions made
+        self.looked = 0  # groups looked up in the table
+        self.unshared = False  # from now on, each block its own
+
+    def lookup(self, counts, size):
+        """``(offset, length, flat)``: each group's terms are
+        ``flat[offset:offset + length]``."""
+        if self.place is None or self.unshared:
+            return self._block_own(counts, size)
+        if self.place.dtype == np.int64:
+            key = np.asarray(size, dtype=np.int64).copy()
+            for place, c in zip(self.place.tolist(), counts):
+                key += place * np.rint(c).astype(np.int64)
+        else:
+            key = np.rint(self.place @ counts)
+            key += size
+            key = key.astype(np.int64)
+        with _TIE_STOPS_LOCK:
+            pos, found = self.table.find(key)
+            missing = flatnonzero(~found)
+            if missing.size:
+                new, first = np.unique(key[missing], return_index=True)
+                if (new.shape[0] > _TIE_STOPS_SHARED * key.shape[0]
+                        and 1024 < self.looked):
+                    # The groups of these rows repeat few compositions: kept
+                    # for nothing, and read from a large table out of cache.
+                    self.unshared = True
+                off, n, terms = self._make(counts[:, missing[first]].T,
+                                           size[missing[first]], self.used)
+                if self.used + terms.shape[0] > _TIE_STOPS_MAX:  # full
+                    return self._block_own(counts, size)
+                if self.used + terms.shape[0] > self.flat.shape[0]:  # grown by doubling
+                    grown = np.empty(max(2 * self.flat.shape[0], self.used + terms.shape[0],
+                                         4096))
+                    grown[:self.used] = self.flat[:self.used]
+                    self.flat = grown
+                self.flat[self.used:self.used + terms.shape[0]] = terms
+                self.used += terms.shape[0]
+                number = self.table.add(new)
+                self.offsets = np.concatenate([self.offsets, off])
+                self.lengths = np.concatenate([self.lengths, n])
+                pos[missing] = number[np.searchsorted(new, key[missing])]
+            self.looked += key.shape[0]
+            return self.offsets[pos], self.lengths[pos], self.flat
+
+    def _block_own(self, counts, size):
+        """:meth:`lookup` for this block alone, nothing kept."""
+        comp, first = _compositions(size, counts.T)
+        offset, length, flat = self._make(counts[:, first].T, size[first], 0)
+        return offset[comp], length[comp], flat
+
+    def _make(self, counts, size, base):
+        """The terms of the compositions given (one group each), stored from
+        ``base``: ``(offsets, lengths, terms)``."""
+        y = self.y
+        held = counts @ np.ones(counts.shape[1])
+        whole = np.asarray(size, dtype=np.float64)
+        ybar = (whole - held + counts @ y) / whole
+        with np.errstate(divide="ignore"):
+            need = np.log(_ERR_DROP / (2.0 * (self.L + whole))) / np.log(ybar)
+        t_star = np.where(ybar < 1.0, np.ceil(np.nan_to_num(need, posinf=np.inf)), whole)
+        n = np.maximum(np.minimum(t_star, whole), 1.0).astype(np.int64)
+        self.made += n.shape[0]
+        terms = np.empty(int(n.sum()))
+        # The compositions by the terms they need, in powers of two: one call
+        # each, its arrays as wide as its widest; all in one call where the
+        # padding costs less than the calls (a call costs about as much as
+        # 2**16 entries).
+        width = np.ceil(np.log2(n)).astype(np.int64)
+        if n.shape[0] * int(n.max()) <= 2 * int(n.sum()) + 2**16:
+            width[:] = 0
+        order = np.argsort(width, kind="stable")
+        ends = np.cumsum(n[order])
+        offsets = np.empty(n.shape[0], dtype=np.int64)
+        offsets[order] = ends - n[order] + base
+        lo = 0
+        for b in np.unique(width).tolist():
+            mine = order[np.searchsorted(width[order], b):np.searchsorted(width[order], b,
+                                                                           side="right")]
+            T = int(n[mine].max())
+            Q = _subset_products(counts[mine], size[mine], y, T)  # (groups, T + 1)
+            d = Q[:, :-1] - Q[:, 1:]
+            part = d[np.arange(T) < n[mine][:, None]]  # row by row: each its first n
+            terms[lo:lo + part.shape[0]] = part
+            lo += part.shape[0]
+        return offsets, n, terms
 
 
 def _compositions(size, counts):
