@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.allocator import tune_allocator
 from .._utils.threads import N_THREADS, bounded_map, in_one_thread
 
 #: Inputs smaller than this, or of one block, are ranked in the calling thread.
@@ -58,6 +59,7 @@ def compute(inputs, requests, *, ignore_ties=False, progress=None):
     the requests with ``judged_only`` (ir_measures' ``judged_only=True``,
     trec_eval's ``-J`` for one measure) read the rankings without their
     unjudged items (every layout has ``judged_only()``)."""
+    tune_allocator()  # block temporaries reused, not mapped anew (see its module)
     judged = [r for r in requests if getattr(r, "judged_only", False)]
     if not judged:
         return _compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)

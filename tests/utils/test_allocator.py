@@ -1,0 +1,100 @@
+"""glibc's mmap and trim thresholds, set once before the first ranking pass
+(``sk_rankmetrics/_utils/allocator.py``): what is set, when it is left alone,
+and, in a fresh process, that the block temporaries of a second call are no
+longer faulted in afresh."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from sk_rankmetrics._utils import allocator
+
+
+class FakeLibc:
+    def __init__(self):
+        self.calls = []
+
+    def mallopt(self, param, value):
+        self.calls.append((param, value))
+        return 1
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    monkeypatch.setattr(allocator, "_state", {"done": False, "set": False})
+    for name in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES",
+                 allocator.ENV):
+        monkeypatch.delenv(name, raising=False)
+    libc = FakeLibc()
+    monkeypatch.setattr(allocator, "_glibc", lambda: libc)
+    return libc
+
+
+def test_thresholds_set_once(fresh):
+    assert allocator.tune_allocator() is True
+    assert allocator.tune_allocator() is True
+    assert fresh.calls == [(-3, 32 << 20), (-1, 64 << 20)]  # once, mmap then trim
+
+
+@pytest.mark.parametrize("env", [
+    {allocator.ENV: "0"},
+    {"MALLOC_MMAP_THRESHOLD_": "131072"},
+    {"MALLOC_TRIM_THRESHOLD_": "131072"},
+    {"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=131072"},
+])
+def test_left_alone_when_the_program_chose(fresh, monkeypatch, env):
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert allocator.tune_allocator() is False
+    assert fresh.calls == []
+
+
+def test_other_tunables_do_not_stop_it(fresh, monkeypatch):
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.cpu.hwcaps=-AVX512F")
+    assert allocator.tune_allocator() is True
+    assert len(fresh.calls) == 2
+
+
+def test_not_glibc_or_refused(fresh, monkeypatch):
+    monkeypatch.setattr(allocator, "_glibc", lambda: None)
+    assert allocator.tune_allocator() is False
+    monkeypatch.setattr(allocator, "_state", {"done": False, "set": False})
+    refusing = FakeLibc()
+    refusing.mallopt = lambda p, v: 0
+    monkeypatch.setattr(allocator, "_glibc", lambda: refusing)
+    assert allocator.tune_allocator() is False
+
+
+_FAULTS = textwrap.dedent("""
+    import resource, sys
+    import numpy as np
+    import sk_rankmetrics as skr
+    from sk_rankmetrics._utils import allocator
+    from sk_rankmetrics._utils.threads import one_thread
+    rng = np.random.default_rng(0)
+    # (arrays made whole or through temporaries above 32 MiB: none of them
+    # raises glibc's own threshold when freed)
+    s = rng.random((100_000, 100)).astype(np.float32)
+    y = rng.integers(0, 5, (100_000, 100)).astype(np.int8)
+    with one_thread():
+        skr.evaluate(y, s, ["err", "bpref"])
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        skr.evaluate(y, s, ["err", "bpref"])
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    print(allocator.tune_allocator(), faults)
+""")
+
+
+@pytest.mark.skipif(allocator._glibc() is None, reason="glibc only")
+def test_second_call_faults_no_block_temporaries_in():
+    # A fresh process: without the thresholds, each block's temporaries
+    # (2 MB each) are mapped and faulted in anew on every call (about
+    # 200,000 pages a call here); with them, the second call reuses the heap.
+    out = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "True"
+    assert int(out[1]) < 2_000, out
