@@ -118,9 +118,9 @@ def test_err_tie_compositions_made_once_per_call(case, monkeypatch):
     made = []
     make = user_models._TieStops._make
 
-    def spy(self, counts, size, base):
+    def spy(self, counts, size, n, base):
         made.append((np.column_stack([size, counts]).astype(np.int64), self.place is None))
-        return make(self, counts, size, base)
+        return make(self, counts, size, n, base)
 
     monkeypatch.setattr(user_models._TieStops, "_make", spy)
     monkeypatch.setattr(budget, "FULL_DENSE_ELEMENTS", 2**11)
