@@ -736,15 +736,19 @@ def full_cells(
     memory=True,
     log=print,
     only=None,
+    dtype=None,
 ):
     """Metrics without a cut-off, each alone, on one thread, against three floors
     timed in turns with them: a row ``np.argsort`` of the scores (the bound),
     a row ``np.sort`` and one read of both inputs; and tracemalloc's peak of
-    each call against one row-block's worth of the inputs."""
+    each call against one row-block's worth of the inputs. ``dtype``: the
+    dtype of ``y_true`` (default :data:`FULL_RELEVANCE`'s for each relevance)."""
     shapes = FULL_SHAPES if shapes is None else shapes
     rels_axis = (
         FULL_RELEVANCE if relevance_axis is None else {r: FULL_RELEVANCE[r] for r in relevance_axis}
     )
+    if dtype is not None:
+        rels_axis = dict.fromkeys(rels_axis, dtype)
     out = []
     for sname, shape in shapes.items():
         rng = np.random.default_rng(20261201)

@@ -11,10 +11,11 @@ float64 and tied integer scores, on a 2,000 x 500 matrix, and the long format
 (float64 scores, sorted and shuffled ``qid``, 3,000 queries of 10 to 200
 items); ndcg@10 and ``evaluate`` of six metrics at 10, each the best of 5
 calls on one thread, against the best of 5 of its floor timed in turns with
-it (see grid.py). The full-depth part: ndcg, map and mrr without a cut-off,
-one cell per relevance distribution (float32 scores, whose few tied rows
-once sent whole blocks down the tie path, and tied integer scores for the
-dense graded relevance), against a row ``np.argsort`` of the scores. A
+it (see grid.py). The full-depth part: ndcg, map, mrr and err without a
+cut-off, one cell per relevance distribution (float32 scores, whose few tied
+rows once sent whole blocks down the tie path, and tied integer scores for
+the dense graded relevance) and one of dense graded relevance in int64 under
+float64 scores, against a row ``np.argsort`` of the scores. A
 cell over the bound (4x its floor by default) is measured again (best of 10)
 and fails if it is still over: a pathology, a step whose cost depends on the
 values rather than on the shape. The bound is generous and the second
@@ -42,19 +43,25 @@ METRICS = ("ndcg@10", "six")
 REPEATS = 5
 BOUND = 4.0
 FULL_SHAPES = {"2000x500": (2_000, 500)}
-FULL_METRICS = ("ndcg", "map", "mrr")
-#: (scores, relevance) of the full-depth cells: one per relevance distribution.
+#: ERR reads integer grades only: over float gains it is refused, and the
+#: table says so.
+FULL_METRICS = ("ndcg", "map", "mrr", "err")
+#: (scores, relevance, y_true dtype) of the full-depth cells: one per relevance
+#: distribution (y_true in the grid's dtype: int8 for integer relevance), and
+#: dense graded relevance in int64 (NumPy's default integer), which takes
+#: other routes (a one-byte copy of the levels).
 FULL_CELLS = (
-    ("float32", "binary 2 %"),
-    ("float32", "graded 1..4 on 5 %"),
-    ("int 0..9", "dense graded 0..4"),
-    ("float32", "float gains on 5 %"),
+    ("float32", "binary 2 %", None),
+    ("float32", "graded 1..4 on 5 %", None),
+    ("int 0..9", "dense graded 0..4", None),
+    ("float32", "float gains on 5 %", None),
+    ("float64", "dense graded 0..4", "int64"),
 )
 
 
 def full_cells(repeats, log, only=None):
     out = []
-    for scores, rel in FULL_CELLS:
+    for scores, rel, dtype in FULL_CELLS:
         out += grid.full_cells(
             FULL_SHAPES,
             FULL_METRICS,
@@ -64,6 +71,7 @@ def full_cells(repeats, log, only=None):
             memory=False,
             log=log,
             only=only,
+            dtype=dtype,
         )
     return out
 
