@@ -38,9 +38,10 @@ def err(rc, req):
         p_stop = np.take(np.append(0.0, stop), grade)
         reach = np.empty((n, kc))
         reach[:, :1] = 1.0
-        # The whole block looked up, then cut: NumPy's take reads a sliced
-        # (non-contiguous) index array about nine times slower.
-        np.cumprod(np.take(np.append(1.0, y), grade)[:, :-1], axis=1, out=reach[:, 1:])
+        # 1 - R, from R itself (y's own values, bit for bit: one subtraction
+        # each), its running product in place: no second lookup.
+        np.subtract(1.0, p_stop[:, :-1], out=reach[:, 1:])
+        np.cumprod(reach[:, 1:], axis=1, out=reach[:, 1:])
         reach *= p_stop
         return _err_result(rc, req, reach @ (1.0 / np.arange(1.0, kc + 1.0)), top)
     counts = np.stack([rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1)], axis=-1)
