@@ -60,14 +60,23 @@ def compute(inputs, requests, *, ignore_ties=False, progress=None):
     trec_eval's ``-J`` for one measure) read the rankings without their
     unjudged items (every layout has ``judged_only()``)."""
     tune_allocator()  # block temporaries reused, not mapped anew (see its module)
-    judged = [r for r in requests if getattr(r, "judged_only", False)]
-    if not judged:
-        return _compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
-    rest = [r for r in requests if not getattr(r, "judged_only", False)]
-    out = _compute(inputs, rest, ignore_ties=ignore_ties) if rest else {}
-    out.update(_compute(inputs.judged_only(), judged, ignore_ties=ignore_ties,
-                        progress=progress))
-    return {r.label: out[r.label] for r in requests}
+    # The kernels' tables for this call (Request.memo), shared by its blocks
+    # and let go at its end: requests live on in scorers, accumulators and
+    # pickles, and the tables would go with them.
+    for r in requests:
+        r.memo = {}
+    try:
+        judged = [r for r in requests if getattr(r, "judged_only", False)]
+        if not judged:
+            return _compute(inputs, requests, ignore_ties=ignore_ties, progress=progress)
+        rest = [r for r in requests if not getattr(r, "judged_only", False)]
+        out = _compute(inputs, rest, ignore_ties=ignore_ties) if rest else {}
+        out.update(_compute(inputs.judged_only(), judged, ignore_ties=ignore_ties,
+                            progress=progress))
+        return {r.label: out[r.label] for r in requests}
+    finally:
+        for r in requests:
+            r.memo = {}
 
 
 def _compute(inputs, requests, *, ignore_ties=False, progress=None):

@@ -71,8 +71,8 @@ class Request:
         self.gain_key = self.rel_key = None
         self.keys = []  # every item value the kernel reads
         #: Tables a kernel makes once per call and reads in every row block (ERR's
-        #: stop probabilities of tie groups by composition): keyed by the kernel,
-        #: shared by the blocks of this call only.
+        #: stop probabilities of tie groups by composition), keyed by the kernel:
+        #: the engine gives each call an empty one and lets it go at the end.
         self.memo = {}
         if "gain" in spec.needs:
             g = spec.gain_from(opts, where) if spec.gain_from else opts.get("gain", "linear")

@@ -248,3 +248,37 @@ def test_err_group_sums_both_ways(by_term, monkeypatch):
             for o, k, s in zip(offset.tolist(), n.tolist(), start.tolist())]
     np.testing.assert_allclose(user_models._sum_terms(flat, offset, n, start), want,
                                rtol=1e-13)
+
+
+def test_tie_tables_let_go_after_each_call():
+    # The compositions' table lives for one call: requests that outlive it
+    # (an accumulator's, pickled with it) keep nothing, and a later call
+    # starts afresh with the same numbers.
+    import pickle
+
+    from sk_rankmetrics import RankingAccumulator
+
+    rng = np.random.default_rng(3)
+    rel = rng.integers(0, 5, (300, 100))
+    score = rng.integers(0, 10, (300, 100))
+    acc = RankingAccumulator(["err"])
+    seen = []
+    from sk_rankmetrics._metrics.kernels import user_models
+
+    lookup = user_models._TieStops.lookup
+
+    def spy(self, counts, size):
+        seen.append(self)
+        return lookup(self, counts, size)
+
+    user_models._TieStops.lookup = spy
+    try:
+        acc.update(rel, score)
+        acc.update(rel, score)
+    finally:
+        user_models._TieStops.lookup = lookup
+    assert len({id(t) for t in seen}) == 2  # one table per call
+    assert all(r.memo == {} for r in acc._requests)
+    assert len(pickle.dumps(acc)) < 200_000
+    direct = skr.evaluate(rel, score, ["err"])["err"]
+    np.testing.assert_allclose(float(acc.compute()["err"]), direct, rtol=1e-12)

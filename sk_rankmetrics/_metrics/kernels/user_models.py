@@ -197,11 +197,11 @@ _TIE_STOPS_MAX = 2**22
 _TIE_STOPS_LOCK = threading.Lock()
 
 #: A call stops keeping compositions when a block (past the first 1,024
-#: groups) finds fewer than this share of its groups' compositions made or
-#: shared within it: on rows of 1,000 with dense graded relevance nearly
-#: every tied group is a composition of its own (about 265 a block, 265 made),
-#: and keeping them cost 10-40 % of ERR's time. Over sparse graded relevance
-#: the blocks make 83, 61, 49, 41 % ... of their groups' compositions.
+#: groups) needs new ones for more than this share of its groups: on rows of
+#: 1,000 with dense graded relevance nearly every tied group is a composition
+#: of its own (about 265 a block, 265 new), and keeping them cost 10-40 % of
+#: ERR's time. Over sparse graded relevance the blocks need new compositions
+#: for 83, 61, 49, 41 % ... of their groups.
 _TIE_STOPS_SHARED = 0.9
 
 
