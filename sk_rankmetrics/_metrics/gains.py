@@ -45,6 +45,11 @@ class _Gain:
         #: unjudged items need no mask (linear, exponential, C/W/L's scale).
         self.zero_at_zero = (name in ("linear", "exponential") if zero_at_zero is None
                              else zero_at_zero)
+        #: Whether the gain is a formula of the level (linear, exponential):
+        #: defined at every level, monotone, so finite between two levels where
+        #: it is finite. A mapping names some levels only and a callable may
+        #: fail anywhere: those are evaluated on the levels held.
+        self.formula = name in ("linear", "exponential")
 
     def __call__(self, rel):
         return self._func(rel)

@@ -100,7 +100,7 @@ def _checked_extremes(yt, requests, row0=0, masks=None, extremes=None):
                 and (req.gain_key, req.spec.normalized) not in seen):
             seen.add((req.gain_key, req.spec.normalized))
             req.gain.check_levels(extremes, normalized=req.spec.normalized, metric=req.label)
-            if req.gain.name in ("linear", "exponential"):
+            if req.gain.formula:  # finite at the extremes: finite between them
                 probe = np.array([extremes.min(), extremes.max()]) if real.size else real
             else:
                 probe = real
@@ -168,8 +168,9 @@ def _check_pooled(yt, requests, masks):
 class Extremes:
     """An array's size, min and max, each computed once (the checks share them)."""
 
-    def __init__(self, a):
-        self.a, self.size, self._min, self._max = a, a.size, None, None
+    def __init__(self, a, lo=None, hi=None):
+        """``lo``, ``hi``: the min and max when already known (of a copy)."""
+        self.a, self.size, self._min, self._max = a, a.size, lo, hi
         self._integral = None
 
     def min(self):
@@ -351,8 +352,7 @@ class BlockValues:
                     and (yt.dtype.kind in "iu" or (yt.dtype.kind == "f" and ex.integral_known))
                     and -128 <= ex.min() and ex.max() <= 127):
                 small = yt.view(np.int8) if yt.dtype.itemsize == 1 else yt.astype(np.int8)
-                out = Extremes(small)
-                out._min, out._max = np.int8(ex.min()), np.int8(ex.max())
+                out = Extremes(small, np.int8(ex.min()), np.int8(ex.max()))
                 out.integral = True
                 self._one_byte = (small, out)
         return self._one_byte
@@ -437,8 +437,7 @@ def level_values(values, lo, n_levels, codes):
         # In the relevance's own type, counted from its smallest level: the
         # levels stay within its range (a Python range from lo may not).
         levels = np.asarray(lo, dtype=dtype) + np.arange(n_levels, dtype=dtype)
-    if all(r.gain is None or r.gain.name in ("linear", "exponential")
-           for r in values.requests):
+    if all(r.gain is None or r.gain.formula for r in values.requests):
         return derive_values(levels, values.requests)
     held = flatnonzero(np.bincount(codes.reshape(-1), minlength=n_levels))
     out = {}
@@ -562,8 +561,7 @@ def worth_counts(requests):
     than linear or exponential (which give level 0 nothing), or a threshold
     <= 0. Only then must unjudged items be masked out of gains and relevance."""
     return any(
-        (req.gain is not None and not getattr(req.gain, "zero_at_zero",
-                                              req.gain.name in ("linear", "exponential")))
+        (req.gain is not None and not req.gain.zero_at_zero)
         or (req.rel_key is not None and req.threshold is not None and req.threshold <= 0)
         for req in requests
     )
