@@ -115,8 +115,8 @@ class KeyTable:
     """Distinct int64 keys numbered in the order they are added, found by a
     linear-probing hash table kept at most half full: :meth:`find` costs a
     probe or two per query, :meth:`add` places the new keys only (the table
-    is remade, twice as large, when it would pass half full). Not safe for
-    concurrent use: its owner locks."""
+    is remade with four slots per key when it would pass half full). Not
+    safe for concurrent use: its owner locks."""
 
     def __init__(self):
         self.keys = np.zeros(0, dtype=np.int64)
