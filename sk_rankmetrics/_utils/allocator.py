@@ -18,7 +18,10 @@ trim threshold at 64 MiB (so at most 64 MiB of freed memory stays with the
 process at the top of its heap). It does nothing on other C libraries, when
 the program has set either threshold itself (``MALLOC_MMAP_THRESHOLD_``,
 ``MALLOC_TRIM_THRESHOLD_`` or their ``GLIBC_TUNABLES``), or when
-``SK_RANKMETRICS_TUNE_MALLOC=0``.
+``SK_RANKMETRICS_TUNE_MALLOC`` is off (``0``, ``false``, ``no`` or ``off``;
+``1``, ``true``, ``yes``, ``on`` or unset leave it on). Any other value is an
+error naming the variable, raised by every call until it is mended: a setting
+the package cannot read is never silently taken for the default.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ TRIM_THRESHOLD = 2 * MMAP_THRESHOLD
 
 #: The environment variable that turns the tuning off ("0").
 ENV = "SK_RANKMETRICS_TUNE_MALLOC"
+_OFF = frozenset({"0", "false", "no", "off"})
+_ON = frozenset({"", "1", "true", "yes", "on"})
 
 _state = {"done": False, "set": False}
 
@@ -53,14 +58,32 @@ def _glibc():
         return None
 
 
+def _wanted():
+    """Whether :data:`ENV` leaves the tuning on; a value it cannot read raises."""
+    raw = os.environ.get(ENV, "1")
+    value = raw.strip().lower()
+    if value in _OFF:
+        return False
+    if value in _ON:
+        return True
+    raise ValueError(
+        f"The environment variable {ENV}={raw!r} is not understood: it accepts "
+        "0, false, no or off (leave glibc's malloc thresholds alone) and 1, true, "
+        "yes or on (set them, the default).")
+
+
 def tune_allocator():
     """Set glibc's mmap and trim thresholds once per process (see the module's
-    notes); returns whether they were set, by this call or an earlier one."""
+    notes); returns whether they were set, by this call or an earlier one.
+
+    Raises ValueError, on every call until it is mended, when :data:`ENV`
+    holds a value it cannot read."""
     if _state["done"]:
         return _state["set"]
-    _state["done"] = True
-    if os.environ.get(ENV, "1").strip() == "0":
+    if not _wanted():
+        _state["done"] = True
         return False
+    _state["done"] = True
     tunables = os.environ.get("GLIBC_TUNABLES", "")
     if ("MALLOC_MMAP_THRESHOLD_" in os.environ or "MALLOC_TRIM_THRESHOLD_" in os.environ
             or "malloc.mmap_threshold" in tunables or "malloc.trim_threshold" in tunables):

@@ -43,6 +43,9 @@ def test_thresholds_set_once(fresh):
 
 @pytest.mark.parametrize("env", [
     {allocator.ENV: "0"},
+    {allocator.ENV: " False "},
+    {allocator.ENV: "no"},
+    {allocator.ENV: "OFF"},
     {"MALLOC_MMAP_THRESHOLD_": "131072"},
     {"MALLOC_TRIM_THRESHOLD_": "131072"},
     {"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=131072"},
@@ -50,6 +53,31 @@ def test_thresholds_set_once(fresh):
 def test_left_alone_when_the_program_chose(fresh, monkeypatch, env):
     for k, v in env.items():
         monkeypatch.setenv(k, v)
+    assert allocator.tune_allocator() is False
+    assert fresh.calls == []
+
+
+@pytest.mark.parametrize("value", ["1", "true", "Yes", "on", ""])
+def test_on_spellings_leave_it_on(fresh, monkeypatch, value):
+    monkeypatch.setenv(allocator.ENV, value)
+    assert allocator.tune_allocator() is True
+    assert len(fresh.calls) == 2
+
+
+@pytest.mark.parametrize("value", ["2", "disable", "0.0", "nope", "-1"])
+def test_unreadable_setting_is_an_error_until_mended(fresh, monkeypatch, value):
+    import numpy as np
+
+    from sk_rankmetrics import ndcg_score
+
+    monkeypatch.setenv(allocator.ENV, value)
+    for _ in range(2):  # raised again, not remembered as done
+        with pytest.raises(ValueError, match=f"{allocator.ENV}={value!r} is not understood"):
+            allocator.tune_allocator()
+    with pytest.raises(ValueError, match=allocator.ENV):  # what a user calls
+        ndcg_score(np.array([[1, 0, 2]]), np.array([[0.3, 0.2, 0.1]]))
+    assert fresh.calls == []
+    monkeypatch.setenv(allocator.ENV, "0")
     assert allocator.tune_allocator() is False
     assert fresh.calls == []
 
