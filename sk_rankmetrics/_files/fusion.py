@@ -31,20 +31,25 @@ included, so that ``fuse`` equals ``ranx.fuse`` on the same runs to 1e-9:
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
+from .._utils.allocator import tune_allocator
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.fast import pack_ids
 from .._utils.params import validate
+from .._utils.threads import N_THREADS, bounded_map, in_one_thread
 from .fusion_table import (
     ENTRY_NORMS,
     Candidates,
     NumberedIds,
     PackedIds,
+    QueryCodes,
     candidate_blocks,
     key_bits,
     rank_within_queries,
@@ -119,16 +124,17 @@ def _local_codes(values):
 
 
 def _grouped_codes(values):
-    """:func:`_local_codes` of a query column: entries of a query usually come
-    together, so only the first entry of each stretch is factorised."""
+    """``(QueryCodes, ids)`` of a query column: entries of a query usually
+    come together, so only the first entry of each stretch is factorised."""
     n = values.shape[0]
     if n == 0:
-        return _local_codes(values)
+        codes, uniq = _local_codes(values)
+        return QueryCodes(codes, codes, 0), uniq
     new = np.ones(n, dtype=bool)
     np.not_equal(values[1:], values[:-1], out=new[1:])
     starts = flatnonzero(new)
     codes, uniq = _local_codes(values[starts])
-    return np.repeat(codes, np.diff(np.append(starts, n))), uniq
+    return QueryCodes(starts, codes, n), uniq
 
 
 def _run_name(obj, i):
@@ -139,7 +145,8 @@ def _run_name(obj, i):
 
 def _as_codes(run, i):
     """``(q, q_ids, docs, score, run)`` of run ``i``: integer codes of each
-    entry's query into the run's own distinct ids (in no order), and its
+    entry's query into the run's own distinct ids (in no order; a
+    :class:`~.fusion_table.QueryCodes`), and its
     documents as a text array of ids, or ``(codes, ids)`` when the run holds
     them so (a file's columns give their codes directly, their strings made
     for the distinct ids only)."""
@@ -157,7 +164,7 @@ def _as_codes(run, i):
         q, q_rep = factorize(cols["qid"], ordered=False)
         d, d_rep = factorize(cols["docno"], ordered=False)
         q_ids = cols["qid"].to_strings(q_rep)
-        q = q.astype(np.int64, copy=False)
+        q = QueryCodes.of(q)
         docs = (d.astype(np.int64, copy=False), cols["docno"].to_strings(d_rep))
     else:
         score = np.asarray(obj.score, dtype=np.float64)
@@ -174,20 +181,23 @@ def _as_codes(run, i):
         doc = docs[1][docs[0][j]] if isinstance(docs, tuple) else docs[j]
         raise InvalidParameterError(
             f"{where}: the score of document {str(doc)!r} for query "
-            f"{str(q_ids[q[j]])!r} is {float(score[j])!r} ({bad.shape[0]} scores are not finite "
+            f"{str(q_ids[q.codes[np.searchsorted(q.starts, j, side='right') - 1]])!r} is "
+            f"{float(score[j])!r} ({bad.shape[0]} scores are not finite "
             "numbers); fusion reads finite scores only: drop or fix those entries.")
     return q, q_ids, docs, score, run
 
 
-def _doc_keys(docs, bits):
+def _doc_keys(docs, bits, packed=None, stats=None):
     """The document keys of every run (:mod:`.fusion_table`): the ids packed
     into ``bits`` bits when every run gives ids of at most 8 one-byte
-    characters and they fit, else the ids numbered in sorted order."""
+    characters and they fit, else the ids numbered in sorted order.
+    ``packed`` and ``stats``, when given, are :func:`_packed`'s keys and
+    their bitwise or, least and largest key."""
     if all(not isinstance(d, tuple) for d in docs):
-        keys = [pack_ids(d) for d in docs]
+        keys = packed if packed is not None else [pack_ids(d) for d in docs]
         if all(k is not None for k in keys):
             try:
-                return PackedIds(keys, bits)
+                return PackedIds(keys, bits, stats if packed is not None else None)
             except OverflowError:
                 pass
     codes, ids = _global_codes([d if isinstance(d, tuple) else _local_codes(d) for d in docs])
@@ -455,49 +465,161 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
     return _fused_blocks(runs, norm, method, {**params, **trained})
 
 
+def _threads():
+    """Threads to code runs and fuse blocks on (none inside
+    :func:`~.._utils.threads.one_thread`: a Dask task)."""
+    return 1 if in_one_thread() else N_THREADS
+
+
+#: Ids packed per task when runs are coded on threads (:func:`_coded`).
+_PACK_ROWS = 1 << 21
+
+
+def _packed(docs, n_threads):
+    """:func:`~.._utils.fast.pack_ids` of every run's ids (None for a run whose
+    ids are codes or do not pack), in slices of :data:`_PACK_ROWS` ids on
+    threads, with the bitwise or, the least and the largest key of them all
+    (what :class:`~.fusion_table.PackedIds` reads); ``(None, None)`` when a
+    run's ids do not pack."""
+    if any(isinstance(d, tuple) for d in docs):
+        return None, None
+    out = [np.empty(d.shape[0], dtype=np.uint64) for d in docs]
+    tasks = [(r, a, min(a + _PACK_ROWS, d.shape[0]))
+             for r, d in enumerate(docs) for a in range(0, d.shape[0], _PACK_ROWS)]
+
+    def pack(task):
+        r, a, b = task
+        keys = pack_ids(docs[r][a:b], out=out[r][a:b])
+        if keys is None:
+            return None
+        return int(np.bitwise_or.reduce(keys)), int(keys.min()), int(keys.max())
+
+    stats = list(bounded_map(pack, tasks, n_threads))
+    if not stats or any(x is None for x in stats):
+        return None, None
+    seen = 0
+    for x in stats:
+        seen |= x[0]
+    return out, (seen, min(x[1] for x in stats), max(x[2] for x in stats))
+
+
+def _global_query_codes(parts):
+    """Each run's :class:`~.fusion_table.QueryCodes` renumbered into one sorted
+    list of query ids: ``(codes per run, sorted distinct ids)``."""
+    uniq = np.concatenate([u for _, u in parts])
+    if uniq.dtype.kind == "O":
+        uniq = uniq.astype(str)
+    at, ids = _factorize(uniq)
+    out, off = [], 0
+    for codes, u in parts:
+        out.append(codes.renumbered(at[off:off + u.shape[0]]))
+        off += u.shape[0]
+    return out, ids
+
+
 def _coded(runs):
     """``(queries, query codes, document keys, scores, names)`` of the runs:
-    what :class:`~.fusion_table.Candidates` is built from."""
-    arrays = [_as_codes(r, i) for i, r in enumerate(runs)]
-    q_runs, queries = _global_codes([(c[0], c[1]) for c in arrays])
+    what :class:`~.fusion_table.Candidates` is built from (the query codes as
+    :class:`~.fusion_table.QueryCodes`). The runs are coded on threads, one
+    run a task, and their ids packed on threads, a slice a task (NumPy
+    releases the GIL in that work)."""
+    n_threads = _threads()
+    arrays = list(bounded_map(lambda item: _as_codes(item[1], item[0]), enumerate(runs),
+                              min(n_threads, len(runs))))
+    q_runs, queries = _global_query_codes([(c[0], c[1]) for c in arrays])
     names = [_run_name(c[4], i) for i, c in enumerate(arrays)]
-    ids = _doc_keys([c[2] for c in arrays], key_bits(q_runs, queries.shape[0]))
+    docs = [c[2] for c in arrays]
+    keys, stats = _packed(docs, n_threads)
+    ids = _doc_keys(docs, key_bits(q_runs, queries.shape[0]), keys, stats)
     return queries, q_runs, ids, [c[3] for c in arrays], names
 
 
 def _fused_blocks(runs, norm, method, params):
-    """``(qid, docno, score)`` of the fused run, one block of queries fused
-    after the other (:func:`~.fusion_table.candidate_blocks`), each block
-    written as text into the output at once.
+    """``(qid, docno, score)`` of the fused run, one block of queries after
+    the other (:func:`~.fusion_table.candidate_blocks`), the blocks built,
+    fused and written as text into the output on threads.
 
     The output is made as long as all the runs' entries together (at least
     the candidates), its pages touched only where a block writes, and cut to
     the candidates at the end (a reallocation that moves nothing): no array of
-    the output's size is made twice."""
+    the output's size is made twice. A block takes its place in the output
+    once the block before it has taken its own (:class:`_Places`), then
+    writes there while later blocks are fused."""
+    tune_allocator()  # block temporaries reused, not mapped anew (see its module)
     queries, q_runs, ids, scores, names = _coded(runs)
     own = norm if norm in ENTRY_NORMS else None
-    size = sum(q.shape[0] for q in q_runs)
+    size = sum(q.n for q in q_runs)
     qid, docno = np.empty(size, dtype=queries.dtype), np.empty(size, dtype=ids.dtype)
     score = np.empty(size)
-    at = 0
-    for _, t in candidate_blocks(queries, q_runs, ids, scores, names, norm=own):
-        _, rows, f = _fused_rows((t, *_normalise(t, norm)), method, params)
+    places = _Places()
+
+    def work(block):
+        i, (_, make) = block
+        with places.turn(i) as take:
+            t = make()
+            _, rows, f = _fused_rows((t, *_normalise(t, norm)), method, params)
+            at = take(f.shape[0])
         end = at + f.shape[0]
         # Each block is ranked by query first.
         qid[at:end] = np.repeat(t.queries, np.bincount(t.q_of_row, minlength=t.queries.shape[0]))
         ids.strings(t.doc_key[rows], out=docno[at:end])
         score[at:end] = f
+        return end
+
+    at = 0
+    blocks = enumerate(candidate_blocks(queries, q_runs, ids, scores, names, norm=own))
+    for end in bounded_map(work, blocks, _threads()):
         at = end
     for a in (qid, docno, score):
         a.resize(at, refcheck=False)
     return qid, docno, score
 
 
+class _Places:
+    """Consecutive places in an output, taken by blocks in their order
+    whichever thread finishes first: block ``i``'s :meth:`turn` yields
+    ``take(n)``, which waits until block ``i - 1`` has taken its place and
+    returns where block ``i``'s ``n`` rows start. A block that fails passes
+    its turn on (taking nothing), so that no later block waits for ever.
+
+    Blocks are handed to a thread pool in order, so block ``i - 1`` has
+    always started when block ``i`` waits: the wait ends."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._next = 0
+        self._at = 0
+
+    @contextmanager
+    def turn(self, i):
+        taken = []
+
+        def take(n):
+            with self._cond:
+                self._cond.wait_for(lambda: self._next == i)
+                at = self._at
+                self._at, self._next = at + n, i + 1
+                self._cond.notify_all()
+            taken.append(at)
+            return at
+
+        try:
+            yield take
+        finally:
+            if not taken:  # failed before taking its place: pass the turn on
+                with self._cond:
+                    self._cond.wait_for(lambda: self._next == i)
+                    self._next = i + 1
+                    self._cond.notify_all()
+
+
 def prepare(runs, norm):
     """``(table, scores, presence)``: the runs as one table of candidates,
     normalised (:func:`_normalise`): what :func:`combine` fuses (made once for
     a search over a method's parameters)."""
-    t = Candidates(*_coded(runs), norm=norm if norm in ENTRY_NORMS else None)
+    queries, q_runs, ids, scores, names = _coded(runs)
+    t = Candidates(queries, [q.full() for q in q_runs], ids, scores, names,
+                   norm=norm if norm in ENTRY_NORMS else None)
     return (t, *_normalise(t, norm))
 
 

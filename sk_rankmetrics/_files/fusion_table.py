@@ -17,7 +17,7 @@ output); other ids are numbered in sorted order (:func:`.fusion._factorize`).
 from __future__ import annotations
 
 import copy
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -33,9 +33,51 @@ def _bits(n):
     return max(int(n - 1).bit_length(), 1)
 
 
+class QueryCodes:
+    """A run's query code of every entry, held as stretches of equal
+    neighbours (a run lists each query's entries together: one stretch a
+    query, a few thousand numbers for millions of entries): ``starts``, the
+    first entry of each stretch, and ``codes``, its query code; ``n``
+    entries in all."""
+
+    def __init__(self, starts, codes, n):
+        self.starts, self.codes, self.n = starts, codes, n
+
+    @classmethod
+    def of(cls, q):
+        """The stretches of a code per entry."""
+        q = np.asarray(q)
+        n = q.shape[0]
+        new = np.ones(n, dtype=bool)
+        np.not_equal(q[1:], q[:-1], out=new[1:])
+        starts = flatnonzero(new)
+        return cls(starts, q[starts].astype(np.int64, copy=False), n)
+
+    @property
+    def sizes(self):
+        """The entries of each stretch."""
+        return np.diff(np.append(self.starts, self.n))
+
+    def full(self):
+        """The code of every entry."""
+        return np.repeat(self.codes, self.sizes)
+
+    def counts(self, n_q):
+        """The entries of each query code ``0 .. n_q - 1``."""
+        return np.bincount(self.codes, weights=self.sizes, minlength=n_q).astype(np.int64)
+
+    def renumbered(self, table):
+        """The same stretches, each code ``c`` read as ``table[c]``."""
+        return QueryCodes(self.starts, table[self.codes], self.n)
+
+
+def _as_query_codes(q):
+    return q if isinstance(q, QueryCodes) else QueryCodes.of(q)
+
+
 def key_bits(q_runs, n_q):
     """The bits left for a document key beside the run and the position."""
-    longest = max(int(np.bincount(q, minlength=n_q).max(initial=1)) for q in q_runs)
+    longest = max(int(_as_query_codes(q).counts(n_q).max(initial=1)) for q in q_runs)
     return 63 - _bits(len(q_runs)) - _bits(longest)
 
 
@@ -47,16 +89,19 @@ class PackedIds:
     take about 3.5 bits a character). Raises OverflowError when even that
     does not fit. The keys are handed over: shifted in place when they fit."""
 
-    def __init__(self, keys, bits):
+    def __init__(self, keys, bits, stats=None):
         given = [k for k in keys if k.shape[0]] or [np.zeros(1, dtype=np.uint64)]
-        seen = 0
-        for k in given:
-            seen |= int(np.bitwise_or.reduce(k))
+        if stats is None:  # the keys' bitwise or, least and largest
+            seen = 0
+            for k in given:
+                seen |= int(np.bitwise_or.reduce(k))
+            stats = (seen, int(min(k.min() for k in given)), int(max(k.max() for k in given)))
+        seen, least, largest = stats
         self.width = 8 - (((seen & -seen).bit_length() - 1) // 8 if seen else 8)
         self.shift = np.uint64(8 * (8 - self.width)) if self.width else np.uint64(0)
-        self.low = min(k.min() for k in given) >> self.shift
+        self.low = np.uint64(least) >> self.shift
         self.radix = None
-        self.span = int((max(k.max() for k in given) >> self.shift) - self.low) + 1
+        self.span = int((np.uint64(largest) >> self.shift) - self.low) + 1
         if self.span <= 1 << bits:
             for k in keys:  # in place: no array of the runs' size made afresh
                 k >>= self.shift
@@ -302,9 +347,24 @@ class Candidates:
 
     def row_sum(self, values):
         """Per row, the sum of its entries' ``values`` added one run after the
-        other, from 0 (as ranx adds; NumPy's reductions pair the terms)."""
-        return np.bincount(self._row_of_entry, weights=values,
-                           minlength=self._row_start.shape[0])
+        other, from 0 (as ranx adds; NumPy's reductions pair the terms): the
+        first entry of every row, then the second of the rows that have one,
+        and so on (a row holds at most one entry per run)."""
+        start = self._row_start
+        total = values[start] + 0.0  # 0 + first entry (-0.0 read as 0.0)
+        count = self._n_entries
+        rows = None
+        for j in range(1, len(self._scores)):
+            rows = flatnonzero(count > j) if rows is None else rows[count[rows] > j]
+            if rows.shape[0] == 0:
+                break
+            total[rows] += values[start[rows] + j]
+        return total
+
+    @cached_property
+    def _n_entries(self):
+        """The number of entries of each row (an integer :attr:`n_present`)."""
+        return np.diff(np.append(self._row_start, self._run.shape[0]))
 
     @cached_property
     def n_present(self):
@@ -370,15 +430,17 @@ def rank_within_queries(fused, q_of_row, n_q):
         order = np.lexsort((-fused, q_of_row))
         return order, fused[order]
     first = np.cumsum(counts) - counts
-    slot = np.arange(n) - first[q_of_row]
+    # Rows come by query: each row's query read by repeating per query, not gathered.
+    row_first = np.repeat(first, counts)
+    slot = np.arange(n) - row_first
     low = np.uint64((1 << _bits(width)) - 1)
     block = np.full((n_q, width), _PAD)
-    block.reshape(-1)[np.arange(n) + (np.arange(n_q) * width - first)[q_of_row]] = \
+    block.reshape(-1)[slot + np.repeat(np.arange(n_q) * width, counts)] = \
         (_descending_keys(fused) & ~low) | slot.astype(np.uint64)
     block.sort(axis=1)
     keep = np.arange(width) < counts[:, None]
     ranked = block[keep]
-    order = (ranked & low).astype(np.int64) + np.repeat(first, counts)
+    order = (ranked & low).astype(np.int64) + row_first
     # Neighbours of one query whose keys tie without the slot: their scores may
     # differ in the dropped bits; each such stretch is sorted again exactly.
     top = ranked & ~low
@@ -401,51 +463,75 @@ def rank_within_queries(fused, q_of_row, n_q):
 
 
 #: The entries (all runs) of one block of queries fused at a time: temporaries
-#: of a few tens of MB, which the allocator reuses instead of mapping anew.
-BLOCK_ENTRIES = 1 << 21
+#: of a few MB, which stay in the processor's cache longer and which the
+#: allocator reuses instead of mapping anew; blocks are fused on threads.
+BLOCK_ENTRIES = 1 << 18
 
 
-def _by_query(q):
-    """The permutation that brings a run's entries in query order, each
-    query's entries in the order given (stretches moved whole when the run
-    comes grouped)."""
-    n = q.shape[0]
-    new = np.ones(n, dtype=bool)
-    np.not_equal(q[1:], q[:-1], out=new[1:])
-    starts = flatnonzero(new)
-    codes = q[starts]
-    if (codes[1:] > codes[:-1]).all():
-        return None  # already in query order
-    if int(np.bincount(codes).max(initial=0)) > 1:  # a query in two stretches
-        return np.argsort(q, kind="stable")
-    size = np.diff(np.append(starts, n))
-    o = np.argsort(codes)
-    return np.repeat(starts[o] - (np.cumsum(size[o]) - size[o]), size[o]) + np.arange(n)
+def _query_stretches(q, n_q):
+    """``(first, count)`` of a run whose entries come grouped by query (each
+    query's entries one stretch, in any order of the queries; ``q`` a
+    :class:`QueryCodes`): query ``c``'s entries are ``first[c] : first[c] +
+    count[c]``. None when a query's entries come in two stretches or more."""
+    if np.bincount(q.codes, minlength=n_q).max(initial=0) > 1:
+        return None
+    first = np.zeros(n_q, dtype=np.int64)
+    count = np.zeros(n_q, dtype=np.int64)
+    first[q.codes] = q.starts
+    count[q.codes] = q.sizes
+    return first, count
+
+
+class _RunBlocks:
+    """One run's entries of consecutive blocks of queries: a slice when the
+    run lists its queries in code order, the block's stretches gathered
+    (in the block's thread) when it lists them in another order, and the
+    run sorted by query once when a query comes in two stretches."""
+
+    def __init__(self, q, key, score, n_q):
+        q = _as_query_codes(q)
+        stretches = _query_stretches(q, n_q)
+        if stretches is None:
+            order = np.argsort(q.full(), kind="stable")
+            key, score = key[order], score[order]
+            stretches = _query_stretches(QueryCodes.of(q.full()[order]), n_q)
+        self.first, self.count = stretches
+        self.key, self.score = key, score
+        self.bounds = np.append(0, np.cumsum(self.count))
+        self.in_order = bool((self.first == self.bounds[:-1]).all())
+
+    def block(self, a, b):
+        """``(query codes from a, keys, scores)`` of queries ``a`` to ``b``."""
+        size = self.count[a:b]
+        q = np.repeat(np.arange(b - a), size)
+        if self.in_order:
+            i, j = int(self.bounds[a]), int(self.bounds[b])
+            return q, self.key[i:j], self.score[i:j]
+        at = np.repeat(self.first[a:b] - (np.cumsum(size) - size), size) + np.arange(q.shape[0])
+        return q, self.key[at], self.score[at]
 
 
 def candidate_blocks(queries, q_runs, ids, scores, names, norm=None, limit=None):
-    """:class:`Candidates` of consecutive blocks of queries, each block with
-    at most ``limit`` entries over all runs (:data:`BLOCK_ENTRIES`; a query
-    larger than that is a block of its own); yields ``(first query, table)``,
-    the table's query codes counted from the block's first query."""
+    """The :class:`Candidates` of consecutive blocks of queries, each block
+    with at most ``limit`` entries over all runs (:data:`BLOCK_ENTRIES`; a
+    query larger than that is a block of its own), as ``(first query,
+    make)``: ``make()`` gathers the block's entries and builds its table
+    (its query codes counted from the block's first query), so that blocks
+    are gathered and built on threads."""
     limit = BLOCK_ENTRIES if limit is None else limit
     n_q = queries.shape[0]
-    keys, parts = [], []
-    for q, key, score in zip(q_runs, ids.keys, scores):
-        order = _by_query(q)
-        if order is not None:
-            q, key, score = q[order], key[order], score[order]
-        keys.append(key)
-        parts.append((q, score, np.append(0, np.cumsum(np.bincount(q, minlength=n_q)))))
-    per_query = sum(np.diff(part[2]) for part in parts)
-    total = np.cumsum(per_query)
+    runs = [_RunBlocks(q, key, score, n_q) for q, key, score in zip(q_runs, ids.keys, scores)]
+    total = np.cumsum(sum(run.count for run in runs))
     ends = np.unique(np.searchsorted(total, np.arange(1, total[-1] // limit + 1) * limit,
                                      side="right"))
     bounds = np.unique(np.concatenate([[0], np.maximum(ends, 1), [n_q]]))
-    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        cut = [(int(part[2][a]), int(part[2][b])) for part in parts]
+
+    def make(a, b):
+        parts = [run.block(a, b) for run in runs]
         block_ids = copy.copy(ids)
-        block_ids.keys = [key[i:j] for key, (i, j) in zip(keys, cut)]
-        yield a, Candidates(queries[a:b], [part[0][i:j] - a for part, (i, j) in zip(parts, cut)],
-                            block_ids, [part[1][i:j] for part, (i, j) in zip(parts, cut)],
-                            names, norm)
+        block_ids.keys = [p[1] for p in parts]
+        return Candidates(queries[a:b], [p[0] for p in parts], block_ids,
+                          [p[2] for p in parts], names, norm)
+
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        yield a, partial(make, a, b)

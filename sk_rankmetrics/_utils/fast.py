@@ -410,10 +410,11 @@ def row_argsort(a):
 # -- text ids as integers ------------------------------------------------------
 
 
-def pack_ids(values):
+def pack_ids(values, out=None):
     """Each id of a text array as one ``uint64`` in the ids' order (the first
     character in the most significant byte), or None when an id has more than
-    8 characters or one at or above U+0100."""
+    8 characters or one at or above U+0100. ``out``, when given, is a
+    contiguous ``uint64`` array of the ids' length that receives the keys."""
     if values.dtype.kind != "U" or values.shape[0] == 0 or values.dtype.itemsize == 0:
         return None
     n = values.shape[0]
@@ -421,8 +422,13 @@ def pack_ids(values):
     seen = _column_or(chars)  # the width and the largest byte
     if seen[8:].any() or int(seen.max(initial=0)) > 255:
         return None
-    block = np.zeros((n, 8), dtype=np.uint8)
-    block[:, :min(chars.shape[1], 8)] = chars[:, :8]
+    width = min(chars.shape[1], 8)
+    if out is None:
+        block = np.zeros((n, 8), dtype=np.uint8)
+    else:
+        block = out.view(np.uint8).reshape(n, 8)
+        block[:, width:] = 0
+    block[:, :width] = chars[:, :8]
     keys = block.view(np.uint64).reshape(n)
     if sys.byteorder == "little":  # the first character most significant
         keys.byteswap(inplace=True)

@@ -134,14 +134,14 @@ def test_every_document_key_gives_the_same_run(method, norm, params, monkeypatch
         radix = rows_of(fuse(as_trec(runs), method=method, norm=norm, **params))
         assert built and built[0].radix is not None
     with monkeypatch.context() as m:
-        m.setattr(fusion, "pack_ids", lambda values: None)
+        m.setattr(fusion, "pack_ids", lambda values, out=None: None)
         numbered = rows_of(fuse(as_trec(runs), method=method, norm=norm, **params))
     assert radix == packed and numbered == packed
 
 
 def _spy(init, built):
-    def wrapped(self, keys, bits):
-        init(self, keys, bits)
+    def wrapped(self, keys, bits, stats=None):
+        init(self, keys, bits, stats)
         built.append(self)
     return wrapped
 
@@ -295,15 +295,73 @@ def test_blocks_of_queries_give_the_same_run(method, norm, params, monkeypatch):
         assert rows_of(fuse(as_trec(runs), method=method, norm=norm, **params)) == whole
 
 
+def test_blocks_on_threads_give_one_threads_run(monkeypatch):
+    """Blocks fused on four threads (each taking its place in the output
+    after the block before it, whichever finishes first) or in the calling
+    thread only: the same run, rows in the same order."""
+    from sk_rankmetrics._utils.threads import one_thread
+
+    runs = make_runs(5, n_q=40, pool=30)
+    monkeypatch.setattr(fusion, "N_THREADS", 4)
+    monkeypatch.setattr(fusion_table, "BLOCK_ENTRIES", 7)
+    threaded = rows_of(fuse(as_trec(runs), method="rrf"))
+    with one_thread():
+        assert rows_of(fuse(as_trec(runs), method="rrf")) == threaded
+    assert threaded == rows_of(fuse(as_trec(runs), method="rrf"))
+
+
+@pytest.mark.parametrize("where", [0, 17, 39])
+def test_a_failing_block_on_threads_raises_and_nothing_waits(monkeypatch, where):
+    """A document twice in the first, a middle or the last of many blocks
+    fused on threads: the error reaches the caller (the blocks after it do
+    not wait for ever for the failed block's place)."""
+    runs = make_runs(5, n_q=40, pool=30)
+    q, d, s = runs[0]
+    d = d.copy()
+    at = int(np.flatnonzero(q == f"q{where}")[1])
+    d[at] = d[at - 1]
+    monkeypatch.setattr(fusion, "N_THREADS", 4)
+    monkeypatch.setattr(fusion_table, "BLOCK_ENTRIES", 7)
+    with pytest.raises(ValueError, match=r"runs\[0\] ranks a document twice"):
+        fuse([TrecRun(q, d, s), *as_trec(runs)[1:]], method="rrf")
+
+
+def test_places_are_taken_in_block_order_whoever_finishes_first():
+    import threading
+    import time
+
+    places = fusion._Places()
+    got = {}
+
+    def block(i, n, delay, fail=False):
+        try:
+            with places.turn(i) as take:
+                time.sleep(delay)
+                if fail:
+                    raise RuntimeError("block failed")
+                got[i] = take(n)
+        except RuntimeError:
+            got[i] = None
+
+    threads = [threading.Thread(target=block, args=args) for args in
+               [(3, 4, 0.0), (1, 10, 0.05), (2, 5, 0.0, True), (0, 3, 0.1)]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert not any(t.is_alive() for t in threads)
+    assert got == {0: 0, 1: 3, 2: None, 3: 13}  # block 2 failed and took nothing
+
+
 def test_blocks_of_queries_cover_every_query_once():
     q_runs = [np.array([2, 2, 0, 5, 5, 5]), np.array([5, 1, 1, 0]), np.array([3])]
     keys = [np.arange(q.shape[0], dtype=np.uint64) for q in q_runs]
     ids = fusion_table.NumberedIds(keys, np.array([str(i) for i in range(6)]))
     queries = np.array([f"q{i}" for i in range(6)])
     for limit in (1, 3, 100):
-        blocks = list(fusion_table.candidate_blocks(
+        blocks = [(a, make()) for a, make in fusion_table.candidate_blocks(
             queries, q_runs, ids, [np.zeros(q.shape[0]) for q in q_runs], ["a", "b", "c"],
-            limit=limit))
+            limit=limit)]
         seen = [a + int(q) for a, t in blocks for q in np.unique(t.q_of_row)]
         assert seen == [0, 1, 2, 3, 5]  # query 4 is in no run
         assert all(t.queries.shape[0] >= 1 for _, t in blocks)
