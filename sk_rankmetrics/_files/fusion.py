@@ -187,19 +187,17 @@ def _as_codes(run, i):
     return q, q_ids, docs, score, run
 
 
-def _doc_keys(docs, bits, packed=None, stats=None):
+def _doc_keys(docs, bits, packed, stats):
     """The document keys of every run (:mod:`.fusion_table`): the ids packed
     into ``bits`` bits when every run gives ids of at most 8 one-byte
-    characters and they fit, else the ids numbered in sorted order.
-    ``packed`` and ``stats``, when given, are :func:`_packed`'s keys and
-    their bitwise or, least and largest key."""
-    if all(not isinstance(d, tuple) for d in docs):
-        keys = packed if packed is not None else [pack_ids(d) for d in docs]
-        if all(k is not None for k in keys):
-            try:
-                return PackedIds(keys, bits, stats if packed is not None else None)
-            except OverflowError:
-                pass
+    characters (``packed`` and ``stats``, :func:`_packed`'s keys and their
+    bitwise or, least and largest key; None when they do not pack) and they
+    fit, else the ids numbered in sorted order."""
+    if packed is not None:
+        try:
+            return PackedIds(packed, bits, stats)
+        except OverflowError:
+            pass
     codes, ids = _global_codes([d if isinstance(d, tuple) else _local_codes(d) for d in docs])
     return NumberedIds(codes, ids)
 

@@ -353,6 +353,32 @@ def test_places_are_taken_in_block_order_whoever_finishes_first():
     assert got == {0: 0, 1: 3, 2: None, 3: 13}  # block 2 failed and took nothing
 
 
+def test_ids_packed_in_slices_give_the_same_run(monkeypatch):
+    """The ids packed a few at a time on threads: the same run as packed at
+    once; one id too long to pack, in a later slice of the last run, and
+    every run's ids are numbered instead (the same run as a loop gives)."""
+    runs = make_runs(3, alphabet="abz09", longest=8)
+    whole = rows_of(fuse(as_trec(runs), method="rrf"))
+    monkeypatch.setattr(fusion, "_PACK_ROWS", 5)
+    monkeypatch.setattr(fusion, "N_THREADS", 3)
+    assert rows_of(fuse(as_trec(runs), method="rrf")) == whole
+    q, d, s = runs[2]
+    d = d.astype("U12")
+    d[-1] = "zzzzzzzzzzzz"  # 12 characters: no 64-bit key
+    longer = [runs[0], runs[1], (q, d, s)]
+    numbered = []
+    real = fusion_table.NumberedIds.__init__
+
+    def spy(self, codes, ids):
+        real(self, codes, ids)
+        numbered.append(self)
+
+    monkeypatch.setattr(fusion_table.NumberedIds, "__init__", spy)
+    got = rows_of(fuse(as_trec(longer), method="rrf"))
+    assert numbered
+    assert_same_rows(got, reference_fuse(longer, "rrf", None, {}))
+
+
 def test_blocks_of_queries_cover_every_query_once():
     q_runs = [np.array([2, 2, 0, 5, 5, 5]), np.array([5, 1, 1, 0]), np.array([3])]
     keys = [np.arange(q.shape[0], dtype=np.uint64) for q in q_runs]
