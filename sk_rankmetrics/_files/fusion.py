@@ -329,14 +329,13 @@ def _entry_sum(t, method, p):
     else:
         v = t.entry_score
     total = t.row_sum(v)
-    count = t.n_present
-    factor = {"isr": lambda: count, "log_isr": lambda: np.log(count),
-              "logn_isr": lambda: np.log(count + p["sigma"]),
-              "mnz": lambda: count, "gmnz": lambda: count ** p["gamma"],
-              "mixed": lambda: np.sqrt(count),
+    factor = {"isr": lambda: t.n_present, "log_isr": lambda: np.log(t.n_present),
+              "logn_isr": lambda: np.log(t.n_present + p["sigma"]),
+              "mnz": lambda: t.n_present, "gmnz": lambda: t.n_present ** p["gamma"],
+              "mixed": lambda: np.sqrt(t.n_present),
               "wmnz": lambda: t.row_sum(np.asarray(p["weights"], dtype=np.float64)[t.entry_run])}
     if method == "anz":
-        return total / count
+        return total / t.n_present
     return total * factor[method]() if method in factor else total
 
 

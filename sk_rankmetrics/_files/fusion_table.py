@@ -343,7 +343,7 @@ class Candidates:
 
     @cached_property
     def _row_of_entry(self):
-        return np.repeat(np.arange(self._row_start.shape[0]), self.n_present.astype(np.int64))
+        return np.repeat(np.arange(self._row_start.shape[0]), self._n_entries)
 
     def row_sum(self, values):
         """Per row, the sum of its entries' ``values`` added one run after the
@@ -369,7 +369,7 @@ class Candidates:
     @cached_property
     def n_present(self):
         """The number of runs that retrieve each row's document."""
-        return np.diff(np.append(self._row_start, self._run.shape[0])).astype(np.float64)
+        return self._n_entries.astype(np.float64)
 
     @cached_property
     def score(self):
