@@ -554,7 +554,8 @@ def _fused_blocks(runs, norm, method, params):
         i, (_, make) = block
         with places.turn(i) as take:
             t = make()
-            _, rows, f = _fused_rows((t, *_normalise(t, norm)), method, params)
+            rows, f = rank_within_queries(_combine(t, *_normalise(t, norm), method, params),
+                                          t.q_of_row, t.queries.shape[0])
             at = take(f.shape[0])
         end = at + f.shape[0]
         # Each block is ranked by query first.
@@ -752,7 +753,10 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     normalisations divide by at least 1e-9. A query that one run lacks is
     fused from the runs that have it (ranx refuses runs of different queries).
     Costs :math:`O(n \log n)` in the :math:`n` entries of all runs
-    (``condorcet``: :math:`O(N^2)` per query of :math:`N` candidates).
+    (``condorcet``: :math:`O(N^2)` per query of :math:`N` candidates). The
+    runs are read and blocks of queries fused on up to four threads (as many
+    as the machine has cores, as the metrics rank their row blocks); the
+    result does not depend on the threads.
 
     ===============  ==================  ========  ==========================
     method           parameters          trained   score of a document
