@@ -32,29 +32,6 @@ _MASK = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype
 _STEP = 1 << 18
 
 
-_ALLOCATOR_READY = False
-
-
-def keep_freed_memory():
-    """Let the C allocator reuse the memory of one block for the next.
-
-    The arrays of a block (a few hundred KiB each) are freed before the next
-    block makes the same ones. glibc returns freed memory to the system as
-    soon as its free pool passes a threshold that starts small, so every
-    block would page its arrays in afresh (a page fault per 4 KiB, slow on
-    virtual machines). The threshold grows to twice the largest memory-mapped
-    block freed so far (up to 32 MiB): one 30 MiB array, allocated and freed
-    once per process, brings it there, as the first large array of any NumPy
-    program would. Other allocators are not affected by this, and memory use
-    does not grow with it: the pool is bounded by that threshold.
-    """
-    global _ALLOCATOR_READY
-    if not _ALLOCATOR_READY:
-        _ALLOCATOR_READY = True
-        del_me = np.empty(30 << 20, dtype=np.uint8)  # never written: no page is touched
-        del del_me
-
-
 def compression_of(path):
     """The compression suffix of ``path`` (``".gz"``, ...) or ``""``."""
     low = os.fspath(path).lower()

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._inputs.preranked import ranked_order
 from .._utils import threads as _threads
+from .._utils.allocator import tune_allocator
 from .._utils.fast import flatnonzero, sort_keys, unique
 from .._utils.threads import bounded_map
 from .._utils.types import ArrayLike, PathLike, Progress
@@ -32,7 +33,6 @@ from .tokens import (
     TokenColumn,
     check_utf8,
     iter_blocks,
-    keep_freed_memory,
     open_binary,
     pair_hashes,
     sniff_compression,
@@ -154,7 +154,7 @@ def _read_columns(path, what, n_fields, layout, numbers, keep=(), extra_ok=False
         large = total and total > 4 * tokens.BLOCK_BYTES
         threads = _threads.read_threads() if large else 1
         if large:
-            keep_freed_memory()
+            tune_allocator()  # each block's arrays reuse the last one's memory
         pool = []  # the buffers of the blocks done with, to read the next ones into
         blocks = numbered(iter_blocks(fh, name, tokens.BLOCK_BYTES, progress, total, pool))
         for block, tok, out in bounded_map(split, blocks, threads):

@@ -1,4 +1,5 @@
-"""The C allocator's thresholds under glibc, set once before the first ranking pass.
+"""The C allocator's thresholds under glibc, set once before the first ranking
+pass, fusion or read of a large file (the work done in blocks).
 
 The engine works in row blocks whose temporaries are a few MB each, made and
 freed dozens of times per block. glibc serves a request of 128 KiB or more
