@@ -132,3 +132,24 @@ def test_second_call_faults_no_block_temporaries_in():
                          check=True, env=env).stdout.split()
     assert out[0] == "True"
     assert int(out[1]) < 2_000, out
+
+
+def test_fuse_and_large_file_reads_set_it_too(fresh, monkeypatch, tmp_path):
+    """fuse and the readers of large run files work in blocks as the metrics
+    do, and set the thresholds the same way (once)."""
+    import numpy as np
+
+    from sk_rankmetrics import TrecRun, fuse, read_run
+    from sk_rankmetrics._files import tokens
+
+    run = TrecRun(np.array(["q1", "q1"]), np.array(["d1", "d2"]), np.array([2.0, 1.0]))
+    fuse([run, run], method="rrf")
+    assert fresh.calls == [(-3, 32 << 20), (-1, 64 << 20)]
+
+    monkeypatch.setattr(allocator, "_state", {"done": False, "set": False})
+    fresh.calls.clear()
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{i % 7} Q0 d{i} 0 {1.0 / (i + 1)!r} tag\n" for i in range(400)))
+    monkeypatch.setattr(tokens, "BLOCK_BYTES", 1024)  # a "large" file: many blocks
+    assert len(read_run(path)) == 400
+    assert fresh.calls == [(-3, 32 << 20), (-1, 64 << 20)]
