@@ -492,9 +492,10 @@ class _RunBlocks:
         q = _as_query_codes(q)
         stretches = _query_stretches(q, n_q)
         if stretches is None:
-            order = np.argsort(q.full(), kind="stable")
+            full = q.full()
+            order = np.argsort(full, kind="stable")
             key, score = key[order], score[order]
-            stretches = _query_stretches(QueryCodes.of(q.full()[order]), n_q)
+            stretches = _query_stretches(QueryCodes.of(full[order]), n_q)
         self.first, self.count = stretches
         self.key, self.score = key, score
         self.bounds = np.append(0, np.cumsum(self.count))
