@@ -490,5 +490,17 @@ def text_of_bytes(chars, width, out=None):
     n = chars.shape[0]
     if out is None:
         out = np.empty(n, dtype=f"U{width}")
-    np.copyto(out.view(np.uint32).reshape(n, width), chars[:, :width], casting="unsafe")
+    dest = out.view(np.uint32).reshape(n, width)
+    if 1 < width < chars.shape[1] and n <= _COLUMN_ROWS:
+        # A few thousand ids (a block) of fewer characters than bytes per row:
+        # NumPy's cast would run one short loop per id; a column at a time
+        # runs one loop per character over ids still in the cache.
+        for j in range(width):
+            np.copyto(dest[:, j], chars[:, j], casting="unsafe")
+    else:
+        np.copyto(dest, chars[:, :width], casting="unsafe")
     return out
+
+
+#: The most ids :func:`text_of_bytes` writes a column at a time.
+_COLUMN_ROWS = 1 << 19

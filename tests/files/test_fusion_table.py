@@ -252,6 +252,12 @@ def test_unpacked_ids_from_strided_keys(width):
     assert out.dtype == np.dtype(f"U{width}")
     assert out.tolist() == values.tolist()
     assert unpack_ids(keys[:0], width).shape == (0,)
+    from sk_rankmetrics._utils import fast
+
+    # A column at a time (few ids) or in one copy (many): the same text.
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(fast, "_COLUMN_ROWS", 0)
+        assert unpack_ids(keys, width).tolist() == values.tolist()
 
 
 def test_ids_that_do_not_pack():
