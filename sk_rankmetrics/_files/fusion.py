@@ -31,9 +31,7 @@ included, so that ``fuse`` equals ``ranx.fuse`` on the same runs to 1e-9:
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -41,9 +39,8 @@ import numpy as np
 from .._utils.allocator import tune_allocator
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
-from .._utils.fast import pack_ids
 from .._utils.params import validate
-from .._utils.threads import N_THREADS, bounded_map, in_one_thread
+from .._utils.threads import N_THREADS, Places, bounded_map, in_one_thread
 from .fusion_table import (
     ENTRY_NORMS,
     Candidates,
@@ -52,6 +49,7 @@ from .fusion_table import (
     QueryCodes,
     candidate_blocks,
     key_bits,
+    packed_keys,
     rank_within_queries,
 )
 from .fusion_trained import (
@@ -190,7 +188,8 @@ def _as_codes(run, i):
 def _doc_keys(docs, bits, packed, stats):
     """The document keys of every run (:mod:`.fusion_table`): the ids packed
     into ``bits`` bits when every run gives ids of at most 8 one-byte
-    characters (``packed`` and ``stats``, :func:`_packed`'s keys and their
+    characters (``packed`` and ``stats``, :func:`~.fusion_table.packed_keys`'s
+    keys and their
     bitwise or, least and largest key; None when they do not pack) and they
     fit, else the ids numbered in sorted order."""
     if packed is not None:
@@ -468,38 +467,6 @@ def _threads():
     return 1 if in_one_thread() else N_THREADS
 
 
-#: Ids packed per task when runs are coded on threads (:func:`_coded`).
-_PACK_ROWS = 1 << 21
-
-
-def _packed(docs, n_threads):
-    """:func:`~.._utils.fast.pack_ids` of every run's ids (None for a run whose
-    ids are codes or do not pack), in slices of :data:`_PACK_ROWS` ids on
-    threads, with the bitwise or, the least and the largest key of them all
-    (what :class:`~.fusion_table.PackedIds` reads); ``(None, None)`` when a
-    run's ids do not pack."""
-    if any(isinstance(d, tuple) for d in docs):
-        return None, None
-    out = [np.empty(d.shape[0], dtype=np.uint64) for d in docs]
-    tasks = [(r, a, min(a + _PACK_ROWS, d.shape[0]))
-             for r, d in enumerate(docs) for a in range(0, d.shape[0], _PACK_ROWS)]
-
-    def pack(task):
-        r, a, b = task
-        keys = pack_ids(docs[r][a:b], out=out[r][a:b])
-        if keys is None:
-            return None
-        return int(np.bitwise_or.reduce(keys)), int(keys.min()), int(keys.max())
-
-    stats = list(bounded_map(pack, tasks, n_threads))
-    if not stats or any(x is None for x in stats):
-        return None, None
-    seen = 0
-    for x in stats:
-        seen |= x[0]
-    return out, (seen, min(x[1] for x in stats), max(x[2] for x in stats))
-
-
 def _global_query_codes(parts):
     """Each run's :class:`~.fusion_table.QueryCodes` renumbered into one sorted
     list of query ids: ``(codes per run, sorted distinct ids)``."""
@@ -526,7 +493,7 @@ def _coded(runs):
     q_runs, queries = _global_query_codes([(c[0], c[1]) for c in arrays])
     names = [_run_name(c[4], i) for i, c in enumerate(arrays)]
     docs = [c[2] for c in arrays]
-    keys, stats = _packed(docs, n_threads)
+    keys, stats = packed_keys(docs, n_threads)
     ids = _doc_keys(docs, key_bits(q_runs, queries.shape[0]), keys, stats)
     return queries, q_runs, ids, [c[3] for c in arrays], names
 
@@ -540,7 +507,8 @@ def _fused_blocks(runs, norm, method, params):
     the candidates), its pages touched only where a block writes, and cut to
     the candidates at the end (a reallocation that moves nothing): no array of
     the output's size is made twice. A block takes its place in the output
-    once the block before it has taken its own (:class:`_Places`), then
+    once the block before it has taken its own
+    (:class:`~.._utils.threads.Places`), then
     writes there while later blocks are fused."""
     tune_allocator()  # block temporaries reused, not mapped anew (see its module)
     queries, q_runs, ids, scores, names = _coded(runs)
@@ -548,7 +516,7 @@ def _fused_blocks(runs, norm, method, params):
     size = sum(q.n for q in q_runs)
     qid, docno = np.empty(size, dtype=queries.dtype), np.empty(size, dtype=ids.dtype)
     score = np.empty(size)
-    places = _Places()
+    places = Places()
 
     def work(block):
         i, (_, make) = block
@@ -571,44 +539,6 @@ def _fused_blocks(runs, norm, method, params):
     for a in (qid, docno, score):
         a.resize(at, refcheck=False)
     return qid, docno, score
-
-
-class _Places:
-    """Consecutive places in an output, taken by blocks in their order
-    whichever thread finishes first: block ``i``'s :meth:`turn` yields
-    ``take(n)``, which waits until block ``i - 1`` has taken its place and
-    returns where block ``i``'s ``n`` rows start. A block that fails passes
-    its turn on (taking nothing), so that no later block waits for ever.
-
-    Blocks are handed to a thread pool in order, so block ``i - 1`` has
-    always started when block ``i`` waits: the wait ends."""
-
-    def __init__(self):
-        self._cond = threading.Condition()
-        self._next = 0
-        self._at = 0
-
-    @contextmanager
-    def turn(self, i):
-        taken = []
-
-        def take(n):
-            with self._cond:
-                self._cond.wait_for(lambda: self._next == i)
-                at = self._at
-                self._at, self._next = at + n, i + 1
-                self._cond.notify_all()
-            taken.append(at)
-            return at
-
-        try:
-            yield take
-        finally:
-            if not taken:  # failed before taking its place: pass the turn on
-                with self._cond:
-                    self._cond.wait_for(lambda: self._next == i)
-                    self._next = i + 1
-                    self._cond.notify_all()
 
 
 def prepare(runs, norm):

@@ -22,7 +22,8 @@ from functools import cached_property, partial
 import numpy as np
 
 from .._utils.arrays import flatnonzero
-from .._utils.fast import text_of_bytes, unpack_ids
+from .._utils.fast import pack_ids, text_of_bytes, unpack_ids
+from .._utils.threads import bounded_map
 
 #: The padding of a block: above every packed entry (those keep the top bit 0).
 _PAD = np.uint64(np.iinfo(np.uint64).max)
@@ -155,6 +156,38 @@ class PackedIds:
         """``(codes, ids)`` of the keys: ``ids`` sorted and distinct."""
         uniq, codes = np.unique(keys, return_inverse=True)
         return codes.reshape(-1), self.strings(uniq)
+
+
+#: Ids packed per task when runs are coded on threads (:func:`.fusion._coded`).
+_PACK_ROWS = 1 << 21
+
+
+def packed_keys(docs, n_threads):
+    """:func:`~.._utils.fast.pack_ids` of every run's ids (None for a run whose
+    ids are codes or do not pack), in slices of :data:`_PACK_ROWS` ids on
+    threads, with the bitwise or, the least and the largest key of them all
+    (what :class:`~.fusion_table.PackedIds` reads); ``(None, None)`` when a
+    run's ids do not pack."""
+    if any(isinstance(d, tuple) for d in docs):
+        return None, None
+    out = [np.empty(d.shape[0], dtype=np.uint64) for d in docs]
+    tasks = [(r, a, min(a + _PACK_ROWS, d.shape[0]))
+             for r, d in enumerate(docs) for a in range(0, d.shape[0], _PACK_ROWS)]
+
+    def pack(task):
+        r, a, b = task
+        keys = pack_ids(docs[r][a:b], out=out[r][a:b])
+        if keys is None:
+            return None
+        return int(np.bitwise_or.reduce(keys)), int(keys.min()), int(keys.max())
+
+    stats = list(bounded_map(pack, tasks, n_threads))
+    if not stats or any(x is None for x in stats):
+        return None, None
+    seen = 0
+    for x in stats:
+        seen |= x[0]
+    return out, (seen, min(x[1] for x in stats), max(x[2] for x in stats))
 
 
 class NumberedIds:

@@ -84,3 +84,41 @@ def bounded_map(fn, items, n_threads):
                 yield window.popleft().result()
         while window:
             yield window.popleft().result()
+
+
+class Places:
+    """Consecutive places in an output, taken by blocks in their order
+    whichever thread finishes first: block ``i``'s :meth:`turn` yields
+    ``take(n)``, which waits until block ``i - 1`` has taken its place and
+    returns where block ``i``'s ``n`` rows start. A block that fails passes
+    its turn on (taking nothing), so that no later block waits for ever.
+
+    Blocks are handed to a thread pool in order, so block ``i - 1`` has
+    always started when block ``i`` waits: the wait ends."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._next = 0
+        self._at = 0
+
+    @contextmanager
+    def turn(self, i):
+        taken = []
+
+        def take(n):
+            with self._cond:
+                self._cond.wait_for(lambda: self._next == i)
+                at = self._at
+                self._at, self._next = at + n, i + 1
+                self._cond.notify_all()
+            taken.append(at)
+            return at
+
+        try:
+            yield take
+        finally:
+            if not taken:  # failed before taking its place: pass the turn on
+                with self._cond:
+                    self._cond.wait_for(lambda: self._next == i)
+                    self._next = i + 1
+                    self._cond.notify_all()

@@ -134,7 +134,7 @@ def test_every_document_key_gives_the_same_run(method, norm, params, monkeypatch
         radix = rows_of(fuse(as_trec(runs), method=method, norm=norm, **params))
         assert built and built[0].radix is not None
     with monkeypatch.context() as m:
-        m.setattr(fusion, "pack_ids", lambda values, out=None: None)
+        m.setattr(fusion_table, "pack_ids", lambda values, out=None: None)
         numbered = rows_of(fuse(as_trec(runs), method=method, norm=norm, **params))
     assert radix == packed and numbered == packed
 
@@ -336,7 +336,9 @@ def test_places_are_taken_in_block_order_whoever_finishes_first():
     import threading
     import time
 
-    places = fusion._Places()
+    from sk_rankmetrics._utils.threads import Places
+
+    places = Places()
     got = {}
 
     def block(i, n, delay, fail=False):
@@ -365,7 +367,7 @@ def test_ids_packed_in_slices_give_the_same_run(monkeypatch):
     every run's ids are numbered instead (the same run as a loop gives)."""
     runs = make_runs(3, alphabet="abz09", longest=8)
     whole = rows_of(fuse(as_trec(runs), method="rrf"))
-    monkeypatch.setattr(fusion, "_PACK_ROWS", 5)
+    monkeypatch.setattr(fusion_table, "_PACK_ROWS", 5)
     monkeypatch.setattr(fusion, "N_THREADS", 3)
     assert rows_of(fuse(as_trec(runs), method="rrf")) == whole
     q, d, s = runs[2]
