@@ -22,7 +22,7 @@ from functools import cached_property, partial
 import numpy as np
 
 from .._utils.arrays import flatnonzero
-from .._utils.fast import pack_ids, text_of_bytes, unpack_ids
+from .._utils.fast import pack_ids, ranges, text_of_bytes, unpack_ids
 from .._utils.threads import bounded_map
 
 #: The padding of a block: above every packed entry (those keep the top bit 0).
@@ -488,7 +488,7 @@ def rank_within_queries(fused, q_of_row, n_q):
         lo, keep_first = np.unique(lo, return_index=True)
         hi = hi[keep_first]
         size = hi - lo
-        at = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+        at = ranges(lo, size)
         stretch = np.repeat(np.arange(lo.shape[0]), size)
         order[at] = order[at][np.lexsort((order[at], -ahead[at], stretch))]
         ahead[at] = fused[order[at]]
@@ -541,7 +541,7 @@ class _RunBlocks:
         if self.in_order:
             i, j = int(self.bounds[a]), int(self.bounds[b])
             return q, self.key[i:j], self.score[i:j]
-        at = np.repeat(self.first[a:b] - (np.cumsum(size) - size), size) + np.arange(q.shape[0])
+        at = ranges(self.first[a:b], size)
         return q, self.key[at], self.score[at]
 
 

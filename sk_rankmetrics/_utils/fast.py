@@ -243,8 +243,9 @@ def ranges(starts, counts):
     total = int(counts.sum())
     if total == 0:
         return np.zeros(0, dtype=np.int64)
-    offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(np.asarray(starts, dtype=np.int64), counts) + offsets
+    # One repeat: each range's start less the ranges before it, plus the running index.
+    return np.repeat(np.asarray(starts, dtype=np.int64) - (np.cumsum(counts) - counts),
+                     counts) + np.arange(total)
 
 
 def tied_stretches(tied):
