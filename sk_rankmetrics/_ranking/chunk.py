@@ -76,6 +76,9 @@ class RankedChunk:
         #: ``(scores, BlockValues)`` of the whole rows, for a measure that reads
         #: beyond ``L`` (R-precision); None for ranked lists (``L`` covers them).
         self.block = None
+        #: :attr:`row_width` of a part of a chunk split by its ties (which
+        #: holds no block of its own rows).
+        self._row_width = None
         #: The :class:`~.select.ScoreCounts` of the block's scores when the
         #: chunk was ranked from them (integer scores in a small span, cut at
         #: ``L``): each row's count of each score, which R-precision reads
@@ -154,6 +157,15 @@ class RankedChunk:
         return self._size
 
     @property
+    def row_width(self):
+        """The width of the block's rows when every position of a row holds an
+        item of the block (a matrix ranked whole: :attr:`block` is known, or
+        this chunk is a part of one), else None."""
+        if self.block is not None:
+            return self.block[0].shape[1]
+        return self._row_width
+
+    @property
     def n_rows(self):
         return self.n_items.shape[0]
 
@@ -217,6 +229,7 @@ class RankedChunk:
             )
             out.groups = self._tied_groups if tied else None
         out.real_ties = self.real_ties and tied
+        out._row_width = self.row_width
         out.totals = _RowsOf(self.totals, rows)
         out.ideal = self.ideal.take_rows(rows) if hasattr(self.ideal, "take_rows") else {
             k: v[rows] for k, v in self.ideal.items()}

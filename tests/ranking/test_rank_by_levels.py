@@ -324,3 +324,43 @@ def test_level_values_from_codes_equal_derived(lo, metrics):
     assert set(made) == set(want)
     for key in want:
         np.testing.assert_array_equal(made[key], want[key], err_msg=key)
+
+
+@pytest.mark.parametrize("mask", [False, True])
+def test_parts_of_a_block_read_judged_positions_as_the_block_does(mask):
+    # bpref's judged items above each position are the position itself when
+    # every item of the block is judged; the parts of a block with a few tied
+    # rows know the block's width (RankedChunk.row_width) and take that path,
+    # and with a judged mask (some rows not wholly judged) they count. Either
+    # way bpref equals the argsort route's, row by row.
+    from sk_rankmetrics._metrics.kernels import judgements
+
+    rng = np.random.default_rng(11)
+    s = rng.random((40, 60)).astype(np.float32)
+    for r in (2, 19, 33):
+        s[r, rng.choice(60, 4, replace=False)] = s[r, 5]
+    y = rng.integers(0, 3, (40, 60)).astype(np.int8)
+    kw = {}
+    if mask:
+        judged = np.ones(y.shape, dtype=bool)
+        judged[[2, 7, 19], :10] = False  # a tied row and an untied one unjudged in part
+        kw["judged"] = judged
+    values = _values(y, ["bpref"])
+    rc = rank_by_levels(s, values)
+    assert rc._parts is not None and rc.row_width is None
+    rc.block = (s, values)  # as rank_block sets it
+    assert all(part.row_width == 60 for _, part in rc.split_by_ties())
+    calls = []
+    real = judgements._judged_running
+
+    def spy(chunk):
+        out = real(chunk)
+        calls.append(np.ndim(out))
+        return out
+
+    with mock.patch.object(judgements, "_judged_running", spy):
+        got = skr.evaluate(y, s, ["bpref"], per_row=True, no_relevant=0.0, **kw)["bpref"]
+    assert calls and set(calls) == ({2} if mask else {1})  # counted, or the positions
+    with mock.patch.object(block, "rank_by_levels", lambda *a: None):
+        want = skr.evaluate(y, s, ["bpref"], per_row=True, no_relevant=0.0, **kw)["bpref"]
+    np.testing.assert_allclose(got, want, rtol=1e-12)

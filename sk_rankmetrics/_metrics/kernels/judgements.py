@@ -74,8 +74,10 @@ def bpref(rc, req):
 
 def _judged_running(rc):
     """``rc.cumulative("judged")``, read as the position itself when every item
-    of the block's rows is judged (a matrix without a judged mask)."""
-    if rc.block is not None and (rc.totals["judged"] == rc.block[0].shape[1]).all():
+    of the block's rows is judged (a matrix without a judged mask, or a part of
+    one split by its ties)."""
+    width = rc.row_width
+    if width is not None and (rc.totals["judged"] == width).all():
         return np.arange(rc.L + 1.0)
     return rc.cumulative("judged")
 
