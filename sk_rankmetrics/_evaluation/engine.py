@@ -106,10 +106,21 @@ def _compute(inputs, requests, *, ignore_ties=False, progress=None):
         # any non-finite value is reported below as an error.
         with np.errstate(over="ignore", invalid="ignore"):
             rc = inputs.ranked_chunk(payload, requests, ignore_ties=ignore_ties)
-            parts = rc.split_by_ties()
-            if parts is None:
-                return rows, [req.spec.kernel(_view(rc, req), req) for req in requests]
-            return rows, [_by_parts(parts, rc.n_rows, req) for req in requests]
+            whole = rc.few_ties_view()
+            parts = None
+            out = []
+            for req in requests:
+                if whole is not None and req.spec.reads_groups and req.depth is None:
+                    # The block at once, corrected at its few tie groups.
+                    out.append(req.spec.kernel(whole, req))
+                    continue
+                if parts is None:
+                    parts = rc.split_by_ties() or ()
+                if not parts:
+                    out.append(req.spec.kernel(_view(rc, req), req))
+                else:
+                    out.append(_by_parts(parts, rc.n_rows, req))
+            return rows, out
 
     big = inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS and len(blocks) > 1
     n_threads = N_THREADS if big else 1

@@ -99,8 +99,41 @@ class RankedChunk:
         #: per-position statistic can be read.
         self.partial = False
         #: ``[(rows, chunk), ...]``: the untied and the tied rows ranked as two
-        #: chunks from the start (:meth:`of_parts`), or None.
-        self._parts = None
+        #: chunks from the start (:meth:`of_parts`), or None; or made on first
+        #: read (:class:`_LazyParts`, :meth:`of_whole_rows`).
+        self._parts_made = None
+        self._lazy_parts = None
+        #: The rows in one order of their ties with their tie groups of two or
+        #: more items (:class:`~.few_ties.FewTies`): a chunk of whole rows that
+        #: tie in a few places, whose kernels may correct the order given at
+        #: the groups instead of reading every group (None: read the groups).
+        self.few_ties = None
+        #: The :class:`~.few_ties.FewTies` of every row of a chunk made of
+        #: parts, read through :meth:`few_ties_view` (None: not made).
+        self.few_ties_whole = None
+
+    @property
+    def _parts(self):
+        if self._parts_made is None and self._lazy_parts is not None:
+            return self._lazy_parts.get()
+        return self._parts_made
+
+    @classmethod
+    def of_whole_rows(cls, N, n, keys, tied_rows, make_parts, few_ties):
+        """:meth:`of_parts` of ``n`` whole rows of ``N`` real items whose
+        parts (``make_parts()``: the untied rows, then ``tied_rows`` with
+        their tie groups) are made on first read, and ``few_ties``, the
+        :class:`~.few_ties.FewTies` of every row (or None): when every
+        kernel of a block reads the rows through it
+        (:meth:`few_ties_view`), the parts are never made. ``keys``: the
+        item values the parts hold."""
+        lazy = _LazyParts(make_parts)  # shared with the sums: no reference cycle
+        out = cls(N, None, None, _PartsSums(n, N, lazy, keys), np.full(n, N, dtype=np.int64))
+        out.tied = out.real_ties = True
+        out._lazy_parts = lazy
+        out.tied_rows = tied_rows
+        out.few_ties_whole = few_ties
+        return out
 
     @classmethod
     def of_parts(cls, L, parts):
@@ -115,10 +148,29 @@ class RankedChunk:
             n_items[rows] = part.n_items
         out = cls(L, None, None, _PartsSums(n, L, parts), n_items)
         out.tied = out.real_ties = any(part.real_ties for _, part in parts)
-        out._parts = parts
+        out._parts_made = parts
         for rows, part in parts:
             if part.tied:
                 out.tied_rows, out._tied_groups = rows, part.groups
+        return out
+
+    def few_ties_view(self):
+        """The rows of a chunk made of parts (:meth:`of_parts`) as one chunk
+        read through :attr:`few_ties` (the order given, corrected at the tie
+        groups of two or more items), for a kernel that reads nothing else of
+        the ranking (``MetricSpec.reads_groups``); None when not made. It
+        shares this chunk's row statistics; it has no per-position statistic
+        (reading one is an error, not a value of the order given)."""
+        ties = self.few_ties_whole
+        if ties is None:
+            return None
+        out = RankedChunk(self.L, None, None, _NoPositions(ties.values), self.n_items,
+                          self.n_ranked)
+        out.tied = out.real_ties = True
+        out.few_ties = ties
+        out.totals, out.ideal, out.block = self.totals, self.ideal, self.block
+        out.score_counts, out.items = self.score_counts, self.items
+        out.cache = dict(self.cache)  # what its kernels store stays theirs
         return out
 
     def _assembled(self, name):
@@ -141,6 +193,8 @@ class RankedChunk:
                 self._start = self._assembled("start")
             elif self._lazy is not None:
                 self._start = self._lazy.per_position(self._lazy.start)
+            elif self.few_ties is not None:
+                raise _no_positions()
             else:
                 self._start = np.broadcast_to(np.arange(self.L), (self.n_rows, self.L))
         return self._start
@@ -152,6 +206,8 @@ class RankedChunk:
                 self._size = self._assembled("size")
             elif self._lazy is not None:
                 self._size = self._lazy.per_position(self._lazy.size)
+            elif self.few_ties is not None:
+                raise _no_positions()
             else:
                 self._size = np.broadcast_to(np.int64(1), (self.n_rows, self.L))
         return self._size
@@ -261,6 +317,8 @@ class RankedChunk:
         its positions' summed weights; elsewhere one product per position.
         """
         kc = w.shape[0]
+        if self.few_ties is not None:
+            return self.few_ties.weighted(name, w)
         g = self.groups
         if not self.tied or g is None:
             return self.mean(name)[:, :kc] @ w
@@ -385,16 +443,44 @@ class _ReducedSums(OnFirstRead):
         return np.add.reduceat(self._vals[name].reshape(-1), self._first)
 
 
-class _PartsSums(OnFirstRead):
-    """``RankedChunk.sums`` of a chunk made of parts (:meth:`RankedChunk.of_parts`):
-    each item value at every position put together from the parts' on first read."""
+class _LazyParts:
+    """The parts of :meth:`RankedChunk.of_whole_rows`, made on first read by
+    ``make()`` (which holds the block's arrays, never the chunk)."""
 
-    def __init__(self, n, L, parts):
-        super().__init__(parts[0][1].sums)
-        self._n, self._L, self._parts = n, L, parts
+    def __init__(self, make):
+        self._make, self._made = make, None
+
+    def get(self):
+        if self._made is None:
+            self._made, self._make = self._make(), None
+        return self._made
+
+
+def _no_positions():
+    return RuntimeError(
+        "internal error: a kernel read per-position statistics of a chunk read "
+        "through its few tie groups (MetricSpec.reads_groups is wrong)")
+
+
+class _NoPositions(OnFirstRead):
+    """``RankedChunk.sums`` of :meth:`RankedChunk.few_ties_view`: none."""
 
     def _make(self, name):
-        got = [(rows, part.sums[name]) for rows, part in self._parts]
+        raise _no_positions()
+
+
+class _PartsSums(OnFirstRead):
+    """``RankedChunk.sums`` of a chunk made of parts (:meth:`RankedChunk.of_parts`):
+    each item value at every position put together from the parts' on first
+    read (the parts given, or a :class:`_LazyParts`)."""
+
+    def __init__(self, n, L, parts, keys=None):
+        super().__init__(parts[0][1].sums if keys is None else keys)
+        self._n, self._L, self._given = n, L, parts
+
+    def _make(self, name):
+        parts = self._given.get() if isinstance(self._given, _LazyParts) else self._given
+        got = [(rows, part.sums[name]) for rows, part in parts]
         value = np.empty((self._n, self._L), dtype=np.result_type(*(v for _, v in got)))
         for rows, v in got:
             value[rows] = v

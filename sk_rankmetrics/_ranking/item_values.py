@@ -507,6 +507,15 @@ class LevelValues(OnFirstRead):
         super().__init__(list(table))
         self._codes, self._table = codes, table
 
+    def take(self, key, flat):
+        """``self[key]`` at the flat indices ``flat`` (the same values),
+        without making the whole array when it is not made yet."""
+        if key in self._made:
+            return np.take(self._made[key].reshape(-1), flat)
+        if key not in self._keys:
+            raise KeyError(key)
+        return np.take(self._table[key], np.take(self._codes.reshape(-1), flat))
+
     def _make(self, key):
         t, codes = self._table[key], self._codes
         a, b = t[0], (t[1] - t[0] if t.shape[0] > 1 else 0.0)

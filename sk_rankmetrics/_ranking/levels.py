@@ -22,6 +22,7 @@ import numpy as np
 
 from .._utils.fast import flatnonzero
 from .chunk import RankedChunk, _tie_groups_of_tied_rows
+from .few_ties import FewTies
 from .item_values import LevelValues, level_codes, level_values
 
 #: The byte of a float64 that holds its lowest bits.
@@ -85,10 +86,13 @@ def rank_by_levels(y_score, values):
         untied = np.ones(n, dtype=bool)
         untied[look_tied] = False
         plain = flatnonzero(untied)
-        return RankedChunk.of_parts(N, [
-            (plain, _untied(level[plain], table)),
-            (look_tied, _tied(level[look_tied], high[look_tied], table)),
-        ])
+        return RankedChunk.of_whole_rows(
+            N, n, list(table), look_tied,
+            lambda: [(plain, _untied(level[plain], table)),
+                     (look_tied, _tied(level[look_tied], high[look_tied], table))],
+            # The kernels that read tie groups only take the whole block at
+            # once: the order given, corrected at the few groups.
+            FewTies.of(high[look_tied][:, ::-1], LevelValues(level, table), look_tied, n))
     return _tied(level, high, table)
 
 
@@ -102,7 +106,10 @@ def _untied(level, table):
 def _tied(level, high, table):
     """The chunk of rows ranked with their tie groups: ``level`` the level
     codes in rank order (their values made with ``table``), ``high`` the keys
-    of their scores ascending (equal where they tie)."""
+    of their scores ascending (equal where they tie). When the groups hold a
+    few items of the rows (float32 scores: a pair in a row of 1,000), the
+    chunk also describes them as :class:`~.few_ties.FewTies` (the order
+    given and its groups of two or more items)."""
     n, N = level.shape
     ranked = LevelValues(level, table)
     n_items = np.full(n, N, dtype=np.int64)
@@ -111,6 +118,7 @@ def _tied(level, high, table):
                                                                      own=True)
     rc = RankedChunk(N, start, size_, sums, n_items, groups=groups if start is None else None)
     rc.real_ties = True
+    rc.few_ties = FewTies.of(sv, LevelValues(level, table))
     rc.tied_rows = tied_rows
     if tied_rows is None:
         rc.groups = groups

@@ -259,7 +259,9 @@ def _reciprocal_rank_by_scan(rc, req):
 
 def average_precision(rc, req):
     kc = _cut(rc, req.k)
-    if rc.tied and rc.groups is not None:
+    if rc.few_ties is not None:
+        mean_rel = cum = p = None  # the order given, then its tie groups
+    elif rc.tied and rc.groups is not None:
         mean_rel = cum = p = None  # read per tie group
     else:
         mean_rel = rc.mean(req.rel_key)[:, :kc]
@@ -267,6 +269,8 @@ def average_precision(rc, req):
         p = np.arange(1.0, kc + 1.0)
     if not rc.tied:  # rel(p) * (relevant items at positions <= p) / p
         total = (mean_rel * (cum[:, :kc] + 1.0)) @ (1.0 / p)
+    elif rc.few_ties is not None:
+        total = _ap_few_ties(rc.few_ties, req.rel_key, kc)
     elif rc.groups is not None:
         total = _ap_by_group(rc.groups, req.rel_key, kc, rc.n_rows)
     else:
@@ -302,22 +306,44 @@ def _ap_by_group(groups, key, kc, n):
     ``r / m (b + 1) H + pair (c - (s + 1) H)``. ``H`` and that difference,
     whose terms nearly cancel deep in a row, are taken in extended precision.
     """
-    s = groups.start
-    m = groups.size
     r = groups.sums[key]
-    row = groups.row
     b = _ahead_in_row(groups, r)  # relevant items above each group
+    terms = _ap_group_terms(groups.start, groups.size, r, b, kc, groups.L)
+    return np.bincount(groups.row, weights=terms, minlength=n)
+
+
+def _ap_group_terms(s, m, r, b, kc, L):
+    """Each group's expected AP terms (:func:`_ap_by_group`): groups starting
+    after position ``s`` with ``m`` items, ``r`` relevant, ``b`` relevant
+    items above, in rows of ``L``."""
     e = np.clip(np.minimum(s + m, kc), s, None)
     c = e - s
-    Hc = np.zeros(groups.L + 1, dtype=np.longdouble)
-    np.cumsum(1.0 / np.arange(1, groups.L + 1, dtype=np.longdouble), out=Hc[1:])
+    Hc = np.zeros(L + 1, dtype=np.longdouble)
+    np.cumsum(1.0 / np.arange(1, L + 1, dtype=np.longdouble), out=Hc[1:])
     H = np.take(Hc, e) - np.take(Hc, s)
     mf = m.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         pair = np.where(m > 1, r * (r - 1) / (mf * np.maximum(mf - 1, 1)), 0.0)
     inner = (c - (s + 1) * H).astype(np.float64)  # sum of (p - s - 1) / p
-    terms = (r / mf) * (b + 1.0) * H.astype(np.float64) + pair * inner
-    return np.bincount(row, weights=terms, minlength=n)
+    return (r / mf) * (b + 1.0) * H.astype(np.float64) + pair * inner
+
+
+def _ap_few_ties(ties, key, kc):
+    """:func:`_ap_by_group`'s sum over rows that tie in a few places
+    (:class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order given's
+    terms, and at each tie group its expected terms in place of those."""
+    rel = ties.values[key][:, :kc]
+    cum = ties.running(key)[:, :kc]  # relevant items at positions <= p
+    total = (rel * cum) @ (1.0 / np.arange(1.0, kc + 1.0))
+    g = flatnonzero(ties.start < kc)
+    if not g.size:
+        return total
+    expected = _ap_group_terms(ties.start[g], ties.size[g], ties.group_sums(key)[g],
+                               ties.group_before(key)[g], kc, ties.N)
+    at = flatnonzero(ties.pos < kc)
+    given = ties.at(key)[at] * (ties.before(key)[at] + 1.0) / (ties.pos[at] + 1.0)
+    return (total + np.bincount(ties.row[g], weights=expected, minlength=ties.n)
+            - np.bincount(ties.member[at] // ties.N, weights=given, minlength=ties.n))
 
 
 # -- F, judged, counts, sets -----------------------------------------------------------

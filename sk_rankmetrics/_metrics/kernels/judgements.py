@@ -40,6 +40,8 @@ def bpref(rc, req):
     """
     R = rc.totals[req.rel_key]
     N = rc.totals["judged"] - R
+    if rc.few_ties is not None:
+        return _safe_divide(_bpref_few_ties(rc.few_ties, req.rel_key, R, N), R), R > 0
     if rc.tied and rc.groups is not None:
         return _safe_divide(_bpref_by_group(rc.groups, req.rel_key, R, N, rc.partial),
                             R), R > 0
@@ -103,10 +105,44 @@ def _bpref_by_group(groups, key, R, N, partial=False):
         q = np.rint(groups.sums["judged"] - r)  # counts: exact integers
         B = _ahead_in_row(groups, q)
     row = groups.row
-    Rr, den = R[row], np.maximum(np.minimum(N, R), 1.0)[row]
+    terms = _bpref_group_terms(r, q, B, R[row], np.maximum(np.minimum(N, R), 1.0)[row])
+    return np.bincount(row, weights=terms, minlength=R.shape[0])
+
+
+def _bpref_group_terms(r, q, B, Rr, den):
+    """Each group's bpref terms (:func:`_bpref_by_group`): ``r`` relevant and
+    ``q`` judged non-relevant items, ``B`` judged non-relevant items above it,
+    its row's ``R`` and ``min(N, R)`` (at least 1)."""
     c = np.clip(Rr - B, 0.0, q + 1.0)
     expected_min = (c * B + c * (c - 1.0) / 2.0 + (q + 1.0 - c) * Rr) / (q + 1.0)
-    return np.bincount(row, weights=r * (1.0 - expected_min / den), minlength=R.shape[0])
+    return r * (1.0 - expected_min / den)
+
+
+def _bpref_few_ties(ties, key, R, N):
+    """bpref's sum over rows that tie in a few places, every item judged
+    (:class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order given's
+    terms, and at each tie group its expected terms in place of those."""
+    rel = ties.values[key]
+    den = np.maximum(np.minimum(N, R), 1.0)
+    # Judged non-relevant items above each position: the position less the
+    # relevant ones.
+    C = np.arange(float(ties.N)) - ties.running(key)
+    C += rel
+    terms = np.minimum(C, R[:, None])
+    terms /= den[:, None]
+    np.subtract(1.0, terms, out=terms)
+    terms *= rel
+    total = row_sums_in_order(terms)
+    if not ties.first.size:
+        return total
+    r = ties.group_sums(key)
+    b = ties.group_before(key)
+    row = ties.row
+    expected = _bpref_group_terms(r, ties.size - r, ties.start - b, R[row], den[row])
+    at_row = ties.member // ties.N
+    rel_at = ties.at(key)
+    given = rel_at * (1.0 - np.minimum(ties.pos - ties.before(key), R[at_row]) / den[at_row])
+    return total + ties.by_row(expected) - ties.by_row(given, at_member=True)
 
 
 def _at_the_cut(rc, rel, q, B, f):

@@ -28,6 +28,9 @@ def err(rc, req):
     n = rc.n_rows
     stop = (2.0 ** np.arange(1, top + 1) - 1.0) / 2.0**top  # grades 1..top
     y = 1.0 - stop
+    if rc.few_ties is not None:
+        return _err_result(rc, req, _err_few_ties(rc.few_ties, req.gain_key, kc, stop, y,
+                                                  req.memo), top)
     if rc.tied and rc.groups is not None:
         return _err_result(rc, req, _err_by_group(rc.groups, n, kc, stop, y, rc.partial, req.memo),
                            top)
@@ -115,6 +118,56 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
         value[tied] = _err_tied_groups(counts[:, tied], size[tied], s[tied], reach[tied], y, kc,
                                        groups.L, memo)
     return np.bincount(row, weights=value, minlength=n)
+
+
+def _err_few_ties(ties, gain_key, kc, stop, y, memo):
+    """ERR of rows that tie in a few places
+    (:class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order given's
+    terms (each position's grade its linear gain), and at each tie group the
+    user reaches with a share above rounding (:func:`_err_tied_groups`) its
+    expected terms in place of those; the others keep the order given's,
+    below rounding too."""
+    grade = ties.values[gain_key][:, :kc].astype(np.intp)
+    p_stop = np.take(np.append(0.0, stop), grade)
+    n = grade.shape[0]
+    reach = np.empty((n, kc))
+    reach[:, :1] = 1.0
+    np.subtract(1.0, p_stop[:, :-1], out=reach[:, 1:])
+    np.cumprod(reach[:, 1:], axis=1, out=reach[:, 1:])
+    fix = _err_group_fix(ties, kc, stop, y, memo, reach, p_stop)
+    reach *= p_stop
+    value = reach @ (1.0 / np.arange(1.0, kc + 1.0))
+    return value if fix is None else value + fix
+
+
+def _err_group_fix(ties, kc, stop, y, memo, reach, p_stop):
+    """What :func:`_err_few_ties` adds to the order given's ERR: at each tie
+    group kept (:func:`_err_tied_groups`), its expected terms less those of
+    the order given (``reach`` and ``p_stop`` of each position); None when
+    no group is kept."""
+    g = flatnonzero(ties.start < kc)
+    if not g.size:
+        return None
+    counts = np.stack([ties.group_sums(f"grade:{j}")[g] for j in range(1, stop.shape[0] + 1)])
+    s = ties.start[g]
+    at_start = np.take(reach.reshape(-1), ties.row[g] * kc + s)
+    held = np.ones(counts.shape[0]) @ counts
+    keep = flatnonzero((held > 0) & ~(at_start * s < _ERR_DROP * (1.0 - at_start)))
+    if not keep.size:
+        return None
+    g, s = g[keep], s[keep]
+    expected = _err_tied_groups(counts[:, keep], ties.size[g], s, at_start[keep], y, kc,
+                                ties.N, memo)
+    # The order given's terms at the kept groups' positions before the cut.
+    mine = np.zeros(ties.first.shape[0], dtype=bool)
+    mine[g] = True
+    at = flatnonzero(mine[ties.gid] & (ties.pos < kc))
+    row, pos = ties.member[at] // ties.N, ties.pos[at]
+    flat = row * kc + pos
+    given = np.take(reach.reshape(-1), flat) * np.take(p_stop.reshape(-1), flat) / (pos + 1.0)
+    n = reach.shape[0]
+    return (np.bincount(ties.row[g], weights=expected, minlength=n)
+            - np.bincount(row, weights=given, minlength=n))
 
 
 def _err_tied_groups(counts, size, s, reach, y, kc, L, memo):
