@@ -93,7 +93,7 @@ def rank_by_levels(y_score, values):
             # The kernels that read tie groups only take the whole block at
             # once: the order given, corrected at the few groups.
             FewTies.of(high[look_tied][:, ::-1], LevelValues(level, table), look_tied, n))
-    return _tied(level, high, table)
+    return _tied(level, high, table, look_tied)
 
 
 def _untied(level, table):
@@ -103,13 +103,14 @@ def _untied(level, table):
     return RankedChunk(N, None, None, LevelValues(level, table), np.full(n, N, dtype=np.int64))
 
 
-def _tied(level, high, table):
+def _tied(level, high, table, rows=None):
     """The chunk of rows ranked with their tie groups: ``level`` the level
     codes in rank order (their values made with ``table``), ``high`` the keys
     of their scores ascending (equal where they tie). When the groups hold a
     few items of the rows (float32 scores: a pair in a row of 1,000), the
     chunk also describes them as :class:`~.few_ties.FewTies` (the order
-    given and its groups of two or more items)."""
+    given and its groups of two or more items). ``rows``: the rows that tie,
+    when not all do (sorted)."""
     n, N = level.shape
     ranked = LevelValues(level, table)
     n_items = np.full(n, N, dtype=np.int64)
@@ -118,7 +119,10 @@ def _tied(level, high, table):
                                                                      own=True)
     rc = RankedChunk(N, start, size_, sums, n_items, groups=groups if start is None else None)
     rc.real_ties = True
-    rc.few_ties = FewTies.of(sv, LevelValues(level, table))
+    if rows is None or rows.shape[0] == n:
+        rc.few_ties = FewTies.of(sv, LevelValues(level, table))
+    else:  # the groups found in the rows that tie only
+        rc.few_ties = FewTies.of(high[rows][:, ::-1], LevelValues(level, table), rows, n)
     rc.tied_rows = tied_rows
     if tied_rows is None:
         rc.groups = groups
