@@ -734,8 +734,9 @@ def main(argv=None):
         action="append",
         metavar="KIND",
         default=[],
-        choices=list(grid.FULL_SCORES),
-        help=f"grid, full-depth part: score kinds (repeatable): {_listed(grid.FULL_SCORES)}",
+        choices=list(grid.FULL_SCORES) + list(grid.MORE_FULL_SCORES),
+        help=f"grid, full-depth part: score kinds (repeatable): {_listed(grid.FULL_SCORES)} "
+        f"(the default), and {_listed(grid.MORE_FULL_SCORES)}",
     )
     parser.add_argument(
         "--relevance",

@@ -666,12 +666,18 @@ FULL_RELEVANCE = {
     "float gains on 5 %": "float64",
 }
 FULL_SCORES = ("float64", "float32", "int 0..9")
+#: Score kinds the full-depth part also takes when asked (``--scores``):
+#: float32 scores of four decimal places, as run files print them (a row of
+#: 1,000 ties in about 50 pairs: a few places, in every row).
+MORE_FULL_SCORES = ("float32 4 places",)
 
 
 def full_scores(name, base):
     """Scores of one kind for the full-depth part (``int 0..9``: heavy ties)."""
     if name == "int 0..9":
         return np.floor(base * 10).astype(np.int64)
+    if name == "float32 4 places":
+        return np.round(base, 4).astype(np.float32)
     return scores(name, base)
 
 

@@ -12,6 +12,7 @@ from .item_values import (
     level_codes,
     level_values,
 )
+from .parts import LazyParts, NoPositions, PartsSums, no_positions
 from .select import later_first, score_counts, select_top
 
 
@@ -60,7 +61,7 @@ class RankedChunk:
         self._size = size
         #: The :class:`Groups` whose per-position statistics (``start``,
         #: ``size``, ``sums``) are made from them on first read, or None.
-        self._lazy = groups if start is None else None
+        self._lazy_src = groups if start is None else None
         self.sums = sums
         self.n_items = n_items
         self.n_ranked = n_items if n_ranked is None else n_ranked
@@ -92,7 +93,7 @@ class RankedChunk:
         self.tied_rows = None
         #: The :class:`Groups` of a chunk ranked over whole rows with ties
         #: (None otherwise, and for a chunk cut from another).
-        self.groups = groups
+        self._groups_src = groups
         self._tied_groups = None
         #: Whether only the tie groups holding an item of nonzero value are
         #: described (:func:`~._ranking.relevant.rank_relevant`): no
@@ -100,7 +101,7 @@ class RankedChunk:
         self.partial = False
         #: ``[(rows, chunk), ...]``: the untied and the tied rows ranked as two
         #: chunks from the start (:meth:`of_parts`), or None; or made on first
-        #: read (:class:`_LazyParts`, :meth:`of_whole_rows`).
+        #: read (:class:`~.parts.LazyParts`, :meth:`of_whole_rows`).
         self._parts_made = None
         self._lazy_parts = None
         #: The rows in one order of their ties with their tie groups of two or
@@ -111,6 +112,29 @@ class RankedChunk:
         #: The :class:`~.few_ties.FewTies` of every row of a chunk made of
         #: parts, read through :meth:`few_ties_view` (None: not made).
         self.few_ties_whole = None
+
+    @property
+    def groups(self):
+        """The :class:`Groups` of a chunk ranked over whole rows with ties
+        (None otherwise, and for a chunk cut from another); made on first read
+        when given as a :class:`LazyGroups`."""
+        g = self._groups_src
+        if isinstance(g, LazyGroups):
+            g = self._groups_src = g.get()
+        return g
+
+    @groups.setter
+    def groups(self, value):
+        self._groups_src = value
+
+    @property
+    def _lazy(self):
+        """The :class:`Groups` whose per-position statistics are made from
+        them on first read, or None."""
+        g = self._lazy_src
+        if isinstance(g, LazyGroups):
+            g = self._lazy_src = g.get()
+        return g
 
     @property
     def _parts(self):
@@ -127,8 +151,8 @@ class RankedChunk:
         kernel of a block reads the rows through it
         (:meth:`few_ties_view`), the parts are never made. ``keys``: the
         item values the parts hold."""
-        lazy = _LazyParts(make_parts)  # shared with the sums: no reference cycle
-        out = cls(N, None, None, _PartsSums(n, N, lazy, keys), np.full(n, N, dtype=np.int64))
+        lazy = LazyParts(make_parts)  # shared with the sums: no reference cycle
+        out = cls(N, None, None, PartsSums(n, N, lazy, keys), np.full(n, N, dtype=np.int64))
         out.tied = out.real_ties = True
         out._lazy_parts = lazy
         out.tied_rows = tied_rows
@@ -146,7 +170,7 @@ class RankedChunk:
         n_items = np.empty(n, dtype=np.int64)
         for rows, part in parts:
             n_items[rows] = part.n_items
-        out = cls(L, None, None, _PartsSums(n, L, parts), n_items)
+        out = cls(L, None, None, PartsSums(n, L, parts), n_items)
         out.tied = out.real_ties = any(part.real_ties for _, part in parts)
         out._parts_made = parts
         for rows, part in parts:
@@ -164,7 +188,7 @@ class RankedChunk:
         ties = self.few_ties_whole
         if ties is None:
             return None
-        out = RankedChunk(self.L, None, None, _NoPositions(ties.values), self.n_items,
+        out = RankedChunk(self.L, None, None, NoPositions(ties.values), self.n_items,
                           self.n_ranked)
         out.tied = out.real_ties = True
         out.few_ties = ties
@@ -194,7 +218,7 @@ class RankedChunk:
             elif self._lazy is not None:
                 self._start = self._lazy.per_position(self._lazy.start)
             elif self.few_ties is not None:
-                raise _no_positions()
+                raise no_positions()
             else:
                 self._start = np.broadcast_to(np.arange(self.L), (self.n_rows, self.L))
         return self._start
@@ -207,7 +231,7 @@ class RankedChunk:
             elif self._lazy is not None:
                 self._size = self._lazy.per_position(self._lazy.size)
             elif self.few_ties is not None:
-                raise _no_positions()
+                raise no_positions()
             else:
                 self._size = np.broadcast_to(np.int64(1), (self.n_rows, self.L))
         return self._size
@@ -443,60 +467,33 @@ class _ReducedSums(OnFirstRead):
         return np.add.reduceat(self._vals[name].reshape(-1), self._first)
 
 
-class _LazyParts:
-    """The parts of :meth:`RankedChunk.of_whole_rows`, made on first read by
-    ``make()`` (which holds the block's arrays, never the chunk)."""
+class LazyGroups:
+    """The :class:`Groups` of sorted rows, found on first read (by the
+    kernels that read groups or per-position statistics: a chunk read through
+    its :class:`~.few_ties.FewTies` never reads them)."""
 
-    def __init__(self, make):
-        self._make, self._made = make, None
+    def __init__(self, sv, ranked_vals):
+        self._args, self._made = (sv, ranked_vals), None
 
     def get(self):
         if self._made is None:
-            self._made, self._make = self._make(), None
+            self._made, self._args = _groups_only(*self._args), None
         return self._made
-
-
-def _no_positions():
-    return RuntimeError(
-        "internal error: a kernel read per-position statistics of a chunk read "
-        "through its few tie groups (MetricSpec.reads_groups is wrong)")
-
-
-class _NoPositions(OnFirstRead):
-    """``RankedChunk.sums`` of :meth:`RankedChunk.few_ties_view`: none."""
-
-    def _make(self, name):
-        raise _no_positions()
-
-
-class _PartsSums(OnFirstRead):
-    """``RankedChunk.sums`` of a chunk made of parts (:meth:`RankedChunk.of_parts`):
-    each item value at every position put together from the parts' on first
-    read (the parts given, or a :class:`_LazyParts`)."""
-
-    def __init__(self, n, L, parts, keys=None):
-        super().__init__(parts[0][1].sums if keys is None else keys)
-        self._n, self._L, self._given = n, L, parts
-
-    def _make(self, name):
-        parts = self._given.get() if isinstance(self._given, _LazyParts) else self._given
-        got = [(rows, part.sums[name]) for rows, part in parts]
-        value = np.empty((self._n, self._L), dtype=np.result_type(*(v for _, v in got)))
-        for rows, v in got:
-            value[rows] = v
-        return value
 
 
 class _GroupSums(OnFirstRead):
     """``RankedChunk.sums`` of a chunk with lazy per-position statistics: each
     item value's group sums at every position, made on first read."""
 
-    def __init__(self, groups):
-        super().__init__(groups.sums)
+    def __init__(self, groups, keys=None):
+        super().__init__(groups.sums if keys is None else keys)
         self._groups = groups
 
     def _make(self, name):
-        return self._groups.per_position(self._groups.sums[name])
+        g = self._groups
+        if isinstance(g, LazyGroups):
+            g = self._groups = g.get()
+        return g.per_position(g.sums[name])
 
 
 def _tie_groups_of_tied_rows(sv, ranked_vals, lazy=False, own=False):

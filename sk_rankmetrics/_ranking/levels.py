@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.fast import flatnonzero
-from .chunk import RankedChunk, _tie_groups_of_tied_rows
+from .chunk import LazyGroups, RankedChunk, _GroupSums
 from .few_ties import FewTies
 from .item_values import LevelValues, level_codes, level_values
 
@@ -115,19 +115,16 @@ def _tied(level, high, table, rows=None):
     ranked = LevelValues(level, table)
     n_items = np.full(n, N, dtype=np.int64)
     sv = high[:, ::-1]  # equal neighbours are the ties (only equality is read)
-    start, size_, sums, tied_rows, groups = _tie_groups_of_tied_rows(sv, ranked, lazy=True,
-                                                                     own=True)
-    rc = RankedChunk(N, start, size_, sums, n_items, groups=groups if start is None else None)
+    # Most rows tie (or all): the groups of every row, found on first read
+    # (a chunk read through its few ties never reads them), and the
+    # per-position statistics made from them on first read.
+    groups = LazyGroups(sv, ranked)
+    rc = RankedChunk(N, None, None, _GroupSums(groups, list(ranked)), n_items, groups=groups)
     rc.real_ties = True
     if rows is None or rows.shape[0] == n:
         rc.few_ties = FewTies.of(sv, LevelValues(level, table))
     else:  # the groups found in the rows that tie only
         rc.few_ties = FewTies.of(high[rows][:, ::-1], LevelValues(level, table), rows, n)
-    rc.tied_rows = tied_rows
-    if tied_rows is None:
-        rc.groups = groups
-    else:
-        rc._tied_groups = groups
     return rc
 
 
