@@ -118,10 +118,8 @@ class RankedChunk:
         """The :class:`Groups` of a chunk ranked over whole rows with ties
         (None otherwise, and for a chunk cut from another); made on first read
         when given as a :class:`LazyGroups`."""
-        g = self._groups_src
-        if isinstance(g, LazyGroups):
-            g = self._groups_src = g.get()
-        return g
+        self._groups_src = LazyGroups.made(self._groups_src)
+        return self._groups_src
 
     @groups.setter
     def groups(self, value):
@@ -131,10 +129,8 @@ class RankedChunk:
     def _lazy(self):
         """The :class:`Groups` whose per-position statistics are made from
         them on first read, or None."""
-        g = self._lazy_src
-        if isinstance(g, LazyGroups):
-            g = self._lazy_src = g.get()
-        return g
+        self._lazy_src = LazyGroups.made(self._lazy_src)
+        return self._lazy_src
 
     @property
     def _parts(self):
@@ -480,6 +476,11 @@ class LazyGroups:
             self._made, self._args = _groups_only(*self._args), None
         return self._made
 
+    @staticmethod
+    def made(groups):
+        """``groups`` itself, or the :class:`Groups` of a :class:`LazyGroups`."""
+        return groups.get() if isinstance(groups, LazyGroups) else groups
+
 
 class _GroupSums(OnFirstRead):
     """``RankedChunk.sums`` of a chunk with lazy per-position statistics: each
@@ -490,9 +491,7 @@ class _GroupSums(OnFirstRead):
         self._groups = groups
 
     def _make(self, name):
-        g = self._groups
-        if isinstance(g, LazyGroups):
-            g = self._groups = g.get()
+        g = self._groups = LazyGroups.made(self._groups)
         return g.per_position(g.sums[name])
 
 

@@ -48,6 +48,18 @@ def _scores(data, rng, n, N, share):
     return s
 
 
+def _recording(method):
+    """``(calls, spy)``: ``spy`` calls ``method`` and records what it returns."""
+    calls = []
+
+    def spy(self):
+        out = method(self)
+        calls.append(out)
+        return out
+
+    return calls, spy
+
+
 def _off(y, s, metrics, what):
     if what == "argsort":
         patch = mock.patch.object(block, "rank_by_levels", lambda *a: None)
@@ -100,21 +112,8 @@ def test_a_block_of_a_few_tied_rows_is_read_at_once_unless_a_measure_reads_posit
         s[r, [1, 7, 9]] = s[r, 30]
     y = rng.integers(0, 4, (60, 50)).astype(np.int8)
     metrics = ["map", "ndcg", "mrr", ("bpref", {"max_docs": 20}), "r_precision"]
-    views = []
-    real = levels.RankedChunk.few_ties_view
-
-    def spy(self):
-        out = real(self)
-        views.append(out)
-        return out
-
-    parts = []
-    real_split = levels.RankedChunk.split_by_ties
-
-    def split_spy(self):
-        out = real_split(self)
-        parts.append(out)
-        return out
+    views, spy = _recording(levels.RankedChunk.few_ties_view)
+    parts, split_spy = _recording(levels.RankedChunk.split_by_ties)
 
     with mock.patch.object(levels.RankedChunk, "few_ties_view", spy), \
             mock.patch.object(levels.RankedChunk, "split_by_ties", split_spy):
