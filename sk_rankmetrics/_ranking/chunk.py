@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, row_argsort, row_cumsum
+from .._utils.fast import count_cumsum, flatnonzero, row_argsort, row_cumsum
 from .item_values import (
     OnFirstRead,
     _GivenValues,
@@ -363,12 +363,8 @@ class RankedChunk:
         def make(r):
             C = np.empty((r.n_rows, r.L + 1))
             C[:, 0] = 0.0
-            if not r.tied and is_indicator(name) and r.L < 2**31:
-                # Counts of an indicator: exact in int32, whose running sum
-                # costs a fifth of float64's (no chain of float additions),
-                # kept in int32 (np.cumsum widens it to int64 otherwise, at
-                # ten times the cost).
-                C[:, 1:] = np.cumsum(r.sums[name].astype(np.int32), axis=1, dtype=np.int32)
+            if not r.tied and is_indicator(name):
+                C[:, 1:] = count_cumsum(r.sums[name])  # counts: exact
             else:
                 row_cumsum(r.mean(name), out=C[:, 1:])
             return C

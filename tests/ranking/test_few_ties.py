@@ -152,3 +152,29 @@ def test_rows_tied_in_many_places_take_the_per_group_path():
     values = BlockValues(y, make_requests(["map"]))
     rc = levels.rank_by_levels(s, values)
     assert rc.few_ties is None and rc.few_ties_whole is None and rc.groups is not None
+
+
+def test_bpref_refuses_rows_with_a_few_ties_and_unjudged_items():
+    # The path assumes every item judged (rank_by_levels ranks matrices
+    # only); rows with an unjudged item would read a wrong count, so they
+    # raise instead of giving a number.
+    from sk_rankmetrics._metrics.kernels.judgements import bpref
+
+    rng = np.random.default_rng(7)
+    s = rng.random((30, 40)).astype(np.float32)
+    s[4, [2, 3]] = s[4, 10]
+    y = rng.integers(0, 3, (30, 40))
+    req = make_requests(["bpref"])[0]
+    values = BlockValues(y, make_requests(["bpref"]))
+    rc = levels.rank_by_levels(s, values)
+    rc.totals = {key: values.totals[key] for key in (req.rel_key, "judged")}
+    view = rc.few_ties_view()
+    assert view.few_ties is not None
+    value, relevant = bpref(view, req)
+    want = _off(y, s, ["bpref"], "argsort")["bpref"]
+    np.testing.assert_allclose(value[relevant], want[relevant], rtol=1e-12)
+    judged = rc.totals["judged"].copy()
+    judged[5] -= 1
+    view.totals = dict(rc.totals, judged=judged)
+    with pytest.raises(RuntimeError, match="needs every item judged"):
+        bpref(view, req)

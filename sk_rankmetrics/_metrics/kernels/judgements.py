@@ -41,6 +41,9 @@ def bpref(rc, req):
     R = rc.totals[req.rel_key]
     N = rc.totals["judged"] - R
     if rc.few_ties is not None:
+        if not (rc.totals["judged"] == rc.few_ties.N).all():
+            # Made by rank_by_levels over matrices only, every item judged.
+            raise RuntimeError("bpref's path for rows with a few ties needs every item judged")
         return _safe_divide(_bpref_few_ties(rc.few_ties, req.rel_key, R, N), R), R > 0
     if rc.tied and rc.groups is not None:
         return _safe_divide(_bpref_by_group(rc.groups, req.rel_key, R, N, rc.partial),
@@ -49,16 +52,7 @@ def bpref(rc, req):
     den = np.maximum(np.minimum(N, R), 1.0)[:, None]
     C = _judged_running(rc) - rc.cumulative(req.rel_key)  # judged non-relevant
     if not rc.tied:
-        # rel * (1 - min(C, R) / den), in one array (each temporary of the
-        # block's size costs a pass and its memory).
-        terms = np.minimum(C[:, :-1], R[:, None])
-        terms /= den
-        np.subtract(1.0, terms, out=terms)
-        terms *= rel
-        # Summed left to right, as trec_eval adds them: a pairwise sum can land on
-        # the other side of a 4th-decimal rounding (0.49375 printed 0.4938, not 0.4937).
-        total = row_sums_in_order(terms)
-        return _safe_divide(total, R), R > 0
+        return _safe_divide(_bpref_in_order(C[:, :-1], rel, R, den), R), R > 0
     nonrel = rc.mean("judged") - rel
     # Counts, exact integers: sums of tie-group means only approximate them.
     B = np.rint(np.take_along_axis(C, rc.start, axis=1))  # judged non-relevant above
@@ -72,6 +66,22 @@ def bpref(rc, req):
         r, c, expected = cut
         terms[r, c] = rel[r, c] * (1.0 - expected / den[r, 0])
     return _safe_divide(terms.sum(axis=1), R), R > 0
+
+
+def _bpref_in_order(C, rel, R, den):
+    """bpref's sum over rows ranked in one order, without ties: ``C`` the
+    judged non-relevant items above each position (a new array is made from
+    it), ``rel`` each position's relevance, ``den`` each row's ``min(N, R)``
+    (at least 1; shape (n, 1))."""
+    # rel * (1 - min(C, R) / den), in one array (each temporary of the
+    # block's size costs a pass and its memory).
+    terms = np.minimum(C, R[:, None])
+    terms /= den
+    np.subtract(1.0, terms, out=terms)
+    terms *= rel
+    # Summed left to right, as trec_eval adds them: a pairwise sum can land on
+    # the other side of a 4th-decimal rounding (0.49375 printed 0.4938, not 0.4937).
+    return row_sums_in_order(terms)
 
 
 def _judged_running(rc):
@@ -128,11 +138,7 @@ def _bpref_few_ties(ties, key, R, N):
     # relevant ones.
     C = np.arange(float(ties.N)) - ties.running(key)
     C += rel
-    terms = np.minimum(C, R[:, None])
-    terms /= den[:, None]
-    np.subtract(1.0, terms, out=terms)
-    terms *= rel
-    total = row_sums_in_order(terms)
+    total = _bpref_in_order(C, rel, R, den[:, None])
     if not ties.first.size:
         return total
     r = ties.group_sums(key)

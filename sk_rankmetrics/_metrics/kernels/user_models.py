@@ -37,14 +37,7 @@ def err(rc, req):
     if not rc.tied:
         # Each position's grade is its linear gain (ERR has no gain option):
         # one lookup instead of one indicator per grade.
-        grade = rc.sums[req.gain_key][:, :kc].astype(np.intp)
-        p_stop = np.take(np.append(0.0, stop), grade)
-        reach = np.empty((n, kc))
-        reach[:, :1] = 1.0
-        # 1 - R, from R itself (y's own values, bit for bit: one subtraction
-        # each), its running product in place: no second lookup.
-        np.subtract(1.0, p_stop[:, :-1], out=reach[:, 1:])
-        np.cumprod(reach[:, 1:], axis=1, out=reach[:, 1:])
+        reach, p_stop = _err_in_order(rc.sums[req.gain_key][:, :kc], stop)
         reach *= p_stop
         return _err_result(rc, req, reach @ (1.0 / np.arange(1.0, kc + 1.0)), top)
     counts = np.stack([rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1)], axis=-1)
@@ -116,7 +109,7 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
     tied = flatnonzero(size > 1)
     if tied.size:
         value[tied] = _err_tied_groups(counts[:, tied], size[tied], s[tied], reach[tied], y, kc,
-                                       groups.L, memo)
+                                       groups.L, memo)[0]
     return np.bincount(row, weights=value, minlength=n)
 
 
@@ -127,17 +120,26 @@ def _err_few_ties(ties, gain_key, kc, stop, y, memo):
     user reaches with a share above rounding (:func:`_err_tied_groups`) its
     expected terms in place of those; the others keep the order given's,
     below rounding too."""
-    grade = ties.values[gain_key][:, :kc].astype(np.intp)
-    p_stop = np.take(np.append(0.0, stop), grade)
-    n = grade.shape[0]
-    reach = np.empty((n, kc))
-    reach[:, :1] = 1.0
-    np.subtract(1.0, p_stop[:, :-1], out=reach[:, 1:])
-    np.cumprod(reach[:, 1:], axis=1, out=reach[:, 1:])
+    reach, p_stop = _err_in_order(ties.values[gain_key][:, :kc], stop)
     fix = _err_group_fix(ties, kc, stop, y, memo, reach, p_stop)
     reach *= p_stop
     value = reach @ (1.0 / np.arange(1.0, kc + 1.0))
     return value if fix is None else value + fix
+
+
+def _err_in_order(grade, stop):
+    """``(reach, p_stop)`` of rows ranked in one order, without ties: each
+    position's chance of being reached and of stopping the user there, from
+    each position's grade (ERR has no gain option: its linear gain) and the
+    stop chances ``stop`` of grades 1..max."""
+    p_stop = np.take(np.append(0.0, stop), grade.astype(np.intp))
+    reach = np.empty(p_stop.shape)
+    reach[:, :1] = 1.0
+    # 1 - R, from R itself (y's own values, bit for bit: one subtraction
+    # each), its running product in place: no second lookup.
+    np.subtract(1.0, p_stop[:, :-1], out=reach[:, 1:])
+    np.cumprod(reach[:, 1:], axis=1, out=reach[:, 1:])
+    return reach, p_stop
 
 
 def _err_group_fix(ties, kc, stop, y, memo, reach, p_stop):
@@ -151,13 +153,10 @@ def _err_group_fix(ties, kc, stop, y, memo, reach, p_stop):
     counts = np.stack([ties.group_sums(f"grade:{j}")[g] for j in range(1, stop.shape[0] + 1)])
     s = ties.start[g]
     at_start = np.take(reach.reshape(-1), ties.row[g] * kc + s)
-    held = np.ones(counts.shape[0]) @ counts
-    keep = flatnonzero((held > 0) & ~(at_start * s < _ERR_DROP * (1.0 - at_start)))
+    expected, keep = _err_tied_groups(counts, ties.size[g], s, at_start, y, kc, ties.N, memo)
     if not keep.size:
         return None
-    g, s = g[keep], s[keep]
-    expected = _err_tied_groups(counts[:, keep], ties.size[g], s, at_start[keep], y, kc,
-                                ties.N, memo)
+    g, expected = g[keep], expected[keep]
     # The order given's terms at the kept groups' positions before the cut.
     mine = np.zeros(ties.first.shape[0], dtype=bool)
     mine[g] = True
@@ -182,13 +181,14 @@ def _err_tied_groups(counts, size, s, reach, y, kc, L, memo):
     compositions (rows of 100 scored 0..9 hold about 26,000 tied groups per
     block, 19,000 compositions in 100,000 rows): each composition's ``d`` is
     made once per call (:class:`_TieStops`, in ``memo``) and each group sums
-    its own terms, ``L`` the rows' length.
+    its own terms, ``L`` the rows' length. Returns the terms and the kept
+    groups (indices).
     """
     held = np.ones(counts.shape[0]) @ counts  # exact: sums of whole counts
-    keep = flatnonzero((held > 0) & ~(reach * s < _ERR_DROP * (1.0 - reach)))
+    keep = _err_keep(held, reach, s)
     out = np.zeros(size.shape[0])
     if not keep.size:
-        return out
+        return out, keep
     start = s[keep].astype(np.int64)
     table = memo.get(("err", L, tuple(y.tolist())))
     if table is None:
@@ -197,7 +197,7 @@ def _err_tied_groups(counts, size, s, reach, y, kc, L, memo):
     # Each group's terms: its stored ones, up to the cut.
     n_terms = np.minimum(length, kc - start)
     out[keep] = reach[keep] * _sum_terms(flat, offset, n_terms, start)
-    return out
+    return out, keep
 
 
 #: Terms from which :func:`_sum_terms` sums a term of every group at a time
@@ -446,7 +446,7 @@ def _err_kept(c, size, s, m, r, y):
     # Row sums of the narrow counts as products: a sum along rows of a few
     # columns costs seven times more.
     held = c @ np.ones(c.shape[1])  # exact: sums of whole counts
-    keep = flatnonzero((held > 0) & ~(r * s < _ERR_DROP * (1.0 - r)))
+    keep = _err_keep(held, r, s)
     if not keep.size:
         return keep, np.zeros(0, dtype=np.int64)
     c, s, m = c[keep], s[keep], m[keep]
@@ -456,6 +456,14 @@ def _err_kept(c, size, s, m, r, y):
         need = np.log(_ERR_DROP / (2.0 * (s + m))) / np.log(ybar)
     t_star = np.where(ybar < 1.0, np.ceil(np.nan_to_num(need, posinf=np.inf)), m)
     return keep, np.minimum(t_star, m).astype(np.int64)
+
+
+def _err_keep(held, r, s):
+    """The tied groups ERR keeps (their indices): those holding a relevant
+    item (``held`` of them) that the user reaches with chance ``r`` at
+    0-based start ``s`` with a share of the value above rounding
+    (:func:`_err_kept_groups`)."""
+    return flatnonzero((held > 0) & ~(r * s < _ERR_DROP * (1.0 - r)))
 
 
 def _err_result(rc, req, value, top):
