@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.fast import count_cumsum, flatnonzero, row_argsort, row_cumsum
+from .few_ties import FewTies
 from .item_values import (
     OnFirstRead,
     _GivenValues,
@@ -646,6 +647,11 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
             rc.groups = groups
         else:
             rc._tied_groups = groups
+        if start is None and not keep_items and (n_items == N).all():
+            # Most rows tie, in a few places (float64 scores rounded to four
+            # decimals): the kernels that read tie groups only take the
+            # order given, corrected at the groups (None: many places).
+            rc.few_ties = FewTies.of(sv, ranked_vals)
     return rc
 
 

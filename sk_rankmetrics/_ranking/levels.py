@@ -70,9 +70,13 @@ def rank_by_levels(y_score, values):
     high = i
     high >>= bits  # in place: a new array of the block costs its pages' first touch
     look_tied = flatnonzero((high[:, 1:] == high[:, :-1]).any(axis=1))
+    if look_tied.size and not exact and look_tied.size * _MOST_ROWS > n:
+        # Ties in many rows: scores rounded to decimals, whose ties are
+        # exact in the key; else the argsort's route.
+        exact = _on_a_decimal_grid(y_score, bits)
+        if not exact:
+            return None
     if look_tied.size and not exact:
-        if look_tied.size * _MOST_ROWS > n:
-            return None  # ties in many rows (rounded scores): the argsort's route
         # Rows where neighbours look tied: ranked again exactly, and of those
         # the rows that truly tie.
         _rank_exactly(y_score, codes, look_tied, level, high)
@@ -126,6 +130,30 @@ def _tied(level, high, table, rows=None):
     else:  # the groups found in the rows that tie only
         rc.few_ties = FewTies.of(high[rows][:, ::-1], LevelValues(level, table), rows, n)
     return rc
+
+
+#: The most decimals :func:`_on_a_decimal_grid` tries.
+_MOST_DECIMALS = 8
+
+
+def _on_a_decimal_grid(y_score, bits):
+    """Whether the float64 scores are rounded to ``d`` decimals (each equals
+    ``np.round(score, d)``, ``d`` at most :data:`_MOST_DECIMALS`, read off
+    the first row) on a grid so coarse that two distinct scores never share
+    their bits above the lowest ``bits``: then neighbours that look tied in
+    :func:`rank_by_levels`' key tie exactly, and the order of the others is
+    theirs. Two distinct scores differ by ``10**-d`` less a few ulps of the
+    largest magnitude ``M``; the lowest ``bits`` bits span ``2**bits`` ulps."""
+    first = y_score[0]
+    for d in range(_MOST_DECIMALS + 1):
+        if np.array_equal(np.round(first, d), first):
+            break
+    else:
+        return False
+    M = float(np.abs(y_score).max())
+    if not np.isfinite(M) or 10.0**-d <= 2.0 ** (bits + 4) * np.spacing(M):
+        return False
+    return bool(np.array_equal(np.round(y_score, d), y_score))
 
 
 def _rank_exactly(y_score, codes, rows, level, high):

@@ -154,10 +154,11 @@ def test_rows_tied_in_many_places_take_the_per_group_path():
     assert rc.few_ties is None and rc.few_ties_whole is None and rc.groups is not None
 
 
-def test_bpref_refuses_rows_with_a_few_ties_and_unjudged_items():
-    # The path assumes every item judged (rank_by_levels ranks matrices
-    # only); rows with an unjudged item would read a wrong count, so they
-    # raise instead of giving a number.
+def test_bpref_reads_few_ties_only_when_every_item_is_judged():
+    # The path counts the judged non-relevant items above a position as the
+    # position less the relevant ones. Rows with an unjudged item take the
+    # per-group path; a whole-block view, which has no other, raises rather
+    # than give a number.
     from sk_rankmetrics._metrics.kernels.judgements import bpref
 
     rng = np.random.default_rng(7)
@@ -176,5 +177,68 @@ def test_bpref_refuses_rows_with_a_few_ties_and_unjudged_items():
     judged = rc.totals["judged"].copy()
     judged[5] -= 1
     view.totals = dict(rc.totals, judged=judged)
-    with pytest.raises(RuntimeError, match="needs every item judged"):
+    with pytest.raises(RuntimeError, match="reads_groups is wrong"):
         bpref(view, req)
+
+
+@pytest.mark.parametrize("scale", [1.0, np.pi, -1.0, 1e6])
+def test_float64_scores_rounded_to_decimals_take_the_few_ties_path(scale):
+    # Scores rounded to 4 decimals (of either sign, large or small) rank by
+    # their levels' key, their ties exact there; scaled by pi they are on no
+    # decimal grid and take the argsort's route. Both describe rows tied in
+    # a few places as FewTies, and their numbers equal the per-group path's;
+    # with a judged mask too (the argsort's route; bpref then takes the
+    # per-group path).
+    rng = np.random.default_rng(8)
+    if scale == np.pi:
+        s = np.round(rng.random((200, 300)), 4) * scale
+    else:  # large scores rounded to hundreds: a few ties a row too
+        s = np.round(rng.random((200, 300)) * scale, 4 if abs(scale) == 1 else -2)
+    y = rng.integers(0, 4, (200, 300)).astype(np.int8)
+    metrics = ["ndcg", "dcg", "map", "bpref", "err", "rbp", "mrr", "r_precision",
+               "ndcg@10", "map@20"]
+    by_levels = levels.rank_by_levels(s, BlockValues(y, make_requests(metrics)))
+    assert (by_levels is None) == (scale == np.pi)
+    made = []
+    real_of = few_ties.FewTies.of
+
+    def spy(*a, **k):
+        out = real_of(*a, **k)
+        made.append(out)
+        return out
+
+    for judged in (None, rng.random(s.shape) < 0.9):
+        made.clear()
+        with mock.patch.object(few_ties.FewTies, "of", spy):
+            got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
+        assert any(m is not None for m in made)
+        with mock.patch.object(few_ties.FewTies, "of", lambda *a, **k: None):
+            want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
+        with mock.patch.object(block, "rank_by_levels", lambda *a: None), \
+                mock.patch.object(few_ties.FewTies, "of", lambda *a, **k: None):
+            argsort = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
+        for key in want:
+            for other, what in ((want, "per-group"), (argsort, "argsort")):
+                np.testing.assert_allclose(got[key], other[key], rtol=1e-12, atol=1e-13,
+                                           err_msg=f"{key} against {what}")
+
+
+def test_scores_near_a_decimal_grid_are_not_read_as_on_it():
+    # A score off the grid by an ulp, or a grid too fine for the key's
+    # bits, or an infinity: the argsort's route decides the ties.
+    rng = np.random.default_rng(9)
+    s = np.round(rng.random((50, 40)), 3)
+    assert levels._on_a_decimal_grid(s, 3)
+    off = s.copy()
+    off[7, 5] = np.nextafter(off[7, 5], 2.0)
+    assert not levels._on_a_decimal_grid(off, 3)
+    assert not levels._on_a_decimal_grid(np.round(rng.random((5, 40)) * 1e12, 8), 3)
+    inf = s.copy()
+    inf[3, 3] = np.inf
+    assert not levels._on_a_decimal_grid(inf, 3)
+    # Distinct scores an ulp apart, both rounded: kept apart by the argsort.
+    y = rng.integers(0, 3, (50, 40)).astype(np.int8)
+    got = skr.evaluate(y, off, ["map", "ndcg", "err"], per_row=True, no_relevant=0.0)
+    want = _off(y, off, ["map", "ndcg", "err"], "argsort")
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=key)

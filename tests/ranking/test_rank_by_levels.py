@@ -200,15 +200,18 @@ def test_infinite_scores_rank_below_and_above_every_finite_one():
                                   np.take_along_axis(y, order, axis=1))
 
 
-def test_ties_in_many_rows_of_float64_take_the_argsort_route():
+def test_ties_in_many_rows_of_float64_take_the_argsort_route_off_a_decimal_grid():
     rng = np.random.default_rng(5)
     y = rng.integers(0, 5, (40, 200))
     rounded = np.round(rng.random((40, 200)), 2)  # 0.01 steps: every row ties
-    assert rank_by_levels(rounded, _values(y)) is None
+    rc = rank_by_levels(rounded, _values(y))  # on a decimal grid: exact ties in the key
+    assert rc is not None and rc.real_ties
+    scaled = rounded * np.pi  # the same ties, on no decimal grid: the argsort's route
+    assert rank_by_levels(scaled, _values(y)) is None
     whole = np.floor(rng.random((40, 200)) * 50)  # whole numbers: exact ties, no re-rank
     rc = rank_by_levels(whole, _values(y))
     assert rc is not None and rc.real_ties
-    for s in (rounded, whole):
+    for s in (rounded, scaled, whole):
         got = skr.evaluate(y, s, ["ndcg", "map", "bpref"], per_row=True)
         want = _without_route(y, s, ["ndcg", "map", "bpref"])
         for key in want:

@@ -40,10 +40,9 @@ def bpref(rc, req):
     """
     R = rc.totals[req.rel_key]
     N = rc.totals["judged"] - R
-    if rc.few_ties is not None:
-        if not (rc.totals["judged"] == rc.few_ties.N).all():
-            # Made by rank_by_levels over matrices only, every item judged.
-            raise RuntimeError("bpref's path for rows with a few ties needs every item judged")
+    if rc.few_ties is not None and (rc.totals["judged"] == rc.few_ties.N).all():
+        # (Rows with an unjudged item take the per-group path: a chunk read
+        # through its few ties alone has every item judged, rank_by_levels'.)
         return _safe_divide(_bpref_few_ties(rc.few_ties, req.rel_key, R, N), R), R > 0
     if rc.tied and rc.groups is not None:
         return _safe_divide(_bpref_by_group(rc.groups, req.rel_key, R, N, rc.partial),
@@ -70,12 +69,12 @@ def bpref(rc, req):
 
 def _bpref_in_order(C, rel, R, den):
     """bpref's sum over rows ranked in one order, without ties: ``C`` the
-    judged non-relevant items above each position (a new array is made from
-    it), ``rel`` each position's relevance, ``den`` each row's ``min(N, R)``
-    (at least 1; shape (n, 1))."""
-    # rel * (1 - min(C, R) / den), in one array (each temporary of the
-    # block's size costs a pass and its memory).
-    terms = np.minimum(C, R[:, None])
+    judged non-relevant items above each position (written over: the callers
+    make it for this), ``rel`` each position's relevance, ``den`` each row's
+    ``min(N, R)`` (at least 1; shape (n, 1))."""
+    # rel * (1 - min(C, R) / den), in C itself (each temporary of the block's
+    # size costs a pass and its memory).
+    terms = np.minimum(C, R[:, None], out=C)
     terms /= den
     np.subtract(1.0, terms, out=terms)
     terms *= rel
