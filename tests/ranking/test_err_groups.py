@@ -93,3 +93,41 @@ def test_err_with_a_cut_off_against_every_ordering(k, data):
     assert got[f"err@{k}"][0] == pytest.approx(err_over_orderings(rel, score, 3, k),
                                                abs=1e-12)
     assert got["err"][0] == pytest.approx(err_over_orderings(rel, score, 3), abs=1e-12)
+
+
+@pytest.mark.parametrize("share, stops_early", [(1.0, True), (0.3, None), (0.02, False)])
+def test_err_in_stretches_equals_one_pass(share, stops_early):
+    # Over dense graded relevance every user has stopped, up to rounding,
+    # within the first positions, and the running product ends there; over
+    # sparse relevance the rest of the rows is made at once. The columns made
+    # are those of one pass, bit for bit, and ERR (untied rows, rows with a
+    # few ties, with a cut-off or not) equals one pass's to rounding.
+    from unittest import mock
+
+    from sk_rankmetrics._metrics.kernels import user_models
+
+    rng = np.random.default_rng(11)
+    n, N = 300, 1000
+    y = np.where(rng.random((n, N)) < share, rng.integers(1, 5, (n, N)), 0).astype(np.int8)
+    stop = (2.0 ** np.arange(1, 5) - 1.0) / 2.0**4
+    reach, p_stop = user_models._err_in_order(y.astype(np.float64), stop)
+    with mock.patch.object(user_models, "_ERR_FIRST", 10**9):
+        reach1, p_stop1 = user_models._err_in_order(y.astype(np.float64), stop)
+    assert reach1.shape == (n, N)
+    if stops_early is not None:
+        assert (reach.shape[1] < N) == stops_early
+    c = reach.shape[1]
+    np.testing.assert_array_equal(reach, reach1[:, :c])
+    np.testing.assert_array_equal(p_stop, p_stop1[:, :c])
+    if c < N:  # every row past c: a share below 1e-18 of its value
+        at = reach1[:, c]
+        assert (at * N < 1e-18 * (1 - at)).all()
+    s = rng.random((n, N))
+    tied = np.round(rng.random((n, N)), 4).astype(np.float32)
+    metrics = ["err", "err@100", "nerr"]
+    for scores in (s, tied):
+        got = skr.evaluate(y, scores, metrics, per_row=True, no_relevant=0.0)
+        with mock.patch.object(user_models, "_ERR_FIRST", 10**9):
+            want = skr.evaluate(y, scores, metrics, per_row=True, no_relevant=0.0)
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-14, atol=0, err_msg=key)

@@ -39,7 +39,7 @@ def err(rc, req):
         # one lookup instead of one indicator per grade.
         reach, p_stop = _err_in_order(rc.sums[req.gain_key][:, :kc], stop)
         reach *= p_stop
-        return _err_result(rc, req, reach @ (1.0 / np.arange(1.0, kc + 1.0)), top)
+        return _err_result(rc, req, reach @ (1.0 / np.arange(1.0, reach.shape[1] + 1.0)), top)
     counts = np.stack([rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1)], axis=-1)
     size = rc.size[:, :kc]
     start = rc.start[:, :kc]
@@ -123,47 +123,98 @@ def _err_few_ties(ties, gain_key, kc, stop, y, memo):
     reach, p_stop = _err_in_order(ties.values[gain_key][:, :kc], stop)
     fix = _err_group_fix(ties, kc, stop, y, memo, reach, p_stop)
     reach *= p_stop
-    value = reach @ (1.0 / np.arange(1.0, kc + 1.0))
+    value = reach @ (1.0 / np.arange(1.0, reach.shape[1] + 1.0))
     return value if fix is None else value + fix
+
+
+#: Columns of ERR's running product made first (:func:`_err_in_order`):
+#: over dense graded relevance every row's user has stopped, up to rounding,
+#: within a few times as many, and the rest of the row is not read.
+_ERR_FIRST = 64
+
+#: A row whose chance of reaching the next position is above this after a
+#: stretch of the running product (sparse relevance) is not near stopping:
+#: :func:`_err_in_order` then makes the rest of the rows at once.
+_ERR_FAR = 1e-6
 
 
 def _err_in_order(grade, stop):
     """``(reach, p_stop)`` of rows ranked in one order, without ties: each
     position's chance of being reached and of stopping the user there, from
     each position's grade (ERR has no gain option: its linear gain) and the
-    stop chances ``stop`` of grades 1..max."""
-    p_stop = np.take(np.append(0.0, stop), grade.astype(np.intp))
-    reach = np.empty(p_stop.shape)
-    reach[:, :1] = 1.0
+    stop chances ``stop`` of grades 1..max.
+
+    Both cover the first ``c`` positions of the ``kc`` given, made in
+    stretches (:data:`_ERR_FIRST` columns, then doubling) until every row's
+    chance ``r`` of reaching the next is so small that ``r * kc < 1e-18 * (1
+    - r)``: the positions past them add at most ``r`` over a position past
+    ``c`` while those before add at least ``(1 - r) / c``, a relative share
+    below 1e-18 (the rule of :func:`_err_kept_groups`). When some row is far
+    from that (:data:`_ERR_FAR`), the rest of the rows is made at once. The
+    running product is carried from one stretch to the next: the same
+    products in the same order as in one pass.
+    """
+    n, kc = grade.shape
+    lookup = np.append(0.0, stop)
+    p_parts, r_parts = [], []
+    c, at, step = 0, 1.0, min(kc, _ERR_FIRST)
+    while True:
+        p_parts.append(np.take(lookup, grade[:, c:c + step].astype(np.intp)))
+        r_parts.append(_reach(p_parts[-1], at))
+        c += step
+        if c == kc:
+            break
+        at = r_parts[-1][:, -1] * (1.0 - p_parts[-1][:, -1])  # of reaching position c
+        if (at * kc < _ERR_DROP * (1.0 - at)).all():
+            break
+        if at.max() > _ERR_FAR:  # the rest at once, the first stretches copied in
+            p_all, r_all = np.empty((n, kc)), np.empty((n, kc))
+            p_all[:, :c], r_all[:, :c] = np.hstack(p_parts), np.hstack(r_parts)
+            np.take(lookup, grade[:, c:].astype(np.intp), out=p_all[:, c:])
+            _reach(p_all[:, c:], at, out=r_all[:, c:])
+            return r_all, p_all
+        step = min(kc - c, c)
+    if len(p_parts) == 1:
+        return r_parts[0], p_parts[0]
+    return np.hstack(r_parts), np.hstack(p_parts)
+
+
+def _reach(p_stop, first, out=None):
+    """The running product of ``1 - p_stop`` along each row, before each
+    position, times ``first`` (the chance of reaching the first column)."""
+    reach = np.empty(p_stop.shape) if out is None else out
+    reach[:, 0] = first
     # 1 - R, from R itself (y's own values, bit for bit: one subtraction
     # each), its running product in place: no second lookup.
     np.subtract(1.0, p_stop[:, :-1], out=reach[:, 1:])
-    np.cumprod(reach[:, 1:], axis=1, out=reach[:, 1:])
-    return reach, p_stop
+    np.cumprod(reach, axis=1, out=reach)
+    return reach
 
 
 def _err_group_fix(ties, kc, stop, y, memo, reach, p_stop):
     """What :func:`_err_few_ties` adds to the order given's ERR: at each tie
     group kept (:func:`_err_tied_groups`), its expected terms less those of
-    the order given (``reach`` and ``p_stop`` of each position); None when
-    no group is kept."""
-    g = flatnonzero(ties.start < kc)
+    the order given (``reach`` and ``p_stop`` of each position, over the
+    first ``c`` of the ``kc`` positions: past them a group is reached with a
+    share below rounding, :func:`_err_in_order`); None when no group is
+    kept."""
+    c = reach.shape[1]
+    g = flatnonzero(ties.start < c)
     if not g.size:
         return None
     counts = np.stack([ties.group_sums(f"grade:{j}")[g] for j in range(1, stop.shape[0] + 1)])
     s = ties.start[g]
-    at_start = np.take(reach.reshape(-1), ties.row[g] * kc + s)
+    at_start = reach[ties.row[g], s]
     expected, keep = _err_tied_groups(counts, ties.size[g], s, at_start, y, kc, ties.N, memo)
     if not keep.size:
         return None
     g, expected = g[keep], expected[keep]
-    # The order given's terms at the kept groups' positions before the cut.
+    # The order given's terms at the kept groups' positions within the c.
     mine = np.zeros(ties.first.shape[0], dtype=bool)
     mine[g] = True
-    at = flatnonzero(mine[ties.gid] & (ties.pos < kc))
+    at = flatnonzero(mine[ties.gid] & (ties.pos < c))
     row, pos = ties.member[at] // ties.N, ties.pos[at]
-    flat = row * kc + pos
-    given = np.take(reach.reshape(-1), flat) * np.take(p_stop.reshape(-1), flat) / (pos + 1.0)
+    given = reach[row, pos] * p_stop[row, pos] / (pos + 1.0)
     n = reach.shape[0]
     return (np.bincount(ties.row[g], weights=expected, minlength=n)
             - np.bincount(row, weights=given, minlength=n))
