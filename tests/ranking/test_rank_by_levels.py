@@ -73,9 +73,18 @@ def _relevance(data, rng, n, N, kinds=KINDS):
 
 
 def _scores(data, rng, dtype, n, N):
-    if data.draw(st.booleans()):  # whole numbers: no bit below the level's
+    kind = data.draw(st.sampled_from(["whole", "rounded", "normal"]))
+    if kind == "whole":  # whole numbers: no bit below the level's
         return rng.integers(-5, 6, (n, N)).astype(dtype) * data.draw(
             st.sampled_from([1, 2**20, 2.0**-30]))
+    if kind == "rounded":  # on a decimal grid (ties in every row), or an ulp off it
+        scale = data.draw(st.sampled_from([1.0, -1.0, 1e3, 1e-3, 1e8, 1e15]))
+        d = data.draw(st.integers(0, 9))
+        s = np.round(rng.standard_normal((n, N)) * scale, d).astype(dtype)
+        if data.draw(st.booleans()):
+            r, c = rng.integers(n), rng.integers(N)
+            s[r, c] = np.nextafter(s[r, c], np.inf, dtype=dtype)
+        return s
     s = rng.standard_normal((n, N)).astype(dtype)
     rows = rng.random(n)
     for r in np.flatnonzero(rows < 0.3):  # a tie of 2..N items
