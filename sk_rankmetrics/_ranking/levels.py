@@ -58,8 +58,10 @@ def rank_by_levels(y_score, values):
     low = i.view(np.uint8).reshape(n, N, 8)[..., _LOW_BYTE]  # a view: sorted with v
     if not exact:
         # Scores whose lowest bits are zeros (whole numbers, say) keep every
-        # bit: their ties are exact too.
-        exact = not np.bitwise_and(low, np.uint8((1 << bits) - 1)).any()
+        # bit: their ties are exact too. (The first row first: most float64
+        # scores have some of those bits set there already.)
+        mask = np.uint8((1 << bits) - 1)
+        exact = not np.bitwise_and(low[0], mask).any() and not np.bitwise_and(low, mask).any()
     i &= ~np.int64((1 << bits) - 1)
     np.bitwise_or(i, codes, out=i, casting="unsafe")
     v.sort(axis=1)
