@@ -183,6 +183,8 @@ def _reach(p_stop, first, out=None):
     """The running product of ``1 - p_stop`` along each row, before each
     position, times ``first`` (the chance of reaching the first column)."""
     reach = np.empty(p_stop.shape) if out is None else out
+    if not reach.shape[1]:
+        return reach
     reach[:, 0] = first
     # 1 - R, from R itself (y's own values, bit for bit: one subtraction
     # each), its running product in place: no second lookup.
