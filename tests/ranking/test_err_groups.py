@@ -95,8 +95,10 @@ def test_err_with_a_cut_off_against_every_ordering(k, data):
     assert got["err"][0] == pytest.approx(err_over_orderings(rel, score, 3), abs=1e-12)
 
 
-@pytest.mark.parametrize("share, stops_early", [(1.0, True), (0.3, None), (0.02, False)])
-def test_err_in_stretches_equals_one_pass(share, stops_early):
+@pytest.mark.parametrize("share, N, stops_early", [
+    (1.0, 1000, True), (0.3, 1000, None), (0.02, 1000, False), (0.15, 300, None),
+    (1.0, 100, False)])
+def test_err_in_stretches_equals_one_pass(share, N, stops_early):
     # Over dense graded relevance every user has stopped, up to rounding,
     # within the first positions, and the running product ends there; over
     # sparse relevance the rest of the rows is made at once. The columns made
@@ -107,7 +109,7 @@ def test_err_in_stretches_equals_one_pass(share, stops_early):
     from sk_rankmetrics._metrics.kernels import user_models
 
     rng = np.random.default_rng(11)
-    n, N = 300, 1000
+    n = 300
     y = np.where(rng.random((n, N)) < share, rng.integers(1, 5, (n, N)), 0).astype(np.int8)
     stop = (2.0 ** np.arange(1, 5) - 1.0) / 2.0**4
     reach, p_stop = user_models._err_in_order(y.astype(np.float64), stop)

@@ -145,19 +145,23 @@ def _err_in_order(grade, stop):
     stop chances ``stop`` of grades 1..max.
 
     Both cover the first ``c`` positions of the ``kc`` given, made in
-    stretches (:data:`_ERR_FIRST` columns, then doubling) until every row's
+    stretches on rows of ``4 * _ERR_FIRST`` positions or more
+    (:data:`_ERR_FIRST` columns, then doubling) until every row's
     chance ``r`` of reaching the next is so small that ``r * kc < 1e-18 * (1
     - r)``: the positions past them add at most ``r`` over a position past
     ``c`` while those before add at least ``(1 - r) / c``, a relative share
     below 1e-18 (the rule of :func:`_err_kept_groups`). When some row is far
-    from that (:data:`_ERR_FAR`), the rest of the rows is made at once. The
+    from that (:data:`_ERR_FAR`), or the stretches reach a quarter of the
+    row, the rest of the rows is made at once. The
     running product is carried from one stretch to the next: the same
     products in the same order as in one pass.
     """
     n, kc = grade.shape
     lookup = np.append(0.0, stop)
     p_parts, r_parts = [], []
-    c, at, step = 0, 1.0, min(kc, _ERR_FIRST)
+    # Rows shorter than four first stretches: one pass (the copy of the
+    # stretches would cost more than the positions it may spare).
+    c, at, step = 0, 1.0, (kc if kc < 4 * _ERR_FIRST else _ERR_FIRST)
     while True:
         p_parts.append(np.take(lookup, grade[:, c:c + step].astype(np.intp)))
         r_parts.append(_reach(p_parts[-1], at))
@@ -167,7 +171,9 @@ def _err_in_order(grade, stop):
         at = r_parts[-1][:, -1] * (1.0 - p_parts[-1][:, -1])  # of reaching position c
         if (at * kc < _ERR_DROP * (1.0 - at)).all():
             break
-        if at.max() > _ERR_FAR:  # the rest at once, the first stretches copied in
+        if at.max() > _ERR_FAR or 4 * c >= kc:
+            # The rest at once (the first stretches copied in: under half
+            # of the row, a sixteenth when the first was far).
             p_all, r_all = np.empty((n, kc)), np.empty((n, kc))
             p_all[:, :c], r_all[:, :c] = np.hstack(p_parts), np.hstack(r_parts)
             np.take(lookup, grade[:, c:].astype(np.intp), out=p_all[:, c:])
