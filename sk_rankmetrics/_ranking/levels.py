@@ -74,8 +74,11 @@ def rank_by_levels(y_score, values):
     look_tied = flatnonzero((high[:, 1:] == high[:, :-1]).any(axis=1))
     if look_tied.size and not exact and look_tied.size * _MOST_ROWS > n:
         # Ties in many rows: scores rounded to decimals, whose ties are
-        # exact in the key; else the argsort's route.
-        exact = _on_a_decimal_grid(y_score, bits)
+        # exact in the key; else the argsort's route. Only the rows that
+        # look tied need be: a row whose keys all differ is in its scores'
+        # order whatever its scores (read apart when they are a few).
+        exact = _on_a_decimal_grid(y_score if 2 * look_tied.size > n else
+                                   y_score[look_tied], bits)
         if not exact:
             return None
     if look_tied.size and not exact:
@@ -152,7 +155,7 @@ def _on_a_decimal_grid(y_score, bits):
             break
     else:
         return False
-    M = float(np.abs(y_score).max())
+    M = max(float(y_score.max()), -float(y_score.min()))  # no |score| array made; NaN stays
     if not np.isfinite(M) or 10.0**-d <= 2.0 ** (bits + 4) * np.spacing(M):
         return False
     return bool(np.array_equal(np.round(y_score, d), y_score))

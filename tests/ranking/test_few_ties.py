@@ -242,3 +242,29 @@ def test_scores_near_a_decimal_grid_are_not_read_as_on_it():
     want = _off(y, off, ["map", "ndcg", "err"], "argsort")
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=key)
+
+
+@pytest.mark.parametrize("off_grid", [False, True])
+def test_only_the_rows_that_look_tied_need_be_on_a_decimal_grid(off_grid):
+    # 40 rows of 100 tie on a 4-decimal grid; the other 60 hold raw float64
+    # scores, untied (their keys all differ: ranked by them, whatever the
+    # grid). The levels' key then decides; with one tied row's pair an ulp
+    # apart (off the grid) the argsort's route decides, and both give the
+    # argsort route's numbers.
+    rng = np.random.default_rng(11)
+    s = rng.random((100, 60))
+    tied = rng.choice(100, size=40, replace=False)
+    grid = np.round(rng.random((40, 60)), 4)
+    grid[:, 1] = grid[:, 0]  # a tie in every one of those rows
+    if off_grid:
+        grid[5, 1] = np.nextafter(grid[5, 0], 2.0)
+    s[tied] = grid
+    y = rng.integers(0, 4, s.shape).astype(np.int8)
+    metrics = ["ndcg", "map", "bpref", "err", "mrr", "r_precision", "ndcg@10"]
+    by_levels = levels.rank_by_levels(s, BlockValues(y, make_requests(metrics)))
+    assert (by_levels is None) == off_grid
+    got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    with mock.patch.object(block, "rank_by_levels", lambda *a: None):
+        want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-13, err_msg=key)
