@@ -31,6 +31,7 @@ included, so that ``fuse`` equals ``ranx.fuse`` on the same runs to 1e-9:
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,6 +42,7 @@ from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
 from .._utils.params import validate
 from .._utils.threads import N_THREADS, Places, bounded_map, in_one_thread
+from .fusion_codes import _factorize, _global_codes, _grouped_codes, _local_codes
 from .fusion_table import (
     ENTRY_NORMS,
     Candidates,
@@ -62,7 +64,8 @@ from .fusion_trained import (
 )
 from .pairs import _from_dict as dict_arrays
 from .pairs import as_pairs_input, is_pairs
-from .trec import TrecRun
+from .tokens import CollapsedColumn, TokenColumn
+from .trec import TrecRun, _from_file
 
 #: The methods that need no training, and what each reads besides the scores.
 METHODS = {
@@ -103,36 +106,6 @@ def _as_run(run, i):
             f"fuse: {where} must be a dict {{qid: {{docid: score}}}}, named tuples, a TrecRun, "
             f"a path or a data frame, got {type(run).__name__}.")
     return run
-
-
-def _local_codes(values):
-    """``(codes, uniques)`` of an id array, ``values == uniques[codes]``, the
-    uniques in no particular order (a hash of the ids, no sort)."""
-    if values.dtype.kind not in "UO":
-        values = values.astype(str)
-    if values.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64), values
-    if values.dtype.kind == "U":
-        codes, first = _text_codes(values)
-        return codes, values[first]
-    import pandas as pd
-
-    codes, uniq = pd.factorize(values, sort=False)
-    return codes.astype(np.int64, copy=False), np.asarray(uniq, dtype=object)
-
-
-def _grouped_codes(values):
-    """``(QueryCodes, ids)`` of a query column: entries of a query usually
-    come together, so only the first entry of each stretch is factorised."""
-    n = values.shape[0]
-    if n == 0:
-        codes, uniq = _local_codes(values)
-        return QueryCodes(codes, codes, 0), uniq
-    new = np.ones(n, dtype=bool)
-    np.not_equal(values[1:], values[:-1], out=new[1:])
-    starts = flatnonzero(new)
-    codes, uniq = _local_codes(values[starts])
-    return QueryCodes(starts, codes, n), uniq
 
 
 def _run_name(obj, i):
@@ -199,82 +172,6 @@ def _doc_keys(docs, bits, packed, stats):
             pass
     codes, ids = _global_codes([d if isinstance(d, tuple) else _local_codes(d) for d in docs])
     return NumberedIds(codes, ids)
-
-
-def _global_codes(parts):
-    """The runs' local codes renumbered into one sorted list of ids:
-    ``(codes per run, sorted distinct ids)``."""
-    uniq = np.concatenate([u for _, u in parts]) if parts else np.zeros(0, dtype=str)
-    if uniq.dtype.kind == "O":
-        uniq = uniq.astype(str)
-    at, ids = _factorize(uniq)
-    out, off = [], 0
-    for codes, u in parts:
-        out.append(at[off:off + u.shape[0]][codes])
-        off += u.shape[0]
-    return out, ids
-
-
-def _text_codes(values):
-    """``(codes, first)`` of a fixed-width text array without a Python object
-    per entry: the code points, read as a matrix (the padding columns no id
-    uses dropped), are packed 8 (ASCII) or 2 to a 64-bit number; each
-    column of numbers is factorised by pandas and the codes combined, so
-    that two entries share a code exactly when their strings are equal.
-    ``first`` is the first entry of each code."""
-    import pandas as pd
-
-    n = values.shape[0]
-    chars = values.view(np.uint32).reshape(n, values.dtype.itemsize // 4)
-    if 0 < chars.shape[1] <= 8 and n and int(chars.max()) < 256:
-        # Ids of at most 8 one-byte characters: one 64-bit number each.
-        block = np.zeros((n, 8), dtype=np.uint8)
-        block[:, :chars.shape[1]] = chars
-        codes, _ = pd.factorize(block.view(np.uint64).reshape(n))
-        codes = codes.astype(np.int64, copy=False)
-        first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
-        first[codes[::-1]] = np.arange(n - 1, -1, -1)
-        return codes, first
-    width = int(np.strings.str_len(values).max()) if hasattr(np, "strings") else \
-        int(flatnonzero(chars.any(axis=0)).max(initial=-1)) + 1
-    chars = chars[:, :width]
-    ascii_only = width == 0 or int(chars.max()) < 256
-    per, kind = (8, np.uint8) if ascii_only else (2, np.uint32)
-    codes = np.zeros(n, dtype=np.int64)
-    for j in range(0, max(width, 1), per):  # over 8-character slices of the widest id
-        block = np.zeros((n, per), dtype=kind)
-        block[:, :min(per, width - j)] = chars[:, j:j + per]
-        c, u = pd.factorize(block.view(np.uint64).reshape(n))
-        codes, _ = pd.factorize(codes * u.shape[0] + c) if j else (c, None)
-    codes = codes.astype(np.int64, copy=False)
-    first = np.empty(int(codes.max(initial=-1)) + 1, dtype=np.int64)
-    first[codes[::-1]] = np.arange(n - 1, -1, -1)
-    return codes, first
-
-
-def _factorize(values):
-    """``(codes, uniques)``: ``uniques`` sorted, ``values == uniques[codes]``; by
-    hashing (pandas, when installed) then sorting the few distinct values,
-    else by NumPy's sort of every value."""
-    try:
-        import pandas as pd
-    except ImportError:
-        uniq, codes = np.unique(values, return_inverse=True)
-        return codes.reshape(-1).astype(np.int64), uniq
-    if values.dtype.kind == "U" and values.shape[0]:
-        codes, first = _text_codes(values)
-        uniq = values[first]
-        # The ids at their own width (a column read as U22 may hold 5 characters):
-        # the fused run's id arrays are gathered from these.
-        uniq = uniq.astype(f"U{max(int(np.strings.str_len(uniq).max()), 1)}") \
-            if hasattr(np, "strings") else uniq
-    else:
-        codes, uniq = pd.factorize(values, sort=False)
-        uniq = np.asarray(uniq)
-    order = np.argsort(uniq, kind="stable")
-    rank = np.empty(order.shape[0], dtype=np.int64)
-    rank[order] = np.arange(order.shape[0])
-    return rank[codes], uniq[order]
 
 
 def _normalise(t, norm):
@@ -435,9 +332,10 @@ def _check(method, norm, weights, n_runs, given):
 
 
 def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None,
-                w=None, log_odds=None, map_scores=None, qrels=None):
+                w=None, log_odds=None, map_scores=None, qrels=None, as_columns=False):
     """``(qid, docno, score)`` of the fused run, ranked (by query, score
-    descending, then document id)."""
+    descending, then document id); with ``as_columns``, the ids as a file
+    reader's columns when they can be (:func:`_fused_blocks`)."""
     if not isinstance(runs, Sequence) or isinstance(runs, (str, bytes, Mapping)) \
             or len(runs) < 2:
         raise InvalidParameterError("fuse: runs must be a list of at least two runs, got "
@@ -458,7 +356,7 @@ def fuse_arrays(runs, *, method, norm, weights, k, phi, gamma, sigma, probs=None
         prepared = prepare(runs, norm)
         trained = {**trained, **train_search(prepared, qrels, method, "ndcg", combine)[0]}
         return combine(prepared, method, {**params, **trained})
-    return _fused_blocks(runs, norm, method, {**params, **trained})
+    return _fused_blocks(runs, norm, method, {**params, **trained}, as_columns)
 
 
 def _threads():
@@ -498,10 +396,17 @@ def _coded(runs):
     return queries, q_runs, ids, [c[3] for c in arrays], names
 
 
-def _fused_blocks(runs, norm, method, params):
+def _fused_blocks(runs, norm, method, params, as_columns=False):
     """``(qid, docno, score)`` of the fused run, one block of queries after
     the other (:func:`~.fusion_table.candidate_blocks`), the blocks built,
     fused and written as text into the output on threads.
+
+    With ``as_columns``, when the document ids are ASCII and packed
+    (:class:`~.fusion_table.PackedIds`), the ids are written as a file
+    reader writes them instead (:func:`_as_columns`): each document's 64-bit
+    key and each query's number of entries, their text made on first read
+    (a tenth of the bytes; :func:`~.runs.evaluate_run` of a qrels file reads
+    the keys themselves).
 
     The output is made as long as all the runs' entries together (at least
     the candidates), its pages touched only where a block writes, and cut to
@@ -514,12 +419,18 @@ def _fused_blocks(runs, norm, method, params):
     queries, q_runs, ids, scores, names = _coded(runs)
     own = norm if norm in ENTRY_NORMS else None
     size = sum(q.n for q in q_runs)
-    qid, docno = np.empty(size, dtype=queries.dtype), np.empty(size, dtype=ids.dtype)
+    heads = TokenColumn.of_strings(queries) if as_columns and isinstance(ids, PackedIds) \
+        and ids.ascii and sys.byteorder == "little" else None
+    keyed = heads is not None
+    if keyed:  # keys and each query's entries (in query order), not text
+        qid, docno = np.zeros(queries.shape[0], dtype=np.int64), np.empty(size, np.uint64)
+    else:
+        qid, docno = np.empty(size, dtype=queries.dtype), np.empty(size, dtype=ids.dtype)
     score = np.empty(size)
     places = Places()
 
     def work(block):
-        i, (_, make) = block
+        i, (first, make) = block
         with places.turn(i) as take:
             t = make()
             rows, f = rank_within_queries(_combine(t, *_normalise(t, norm), method, params),
@@ -527,8 +438,13 @@ def _fused_blocks(runs, norm, method, params):
             at = take(f.shape[0])
         end = at + f.shape[0]
         # Each block is ranked by query first.
-        qid[at:end] = np.repeat(t.queries, np.bincount(t.q_of_row, minlength=t.queries.shape[0]))
-        ids.strings(t.doc_key[rows], out=docno[at:end])
+        counts = np.bincount(t.q_of_row, minlength=t.queries.shape[0])
+        if keyed:
+            qid[first:first + counts.shape[0]] = counts
+            ids.token_keys(t.doc_key[rows], out=docno[at:end])
+        else:
+            qid[at:end] = np.repeat(t.queries, counts)
+            ids.strings(t.doc_key[rows], out=docno[at:end])
         score[at:end] = f
         return end
 
@@ -536,9 +452,23 @@ def _fused_blocks(runs, norm, method, params):
     blocks = enumerate(candidate_blocks(queries, q_runs, ids, scores, names, norm=own))
     for end in bounded_map(work, blocks, _threads()):
         at = end
-    for a in (qid, docno, score):
+    for a in (docno, score) if keyed else (qid, docno, score):
         a.resize(at, refcheck=False)
-    return qid, docno, score
+    return (*_as_columns(heads, queries, qid, docno), score) if keyed else (qid, docno, score)
+
+
+def _as_columns(heads, queries, counts, keys):
+    """``(qid, docno)`` columns as a file reader makes them
+    (:class:`~.tokens.CollapsedColumn`, :class:`~.tokens.TokenColumn`) of
+    the fused run's queries ``queries`` (``heads``, their column; each
+    ``counts`` entries, in order) and its documents' keys ``keys``."""
+    held = counts > 0
+    if not held.all():  # a query no block kept: the heads of the others
+        heads = TokenColumn.of_strings(queries[held])
+    starts = np.cumsum(counts[held]) - counts[held]
+    docs = TokenColumn(keys, np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                       np.zeros(8, dtype=np.uint8))
+    return CollapsedColumn(heads, starts, counts[held]), docs
 
 
 def prepare(runs, norm):
@@ -570,8 +500,14 @@ def combine(prepared, method, params):
 def _output(qid, docno, score, first_run, tag):
     """The fused run in the form of the first run: dicts in, dicts out; a
     pandas frame in, a frame out; otherwise (TrecRun, path, named tuples) a
-    TrecRun. A dict is built from lists of the ids (one Python string per
-    entry, made by NumPy) and one dict per query."""
+    TrecRun (its ids kept as columns when given so: :func:`_as_columns`). A
+    dict is built from lists of the ids (one Python string per entry, made
+    by NumPy) and one dict per query."""
+    if isinstance(qid, CollapsedColumn):
+        run = _from_file(TrecRun, {"qid": qid, "docno": docno},
+                         {"score": score, "rank": None, "tag": tag, "source": ""})
+        run._unit = "query"
+        return run
     if isinstance(first_run, Mapping):
         n = qid.shape[0]
         new = np.ones(n, dtype=bool)
@@ -654,7 +590,11 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
         In the form of the first run: a dict ``{qid: {docid: score}}`` (keys
         as given) for a dict, a data frame for a data frame, else a
         :class:`TrecRun`; each query's documents ranked by fused score
-        descending (ties: document id ascending).
+        descending (ties: document id ascending). A TrecRun of ASCII
+        document ids of at most 8 characters holds them as a run file read
+        from disk does (64-bit keys): ``qid`` and ``docno`` are made as text
+        on first read, and :func:`evaluate_run` against a qrels file reads
+        the keys without making them.
 
     Raises
     ------
@@ -778,7 +718,9 @@ def fuse(runs: Sequence[Any], *, method: str = "rrf", norm: str | None = None,
     >>> fuse([bm25, dense], method="mapfuse", qrels=qrels)
     {'q1': {'b': 1.125, 'a': 0.5833333333333333, 'd': 0.5, 'c': 0.08333333333333333}}
     """
+    first = runs[0] if isinstance(runs, Sequence) and len(runs) else None
     qid, docno, score = fuse_arrays(
         runs, method=method, norm=norm, weights=weights, k=k, phi=phi, gamma=gamma,
-        sigma=sigma, probs=probs, w=w, log_odds=log_odds, map_scores=map_scores, qrels=qrels)
+        sigma=sigma, probs=probs, w=w, log_odds=log_odds, map_scores=map_scores, qrels=qrels,
+        as_columns=not isinstance(first, Mapping) and not hasattr(first, "columns"))
     return _output(qid, docno, score, runs[0], "fused" if tag is None else tag)

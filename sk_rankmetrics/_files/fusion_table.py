@@ -11,7 +11,7 @@ per entry or per query.
 A document key keeps the order of the ids (ties of the fused run are broken
 by document id): ids of at most 8 characters below U+0100 are packed into
 the number itself, first character most significant (and unpacked for the
-output); other ids are numbered in sorted order (:func:`.fusion._factorize`).
+output); other ids are numbered in sorted order (:func:`.fusion_codes._factorize`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from .._utils.arrays import flatnonzero
 from .._utils.fast import pack_ids, ranges, text_of_bytes, unpack_ids
 from .._utils.threads import bounded_map
 
-#: The padding of a block: above every packed entry (those keep the top bit 0).
-_PAD = np.uint64(np.iinfo(np.uint64).max)
+#: The padding of a block: at or above every key (the keys are sorted as
+#: int64, which NumPy sorts faster than uint64; a packed entry keeps the top
+#: bit 0). Rows are read back by their number of keys, never by value.
+_PAD = np.iinfo(np.int64).max
 
 
 def _bits(n):
@@ -98,6 +100,8 @@ class PackedIds:
                 seen |= int(np.bitwise_or.reduce(k))
             stats = (seen, int(min(k.min() for k in given)), int(max(k.max() for k in given)))
         seen, least, largest = stats
+        # ASCII ids are their own UTF-8 bytes: :meth:`token_keys` gives a file's keys.
+        self.ascii = not seen & 0x8080808080808080
         self.width = 8 - (((seen & -seen).bit_length() - 1) // 8 if seen else 8)
         self.shift = np.uint64(8 * (8 - self.width)) if self.width else np.uint64(0)
         self.low = np.uint64(least) >> self.shift
@@ -151,6 +155,23 @@ class PackedIds:
             chars[:, j] = self.byte[j][(rest % self.radix[j]).astype(np.intp)]
             rest //= self.radix[j]
         return text_of_bytes(chars, self.width, out)
+
+    def token_keys(self, keys, out):
+        """The 64-bit key that a file reader gives each id of ``keys``
+        (:class:`~.tokens.TokenColumn`: the id's bytes read as one
+        little-endian word), written into ``out``; for ASCII ids (``ascii``)
+        on a little-endian machine."""
+        if self.radix is None:
+            np.add(keys, self.low, out=out)
+            out <<= self.shift  # the packed id: first character most significant
+            return out.byteswap(inplace=True)
+        chars = out.view(np.uint8).reshape(keys.shape[0], 8)
+        chars[:, self.width:] = 0
+        rest = keys.copy()
+        for j in range(self.width - 1, -1, -1):
+            chars[:, j] = self.byte[j][(rest % self.radix[j]).astype(np.intp)]
+            rest //= self.radix[j]
+        return out
 
     def sorted_ids(self, keys):
         """``(codes, ids)`` of the keys: ``ids`` sorted and distinct."""
@@ -272,14 +293,24 @@ def _sorted_entries(entries, q_runs, pos_runs, lengths):
         q_all, every = np.concatenate(q_runs), np.concatenate(entries)
         order = np.lexsort((every, q_all))
         return q_all[order], every[order]
+    if n_q and (lengths == lengths[:, :1]).all():
+        # Every query as long in each run (a run of 1,000 documents a query):
+        # each run's entries fill their columns of the block as they come.
+        block = np.empty((n_q, width), dtype=np.int64)
+        at = 0
+        for entry, size in zip(entries, lengths[:, 0].tolist()):
+            block[:, at:at + size] = entry.view(np.int64).reshape(n_q, size)
+            at += size
+        block.sort(axis=1)
+        return np.repeat(np.arange(n_q), width), block.reshape(-1).view(np.uint64)
     block = np.full((n_q, width), _PAD)
     # Each run's first flat index per query: the row's start plus the runs before.
     base = np.arange(n_q) * width + (np.cumsum(lengths, axis=0) - lengths)
     for r, (entry, q, pos) in enumerate(zip(entries, q_runs, pos_runs)):
-        block.reshape(-1)[base[r][q] + pos] = entry
+        block.reshape(-1)[base[r][q] + pos] = entry.view(np.int64)
     block.sort(axis=1)
     keep = np.arange(width) < per_query[:, None]
-    return np.repeat(np.arange(n_q), per_query), block[keep]
+    return np.repeat(np.arange(n_q), per_query), block[keep].view(np.uint64)
 
 
 class Candidates:
@@ -439,11 +470,15 @@ class Candidates:
 
 
 def _descending_keys(x):
-    """``uint64`` keys of finite floats whose ascending order is the floats'
-    descending order (``-0.0`` read as ``0.0``)."""
-    bits = (x + 0.0).view(np.uint64)
-    negative = bits >> np.uint64(63) == 1
-    return np.where(negative, bits, ~bits & np.uint64((1 << 63) - 1))
+    """``int64`` keys of finite floats whose ascending order is the floats'
+    descending order (``-0.0`` read as ``0.0``): a float's bits read as an
+    integer order the floats of one sign, so the bits of a negative float
+    but its sign are flipped, and then all bits (a decreasing map)."""
+    bits = (x + 0.0).view(np.int64)
+    keys = bits >> 63  # -1 for a negative float, else 0
+    keys &= np.iinfo(np.int64).max
+    keys ^= bits
+    return np.invert(keys, out=keys)
 
 
 def rank_within_queries(fused, q_of_row, n_q):
@@ -466,14 +501,16 @@ def rank_within_queries(fused, q_of_row, n_q):
     # Rows come by query: each row's query read by repeating per query, not gathered.
     row_first = np.repeat(first, counts)
     slot = np.arange(n) - row_first
-    low = np.uint64((1 << _bits(width)) - 1)
+    low = (1 << _bits(width)) - 1
+    keys = _descending_keys(fused)
+    keys &= ~low
+    keys |= slot
     block = np.full((n_q, width), _PAD)
-    block.reshape(-1)[slot + np.repeat(np.arange(n_q) * width, counts)] = \
-        (_descending_keys(fused) & ~low) | slot.astype(np.uint64)
+    block.reshape(-1)[slot + np.repeat(np.arange(n_q) * width, counts)] = keys
     block.sort(axis=1)
     keep = np.arange(width) < counts[:, None]
     ranked = block[keep]
-    order = (ranked & low).astype(np.int64) + row_first
+    order = (ranked & low) + row_first
     # Neighbours of one query whose keys tie without the slot: their scores may
     # differ in the dropped bits; each such stretch is sorted again exactly.
     top = ranked & ~low

@@ -6,10 +6,11 @@ import bz2
 import gzip
 import lzma
 import os
+import sys
 
 import numpy as np
 
-from .._utils.fast import flatnonzero
+from .._utils.fast import flatnonzero, text_of_bytes
 from .._utils.hashing import GOLDEN, M1, mix
 
 #: Bytes read per block; a few temporaries of this size are alive at once.
@@ -429,6 +430,24 @@ class TokenColumn:
         """The part of one block: keys, long rows, their bytes and offsets."""
         return (token_keys(block, starts, lengths), *_long_part(block, starts, lengths))
 
+    @classmethod
+    def of_strings(cls, values):
+        """The column a file reader makes of the ids ``values`` (a text
+        array), keys and long ids alike: their UTF-8 bytes laid end to end
+        in one block. None when an id holds a NUL character (no file id
+        does, and the keys pad with zero bytes)."""
+        values = np.asarray(values, dtype=str)
+        n = values.shape[0]
+        chars = values.view(np.uint32).reshape(n, values.dtype.itemsize // 4)
+        if n and np.count_nonzero(chars, axis=1).sum() != np.char.str_len(values).sum():
+            return None
+        data = np.char.encode(values, "utf-8")
+        lengths = np.char.str_len(data).astype(np.int64)
+        raw = data.view(np.uint8).reshape(n, data.dtype.itemsize)
+        starts = np.cumsum(lengths) - lengths
+        block = Block.from_bytes(raw[np.arange(raw.shape[1]) < lengths[:, None]].tobytes())
+        return cls.concat([cls.from_block(block, starts, lengths)])
+
     # -- access ---------------------------------------------------------------
 
     def _long_index(self, rows):
@@ -495,6 +514,14 @@ class TokenColumn:
     def to_strings(self, rows=None):
         """The entries as a str array (object dtype when some are long)."""
         rows = np.arange(len(self)) if rows is None else np.asarray(rows, dtype=np.int64)
+        if self.long_rows.size == 0 and sys.byteorder == "little":
+            # Short ids only: ASCII ones are their keys' bytes widened into
+            # characters, as many as the longest id has.
+            keys = np.ascontiguousarray(self.keys[rows])
+            seen = int(np.bitwise_or.reduce(keys)) if keys.size else 0
+            if not seen & 0x8080808080808080:
+                return text_of_bytes(keys.view(np.uint8).reshape(-1, 8),
+                                     (seen.bit_length() + 7) // 8)
         li = self._long_index(rows)
         short = np.ascontiguousarray(self.keys[rows]).astype("<u8").view("S8")
         lens = np.diff(self.long_off)

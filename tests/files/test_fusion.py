@@ -230,7 +230,7 @@ def test_fuse_command_writes_ranx_run(tmp_path, method, norm, flags, params):
 def test_factorize_text_ids_without_objects(ids):
     """The packed-code factorisation equals NumPy's sort of every id: same
     uniques, same codes, ids at their own width."""
-    from sk_rankmetrics._files.fusion import _factorize
+    from sk_rankmetrics._files.fusion_codes import _factorize
 
     values = np.array(ids, dtype="U40")  # wider than any id
     codes, uniq = _factorize(values)

@@ -33,7 +33,7 @@ def _ids(rng, n, alphabet, longest, shortest=0):
 
 
 def make_runs(seed, n_runs=3, n_q=7, pool=25, alphabet="0123456789", longest=6,
-              ties=True, sizes=None, shortest=0):
+              ties=True, sizes=None, shortest=0, missing=0.15):
     """Runs as (qid, docno, score) arrays, ranked within each query (ties in
     the order given), documents missing across runs, some queries absent
     from some runs."""
@@ -43,9 +43,10 @@ def make_runs(seed, n_runs=3, n_q=7, pool=25, alphabet="0123456789", longest=6,
     for r in range(n_runs):
         q, d, s = [], [], []
         for i in range(n_q):
-            if r and rng.random() < 0.15:
+            if r and rng.random() < missing:
                 continue  # this run lacks the query
-            n = int(sizes[i]) if sizes is not None else int(rng.integers(1, pool + 1))
+            n = int(sizes[r][i] if np.ndim(sizes) == 2 else sizes[i]) if sizes is not None \
+                else int(rng.integers(1, pool + 1))
             docs = rng.choice(len(names), size=min(n, len(names)), replace=False)
             score = rng.normal(size=docs.shape[0]) * (r + 1)
             score = np.round(score, 0) if ties else score
@@ -116,6 +117,21 @@ def assert_same_rows(got, want):
 @pytest.mark.parametrize("seed", range(4))
 def test_fuse_equals_a_loop_over_queries(method, norm, params, seed):
     runs = make_runs(seed, ties=method != "rrf")
+    got = rows_of(fuse(as_trec(runs), method=method, norm=norm, **params))
+    assert_same_rows(got, reference_fuse(runs, method, norm, params))
+
+
+@pytest.mark.parametrize("method,norm,params", [
+    ("rrf", None, {"k": 60}), ("wsum", "min-max", {"weights": [0.2, 0.5, 0.3]}),
+    ("sum", "max", {}), ("mnz", "min-max", {})])
+@pytest.mark.parametrize("seed", range(3))
+def test_runs_as_long_for_every_query_fill_the_block(method, norm, params, seed):
+    """Each run as long for every query (its own length: 1,000 documents a
+    query in a retrieval run): the block is filled run by run, not scattered."""
+    lengths = [[n] * 7 for n in (25, 12, 1)]
+    runs = make_runs(seed, ties=method != "rrf", sizes=lengths, missing=0.0)
+    assert [np.unique(np.unique(q, return_counts=True)[1]).tolist() for q, _, _ in runs] \
+        == [[25], [12], [1]]
     got = rows_of(fuse(as_trec(runs), method=method, norm=norm, **params))
     assert_same_rows(got, reference_fuse(runs, method, norm, params))
 
