@@ -129,7 +129,8 @@ def count_cumsum(a):
     """
     if a.shape[1] >= 2**31:
         return np.cumsum(a, axis=1, dtype=np.float64)
-    return np.cumsum(a.astype(np.int32), axis=1, dtype=np.int32)
+    out = a.astype(np.int32)  # a copy: summed in place, no second array
+    return np.cumsum(out, axis=1, out=out)
 
 
 def row_sums_in_order(a):
@@ -142,14 +143,54 @@ def row_sums_in_order(a):
     the order of additions of each sum is the column order of ``a``, and the
     additions are vectorised over the rows (a third of the running sums' time
     on rows of 1,000). (NumPy sums pairwise only along an array's contiguous
-    axis: a single row is summed by its running sums instead.)
+    axis: a single row is summed by its running sums instead.) The copy is
+    made a few columns at a time (:data:`_IN_ORDER_PIECE` entries), each
+    piece's first row the sums so far: no copy of the whole of ``a``.
     """
-    n, m = a.shape
+    return row_sums_in_order_of(lambda j0, j1: a[:, j0:j1], a.shape, a.dtype)
+
+
+def row_sums_in_order_of(columns, shape, dtype=np.float64):
+    """:func:`row_sums_in_order` of an array of ``shape`` (n, m) given by
+    its columns: ``columns(j0, j1)`` the columns ``j0:j1`` (an array of
+    ``dtype``, read before the next call), asked for a few at a time, so
+    that terms made from other arrays never make a whole array."""
+    n, m = shape
     if m == 0:
-        return np.zeros(n, dtype=a.dtype)
+        return np.zeros(n, dtype=dtype)
     if n < 2:  # one row: its copy is contiguous along the sum, which is then pairwise
-        return np.cumsum(a, axis=1)[:, -1]
-    return np.add.reduce(np.ascontiguousarray(a.T), axis=0)
+        return np.cumsum(columns(0, m), axis=1)[:, -1]
+    step = max(8, _IN_ORDER_PIECE // n)
+    if step >= m:
+        return np.add.reduce(np.ascontiguousarray(columns(0, m).T), axis=0)
+    piece = np.empty((step + 1, n), dtype=dtype)
+    piece[:step] = columns(0, step).T  # the first column starts each sum
+    total = np.add.reduce(piece[:step], axis=0)
+    for j in range(step, m, step):
+        w = min(step, m - j)
+        piece[0] = total
+        piece[1:w + 1] = columns(j, j + w).T
+        total = np.add.reduce(piece[:w + 1], axis=0)
+    return total
+
+
+#: Entries of each piece of :func:`row_sums_in_order`'s copy (256 KiB of float64).
+_IN_ORDER_PIECE = 1 << 15
+
+
+def row_dots_of(columns, w, n):
+    """Each row's dot product with ``w`` of an array of shape (n, len(w))
+    given by its columns (``columns(j0, j1)``, float64), made a few at a time
+    (:data:`_IN_ORDER_PIECE` entries): terms made from other arrays (a
+    product of two) never make a whole array."""
+    m = w.shape[0]
+    step = max(8, _IN_ORDER_PIECE // max(n, 1))
+    if step >= m:
+        return columns(0, m) @ w
+    total = np.zeros(n)
+    for j in range(0, m, step):
+        total += columns(j, min(m, j + step)) @ w[j:j + step]
+    return total
 
 
 def _has_vector_sort():

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -28,12 +29,16 @@ SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 65])
-@pytest.mark.parametrize("m", [0, 1, 7, 1000])
-def test_row_sums_in_order_add_left_to_right(n, m):
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 65, 2000])
+@pytest.mark.parametrize("m", [0, 1, 7, 100, 1000])
+@pytest.mark.parametrize("view", [False, True])
+def test_row_sums_in_order_add_left_to_right(n, m, view):
+    # 65 x 1000 and 2000 x 100 are copied in pieces of columns (2 and 7), the
+    # view (a block's running counts less their last column) read in place.
     rng = np.random.default_rng(n * 1000 + m)
-    a = rng.random((n, m)) * 10.0 ** rng.integers(-12, 12, size=(n, m))
-    a *= rng.choice([-1.0, 1.0], size=(n, m))
+    a = rng.random((n, m + view)) * 10.0 ** rng.integers(-12, 12, size=(n, m + view))
+    a *= rng.choice([-1.0, 1.0], size=a.shape)
+    a = a[:, :m] if view else a
     expected = np.cumsum(a, axis=1)[:, -1] if m else np.zeros(n)
     got = row_sums_in_order(a)
     assert got.shape == (n,)
@@ -222,3 +227,87 @@ def test_ideal_of_levels_compared_one_by_one(dtype, gain):
     want = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
     got = skr.ndcg_score(yt, ys, gain=gain, per_row=True, no_relevant=0.0)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("n,m", [(1, 7), (3, 1000), (65, 1000), (2000, 100), (5, 0)])
+def test_row_dots_of_pieces_equal_the_product(n, m):
+    # 65 x 1000 and 2000 x 100 are taken in pieces of columns: each row's dot
+    # product the same up to the order of additions.
+    from sk_rankmetrics._utils.fast import row_dots_of
+
+    rng = np.random.default_rng(n + m)
+    a, w = rng.random((n, m)), rng.random(m)
+    asked = []
+
+    def columns(j0, j1):
+        asked.append((j0, j1))
+        return a[:, j0:j1]
+
+    got = row_dots_of(columns, w, n)
+    np.testing.assert_allclose(got, a @ w, rtol=1e-13)
+    assert [j for pair in asked for j in pair] == sorted(j for pair in asked for j in pair)
+    assert (len(asked) > 1) == (n * m > 2**15)
+
+
+def _level_values(y, s, metrics):
+    from sk_rankmetrics._metrics.requests import make_requests
+    from sk_rankmetrics._ranking import levels
+    from sk_rankmetrics._ranking.item_values import BlockValues
+
+    rc = levels.rank_by_levels(s, BlockValues(y, make_requests(metrics)))
+    assert rc is not None
+    return rc
+
+
+@pytest.mark.parametrize("metrics,key", [(["map"], "rel:None"), (["bpref"], "rel:None"),
+                                         ([("map", {"threshold": 2})], "rel:2")])
+def test_indicator_flags_are_the_values(metrics, key):
+    # A relevance indicator read as bools (no float64 copy) holds the values
+    # the float64 copy holds; a value that is no indicator gives None.
+    from sk_rankmetrics._ranking.item_values import LevelValues, as_flags
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 4, (30, 50)).astype(np.int8)
+    rc = _level_values(y, rng.random((30, 50)), metrics)
+    values = rc.sums
+    assert isinstance(values, LevelValues)
+    keys = [k for k in values if k.startswith("rel:")]
+    assert keys == [key]
+    flags = as_flags(values, key)
+    assert flags.dtype == bool and flags.any() and not flags.all()
+    assert np.array_equal(flags.astype(np.float64), values[key])
+    assert as_flags(values, key) is values[key]  # once made, the copy itself
+    gains = _level_values(y, rng.random((30, 50)), [("ndcg", {"gain": "exponential"})]).sums
+    gain_key = next(k for k in gains if not k.startswith("rel:"))
+    assert gains.indicator(gain_key) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("metric", ["map", "bpref", "map@30"])
+def test_ap_and_bpref_make_no_float64_relevance(metric, dtype):
+    # Rows without ties (float64 scores) and rows tied in a few places
+    # (float32 scores) read the relevance as bools and their running counts
+    # in int32: the block's float64 relevance is never made; the numbers are
+    # the per-group path's and the argsort route's.
+    from sk_rankmetrics._ranking import few_ties
+    from sk_rankmetrics._ranking.item_values import LevelValues
+
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 5, (400, 1000)).astype(np.int8)
+    s = rng.random((400, 1000)).astype(dtype)
+    made = []
+    real = LevelValues._make
+
+    def spy(self, key):
+        made.append(key)
+        return real(self, key)
+
+    with mock.patch.object(LevelValues, "_make", spy):
+        got = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
+    assert not [k for k in made if k.startswith("rel:")], made
+    with mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None):
+        grouped = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
+    with mock.patch.object(block_mod, "rank_by_levels", lambda *a: None):
+        argsort = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
+    np.testing.assert_allclose(got, grouped, rtol=1e-12)
+    np.testing.assert_allclose(got, argsort, rtol=1e-12)
