@@ -433,15 +433,19 @@ def _tie_groups(sv, ranked_vals):
     return groups.per_position(groups.start), groups.per_position(groups.size), sums, groups
 
 
-def _groups_only(sv, ranked_vals):
+def _groups_only(sv, ranked_vals, new=None):
     """The :class:`Groups` of sorted rows ``sv`` (see :func:`_tie_groups`),
     without their per-position statistics (a chunk makes those on first read).
     Every row starts a new group, so the groups of the flattened array never
-    cross rows: group sums are one ``np.add.reduceat`` over it."""
-    n, L = sv.shape
-    new = np.empty((n, L), dtype=bool)
-    new[:, 0] = True
-    np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
+    cross rows: group sums are one ``np.add.reduceat`` over it. ``new``, in
+    place of ``sv``: whether each position opens a group (the first of each
+    row does)."""
+    if new is None:
+        n, L = sv.shape
+        new = np.empty((n, L), dtype=bool)
+        new[:, 0] = True
+        np.not_equal(sv[:, 1:], sv[:, :-1], out=new[:, 1:])
+    n, L = new.shape
     first = flatnonzero(new.reshape(-1))  # flat index of each group's first position
     g_size = np.diff(np.append(first, n * L))
     return Groups(first, g_size, _ReducedSums(ranked_vals, first), L)
@@ -463,10 +467,11 @@ class _ReducedSums(OnFirstRead):
 class LazyGroups:
     """The :class:`Groups` of sorted rows, found on first read (by the
     kernels that read groups or per-position statistics: a chunk read through
-    its :class:`~.few_ties.FewTies` never reads them)."""
+    its :class:`~.few_ties.FewTies` never reads them). ``new``: see
+    :func:`_groups_only` (a byte an item, where ``sv`` holds eight)."""
 
-    def __init__(self, sv, ranked_vals):
-        self._args, self._made = (sv, ranked_vals), None
+    def __init__(self, sv, ranked_vals, new=None):
+        self._args, self._made = (sv, ranked_vals, new), None
 
     def get(self):
         if self._made is None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.fast import count_cumsum, flatnonzero
-from .item_values import is_indicator
+from .item_values import as_flags, is_indicator
 
 #: Rows whose tie groups hold more than this share of their items take the
 #: per-group path (the correction works per tied item).
@@ -64,10 +64,21 @@ class FewTies:
         or None when their groups hold more than :data:`MOST_TIED` of the
         items. With ``rows`` (sorted), ``sv`` holds those rows of a block of
         ``n`` (the others tie nowhere), and ``values`` the whole block's."""
+        return cls.of_joined(cls.joined(sv), values, rows, n)
+
+    @staticmethod
+    def joined(sv):
+        """Of sorted rows ``sv`` (m, N), (m, N + 1) bools: column ``p`` whether
+        position ``p`` ties with ``p - 1`` (columns 0 and N False)."""
         m, N = sv.shape
-        # Column p: position p ties with p - 1.
         joined = np.zeros((m, N + 1), dtype=bool)
         np.equal(sv[:, 1:], sv[:, :-1], out=joined[:, 1:N])
+        return joined
+
+    @classmethod
+    def of_joined(cls, joined, values, rows=None, n=None):
+        """:meth:`of` given the rows' :meth:`joined` bools."""
+        m, N = joined.shape[0], joined.shape[1] - 1
         if int(np.count_nonzero(joined)) > MOST_TIED * m * N / 2:
             return None
         return cls(joined, values, rows, n)
@@ -95,10 +106,14 @@ class FewTies:
         float64."""
         key = ("running", name)
         if key not in self._memo:
-            v = self.values[name]
-            self._memo[key] = (count_cumsum(v) if is_indicator(name)
-                               else np.cumsum(v, axis=1))
+            self._memo[key] = (count_cumsum(self.indicator(name)) if is_indicator(name)
+                               else np.cumsum(self.values[name], axis=1))
         return self._memo[key]
+
+    def indicator(self, name):
+        """The value ``name`` in rank order, an indicator: as bools where the
+        values give them without their float64 copy (:func:`as_flags`)."""
+        return as_flags(self.values, name)
 
     def before(self, name):
         """The sum of ``name`` over the positions above each grouped position

@@ -271,6 +271,17 @@ def is_indicator(key):
     return key in ("judged", "pool") or key.startswith(_INDICATOR_PREFIXES)
 
 
+def as_flags(values, key):
+    """``values[key]``, an indicator, as bools where ``values`` give them
+    without their float64 copy (:meth:`LevelValues.indicator`, the copy not
+    made yet: a byte an item where the copy takes eight), else the values."""
+    if isinstance(values, LevelValues) and key not in values._made:
+        flags = values.indicator(key)
+        if flags is not None:
+            return flags
+    return values[key]
+
+
 def pooled(masks):
     """The entries the truth names without judging them (the negative levels of
     qrels and of id truths, as trec_eval reads them), or None when there are none."""
@@ -516,6 +527,25 @@ class LevelValues(OnFirstRead):
             raise KeyError(key)
         return np.take(self._table[key], np.take(self._codes.reshape(-1), flat))
 
+    def indicator(self, key):
+        """``self[key]`` as a bool array, for a value that is 0 or 1 at each
+        level and one code or every code from one on (relevant, one grade),
+        made from the codes without its float64 copy (nor kept); None for
+        any other value."""
+        return self._flags(self._table[key], self._codes)
+
+    @staticmethod
+    def _flags(t, codes):
+        """:meth:`indicator` of the value whose table is ``t``, at ``codes``."""
+        if not np.isin(t, (0.0, 1.0)).all():
+            return None
+        ones = flatnonzero(t)
+        if ones.shape[0] == 1:
+            return codes == ones[0]
+        if ones.shape[0] and ones.shape[0] == t.shape[0] - ones[0]:  # every code from the first one
+            return codes >= ones[0]
+        return None
+
     def _make(self, key):
         t, codes = self._table[key], self._codes
         a, b = t[0], (t[1] - t[0] if t.shape[0] > 1 else 0.0)
@@ -526,13 +556,8 @@ class LevelValues(OnFirstRead):
             if a != 0.0:
                 out += a
             return out
-        if np.isin(t, (0.0, 1.0)).all():
-            ones = flatnonzero(t)
-            if ones.shape[0] == 1:
-                return (codes == ones[0]).astype(np.float64)
-            if ones.shape[0] == t.shape[0] - ones[0]:  # every code from the first one
-                return (codes >= ones[0]).astype(np.float64)
-        return t[codes]
+        flags = self._flags(t, codes)
+        return t[codes] if flags is None else flags.astype(np.float64)
 
 
 class _Totals(dict):

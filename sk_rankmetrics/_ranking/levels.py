@@ -95,13 +95,16 @@ def rank_by_levels(y_score, values):
         untied = np.ones(n, dtype=bool)
         untied[look_tied] = False
         plain = flatnonzero(untied)
+        # The tied rows' keys, copied: the block's keys (the float64 copy of
+        # the scores) are let go when this returns.
+        tied_high = high[look_tied]
         return RankedChunk.of_whole_rows(
             N, n, list(table), look_tied,
             lambda: [(plain, _untied(level[plain], table)),
-                     (look_tied, _tied(level[look_tied], high[look_tied], table))],
+                     (look_tied, _tied(level[look_tied], tied_high, table))],
             # The kernels that read tie groups only take the whole block at
             # once: the order given, corrected at the few groups.
-            FewTies.of(high[look_tied][:, ::-1], LevelValues(level, table), look_tied, n))
+            FewTies.of(tied_high[:, ::-1], LevelValues(level, table), look_tied, n))
     return _tied(level, high, table, look_tied)
 
 
@@ -123,17 +126,19 @@ def _tied(level, high, table, rows=None):
     n, N = level.shape
     ranked = LevelValues(level, table)
     n_items = np.full(n, N, dtype=np.int64)
-    sv = high[:, ::-1]  # equal neighbours are the ties (only equality is read)
+    # Equal neighbours are the ties (only equality is read): kept as a byte
+    # an item, the keys let go.
+    joined = FewTies.joined(high[:, ::-1])
     # Most rows tie (or all): the groups of every row, found on first read
     # (a chunk read through its few ties never reads them), and the
     # per-position statistics made from them on first read.
-    groups = LazyGroups(sv, ranked)
+    groups = LazyGroups(None, ranked, ~joined[:, :N])
     rc = RankedChunk(N, None, None, _GroupSums(groups, list(ranked)), n_items, groups=groups)
     rc.real_ties = True
     if rows is None or rows.shape[0] == n:
-        rc.few_ties = FewTies.of(sv, LevelValues(level, table))
+        rc.few_ties = FewTies.of_joined(joined, LevelValues(level, table))
     else:  # the groups found in the rows that tie only
-        rc.few_ties = FewTies.of(high[rows][:, ::-1], LevelValues(level, table), rows, n)
+        rc.few_ties = FewTies.of_joined(joined[rows], LevelValues(level, table), rows, n)
     return rc
 
 

@@ -64,7 +64,7 @@ def _off(y, s, metrics, what):
     if what == "argsort":
         patch = mock.patch.object(block, "rank_by_levels", lambda *a: None)
     else:
-        patch = mock.patch.object(few_ties.FewTies, "of", lambda *a, **k: None)
+        patch = mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None)
     with patch:
         return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
 
@@ -82,14 +82,14 @@ def test_few_ties_equal_the_per_group_path_and_the_argsort_route(data, share):
     k = data.draw(st.integers(1, N))
     metrics = _metrics(k, top)
     made = []
-    real = few_ties.FewTies.of
+    real = few_ties.FewTies.of_joined
 
     def spy(*a, **kw):
         out = real(*a, **kw)
         made.append(out is not None)
         return out
 
-    with mock.patch.object(few_ties.FewTies, "of", spy):
+    with mock.patch.object(few_ties.FewTies, "of_joined", spy):
         got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
     if N >= 100:
         # Groups of at most 5 items, at most 3 a row (12 neighbours tied): a
@@ -200,7 +200,7 @@ def test_float64_scores_rounded_to_decimals_take_the_few_ties_path(scale):
     by_levels = levels.rank_by_levels(s, BlockValues(y, make_requests(metrics)))
     assert (by_levels is None) == (scale == np.pi)
     made = []
-    real_of = few_ties.FewTies.of
+    real_of = few_ties.FewTies.of_joined
 
     def spy(*a, **k):
         out = real_of(*a, **k)
@@ -209,13 +209,13 @@ def test_float64_scores_rounded_to_decimals_take_the_few_ties_path(scale):
 
     for judged in (None, rng.random(s.shape) < 0.9):
         made.clear()
-        with mock.patch.object(few_ties.FewTies, "of", spy):
+        with mock.patch.object(few_ties.FewTies, "of_joined", spy):
             got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
         assert any(m is not None for m in made)
-        with mock.patch.object(few_ties.FewTies, "of", lambda *a, **k: None):
+        with mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None):
             want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
         with mock.patch.object(block, "rank_by_levels", lambda *a: None), \
-                mock.patch.object(few_ties.FewTies, "of", lambda *a, **k: None):
+                mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None):
             argsort = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
         for key in want:
             for other, what in ((want, "per-group"), (argsort, "argsort")):

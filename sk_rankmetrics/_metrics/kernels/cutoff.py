@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import flatnonzero, row_sums
+from ..._ranking.item_values import as_flags, is_indicator
+from ..._utils.fast import count_cumsum, flatnonzero, row_dots_of, row_sums
 from . import _ahead_in_row, _as_float, _cut, _safe_divide
 
 
@@ -263,11 +264,16 @@ def average_precision(rc, req):
         mean_rel = cum = p = None  # the order given, then its tie groups
     elif rc.tied and rc.groups is not None:
         mean_rel = cum = p = None  # read per tie group
+    elif not rc.tied and is_indicator(req.rel_key):
+        mean_rel = cum = p = None  # the order given, by pieces
     else:
         mean_rel = rc.mean(req.rel_key)[:, :kc]
         cum = rc.cumulative(req.rel_key)
         p = np.arange(1.0, kc + 1.0)
-    if not rc.tied:  # rel(p) * (relevant items at positions <= p) / p
+    if not rc.tied and mean_rel is None:
+        rel = as_flags(rc.sums, req.rel_key)[:, :kc]
+        total = _ap_in_order(rel, count_cumsum(rel), kc)
+    elif not rc.tied:  # rel(p) * (relevant items at positions <= p) / p
         total = (mean_rel * (cum[:, :kc] + 1.0)) @ (1.0 / p)
     elif rc.few_ties is not None:
         total = _ap_few_ties(rc.few_ties, req.rel_key, kc)
@@ -328,13 +334,24 @@ def _ap_group_terms(s, m, r, b, kc, L):
     return (r / mf) * (b + 1.0) * H.astype(np.float64) + pair * inner
 
 
+def _ap_in_order(rel, running, kc):
+    """AP's sum of ``rel(p) * (relevant items at positions <= p) / p`` over
+    the first ``kc`` positions of rows in one order: ``rel`` the relevance
+    (an indicator; bools or float64) and ``running`` its running counts (p
+    included), the products made a few columns at a time
+    (:func:`row_dots_of`)."""
+
+    def terms(j0, j1):
+        return np.multiply(running[:, j0:j1], rel[:, j0:j1], dtype=np.float64)
+
+    return row_dots_of(terms, 1.0 / np.arange(1.0, kc + 1.0), rel.shape[0])
+
+
 def _ap_few_ties(ties, key, kc):
     """:func:`_ap_by_group`'s sum over rows that tie in a few places
     (:class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order given's
     terms, and at each tie group its expected terms in place of those."""
-    rel = ties.values[key][:, :kc]
-    cum = ties.running(key)[:, :kc]  # relevant items at positions <= p
-    total = (rel * cum) @ (1.0 / np.arange(1.0, kc + 1.0))
+    total = _ap_in_order(ties.indicator(key), ties.running(key), kc)
     g = flatnonzero(ties.start < kc)
     if not g.size:
         return total

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import nonzero_2d, row_sums_in_order
+from ..._ranking.item_values import as_flags, is_indicator
+from ..._utils.fast import count_cumsum, nonzero_2d, row_sums_in_order_of
 from . import _ahead_in_row, _as_float, _cumulative, _cut, _safe_divide
 from .combinatorics import _log_choose
 
@@ -47,11 +48,21 @@ def bpref(rc, req):
     if rc.tied and rc.groups is not None:
         return _safe_divide(_bpref_by_group(rc.groups, req.rel_key, R, N, rc.partial),
                             R), R > 0
-    rel = rc.mean(req.rel_key)
     den = np.maximum(np.minimum(N, R), 1.0)[:, None]
+    if not rc.tied and is_indicator(req.rel_key):
+        # Judged non-relevant items above each position, a few columns at a
+        # time: the judged ones above less the relevant ones (counted in
+        # int32, the relevance as bools where the levels give them).
+        J, rel = _judged_running(rc), as_flags(rc.sums, req.rel_key)
+        running = count_cumsum(rel)
+
+        def above(j0, j1):
+            C = np.subtract(J[..., j0:j1], running[:, j0:j1], dtype=np.float64)
+            return np.add(C, rel[:, j0:j1], out=C)
+
+        return _safe_divide(_bpref_in_order(above, rel, R, den), R), R > 0
+    rel = rc.mean(req.rel_key)
     C = _judged_running(rc) - rc.cumulative(req.rel_key)  # judged non-relevant
-    if not rc.tied:
-        return _safe_divide(_bpref_in_order(C[:, :-1], rel, R, den), R), R > 0
     nonrel = rc.mean("judged") - rel
     # Counts, exact integers: sums of tie-group means only approximate them.
     B = np.rint(np.take_along_axis(C, rc.start, axis=1))  # judged non-relevant above
@@ -67,20 +78,27 @@ def bpref(rc, req):
     return _safe_divide(terms.sum(axis=1), R), R > 0
 
 
-def _bpref_in_order(C, rel, R, den):
-    """bpref's sum over rows ranked in one order, without ties: ``C`` the
-    judged non-relevant items above each position (written over: the callers
-    make it for this), ``rel`` each position's relevance, ``den`` each row's
-    ``min(N, R)`` (at least 1; shape (n, 1))."""
-    # rel * (1 - min(C, R) / den), in C itself (each temporary of the block's
-    # size costs a pass and its memory).
-    terms = np.minimum(C, R[:, None], out=C)
-    terms /= den
-    np.subtract(1.0, terms, out=terms)
-    terms *= rel
+def _bpref_in_order(above, rel, R, den):
+    """bpref's sum over rows ranked in one order, without ties: ``above(j0,
+    j1)`` the judged non-relevant items above the positions ``j0:j1`` (a new
+    float64 array, written over), ``rel`` each position's relevance (shape
+    (n, N)), ``den`` each row's ``min(N, R)`` (at least 1; shape (n, 1)).
+    The terms are made a few columns at a time (:func:`row_sums_in_order_of`):
+    no array of the block's size."""
+    Rr = R[:, None]
+
+    def terms(j0, j1):
+        # rel * (1 - min(C, R) / den), in C itself.
+        t = above(j0, j1)
+        np.minimum(t, Rr, out=t)
+        t /= den
+        np.subtract(1.0, t, out=t)
+        t *= rel[:, j0:j1]
+        return t
+
     # Summed left to right, as trec_eval adds them: a pairwise sum can land on
     # the other side of a 4th-decimal rounding (0.49375 printed 0.4938, not 0.4937).
-    return row_sums_in_order(terms)
+    return row_sums_in_order_of(terms, rel.shape)
 
 
 def _judged_running(rc):
@@ -131,13 +149,17 @@ def _bpref_few_ties(ties, key, R, N):
     """bpref's sum over rows that tie in a few places, every item judged
     (:class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order given's
     terms, and at each tie group its expected terms in place of those."""
-    rel = ties.values[key]
+    rel = ties.indicator(key)  # bools where the levels give them: no float64 copy
     den = np.maximum(np.minimum(N, R), 1.0)
-    # Judged non-relevant items above each position: the position less the
-    # relevant ones.
-    C = np.arange(float(ties.N)) - ties.running(key)
-    C += rel
-    total = _bpref_in_order(C, rel, R, den[:, None])
+    running, at = ties.running(key), np.arange(float(ties.N))
+
+    def above(j0, j1):
+        # Judged non-relevant items above each position: the position less
+        # the relevant ones.
+        C = np.subtract(at[j0:j1], running[:, j0:j1])
+        return np.add(C, rel[:, j0:j1], out=C)
+
+    total = _bpref_in_order(above, rel, R, den[:, None])
     if not ties.first.size:
         return total
     r = ties.group_sums(key)
