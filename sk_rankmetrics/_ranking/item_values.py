@@ -527,6 +527,13 @@ class LevelValues(OnFirstRead):
             raise KeyError(key)
         return np.take(self._table[key], np.take(self._codes.reshape(-1), flat))
 
+    def coded(self, key):
+        """``(codes, table)``: ``table[codes]`` is ``self[key]`` (the level
+        codes themselves, shared: not to be written)."""
+        if key not in self._keys:
+            raise KeyError(key)
+        return self._codes, self._table[key]
+
     def indicator(self, key):
         """``self[key]`` as a bool array, for a value that is 0 or 1 at each
         level and one code or every code from one on (relevant, one grade),

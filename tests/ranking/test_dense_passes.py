@@ -311,3 +311,32 @@ def test_ap_and_bpref_make_no_float64_relevance(metric, dtype):
         argsort = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
     np.testing.assert_allclose(got, grouped, rtol=1e-12)
     np.testing.assert_allclose(got, argsort, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("max_grade", [4, 6])
+def test_err_reads_the_level_codes(dtype, max_grade):
+    # ERR over rows without ties (float64) and tied in a few places (float32)
+    # reads each position's stop chance off its level code: the grades'
+    # float64 copy is never made, and the numbers are the argsort route's.
+    from sk_rankmetrics._ranking.item_values import LevelValues
+
+    rng = np.random.default_rng(max_grade)
+    y = rng.integers(0, 5, (300, 1000)).astype(np.int8)
+    y[y == 3] = 0  # a level missing: the codes are not the grades
+    s = rng.random((300, 1000)).astype(dtype)
+    metric = ("err", {"max_grade": max_grade})
+    made = []
+    real = LevelValues._make
+
+    def spy(self, key):
+        made.append(key)
+        return real(self, key)
+
+    with mock.patch.object(LevelValues, "_make", spy):
+        got = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)
+    assert not made, made
+    with mock.patch.object(block_mod, "rank_by_levels", lambda *a: None):
+        want = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-15)

@@ -111,7 +111,7 @@ def test_err_in_stretches_equals_one_pass(share, N, stops_early):
     rng = np.random.default_rng(11)
     n = 300
     y = np.where(rng.random((n, N)) < share, rng.integers(1, 5, (n, N)), 0).astype(np.int8)
-    stop = (2.0 ** np.arange(1, 5) - 1.0) / 2.0**4
+    stop = np.append(0.0, (2.0 ** np.arange(1, 5) - 1.0) / 2.0**4)  # grades 0..4
     reach, p_stop = user_models._err_in_order(y.astype(np.float64), stop)
     with mock.patch.object(user_models, "_ERR_FIRST", 10**9):
         reach1, p_stop1 = user_models._err_in_order(y.astype(np.float64), stop)

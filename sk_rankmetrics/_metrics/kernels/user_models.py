@@ -7,6 +7,7 @@ import threading
 
 import numpy as np
 
+from ..._ranking.item_values import LevelValues
 from ..._utils.fast import codes_of, flatnonzero, nonzero_2d
 from ..._utils.hashing import KeyTable
 from . import _ahead_by_row, _cut, _group_firsts, _safe_divide
@@ -37,7 +38,7 @@ def err(rc, req):
     if not rc.tied:
         # Each position's grade is its linear gain (ERR has no gain option):
         # one lookup instead of one indicator per grade.
-        reach, p_stop = _err_in_order(rc.sums[req.gain_key][:, :kc], stop)
+        reach, p_stop = _err_in_order(*_graded(rc.sums, req.gain_key, kc, stop))
         reach *= p_stop
         return _err_result(rc, req, reach @ (1.0 / np.arange(1.0, reach.shape[1] + 1.0)), top)
     counts = np.stack([rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1)], axis=-1)
@@ -120,7 +121,7 @@ def _err_few_ties(ties, gain_key, kc, stop, y, memo):
     user reaches with a share above rounding (:func:`_err_tied_groups`) its
     expected terms in place of those; the others keep the order given's,
     below rounding too."""
-    reach, p_stop = _err_in_order(ties.values[gain_key][:, :kc], stop)
+    reach, p_stop = _err_in_order(*_graded(ties.values, gain_key, kc, stop))
     fix = _err_group_fix(ties, kc, stop, y, memo, reach, p_stop)
     reach *= p_stop
     value = reach @ (1.0 / np.arange(1.0, reach.shape[1] + 1.0))
@@ -138,11 +139,26 @@ _ERR_FIRST = 64
 _ERR_FAR = 1e-6
 
 
-def _err_in_order(grade, stop):
+def _graded(values, key, kc, stop):
+    """``(grade, lookup)`` of :func:`_err_in_order` for the first ``kc``
+    positions of the item values ``values``: each position's grade (ERR has
+    no gain option: its linear gain) and the stop chances of grades 0..max
+    (``stop`` those of 1..max); or, where the values are level codes
+    (:class:`~sk_rankmetrics._ranking.item_values.LevelValues`) whose
+    grades are not made, the codes and the stop chance of each code's
+    grade: no float64 copy of the grades."""
+    lookup = np.append(0.0, stop)
+    if isinstance(values, LevelValues) and key not in values._made:
+        codes, table = values.coded(key)
+        return codes[:, :kc], np.take(lookup, table.astype(np.intp))
+    return values[key][:, :kc], lookup
+
+
+def _err_in_order(grade, lookup):
     """``(reach, p_stop)`` of rows ranked in one order, without ties: each
     position's chance of being reached and of stopping the user there, from
-    each position's grade (ERR has no gain option: its linear gain) and the
-    stop chances ``stop`` of grades 1..max.
+    each position's grade (or level code, :func:`_graded`) and the stop
+    chance of each grade (or code) ``lookup``.
 
     Both cover the first ``c`` positions of the ``kc`` given, made in
     stretches on rows of ``4 * _ERR_FIRST`` positions or more
@@ -157,7 +173,6 @@ def _err_in_order(grade, stop):
     products in the same order as in one pass.
     """
     n, kc = grade.shape
-    lookup = np.append(0.0, stop)
     p_parts, r_parts = [], []
     # Rows shorter than four first stretches: one pass (the copy of the
     # stretches would cost more than the positions it may spare).
