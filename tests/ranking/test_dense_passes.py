@@ -282,19 +282,11 @@ def test_indicator_flags_are_the_values(metrics, key):
     assert gains.indicator(gain_key) is None
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("metric", ["map", "bpref", "map@30"])
-def test_ap_and_bpref_make_no_float64_relevance(metric, dtype):
-    # Rows without ties (float64 scores) and rows tied in a few places
-    # (float32 scores) read the relevance as bools and their running counts
-    # in int32: the block's float64 relevance is never made; the numbers are
-    # the per-group path's and the argsort route's.
-    from sk_rankmetrics._ranking import few_ties
+def _made_values(y, s, metric):
+    """``evaluate(y, s, [metric])`` per row, and the item values whose
+    float64 copy the level codes made on the way."""
     from sk_rankmetrics._ranking.item_values import LevelValues
 
-    rng = np.random.default_rng(9)
-    y = rng.integers(0, 5, (400, 1000)).astype(np.int8)
-    s = rng.random((400, 1000)).astype(dtype)
     made = []
     real = LevelValues._make
 
@@ -303,7 +295,23 @@ def test_ap_and_bpref_make_no_float64_relevance(metric, dtype):
         return real(self, key)
 
     with mock.patch.object(LevelValues, "_make", spy):
-        got = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
+        return skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0), made
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("metric", ["map", "bpref", "map@30"])
+def test_ap_and_bpref_make_no_float64_relevance(metric, dtype):
+    # Rows without ties (float64 scores) and rows tied in a few places
+    # (float32 scores) read the relevance as bools and their running counts
+    # in int32: the block's float64 relevance is never made; the numbers are
+    # the per-group path's and the argsort route's.
+    from sk_rankmetrics._ranking import few_ties
+
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 5, (400, 1000)).astype(np.int8)
+    s = rng.random((400, 1000)).astype(dtype)
+    got, made = _made_values(y, s, metric)
+    got = got[metric]
     assert not [k for k in made if k.startswith("rel:")], made
     with mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None):
         grouped = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
@@ -319,22 +327,12 @@ def test_err_reads_the_level_codes(dtype, max_grade):
     # ERR over rows without ties (float64) and tied in a few places (float32)
     # reads each position's stop chance off its level code: the grades'
     # float64 copy is never made, and the numbers are the argsort route's.
-    from sk_rankmetrics._ranking.item_values import LevelValues
-
     rng = np.random.default_rng(max_grade)
     y = rng.integers(0, 5, (300, 1000)).astype(np.int8)
     y[y == 3] = 0  # a level missing: the codes are not the grades
     s = rng.random((300, 1000)).astype(dtype)
     metric = ("err", {"max_grade": max_grade})
-    made = []
-    real = LevelValues._make
-
-    def spy(self, key):
-        made.append(key)
-        return real(self, key)
-
-    with mock.patch.object(LevelValues, "_make", spy):
-        got = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)
+    got, made = _made_values(y, s, metric)
     assert not made, made
     with mock.patch.object(block_mod, "rank_by_levels", lambda *a: None):
         want = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)
