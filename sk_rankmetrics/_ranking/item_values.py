@@ -275,7 +275,7 @@ def as_flags(values, key):
     """``values[key]``, an indicator, as bools where ``values`` give them
     without their float64 copy (:meth:`LevelValues.indicator`, the copy not
     made yet: a byte an item where the copy takes eight), else the values."""
-    if isinstance(values, LevelValues) and key not in values._made:
+    if isinstance(values, LevelValues) and not values.is_made(key):
         flags = values.indicator(key)
         if flags is not None:
             return flags
@@ -479,6 +479,10 @@ class OnFirstRead(Mapping):
     def __contains__(self, key):
         return key in self._keys
 
+    def is_made(self, key):
+        """Whether the value ``key`` is made (read once already)."""
+        return key in self._made
+
     def __iter__(self):
         return iter(self._keys)
 
@@ -539,11 +543,7 @@ class LevelValues(OnFirstRead):
         level and one code or every code from one on (relevant, one grade),
         made from the codes without its float64 copy (nor kept); None for
         any other value."""
-        return self._flags(self._table[key], self._codes)
-
-    @staticmethod
-    def _flags(t, codes):
-        """:meth:`indicator` of the value whose table is ``t``, at ``codes``."""
+        t, codes = self._table[key], self._codes
         if not np.isin(t, (0.0, 1.0)).all():
             return None
         ones = flatnonzero(t)
@@ -563,7 +563,7 @@ class LevelValues(OnFirstRead):
             if a != 0.0:
                 out += a
             return out
-        flags = self._flags(t, codes)
+        flags = self.indicator(key)
         return t[codes] if flags is None else flags.astype(np.float64)
 
 

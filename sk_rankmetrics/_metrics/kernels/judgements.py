@@ -49,16 +49,23 @@ def bpref(rc, req):
         return _safe_divide(_bpref_by_group(rc.groups, req.rel_key, R, N, rc.partial),
                             R), R > 0
     den = np.maximum(np.minimum(N, R), 1.0)[:, None]
-    if not rc.tied and is_indicator(req.rel_key):
+    if not rc.tied:
         # Judged non-relevant items above each position, a few columns at a
-        # time: the judged ones above less the relevant ones (counted in
-        # int32, the relevance as bools where the levels give them).
-        J, rel = _judged_running(rc), as_flags(rc.sums, req.rel_key)
-        running = count_cumsum(rel)
+        # time: the judged ones above less the relevant ones (an indicator:
+        # counted in int32, read as bools where the levels give them).
+        J = _judged_running(rc)
+        if is_indicator(req.rel_key):
+            rel = as_flags(rc.sums, req.rel_key)
+            running = count_cumsum(rel)
 
-        def above(j0, j1):
-            C = np.subtract(J[..., j0:j1], running[:, j0:j1], dtype=np.float64)
-            return np.add(C, rel[:, j0:j1], out=C)
+            def above(j0, j1):
+                C = np.subtract(J[..., j0:j1], running[:, j0:j1], dtype=np.float64)
+                return np.add(C, rel[:, j0:j1], out=C)
+        else:
+            rel, cum = rc.mean(req.rel_key), rc.cumulative(req.rel_key)
+
+            def above(j0, j1):
+                return J[..., j0:j1] - cum[:, j0:j1]
 
         return _safe_divide(_bpref_in_order(above, rel, R, den), R), R > 0
     rel = rc.mean(req.rel_key)

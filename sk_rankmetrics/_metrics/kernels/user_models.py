@@ -148,7 +148,7 @@ def _graded(values, key, kc, stop):
     grades are not made, the codes and the stop chance of each code's
     grade: no float64 copy of the grades."""
     lookup = np.append(0.0, stop)
-    if isinstance(values, LevelValues) and key not in values._made:
+    if isinstance(values, LevelValues) and not values.is_made(key):
         codes, table = values.coded(key)
         return codes[:, :kc], np.take(lookup, table.astype(np.intp))
     return values[key][:, :kc], lookup
