@@ -65,6 +65,11 @@ def _subset_products(counts, sizes, y, T):
         level += k >= running
     y_item = np.asarray(y, dtype=np.float64)[level]
     active = np.searchsorted(-n_items, -k[:, 0], side="left")  # groups with > k items
+    # Before step k a group's sums (or means) are 0 past t = ones + k (no
+    # t-subset of fewer items): each step reads and writes the rows up to
+    # the most ones among its groups plus k + 1 only, the rest staying 0 (a
+    # group of mostly relevant items starts with a short prefix).
+    most_ones = np.maximum.accumulate(ones) if ones.size else ones
     # One row per t and one column per group: every step below is an
     # operation along the groups (contiguous), not along t (a few columns).
     # One scratch array, reused: a new array of this size costs the first
@@ -75,8 +80,9 @@ def _subset_products(counts, sizes, y, T):
         Q = _binomials(ones, T)
         for step in range(steps):
             a = int(active[step])
-            d = np.multiply(Q[:-1, :a], y_item[step, :a], out=buf[:-1, :a])
-            Q[1:, :a] += d
+            hi = min(T, int(most_ones[a - 1]) + step + 1)
+            d = np.multiply(Q[:hi, :a], y_item[step, :a], out=buf[:hi, :a])
+            Q[1:hi + 1, :a] += d
         whole = _binomials(sizes, T, out=buf)
         np.maximum(whole, 1.0, out=whole)  # past a group's size e_t is 0: 0 / 1
         Q_sorted = np.divide(Q, whole, out=whole)
@@ -86,13 +92,14 @@ def _subset_products(counts, sizes, y, T):
         Q_sorted = (t[:, None] <= M).astype(np.float64)  # the ones: any t of them multiply to 1
         for step in range(steps):
             a = int(active[step])
-            Qa, d = Q_sorted[:, :a], buf[:-1, :a]
+            hi = min(T, int(most_ones[a - 1]) + step + 1)
+            Qa, d = Q_sorted[:hi + 1, :a], buf[:hi, :a]
             M[:a] += 1.0
             # Q_new[t] = Q[t] - t / (M + 1) * (Q[t] - y * Q[t - 1]), in place
             # (the same convex combination, one temporary).
             np.multiply(Qa[:-1], y_item[step, :a], out=d)
             np.subtract(Qa[1:], d, out=d)
-            d *= t[1:, None]
+            d *= t[1:hi + 1, None]
             d /= M[:a]
             Qa[1:] -= d
         Q = buf
