@@ -420,3 +420,38 @@ def test_scans_alone_rank_nothing(data):
     want = skr.evaluate(yt, ys, [*metrics, "ndcg"], ignore_ties=ignore, **kw)
     for m in metrics:
         np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 40), st.integers(0, 50)),
+                min_size=1, max_size=8))
+def test_reciprocal_in_group_against_exact_fractions(rows):
+    # MRR's term of a tie group: E[1 / (a + j)], j the first relevant place
+    # among m shuffled items, r0 of them relevant, P(j) = C(m - j, r0 - 1) /
+    # C(m, r0); a row with m = 0 (nothing relevant) gives 0.
+    from fractions import Fraction
+
+    from sk_rankmetrics._metrics.kernels.cutoff import _reciprocal_in_group
+
+    m = np.array([g for g, _, _ in rows])
+    r0 = np.array([min(r, g) for g, r, _ in rows])
+    a = np.array([x for _, _, x in rows])
+    got = _reciprocal_in_group(m, r0, a)
+    for i in range(len(rows)):
+        want = sum((Fraction(math.comb(m[i] - j, r0[i] - 1), math.comb(m[i], r0[i]))
+                    / (a[i] + j) for j in range(1, m[i] - r0[i] + 2)), Fraction(0)) \
+            if m[i] else Fraction(0)
+        assert got[i] == pytest.approx(float(want), rel=1e-13, abs=0), rows[i]
+
+
+def test_mrr_over_a_tie_group_of_thousands():
+    # Past 256 places the scan makes the places as one array per row: the
+    # same expectation (1 relevant among 2,000 tied items after 3 above it).
+    from sk_rankmetrics._metrics.kernels.cutoff import _reciprocal_in_group
+
+    assert _reciprocal_in_group(np.array([2000]), np.array([1]), np.array([3])) is None
+    ys = np.r_[np.full(3, 2.0), np.ones(2000)][None]
+    yt = np.zeros_like(ys)
+    yt[0, 10] = 1
+    got = skr.evaluate(yt, ys, ["mrr"], per_row=True)["mrr"][0]
+    assert got == pytest.approx(sum(1 / (3 + j) for j in range(1, 2001)) / 2000, rel=1e-12)

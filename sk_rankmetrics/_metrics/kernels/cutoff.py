@@ -255,11 +255,57 @@ def _reciprocal_rank_by_scan(rc, req):
         r0[big] = np.count_nonzero(tied & rel, axis=1)[big]
     elif big.size:
         r0[big] = np.count_nonzero((ys[big] == t[big]) & rel[big], axis=1)
-    S = _survival(m.astype(np.float64), r0.astype(np.float64), m)
-    first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
-    j = np.arange(1, S.shape[1])
-    out = np.where(found, (first_at / (a[:, None] + j)).sum(axis=1), 0.0)
+    out = _reciprocal_in_group(m, r0, a)
+    if out is None:
+        S = _survival(m.astype(np.float64), r0.astype(np.float64), m)
+        first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
+        j = np.arange(1, S.shape[1])
+        out = np.where(found, (first_at / (a[:, None] + j)).sum(axis=1), 0.0)
     return out, rc.totals[req.rel_key] > 0
+
+
+#: :func:`_reciprocal_in_group` takes the places one at a time up to this
+#: many (a few NumPy calls each); past it (a tie group of thousands) the
+#: places are made as one array per row instead.
+_PLACES_ONE_AT_A_TIME = 256
+
+
+def _reciprocal_in_group(m, r0, a):
+    """``E[1 / (a + j)]`` per row, ``j`` the place of the first relevant item
+    in the row's tie group of ``m`` items holding ``r0`` relevant ones (in
+    random order), the group starting after ``a`` items; 0 where ``m`` is 0.
+    None when a group has over :data:`_PLACES_ONE_AT_A_TIME` places the first
+    relevant item may take.
+
+    The first relevant item is at place ``j`` with chance ``s_j * r0 / (m - j
+    + 1)``, ``s_j`` the chance that the ``j - 1`` places before hold none
+    (``s_1 = 1``, ``s_{j+1} = s_j (m - r0 - j + 1) / (m - j + 1)``). Place by
+    place, over the rows with that place left (a prefix of the rows sorted
+    by their places): no array of rows by places (MRR's scan on 100,000 x
+    100 integer scores spent a quarter of its time on those).
+    """
+    places = np.where(m > 0, m - r0 + 1, 0)
+    J = int(places.max(initial=0))
+    if J > _PLACES_ONE_AT_A_TIME:
+        return None
+    order = np.argsort(-places, kind="stable")
+    live = np.searchsorted(-places[order], -np.arange(1, J + 1), side="right")
+    c = int(live[0]) if J else 0
+    left = m[order[:c]].astype(np.float64)  # items from place j on
+    rel = r0[order[:c]].astype(np.float64)
+    ahead = a[order[:c]].astype(np.float64)
+    surv, acc, p = np.ones(c), np.zeros(c), np.empty(c)
+    for j in range(1, J + 1):
+        c = int(live[j - 1])
+        np.divide(rel[:c], left[:c], out=p[:c])
+        np.subtract(1.0, p[:c], out=p[:c])  # none of the relevant here either
+        first = surv[:c] - surv[:c] * p[:c]
+        acc[:c] += first / (ahead[:c] + j)
+        surv[:c] *= p[:c]
+        left[:c] -= 1.0
+    out = np.zeros(m.shape[0])
+    out[order[:acc.shape[0]]] = acc
+    return out
 
 
 def average_precision(rc, req):
