@@ -33,7 +33,7 @@ SETTINGS = settings(max_examples=60, deadline=None,
 @pytest.mark.parametrize("m", [0, 1, 7, 100, 1000])
 @pytest.mark.parametrize("view", [False, True])
 def test_row_sums_in_order_add_left_to_right(n, m, view):
-    # 65 x 1000 and 2000 x 100 are copied in pieces of columns (2 and 7), the
+    # 65 x 1000 and 2000 x 100 are copied in pieces of columns (2 and 4), the
     # view (a block's running counts less their last column) read in place.
     rng = np.random.default_rng(n * 1000 + m)
     a = rng.random((n, m + view)) * 10.0 ** rng.integers(-12, 12, size=(n, m + view))
