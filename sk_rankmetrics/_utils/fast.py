@@ -127,10 +127,25 @@ def count_cumsum(a):
     fifth more than the copy after). Rows of 2**31 entries or more are
     summed in float64.
     """
-    if a.shape[1] >= 2**31:
+    n, m = a.shape
+    if m >= 2**31:
         return np.cumsum(a, axis=1, dtype=np.float64)
+    if 1 < m <= _COUNT_BY_COLUMNS and n >= 4 * m:
+        # Short rows, many of them: NumPy's running sum pays a loop per row
+        # (most of its cost on rows of 100). Added instead a column at a
+        # time down a transposed copy (contiguous vectors over the rows),
+        # and copied back: 0.43 ms against 0.74 ms on 2,564 rows of 100.
+        t = np.ascontiguousarray(a.T, dtype=np.int32)
+        for j in range(1, m):
+            np.add(t[j - 1], t[j], out=t[j])
+        return np.ascontiguousarray(t.T)
     out = a.astype(np.int32)  # a copy: summed in place, no second array
     return np.cumsum(out, axis=1, out=out)
+
+
+#: Rows of at most this many entries are counted by :func:`count_cumsum` a
+#: column at a time (on rows of 1,000 that costs twice NumPy's running sum).
+_COUNT_BY_COLUMNS = 128
 
 
 def row_sums_in_order(a):

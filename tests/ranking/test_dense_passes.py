@@ -338,3 +338,21 @@ def test_err_reads_the_level_codes(dtype, max_grade):
         want = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("n,m", [(0, 5), (3, 0), (1, 1), (5, 1), (2564, 100), (600, 128),
+                                 (100, 129), (7, 100), (256, 1000)])
+@pytest.mark.parametrize("kind", ["bool", "uint8", "view"])
+def test_count_cumsum_equals_the_running_sum(n, m, kind):
+    # Short rows, many of them, are counted a column at a time down a
+    # transposed copy; the others by NumPy's running sum: the same counts.
+    from sk_rankmetrics._utils.fast import count_cumsum
+
+    rng = np.random.default_rng(n + m)
+    a = rng.random((n, m + 3)) < 0.4
+    a = a[:, 1:m + 1] if kind == "view" else a[:, :m]
+    if kind == "uint8":
+        a = a.astype(np.uint8)
+    got = count_cumsum(a)
+    assert got.shape == (n, m) and got.dtype.kind == "i"
+    assert np.array_equal(got, np.cumsum(a, axis=1, dtype=np.int64))
