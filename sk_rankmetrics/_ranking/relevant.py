@@ -105,7 +105,13 @@ def rank_relevant(y_score, values):
     g_above = np.take(above, order[heads])
     g_size = np.take(upto - below, order[heads])
     at = values.at(np.take(flat, order))
-    g_sums = {name: np.add.reduceat(v_, heads) if m else v_ for name, v_ in at.items()}
+    # Summed per group, unless every group holds one item (distinct float
+    # scores): the sums are then the values themselves, in order, each made
+    # on its first read (a key no kernel reads is never made).
+    if heads.shape[0] == m:
+        g_sums = at
+    else:
+        g_sums = {name: np.add.reduceat(v_, heads) for name, v_ in at.items()}
     groups = _RelevantGroups(g_row * N + g_above, g_size, g_sums, N)
     rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
                      groups=groups)
