@@ -444,7 +444,7 @@ _MAX_LEVEL_SPAN = 64
 _COUNT_ELEMENTS = 1 << 17
 
 
-def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None):
+def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None, nonzero=None):
     """The :class:`IdealLevels` of each row's gains.
 
     Integer relevance levels in a small span with a monotone gain are counted
@@ -455,15 +455,17 @@ def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None):
     """
     N = yt.shape[1]
     if worthless is None:
-        counted = _counted(yt, gain, extremes)
+        counted = _counted(yt, gain, extremes, nonzero)
         if counted is not None:
             return counted
     return IdealLevels.from_sorted(ideal_gains(yt, gain, full_gain, N, worthless))
 
 
-def _counted(yt, gain, extremes=None):
+def _counted(yt, gain, extremes=None, nonzero=None):
     """The :class:`IdealLevels` of ``yt`` by counting its levels (a monotone
-    gain, integer levels in a span of at most ``_MAX_LEVEL_SPAN``), or None."""
+    gain, integer levels in a span of at most ``_MAX_LEVEL_SPAN``), or None.
+    ``nonzero``: the flat indices of the entries of ``yt`` that are not 0,
+    when known (:attr:`BlockValues.nonzero_flat`)."""
     if not gain.monotone or not yt.size:
         return None
     if yt.dtype.kind == "b":
@@ -477,10 +479,10 @@ def _counted(yt, gain, extremes=None):
         sample = yt.reshape(-1)[:_SAMPLE]
         if not np.array_equal(sample, np.floor(sample)):
             return None  # real-valued levels: not countable, spare the pass
-    return _counted_levels(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)))
+    return _counted_levels(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)), nonzero)
 
 
-def _counted_levels(yt, gain, extremes, lo, hi):
+def _counted_levels(yt, gain, extremes, lo, hi, nonzero=None):
     """:func:`ideal_levels` by counting the levels ``lo..hi`` of each row, or
     None when a level that could have a positive gain is not an integer."""
     n = yt.shape[0]
@@ -495,7 +497,7 @@ def _counted_levels(yt, gain, extremes, lo, hi):
         # something (the gain is monotone); where they are few (sparse
         # relevance), only they are read, and only they must be integers.
         boundary = levels[keep][-1] - 1
-        counts = _counted_above(yt, lo, span, boundary, extremes)
+        counts = _counted_above(yt, lo, span, boundary, extremes, nonzero)
         if counts is None:
             return None
         counts = counts.reshape(n, span)
@@ -529,18 +531,23 @@ def _merged_levels(g):
     return gains, tuple(inv.reshape(-1).tolist())
 
 
-def _counted_above(yt, lo, span, boundary, extremes):
+def _counted_above(yt, lo, span, boundary, extremes, nonzero=None):
     """``counts[r * span + l]`` of the levels ``lo..`` above ``boundary``: where
     those entries are few (sparse relevance) only they are read, and only they
     must be integers (None when one is not); else every entry is counted (by
-    one comparison per level in a small span)."""
+    one comparison per level in a small span). ``nonzero``: the flat indices
+    of the entries that are not 0, when known: with no negative level and a
+    boundary of 0 (the entries above it are those), read instead of a pass."""
     n, N = yt.shape
-    counted = yt > boundary
-    m = int(np.count_nonzero(counted))
+    if nonzero is not None and lo >= 0 and boundary == 0:
+        counted, m = None, nonzero.shape[0]
+    else:
+        nonzero, counted = None, yt > boundary
+        m = int(np.count_nonzero(counted))
     if m * 4 > yt.size and extremes.integral and span <= _COMPARED_SPAN:
         return _compared_levels(yt, lo, span, int(boundary))
     if m * 4 <= yt.size:
-        flat = flatnonzero(counted)
+        flat = flatnonzero(counted) if nonzero is None else nonzero
         vals = np.take(yt.reshape(-1), flat)
         if vals.dtype.kind == "f" and not np.array_equal(vals, np.floor(vals)):
             return None

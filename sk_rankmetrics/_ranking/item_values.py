@@ -341,6 +341,10 @@ class BlockValues:
                                                           extremes)
         self.totals = _Totals(self)
         self._one_byte = None
+        #: The flat indices of the entries of nonzero relevance, when a
+        #: ranking found them (:func:`~._ranking.relevant.rank_relevant`),
+        #: for the ideal's counts to read again (None: not found).
+        self.nonzero_flat = None
 
     def one_byte(self, if_made=False):
         """``(levels, extremes)``: the relevance as int8, with its

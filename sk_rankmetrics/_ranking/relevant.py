@@ -69,7 +69,7 @@ def rank_relevant(y_score, values):
     m = int(np.count_nonzero(nonzero))  # counted before any index is made
     if m * DENSITY > n * N:
         return None
-    flat = flatnonzero(nonzero)
+    flat = values.nonzero_flat = flatnonzero(nonzero)
     v = np.take(y_score.reshape(-1), flat)
     row = flat // N
     counted = score_counts(y_score, 1)

@@ -74,13 +74,16 @@ def test_relevant_items_route_equals_the_full_ranking(data):
     dtype = data.draw(st.sampled_from(SCORE_DTYPES))
     kind = data.draw(st.sampled_from(["uniform", "ties", "extreme"]))
     ys = _scores(rng, dtype, (n, N), kind)
-    rel_kind = data.draw(st.sampled_from(["binary", "graded", "float", "all", "none"]))
+    rel_kind = data.draw(st.sampled_from(["binary", "graded", "whole", "float", "all",
+                                          "none"]))
     density = data.draw(st.sampled_from([0.02, 0.05, 0.3]))
     mask = rng.random((n, N)) < density
     if rel_kind == "binary":
         yt = mask.astype(data.draw(st.sampled_from([np.int8, np.int64, bool])))
     elif rel_kind == "graded":
         yt = (mask * rng.integers(1, 5, (n, N))).astype(np.int16)
+    elif rel_kind == "whole":  # whole numbers in float64: counted, as integers are
+        yt = mask * rng.integers(1, 5, (n, N)).astype(np.float64)
     elif rel_kind == "float":
         yt = mask * (4.0 * rng.random((n, N)) + 1e-3)
     elif rel_kind == "all":
@@ -214,3 +217,25 @@ def test_route_is_the_expectation_over_every_ordering(name, monkeypatch):
             order = np.lexsort((np.array(perm), -ys))  # by score, ties every way
             values.append(_plain(name, yt[order]))
         assert got == pytest.approx(float(np.mean(values)), rel=1e-12, abs=1e-14)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "float64", "bool"])
+def test_ideal_counts_read_the_routes_nonzero_entries(dtype, monkeypatch):
+    # The route finds the entries of nonzero relevance; nDCG's ideal counts
+    # them from those indices (no second pass over the block) and equals the
+    # ideal counted from the whole block.
+    from sk_rankmetrics._ranking import ideal
+
+    rng = np.random.default_rng(3)
+    yt = (rng.random((300, 50)) < 0.05) * rng.integers(1, 4, (300, 50))
+    yt = (yt > 0) if dtype == "bool" else yt.astype(dtype)
+    ys = rng.random((300, 50))
+    given, real = [], ideal._counted_above
+    monkeypatch.setattr(ideal, "_counted_above",
+                        lambda *a: given.append(a[5] is not None) or real(*a))
+    fast, full, taken = _both(lambda: skr.evaluate(yt, ys, ["ndcg", "ndcg_exp"], per_row=True,
+                                                   no_relevant=0.0))
+    assert all(taken) and given and all(given[:len(given) // 2])
+    assert not any(given[len(given) // 2:])
+    for name in ("ndcg", "ndcg_exp"):
+        np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14)
