@@ -103,6 +103,13 @@ class Request:
             self.depth = 1  # no position (num_rel), or R-precision: the engine adds R
 
     @property
+    def scans_rows(self):
+        """Whether the request reads each row's scores instead of its ranking
+        (MRR without a cut-off, :attr:`MetricSpec.scans_uncut`): a matrix
+        block is not ranked for it, unless ties are broken in one order."""
+        return self.spec.scans_uncut and self.depth is None
+
+    @property
     def threshold(self):
         return self.options.get("threshold")
 

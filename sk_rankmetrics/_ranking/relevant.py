@@ -44,7 +44,7 @@ def takes_relevant_route(requests, ignore_ties, padded, judged, values):
         return False
     if worth_counts(requests):
         return False
-    ranked = [r for r in requests if not (r.spec.scans_uncut and r.depth is None)]
+    ranked = [r for r in requests if not r.scans_rows]
     return bool(ranked) and all(
         r.spec.reads_groups and r.k is None and r.depth is None for r in ranked)
 

@@ -193,8 +193,8 @@ def row_sums_in_order_of(columns, shape, dtype=np.float64):
 _IN_ORDER_PIECE = 1 << 15
 #: ... but at least this many columns a piece: the terms of a piece are made
 #: by a few NumPy calls over its rows, each a loop along the piece's columns,
-#: and pieces of 12 columns (blocks of 2,564 rows of 100) made bpref 33 % and
-#: MAP 10-13 % slower than one whole array (32 or more: as fast; the peak
+#: and pieces of 12 columns (blocks of 2,564 rows of 100) made bpref 16-33 %
+#: and MAP 9-13 % slower than one whole array (32 or more: as fast; the peak
 #: over one row-block of 100,000 x 100 grows 0.2-0.4 for bpref, none for MAP).
 _IN_ORDER_MIN_STEP = 32
 
