@@ -404,10 +404,18 @@ def row_counts(mask):
         words = words.view(np.uint64)
     except ValueError:  # rows whose stride does not allow the view
         words = np.ascontiguousarray(words).view(np.uint64)
-    total = np.zeros(n, dtype=np.int64)
-    for a in range(0, W, _MAX_WORDS):
-        total += _byte_lanes(np.add.reduce(words[:, a:a + _MAX_WORDS], axis=1,
-                                           dtype=np.uint64))
+    if 1 < W and N <= _COUNT_BY_COLUMNS and n >= 4 * N:
+        # Short rows, many of them: the reduction along each row pays a loop
+        # per row (most of its cost on rows of 100). The words transposed (a
+        # copy the size of the mask) are added a row of words at a time,
+        # vectorised over the rows (at most 16 words: no byte lane passes
+        # 255): 48 against 103 us on 2,621 rows of 100.
+        total = _byte_lanes(np.add.reduce(np.ascontiguousarray(words.T), axis=0))
+    else:
+        total = np.zeros(n, dtype=np.int64)
+        for a in range(0, W, _MAX_WORDS):
+            total += _byte_lanes(np.add.reduce(words[:, a:a + _MAX_WORDS], axis=1,
+                                               dtype=np.uint64))
     if N % 8:
         # The last columns: the row's last eight bytes as a word, the lanes of
         # the columns the words above read masked out (little-endian: the

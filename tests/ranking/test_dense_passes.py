@@ -201,6 +201,21 @@ def test_row_counts_of_wide_rows(N, density):
         np.testing.assert_array_equal(row_counts(view), np.count_nonzero(view, axis=1))
 
 
+@pytest.mark.parametrize("N", [16, 17, 63, 100, 128, 129])
+@pytest.mark.parametrize("density", [0.0, 0.3, 1.0])
+def test_row_counts_of_many_short_rows(N, density):
+    """Many rows of at most 128 entries are summed down the transposed words
+    (a route of their own, from 4 N rows): widths around the bounds, whole
+    rows, rows not starting on a word, every byte lane full."""
+    from sk_rankmetrics._utils.fast import row_counts
+
+    rng = np.random.default_rng(N)
+    m = rng.random((8 * N + 5, N + 3)) < density
+    # 8 N + 5 rows (and half of them) take the route; 4 N - 1 rows do not.
+    for view in (m[:, :N], m[:, 3:], m[:, ::-1], m[1::2, :N], m[: 4 * N - 1, :N]):
+        np.testing.assert_array_equal(row_counts(view), np.count_nonzero(view, axis=1))
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64, np.uint8, np.float64, bool])
 @pytest.mark.parametrize("gain", ["linear", "exponential",
                                   {0: 0.0, 1: 0.0, 2: 1.0, 3: 2.0, 4: 5.0},
