@@ -81,16 +81,24 @@ def no_repeated_item(indptr, lens, items, codes, row_ids, what, *, coded=True, k
     """Raise when one ranked list holds an item twice, judged or not.
 
     With ``coded`` (codes in the truth's vocabulary), items outside the truth
-    have code -1 and get codes of their own first (from ``keys``, integers
-    standing for the items in comparisons, when given); without it the codes
-    are the item ids themselves, whatever their sign. The lists are checked a block
-    of rows at a time (about ``_REPEAT_STEP`` items): lists of one length
-    sorted row by row, others by (row, code) keys.
+    have code -1 and get codes of their own first (from ``keys``, standing for
+    the items in comparisons, when given), unless the lists have one length
+    and ``keys`` are integers: those are then compared instead of the codes.
+    Without ``coded`` the codes are the item ids themselves, whatever their
+    sign. The lists are checked a block of rows at a time (about
+    ``_REPEAT_STEP`` items): lists of one length sorted row by row, others by
+    (row, code) keys.
     """
     n_items = items.shape[0]
     if n_items < 2:
         return
-    if coded:
+    if coded and keys is not None and keys.dtype.kind in "iu" and lens.min() == lens.max():
+        # Lists of one length are sorted row by row: integer keys (one per id,
+        # equal only for equal ids) are compared as they are, and the items
+        # outside the truth need no codes (a sort and a binary search of all
+        # of them: 0.70 of 2.7 s for 200,000 users' lists of 20 text ids).
+        codes = keys
+    elif coded:
         unknown = codes < 0
         if unknown.any():
             codes = codes.copy()

@@ -561,3 +561,35 @@ def test_short_text_ids_score_as_long_ones(seed, alphabet, width, dup):
     assert list(got.query_ids) == list(want.query_ids)
     for m in metrics:
         np.testing.assert_array_equal(got.per_query[m], want.per_query[m])
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 15), w=st.integers(3, 10),
+       ids=st.sampled_from(["short text", "long text", "wide int"]),
+       ragged=st.booleans(), dup=st.sampled_from([None, "judged", "unjudged"]))
+def test_repeats_of_ids_in_and_outside_the_truth(seed, n, w, ids, ragged, dup):
+    """A ranked list holding an id twice raises, naming the user and the id,
+    whether the id is judged or not: text ids packed into integer keys (lists
+    of one length are then checked on the keys), text too long to pack, and
+    integer ids too far apart to be used as codes. Lists without a repeat score."""
+    rng = np.random.default_rng(seed)
+    name = {"short text": lambda i: f"i{i}", "long text": lambda i: f"item-number-{i}",
+            "wide int": lambda i: int(i) * 2**41 - 2**60}[ids]
+    lens = rng.integers(3, w + 1, size=n) if ragged else np.full(n, w)
+    rec, truth = {}, {}
+    for u, k in enumerate(lens.tolist()):
+        pool = rng.permutation(4 * w)[:k]
+        rec[f"u{u}"] = [name(i) for i in pool]
+        truth[f"u{u}"] = {name(pool[0]), name(4 * w + 1)}  # one judged, one not ranked
+    bad = None
+    if dup is not None:
+        u = int(rng.integers(n))
+        lst = rec[f"u{u}"]
+        lst[-1] = lst[0] if dup == "judged" else lst[1]  # lst[1] is outside the truth
+        bad = u, lst[-1]
+    if bad is None:
+        res = evaluate_ranked(rec, truth, ["ndcg@10", "mrr"])
+        np.testing.assert_array_equal(res.per_query["mrr"], np.ones(n))
+    else:
+        with pytest.raises(ValueError, match=rf"user 'u{bad[0]}' holds item '?{bad[1]}'? twice"):
+            evaluate_ranked(rec, truth, ["ndcg@10", "mrr"])
