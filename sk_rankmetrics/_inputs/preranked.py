@@ -356,10 +356,12 @@ def _levels_of(gains):
 
 
 def _common_id_type(a, b):
-    """Cast two id arrays to one comparable type (int64, or str for both)."""
+    """Cast two id arrays to one comparable type (int64, or str for both); an
+    array already of that type is not copied (the ranked ids of a million
+    users' lists of 20 text ids: 460 MB)."""
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
         return a.astype(np.int64, copy=False), b.astype(np.int64, copy=False)
-    return a.astype(str), b.astype(str)
+    return a.astype(str, copy=False), b.astype(str, copy=False)
 
 
 def indptr_of(codes, n):
@@ -591,10 +593,10 @@ def _item_codes(ri, ti):
     t_codes = t_codes.reshape(-1).astype(np.int64)
     if vocab.size and vocab.dtype == np.uint64:  # packed ids: found through hash tables
         p, found = _find(vocab, kr)
-        r_codes = np.where(found, p, -1).astype(np.int64)
+        r_codes = np.where(found, p, -1).astype(np.int64, copy=False)
     elif vocab.size:
         p = np.minimum(np.searchsorted(vocab, kr), vocab.size - 1)
-        r_codes = np.where(vocab[p] == kr, p, -1).astype(np.int64)
+        r_codes = np.where(vocab[p] == kr, p, -1).astype(np.int64, copy=False)
     else:
         r_codes = np.full(ri.shape[0], -1, dtype=np.int64)
     return ri, ti, coded, t_codes, r_codes, kr

@@ -593,3 +593,24 @@ def test_repeats_of_ids_in_and_outside_the_truth(seed, n, w, ids, ragged, dup):
     else:
         with pytest.raises(ValueError, match=rf"user 'u{bad[0]}' holds item '?{bad[1]}'? twice"):
             evaluate_ranked(rec, truth, ["ndcg@10", "mrr"])
+
+
+@pytest.mark.parametrize("kind", ["text", "bytes", "int"])
+def test_the_callers_id_arrays_are_left_as_they_were(kind):
+    """The ranked and judged ids are read without copies where their type
+    already fits (text ids stay text, integer ids int64): nothing the call
+    does may write into the caller's arrays."""
+    rng = np.random.default_rng(21)
+    ids = rng.permutation(200)[:120].reshape(20, 6)
+    tu = np.repeat(np.arange(20), 3)
+    ti = np.concatenate([row[:3] for row in ids])
+    conv = {"text": lambda a: np.char.add("d", a.astype(str)),
+            "bytes": lambda a: np.char.add(b"d", a.astype(bytes)),
+            "int": lambda a: a.astype(np.int64) * 2**41}[kind]
+    rec, items = conv(ids), conv(ti)
+    rec[3, 5] = conv(np.array([999]))[0]  # one id outside the truth
+    before = rec.copy(), items.copy(), tu.copy()
+    res = evaluate_ranked(rec, (tu, items), ["ndcg@5", "mrr", "recall@6"])
+    for a, b in zip((rec, items, tu), before):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(res.per_query["mrr"], np.ones(20))
