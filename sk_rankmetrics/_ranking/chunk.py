@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import count_cumsum, flatnonzero, row_argsort, row_cumsum
+from .._utils.fast import (
+    count_cumsum,
+    flatnonzero,
+    row_argsort,
+    row_cumsum,
+    rows_with_equal_neighbours,
+)
 from .few_ties import FewTies
 from .item_values import (
     OnFirstRead,
@@ -508,7 +514,7 @@ def _tie_groups_of_tied_rows(sv, ranked_vals, lazy=False, own=False):
     sums a :class:`_GroupSums`): kernels that work per group never need them.
     ``own``: the arrays of ``ranked_vals`` may be written over."""
     n, L = sv.shape
-    tied = flatnonzero((sv[:, 1:] == sv[:, :-1]).any(axis=1))
+    tied = rows_with_equal_neighbours(sv)
     if 2 * tied.size >= n and lazy:
         groups = _groups_only(sv, ranked_vals)
         return None, None, _GroupSums(groups), None, groups

@@ -417,10 +417,21 @@ class IdealLevels:
     @classmethod
     def from_counts(cls, counts, gains):
         """From ``counts[:, u]``, the items of each row with the positive gain
-        ``gains[u]`` (distinct, decreasing)."""
-        ends = np.cumsum(counts, axis=1)
-        rows, u = nonzero_2d(counts)
-        return cls(rows, ends[rows, u], gains[u], counts.shape[0])
+        ``gains[u]`` (distinct, decreasing): :class:`CountedLevels`."""
+        return CountedLevels(counts, gains)
+
+    @property
+    def deepest(self):
+        """The last position any row's levels reach (0 when none has one)."""
+        return int(self.end.max()) if self.end.size else 0
+
+    def dcg_through(self, D):
+        """Each row's DCG of its whole ideal, ``D`` the running sums of the
+        discounts (``D[0] = 0``, ``D[p]`` the sum over positions 1..p, at
+        least :attr:`deepest` + 1 long): a level from ``b`` to ``e`` adds its
+        gain times ``D[e] - D[b]``, the levels of a row added best first."""
+        return np.bincount(self.rows, weights=self.gain * (D[self.end] - D[self.begin]),
+                           minlength=self.n_rows)
 
     def top(self, width):
         """The positive ideal gains best first, down to ``width`` (0 past P)."""
@@ -435,6 +446,75 @@ class IdealLevels:
         level = np.repeat(np.arange(lengths.shape[0]), lengths)
         offset = np.arange(level.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         out[self.rows[level], self.begin[level] + offset] = self.gain[level]
+        return out
+
+
+class CountedLevels(IdealLevels):
+    """:class:`IdealLevels` made from each row's count of every level, held
+    as counts: a few levels over many rows (graded relevance 0..4) read by
+    columns, a handful of passes over the rows, where the list of levels
+    (a row's nonzero counts, found and gathered) cost 0.5 ms a block of
+    2,621 rows. The list is made on first read of :attr:`rows`,
+    :attr:`end`, :attr:`gain` or :attr:`begin`.
+
+    ``counts[:, u]``: the items of each row of the positive gain
+    ``gains[u]`` (distinct, decreasing).
+    """
+
+    def __init__(self, counts, gains):  # no call of IdealLevels' own: made on read
+        self.counts, self.gains = counts, gains
+        self.n_rows = counts.shape[0]
+        self._top = None
+        self.complete = False
+
+    @functools.cached_property
+    def _ends(self):
+        """Where each row's level ``u`` ends (its running count), by columns."""
+        ends = np.empty(self.counts.shape, dtype=np.int64)
+        if ends.size:
+            np.cumsum(self.counts.T, axis=0, out=ends.T)
+        return ends
+
+    @functools.cached_property
+    def _listed(self):
+        rows, u = nonzero_2d(self.counts)
+        return rows, np.take(self._ends.reshape(-1), rows * self.counts.shape[1] + u), self.gains[u]
+
+    @functools.cached_property
+    def rows(self):
+        return self._listed[0]
+
+    @functools.cached_property
+    def end(self):
+        return self._listed[1]
+
+    @functools.cached_property
+    def gain(self):
+        return self._listed[2]
+
+    @functools.cached_property
+    def _first(self):
+        first = np.ones(self.rows.shape[0], dtype=bool)
+        first[1:] = self.rows[1:] != self.rows[:-1]
+        return first
+
+    @functools.cached_property
+    def begin(self):
+        return np.where(self._first, 0, np.concatenate(([0], self.end[:-1])))
+
+    @property
+    def deepest(self):
+        return int(self._ends[:, -1].max()) if self._ends.size else 0
+
+    def dcg_through(self, D):
+        # Column by column, best level first: the same terms added in the
+        # same order as the list's (an empty level adds 0.0).
+        out = np.zeros(self.n_rows)
+        before = np.zeros(self.n_rows)
+        for u, g in enumerate(self.gains.tolist()):
+            at = np.take(D, self._ends[:, u])
+            out += g * (at - before)
+            before = at
         return out
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero
+from .._utils.fast import flatnonzero, rows_with_equal_neighbours
 from .chunk import LazyGroups, RankedChunk, _GroupSums
 from .few_ties import FewTies
 from .item_values import LevelValues, level_codes, level_values
@@ -71,7 +71,7 @@ def rank_by_levels(y_score, values):
     table = level_values(values, lo, n_levels, codes)
     high = i
     high >>= bits  # in place: a new array of the block costs its pages' first touch
-    look_tied = flatnonzero((high[:, 1:] == high[:, :-1]).any(axis=1))
+    look_tied = rows_with_equal_neighbours(high)
     if look_tied.size and not exact and look_tied.size * _MOST_ROWS > n:
         # Ties in many rows: scores rounded to decimals, whose ties are
         # exact in the key; else the argsort's route. Only the rows that

@@ -216,6 +216,59 @@ def test_row_counts_of_many_short_rows(N, density):
         np.testing.assert_array_equal(row_counts(view), np.count_nonzero(view, axis=1))
 
 
+@given(st.data())
+@SETTINGS
+def test_rows_with_equal_neighbours(data):
+    """The rows where two neighbours are equal, found over the flat matrix
+    (the pairs that straddle two rows struck out), are those the per-row
+    reduction finds: ties at a row's first and last place, equal values at
+    the end of one row and the start of the next, views, -0.0 and 0.0."""
+    from sk_rankmetrics._utils.fast import rows_with_equal_neighbours
+
+    n = data.draw(st.integers(0, 40))
+    N = data.draw(st.integers(1, 30))
+    dtype = data.draw(st.sampled_from([np.float64, np.float32, np.int64, np.uint8]))
+    spread = data.draw(st.sampled_from([2, 50, 10**6]))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, spread, size=(n, N + 1)).astype(dtype)
+    if dtype is np.float64 and a.size:
+        a[rng.random(a.shape) < 0.1] = -0.0
+    a.sort(axis=1)
+    if n > 1:  # a row ending where the next begins
+        a[1, 0] = a[0, -1]
+    for view in (a, a[:, :N], a[::2], np.ascontiguousarray(a[:, 1:])):
+        want = np.flatnonzero((view[:, 1:] == view[:, :-1]).any(axis=1))
+        got = rows_with_equal_neighbours(view)
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@pytest.mark.parametrize("shape", [(300, 100), (40, 1000), (7, 3)])
+def test_counted_levels_equal_their_list(gain, shape):
+    """The ideal's levels held as counts (:class:`CountedLevels`) give the
+    IDCG bit for bit as their list of levels adds it, and the same list:
+    rows without a relevant item, levels that are empty in a row."""
+    from sk_rankmetrics._metrics.gains import resolve_gain
+    from sk_rankmetrics._ranking.ideal import CountedLevels, IdealLevels, _counted
+
+    rng = np.random.default_rng(shape[0])
+    yt = rng.integers(0, 5, size=shape).astype(np.int8)
+    yt[::3] = np.where(yt[::3] == 2, 0, yt[::3])
+    yt[1] = 0
+    levels = _counted(yt, resolve_gain(gain))
+    assert isinstance(levels, CountedLevels)
+    g = (2.0 ** yt - 1.0) if gain == "exponential" else yt.astype(np.float64)
+    listed = IdealLevels.from_sorted(np.sort(g, axis=1))
+    for name in ("rows", "end", "gain", "begin"):
+        np.testing.assert_array_equal(getattr(levels, name), getattr(listed, name))
+    assert levels.deepest == listed.deepest == int((yt > 0).sum(axis=1).max())
+    D = np.zeros(shape[1] + 1)
+    np.cumsum(1.0 / np.log2(np.arange(2.0, shape[1] + 2.0)), out=D[1:])
+    np.testing.assert_array_equal(levels.dcg_through(D), listed.dcg_through(D))
+    np.testing.assert_array_equal(levels.full_idcg, listed.full_idcg)
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64, np.uint8, np.float64, bool])
 @pytest.mark.parametrize("gain", ["linear", "exponential",
                                   {0: 0.0, 1: 0.0, 2: 1.0, 3: 2.0, 4: 5.0},

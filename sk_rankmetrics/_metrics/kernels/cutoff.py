@@ -21,12 +21,11 @@ def ndcg(rc, req):
         # The IDCG of the whole ideal from its levels of equal positive gain
         # (the positions past them hold gain 0): a level from position b to e
         # adds its gain times the discounts b + 1..e.
-        width = max(kc, int(levels.end.max()) if levels.end.size else 0, 1)
+        width = max(kc, levels.deepest, 1)
         disc = req.discount(width)
         D = np.zeros(width + 1)
         np.cumsum(disc, out=D[1:])
-        ideal = np.bincount(levels.rows, weights=levels.gain * (D[levels.end] - D[levels.begin]),
-                            minlength=rc.n_rows)
+        ideal = levels.dcg_through(D)
         actual = rc.weighted(req.gain_key, disc[:kc])
         defined = ideal > 0
         with np.errstate(divide="ignore", invalid="ignore"):
