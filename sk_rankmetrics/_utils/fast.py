@@ -130,7 +130,7 @@ def count_cumsum(a):
     n, m = a.shape
     if m >= 2**31:
         return np.cumsum(a, axis=1, dtype=np.float64)
-    if 1 < m <= _COUNT_BY_COLUMNS and n >= 4 * m:
+    if 1 < m <= COUNT_BY_COLUMNS and n >= 4 * m:
         # Short rows, many of them: NumPy's running sum pays a loop per row
         # (most of its cost on rows of 100). Added instead a column at a
         # time down a transposed copy (contiguous vectors over the rows),
@@ -145,7 +145,7 @@ def count_cumsum(a):
 
 #: Rows of at most this many entries are counted by :func:`count_cumsum` a
 #: column at a time (on rows of 1,000 that costs twice NumPy's running sum).
-_COUNT_BY_COLUMNS = 128
+COUNT_BY_COLUMNS = 128
 
 
 def row_sums_in_order(a):
@@ -159,7 +159,7 @@ def row_sums_in_order(a):
     additions are vectorised over the rows (a third of the running sums' time
     on rows of 1,000). (NumPy sums pairwise only along an array's contiguous
     axis: a single row is summed by its running sums instead.) The copy is
-    made a few columns at a time (:data:`_IN_ORDER_PIECE` entries), each
+    made a few columns at a time (:data:`IN_ORDER_PIECE` entries), each
     piece's first row the sums so far: no copy of the whole of ``a``.
     """
     return row_sums_in_order_of(lambda j0, j1: a[:, j0:j1], a.shape, a.dtype)
@@ -175,7 +175,7 @@ def row_sums_in_order_of(columns, shape, dtype=np.float64):
         return np.zeros(n, dtype=dtype)
     if n < 2:  # one row: its copy is contiguous along the sum, which is then pairwise
         return np.cumsum(columns(0, m), axis=1)[:, -1]
-    step = max(_IN_ORDER_MIN_STEP, _IN_ORDER_PIECE // n)
+    step = max(_IN_ORDER_MIN_STEP, IN_ORDER_PIECE // n)
     if step >= m:
         return np.add.reduce(np.ascontiguousarray(columns(0, m).T), axis=0)
     piece = np.empty((step + 1, n), dtype=dtype)
@@ -190,7 +190,7 @@ def row_sums_in_order_of(columns, shape, dtype=np.float64):
 
 
 #: Entries of each piece of :func:`row_sums_in_order`'s copy (256 KiB of float64).
-_IN_ORDER_PIECE = 1 << 15
+IN_ORDER_PIECE = 1 << 15
 #: ... but at least this many columns a piece: the terms of a piece are made
 #: by a few NumPy calls over its rows, each a loop along the piece's columns,
 #: and pieces of 12 columns (blocks of 2,564 rows of 100) made bpref 16-33 %
@@ -202,10 +202,10 @@ _IN_ORDER_MIN_STEP = 32
 def row_dots_of(columns, w, n):
     """Each row's dot product with ``w`` of an array of shape (n, len(w))
     given by its columns (``columns(j0, j1)``, float64), made a few at a time
-    (:data:`_IN_ORDER_PIECE` entries): terms made from other arrays (a
+    (:data:`IN_ORDER_PIECE` entries): terms made from other arrays (a
     product of two) never make a whole array."""
     m = w.shape[0]
-    step = max(_IN_ORDER_MIN_STEP, _IN_ORDER_PIECE // max(n, 1))
+    step = max(_IN_ORDER_MIN_STEP, IN_ORDER_PIECE // max(n, 1))
     if step >= m:
         return columns(0, m) @ w
     total = np.zeros(n)
@@ -430,7 +430,7 @@ def row_counts(mask):
         words = words.view(np.uint64)
     except ValueError:  # rows whose stride does not allow the view
         words = np.ascontiguousarray(words).view(np.uint64)
-    if 1 < W and N <= _COUNT_BY_COLUMNS and n >= 4 * N:
+    if 1 < W and N <= COUNT_BY_COLUMNS and n >= 4 * N:
         # Short rows, many of them: the reduction along each row pays a loop
         # per row (most of its cost on rows of 100). The words transposed (a
         # copy the size of the mask) are added a row of words at a time,

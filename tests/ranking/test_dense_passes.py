@@ -243,6 +243,23 @@ def test_rows_with_equal_neighbours(data):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("kc", [2, 3, 100, 128, 129])
+@pytest.mark.parametrize("density", [0.0, 0.05, 0.8, 1.0])
+@pytest.mark.parametrize("flags", [True, False])
+def test_ap_of_many_short_rows(kc, density, flags):
+    """AP's sums over rows in one order read transposed (many rows of at
+    most 128 positions; 4 kc - 1 rows and 129 positions do not) equal the
+    running counts' definition, on bools and on float64 indicators."""
+    from sk_rankmetrics._metrics.kernels.cutoff import _ap_of_flags
+
+    rng = np.random.default_rng(kc)
+    for n in (4 * kc - 1, 4 * kc, 9 * kc + 5):
+        rel = rng.random((n, kc)) < density
+        want = (np.cumsum(rel, axis=1) * rel / np.arange(1.0, kc + 1.0)).sum(axis=1)
+        got = _ap_of_flags(rel if flags else rel.astype(np.float64))
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
 @pytest.mark.parametrize("gain", ["linear", "exponential"])
 @pytest.mark.parametrize("shape", [(300, 100), (40, 1000), (7, 3)])
 def test_counted_levels_equal_their_list(gain, shape):
