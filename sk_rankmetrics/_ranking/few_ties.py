@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import count_cumsum, flatnonzero
+from .._utils.fast import count_cumsum, flatnonzero, running_down, short_rows
 from .item_values import as_flags, is_indicator
 
 #: Rows whose tie groups hold more than this share of their items take the
@@ -100,6 +100,18 @@ class FewTies:
                                           minlength=self.first.shape[0])
         return self._memo[key]
 
+    def down(self, name):
+        """``(down, running)`` of the indicator ``name`` read transposed
+        (:func:`~sk_rankmetrics._utils.fast.running_down`), for many short
+        rows (:func:`~sk_rankmetrics._utils.fast.short_rows`); None for
+        others. :meth:`before` then reads its counts there."""
+        key = ("down", name)
+        if key not in self._memo:
+            flags = self.indicator(name)
+            self._memo[key] = (running_down(flags) if is_indicator(name)
+                               and short_rows(flags.shape) else None)
+        return self._memo[key]
+
     def running(self, name):
         """The running sum of ``name`` along each row, position ``p``
         included: counts for an indicator (:func:`count_cumsum`), else in
@@ -120,8 +132,12 @@ class FewTies:
         (in the order given)."""
         key = ("before", name)
         if key not in self._memo:
-            self._memo[key] = (np.take(self.running(name).reshape(-1), self.member)
-                               - self.at(name))
+            down = self.down(name)
+            if down is None:
+                running = np.take(self.running(name).reshape(-1), self.member)
+            else:  # position p of row r at p * n + r
+                running = np.take(down[1].reshape(-1), self.pos * self.n + self.member // self.N)
+            self._memo[key] = running - self.at(name)
         return self._memo[key]
 
     def group_before(self, name):

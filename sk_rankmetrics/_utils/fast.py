@@ -143,6 +143,29 @@ def count_cumsum(a):
     return np.cumsum(out, axis=1, out=out)
 
 
+def short_rows(shape):
+    """Whether an (n, m) array is many short rows (at most
+    :data:`COUNT_BY_COLUMNS` entries, at least four times as many rows),
+    which the kernels read transposed (:func:`running_down`)."""
+    n, m = shape
+    return 1 < m <= COUNT_BY_COLUMNS and n >= 4 * m
+
+
+def running_down(flags):
+    """``(down, running)`` of an indicator ``flags`` (n, m): the indicator
+    transposed (shape (m, n), C-ordered, its dtype) and its running counts
+    along each row, position included, transposed as well (int32), made a
+    column at a time down the copy (vectors over the rows). Kernels over
+    many short rows read both a few rows at a time and never copy them back
+    (:func:`short_rows`; :func:`count_cumsum` does, for a caller that reads
+    the counts by rows)."""
+    down = np.ascontiguousarray(flags.T)
+    running = down.astype(np.int32)
+    for j in range(1, running.shape[0]):
+        np.add(running[j - 1], running[j], out=running[j])
+    return down, running
+
+
 #: Rows of at most this many entries are counted by :func:`count_cumsum` a
 #: column at a time (on rows of 1,000 that costs twice NumPy's running sum).
 COUNT_BY_COLUMNS = 128
@@ -175,7 +198,7 @@ def row_sums_in_order_of(columns, shape, dtype=np.float64):
         return np.zeros(n, dtype=dtype)
     if n < 2:  # one row: its copy is contiguous along the sum, which is then pairwise
         return np.cumsum(columns(0, m), axis=1)[:, -1]
-    step = max(_IN_ORDER_MIN_STEP, IN_ORDER_PIECE // n)
+    step = max(IN_ORDER_MIN_STEP, IN_ORDER_PIECE // n)
     if step >= m:
         return np.add.reduce(np.ascontiguousarray(columns(0, m).T), axis=0)
     piece = np.empty((step + 1, n), dtype=dtype)
@@ -196,7 +219,7 @@ IN_ORDER_PIECE = 1 << 15
 #: and pieces of 12 columns (blocks of 2,564 rows of 100) made bpref 16-33 %
 #: and MAP 9-13 % slower than one whole array (32 or more: as fast; the peak
 #: over one row-block of 100,000 x 100 grows 0.2-0.4 for bpref, none for MAP).
-_IN_ORDER_MIN_STEP = 32
+IN_ORDER_MIN_STEP = 32
 
 
 def row_dots_of(columns, w, n):
@@ -205,7 +228,7 @@ def row_dots_of(columns, w, n):
     (:data:`IN_ORDER_PIECE` entries): terms made from other arrays (a
     product of two) never make a whole array."""
     m = w.shape[0]
-    step = max(_IN_ORDER_MIN_STEP, IN_ORDER_PIECE // max(n, 1))
+    step = max(IN_ORDER_MIN_STEP, IN_ORDER_PIECE // max(n, 1))
     if step >= m:
         return columns(0, m) @ w
     total = np.zeros(n)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.item_values import as_flags, is_indicator
-from ..._utils.fast import count_cumsum, nonzero_2d, row_sums_in_order_of
+from ..._utils.fast import (
+    IN_ORDER_MIN_STEP,
+    IN_ORDER_PIECE,
+    count_cumsum,
+    nonzero_2d,
+    row_sums_in_order_of,
+    running_down,
+    short_rows,
+)
 from . import _ahead_in_row, _as_float, _cumulative, _cut, _safe_divide
 from .combinatorics import _log_choose
 
@@ -56,6 +64,8 @@ def bpref(rc, req):
         J = _judged_running(rc)
         if is_indicator(req.rel_key):
             rel = as_flags(rc.sums, req.rel_key)
+            if J.ndim == 1 and short_rows(rel.shape):
+                return _safe_divide(_bpref_down(rel, J, R, den), R), R > 0
             running = count_cumsum(rel)
 
             def above(j0, j1):
@@ -108,6 +118,39 @@ def _bpref_in_order(above, rel, R, den):
     return row_sums_in_order_of(terms, rel.shape)
 
 
+def _bpref_down(rel, J, R, den, down=None):
+    """:func:`_bpref_in_order` of many short rows whose every item is judged
+    (``J`` the positions, 1-D; :func:`~sk_rankmetrics._utils.fast.short_rows`)
+    and whose relevance ``rel`` is an indicator, read transposed
+    (:func:`~sk_rankmetrics._utils.fast.running_down`): the same terms,
+    each made over a few positions of every row at once, and added to the
+    sums left to right, position after position (bit for bit
+    :func:`_bpref_in_order`'s sums; no copy of the terms). ``down``: that
+    form, when made already."""
+    n, m = rel.shape
+    flags, running = running_down(rel) if down is None else down
+    step = max(IN_ORDER_MIN_STEP, IN_ORDER_PIECE // n)
+    R, den = np.asarray(R, dtype=np.float64), den[:, 0]
+    piece = np.empty((min(step, m) + 1, n))
+    total = None
+    for j0 in range(0, m, step):
+        j1 = min(m, j0 + step)
+        t = piece[1:j1 - j0 + 1]
+        # rel * (1 - min(C, R) / den), C the judged non-relevant items above.
+        np.subtract(J[j0:j1, None], running[j0:j1], out=t)
+        t += flags[j0:j1]
+        np.minimum(t, R, out=t)
+        t /= den
+        np.subtract(1.0, t, out=t)
+        t *= flags[j0:j1]
+        if total is None:
+            total = np.add.reduce(t, axis=0)
+        else:
+            piece[0] = total
+            total = np.add.reduce(piece[:j1 - j0 + 1], axis=0)
+    return total
+
+
 def _judged_running(rc):
     """``rc.cumulative("judged")``, read as the position itself when every item
     of the block's rows is judged (a matrix without a judged mask, or a part of
@@ -158,15 +201,19 @@ def _bpref_few_ties(ties, key, R, N):
     terms, and at each tie group its expected terms in place of those."""
     rel = ties.indicator(key)  # bools where the levels give them: no float64 copy
     den = np.maximum(np.minimum(N, R), 1.0)
-    running, at = ties.running(key), np.arange(float(ties.N))
+    at, down = np.arange(float(ties.N)), ties.down(key)
+    if down is not None:
+        total = _bpref_down(rel, at, R, den[:, None], down)
+    else:
+        running = ties.running(key)
 
-    def above(j0, j1):
-        # Judged non-relevant items above each position: the position less
-        # the relevant ones.
-        C = np.subtract(at[j0:j1], running[:, j0:j1])
-        return np.add(C, rel[:, j0:j1], out=C)
+        def above(j0, j1):
+            # Judged non-relevant items above each position: the position
+            # less the relevant ones.
+            C = np.subtract(at[j0:j1], running[:, j0:j1])
+            return np.add(C, rel[:, j0:j1], out=C)
 
-    total = _bpref_in_order(above, rel, R, den[:, None])
+        total = _bpref_in_order(above, rel, R, den[:, None])
     if not ties.first.size:
         return total
     r = ties.group_sums(key)
