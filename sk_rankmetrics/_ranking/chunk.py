@@ -10,9 +10,11 @@ from .._utils.fast import (
     row_argsort,
     row_cumsum,
     rows_with_equal_neighbours,
+    sum_along,
 )
 from .few_ties import FewTies
 from .item_values import (
+    BlockValues,
     OnFirstRead,
     _GivenValues,
     is_indicator,
@@ -20,7 +22,7 @@ from .item_values import (
     level_values,
 )
 from .parts import LazyParts, NoPositions, PartsSums, no_positions
-from .select import later_first, score_counts, select_top
+from .select import later_first, score_counts, score_span, select_top
 
 
 class RankedChunk:
@@ -688,7 +690,14 @@ def _by_counts(y_score, values, L, n_items):
     """:func:`rank_chunk` of integer scores in a small span from the counts of
     each score (ties averaged), or None for other scores."""
     N = y_score.shape[1]
-    counted = score_counts(y_score, L)
+    span = score_span(y_score)
+    if span is None:
+        return None
+    if L == N and (n_items == N).all():
+        fused = _counted_with_levels(y_score, values, span)
+        if fused is not None:
+            return _whole_rows_by_counts(y_score, values, *fused)
+    counted = score_counts(y_score, L, span)
     if counted is None:
         return None
     if L < N:
@@ -698,15 +707,62 @@ def _by_counts(y_score, values, L, n_items):
     return None
 
 
-def _whole_rows_by_counts(y_score, values, counted):
+def _group_keys(y_score, hi, span):
+    """Each entry's group number (flat intp): its row's scores, the best
+    first, ``row * span + hi - score``. The difference is below the span, so
+    taken in intp (modulo 2**64 for 64-bit scores) it is exact, and no
+    second array of the block is made."""
+    n = y_score.shape[0]
+    key = np.subtract(hi, y_score, dtype=np.intp)
+    key += (np.arange(n, dtype=np.intp) * span)[:, None]
+    return key.reshape(-1)
+
+
+def _counted_with_levels(y_score, values, span):
+    """``(counted, table)``: whole rows of integer scores (``span`` their
+    :func:`~.select.score_span`) counted once by (row, score, level) when
+    the relevance takes a few integer levels (:func:`level_codes`), or None.
+
+    The one table gives each row's count of each score (the
+    :class:`~.select.ScoreCounts`: no count of its own), each group's sums
+    (``table``, one row per (row, score) group and a column per level code;
+    :func:`_group_sums` would count it again) and each row's count of each
+    level, kept (as the table) in ``values.level_counts`` for the ideal's counts to read
+    (:func:`~.ideal.ideal_levels`): one counting pass over the block where
+    there were three (the ideal's a comparison per level).
+    """
+    if not isinstance(values, BlockValues):
+        return None
+    fit = level_codes(values)
+    n, N = y_score.shape
+    lo, hi = span
+    width = hi - lo + 1
+    if fit is None or width * fit[3] > _LEVEL_TABLE_RATIO * N:
+        return None
+    codes, _, lo_level, n_levels = fit
+    key = _group_keys(y_score, y_score.dtype.type(hi), width)
+    key *= n_levels
+    key += codes.reshape(-1)
+    table = np.bincount(key, minlength=n * width * n_levels).reshape(n, width, n_levels)
+    by_score = np.ascontiguousarray(sum_along(table, 2).T)  # (score, row), the best first
+    values.level_counts = (lo_level, table)
+    counted = score_counts(y_score, N, span, by_score)
+    if counted is None:
+        return None
+    return counted, (table.reshape(n * width, n_levels), fit)
+
+
+def _whole_rows_by_counts(y_score, values, counted, table=None):
     """:func:`rank_chunk` of whole rows of integer scores in a small span, ties
     averaged, as a chunk of tie groups (see :class:`Groups`), or None when no
     two scores of a row tie.
 
     Each score of a row is one tie group, and the counts of each (row, score)
     say where it starts and how large it is: nothing is sorted, and each item
-    value is summed per group by one ``np.bincount``. The per-position
-    statistics are made from the groups only if a kernel reads them.
+    value is summed per group by one ``np.bincount`` (or read off ``table``,
+    the counts of each group's level codes, and their :func:`level_codes`,
+    from :func:`_counted_with_levels`). The per-position statistics are made
+    from the groups only if a kernel reads them.
     """
     n, N = y_score.shape
     span = counted.counts.shape[0]
@@ -715,13 +771,11 @@ def _whole_rows_by_counts(y_score, values, counted):
         return None
     starts = np.ascontiguousarray(counted.ends.T).reshape(-1) - sizes
     held = flatnonzero(sizes)
-    # Each entry's group: its row's scores, the best first. The difference
-    # is below the span, so taken in intp (modulo 2**64 for 64-bit scores) it
-    # is exact, and no second array of the block is made.
-    key = np.subtract(counted.hi, y_score, dtype=np.intp)
-    key += (np.arange(n, dtype=np.intp) * span)[:, None]
-    groups = Groups((held // span) * N + starts[held], sizes[held],
-                    _group_sums(key.reshape(-1), values, n * span, held), N)
+    if table is None:
+        sums = _group_sums(_group_keys(y_score, counted.hi, span), values, n * span, held)
+    else:
+        sums = _sums_of_levels(table[0], values, table[1], held)
+    groups = Groups((held // span) * N + starts[held], sizes[held], sums, N)
     rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
                      groups=groups)
     rc.real_ties = True
@@ -747,18 +801,25 @@ def _group_sums(key, values, n_groups, held):
     """
     fit = level_codes(values)
     if fit is not None and n_groups * fit[3] <= _LEVEL_TABLE_RATIO * key.shape[0]:
-        codes, _, lo, n_levels = fit
-        per_level = level_values(values, lo, n_levels, codes)
-        if not per_level:  # a measure that reads no item value (num_ret)
-            return {}
+        codes, n_levels = fit[0], fit[3]
         cell = np.multiply(key, n_levels, out=key)
         cell += codes.reshape(-1)
         counts = np.bincount(cell, minlength=n_groups * n_levels).reshape(n_groups, n_levels)
-        # One product for every value (a column each), then the held groups.
-        sums = counts @ np.column_stack(list(per_level.values()))
-        return {name: sums[held, j] for j, name in enumerate(per_level)}
+        return _sums_of_levels(counts, values, fit, held)
     return {name: np.bincount(key, weights=v.reshape(-1), minlength=n_groups)[held]
             for name, v in values.of_rows(slice(None)).items()}
+
+
+def _sums_of_levels(counts, values, fit, held):
+    """Each value's sums over the groups ``held`` from ``counts`` (one row
+    per group, a column per level code of ``fit``, :func:`level_codes`)."""
+    codes, _, lo, n_levels = fit
+    per_level = level_values(values, lo, n_levels, codes)
+    if not per_level:  # a measure that reads no item value (num_ret)
+        return {}
+    # One product for every value (a column each), then the held groups.
+    sums = counts @ np.column_stack(list(per_level.values()))
+    return {name: sums[held, j] for j, name in enumerate(per_level)}
 
 
 def _ranked_by_counts(y_score, values, L, n_items, counted):

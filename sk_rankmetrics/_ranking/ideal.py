@@ -7,7 +7,14 @@ import functools
 import numpy as np
 
 from .._utils.errors import InvalidParameterError
-from .._utils.fast import cumsum_down, flatnonzero, nonzero_2d, row_counts, row_cumsum
+from .._utils.fast import (
+    cumsum_down,
+    flatnonzero,
+    nonzero_2d,
+    row_counts,
+    row_cumsum,
+    sum_along,
+)
 from .item_values import Extremes
 
 
@@ -524,7 +531,8 @@ _MAX_LEVEL_SPAN = 64
 _COUNT_ELEMENTS = 1 << 17
 
 
-def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None, nonzero=None):
+def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None, nonzero=None,
+                 level_counts=None):
     """The :class:`IdealLevels` of each row's gains.
 
     Integer relevance levels in a small span with a monotone gain are counted
@@ -535,17 +543,18 @@ def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None, nonzero=Non
     """
     N = yt.shape[1]
     if worthless is None:
-        counted = _counted(yt, gain, extremes, nonzero)
+        counted = _counted(yt, gain, extremes, nonzero, level_counts)
         if counted is not None:
             return counted
     return IdealLevels.from_sorted(ideal_gains(yt, gain, full_gain, N, worthless))
 
 
-def _counted(yt, gain, extremes=None, nonzero=None):
+def _counted(yt, gain, extremes=None, nonzero=None, level_counts=None):
     """The :class:`IdealLevels` of ``yt`` by counting its levels (a monotone
     gain, integer levels in a span of at most ``_MAX_LEVEL_SPAN``), or None.
     ``nonzero``: the flat indices of the entries of ``yt`` that are not 0,
-    when known (:attr:`BlockValues.nonzero_flat`)."""
+    when known (:attr:`BlockValues.nonzero_flat`); ``level_counts``: each
+    row's count of each level, when counted (:attr:`BlockValues.level_counts`)."""
     if not gain.monotone or not yt.size:
         return None
     if yt.dtype.kind == "b":
@@ -559,12 +568,15 @@ def _counted(yt, gain, extremes=None, nonzero=None):
         sample = yt.reshape(-1)[:_SAMPLE]
         if not np.array_equal(sample, np.floor(sample)):
             return None  # real-valued levels: not countable, spare the pass
-    return _counted_levels(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)), nonzero)
+    return _counted_levels(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)), nonzero,
+                           level_counts)
 
 
-def _counted_levels(yt, gain, extremes, lo, hi, nonzero=None):
+def _counted_levels(yt, gain, extremes, lo, hi, nonzero=None, level_counts=None):
     """:func:`ideal_levels` by counting the levels ``lo..hi`` of each row, or
-    None when a level that could have a positive gain is not an integer."""
+    None when a level that could have a positive gain is not an integer.
+    ``level_counts``: ``(lo, table)``, the counts made already by (row,
+    score, level), read when they are these levels'."""
     n = yt.shape[0]
     span = hi - lo + 1
     levels = np.arange(lo, hi + 1, dtype=np.float64)[::-1]
@@ -577,7 +589,11 @@ def _counted_levels(yt, gain, extremes, lo, hi, nonzero=None):
         # something (the gain is monotone); where they are few (sparse
         # relevance), only they are read, and only they must be integers.
         boundary = levels[keep][-1] - 1
-        counts = _counted_above(yt, lo, span, boundary, extremes, nonzero)
+        if (level_counts is not None and int(level_counts[0]) == lo
+                and level_counts[1].shape[::2] == (n, span)):
+            counts = sum_along(level_counts[1], 1).reshape(-1)
+        else:
+            counts = _counted_above(yt, lo, span, boundary, extremes, nonzero)
         if counts is None:
             return None
         counts = counts.reshape(n, span)

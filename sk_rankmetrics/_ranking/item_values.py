@@ -345,6 +345,12 @@ class BlockValues:
         #: ranking found them (:func:`~._ranking.relevant.rank_relevant`),
         #: for the ideal's counts to read again (None: not found).
         self.nonzero_flat = None
+        #: ``(lo, table)``: each row's count of each (score, level) ``lo``,
+        #: ``lo + 1``, ... (shape (n, scores, levels)), when a ranking counted
+        #: them (:func:`~._ranking.chunk._counted_with_levels`), for the
+        #: ideal's counts to read instead of a pass of their own (None: not
+        #: counted).
+        self.level_counts = None
 
     def one_byte(self, if_made=False):
         """``(levels, extremes)``: the relevance as int8, with its

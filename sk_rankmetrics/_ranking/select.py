@@ -144,22 +144,35 @@ class ScoreCounts:
         self.hi, self.counts, self.ends, self.t, self.below = hi, counts, ends, t, below
 
 
-def score_counts(y_score, L):
-    """The :class:`ScoreCounts` of integer scores spanning at most
-    ``min(_MAX_SCORE_SPAN, N)`` values, or None."""
+def score_span(y_score):
+    """``(lo, hi)``, the smallest and largest of integer scores spanning at
+    most ``min(_MAX_SCORE_SPAN, N)`` values (which :func:`score_counts`
+    counts), or None."""
     N = y_score.shape[1]
     if y_score.dtype.kind not in "iu" or y_score.dtype.itemsize < 2:
         return None
     lo, hi = int(y_score.min()), int(y_score.max())
-    span = hi - lo + 1
-    if span > min(_MAX_SCORE_SPAN, N):
+    if hi - lo + 1 > min(_MAX_SCORE_SPAN, N):
         return None
+    return lo, hi
+
+
+def score_counts(y_score, L, span=None, counts=None):
+    """The :class:`ScoreCounts` of integer scores spanning at most
+    ``min(_MAX_SCORE_SPAN, N)`` values, or None. ``span``: their
+    :func:`score_span`, when known; ``counts``: each row's count of each
+    score, the best first (shape (span, n)), when counted already."""
+    span = score_span(y_score) if span is None else span
+    if span is None:
+        return None
+    lo, hi = span
     dtype = y_score.dtype.type
-    if -(2**40) < lo and hi < 2**40:
-        counts = _count_levels(y_score, lo, span, by_level=True)
-    else:  # wide integers: counted relative to the smallest, in their own type
-        counts = _count_levels(y_score - dtype(lo), 0, span, by_level=True)
-    counts = counts[::-1]  # the best score first
+    if counts is None:
+        if -(2**40) < lo and hi < 2**40:
+            counts = _count_levels(y_score, lo, hi - lo + 1, by_level=True)
+        else:  # wide integers: counted relative to the smallest, in their own type
+            counts = _count_levels(y_score - dtype(lo), 0, hi - lo + 1, by_level=True)
+        counts = counts[::-1]  # the best score first
     # ends[u]: each row's entries >= hi - u (nondecreasing in u), so the first
     # u where it reaches L is the number of u where it does not.
     ends = cumsum_down(counts)

@@ -410,10 +410,10 @@ def test_integer_scores_counted_equal_the_partitioned_path(monkeypatch, dtype):
     taken = []
     counts = _chunk.score_counts
     monkeypatch.setattr(_chunk, "score_counts",
-                        lambda a, L: taken.append(counts(a, L)) or taken[-1])
+                        lambda a, L, *known: taken.append(counts(a, L, *known)) or taken[-1])
     fast = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
     assert any(t is not None for t in taken)
-    monkeypatch.setattr(_chunk, "score_counts", lambda a, L: None)
+    monkeypatch.setattr(_chunk, "score_counts", lambda a, L, *known: None)
     selected = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
     monkeypatch.setattr(_ordering, "_select_by_counts", lambda a, L, *tie: None)
     plain = evaluate(y, s, reqs, per_row=True, no_relevant=np.nan)
@@ -448,7 +448,7 @@ def test_ranking_from_score_counts_equals_the_sorted_ranking(seed, n, N, L, span
         assert int(a.max()) - int(a.min()) + 1 > N
         return
     got = _chunk.rank_chunk(a, values, L)
-    with mock.patch.object(_chunk, "score_counts", lambda a, L: None):
+    with mock.patch.object(_chunk, "score_counts", lambda a, L, *known: None):
         expected = _chunk.rank_chunk(a, values, L)
     assert got.tied == expected.tied and got.real_ties == expected.real_ties
     np.testing.assert_array_equal(got.start, expected.start)

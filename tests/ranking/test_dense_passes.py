@@ -297,6 +297,59 @@ def test_map_and_bpref_of_short_rows_read_transposed(scores, relevance):
         np.testing.assert_allclose(np.asarray(got[m]), np.asarray(want[m]), rtol=1e-13, atol=0)
 
 
+@pytest.mark.parametrize("scores", ["0..9", "-1..1 int16", "wide", "0..29 int32"])
+@pytest.mark.parametrize("relevance", ["dense", "sparse", "bool", "2..4", "none"])
+def test_integer_scores_counted_once_with_their_levels(scores, relevance):
+    """Whole rows of integer scores counted once by (row, score, level) give
+    the tie groups' sums, the score counts and the ideal's level counts
+    that the separate counts gave: every full-depth measure bit for bit
+    (MAP to rounding: its short rows are summed by columns either way)."""
+    from sk_rankmetrics._ranking import chunk
+    from sk_rankmetrics._ranking.item_values import BlockValues
+
+    rng = np.random.default_rng(11)
+    shape = (700, 40)
+    base = rng.random(shape)
+    s = {"0..9": np.floor(base * 10).astype(np.int64),
+         "-1..1 int16": np.floor(base * 3).astype(np.int16) - 1,
+         "wide": (np.floor(base * 10) + 2**50).astype(np.int64),
+         "0..29 int32": np.floor(base * 30).astype(np.int32)}[scores]
+    y = {"dense": rng.integers(0, 5, shape), "sparse": (rng.random(shape) < 0.05) * 3,
+         "bool": rng.random(shape) < 0.3, "2..4": rng.integers(2, 5, shape).astype(np.int16),
+         "none": np.zeros(shape, dtype=int)}[relevance]
+    metrics = ["ndcg", "dcg", "map", "bpref", "rbp", "mrr", "r_precision", "ndcg_rel", "Rndcg"]
+    if relevance != "2..4":
+        metrics.append("err")
+    counted = []
+    real = chunk._counted_with_levels
+
+    def spy(y_score, values, span):
+        out = real(y_score, values, span)
+        counted.append(out is not None and isinstance(values, BlockValues))
+        return out
+
+    with mock.patch.object(chunk, "_counted_with_levels", spy):
+        got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    assert counted and all(counted)
+    with mock.patch.object(chunk, "_counted_with_levels", lambda *a: None):
+        want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    for m in metrics:
+        if m == "map":
+            np.testing.assert_allclose(np.asarray(got[m]), np.asarray(want[m]), rtol=1e-13)
+        else:
+            np.testing.assert_array_equal(np.asarray(got[m]), np.asarray(want[m]), err_msg=m)
+
+
+def test_sum_along_short_axes():
+    from sk_rankmetrics._utils.fast import sum_along
+
+    rng = np.random.default_rng(2)
+    for shape in [(50, 10, 5), (3, 33, 2), (4, 0, 3), (7, 1, 1)]:
+        a = rng.integers(0, 1000, size=shape)
+        for axis in range(3):
+            np.testing.assert_array_equal(sum_along(a, axis), a.sum(axis=axis))
+
+
 @pytest.mark.parametrize("gain", ["linear", "exponential"])
 @pytest.mark.parametrize("shape", [(300, 100), (40, 1000), (7, 3)])
 def test_counted_levels_equal_their_list(gain, shape):
