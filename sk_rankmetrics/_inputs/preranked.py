@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from .._ranking.block import check_ties, depth
-from .._ranking.chunk import RankedChunk, tie_groups
+from .._ranking.chunk import RankedChunk
+from .._ranking.groups import tie_groups
 from .._ranking.ideal import gains_by_reach
 from .._ranking.item_values import ItemMasks, item_values
 from .._utils.arrays import as_ids, as_numeric_array, check_finite, exact_scores

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.fast import flatnonzero, rows_with_equal_neighbours
-from .chunk import LazyGroups, RankedChunk, _GroupSums
+from .chunk import RankedChunk
 from .few_ties import FewTies
+from .groups import LazyGroups, _GroupSums
 from .item_values import LevelValues, level_codes, level_values
 
 #: The byte of a float64 that holds its lowest bits.

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.fast import flatnonzero
-from .chunk import Groups, RankedChunk, _GroupSums
+from .chunk import RankedChunk
+from .groups import Groups, _GroupSums
 from .item_values import worth_counts
 from .select import score_counts
 

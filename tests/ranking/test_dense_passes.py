@@ -23,6 +23,7 @@ from spies import REFUSE, answers
 import sk_rankmetrics as skr
 from sk_rankmetrics._ranking import block as block_mod
 from sk_rankmetrics._ranking import chunk as chunk_mod
+from sk_rankmetrics._ranking import groups as groups_mod
 from sk_rankmetrics._utils.fast import row_sums_in_order
 
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -170,8 +171,8 @@ def test_per_position_statistics_made_from_groups_equal_the_eager_ones(data):
     sv = -np.sort(-rng.integers(0, data.draw(st.integers(1, 3)), (n, L)).astype(np.float64),
                   axis=1)
     vals = {"a": rng.random((n, L)), "b": rng.integers(0, 3, (n, L)).astype(np.float64)}
-    start, size, sums, _, groups = chunk_mod._tie_groups_of_tied_rows(sv, vals, lazy=True)
-    want = chunk_mod.tie_groups(sv, vals)
+    start, size, sums, _, groups = groups_mod._tie_groups_of_tied_rows(sv, vals, lazy=True)
+    want = groups_mod.tie_groups(sv, vals)
     assert start is None and size is None  # left for the chunk to make
     rc = chunk_mod.RankedChunk(L, None, None, sums, np.full(n, L), groups=groups)
     assert rc.tied

@@ -28,7 +28,7 @@ import sk_rankmetrics as skr
 from sk_rankmetrics._inputs.budget import full_block_elements
 from sk_rankmetrics._metrics.kernels import combinatorics
 from sk_rankmetrics._metrics.kernels.combinatorics import _subset_products
-from sk_rankmetrics._ranking.chunk import _tie_groups_of_tied_rows, tie_groups
+from sk_rankmetrics._ranking.groups import _tie_groups_of_tied_rows, tie_groups
 from sk_rankmetrics._utils.threads import one_thread
 
 SETTINGS = settings(max_examples=60, deadline=None,
