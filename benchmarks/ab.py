@@ -1,0 +1,124 @@
+"""This checkout's sk_rankmetrics against an earlier commit's, timed in turns.
+
+Usage::
+
+    python benchmarks/ab.py --old 02a43db                  # nDCG, the grid's full-depth data
+    python benchmarks/ab.py --old aa7eaae --metric map --metric bpref \\
+        --scores float64 --scores "int 0..9" --relevance "dense graded 0..4" \\
+        --shape 100000x100 --turns 9
+
+The earlier package is taken from the repository's history (``git archive
+<commit> sk_rankmetrics``) into a temporary folder and imported under another
+name beside this one (the package imports itself by relative imports only).
+Both run in one process on one thread (``one_thread()``), on the data of the
+grid's full-depth part (``benchmarks/grid.py``: its score kinds and relevance
+distributions), the two calls alternating, the first one of each turn
+alternating too: on a shared machine whose speed drifts by 20-30 % between
+runs, only the ratio of calls made side by side is steady. Each line gives
+both packages' best time, a row ``np.argsort`` of the scores (the full-depth
+floor) timed in the same turns, the median over the turns of new/old, and
+the largest difference between the two packages' per-row values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import pathlib
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import grid
+
+import sk_rankmetrics as new
+from sk_rankmetrics._utils.threads import one_thread
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def load_old(commit, folder):
+    """The package of ``commit`` imported as ``skr_ab_old`` from ``folder``."""
+    data = subprocess.run(["git", "archive", commit, "sk_rankmetrics"], cwd=ROOT,
+                          check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(folder, filter="data")
+    (pathlib.Path(folder) / "sk_rankmetrics").rename(pathlib.Path(folder) / "skr_ab_old")
+    sys.path.insert(0, str(folder))
+    return importlib.import_module("skr_ab_old")
+
+
+def data(shape, score_kind, relevance):
+    """The grid's full-depth inputs of one cell, as it draws them:
+    ``(y_true, y_score)``."""
+    rng = np.random.default_rng(20261201)
+    base = rng.random(shape)
+    rels = {name: grid.relevance(grid.RELEVANCE[name][0], shape, rng)
+            for name in grid.FULL_RELEVANCE}
+    return (grid.as_dtype(rels[relevance], grid.FULL_RELEVANCE[relevance]),
+            grid.full_scores(score_kind, base))
+
+
+def compare(old, metric, y, s, turns):
+    """``(new best, old best, argsort best, median new/old, largest difference)``."""
+    calls = [lambda p=p: p.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
+             for p in (new, old)]
+    a, b = (np.asarray(c()) for c in calls)
+    best = [np.inf, np.inf, np.inf]
+    ratios = []
+    for t in range(turns):
+        took = [0.0, 0.0]
+        for i in ((0, 1) if t % 2 == 0 else (1, 0)):
+            t0 = time.perf_counter()
+            calls[i]()
+            took[i] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        np.argsort(s, axis=1)
+        floor = time.perf_counter() - t0
+        best = [min(best[0], took[0]), min(best[1], took[1]), min(best[2], floor)]
+        ratios.append(took[0] / took[1])
+    return (*best, float(np.median(ratios)), float(np.max(np.abs(a - b), initial=0.0)))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", required=True, help="the commit to compare with")
+    parser.add_argument("--metric", action="append", help="metric names (default: ndcg)")
+    parser.add_argument("--scores", action="append",
+                        help=f"score kinds: {', '.join(grid.FULL_SCORES + grid.MORE_FULL_SCORES)}"
+                             " (default: the first three)")
+    parser.add_argument("--relevance", action="append",
+                        help=f"relevance: {', '.join(grid.FULL_RELEVANCE)} (default: all)")
+    parser.add_argument("--shape", default="100000x100", help="rows x items")
+    parser.add_argument("--turns", type=int, default=9)
+    args = parser.parse_args(argv)
+    shape = tuple(int(x) for x in args.shape.split("x"))
+    with tempfile.TemporaryDirectory() as folder, one_thread():
+        old = load_old(args.old, folder)
+        print(f"new: this checkout; old: {args.old}; {args.shape}; one thread; "
+              f"{args.turns} turns\n")
+        print("| metric | scores | relevance | new | old | argsort | new / argsort "
+              "| old / argsort | new / old (median of turns) | largest difference |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for metric in args.metric or ["ndcg"]:
+            for kind in args.scores or list(grid.FULL_SCORES):
+                for rel in args.relevance or list(grid.FULL_RELEVANCE):
+                    y, s = data(shape, kind, rel)
+                    try:
+                        t_new, t_old, floor, ratio, diff = compare(old, metric, y, s, args.turns)
+                    except ValueError as exc:  # a metric that refuses the data (ERR, gains)
+                        print(f"| {metric} | {kind} | {rel} | refused: {str(exc)[:60]} |")
+                        continue
+                    print(f"| {metric} | {kind} | {rel} | {t_new:.3f} s | {t_old:.3f} s | "
+                          f"{floor:.3f} s | {t_new / floor:.2f} | {t_old / floor:.2f} | "
+                          f"{ratio:.3f} | {diff:.1e} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
