@@ -10,7 +10,7 @@ Usage::
 The earlier package is taken from the repository's history (``git archive
 <commit> sk_rankmetrics``) into a temporary folder and imported under another
 name beside this one (the package imports itself by relative imports only).
-Both run in one process on one thread (``one_thread()``), on the data of the
+Both run in one process on one thread (each package's ``one_thread()``), on the data of the
 grid's full-depth part (``benchmarks/grid.py``: its score kinds and relevance
 distributions), the two calls alternating, the first one of each turn
 alternating too: on a shared machine whose speed drifts by 20-30 % between
@@ -101,6 +101,9 @@ def main(argv=None):
     shape = tuple(int(x) for x in args.shape.split("x"))
     with tempfile.TemporaryDirectory() as folder, one_thread():
         old = load_old(args.old, folder)
+        # Each package keeps its own thread setting: the old one's too.
+        old_one_thread = importlib.import_module("skr_ab_old._utils.threads").one_thread()
+        old_one_thread.__enter__()
         print(f"new: this checkout; old: {args.old}; {args.shape}; one thread; "
               f"{args.turns} turns\n")
         print("| metric | scores | relevance | new | old | argsort | new / argsort "
