@@ -476,16 +476,14 @@ class CountedLevels(IdealLevels):
 
     @functools.cached_property
     def _ends(self):
-        """Where each row's level ``u`` ends (its running count), by columns."""
-        ends = np.empty(self.counts.shape, dtype=np.int64)
-        if ends.size:
-            np.cumsum(self.counts.T, axis=0, out=ends.T)
-        return ends
+        """Where each row's level ``u`` ends (its running count): row ``u``
+        of this array of shape (levels, n)."""
+        return cumsum_down(np.asarray(self.counts.T, dtype=np.int64))
 
     @functools.cached_property
     def _listed(self):
         rows, u = nonzero_2d(self.counts)
-        return rows, np.take(self._ends.reshape(-1), rows * self.counts.shape[1] + u), self.gains[u]
+        return rows, np.take(self._ends.reshape(-1), u * self.n_rows + rows), self.gains[u]
 
     @functools.cached_property
     def rows(self):
@@ -511,7 +509,7 @@ class CountedLevels(IdealLevels):
 
     @property
     def deepest(self):
-        return int(self._ends[:, -1].max()) if self._ends.size else 0
+        return int(self._ends[-1].max()) if self._ends.size else 0
 
     def dcg_through(self, D):
         # Column by column, best level first: the same terms added in the
@@ -519,7 +517,7 @@ class CountedLevels(IdealLevels):
         out = np.zeros(self.n_rows)
         before = np.zeros(self.n_rows)
         for u, g in enumerate(self.gains.tolist()):
-            at = np.take(D, self._ends[:, u])
+            at = np.take(D, self._ends[u])
             out += g * (at - before)
             before = at
         return out

@@ -135,10 +135,7 @@ def count_cumsum(a):
         # (most of its cost on rows of 100). Added instead a column at a
         # time down a transposed copy (contiguous vectors over the rows),
         # and copied back: 0.43 ms against 0.74 ms on 2,564 rows of 100.
-        t = np.ascontiguousarray(a.T, dtype=np.int32)
-        for j in range(1, m):
-            np.add(t[j - 1], t[j], out=t[j])
-        return np.ascontiguousarray(t.T)
+        return np.ascontiguousarray(_add_down(np.ascontiguousarray(a.T, dtype=np.int32)).T)
     out = a.astype(np.int32)  # a copy: summed in place, no second array
     return np.cumsum(out, axis=1, out=out)
 
@@ -181,10 +178,15 @@ def running_down(flags):
     (:func:`short_rows`; :func:`count_cumsum` does, for a caller that reads
     the counts by rows)."""
     down = np.ascontiguousarray(flags.T)
-    running = down.astype(np.int32)
-    for j in range(1, running.shape[0]):
-        np.add(running[j - 1], running[j], out=running[j])
-    return down, running
+    return down, _add_down(down.astype(np.int32))
+
+
+def _add_down(out):
+    """``out`` (a matrix) made its running sums down each column, in place,
+    a row at a time (vectors over the columns, in the row order); returned."""
+    for j in range(1, out.shape[0]):
+        np.add(out[j - 1], out[j], out=out[j])
+    return out
 
 
 #: Rows of at most this many entries are counted by :func:`count_cumsum` a
@@ -343,10 +345,7 @@ def cumsum_down(a):
     a = np.asarray(a)
     if a.ndim != 2 or a.shape[0] > _NARROW or not a.size:
         return np.cumsum(a, axis=0)
-    out = a.astype(np.cumsum(a[:1, :1], axis=0).dtype)  # a copy, in cumsum's dtype
-    for u in range(1, a.shape[0]):
-        np.add(out[u - 1], out[u], out=out[u])
-    return out
+    return _add_down(a.astype(np.cumsum(a[:1, :1], axis=0).dtype))  # a copy, in cumsum's dtype
 
 
 #: Bool arrays shorter than this go to ``np.flatnonzero`` as they are.
