@@ -602,7 +602,10 @@ def _counted_with_levels(y_score, values, span):
     key += codes.reshape(-1)
     table = np.bincount(key, minlength=n * width * n_levels).reshape(n, width, n_levels)
     by_score = np.ascontiguousarray(sum_along(table, 2).T)  # (score, row), the best first
-    values.level_counts = (lo_level, table)
+    if any(r.needs_ideal for r in values.requests):
+        # Kept for the ideal's counts only: held to the block's end, the
+        # table would add to the peak of a kernel reading no ideal (ERR).
+        values.level_counts = (lo_level, table)
     counted = score_counts(y_score, N, span, by_score)
     if counted is None:
         return None
