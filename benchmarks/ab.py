@@ -45,8 +45,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def load_old(commit, folder):
     """The package of ``commit`` imported as ``skr_ab_old`` from ``folder``."""
-    data = subprocess.run(["git", "archive", commit, "sk_rankmetrics"], cwd=ROOT,
-                          check=True, capture_output=True).stdout
+    done = subprocess.run(["git", "archive", commit, "sk_rankmetrics"], cwd=ROOT,
+                          capture_output=True)
+    if done.returncode:
+        sys.exit(f"ab.py: --old {commit!r} is not a commit of this repository that holds "
+                 f"sk_rankmetrics/ (git archive: {done.stderr.decode().strip()}); give a "
+                 "commit id or tag, for example --old HEAD~3.")
+    data = done.stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(folder, filter="data")
     (pathlib.Path(folder) / "sk_rankmetrics").rename(pathlib.Path(folder) / "skr_ab_old")
