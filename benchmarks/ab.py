@@ -95,11 +95,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", required=True, help="the commit to compare with")
     parser.add_argument("--metric", action="append", help="metric names (default: ndcg)")
+    kinds = ", ".join(grid.FULL_SCORES + grid.MORE_FULL_SCORES)
     parser.add_argument("--scores", action="append",
-                        help=f"score kinds: {', '.join(grid.FULL_SCORES + grid.MORE_FULL_SCORES)}"
-                             " (default: the first three)")
+                        help=_escaped(f"score kinds: {kinds} (default: the first three)"))
+    relevance = ", ".join(grid.FULL_RELEVANCE)
     parser.add_argument("--relevance", action="append",
-                        help=f"relevance: {', '.join(grid.FULL_RELEVANCE)} (default: all)")
+                        help=_escaped(f"relevance: {relevance} (default: all)"))
     parser.add_argument("--shape", default="100000x100", help="rows x items")
     parser.add_argument("--turns", type=int, default=9)
     args = parser.parse_args(argv)
@@ -126,6 +127,11 @@ def main(argv=None):
                     print(f"| {metric} | {kind} | {rel} | {t_new:.3f} s | {t_old:.3f} s | "
                           f"{floor:.3f} s | {t_new / floor:.2f} | {t_old / floor:.2f} | "
                           f"{ratio:.3f} | {diff:.1e} |", flush=True)
+
+
+def _escaped(text):
+    """Help text with its percent signs kept (argparse formats help with %)."""
+    return text.replace("%", "%%")
 
 
 if __name__ == "__main__":
