@@ -9,7 +9,13 @@ import scipy.sparse as sp
 
 from .._ranking.block import rank_block
 from .._ranking.item_values import Extremes
-from .._utils.arrays import MASK_BY_EXCLUDE, check_finite, exact_scores, sortable
+from .._utils.arrays import (
+    MASK_BY_EXCLUDE,
+    ScoreCheck,
+    check_finite,
+    exact_scores,
+    sortable,
+)
 from .budget import _budget
 
 # -- matrices ---------------------------------------------------------------------
@@ -61,14 +67,16 @@ class DenseInputs:
                 check_finite(yt, "y_true", a)
         else:
             check_finite(yt, "y_true", a)
-        check_finite(ys, "y_score", a, MASK_BY_EXCLUDE)
+        # The scores are checked by the ranking's first pass over them.
+        scores_checked = ScoreCheck(ys, "y_score", a, MASK_BY_EXCLUDE)
         judged = None if self.judged is None else self.judged[a:b]
         ex = None if self.exclude is None else self.exclude[a:b].toarray()
         if self.drop_unjudged and judged is not None:  # judged_only: unjudged items go too
             ex = ~judged if ex is None else ex | ~judged
         if ex is None:
             return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a,
-                              judged=judged, extremes=extremes)
+                              judged=judged, extremes=extremes, check=scores_checked)
+        scores_checked.now()
         # Excluded items: padding, as the pairs long format leaves out.
         ys = np.where(ex, -np.inf, exact_scores(ys))
         yt = np.where(ex, 0, yt)

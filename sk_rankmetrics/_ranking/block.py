@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from .._utils.arrays import ScoreCheck
 from .._utils.params import TIE_ORDER
 from .chunk import RankedChunk, rank_chunk
 from .ideal import _counted, ideal_gains, ideal_levels
@@ -41,14 +42,17 @@ def check_ties(rc, requests, ignore_ties):
 
 
 def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, judged=None,
-               extremes=None):
+               extremes=None, check=None):
     """Rank one block of rows (relevance ``yt``, scores ``ys``) for ``requests``.
 
     The block is ranked down to the deepest cut-off any request needs (at
     most its width, whatever ``k`` is). ``n_items`` gives the real items of
     padded long-format rows, whose padding holds the score ``-inf``;
     ``judged`` marks the judged items (None: every real item is);
-    ``extremes`` (an ``Extremes`` of ``yt``), when the caller has them.
+    ``extremes`` (an ``Extremes`` of ``yt``), when the caller has them;
+    ``check``, the scores' :class:`~.._utils.arrays.ScoreCheck` when the
+    caller put it off: made by the route's row sort where it has one, else
+    before the route reads a score.
     """
     N = yt.shape[1]
     # A measure that scans whole rows without a cut-off (MRR) reads rc.block,
@@ -66,21 +70,29 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
             if r.reads_to_r:  # R-precision reads down to R, in the one order of ties
                 L = max(L, int(values.totals[r.rel_key].max()))
     rc = None
+    check = check or _CHECKED
     if not ignore_ties and real is None and all(r.reads_to_r for r in ranked):
+        check.now()
         rc = _unranked(ys, N, counted=bool(ranked))
     if rc is None and L == N and takes_relevant_route(requests, ignore_ties, real is not None,
                                                       judged, values):
-        rc = rank_relevant(ys, values)  # None when the relevant items are not few
+        rc = rank_relevant(ys, values, check)  # None when the relevant items are not few
     keep_items = any(r.spec.reads_items for r in requests)
     if rc is None and L == N and not (ignore_ties or keep_items) and real is None:
-        rc = rank_by_levels(ys, values)  # None when the levels or scores fit no key
+        rc = rank_by_levels(ys, values, check)  # None when the levels or scores fit no key
     if rc is None:
+        check.now()
         rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items,
                         keep_items=keep_items)
+    check.now()  # (a route that returned a chunk made it)
     rc.totals = values.totals
     rc.block = (ys, values)
     check_ties(rc, requests, ignore_ties)
     return attach_ideals(rc, yt, values, requests, N)
+
+
+#: The check of scores the caller has made.
+_CHECKED = ScoreCheck(np.empty((0, 0), dtype=np.int8), "y_score")
 
 
 def _unranked(ys, N, counted):

@@ -36,13 +36,19 @@ _MOST_ROWS = 8
 #: Infinite scores (padding is -inf) are keyed as the extreme finite values: an
 #: infinity with a level in its low bits would be a NaN.
 _LOWEST, _HIGHEST = np.finfo(np.float64).min, np.finfo(np.float64).max
+#: Their keys (the high bits, for each count of low bits a level takes).
+_LOWEST_KEY, _HIGHEST_KEY = (
+    [int(np.array(x).view(np.int64)) >> bits for bits in range(9)] for x in (_LOWEST, _HIGHEST))
 
 
-def rank_by_levels(y_score, values):
+def rank_by_levels(y_score, values, check=None):
     """:func:`~._ranking.chunk.rank_chunk` of whole rows ``y_score`` (n, N), every
     item real and judged, ranked by one sort of scores carrying their levels;
     or None when the relevance or the scores do not fit (levels not integers,
-    more than 256 of them, scores other than float64 and float32)."""
+    more than 256 of them, scores other than float64 and float32). ``check``:
+    the scores' :class:`~.._utils.arrays.ScoreCheck` (None: checked already),
+    made from the ends of the sorted keys (an end at a clipped extreme is read
+    again)."""
     fit = level_codes(values)
     if y_score.dtype not in (np.float64, np.float32) or fit is None:
         return None
@@ -70,6 +76,10 @@ def rank_by_levels(y_score, values):
     # The item values are made from them and a table of the levels' values.
     level = np.bitwise_and(low[:, ::-1], np.uint8((1 << bits) - 1))
     table = level_values(values, lo, n_levels, codes)
+    # NaN sorts last and stays NaN; an infinity became an extreme finite key.
+    if check is not None:
+        check.by_ends(v[:, 0], v[:, -1], suspect=((i[:, 0] >> bits) == _LOWEST_KEY[bits]) | (
+            (i[:, -1] >> bits) == _HIGHEST_KEY[bits]))
     high = i
     high >>= bits  # in place: a new array of the block costs its pages' first touch
     look_tied = rows_with_equal_neighbours(high)

@@ -50,10 +50,12 @@ def takes_relevant_route(requests, ignore_ties, padded, judged, values):
         r.spec.reads_groups and r.k is None and r.depth is None for r in ranked)
 
 
-def rank_relevant(y_score, values):
+def rank_relevant(y_score, values, check=None):
     """The :class:`RankedChunk` of whole rows ``y_score`` (n, N) holding only
     the tie groups of their items of nonzero level, or None when those are not
-    few (more than one entry in :data:`DENSITY`).
+    few (more than one entry in :data:`DENSITY`). ``check``: the scores'
+    :class:`~.._utils.arrays.ScoreCheck` (None: checked already), made from
+    the ends of the sorted rows.
 
     Each such item's tie group starts after the items scoring above it and
     holds every item tying with it: both are counts in its sorted row, found
@@ -82,7 +84,10 @@ def rank_relevant(y_score, values):
         upto = N - (counted.ends[level, row] - size)  # items scoring <= v in the row
         below = upto - size
     else:
-        srt = np.sort(y_score, axis=1).reshape(-1)  # each row ascending
+        srt = np.sort(y_score, axis=1)  # each row ascending, NaN last
+        if check is not None:
+            check.by_ends(srt[:, 0], srt[:, -1])
+        srt = srt.reshape(-1)
         base = row * N
         upto = _count_at_most(srt, base, v, N)  # items scoring <= v in the row
         # Items tying with another: those whose sorted neighbour below is equal

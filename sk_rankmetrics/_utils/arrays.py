@@ -156,6 +156,36 @@ def check_finite(block, arg, row0=0, masked=None):
                      f"be finite.{mask}")
 
 
+class ScoreCheck:
+    """:func:`check_finite` of a block of scores, put off to the first pass of
+    the ranking that reads the block anyway: a row sort leaves each row's
+    NaN last and its infinities at its ends, so those two columns tell
+    whether the block is finite (and the block is scanned only to name the
+    first bad place). A ranking route that makes no such pass calls
+    :meth:`now` before it reads a score; integer scores need no check."""
+
+    def __init__(self, block, arg, row0=0, masked=None):
+        self.block, self.arg, self.row0, self.masked = block, arg, row0, masked
+        self.done = block.dtype.kind not in "fc"
+
+    def now(self):
+        """Check the whole block (once)."""
+        if not self.done:
+            check_finite(self.block, self.arg, self.row0, self.masked)
+            self.done = True
+
+    def by_ends(self, first, last, suspect=None):
+        """Check the block from each row's smallest (``first``) and largest
+        (``last``) score after a row sort; ``suspect``, when given, marks rows
+        whose ends may stand for an infinity (a route that clipped them)."""
+        if self.done:
+            return
+        finite = bool(np.isfinite(first).all() and np.isfinite(last).all())
+        if not finite or (suspect is not None and suspect.any()):
+            self.now()  # raises, naming the first place, unless the ends were finite
+        self.done = True
+
+
 def check_sample_weight(sample_weight, n, what=None):
     """Per-row weights as float64, finite and >= 0 (None stays None)."""
     if sample_weight is None:

@@ -1,0 +1,110 @@
+"""The scores' finiteness check, put off to the ranking's row sort.
+
+The routes that sort each row (the relevant items' route, the levels' key
+sort) read the block's NaN and infinities off the two ends of the sorted rows
+instead of a pass of their own; the others check the block before they read
+it. Whatever the route, a block holding NaN or an infinity raises naming its
+first place, and a finite block (extreme finite values included, which the
+levels' key shares with the clipped infinities) is scored as before.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._utils.arrays import ScoreCheck
+
+SETTINGS = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+BIG = np.finfo(np.float64).max
+BAD = [np.nan, -np.nan, np.inf, -np.inf]
+
+#: (relevance, metric, whether the route reads the check off a row sort)
+ROUTES = [
+    ("graded 5 %", "ndcg", True),  # the relevant items' route
+    ("dense", "map", True),  # the levels' key sort
+    ("float dense", "ndcg", False),  # the argsort (gains other than levels)
+    ("dense", "ndcg@10", False),  # a cut-off: a selection
+    ("dense", "mrr", False),  # no ranking at all
+    ("dense", "r_precision", False),
+]
+
+
+def _data(rel, shape, seed):
+    rng = np.random.default_rng(seed)
+    s = rng.random(shape)
+    if rel == "graded 5 %":
+        y = np.where(rng.random(shape) < 0.05, rng.integers(1, 5, shape), 0)
+    elif rel == "dense":
+        y = rng.integers(0, 5, shape)
+    else:
+        y = rng.random(shape)
+    y[:, 0] = np.maximum(y[:, 0], 1)  # every row has a relevant item
+    return y, s
+
+
+def _first_place(s):
+    bad = np.argwhere(~np.isfinite(s))
+    return f"row {bad[0][0]}, column {bad[0][1]}"
+
+
+@pytest.mark.parametrize(("rel", "metric", "sorted_ends"), ROUTES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@given(data=st.data())
+@SETTINGS
+def test_a_bad_score_is_named_on_every_route(rel, metric, sorted_ends, dtype, data):
+    n = data.draw(st.sampled_from([3, 40, 5000]))  # 5000: more than one block
+    y, s = _data(rel, (n, 60), data.draw(st.integers(0, 2**16)))
+    s = s.astype(dtype)
+    k = data.draw(st.integers(1, 3))
+    for _ in range(k):
+        i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, 59))
+        s[i, j] = data.draw(st.sampled_from(BAD))
+    with mock.patch.object(ScoreCheck, "by_ends", autospec=True,
+                           side_effect=ScoreCheck.by_ends) as ends, \
+            pytest.raises(ValueError, match=f"y_score contains NaN or infinity "
+                                            f"\\(first at {_first_place(s)}\\)"):
+        skr.evaluate(y, s, [metric])
+    assert ends.called == sorted_ends
+
+
+@pytest.mark.parametrize(("rel", "metric", "sorted_ends"), ROUTES)
+@pytest.mark.parametrize("extreme", [BIG, -BIG, 0.0, -0.0])
+def test_finite_extremes_are_scored_as_when_checked_first(rel, metric, sorted_ends, extreme):
+    # The largest and smallest float64 share the levels' key with the clipped
+    # infinities: read again, found finite, and ranked as the scores say.
+    y, s = _data(rel, (300, 50), 7)
+    s[::7, 3] = extreme
+    s[5, :] = -extreme
+    got = skr.evaluate(y, s, [metric], per_row=True)[metric]
+    with mock.patch.object(ScoreCheck, "by_ends", autospec=True,
+                           side_effect=lambda self, *a, **k: self.now()):
+        checked_first = skr.evaluate(y, s, [metric], per_row=True)[metric]
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(checked_first))
+
+
+def test_integer_scores_need_no_check():
+    check = ScoreCheck(np.arange(6).reshape(2, 3), "y_score")
+    assert check.done
+    check.by_ends(np.array([np.nan]), np.array([np.nan]))  # nothing to read again
+    assert ScoreCheck(np.zeros((2, 3)), "y_score").done is False
+
+
+def test_the_check_reads_the_block_once_at_most():
+    block = np.array([[1.0, np.inf]])
+    check = ScoreCheck(block, "y_score", row0=10)
+    with pytest.raises(ValueError, match="first at row 10, column 1"):
+        check.by_ends(np.array([1.0]), np.array([np.inf]))
+    ok = ScoreCheck(np.array([[1.0, 2.0]]), "y_score")
+    ok.by_ends(np.array([1.0]), np.array([2.0]), suspect=np.array([True]))
+    assert ok.done
+    with mock.patch("sk_rankmetrics._utils.arrays.check_finite") as full:
+        ok.now()  # made already
+    full.assert_not_called()
