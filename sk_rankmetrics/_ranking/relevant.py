@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero
+from .._utils.fast import flatnonzero, stable_order
 from .chunk import RankedChunk
 from .groups import Groups, _GroupSums
 from .item_values import worth_counts
@@ -101,8 +101,7 @@ def rank_relevant(y_score, values, check=None):
     above = N - upto
     # One group per (row, items above), row-major by position.
     key = row * (N + 1) + above
-    order = np.argsort(key, kind="stable")
-    key = np.take(key, order)
+    order, key = stable_order(key, n * (N + 1))
     first = np.empty(m, dtype=bool)
     first[:1] = True
     np.not_equal(key[1:], key[:-1], out=first[1:])
@@ -129,12 +128,13 @@ def rank_relevant(y_score, values, check=None):
 def _count_at_most(srt, base, v, N, below=np.less_equal):
     """Per query, the entries ``<= v`` (``below=np.less``: ``< v``) of its
     sorted row ``srt[base:base + N]``: a branchless binary search, one gather
-    per bit of N for every query at once."""
-    pos = np.zeros(v.shape[0], dtype=np.intp)
-    step = 1 << (int(N).bit_length() - 1)
-    while step:
-        cand = pos + step
-        x = np.take(srt, base + np.minimum(cand, N) - 1)
-        pos += step * ((cand <= N) & below(x, v))
-        step >>= 1
-    return pos
+    per halving of N for every query at once. The answer lies in
+    ``[at + 1 - base, at + 1 - base + size]``; each probe halves ``size``
+    and never reads past the row, so no probe needs bounding."""
+    at = base - 1
+    size = N
+    while size > 1:
+        half = size // 2
+        at += below(np.take(srt, at + half), v) * half
+        size -= half
+    return at + 1 - base + below(np.take(srt, at + 1), v)

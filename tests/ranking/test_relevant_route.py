@@ -239,3 +239,32 @@ def test_ideal_counts_read_the_routes_nonzero_entries(dtype, monkeypatch):
     assert not any(given[len(given) // 2:])
     for name in ("ndcg", "ndcg_exp"):
         np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14)
+
+
+@given(n=st.integers(1, 30), N=st.integers(1, 140), data=st.data())
+@SETTINGS
+def test_the_binary_search_counts_as_searchsorted(n, N, data):
+    # Every row width (the probes halve N without a bound on any), queries in
+    # the row, between its values and past either end, and ties.
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    srt = np.sort(rng.integers(-3, 4, (n, N)).astype(np.float64) / 2, axis=1)
+    m = data.draw(st.integers(0, 60))
+    row = rng.integers(0, n, m)
+    v = rng.integers(-9, 10, m).astype(np.float64) / 4
+    for below, side in ((np.less_equal, "right"), (np.less, "left")):
+        got = relevant._count_at_most(srt.reshape(-1), row * N, v, N, below)
+        want = [np.searchsorted(srt[r], x, side=side) for r, x in zip(row, v)]
+        np.testing.assert_array_equal(got, np.asarray(want, dtype=np.intp).reshape(m))
+
+
+@pytest.mark.parametrize("bound", [1, 7, 1 << 20, 1 << 31, (1 << 31) + 1, 1 << 40])
+def test_stable_order_is_the_stable_argsort(bound):
+    from sk_rankmetrics._utils.fast import stable_order
+
+    rng = np.random.default_rng(bound % 1000)
+    for m in (0, 1, 5, 13000):
+        key = rng.integers(0, min(bound, 50), m) * (bound // min(bound, 50))
+        order, sorted_key = stable_order(key, bound)
+        want = np.argsort(key, kind="stable")
+        np.testing.assert_array_equal(order, want)
+        np.testing.assert_array_equal(sorted_key, key[want])
