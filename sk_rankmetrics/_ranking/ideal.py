@@ -561,13 +561,52 @@ def _counted(yt, gain, extremes=None, nonzero=None, level_counts=None):
         extremes = Extremes(yt)
     lo, hi = float(extremes.min()), float(extremes.max())
     if not (-2**52 < lo and hi < 2**52 and np.ceil(hi) - np.floor(lo) < _MAX_LEVEL_SPAN):
-        return None
+        return _positive_levels(yt, gain, lo, nonzero)
     if yt.dtype.kind == "f":
         sample = yt.reshape(-1)[:_SAMPLE]
         if not np.array_equal(sample, np.floor(sample)):
-            return None  # real-valued levels: not countable, spare the pass
+            # Real-valued levels: not countable, spare the pass.
+            return _positive_levels(yt, gain, lo, nonzero)
     return _counted_levels(yt, gain, extremes, int(np.floor(lo)), int(np.ceil(hi)), nonzero,
                            level_counts)
+
+
+def _positive_levels(yt, gain, lo, nonzero):
+    """The :class:`IdealLevels` of a block whose nonzero entries ``nonzero``
+    (flat indices, row-major) are known and few, from those entries alone:
+    their gains, each row's right-aligned in a row as wide as the most any
+    row holds and sorted there (zeros first), instead of a sort of the
+    whole rows (real-valued relevance on 5 % of rows of 100: rows of about
+    12 sorted instead of 100). None when ``nonzero`` is not known, the
+    relevance has a negative level (``lo``), or the gain is not a formula
+    worth 0 at level 0 (the other entries' gain)."""
+    if nonzero is None or lo < 0 or not (gain.formula and gain.zero_at_zero):
+        return None
+    n, N = yt.shape
+    g = np.asarray(gain(np.take(yt.reshape(-1), nonzero).astype(np.float64)),
+                   dtype=np.float64)
+    P = np.bincount(nonzero // N, minlength=n)
+    widest = int(P.max()) if n else 0
+    pad = np.zeros(n * widest)
+    # Entry i of row r goes to r * widest + widest - P[r] + (i - entries before r).
+    shift = np.arange(1, n + 1) * widest - np.cumsum(P)
+    m = g.shape[0]
+    pad[np.arange(m) + np.repeat(shift, P)] = g
+    pad = pad.reshape(n, widest)
+    pad.sort(axis=1)
+    # Best first, row r's gains are the first P[r] of its reversed row (the
+    # gains of nonzero levels are positive): entry j of the row, 0-based.
+    rows = np.repeat(np.arange(n), P)
+    j = np.arange(m) - np.repeat(np.cumsum(P) - P, P)
+    g = pad[rows, widest - 1 - j]
+    # A level ends where the next entry is another row's or another gain.
+    last = np.ones(m, dtype=bool)
+    np.not_equal(rows[1:], rows[:-1], out=last[:-1])
+    last[:-1] |= g[1:] != g[:-1]
+    keep = flatnonzero(last)
+    levels = IdealLevels(rows[keep], j[keep] + 1, g[keep], n)
+    levels.complete = True  # no entry has a negative gain
+    return levels
 
 
 def _counted_levels(yt, gain, extremes, lo, hi, nonzero=None, level_counts=None):

@@ -268,3 +268,27 @@ def test_stable_order_is_the_stable_argsort(bound):
         want = np.argsort(key, kind="stable")
         np.testing.assert_array_equal(order, want)
         np.testing.assert_array_equal(sorted_key, key[want])
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@given(n=st.integers(0, 25), N=st.integers(1, 40), data=st.data())
+@SETTINGS
+def test_ideal_levels_of_the_nonzero_entries_equal_the_sorted_rows(gain, n, N, data):
+    # Real-valued relevance on a few entries (ties between them, empty rows,
+    # a block with none): the levels made from those entries alone equal
+    # those of every row's gains sorted.
+    from sk_rankmetrics._metrics.gains import resolve_gain
+    from sk_rankmetrics._ranking.ideal import IdealLevels, _positive_levels
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    y = np.where(rng.random((n, N)) < data.draw(st.sampled_from([0.0, 0.05, 0.3, 1.0])),
+                 rng.integers(1, 5, (n, N)) / data.draw(st.sampled_from([1, 3, 7.5])), 0.0)
+    g = resolve_gain(gain)
+    got = _positive_levels(y, g, 0.0, np.flatnonzero(y))
+    want = IdealLevels.from_sorted(np.sort(np.asarray(g(y), dtype=np.float64), axis=1))
+    for name in ("rows", "end", "gain", "begin", "P", "total", "full_idcg"):
+        np.testing.assert_allclose(getattr(got, name), getattr(want, name), rtol=1e-15,
+                                   err_msg=name)
+    assert got.complete and want.complete
+    assert _positive_levels(y - 1.0, g, -1.0, np.flatnonzero(y)) is None  # a negative level
+    assert _positive_levels(y, g, 0.0, None) is None  # the entries unknown
