@@ -124,8 +124,12 @@ class FewTies:
 
     def indicator(self, name):
         """The value ``name`` in rank order, an indicator: as bools where the
-        values give them without their float64 copy (:func:`as_flags`)."""
-        return as_flags(self.values, name)
+        values give them without their float64 copy (:func:`as_flags`); made
+        once (:meth:`down` and the kernel that reads both share it)."""
+        key = ("indicator", name)
+        if key not in self._memo:
+            self._memo[key] = as_flags(self.values, name)
+        return self._memo[key]
 
     def before(self, name):
         """The sum of ``name`` over the positions above each grouped position
