@@ -313,7 +313,6 @@ def top_values(a, width):
 def _top_positive(a, pos, P, width, widest):
     """:func:`top_values` from the positive entries of each row, or None when
     a row with fewer than ``width`` of them has a negative entry."""
-    n = a.shape[0]
     short = P < width
     # (The block's minimum first: it spares copying the short rows, most rows
     # of sparse relevance, when nothing is negative.)
@@ -322,13 +321,22 @@ def _top_positive(a, pos, P, width, widest):
     # Row-major: each row's positive entries together.
     vals = np.take(a.reshape(-1), flatnonzero(pos))
     cols = max(widest, width)
-    pad = np.zeros(n * cols, dtype=a.dtype)
-    # Right-aligned in rows of ``cols``: zeros (the rows' other entries) come
-    # first. Entry i of row r goes to r * cols + cols - P[r] + (i - before r),
-    # that is i + (r + 1) * cols - (entries up to the end of row r).
-    shift = (np.arange(1, n + 1) * cols - np.cumsum(P))
+    return _sorted_right_aligned(vals, P, cols)[:, cols - width:]
+
+
+def _sorted_right_aligned(vals, P, cols):
+    """Each row's entries ``vals`` (row-major, ``P[r]`` of row ``r``) in a row
+    of ``cols`` zeros, right-aligned, each row sorted (increasing: zeros,
+    the rows' other entries, first when ``vals`` are positive)."""
+    n = P.shape[0]
+    pad = np.zeros(n * cols, dtype=vals.dtype)
+    # Entry i of row r goes to r * cols + cols - P[r] + (i - before r), that
+    # is i + (r + 1) * cols - (entries up to the end of row r).
+    shift = np.arange(1, n + 1) * cols - np.cumsum(P)
     pad[np.arange(vals.shape[0]) + np.repeat(shift, P)] = vals
-    return np.sort(pad.reshape(n, cols), axis=1)[:, cols - width:]
+    pad = pad.reshape(n, cols)
+    pad.sort(axis=1)
+    return pad
 
 
 class IdealLevels:
@@ -587,13 +595,8 @@ def _positive_levels(yt, gain, lo, nonzero):
                    dtype=np.float64)
     P = np.bincount(nonzero // N, minlength=n)
     widest = int(P.max()) if n else 0
-    pad = np.zeros(n * widest)
-    # Entry i of row r goes to r * widest + widest - P[r] + (i - entries before r).
-    shift = np.arange(1, n + 1) * widest - np.cumsum(P)
     m = g.shape[0]
-    pad[np.arange(m) + np.repeat(shift, P)] = g
-    pad = pad.reshape(n, widest)
-    pad.sort(axis=1)
+    pad = _sorted_right_aligned(g, P, widest)
     # Best first, row r's gains are the first P[r] of its reversed row (the
     # gains of nonzero levels are positive): entry j of the row, 0-based.
     rows = np.repeat(np.arange(n), P)

@@ -334,18 +334,19 @@ def sort_keys(key):
 
 
 def stable_order(key, bound):
-    """``(order, key[order])``: a stable argsort of the 1-D int64 ``key``,
+    """``(order, key[order])``: a stable argsort of the 1-D integer ``key``,
     each in ``[0, bound)``, and the keys in that order. Each key is packed
     with its index in one int64 and the packs sorted (:func:`sort_keys`: the
     vectorised sort of integers, where NumPy has it; its indices break the
     ties, so the order is the stable one): 1.6 times faster than the stable
     argsort (a merge sort) on 13,000 keys. Keys or arrays too large to pack
-    (``bound`` over 2**31, more than 2**32 keys) are argsorted."""
+    (``bound`` over 2**31, more than 2**32 keys) are argsorted. The sorted
+    keys come back as int64 either way."""
     m = key.shape[0]
     if bound > 1 << 31 or m > 1 << 32:
         order = np.argsort(key, kind="stable")
-        return order, np.take(key, order)
-    packed = key << 32
+        return order, np.take(key, order).astype(np.int64, copy=False)
+    packed = key.astype(np.int64) << 32  # (a new array: ``key`` is not written)
     packed |= np.arange(m, dtype=np.int64)
     packed = sort_keys(packed)
     order = packed & 0xFFFFFFFF

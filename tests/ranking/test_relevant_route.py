@@ -258,16 +258,22 @@ def test_the_binary_search_counts_as_searchsorted(n, N, data):
 
 
 @pytest.mark.parametrize("bound", [1, 7, 1 << 20, 1 << 31, (1 << 31) + 1, 1 << 40])
-def test_stable_order_is_the_stable_argsort(bound):
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint16])
+def test_stable_order_is_the_stable_argsort(bound, dtype):
     from sk_rankmetrics._utils.fast import stable_order
 
+    if np.iinfo(dtype).max < bound - 1:
+        pytest.skip("keys of this bound do not fit the dtype")
     rng = np.random.default_rng(bound % 1000)
     for m in (0, 1, 5, 13000):
-        key = rng.integers(0, min(bound, 50), m) * (bound // min(bound, 50))
+        key = (rng.integers(0, min(bound, 50), m) * (bound // min(bound, 50))).astype(dtype)
+        kept = key.copy()
         order, sorted_key = stable_order(key, bound)
         want = np.argsort(key, kind="stable")
         np.testing.assert_array_equal(order, want)
-        np.testing.assert_array_equal(sorted_key, key[want])
+        np.testing.assert_array_equal(sorted_key, key[want].astype(np.int64))
+        assert sorted_key.dtype == np.int64
+        np.testing.assert_array_equal(key, kept)  # the keys are not written
 
 
 @pytest.mark.parametrize("gain", ["linear", "exponential"])
