@@ -377,7 +377,15 @@ def _ap_by_group(groups, key, kc, n):
 def _ap_group_terms(s, m, r, b, kc, L):
     """Each group's expected AP terms (:func:`_ap_by_group`): groups starting
     after position ``s`` with ``m`` items, ``r`` relevant, ``b`` relevant
-    items above, in rows of ``L``."""
+    items above, in rows of ``L``.
+
+    A group of one item (untied scores: every group of the relevant items'
+    route) adds ``r (b + 1) / (s + 1)`` before the cut, 0 after it: read so
+    in float64 when no group holds more (the extended-precision sums serve
+    the groups of several items, whose terms nearly cancel)."""
+    big = flatnonzero(m > 1)
+    if not big.size:
+        return np.where(s < kc, r * (b + 1.0) / (s + 1.0), 0.0)
     e = np.clip(np.minimum(s + m, kc), s, None)
     c = e - s
     Hc = np.zeros(L + 1, dtype=np.longdouble)
