@@ -8,12 +8,16 @@ those values (NumPy's vectorised sort, a third to a half of an argsort) gives
 each row's levels in rank order, and the bits above say which neighbours tie:
 nothing is gathered.
 
-float32 scores are widened to float64, whose 29 extra bits hold the level: their
-ties are exact. A float64 score's lowest bits give way to the level, so two
-scores that differ only there look tied (and a negative score's levels come in
-reverse, a zero's become a subnormal): every row where neighbours look tied is
-ranked again exactly by ``np.argsort`` (a few rows: the rows that truly tie,
-and about one pair in 2**(52 - bits) of random neighbours).
+A score's lowest bits give way to the level, so two scores that differ only
+there look tied (and a negative score's levels come in reverse, a zero's become
+a subnormal): every row where neighbours look tied is ranked again exactly by
+``np.argsort`` (a few rows: the rows that truly tie, and about one pair in
+2**(52 - bits) of random float64 neighbours). float32 scores in short rows are
+keyed in 32 bits (half the bytes sorted, and NumPy's sort takes twice the
+values a step): about one pair in 2**(23 - bits) looks tied, a few rows of 100
+in a thousand. Where more rows look tied, or the rows are long, they are
+widened to float64 instead, whose 29 extra bits hold the level: their ties are
+exact.
 """
 
 from __future__ import annotations
@@ -26,19 +30,36 @@ from .few_ties import FewTies
 from .groups import LazyGroups, _GroupSums
 from .item_values import LevelValues, level_codes, level_values
 
-#: The byte of a float64 that holds its lowest bits.
-_LOW_BYTE = 0 if np.little_endian else 7
-
-#: float64 scores whose lowest bits look tied in more than one row in this many
-#: take the argsort's route (ranking every row twice costs more than the sort saves).
+#: Scores whose lowest bits look tied in more than one row in this many take
+#: another route (ranking every row twice costs more than the sort saves):
+#: float32 keys the float64 one, float64 keys the argsort's.
 _MOST_ROWS = 8
 
-#: Infinite scores (padding is -inf) are keyed as the extreme finite values: an
-#: infinity with a level in its low bits would be a NaN.
-_LOWEST, _HIGHEST = np.finfo(np.float64).min, np.finfo(np.float64).max
-#: Their keys (the high bits, for each count of low bits a level takes).
-_LOWEST_KEY, _HIGHEST_KEY = (
-    [int(np.array(x).view(np.int64)) >> bits for bits in range(9)] for x in (_LOWEST, _HIGHEST))
+#: float32 scores are keyed in 32 bits in rows of ``N`` items when ``N * N *
+#: 2**bits`` is at most this: uniform scores then look tied in about one row
+#: in 64 (a pair of neighbours in ``2**(24 - bits) / N``), well under
+#: :data:`_MOST_ROWS`. (Rows of 100 with 5 levels: about 4 rows in 1,000.)
+_NARROW_MOST = 2**18
+
+
+class _Key:
+    """One width of key: the float type whose bits carry the level, its
+    integer twin, the byte holding its lowest bits, and the extreme finite
+    values infinities are keyed as (an infinity with a level in its low bits
+    would be a NaN) with their keys (the high bits, for each count of low
+    bits a level takes)."""
+
+    def __init__(self, ftype, itype):
+        self.ftype, self.itype = ftype, itype
+        self.width = np.dtype(ftype).itemsize
+        self.low_byte = 0 if np.little_endian else self.width - 1
+        self.lowest, self.highest = np.finfo(ftype).min, np.finfo(ftype).max
+        self.lowest_key, self.highest_key = (
+            [int(np.array(x, dtype=ftype).view(itype)) >> bits for bits in range(9)]
+            for x in (self.lowest, self.highest))
+
+
+_WIDE, _NARROW = _Key(np.float64, np.int64), _Key(np.float32, np.int32)
 
 
 def rank_by_levels(y_score, values, check=None):
@@ -52,24 +73,42 @@ def rank_by_levels(y_score, values, check=None):
     fit = level_codes(values)
     if y_score.dtype not in (np.float64, np.float32) or fit is None:
         return None
+    bits, N = fit[1], y_score.shape[1]
+    if y_score.dtype == np.float32 and (N * N) << bits <= _NARROW_MOST:
+        ranked = _by_key(y_score, values, fit, check, _NARROW)
+        if ranked is not _TOO_MANY:
+            return ranked
+    ranked = _by_key(y_score, values, fit, check, _WIDE)
+    return None if ranked is _TOO_MANY else ranked
+
+
+#: :func:`_by_key`'s answer when too many rows look tied.
+_TOO_MANY = object()
+
+
+def _by_key(y_score, values, fit, check, key):
+    """:func:`rank_by_levels` with keys of one width (:class:`_Key`), or
+    :data:`_TOO_MANY` when too many rows look tied (float64 scores off a
+    decimal grid; float32 ones in 32 bits)."""
     codes, bits, lo, n_levels = fit
     n, N = y_score.shape
-    # A float64 copy: infinities as the extreme finite values (a clash with a
-    # true one looks tied), -0.0 as 0.0 (the two tie); the level in the low
-    # bits. A float32 score has 29 bits of zeros there: its ties are exact.
-    exact = y_score.dtype == np.float32
-    v = np.empty((n, N))  # C-ordered: the bytes below are read as its rows
-    np.clip(y_score, _LOWEST, _HIGHEST, out=v)  # float32 widened in the same pass
-    v += 0.0
-    i = v.view(np.int64)
-    low = i.view(np.uint8).reshape(n, N, 8)[..., _LOW_BYTE]  # a view: sorted with v
+    # A copy as keys: infinities as the extreme finite values (a clash with
+    # a true one looks tied), -0.0 as 0.0 (the two tie); the level in the low
+    # bits. A float32 score widened to float64 has 29 bits of zeros there:
+    # its ties are exact.
+    exact = y_score.dtype == np.float32 and key is _WIDE
+    v = np.empty((n, N), dtype=key.ftype)  # C-ordered: the bytes below are read as its rows
+    np.clip(y_score, key.lowest, key.highest, out=v)  # widened in the same pass, if need be
+    v += key.ftype(0)
+    i = v.view(key.itype)
+    low = i.view(np.uint8).reshape(n, N, key.width)[..., key.low_byte]  # a view: sorted with v
     if not exact:
         # Scores whose lowest bits are zeros (whole numbers, say) keep every
-        # bit: their ties are exact too. (The first row first: most float64
-        # scores have some of those bits set there already.)
+        # bit: their ties are exact too. (The first row first: most scores
+        # have some of those bits set there already.)
         mask = np.uint8((1 << bits) - 1)
         exact = not np.bitwise_and(low[0], mask).any() and not np.bitwise_and(low, mask).any()
-    i &= ~np.int64((1 << bits) - 1)
+    i &= ~key.itype((1 << bits) - 1)
     np.bitwise_or(i, codes, out=i, casting="unsafe")
     v.sort(axis=1)
     # Each row's level codes, the best-scored first: the low byte, reversed.
@@ -78,12 +117,14 @@ def rank_by_levels(y_score, values, check=None):
     table = level_values(values, lo, n_levels, codes)
     # NaN sorts last and stays NaN; an infinity became an extreme finite key.
     if check is not None:
-        check.by_ends(v[:, 0], v[:, -1], suspect=((i[:, 0] >> bits) == _LOWEST_KEY[bits]) | (
-            (i[:, -1] >> bits) == _HIGHEST_KEY[bits]))
+        check.by_ends(v[:, 0], v[:, -1], suspect=((i[:, 0] >> bits) == key.lowest_key[bits]) | (
+            (i[:, -1] >> bits) == key.highest_key[bits]))
     high = i
     high >>= bits  # in place: a new array of the block costs its pages' first touch
     look_tied = rows_with_equal_neighbours(high)
     if look_tied.size and not exact and look_tied.size * _MOST_ROWS > n:
+        if key is _NARROW:
+            return _TOO_MANY
         # Ties in many rows: scores rounded to decimals, whose ties are
         # exact in the key; else the argsort's route. Only the rows that
         # look tied need be: a row whose keys all differ is in its scores'
@@ -91,7 +132,7 @@ def rank_by_levels(y_score, values, check=None):
         exact = _on_a_decimal_grid(y_score if 2 * look_tied.size > n else
                                    y_score[look_tied], bits)
         if not exact:
-            return None
+            return _TOO_MANY
     if look_tied.size and not exact:
         # Rows where neighbours look tied: ranked again exactly, and of those
         # the rows that truly tie.

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import sk_rankmetrics as skr
 from sk_rankmetrics._metrics.requests import make_requests
-from sk_rankmetrics._ranking import block
+from sk_rankmetrics._ranking import block, levels
 from sk_rankmetrics._ranking.item_values import BlockValues
 from sk_rankmetrics._ranking.levels import rank_by_levels
 
@@ -225,6 +225,76 @@ def test_ties_in_many_rows_of_float64_take_the_argsort_route_off_a_decimal_grid(
         want = _without_route(y, s, ["ndcg", "map", "bpref"])
         for key in want:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
+
+
+def _key_widths(s, y):
+    """The key widths (bytes) :func:`rank_by_levels` tried on ``s``, in order,
+    and its chunk."""
+    tried = []
+    real = levels._by_key
+
+    def spy(y_score, values, fit, check, key):
+        tried.append(key.width)
+        return real(y_score, values, fit, check, key)
+
+    with mock.patch.object(levels, "_by_key", spy):
+        rc = rank_by_levels(s, _values(y, ["dcg"]))
+    return tried, rc
+
+
+def test_float32_in_short_rows_keyed_in_32_bits():
+    # Rows of 100 with 5 levels: 32-bit keys, a few rows re-ranked where
+    # neighbours look tied (true ties, and pairs agreeing above the level's
+    # bits); rows of 1,000 (or 2**8 levels in rows of 40) widen to float64.
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 5, (3000, 100)).astype(np.int8)
+    s = rng.random((3000, 100)).astype(np.float32)
+    s[5, :3] = s[5, 3]  # a true tie
+    assert _key_widths(s, y)[0] == [4]
+    metrics = ["ndcg", "map", "bpref", ("err", {"max_grade": 4})]
+    got = skr.evaluate(y, s, metrics, per_row=True)
+    want = _without_route(y, s, metrics)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=str(key))
+    assert _key_widths(rng.random((20, 1000)).astype(np.float32),
+                       rng.integers(0, 5, (20, 1000)))[0] == [8]
+    assert _key_widths(rng.random((20, 40)).astype(np.float32),
+                       rng.integers(0, 256, (20, 40)))[0] == [8]
+    assert _key_widths(rng.random((20, 100)), rng.integers(0, 5, (20, 100)))[0] == [8]
+
+
+@pytest.mark.parametrize("spread", [1e-4, 0.0])
+def test_float32_that_look_tied_in_many_rows_widen_to_float64(spread):
+    # Scores within 1e-4 of 1 share their bits above the level's in most
+    # rows (float32 steps of 2**-23 there): the 32-bit key gives way to the
+    # float64 one, exact for float32; whole numbers (spread 0: every row
+    # ties) keep every bit in 32.
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 5, (200, 100)).astype(np.int8)
+    if spread:
+        s = (1.0 + rng.random((200, 100)) * spread).astype(np.float32)
+    else:
+        s = rng.integers(0, 20, (200, 100)).astype(np.float32)
+    tried, rc = _key_widths(s, y)
+    assert tried == ([4, 8] if spread else [4]) and rc is not None
+    got = skr.evaluate(y, s, ["ndcg", "map", "rbp"], per_row=True)
+    want = _without_route(y, s, ["ndcg", "map", "rbp"])
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
+
+
+def test_infinite_float32_scores_in_32_bit_keys():
+    big = np.finfo(np.float32).max
+    rng = np.random.default_rng(9)
+    s = rng.random((20, 6)).astype(np.float32)
+    s[:2] = [[np.inf, big, -big, -np.inf, 0.0, 1.0],
+             [-np.inf, -big, 3.0, big, np.inf, -0.0]]
+    y = rng.integers(0, 5, (20, 6))
+    tried, rc = _key_widths(s, y)
+    assert tried == [4]
+    order = np.argsort(-s, axis=1, kind="stable")
+    np.testing.assert_array_equal(np.asarray(rc.sums["gain:linear"]),
+                                  np.take_along_axis(y, order, axis=1))
 
 
 def test_few_tied_rows_come_as_two_parts_equal_to_the_argsort_chunk():
