@@ -455,3 +455,39 @@ def test_mrr_over_a_tie_group_of_thousands():
     yt[0, 10] = 1
     got = skr.evaluate(yt, ys, ["mrr"], per_row=True)["mrr"][0]
     assert got == pytest.approx(sum(1 / (3 + j) for j in range(1, 2001)) / 2000, rel=1e-12)
+
+
+@SETTINGS
+@given(L=st.sampled_from([1, 7, 100, 361, 362, 1000]), data=st.data())
+def test_ap_group_terms_against_exact_fractions(L, data):
+    # AP's expected terms of a tie group after s items, m of them in the
+    # group, r relevant, b relevant above, cut at kc: sum over its places p
+    # before the cut of (r / m (b + 1) + (p - s - 1) pair) / p. Rows of at
+    # most 361 read a table by (s, c), longer ones the extended-precision
+    # sums (the same values); groups of one item alone take the float64
+    # form.
+    from fractions import Fraction
+
+    from sk_rankmetrics._metrics.kernels import cutoff
+
+    n = data.draw(st.integers(1, 12))
+    s = np.array([data.draw(st.integers(0, L - 1)) for _ in range(n)])
+    one = data.draw(st.booleans())
+    m = np.array([1 if one else data.draw(st.integers(1, L - x)) for x in s])
+    r = np.array([data.draw(st.integers(0, x)) for x in m]).astype(np.float64)
+    b = np.array([data.draw(st.integers(0, x)) for x in s]).astype(np.float64)
+    kc = data.draw(st.integers(1, L))
+    got = cutoff._ap_group_terms(s, m, r, b, kc, L)
+    for i in range(n):
+        mi, ri = int(m[i]), Fraction(int(r[i]))
+        pair = ri * (ri - 1) / (mi * (mi - 1)) if mi > 1 else Fraction(0)
+        want = sum(((ri / mi) * (int(b[i]) + 1) + (p - s[i] - 1) * pair) / p
+                   for p in range(s[i] + 1, min(s[i] + mi, kc) + 1))
+        assert got[i] == pytest.approx(float(want), rel=1e-12, abs=1e-15)
+    if L <= cutoff._HARMONIC_TABLE_MOST and not one:
+        # The table holds the extended-precision sums themselves: bit for bit.
+        e = np.clip(np.minimum(s + m, kc), s, None)
+        H, inner = cutoff._harmonic_sums(s, e - s, cutoff._harmonic_partial(L))
+        H_of, inner_of = cutoff._harmonic_table(L)
+        np.testing.assert_array_equal(H_of[s * (L + 1) + e - s], H)
+        np.testing.assert_array_equal(inner_of[s * (L + 1) + e - s], inner)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._ranking.item_values import as_flags, is_indicator
@@ -383,19 +385,55 @@ def _ap_group_terms(s, m, r, b, kc, L):
     route) adds ``r (b + 1) / (s + 1)`` before the cut, 0 after it: read so
     in float64 when no group holds more (the extended-precision sums serve
     the groups of several items, whose terms nearly cancel)."""
-    big = flatnonzero(m > 1)
-    if not big.size:
+    if not (m > 1).any():
         return np.where(s < kc, r * (b + 1.0) / (s + 1.0), 0.0)
     e = np.clip(np.minimum(s + m, kc), s, None)
     c = e - s
-    Hc = np.zeros(L + 1, dtype=np.longdouble)
-    np.cumsum(1.0 / np.arange(1, L + 1, dtype=np.longdouble), out=Hc[1:])
-    H = np.take(Hc, e) - np.take(Hc, s)
     mf = m.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         pair = np.where(m > 1, r * (r - 1) / (mf * np.maximum(mf - 1, 1)), 0.0)
-    inner = (c - (s + 1) * H).astype(np.float64)  # sum of (p - s - 1) / p
-    return (r / mf) * (b + 1.0) * H.astype(np.float64) + pair * inner
+    if L <= _HARMONIC_TABLE_MOST:
+        # Rows of a few hundred: both sums read from a table by (s, c).
+        H_of, inner_of = _harmonic_table(L)
+        at = s * (L + 1) + c
+        H, inner = np.take(H_of, at), np.take(inner_of, at)
+    else:
+        H, inner = _harmonic_sums(s, c, _harmonic_partial(L))
+    return (r / mf) * (b + 1.0) * H + pair * inner
+
+
+#: Rows of at most this many items read :func:`_ap_group_terms`' sums from a
+#: table of every (start, count) (:func:`_harmonic_table`: 2 MiB at 361).
+_HARMONIC_TABLE_MOST = 361
+
+
+def _harmonic_partial(L):
+    """``Hc[p] = sum_{i <= p} 1 / i`` for p = 0..L, in extended precision."""
+    Hc = np.zeros(L + 1, dtype=np.longdouble)
+    np.cumsum(1.0 / np.arange(1, L + 1, dtype=np.longdouble), out=Hc[1:])
+    return Hc
+
+
+def _harmonic_sums(s, c, Hc):
+    """``(H, inner)`` in float64 of the positions ``p = s + 1 .. s + c``: ``H
+    = sum 1 / p`` and ``inner = sum (p - s - 1) / p = c - (s + 1) H``, taken
+    in extended precision (deep in a row the terms of ``inner`` nearly
+    cancel)."""
+    H = np.take(Hc, s + c) - np.take(Hc, s)
+    inner = c - (s + 1) * H
+    return H.astype(np.float64), inner.astype(np.float64)
+
+
+@functools.lru_cache(maxsize=8)
+def _harmonic_table(L):
+    """:func:`_harmonic_sums` of every start ``s`` and count ``c`` in rows of
+    ``L`` (``s + c <= L``; the others unused), flat at ``s * (L + 1) + c``:
+    the same values, made once per row length instead of per group."""
+    s, c = np.divmod(np.arange((L + 1) ** 2), L + 1)
+    c = np.minimum(c, L - s)
+    H, inner = _harmonic_sums(s, c, _harmonic_partial(L))
+    H.flags.writeable = inner.flags.writeable = False
+    return H, inner
 
 
 def _ap_in_order(rel, running, kc):
