@@ -74,7 +74,8 @@ def rank_by_levels(y_score, values, check=None):
     if y_score.dtype not in (np.float64, np.float32) or fit is None:
         return None
     bits, N = fit[1], y_score.shape[1]
-    if y_score.dtype == np.float32 and (N * N) << bits <= _NARROW_MOST:
+    if (y_score.dtype == np.float32 and (N * N) << bits <= _NARROW_MOST
+            and _few_look_tied(y_score[:_PROBE_ROWS], bits)):
         ranked = _by_key(y_score, values, fit, check, _NARROW)
         if ranked is not _TOO_MANY:
             return ranked
@@ -84,6 +85,26 @@ def rank_by_levels(y_score, values, check=None):
 
 #: :func:`_by_key`'s answer when too many rows look tied.
 _TOO_MANY = object()
+
+#: The first rows of a block whose 32-bit keys are tried first
+#: (:func:`_few_look_tied`): a sixtieth of the work of a block of 2,564.
+_PROBE_ROWS = 64
+
+
+def _few_look_tied(probe, bits):
+    """Whether at most one row in :data:`_MOST_ROWS` of the float32 rows
+    ``probe`` looks tied in 32-bit keys of ``bits`` low bits: scores bunched
+    together (probabilities near 1, say) would send every row of the block
+    to the float64 key after a whole 32-bit pass (1.17-1.26 times the time
+    of the float64 key alone on rows of 100). A row sort's neighbours that
+    share their bits above the lowest ``bits`` are the key's equal
+    neighbours, whatever those bits hold; scores whose lowest bits are
+    zeros (whole numbers) tie exactly there, however many rows tie."""
+    keys = np.sort(probe + np.float32(0), axis=1).view(np.int32)
+    if not np.bitwise_and(keys, (1 << bits) - 1).any():
+        return True
+    keys >>= bits
+    return rows_with_equal_neighbours(keys).shape[0] * _MOST_ROWS <= probe.shape[0]
 
 
 def _by_key(y_score, values, fit, check, key):

@@ -267,18 +267,39 @@ def test_float32_in_short_rows_keyed_in_32_bits():
 def test_float32_that_look_tied_in_many_rows_widen_to_float64(spread):
     # Scores within 1e-4 of 1 share their bits above the level's in most
     # rows (float32 steps of 2**-23 there): the 32-bit key gives way to the
-    # float64 one, exact for float32; whole numbers (spread 0: every row
-    # ties) keep every bit in 32.
+    # float64 one, exact for float32, after the block's whole 32-bit pass
+    # when its first rows gave no sign of it (uniform there), at once when
+    # they did; whole numbers (spread 0: every row ties) keep every bit in 32.
     rng = np.random.default_rng(8)
     y = rng.integers(0, 5, (200, 100)).astype(np.int8)
     if spread:
         s = (1.0 + rng.random((200, 100)) * spread).astype(np.float32)
     else:
         s = rng.integers(0, 20, (200, 100)).astype(np.float32)
+    probe_passes = s.copy()
+    probe_passes[:levels._PROBE_ROWS] = rng.random((levels._PROBE_ROWS, 100))
+    # (Whole numbers below uniform first rows: the block is not exact in 32.)
+    for scores, want_tried in [(probe_passes, [4, 8]), (s, [8] if spread else [4])]:
+        tried, rc = _key_widths(scores, y)
+        assert tried == want_tried and rc is not None
+        got = skr.evaluate(y, scores, ["ndcg", "map", "rbp"], per_row=True)
+        want = _without_route(y, scores, ["ndcg", "map", "rbp"])
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
+
+
+def test_probabilities_near_one_go_to_the_float64_key_at_once():
+    # Model outputs bunched near 1 (a sigmoid of scores around 6): most rows
+    # of 100 look tied in 32-bit keys, which their first rows tell.
+    rng = np.random.default_rng(10)
+    s = (1 / (1 + np.exp(-(rng.standard_normal((300, 100)) + 6)))).astype(np.float32)
+    y = rng.integers(0, 5, (300, 100)).astype(np.int8)
+    assert not levels._few_look_tied(s[:levels._PROBE_ROWS], 3)
+    assert levels._few_look_tied(rng.random((64, 100)).astype(np.float32), 3)
     tried, rc = _key_widths(s, y)
-    assert tried == ([4, 8] if spread else [4]) and rc is not None
-    got = skr.evaluate(y, s, ["ndcg", "map", "rbp"], per_row=True)
-    want = _without_route(y, s, ["ndcg", "map", "rbp"])
+    assert tried == [8] and rc is not None
+    got = skr.evaluate(y, s, ["ndcg", "map", "bpref"], per_row=True)
+    want = _without_route(y, s, ["ndcg", "map", "bpref"])
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
 
