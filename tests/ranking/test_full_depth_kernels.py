@@ -286,6 +286,44 @@ def test_integer_scores_read_off_the_score_counts(measure, dtype, data):
         np.testing.assert_allclose(got[m], want[m], rtol=1e-12, atol=1e-12, err_msg=m)
 
 
+@pytest.mark.parametrize("density", [0.0, 0.05, 0.5])
+@pytest.mark.parametrize("most_rows", [True, False])
+def test_r_precision_over_counted_scores_every_way_of_counting(density, most_rows):
+    # R-precision over counted integer scores counts each row's relevant
+    # items at its R-th largest score t from the relevant items alone when
+    # they are few, else over the whole block at once when many rows tie at
+    # t, else over those rows gathered; over most rows it reads the block in
+    # place, over a few the rows gathered. Each way gives the sort route's
+    # numbers (the same scores as float64) bit for bit.
+    from sk_rankmetrics._metrics.kernels import cutoff
+
+    rng = np.random.default_rng(5)
+    n, N = 300, 60
+    ys = rng.integers(0, 10, (n, N))
+    ys[::3] = rng.permuted(np.tile(np.arange(N), (n, 1)), axis=1)[::3] % (N - 2)
+    yt = np.where(rng.random((n, N)) < density, rng.integers(1, 4, (n, N)), 0)
+    yt[:, 0] = np.where(rng.random(n) < 0.8, 2, 0)  # a row or two with nothing relevant
+    if not most_rows:
+        yt[rng.random(n) < 0.7] = 0  # most rows: R = 0, not read
+    want = skr.evaluate(yt, ys.astype(np.float64) + 0.5, ["r_precision"], per_row=True,
+                        no_relevant=0.0)["r_precision"]
+    taken = []
+    real = cutoff._counted_relevant_above
+    for few, tied in [(8, 4), (10**9, 10**9), (10**9, 0)]:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(cutoff, "_FEW_RELEVANT", few)
+            mp.setattr(cutoff, "_TIED_MOST", tied)
+            mp.setattr(cutoff, "_counted_relevant_above",
+                       lambda *a: taken.append(a[0].shape[0]) or real(*a))
+            got = skr.evaluate(yt, ys, ["r_precision"], per_row=True,
+                               no_relevant=0.0)["r_precision"]
+        np.testing.assert_array_equal(got, want)
+    # The relevant items alone are read (first setting only) where few are
+    # relevant; over most rows, every row of the block.
+    assert bool(taken) == (density <= 0.05)
+    assert all((m == n) == most_rows for m in taken)
+
+
 @SETTINGS
 @given(st.data())
 def test_err_tie_expectation_against_every_ordering(data):

@@ -101,8 +101,16 @@ def r_precision(rc, req):
         hits = np.zeros(rc.n_rows)
     deep = flatnonzero(n_rel > rc.L)
     if deep.size and rc.block is not None:
-        hits[deep] = _relevant_above_rank(rc.block, req.rel_key, deep,
-                                          n_rel[deep].astype(np.int64), rc.score_counts)
+        if 2 * deep.size >= rc.n_rows:
+            # Most rows: every row read in place (no gather of the block's
+            # rows), the others' answers (R at least 1) left unread.
+            every = np.arange(rc.n_rows)
+            R = np.maximum(n_rel, 1).astype(np.int64)
+            hits[deep] = _relevant_above_rank(rc.block, req.rel_key, every, R,
+                                              rc.score_counts)[deep]
+        else:
+            hits[deep] = _relevant_above_rank(rc.block, req.rel_key, deep,
+                                              n_rel[deep].astype(np.int64), rc.score_counts)
     return hits / np.where(defined, n_rel, 1.0), defined
 
 
@@ -112,34 +120,81 @@ def _relevant_above_rank(block, key, rows, R, counted=None):
     The R-th largest score ``t`` of each row comes from a row sort, or, for
     integer scores counted per row (``counted``, the block's
     :class:`~sk_rankmetrics._ranking.select.ScoreCounts`), from the counts:
-    the first score whose running count reaches R, no sort."""
+    the first score whose running count reaches R, no sort. Counted scores
+    tie at ``t`` in nearly every row (ten scores over rows of 100); each
+    row's items at ``t`` are then known from the counts, and its relevant
+    ones there are counted from the relevant items alone where those are
+    few (:func:`_counted_relevant_above`), else over the whole block at
+    once, not gathered row by row."""
     scores, values = block
+    every = slice(None) if rows.shape[0] == scores.shape[0] else rows  # every row: no copy
+    ys = scores[every]
+    rel = values.relevant(every, key)
     cols = np.arange(rows.shape[0])
-    if counted is not None:
+    if counted is None:
+        t = np.sort(ys, axis=1)[cols, ys.shape[1] - R]
+        top = ys >= t[:, None]
+        n_top = np.count_nonzero(top, axis=1)
+    else:
         ends = counted.ends[:, rows]
         level = np.count_nonzero(ends < R, axis=0)  # scores above t, counted from the best
         n_top = ends[level, cols]  # the items scoring at least t
+        n_at = counted.counts[level, rows]
         t = counted.hi - level.astype(scores.dtype)
-    if rows.shape[0] == scores.shape[0]:
-        rows = slice(None)  # every row: no copy
-    ys = scores[rows]
-    rel = values.relevant(rows, key)
-    if counted is None:
-        t = np.sort(ys, axis=1)[cols, ys.shape[1] - R]
-    top = ys >= t[:, None]
-    if counted is None:
-        n_top = np.count_nonzero(top, axis=1)
-    hits = np.count_nonzero(top & rel, axis=1).astype(np.float64)
+        if np.count_nonzero(rel) * _FEW_RELEVANT <= rel.size:
+            return _counted_relevant_above(ys, rel, t, R, n_top, n_at)
+        top = ys >= t[:, None]
+    top &= rel
+    hits = np.count_nonzero(top, axis=1).astype(np.float64)
     # Rows where the top R ends inside a tie at t: of the items tied at t only
     # R - (items above t) are in, each tied item equally likely.
     tied = flatnonzero(n_top > R)
-    if tied.size:
+    if not tied.size:
+        return hits
+    if counted is not None and tied.size * _TIED_MOST >= cols.shape[0]:
+        at = np.equal(ys, t[:, None], out=top)
+        at &= rel
+        rel_at = np.count_nonzero(at, axis=1)[tied]
+        n_at = n_at[tied]
+    else:
         at = ys[tied] == t[tied][:, None]
         n_at = np.count_nonzero(at, axis=1)
         rel_at = np.count_nonzero(at & rel[tied], axis=1)
-        n_above = n_top[tied] - n_at
-        hits[tied] += rel_at * ((R[tied] - n_above) / n_at - 1.0)
+    n_above = n_top[tied] - n_at
+    hits[tied] += rel_at * ((R[tied] - n_above) / n_at - 1.0)
     return hits
+
+
+#: :func:`_relevant_above_rank` counts the items tied at each row's ``t``
+#: over the whole block when at least one row in this many ties there
+#: (counted integer scores: nearly all), else over those rows, gathered.
+_TIED_MOST = 4
+
+
+def _counted_relevant_above(ys, rel, t, R, n_top, n_at):
+    """:func:`_relevant_above_rank` of counted scores ``ys`` whose relevant
+    items (``rel``) are few: only those are read. Each row's items at ``t``
+    (``n_at``) and at least ``t`` (``n_top``) are known from the counts;
+    the relevant ones above ``t`` and at it are counted from the relevant
+    items' scores. The same sums as the whole-row count: the relevant items
+    at least ``t``, less the share of those at ``t`` the top R leaves out."""
+    n, N = ys.shape
+    flat = flatnonzero(rel)
+    row = flat // N
+    v = np.take(ys.reshape(-1), flat)
+    tr = np.take(t, row)
+    hits = np.bincount(row[v >= tr], minlength=n).astype(np.float64)
+    tied = flatnonzero(n_top > R)
+    if tied.size:
+        rel_at = np.bincount(row[v == tr], minlength=n)[tied]
+        n_at = n_at[tied]
+        hits[tied] += rel_at * ((R[tied] - (n_top[tied] - n_at)) / n_at - 1.0)
+    return hits
+
+
+#: :func:`_relevant_above_rank` reads only the relevant items of counted
+#: scores when at most one item in this many is relevant.
+_FEW_RELEVANT = 8
 
 
 def _first_relevant_group(rc, req):
