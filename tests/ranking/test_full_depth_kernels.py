@@ -471,28 +471,86 @@ def test_reciprocal_in_group_against_exact_fractions(rows):
 
     from sk_rankmetrics._metrics.kernels.cutoff import _reciprocal_in_group
 
+    # Groups of one relevant item read harmonic sums: from a table in rows
+    # of up to 361 items, else computed; both given here.
     m = np.array([g for g, _, _ in rows])
     r0 = np.array([min(r, g) for g, r, _ in rows])
     a = np.array([x for _, _, x in rows])
-    got = _reciprocal_in_group(m, r0, a)
-    for i in range(len(rows)):
-        want = sum((Fraction(math.comb(m[i] - j, r0[i] - 1), math.comb(m[i], r0[i]))
-                    / (a[i] + j) for j in range(1, m[i] - r0[i] + 2)), Fraction(0)) \
-            if m[i] else Fraction(0)
-        assert got[i] == pytest.approx(float(want), rel=1e-13, abs=0), rows[i]
+    shortest = int((a + m).max())
+    for L in (shortest, max(shortest, 362)):
+        got = _reciprocal_in_group(m, r0, a, L)
+        for i in range(len(rows)):
+            want = sum((Fraction(math.comb(m[i] - j, r0[i] - 1), math.comb(m[i], r0[i]))
+                        / (a[i] + j) for j in range(1, m[i] - r0[i] + 2)), Fraction(0)) \
+                if m[i] else Fraction(0)
+            assert got[i] == pytest.approx(float(want), rel=1e-13, abs=0), (L, rows[i])
+
+
+@pytest.mark.parametrize("kind", ["int64", "int8", "float32", "float64"])
+@pytest.mark.parametrize("density", [0.0, 0.03, 0.3])
+def test_mrr_scan_reads_few_relevant_items_alone(kind, density):
+    # MRR without a cut-off finds each row's best relevant score t from the
+    # relevant items alone where at most one item in 8 is relevant, and
+    # counts the relevant items tied at t from them too: the same numbers,
+    # bit for bit, as the masked reductions over the whole rows (ties at t
+    # of one and of several relevant items, rows with nothing relevant, a
+    # block with nothing relevant at all).
+    from sk_rankmetrics._metrics.kernels import cutoff
+
+    rng = np.random.default_rng(8)
+    n, N = 400, 50
+    ys = rng.integers(-5, 5, (n, N)).astype(kind)
+    if kind.startswith("float"):
+        ys[::2] = rng.random((n // 2, N))
+    yt = np.where(rng.random((n, N)) < density, rng.integers(1, 3, (n, N)), 0)
+    yt[1, :4] = 1  # several relevant items, one tie group
+    ys[1, :4] = 100
+    if density == 0.0:
+        yt[:] = 0
+    kw = {"per_row": True, "no_relevant": 0.0}
+    calls = []
+    real = cutoff._reciprocal_rank_by_scan
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cutoff, "_reciprocal_rank_by_scan",
+                   lambda *a: calls.append(1) or real(*a))
+        got = skr.evaluate(yt, ys, ["mrr"], **kw)["mrr"]
+        mp.setattr(cutoff, "_FEW_RELEVANT", 10**12)  # never few
+        want = skr.evaluate(yt, ys, ["mrr"], **kw)["mrr"]
+    assert len(calls) == 2
+    np.testing.assert_array_equal(got, want)
+    # Each row's expectation, from its best relevant score's tie group.
+    for i in range(n):
+        rel = yt[i] > 0
+        if not rel.any():
+            assert got[i] == 0.0
+            continue
+        t = ys[i][rel].max()
+        a, m, r0 = int((ys[i] > t).sum()), int((ys[i] == t).sum()), int((ys[i][rel] == t).sum())
+        want_i = sum(math.comb(m - j, r0 - 1) / math.comb(m, r0) / (a + j)
+                     for j in range(1, m - r0 + 2))
+        assert got[i] == pytest.approx(want_i, rel=1e-12), i
+    if density:
+        assert got[1] == pytest.approx(1.0)
 
 
 def test_mrr_over_a_tie_group_of_thousands():
-    # Past 256 places the scan makes the places as one array per row: the
-    # same expectation (1 relevant among 2,000 tied items after 3 above it).
+    # A tie group of 2,000 items after 3 above it. With one relevant item,
+    # each place is equally likely: harmonic sums in extended precision.
+    # With two, past 256 places the scan makes the places as one array per
+    # row. Both give the expectation.
     from sk_rankmetrics._metrics.kernels.cutoff import _reciprocal_in_group
 
-    assert _reciprocal_in_group(np.array([2000]), np.array([1]), np.array([3])) is None
+    assert _reciprocal_in_group(np.array([2000]), np.array([2]), np.array([3]), 2003) is None
     ys = np.r_[np.full(3, 2.0), np.ones(2000)][None]
     yt = np.zeros_like(ys)
     yt[0, 10] = 1
     got = skr.evaluate(yt, ys, ["mrr"], per_row=True)["mrr"][0]
-    assert got == pytest.approx(sum(1 / (3 + j) for j in range(1, 2001)) / 2000, rel=1e-12)
+    assert got == pytest.approx(sum(1 / (3 + j) for j in range(1, 2001)) / 2000, rel=1e-13)
+    yt[0, 20] = 1
+    got = skr.evaluate(yt, ys, ["mrr"], per_row=True)["mrr"][0]
+    pairs = 2000 * 1999 / 2
+    assert got == pytest.approx(sum((2000 - j) / pairs / (3 + j) for j in range(1, 2000)),
+                                rel=1e-12)
 
 
 @SETTINGS

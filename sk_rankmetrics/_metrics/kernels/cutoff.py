@@ -289,10 +289,24 @@ def _reciprocal_rank_by_scan(rc, req):
     rel = values.relevant(slice(None), req.rel_key)
     found = rc.totals[req.rel_key] > 0  # counted with the same mask
     low = -np.inf if ys.dtype.kind == "f" else np.iinfo(ys.dtype).min
-    # The best relevant score: NumPy's reduction with a mask branches on
+    # The best relevant score. Where at most one item in _FEW_RELEVANT is
+    # relevant, those are read alone (row-major): each row's best is the
+    # maximum of its run, and the relevant items tying with it are counted
+    # from them below. Else NumPy's reduction with a mask, which branches on
     # each entry (slow once a few per cent are relevant); past that the
     # others are set to the lowest score and the rows reduced plainly.
-    if rc.totals[req.rel_key].sum() <= _MASKED_MAX_SHARE * ys.size:
+    n_rel = rc.totals[req.rel_key].sum()
+    few = None
+    if n_rel * _FEW_RELEVANT <= ys.size:
+        flat = flatnonzero(rel)
+        row = flat // ys.shape[1]
+        v = np.take(ys.reshape(-1), flat)
+        t = np.full((ys.shape[0], 1), low, dtype=ys.dtype)
+        if flat.size:
+            heads = flatnonzero(np.concatenate(([True], row[1:] != row[:-1])))
+            t[row[heads], 0] = np.maximum.reduceat(v, heads)
+        few = row, v
+    elif n_rel <= _MASKED_MAX_SHARE * ys.size:
         t = np.max(ys, axis=1, where=rel, initial=low)[:, None]
     else:
         t = np.where(rel, ys, np.asarray(low, dtype=ys.dtype)).max(axis=1, keepdims=True)
@@ -314,12 +328,15 @@ def _reciprocal_rank_by_scan(rc, req):
     # at once when most are larger).
     r0 = (m > 0).astype(np.int64)
     big = flatnonzero(m > 1)
-    if 2 * big.size > ys.shape[0]:
+    if few is not None and big.size:
+        row, v = few
+        r0 = np.bincount(row[v == np.take(t[:, 0], row)], minlength=ys.shape[0])
+    elif 2 * big.size > ys.shape[0]:
         tied = (ys == t) if at is None else at
         r0[big] = np.count_nonzero(tied & rel, axis=1)[big]
     elif big.size:
         r0[big] = np.count_nonzero((ys[big] == t[big]) & rel[big], axis=1)
-    out = _reciprocal_in_group(m, r0, a)
+    out = _reciprocal_in_group(m, r0, a, ys.shape[1])
     if out is None:
         S = _survival(m.astype(np.float64), r0.astype(np.float64), m)
         first_at = S[:, :-1] - S[:, 1:]  # P(first relevant item is j-th of the group)
@@ -334,20 +351,39 @@ def _reciprocal_rank_by_scan(rc, req):
 _PLACES_ONE_AT_A_TIME = 256
 
 
-def _reciprocal_in_group(m, r0, a):
+def _reciprocal_in_group(m, r0, a, L):
     """``E[1 / (a + j)]`` per row, ``j`` the place of the first relevant item
     in the row's tie group of ``m`` items holding ``r0`` relevant ones (in
-    random order), the group starting after ``a`` items; 0 where ``m`` is 0.
-    None when a group has over :data:`_PLACES_ONE_AT_A_TIME` places the first
+    random order), the group starting after ``a`` items (``a + m <= L``, the
+    rows' length); 0 where ``m`` is 0. None when a group with more than one
+    relevant item has over :data:`_PLACES_ONE_AT_A_TIME` places the first
     relevant item may take.
 
     The first relevant item is at place ``j`` with chance ``s_j * r0 / (m - j
     + 1)``, ``s_j`` the chance that the ``j - 1`` places before hold none
-    (``s_1 = 1``, ``s_{j+1} = s_j (m - r0 - j + 1) / (m - j + 1)``). Place by
+    (``s_1 = 1``, ``s_{j+1} = s_j (m - r0 - j + 1) / (m - j + 1)``). A group
+    holding one relevant item (most groups of tied scores over sparse
+    relevance) has every place equally likely: its term is ``(H(a + m) -
+    H(a)) / m``, the harmonic sums taken in extended precision
+    (:func:`_harmonic_sums`, read from :func:`_harmonic_table` in rows of up
+    to :data:`_HARMONIC_TABLE_MOST`). The other groups are taken place by
     place, over the rows with that place left (a prefix of the rows sorted
     by their places): no array of rows by places (MRR's scan on 100,000 x
     100 integer scores spent a quarter of its time on those).
     """
+    out = np.zeros(m.shape[0])
+    one = flatnonzero((r0 == 1) & (m > 1))
+    if one.size:
+        m1, a1 = m[one].astype(np.int64), a[one].astype(np.int64)
+        if L <= _HARMONIC_TABLE_MOST:
+            H = np.take(_harmonic_table(L)[0], a1 * (L + 1) + m1)
+        else:
+            H = _harmonic_sums(a1, m1, _harmonic_partial(L))[0]
+        out[one] = H / m1
+        rest = flatnonzero(((r0 != 1) | (m == 1)) & (m > 0))
+        m, r0, a = m[rest], r0[rest], a[rest]
+    else:
+        rest = None
     places = np.where(m > 0, m - r0 + 1, 0)
     J = int(places.max(initial=0))
     if J > _PLACES_ONE_AT_A_TIME:
@@ -367,8 +403,8 @@ def _reciprocal_in_group(m, r0, a):
         acc[:c] += first / (ahead[:c] + j)
         surv[:c] *= p[:c]
         left[:c] -= 1.0
-    out = np.zeros(m.shape[0])
-    out[order[:acc.shape[0]]] = acc
+    at = order[:acc.shape[0]]
+    out[at if rest is None else rest[at]] = acc
     return out
 
 
