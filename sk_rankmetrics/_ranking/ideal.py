@@ -582,8 +582,8 @@ def _counted(yt, gain, extremes=None, nonzero=None, level_counts=None):
 def _positive_levels(yt, gain, lo, nonzero):
     """The :class:`IdealLevels` of a block whose nonzero entries ``nonzero``
     (flat indices, row-major) are known and few, from those entries alone:
-    their gains, each row's right-aligned in a row as wide as the most any
-    row holds and sorted there (zeros first), instead of a sort of the
+    their gains, each row's negated in a row of zeros as wide as the most
+    any row holds and sorted there (best first), instead of a sort of the
     whole rows (real-valued relevance on 5 % of rows of 100: rows of about
     12 sorted instead of 100). None when ``nonzero`` is not known, the
     relevance has a negative level (``lo``), or the gain is not a formula
@@ -593,17 +593,20 @@ def _positive_levels(yt, gain, lo, nonzero):
     n, N = yt.shape
     g = np.asarray(gain(np.take(yt.reshape(-1), nonzero).astype(np.float64)),
                    dtype=np.float64)
-    P = np.bincount(nonzero // N, minlength=n)
+    rows = nonzero // N  # row-major: each row's entries together
+    P = np.bincount(rows, minlength=n)
     widest = int(P.max()) if n else 0
-    m = g.shape[0]
-    pad = _sorted_right_aligned(g, P, widest)
-    # Best first, row r's gains are the first P[r] of its reversed row (the
-    # gains of nonzero levels are positive): entry j of the row, 0-based.
-    rows = np.repeat(np.arange(n), P)
-    j = np.arange(m) - np.repeat(np.cumsum(P) - P, P)
-    g = pad[rows, widest - 1 - j]
+    # Entry j (0-based) of row r goes to r * widest + j, negated, in a row of
+    # zeros: sorted, each row holds its gains best first (the gains of
+    # nonzero levels are positive), then the zeros; read back where they went.
+    j = np.arange(g.shape[0]) - np.take(np.cumsum(P) - P, rows)
+    at = rows * widest + j
+    pad = np.zeros(n * widest)
+    pad[at] = np.negative(g)
+    pad.reshape(n, widest).sort(axis=1)
+    g = np.subtract(0.0, np.take(pad, at))  # (0.0, not -0.0, for a gain of 0)
     # A level ends where the next entry is another row's or another gain.
-    last = np.ones(m, dtype=bool)
+    last = np.ones(g.shape[0], dtype=bool)
     np.not_equal(rows[1:], rows[:-1], out=last[:-1])
     last[:-1] |= g[1:] != g[:-1]
     keep = flatnonzero(last)
