@@ -350,17 +350,22 @@ class RankedChunk:
         g = self.groups
         if not self.tied or g is None:
             return self.mean(name)[:, :kc] @ w
-        W = np.zeros(g.L + 1)
-        np.cumsum(w, out=W[1:kc + 1])
-        W[kc + 1:] = W[kc]
         s = g.start
-        span = np.take(W, s + g.size) - np.take(W, s)
         # A group of one item: its own weight, not a difference of running sums
         # (which loses the low bits of a small weight deep in a long row).
         one = flatnonzero(g.size == 1)
+        w_all = np.zeros(g.L + 1)
+        w_all[:kc] = w
+        if one.shape[0] == s.shape[0]:
+            # Every group one item (distinct scores over sparse relevance):
+            # its value times its weight (a mean over one item is the value).
+            return np.bincount(g.row, weights=g.sums[name] * np.take(w_all, s),
+                               minlength=self.n_rows)
+        W = np.zeros(g.L + 1)
+        np.cumsum(w, out=W[1:kc + 1])
+        W[kc + 1:] = W[kc]
+        span = np.take(W, s + g.size) - np.take(W, s)
         if one.size:
-            w_all = np.zeros(g.L + 1)
-            w_all[:kc] = w
             span[one] = np.take(w_all, np.take(s, one))
         return np.bincount(g.row, weights=g.sums[name] / g.size * span, minlength=self.n_rows)
 
