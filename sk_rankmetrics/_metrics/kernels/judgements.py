@@ -65,7 +65,7 @@ def bpref(rc, req):
         if is_indicator(req.rel_key):
             rel = as_flags(rc.sums, req.rel_key)
             if J.ndim == 1 and short_rows(rel.shape):
-                return _safe_divide(_bpref_down(rel, J, R, den), R), R > 0
+                return _safe_divide(_bpref_down(rel, R, den), R), R > 0
             running = count_cumsum(rel)
 
             def above(j0, j1):
@@ -118,29 +118,34 @@ def _bpref_in_order(above, rel, R, den):
     return row_sums_in_order_of(terms, rel.shape)
 
 
-def _bpref_down(rel, J, R, den, down=None):
+def _bpref_down(rel, R, den, down=None):
     """:func:`_bpref_in_order` of many short rows whose every item is judged
-    (``J`` the positions, 1-D; :func:`~sk_rankmetrics._utils.fast.short_rows`)
-    and whose relevance ``rel`` is an indicator, read transposed
+    (the judged items above position ``j`` are ``j``;
+    :func:`~sk_rankmetrics._utils.fast.short_rows`) and whose relevance
+    ``rel`` is an indicator, read transposed
     (:func:`~sk_rankmetrics._utils.fast.running_down`): the same terms,
     each made over a few positions of every row at once, and added to the
     sums left to right, position after position (bit for bit
-    :func:`_bpref_in_order`'s sums; no copy of the terms). ``down``: that
-    form, when made already."""
+    :func:`_bpref_in_order`'s sums; no copy of the terms). The counts
+    ``min(C, R)`` are made in int32 (exact, half the bytes of float64) and
+    divided into float64. ``down``: that form, when made already."""
     n, m = rel.shape
     flags, running = running_down(rel) if down is None else down
     step = max(IN_ORDER_MIN_STEP, IN_ORDER_PIECE // n)
-    R, den = np.asarray(R, dtype=np.float64), den[:, 0]
+    R = np.asarray(R)
+    Ri, den = R.astype(np.int32), den[:, 0]
+    pos = np.arange(m, dtype=np.int32)[:, None]
     piece = np.empty((min(step, m) + 1, n))
+    count = np.empty((min(step, m), n), dtype=np.int32)
     total = None
     for j0 in range(0, m, step):
         j1 = min(m, j0 + step)
-        t = piece[1:j1 - j0 + 1]
+        t, c = piece[1:j1 - j0 + 1], count[:j1 - j0]
         # rel * (1 - min(C, R) / den), C the judged non-relevant items above.
-        np.subtract(J[j0:j1, None], running[j0:j1], out=t)
-        t += flags[j0:j1]
-        np.minimum(t, R, out=t)
-        t /= den
+        np.subtract(pos[j0:j1], running[j0:j1], out=c)
+        np.add(c, flags[j0:j1], out=c, casting="unsafe")  # (bools, or float64 0 and 1)
+        np.minimum(c, Ri, out=c)
+        np.divide(c, den, out=t)
         np.subtract(1.0, t, out=t)
         t *= flags[j0:j1]
         if total is None:
@@ -203,7 +208,7 @@ def _bpref_few_ties(ties, key, R, N):
     den = np.maximum(np.minimum(N, R), 1.0)
     at, down = np.arange(float(ties.N)), ties.down(key)
     if down is not None:
-        total = _bpref_down(rel, at, R, den[:, None], down)
+        total = _bpref_down(rel, R, den[:, None], down)
     else:
         running = ties.running(key)
 
