@@ -407,11 +407,15 @@ def test_full_depth_peak_memory_is_bounded_by_blocks(dist, scores):
             big = _peak(lambda m=m: skr.evaluate(yt, ys, [m], no_relevant=0.0))
             assert big <= FULL_PEAK_BOUND, (m, big)
             # Twice the rows (each input several blocks): at most the per-row
-            # results (a few float64 per row) more, and less than half a
-            # float64 block (what one block kept alive would add at least);
-            # the rest differs with the data of the largest block (ERR's
-            # subset means over the tied groups of integer scores: 0.25-0.5 MB).
-            slack = 4 * full_block_elements(dense=True)
+            # results (a few float64 per row) more, and less than three
+            # quarters of a float64 block (one block kept alive would add at
+            # least a whole one); the rest differs with the data of the
+            # largest block (ERR's subset means over the tied groups of
+            # integer scores: 0.25-0.5 MB; over dense graded relevance on
+            # rows of 500, a block where some row's user has not stopped by
+            # position 128 makes the rest of its running product at once:
+            # 2.4 MB more here in blocks of 2**19 entries).
+            slack = 6 * full_block_elements(dense=True)
             assert big - small <= 64 * 3_000 + slack, (m, small, big)
 
 
