@@ -160,9 +160,18 @@ def _relevant_above_rank(block, key, rows, R, counted=None):
         at = ys[tied] == t[tied][:, None]
         n_at = np.count_nonzero(at, axis=1)
         rel_at = np.count_nonzero(at & rel[tied], axis=1)
+    _share_at_t(hits, tied, rel_at, n_at, n_top, R)
+    return hits
+
+
+def _share_at_t(hits, tied, rel_at, n_at, n_top, R):
+    """Of the relevant items counted at and above ``t`` (``hits``), keep only
+    the share of those at ``t`` the top R holds, in the rows ``tied`` where
+    the top R ends inside the tie at ``t``: ``rel_at`` relevant among the
+    ``n_at`` items there, ``n_top`` items at or above ``t``, each tied item
+    equally likely to be in."""
     n_above = n_top[tied] - n_at
     hits[tied] += rel_at * ((R[tied] - n_above) / n_at - 1.0)
-    return hits
 
 
 #: :func:`_relevant_above_rank` counts the items tied at each row's ``t``
@@ -187,8 +196,7 @@ def _counted_relevant_above(ys, rel, t, R, n_top, n_at):
     tied = flatnonzero(n_top > R)
     if tied.size:
         rel_at = np.bincount(row[v == tr], minlength=n)[tied]
-        n_at = n_at[tied]
-        hits[tied] += rel_at * ((R[tied] - (n_top[tied] - n_at)) / n_at - 1.0)
+        _share_at_t(hits, tied, rel_at, n_at[tied], n_top, R)
     return hits
 
 
@@ -365,8 +373,7 @@ def _reciprocal_in_group(m, r0, a, L):
     holding one relevant item (most groups of tied scores over sparse
     relevance) has every place equally likely: its term is ``(H(a + m) -
     H(a)) / m``, the harmonic sums taken in extended precision
-    (:func:`_harmonic_sums`, read from :func:`_harmonic_table` in rows of up
-    to :data:`_HARMONIC_TABLE_MOST`). The other groups are taken place by
+    (:func:`_harmonic_of`). The other groups are taken place by
     place, over the rows with that place left (a prefix of the rows sorted
     by their places): no array of rows by places (MRR's scan on 100,000 x
     100 integer scores spent a quarter of its time on those).
@@ -374,12 +381,8 @@ def _reciprocal_in_group(m, r0, a, L):
     out = np.zeros(m.shape[0])
     one = flatnonzero((r0 == 1) & (m > 1))
     if one.size:
-        m1, a1 = m[one].astype(np.int64), a[one].astype(np.int64)
-        if L <= _HARMONIC_TABLE_MOST:
-            H = np.take(_harmonic_table(L)[0], a1 * (L + 1) + m1)
-        else:
-            H = _harmonic_sums(a1, m1, _harmonic_partial(L))[0]
-        out[one] = H / m1
+        m1 = m[one].astype(np.int64)
+        out[one] = _harmonic_of(a[one].astype(np.int64), m1, L)[0] / m1
         rest = flatnonzero(((r0 != 1) | (m == 1)) & (m > 0))
         m, r0, a = m[rest], r0[rest], a[rest]
     else:
@@ -483,19 +486,25 @@ def _ap_group_terms(s, m, r, b, kc, L):
     mf = m.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         pair = np.where(m > 1, r * (r - 1) / (mf * np.maximum(mf - 1, 1)), 0.0)
-    if L <= _HARMONIC_TABLE_MOST:
-        # Rows of a few hundred: both sums read from a table by (s, c).
-        H_of, inner_of = _harmonic_table(L)
-        at = s * (L + 1) + c
-        H, inner = np.take(H_of, at), np.take(inner_of, at)
-    else:
-        H, inner = _harmonic_sums(s, c, _harmonic_partial(L))
+    H, inner = _harmonic_of(s, c, L)
     return (r / mf) * (b + 1.0) * H + pair * inner
 
 
-#: Rows of at most this many items read :func:`_ap_group_terms`' sums from a
-#: table of every (start, count) (:func:`_harmonic_table`: 2 MiB at 361).
+#: Rows of at most this many items read the harmonic sums of AP's and MRR's
+#: tie groups from a table of every (start, count) (:func:`_harmonic_table`:
+#: 2 MiB at 361).
 _HARMONIC_TABLE_MOST = 361
+
+
+def _harmonic_of(s, c, L):
+    """:func:`_harmonic_sums` of the positions ``s + 1 .. s + c`` in rows of
+    ``L``: read from :func:`_harmonic_table` by ``(s, c)`` in rows of up to
+    :data:`_HARMONIC_TABLE_MOST` items, else computed (the same values)."""
+    if L <= _HARMONIC_TABLE_MOST:
+        H_of, inner_of = _harmonic_table(L)
+        at = s * (L + 1) + c
+        return np.take(H_of, at), np.take(inner_of, at)
+    return _harmonic_sums(s, c, _harmonic_partial(L))
 
 
 def _harmonic_partial(L):

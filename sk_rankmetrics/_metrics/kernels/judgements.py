@@ -132,8 +132,7 @@ def _bpref_down(rel, R, den, down=None):
     n, m = rel.shape
     flags, running = running_down(rel) if down is None else down
     step = max(IN_ORDER_MIN_STEP, IN_ORDER_PIECE // n)
-    R = np.asarray(R)
-    Ri, den = R.astype(np.int32), den[:, 0]
+    Ri, den = np.asarray(R).astype(np.int32), den[:, 0]  # R: whole counts
     pos = np.arange(m, dtype=np.int32)[:, None]
     piece = np.empty((min(step, m) + 1, n))
     count = np.empty((min(step, m), n), dtype=np.int32)
