@@ -12,6 +12,7 @@ from ..._utils.fast import codes_of, flatnonzero, nonzero_2d
 from ..._utils.hashing import KeyTable
 from . import _ahead_by_row, _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
+from .cutoff import _harmonic_of
 
 
 def err(rc, req):
@@ -109,8 +110,8 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
     value = reach * (stop @ counts) / (s + 1.0)
     tied = flatnonzero(size > 1)
     if tied.size:
-        value[tied] = _err_tied_groups(counts[:, tied], size[tied], s[tied], reach[tied], y, kc,
-                                       groups.L, memo)[0]
+        value[tied] = _err_tied_groups(counts[:, tied], size[tied], s[tied], reach[tied], stop,
+                                       kc, groups.L, memo)[0]
     return np.bincount(row, weights=value, minlength=n)
 
 
@@ -228,7 +229,8 @@ def _err_group_fix(ties, kc, stop, y, memo, reach, p_stop):
     counts = np.stack([ties.group_sums(f"grade:{j}")[g] for j in range(1, stop.shape[0] + 1)])
     s = ties.start[g]
     at_start = reach[ties.row[g], s]
-    expected, keep = _err_tied_groups(counts, ties.size[g], s, at_start, y, kc, ties.N, memo)
+    expected, keep = _err_tied_groups(counts, ties.size[g], s, at_start, stop, kc, ties.N,
+                                      memo)
     if not keep.size:
         return None
     g, expected = g[keep], expected[keep]
@@ -243,15 +245,21 @@ def _err_group_fix(ties, kc, stop, y, memo, reach, p_stop):
             - np.bincount(row, weights=given, minlength=n))
 
 
-def _err_tied_groups(counts, size, s, reach, y, kc, L, memo):
+def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
     """The ERR terms of tied groups (see :func:`_err_by_group`; ``counts`` one
-    row per grade): those the user reaches with a share of the value above
-    rounding; the others add 0.
+    row per grade, ``stop`` each grade's ``R``): those the user reaches with a
+    share of the value above rounding; the others add 0.
 
     A kept group starting at ``s`` adds ``reach * sum_j d[j] / (s + j + 1)``
     over its positions before the cut, ``d[j] = Q[j] - Q[j + 1]`` the chance
-    that the user stops at its j-th position. ``d`` depends on the group's
-    size and grade counts only (its composition), and groups repeat a few
+    that the user stops at its j-th position.
+
+    A group of ``m`` items holding one relevant item (of stop chance ``R``)
+    stops the user at each of its places alike, where that item lands:
+    ``d[j] = R / m``, and the group adds ``reach * R / m`` times the harmonic
+    sum of its places before the cut (:func:`~.cutoff._harmonic_of`, in
+    extended precision). The others' ``d`` depends on the group's size and
+    grade counts only (its composition), and groups repeat a few
     compositions (rows of 100 scored 0..9 hold about 26,000 tied groups per
     block, 19,000 compositions in 100,000 rows): each composition's ``d`` is
     made once per call (:class:`_TieStops`, in ``memo``) and each group sums
@@ -263,6 +271,16 @@ def _err_tied_groups(counts, size, s, reach, y, kc, L, memo):
     out = np.zeros(size.shape[0])
     if not keep.size:
         return out, keep
+    one = held[keep] == 1
+    if one.any():
+        alone = keep[one]
+        m, at = size[alone].astype(np.int64), s[alone].astype(np.int64)
+        H = _harmonic_of(at, np.minimum(m, kc - at), L)[0]
+        out[alone] = reach[alone] * ((stop @ counts[:, alone]) / m * H)
+        keep = keep[~one]
+        if not keep.size:
+            return out, alone
+    y = 1.0 - stop
     start = s[keep].astype(np.int64)
     table = memo.get(("err", L, tuple(y.tolist())))
     if table is None:
@@ -271,7 +289,7 @@ def _err_tied_groups(counts, size, s, reach, y, kc, L, memo):
     # Each group's terms: its stored ones, up to the cut.
     n_terms = np.minimum(length, kc - start)
     out[keep] = reach[keep] * _sum_terms(flat, offset, n_terms, start)
-    return out, keep
+    return out, (keep if not one.any() else np.sort(np.concatenate([alone, keep])))
 
 
 #: Terms from which :func:`_sum_terms` sums a term of every group at a time
