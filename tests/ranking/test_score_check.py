@@ -108,3 +108,30 @@ def test_the_check_reads_the_block_once_at_most():
     with mock.patch("sk_rankmetrics._utils.arrays.check_finite") as full:
         ok.now()  # made already
     full.assert_not_called()
+
+
+@SETTINGS
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@given(data=st.data())
+def test_first_non_finite_names_the_first_bad_place(dtype, data):
+    # float32 and float64 blocks are summed as a product with ones (BLAS), the
+    # others by NumPy's sum; either way a block is finite exactly when no
+    # entry is NaN or infinite (a sum that overflows is scanned, and found
+    # finite), and a bad block names its first bad place in row-major order.
+    from sk_rankmetrics._utils.arrays import first_non_finite
+
+    shape = data.draw(st.sampled_from([(1, 1), (3, 7), (40, 130), (17,), (0, 5)]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    info = np.finfo(dtype)
+    scale = data.draw(st.sampled_from([1.0, float(info.max)]))
+    x = (rng.uniform(-1.0, 1.0, shape) * scale).astype(dtype)  # finite, up to the largest
+    if data.draw(st.booleans()) and x.size:
+        x.reshape(-1)[: max(1, x.size // 3)] = info.max  # sums that overflow
+    assert first_non_finite(x) is None
+    if not x.size:
+        return
+    k = data.draw(st.integers(1, 3))
+    places = sorted({int(i) for i in rng.integers(0, x.size, k)})
+    for p in places:
+        x.reshape(-1)[p] = data.draw(st.sampled_from(BAD))
+    assert first_non_finite(x) == np.unravel_index(places[0], shape)
