@@ -133,18 +133,22 @@ def _bpref_down(rel, R, den, down=None):
     flags, running = running_down(rel) if down is None else down
     step = max(IN_ORDER_MIN_STEP, IN_ORDER_PIECE // n)
     Ri, den = np.asarray(R).astype(np.int32), den[:, 0]  # R: whole counts
-    pos = np.arange(m, dtype=np.int32)[:, None]
+    # At a relevant position p (0-based), counted in its running count, the
+    # judged non-relevant items above are p + 1 less that count (at the
+    # others the term is multiplied by 0, whatever the count).
+    pos = np.arange(1, m + 1, dtype=np.int32)[:, None]
     piece = np.empty((min(step, m) + 1, n))
     count = np.empty((min(step, m), n), dtype=np.int32)
     total = None
     for j0 in range(0, m, step):
         j1 = min(m, j0 + step)
         t, c = piece[1:j1 - j0 + 1], count[:j1 - j0]
-        # rel * (1 - min(C, R) / den), C the judged non-relevant items above.
+        # rel * (1 - min(C, R) / den), C the judged non-relevant items above;
+        # min(C, R) written into float64 (exact) and divided there: a
+        # division of two float64 arrays costs half that of int32 by float64.
         np.subtract(pos[j0:j1], running[j0:j1], out=c)
-        np.add(c, flags[j0:j1], out=c, casting="unsafe")  # (bools, or float64 0 and 1)
-        np.minimum(c, Ri, out=c)
-        np.divide(c, den, out=t)
+        np.minimum(c, Ri, out=t, casting="unsafe")
+        np.divide(t, den, out=t)
         np.subtract(1.0, t, out=t)
         t *= flags[j0:j1]
         if total is None:
