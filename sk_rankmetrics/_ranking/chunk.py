@@ -18,6 +18,7 @@ from .item_values import (
     _GivenValues,
     is_indicator,
     level_codes,
+    level_span,
     level_values,
 )
 from .parts import LazyParts, NoPositions, PartsSums, no_positions
@@ -580,6 +581,14 @@ def _group_keys(y_score, hi, span):
     return key.reshape(-1)
 
 
+def counts_with_levels(values, width, N):
+    """Whether whole rows of ``N`` integer scores spanning ``width`` values are
+    counted with their levels (:func:`_counted_with_levels`): a check of the
+    block's extremes, no pass."""
+    fit = level_span(values) if isinstance(values, BlockValues) else None
+    return fit is not None and width * fit[1] <= _LEVEL_TABLE_RATIO * N
+
+
 def _counted_with_levels(y_score, values, span):
     """``(counted, table)``: whole rows of integer scores (``span`` their
     :func:`~.select.score_span`) counted once by (row, score, level) when
@@ -593,13 +602,13 @@ def _counted_with_levels(y_score, values, span):
     (:func:`~.ideal.ideal_levels`): one counting pass over the block where
     there were three (the ideal's a comparison per level).
     """
-    if not isinstance(values, BlockValues):
-        return None
-    fit = level_codes(values)
     n, N = y_score.shape
     lo, hi = span
     width = hi - lo + 1
-    if fit is None or width * fit[3] > _LEVEL_TABLE_RATIO * N:
+    if not counts_with_levels(values, width, N):
+        return None
+    fit = level_codes(values)
+    if fit is None:
         return None
     codes, _, lo_level, n_levels = fit
     key = _group_keys(y_score, y_score.dtype.type(hi), width)

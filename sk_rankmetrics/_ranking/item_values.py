@@ -415,30 +415,52 @@ def level_codes(values):
     Every item value of an item is then a function of its code: derived once
     per level (``derive_values`` of the ``n_levels`` levels), summed over
     items by counting the codes."""
+    fit = level_span(values)
+    if fit is None:
+        return None
+    lo, n_levels, bits = fit
+    yt = values.yt
+    if yt.dtype.kind == "b":
+        return yt.view(np.uint8), 1, 0, 2
+    small = values.one_byte()[0]
+    if small.dtype.itemsize == 1 and small.dtype.kind in "iu":
+        # The levels' own bytes; less the smallest level modulo 256 (the
+        # codes are 0..span, below 256, whatever the bytes' sign).
+        codes = small.view(np.uint8)
+        return (codes if lo == 0 else codes - np.uint8(int(lo) % 256)), bits, lo, n_levels
+    if lo == 0:
+        return yt.astype(np.uint8), bits, 0, n_levels
+    return (yt - lo).astype(np.uint8), bits, lo, n_levels
+
+
+#: Entries of a block of float relevance read for a fraction before the
+#: whole block is checked for whole numbers (:func:`level_span`).
+_INTEGRAL_SAMPLE = 1 << 14
+
+
+def level_span(values):
+    """``(lo, n_levels, bits)`` of :func:`level_codes` (None where it gives
+    None), read off the block's extremes: no codes made."""
     masks = values.masks
     if masks.real is not None or masks.judged is not None or values.worthless is not None:
         return None
     yt, ext = values.yt, values.extremes
     if not yt.size or yt.dtype.kind not in "biuf":
         return None
+    if yt.dtype.kind == "f" and ext.integral_known is None:
+        # A fraction among the first entries spares the pass over the block.
+        sample = yt.reshape(-1)[:_INTEGRAL_SAMPLE]
+        if not np.array_equal(sample, np.floor(sample)):
+            ext.integral = False
     if yt.dtype.kind == "f" and not ext.integral:
         return None
     if yt.dtype.kind == "b":
-        return yt.view(np.uint8), 1, 0, 2
+        return 0, 2, 1
     lo, hi = ext.min(), ext.max()
     span = int(hi) - int(lo)
     if span >= 1 << MAX_LEVEL_BITS:
         return None
-    bits = max(span.bit_length(), 1)
-    small = values.one_byte()[0]
-    if small.dtype.itemsize == 1 and small.dtype.kind in "iu":
-        # The levels' own bytes; less the smallest level modulo 256 (the
-        # codes are 0..span, below 256, whatever the bytes' sign).
-        codes = small.view(np.uint8)
-        return (codes if lo == 0 else codes - np.uint8(int(lo) % 256)), bits, lo, span + 1
-    if lo == 0:
-        return yt.astype(np.uint8), bits, 0, span + 1
-    return (yt - lo).astype(np.uint8), bits, lo, span + 1
+    return lo, span + 1, max(span.bit_length(), 1)
 
 
 def level_values(values, lo, n_levels, codes):

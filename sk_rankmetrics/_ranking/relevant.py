@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.fast import flatnonzero, stable_order
-from .chunk import RankedChunk
+from .chunk import RankedChunk, counts_with_levels
 from .groups import Groups, _GroupSums
 from .item_values import worth_counts
-from .select import score_counts
+from .select import score_counts, score_span
 
 #: The route is taken when at most one entry in this many has a nonzero value
 #: (each costs a binary search of about log2(N) gathers, against the argsort's
@@ -72,10 +72,15 @@ def rank_relevant(y_score, values, check=None):
     m = int(np.count_nonzero(nonzero))  # counted before any index is made
     if m * DENSITY > n * N:
         return None
+    span = score_span(y_score)
+    if span is not None:
+        width = span[1] - span[0] + 1
+        if counts_with_levels(values, width, N) and not _few_for_counts(m, n, N, width):
+            return None
     flat = values.nonzero_flat = flatnonzero(nonzero)
     v = np.take(y_score.reshape(-1), flat)
     row = flat // N
-    counted = score_counts(y_score, 1)
+    counted = None if span is None else score_counts(y_score, 1, span)
     if counted is not None:
         # The item's score, counted from the row's best: the items scoring at
         # least it, less those scoring it, are above it.
@@ -123,6 +128,18 @@ def rank_relevant(y_score, values, check=None):
     rc.real_ties = bool((g_size > 1).any())
     rc.partial = True
     return rc
+
+
+def _few_for_counts(m, n, N, width):
+    """Whether ``m`` relevant items of ``n`` rows of ``N`` integer scores in a
+    span of ``width`` values are few enough for this route, where the other
+    counts the scores with their levels (:func:`~.chunk.counts_with_levels`)
+    and reads each row's groups of equal scores, about ``n * min(width,
+    N)``: this one pays about 1.5 times as much per relevant item, less a
+    twentieth of that per entry.
+    (Measured on one thread, levels 1..4, scores 0..9: the routes break even
+    at about 8 % relevant on rows of 100 and 2 % on rows of 1,000.)"""
+    return 3 * m <= 2 * n * min(width, N) + (n * N) // 20
 
 
 def _count_at_most(srt, base, v, N, below=np.less_equal):

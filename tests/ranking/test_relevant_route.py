@@ -98,6 +98,7 @@ def test_relevant_items_route_equals_the_full_ranking(data):
     # Every density through the route (its own rule would leave dense rows out).
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(relevant, "DENSITY", 1)
+        mp.setattr(relevant, "_few_for_counts", lambda *a: True)
         fast, full, taken = _both(lambda: skr.evaluate(yt, ys, names, per_row=True,
                                                        no_relevant=0.0, **kw))
     assert any(taken) or not np.asarray(yt).any()
@@ -149,7 +150,7 @@ def test_counts_above_and_tied_of_each_relevant_item(monkeypatch, counted):
     and the size of its tie group, as counting the row directly does."""
     monkeypatch.setattr(relevant, "DENSITY", 1)
     if not counted:  # every score dtype through the row sort and binary searches
-        monkeypatch.setattr(relevant, "score_counts", lambda y_score, L: None)
+        monkeypatch.setattr(relevant, "score_counts", lambda y_score, L, span=None: None)
     rng = np.random.default_rng(11)
     for dtype in ("float64", "float32", "int16", "int64", "uint32", "bool"):
         ys = _scores(rng, dtype, (30, 97), "ties")
@@ -178,6 +179,33 @@ def test_counts_above_and_tied_of_each_relevant_item(monkeypatch, counted):
             assert g.sums["v"][i] == np.count_nonzero((ys[r] == v) & (yt[r] > 0))
         with pytest.raises(RuntimeError, match="per-position"):
             rc.start  # noqa: B018 - no per-position statistic of left-out groups
+
+
+@pytest.mark.parametrize(("N", "rel", "taken"), [
+    (1000, "graded", False),  # 5 %: 500 relevant items a row against 10 groups
+    (1000, "float", True),  # real-valued gains: no levels to count
+    (100, "graded", True),  # 5 %: 5 relevant items a row against 10 groups
+])
+def test_integer_scores_leave_the_route_where_their_counts_cost_less(N, rel, taken):
+    # Integer scores in a small span whose relevance takes integer levels are
+    # ranked by counting (row, score, level) at once, which reads about one
+    # group per row and score: the route declines where that costs less than
+    # its work per relevant item (relevant._few_for_counts), and the numbers
+    # are the same either way.
+    rng = np.random.default_rng(5)
+    n = 40_000 // N
+    ys = rng.integers(0, 10, (n, N))
+    mask = rng.random((n, N)) < 0.05
+    yt = mask * (rng.integers(1, 5, (n, N)) if rel == "graded" else 4.0 * rng.random((n, N)))
+    names = ["ndcg", "map", "bpref", "rbp"]
+    fast, full, seen = _both(lambda: skr.evaluate(yt, ys, names, per_row=True,
+                                                  no_relevant=0.0))
+    assert seen and all(t == taken for t in seen)
+    for name in names:
+        np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14,
+                                   err_msg=name)
+    m, width = int(mask.sum()), 10
+    assert relevant._few_for_counts(m, n, N, width) == (N == 100)
 
 
 def _plain(name, rel):
