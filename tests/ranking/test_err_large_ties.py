@@ -282,3 +282,36 @@ def test_tie_tables_let_go_after_each_call():
     assert len(pickle.dumps(acc)) < 200_000
     direct = skr.evaluate(rel, score, ["err"])["err"]
     np.testing.assert_allclose(float(acc.compute()["err"]), direct, rtol=1e-12)
+
+
+@pytest.mark.parametrize("N", [120, 400])  # the harmonic table (up to 361), computed sums
+@pytest.mark.parametrize("k", [None, 37, 95])
+def test_err_groups_of_one_relevant_item_by_harmonic_sums(N, k, monkeypatch):
+    # A tie group of m items holding one relevant item stops the user at each
+    # of its places alike (R / m each): its terms are R / m times the harmonic
+    # sum of its places before the cut, with no table of compositions. Rows
+    # of sparse relevance in groups of about ten, a cut inside groups, each
+    # row against the definition; no composition is made for those groups.
+    from sk_rankmetrics._metrics.kernels import user_models
+
+    made = []
+    make = user_models._TieStops._make
+
+    def spy(self, counts, size, n, base):
+        made.append(np.rint(counts.sum(axis=1)))
+        return make(self, counts, size, n, base)
+
+    monkeypatch.setattr(user_models._TieStops, "_make", spy)
+    rng = np.random.default_rng(N)
+    rel = np.where(rng.random((60, N)) < 0.03, rng.integers(1, 5, (60, N)), 0)
+    score = rng.integers(0, N // 10, (60, N))
+    # With the whole ERR in the same call, ERR@k reads the whole rows' groups
+    # and cuts them at k (a group may straddle the cut).
+    names = ["err"] if k is None else ["err", f"err@{k}"]
+    got = skr.evaluate(rel, score, [(m, {"max_grade": 4, "normalize": False}) for m in names],
+                       per_row=True, no_relevant=0.0)
+    for key, cut in zip(got, [None, k]):
+        ref = [err_reference(rel[i], score[i], 4, cut) for i in range(rel.shape[0])]
+        np.testing.assert_allclose(got[key], ref, rtol=1e-13, atol=1e-16, err_msg=str(key))
+    # Compositions are made for groups of two relevant items or more only.
+    assert all((c >= 2).all() for c in made)
