@@ -286,12 +286,14 @@ def test_tie_tables_let_go_after_each_call():
 
 @pytest.mark.parametrize("N", [120, 400])  # the harmonic table (up to 361), computed sums
 @pytest.mark.parametrize("k", [None, 37, 95])
-def test_err_groups_of_one_relevant_item_by_harmonic_sums(N, k, monkeypatch):
+def test_err_groups_of_one_or_two_relevant_items_in_closed_form(N, k, monkeypatch):
     # A tie group of m items holding one relevant item stops the user at each
-    # of its places alike (R / m each): its terms are R / m times the harmonic
-    # sum of its places before the cut, with no table of compositions. Rows
-    # of sparse relevance in groups of about ten, a cut inside groups, each
-    # row against the definition; no composition is made for those groups.
+    # of its places alike (R / m each), and one holding two at place j with
+    # (R1 + R2) / m - 2 R1 R2 j / (m (m - 1)): their terms come from the
+    # harmonic sums of their places before the cut, with no table of
+    # compositions. Rows of sparse relevance in groups of about ten, a cut
+    # inside groups, each row against the definition; no composition is made
+    # for those groups.
     from sk_rankmetrics._metrics.kernels import user_models
 
     made = []
@@ -303,7 +305,7 @@ def test_err_groups_of_one_relevant_item_by_harmonic_sums(N, k, monkeypatch):
 
     monkeypatch.setattr(user_models._TieStops, "_make", spy)
     rng = np.random.default_rng(N)
-    rel = np.where(rng.random((60, N)) < 0.03, rng.integers(1, 5, (60, N)), 0)
+    rel = np.where(rng.random((60, N)) < 0.06, rng.integers(1, 5, (60, N)), 0)
     score = rng.integers(0, N // 10, (60, N))
     # With the whole ERR in the same call, ERR@k reads the whole rows' groups
     # and cuts them at k (a group may straddle the cut).
@@ -313,5 +315,5 @@ def test_err_groups_of_one_relevant_item_by_harmonic_sums(N, k, monkeypatch):
     for key, cut in zip(got, [None, k]):
         ref = [err_reference(rel[i], score[i], 4, cut) for i in range(rel.shape[0])]
         np.testing.assert_allclose(got[key], ref, rtol=1e-13, atol=1e-16, err_msg=str(key))
-    # Compositions are made for groups of two relevant items or more only.
-    assert all((c >= 2).all() for c in made)
+    # Compositions are made for groups of three relevant items or more only.
+    assert all((c >= 3).all() for c in made)

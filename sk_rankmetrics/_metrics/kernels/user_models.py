@@ -254,11 +254,9 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
     over its positions before the cut, ``d[j] = Q[j] - Q[j + 1]`` the chance
     that the user stops at its j-th position.
 
-    A group of ``m`` items holding one relevant item (of stop chance ``R``)
-    stops the user at each of its places alike, where that item lands:
-    ``d[j] = R / m``, and the group adds ``reach * R / m`` times the harmonic
-    sum of its places before the cut (:func:`~.cutoff._harmonic_of`, in
-    extended precision). The others' ``d`` depends on the group's size and
+    A group holding one or two relevant items has ``d`` linear in ``j``, and
+    its terms in closed form (:func:`_err_few_relevant`). The others' ``d``
+    depends on the group's size and
     grade counts only (its composition), and groups repeat a few
     compositions (rows of 100 scored 0..9 hold about 26,000 tied groups per
     block, 19,000 compositions in 100,000 rows): each composition's ``d`` is
@@ -271,15 +269,14 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
     out = np.zeros(size.shape[0])
     if not keep.size:
         return out, keep
-    one = held[keep] == 1
-    if one.any():
-        alone = keep[one]
-        m, at = size[alone].astype(np.int64), s[alone].astype(np.int64)
-        H = _harmonic_of(at, np.minimum(m, kc - at), L)[0]
-        out[alone] = reach[alone] * ((stop @ counts[:, alone]) / m * H)
-        keep = keep[~one]
+    few = held[keep] <= 2
+    if few.any():
+        closed = keep[few]
+        out[closed] = reach[closed] * _err_few_relevant(counts[:, closed], size[closed],
+                                                        s[closed], held[closed], stop, kc, L)
+        keep = keep[~few]
         if not keep.size:
-            return out, alone
+            return out, closed
     y = 1.0 - stop
     start = s[keep].astype(np.int64)
     table = memo.get(("err", L, tuple(y.tolist())))
@@ -289,7 +286,41 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
     # Each group's terms: its stored ones, up to the cut.
     n_terms = np.minimum(length, kc - start)
     out[keep] = reach[keep] * _sum_terms(flat, offset, n_terms, start)
-    return out, (keep if not one.any() else np.sort(np.concatenate([alone, keep])))
+    return out, (keep if not few.any() else np.sort(np.concatenate([closed, keep])))
+
+
+def _err_few_relevant(counts, size, s, held, stop, kc, L):
+    """``sum_j d[j] / (s + j + 1)`` over the places before the cut ``kc`` of
+    tie groups holding one or two relevant items (``held``; ``counts`` one
+    row per grade, ``stop`` each grade's ``R``), in closed form.
+
+    The relevant items land on a uniformly random set of the group's ``m``
+    places. With one, of stop chance ``R``, the user stops at place ``j``
+    (0-based) with ``d[j] = R / m``. With two, ``R1`` and ``R2``, the first
+    place holding one is ``j`` with chance ``2 (m - 1 - j) / (m (m - 1))``
+    and the other then lies after it; summed over which of the two is first,
+    ``d[j] = (R1 + R2) / m - 2 R1 R2 j / (m (m - 1))`` (which sums over the
+    group to ``1 - (1 - R1)(1 - R2)``). With ``H = sum 1 / p`` and ``inner =
+    sum (p - s - 1) / p`` over the places ``p = s + 1 .. s + c`` before the
+    cut (:func:`~.cutoff._harmonic_of`, taken in extended precision), the
+    sum is ``(R1 + R2) / m * H - 2 R1 R2 / (m (m - 1)) * inner``.
+    """
+    m, at = size.astype(np.int64), s.astype(np.int64)
+    H, inner = _harmonic_of(at, np.minimum(m, kc - at), L)
+    # Each group's two stop chances (one: the second is 0), read off the
+    # grades it holds (a grade held twice is both), grade by grade (the stop
+    # chance grows with the grade): the highest and the lowest held.
+    hi, lo = np.zeros(m.shape[0]), np.zeros(m.shape[0])
+    for g, r in enumerate(stop.tolist()):
+        hi = np.where(counts[g] > 0, r, hi)
+    for g, r in reversed(list(enumerate(stop.tolist()))):
+        lo = np.where(counts[g] > 0, r, lo)
+    lo = np.where(held > 1, lo, 0.0)
+    mf = m.astype(np.float64)
+    # (With one item, lo is 0 and the second term subtracts 0.0.)
+    value = (hi + lo) / mf * H
+    value -= 2.0 * (hi * lo) / (mf * (mf - 1.0)) * inner
+    return value
 
 
 #: Terms from which :func:`_sum_terms` sums a term of every group at a time
