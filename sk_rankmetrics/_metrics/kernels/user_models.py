@@ -307,19 +307,18 @@ def _err_few_relevant(counts, size, s, held, stop, kc, L):
     """
     m, at = size.astype(np.int64), s.astype(np.int64)
     H, inner = _harmonic_of(at, np.minimum(m, kc - at), L)
-    # Each group's two stop chances (one: the second is 0), read off the
-    # grades it holds (a grade held twice is both), grade by grade (the stop
-    # chance grows with the grade): the highest and the lowest held.
-    hi, lo = np.zeros(m.shape[0]), np.zeros(m.shape[0])
-    for g, r in enumerate(stop.tolist()):
-        hi = np.where(counts[g] > 0, r, hi)
-    for g, r in reversed(list(enumerate(stop.tolist()))):
-        lo = np.where(counts[g] > 0, r, lo)
-    lo = np.where(held > 1, lo, 0.0)
     mf = m.astype(np.float64)
-    # (With one item, lo is 0 and the second term subtracts 0.0.)
-    value = (hi + lo) / mf * H
-    value -= 2.0 * (hi * lo) / (mf * (mf - 1.0)) * inner
+    total = stop @ counts  # R, or R1 + R2
+    value = total / mf * H
+    two = flatnonzero(held > 1)
+    if two.size:
+        # The larger chance, the largest of the group's grades', and the
+        # other what the sum leaves: the chances are multiples of
+        # 2**-max_grade, their sum and difference exact.
+        hi = ((counts[:, two] > 0) * stop[:, None]).max(axis=0)
+        lo = total[two] - hi
+        mt = mf[two]
+        value[two] -= 2.0 * (hi * lo) / (mt * (mt - 1.0)) * inner[two]
     return value
 
 
