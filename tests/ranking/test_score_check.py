@@ -114,10 +114,9 @@ def test_the_check_reads_the_block_once_at_most():
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
 @given(data=st.data())
 def test_first_non_finite_names_the_first_bad_place(dtype, data):
-    # float32 and float64 blocks are summed as a product with ones (BLAS), the
-    # others by NumPy's sum; either way a block is finite exactly when no
-    # entry is NaN or infinite (a sum that overflows is scanned, and found
-    # finite), and a bad block names its first bad place in row-major order.
+    # A block is finite exactly when no entry is NaN or infinite (a sum that
+    # overflows is scanned, and found finite), and a bad block names its
+    # first bad place in row-major order, in every float type.
     from sk_rankmetrics._utils.arrays import first_non_finite
 
     shape = data.draw(st.sampled_from([(1, 1), (3, 7), (40, 130), (17,), (0, 5)]))
