@@ -10,7 +10,8 @@ Usage::
 The earlier package is taken from the repository's history (``git archive
 <commit> sk_rankmetrics``) into a temporary folder and imported under another
 name beside this one (the package imports itself by relative imports only).
-Both run in one process on one thread (each package's ``one_thread()``), on the data of the
+Both run in one process on one core (each package's ``one_thread()``, BLAS held to one
+thread: ``grid.one_thread``), on the data of the
 grid's full-depth part (``benchmarks/grid.py``: its score kinds and relevance
 distributions), the two calls alternating, the first one of each turn
 alternating too: on a shared machine whose speed drifts by 20-30 % between
@@ -38,7 +39,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import grid
 
 import sk_rankmetrics as new
-from sk_rankmetrics._utils.threads import one_thread
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -105,7 +105,7 @@ def main(argv=None):
     parser.add_argument("--turns", type=int, default=9)
     args = parser.parse_args(argv)
     shape = tuple(int(x) for x in args.shape.split("x"))
-    with tempfile.TemporaryDirectory() as folder, one_thread():
+    with tempfile.TemporaryDirectory() as folder, grid.one_thread():
         old = load_old(args.old, folder)
         # Each package keeps its own thread setting: the old one's too.
         old_one_thread = importlib.import_module("skr_ab_old._utils.threads").one_thread()

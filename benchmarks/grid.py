@@ -2,8 +2,9 @@
 
 Used by ``benchmarks/bench.py --only grid`` (the full grid) and by
 ``benchmarks/guard.py`` (a small version of it, for CI). Each cell times an
-sk_rankmetrics call on one thread and a *floor* on the same data, in turns,
-in the same process, and reports the ratio of the two best times:
+sk_rankmetrics call on one thread (and BLAS held to one thread:
+:func:`one_thread`) and a *floor* on the same data, in turns, in the same
+process, and reports the ratio of the two best times:
 
 - matrices: ``np.argpartition(-y_score, 10, axis=1)`` of the same ``y_score``
   (the least work any exact top-10 ranking of the rows must do);
@@ -24,6 +25,7 @@ skipped and listed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import itertools
@@ -33,7 +35,30 @@ import time
 import numpy as np
 
 import sk_rankmetrics as skr
-from sk_rankmetrics._utils.threads import one_thread
+from sk_rankmetrics._utils import threads
+
+try:
+    from threadpoolctl import ThreadpoolController  # scikit-learn's dependency
+except ImportError:  # pragma: no cover - scikit-learn brings it
+    ThreadpoolController = None
+
+_BLAS = None
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Time on one core: the package's blocks in the calling thread
+    (:func:`sk_rankmetrics._utils.threads.one_thread`) and BLAS held to one
+    thread, whose matrix products in the kernels (ERR's, nDCG's) would
+    otherwise take a second core (OpenBLAS threads a product of a block's
+    size)."""
+    global _BLAS
+    if _BLAS is None and ThreadpoolController is not None:
+        _BLAS = ThreadpoolController()
+    limit = (_BLAS.limit(limits=1, user_api="blas") if _BLAS is not None
+             else contextlib.nullcontext())
+    with threads.one_thread(), limit:
+        yield
 
 K = 10
 SIX = ["ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10", "hit_rate@10"]
