@@ -134,11 +134,13 @@ def _few_for_counts(m, n, N, width):
     """Whether ``m`` relevant items of ``n`` rows of ``N`` integer scores in a
     span of ``width`` values are few enough for this route, where the other
     counts the scores with their levels (:func:`~.chunk.counts_with_levels`)
-    and reads each row's groups of equal scores, about ``n * min(width,
-    N)``: this one pays about 1.5 times as much per relevant item, less a
-    twentieth of that per entry.
-    (Measured on one thread, levels 1..4, scores 0..9: the routes break even
-    at about 8 % relevant on rows of 100 and 2 % on rows of 1,000.)"""
+    and reads each row's groups of equal scores, about ``n * min(width, N)``
+    of them. This route pays about 1.5 times a group's cost per relevant
+    item; the other pays about a fortieth of it more per entry (its count
+    carries the levels). So it is taken while ``1.5 m <= n * min(width, N) +
+    n * N / 40``. (Measured on one thread, levels 1..4, scores 0..9: the
+    routes break even at about 8 % relevant on rows of 100 and 2 % on rows
+    of 1,000.)"""
     return 3 * m <= 2 * n * min(width, N) + (n * N) // 20
 
 

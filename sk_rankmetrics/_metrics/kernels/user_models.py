@@ -256,9 +256,8 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
 
     A group holding one or two relevant items has ``d`` linear in ``j``, and
     its terms in closed form (:func:`_err_few_relevant`). The others' ``d``
-    depends on the group's size and
-    grade counts only (its composition), and groups repeat a few
-    compositions (rows of 100 scored 0..9 hold about 26,000 tied groups per
+    depends on the group's size and grade counts only (its composition),
+    and groups repeat a few compositions (rows of 100 scored 0..9 hold about 26,000 tied groups per
     block, 19,000 compositions in 100,000 rows): each composition's ``d`` is
     made once per call (:class:`_TieStops`, in ``memo``) and each group sums
     its own terms, ``L`` the rows' length. Returns the terms and the kept
@@ -267,8 +266,9 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
     held = np.ones(counts.shape[0]) @ counts  # exact: sums of whole counts
     keep = _err_keep(held, reach, s)
     out = np.zeros(size.shape[0])
+    kept = keep
     if not keep.size:
-        return out, keep
+        return out, kept
     few = held[keep] <= 2
     if few.any():
         closed = keep[few]
@@ -276,7 +276,7 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
                                                         s[closed], held[closed], stop, kc, L)
         keep = keep[~few]
         if not keep.size:
-            return out, closed
+            return out, kept
     y = 1.0 - stop
     start = s[keep].astype(np.int64)
     table = memo.get(("err", L, tuple(y.tolist())))
@@ -286,7 +286,7 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
     # Each group's terms: its stored ones, up to the cut.
     n_terms = np.minimum(length, kc - start)
     out[keep] = reach[keep] * _sum_terms(flat, offset, n_terms, start)
-    return out, (keep if not few.any() else np.sort(np.concatenate([closed, keep])))
+    return out, kept
 
 
 def _err_few_relevant(counts, size, s, held, stop, kc, L):
