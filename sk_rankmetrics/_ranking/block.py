@@ -83,7 +83,8 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     if rc is None:
         check.now()
         rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items,
-                        keep_items=keep_items)
+                        keep_items=keep_items,
+                        reads_counts=any(r.reads_to_r for r in requests))
     check.now()  # (a route that returned a chunk made it)
     rc.totals = values.totals
     rc.block = (ys, values)

@@ -22,7 +22,7 @@ from .item_values import (
     level_values,
 )
 from .parts import LazyParts, NoPositions, PartsSums, no_positions
-from .select import later_first, score_counts, score_span, select_top
+from .select import later_first, score_counts, score_span, select_top, top_tie_groups
 
 
 class RankedChunk:
@@ -402,7 +402,8 @@ class _RowsOf(dict):
         return dict.__contains__(self, key) or key in self._whole
 
 
-def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False):
+def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False,
+               reads_counts=False):
     """Rank the rows of a chunk and describe the first ``L`` positions.
 
     Parameters
@@ -427,6 +428,10 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         Keep the ranked item values as ``RankedChunk.items``. When a tie group
         of real items runs past position ``L``, its members beyond ``L`` are
         needed too: the chunk is then ranked over whole rows (``L = N``).
+    reads_counts : bool
+        A request reads the rows beyond position ``L`` (R-precision): integer
+        scores in a small span are then counted whole (``score_counts``), not
+        only their top tie group.
 
     Returns
     -------
@@ -441,7 +446,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     if isinstance(values, dict):
         values = _GivenValues(values)
     if not ignore_ties and not keep_items:
-        rc = _by_counts(y_score, values, L, n_items)
+        rc = _by_counts(y_score, values, L, n_items, reads_counts)
         if rc is not None:
             return rc
     rest = None
@@ -549,10 +554,17 @@ def _whole_rows(y_score, base, ignore_ties):
     return top, np.take(y_score.reshape(-1), top)
 
 
-def _by_counts(y_score, values, L, n_items):
+def _by_counts(y_score, values, L, n_items, reads_counts=False):
     """:func:`rank_chunk` of integer scores in a small span from the counts of
-    each score (ties averaged), or None for other scores."""
-    N = y_score.shape[1]
+    each score (ties averaged), or None for other scores. Where every row's
+    first ``L`` positions lie in its top tie group and nothing reads the
+    counts (``reads_counts``), that group alone is found."""
+    n, N = y_score.shape
+    if (L < N and not reads_counts and y_score.dtype.kind in "iu"
+            and (n_items == N).all()):
+        top = top_tie_groups(y_score, L)
+        if top is not None:
+            return _ranked_in_top_groups(values, L, n_items, n, N, *top)
     span = score_span(y_score)
     if span is None:
         return None
@@ -568,6 +580,23 @@ def _by_counts(y_score, values, L, n_items):
     if (n_items == N).all():
         return _whole_rows_by_counts(y_score, values, counted)
     return None
+
+
+def _ranked_in_top_groups(values, L, n_items, n, N, idx, size):
+    """:func:`rank_chunk` of rows whose ``L`` first positions all lie in
+    their top tie group (:func:`~.select.top_tie_groups`: ``idx``, its
+    entries, and ``size``, its size per row): at each position the group's
+    first position 0, its size and its sums, as :func:`_ranked_by_counts`
+    gives them, without counting every score of the rows."""
+    row = idx // N
+    sums = {name: np.repeat(np.bincount(row, weights=v, minlength=n), L).reshape(n, L)
+            for name, v in values.at(idx).items()}
+    if not (size > 1).any():
+        return RankedChunk(L, None, None, sums, n_items)
+    rc = RankedChunk(L, np.zeros((n, L), dtype=np.intp),
+                     np.repeat(size.astype(np.intp), L).reshape(n, L), sums, n_items)
+    rc.real_ties = True
+    return rc
 
 
 def _group_keys(y_score, hi, span):

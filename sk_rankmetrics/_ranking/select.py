@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import cumsum_down, flatnonzero, nonzero_2d, row_min
+from .._utils.fast import cumsum_down, flatnonzero, nonzero_2d, row_counts, row_min
 from .ideal import _count_levels
 
 
@@ -122,6 +122,31 @@ def _select_by_counts(y_score, L, later=False):
         return None
     top, rest = _entries_from(y_score, L, counted.t, later)
     return top, counted.below, rest
+
+
+#: Rows of a block whose top tie group is looked at before the whole block is.
+_TOP_SAMPLE_ROWS = 16
+
+
+def top_tie_groups(y_score, L):
+    """``(idx, size)`` when every row's ``L`` best entries tie with its best
+    (integer scores whose top value a row holds at least ``L`` times), else
+    None: the flat indices, row-major, of each row's entries equal to its
+    largest score (those ranked first, in one tie group), and how many each
+    row holds. One reduction and one comparison find them; no score is
+    counted or sorted. A sample of the first rows says first whether the
+    block is worth the passes."""
+    n, N = y_score.shape
+    if not 0 < L < N or not n:
+        return None
+    head = y_score[:_TOP_SAMPLE_ROWS]
+    if (row_counts(head == head.max(axis=1)[:, None]) < L).any():
+        return None
+    equal = y_score == y_score.max(axis=1)[:, None]
+    size = row_counts(equal)
+    if (size < L).any():
+        return None
+    return flatnonzero(equal), size
 
 
 class ScoreCounts:
