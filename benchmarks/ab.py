@@ -101,6 +101,9 @@ def main(argv=None):
     relevance = ", ".join(grid.FULL_RELEVANCE)
     parser.add_argument("--relevance", action="append",
                         help=_escaped(f"relevance: {relevance} (default: all)"))
+    parser.add_argument("--dtype", action="append",
+                        help="y_true's dtypes (default: the grid's, int8 or float64); "
+                             "integer and bool dtypes skip real-valued relevance")
     parser.add_argument("--shape", default="100000x100", help="rows x items")
     parser.add_argument("--turns", type=int, default=9)
     args = parser.parse_args(argv)
@@ -118,15 +121,21 @@ def main(argv=None):
         for metric in args.metric or ["ndcg"]:
             for kind in args.scores or list(grid.FULL_SCORES):
                 for rel in args.relevance or list(grid.FULL_RELEVANCE):
-                    y, s = data(shape, kind, rel)
-                    try:
-                        t_new, t_old, floor, ratio, diff = compare(old, metric, y, s, args.turns)
-                    except ValueError as exc:  # a metric that refuses the data (ERR, gains)
-                        print(f"| {metric} | {kind} | {rel} | refused: {str(exc)[:60]} |")
-                        continue
-                    print(f"| {metric} | {kind} | {rel} | {t_new:.3f} s | {t_old:.3f} s | "
-                          f"{floor:.3f} s | {t_new / floor:.2f} | {t_old / floor:.2f} | "
-                          f"{ratio:.3f} | {diff:.1e} |", flush=True)
+                    y0, s = data(shape, kind, rel)
+                    for dt in args.dtype or [None]:
+                        if dt is not None and y0.dtype.kind == "f" and dt[0] in "iub":
+                            continue  # real-valued gains would be truncated
+                        y = y0 if dt is None else grid.as_dtype(y0, dt)
+                        cell = f"{rel}" if dt is None else f"{rel} ({dt})"
+                        try:
+                            t_new, t_old, floor, ratio, diff = compare(old, metric, y, s,
+                                                                       args.turns)
+                        except ValueError as exc:  # a metric that refuses the data (ERR)
+                            print(f"| {metric} | {kind} | {cell} | refused: {str(exc)[:60]} |")
+                            continue
+                        print(f"| {metric} | {kind} | {cell} | {t_new:.3f} s | {t_old:.3f} s | "
+                              f"{floor:.3f} s | {t_new / floor:.2f} | {t_old / floor:.2f} | "
+                              f"{ratio:.3f} | {diff:.1e} |", flush=True)
 
 
 def _escaped(text):

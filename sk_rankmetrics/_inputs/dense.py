@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ranking.block import rank_block
-from .._ranking.item_values import Extremes
+from .._ranking.item_values import Extremes, narrowed
 from .._utils.arrays import (
     MASK_BY_EXCLUDE,
     ScoreCheck,
@@ -57,15 +57,17 @@ class DenseInputs:
         yt = self.y_true[a:b]
         yt = np.asarray(yt.toarray() if sp.issparse(yt) else yt)
         ys = sortable(np.asarray(self.y_score[a:b]))
-        extremes = None
-        if yt.dtype.kind == "f" and yt.flags.c_contiguous:
+        # Whole levels in -128..127 (binary, graded) go on as one byte each
+        # (floats found whole are finite).
+        yt, extremes = narrowed(yt)
+        if extremes is None and yt.dtype.kind == "f" and yt.flags.c_contiguous:
             # The min and max of the relevance, which the checks of the gains
             # read anyway, tell whether it is finite (NaN spreads to both):
             # no pass of its own. check_finite then names the first place.
             extremes = Extremes(yt)
             if not (np.isfinite(extremes.min()) and np.isfinite(extremes.max())):
                 check_finite(yt, "y_true", a)
-        else:
+        elif extremes is None:
             check_finite(yt, "y_true", a)
         # The scores are checked by the ranking's first pass over them.
         scores_checked = ScoreCheck(ys, "y_score", a, MASK_BY_EXCLUDE)

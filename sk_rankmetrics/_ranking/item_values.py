@@ -203,6 +203,45 @@ class Extremes:
         return self._integral
 
 
+#: Entries of a float block looked at before it is copied to one byte.
+_BYTE_SAMPLE = 1 << 12
+
+
+def narrowed(yt):
+    """``(levels, extremes)``: a block of relevance as int8 with its
+    :class:`Extremes` when every entry is a whole number within -128..127
+    (binary and graded levels, whatever their dtype), else ``(yt, None)``.
+
+    Every later pass over the levels (the checks' min and max, the nonzero
+    entries, the ideal's counts, the level codes) then reads one byte per
+    entry instead of two to eight. Integers are copied when their min and
+    max fit (those are kept, and the checks read them). Floats are copied
+    when a sample of their first entries is whole and in range; the copy,
+    compared with them, says whether all are (a fraction, a NaN, an
+    infinity or a value out of range compares unequal), and its min and max
+    cost a byte per entry. Floats that are not whole pay only the sample.
+    """
+    if yt.dtype.itemsize == 1 or yt.dtype.kind not in "iuf" or not yt.size:
+        return yt, None
+    if yt.dtype.kind in "iu":
+        ex = Extremes(yt)
+        if not (-128 <= ex.min() and ex.max() <= 127):
+            return yt, ex
+        small = yt.astype(np.int8)
+        out = Extremes(small, np.int8(ex.min()), np.int8(ex.max()))
+    else:
+        sample = yt.reshape(-1)[:_BYTE_SAMPLE]
+        with np.errstate(invalid="ignore"):
+            if not (np.array_equal(sample, sample.astype(np.int8))):
+                return yt, None
+            small = yt.astype(np.int8)
+        if not np.array_equal(small, yt):
+            return yt, None
+        out = Extremes(small)
+    out.integral = True
+    return small, out
+
+
 def _check_grades(real, req):
     """ERR reads integer grades 0..max_grade (``real``: an :class:`Extremes`)."""
     top = req.options["max_grade"]
