@@ -81,10 +81,10 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     if rc is None and L == N and not (ignore_ties or keep_items) and real is None:
         rc = rank_by_levels(ys, values, check)  # None when the levels or scores fit no key
     if rc is None:
-        check.now()
+        # (Checked by its partition, if it makes one; else below.)
         rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items,
                         keep_items=keep_items,
-                        reads_counts=any(r.reads_to_r for r in requests))
+                        reads_counts=any(r.reads_to_r for r in requests), check=check)
     check.now()  # (a route that returned a chunk made it)
     rc.totals = values.totals
     rc.block = (ys, values)

@@ -403,7 +403,7 @@ class _RowsOf(dict):
 
 
 def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_items=False,
-               reads_counts=False):
+               reads_counts=False, check=None):
     """Rank the rows of a chunk and describe the first ``L`` positions.
 
     Parameters
@@ -432,6 +432,9 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         A request reads the rows beyond position ``L`` (R-precision): integer
         scores in a small span are then counted whole (``score_counts``), not
         only their top tie group.
+    check : ScoreCheck or None
+        The scores' check, made by a selection's partition where it makes
+        one (the caller makes it otherwise, before reading the chunk).
 
     Returns
     -------
@@ -453,10 +456,10 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     if L < N and ignore_ties:
         # The top L of the order ignore_ties takes (score, then column, both
         # descending): a prefix of the whole row's.
-        top, below, rest = select_top(y_score, L, later=True)
+        top, below, rest = select_top(y_score, L, later=True, check=check)
         top, sv = later_first(top, np.take(flat_scores, top))
     elif L < N:
-        top, below, rest = select_top(y_score, L)
+        top, below, rest = select_top(y_score, L, check=check)
         top_scores = np.take(flat_scores, top)
         # Each row's L entries in decreasing score: their order, as flat
         # indices into the (n, L) arrays.

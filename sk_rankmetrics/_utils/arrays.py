@@ -174,6 +174,17 @@ class ScoreCheck:
             check_finite(self.block, self.arg, self.row0, self.masked)
             self.done = True
 
+    def by_top(self, top, block):
+        """Check the block from each row's largest scores after a partition
+        (``top``: NaN and +inf sort last, so a row holding one holds it
+        there) and the block's minimum (-inf): one reduction instead of a
+        sum over the block."""
+        if self.done:
+            return
+        if not (np.isfinite(top).all() and np.isfinite(block.min())):
+            self.now()  # raises, naming the first place
+        self.done = True
+
     def by_ends(self, first, last, suspect=None):
         """Check the block from each row's smallest (``first``) and largest
         (``last``) score after a row sort; ``suspect``, when given, marks rows

@@ -2,10 +2,12 @@
 
 The routes that sort each row (the relevant items' route, the levels' key
 sort) read the block's NaN and infinities off the two ends of the sorted rows
-instead of a pass of their own; the others check the block before they read
-it. Whatever the route, a block holding NaN or an infinity raises naming its
-first place, and a finite block (extreme finite values included, which the
-levels' key shares with the clipped infinities) is scored as before.
+instead of a pass of their own; a selection by partition reads NaN and +inf
+off each row's top (they sort last) and -inf off the block's minimum; the
+others check the block before they read it. Whatever the route, a block
+holding NaN or an infinity raises naming its first place, and a finite block
+(extreme finite values included, which the levels' key shares with the
+clipped infinities) is scored as before.
 """
 
 from __future__ import annotations
@@ -26,14 +28,15 @@ SETTINGS = settings(max_examples=40, deadline=None,
 BIG = np.finfo(np.float64).max
 BAD = [np.nan, -np.nan, np.inf, -np.inf]
 
-#: (relevance, metric, whether the route reads the check off a row sort)
+#: (relevance, metric, what the route reads the check off: a row sort's ends,
+#: a partition's top, or nothing of its own)
 ROUTES = [
-    ("graded 5 %", "ndcg", True),  # the relevant items' route
-    ("dense", "map", True),  # the levels' key sort
-    ("float dense", "ndcg", False),  # the argsort (gains other than levels)
-    ("dense", "ndcg@10", False),  # a cut-off: a selection
-    ("dense", "mrr", False),  # no ranking at all
-    ("dense", "r_precision", False),
+    ("graded 5 %", "ndcg", "by_ends"),  # the relevant items' route
+    ("dense", "map", "by_ends"),  # the levels' key sort
+    ("float dense", "ndcg", None),  # the argsort (gains other than levels)
+    ("dense", "ndcg@10", "by_top"),  # a cut-off: a selection by partition
+    ("dense", "mrr", None),  # no ranking at all
+    ("dense", "r_precision", None),
 ]
 
 
@@ -55,11 +58,11 @@ def _first_place(s):
     return f"row {bad[0][0]}, column {bad[0][1]}"
 
 
-@pytest.mark.parametrize(("rel", "metric", "sorted_ends"), ROUTES)
+@pytest.mark.parametrize(("rel", "metric", "reads"), ROUTES)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @given(data=st.data())
 @SETTINGS
-def test_a_bad_score_is_named_on_every_route(rel, metric, sorted_ends, dtype, data):
+def test_a_bad_score_is_named_on_every_route(rel, metric, reads, dtype, data):
     n = data.draw(st.sampled_from([3, 40, 5000]))  # 5000: more than one block
     y, s = _data(rel, (n, 60), data.draw(st.integers(0, 2**16)))
     s = s.astype(dtype)
@@ -69,15 +72,18 @@ def test_a_bad_score_is_named_on_every_route(rel, metric, sorted_ends, dtype, da
         s[i, j] = data.draw(st.sampled_from(BAD))
     with mock.patch.object(ScoreCheck, "by_ends", autospec=True,
                            side_effect=ScoreCheck.by_ends) as ends, \
+            mock.patch.object(ScoreCheck, "by_top", autospec=True,
+                              side_effect=ScoreCheck.by_top) as top, \
             pytest.raises(ValueError, match=f"y_score contains NaN or infinity "
                                             f"\\(first at {_first_place(s)}\\)"):
         skr.evaluate(y, s, [metric])
-    assert ends.called == sorted_ends
+    assert ends.called == (reads == "by_ends")
+    assert top.called == (reads == "by_top")
 
 
-@pytest.mark.parametrize(("rel", "metric", "sorted_ends"), ROUTES)
+@pytest.mark.parametrize(("rel", "metric", "reads"), ROUTES)
 @pytest.mark.parametrize("extreme", [BIG, -BIG, 0.0, -0.0])
-def test_finite_extremes_are_scored_as_when_checked_first(rel, metric, sorted_ends, extreme):
+def test_finite_extremes_are_scored_as_when_checked_first(rel, metric, reads, extreme):
     # The largest and smallest float64 share the levels' key with the clipped
     # infinities: read again, found finite, and ranked as the scores say.
     y, s = _data(rel, (300, 50), 7)
@@ -85,7 +91,9 @@ def test_finite_extremes_are_scored_as_when_checked_first(rel, metric, sorted_en
     s[5, :] = -extreme
     got = skr.evaluate(y, s, [metric], per_row=True)[metric]
     with mock.patch.object(ScoreCheck, "by_ends", autospec=True,
-                           side_effect=lambda self, *a, **k: self.now()):
+                           side_effect=lambda self, *a, **k: self.now()), \
+            mock.patch.object(ScoreCheck, "by_top", autospec=True,
+                              side_effect=lambda self, *a, **k: self.now()):
         checked_first = skr.evaluate(y, s, [metric], per_row=True)[metric]
     np.testing.assert_array_equal(np.asarray(got), np.asarray(checked_first))
 
