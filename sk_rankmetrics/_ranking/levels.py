@@ -44,19 +44,12 @@ _NARROW_MOST = 2**18
 
 class _Key:
     """One width of key: the float type whose bits carry the level, its
-    integer twin, the byte holding its lowest bits, and the extreme finite
-    values infinities are keyed as (an infinity with a level in its low bits
-    would be a NaN) with their keys (the high bits, for each count of low
-    bits a level takes)."""
+    integer twin, and the byte holding its lowest bits."""
 
     def __init__(self, ftype, itype):
         self.ftype, self.itype = ftype, itype
         self.width = np.dtype(ftype).itemsize
         self.low_byte = 0 if np.little_endian else self.width - 1
-        self.lowest, self.highest = np.finfo(ftype).min, np.finfo(ftype).max
-        self.lowest_key, self.highest_key = (
-            [int(np.array(x, dtype=ftype).view(itype)) >> bits for bits in range(9)]
-            for x in (self.lowest, self.highest))
 
 
 _WIDE, _NARROW = _Key(np.float64, np.int64), _Key(np.float32, np.int32)
@@ -68,8 +61,8 @@ def rank_by_levels(y_score, values, check=None):
     or None when the relevance or the scores do not fit (levels not integers,
     more than 256 of them, scores other than float64 and float32). ``check``:
     the scores' :class:`~.._utils.arrays.ScoreCheck` (None: checked already),
-    made from the ends of the sorted keys (an end at a clipped extreme is read
-    again)."""
+    made from the ends of the sorted keys (a non-finite score's key is not
+    finite either, and sorts to an end)."""
     fit = level_codes(values)
     if y_score.dtype not in (np.float64, np.float32) or fit is None:
         return None
@@ -114,14 +107,14 @@ def _by_key(y_score, values, fit, check, key):
     decimal grid; float32 ones in 32 bits)."""
     codes, bits, lo, n_levels = fit
     n, N = y_score.shape
-    # A copy as keys: infinities as the extreme finite values (a clash with
-    # a true one looks tied), -0.0 as 0.0 (the two tie); the level in the low
-    # bits. A float32 score widened to float64 has 29 bits of zeros there:
-    # its ties are exact.
+    # A copy as keys: -0.0 as 0.0 (the two tie), widened in the same pass if
+    # need be; the level in the low bits. A float32 score widened to float64
+    # has 29 bits of zeros there: its ties are exact. The low bits leave the
+    # exponent as it is: a finite score's key is finite, and an infinity's or
+    # a NaN's is an infinity or a NaN, at a sorted row's end.
     exact = y_score.dtype == np.float32 and key is _WIDE
     v = np.empty((n, N), dtype=key.ftype)  # C-ordered: the bytes below are read as its rows
-    np.clip(y_score, key.lowest, key.highest, out=v)  # widened in the same pass, if need be
-    v += key.ftype(0)
+    np.add(y_score, key.ftype(0), out=v)
     i = v.view(key.itype)
     low = i.view(np.uint8).reshape(n, N, key.width)[..., key.low_byte]  # a view: sorted with v
     if not exact:
@@ -137,10 +130,9 @@ def _by_key(y_score, values, fit, check, key):
     # The item values are made from them and a table of the levels' values.
     level = np.bitwise_and(low[:, ::-1], np.uint8((1 << bits) - 1))
     table = level_values(values, lo, n_levels, codes)
-    # NaN sorts last and stays NaN; an infinity became an extreme finite key.
+    # A NaN key sorts last, -inf first and +inf last.
     if check is not None:
-        check.by_ends(v[:, 0], v[:, -1], suspect=((i[:, 0] >> bits) == key.lowest_key[bits]) | (
-            (i[:, -1] >> bits) == key.highest_key[bits]))
+        check.by_ends(v[:, 0], v[:, -1])
     high = i
     high >>= bits  # in place: a new array of the block costs its pages' first touch
     look_tied = rows_with_equal_neighbours(high)

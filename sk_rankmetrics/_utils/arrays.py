@@ -185,15 +185,13 @@ class ScoreCheck:
             self.now()  # raises, naming the first place
         self.done = True
 
-    def by_ends(self, first, last, suspect=None):
+    def by_ends(self, first, last):
         """Check the block from each row's smallest (``first``) and largest
-        (``last``) score after a row sort; ``suspect``, when given, marks rows
-        whose ends may stand for an infinity (a route that clipped them)."""
+        (``last``) score after a row sort (NaN sorts last)."""
         if self.done:
             return
-        finite = bool(np.isfinite(first).all() and np.isfinite(last).all())
-        if not finite or (suspect is not None and suspect.any()):
-            self.now()  # raises, naming the first place, unless the ends were finite
+        if not (np.isfinite(first).all() and np.isfinite(last).all()):
+            self.now()  # raises, naming the first place
         self.done = True
 
 

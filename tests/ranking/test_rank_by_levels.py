@@ -19,6 +19,7 @@ from sk_rankmetrics._metrics.requests import make_requests
 from sk_rankmetrics._ranking import block, levels
 from sk_rankmetrics._ranking.item_values import BlockValues
 from sk_rankmetrics._ranking.levels import rank_by_levels
+from sk_rankmetrics._utils.arrays import ScoreCheck
 
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -192,21 +193,29 @@ def test_fortran_ordered_scores():
             np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
 
 
-def test_infinite_scores_rank_below_and_above_every_finite_one():
-    # Scores are finite at the user's door; the blocks' padding is -inf. The
-    # route keys both infinities as the extreme finite values: a row holding
-    # both, beside those values, is ranked as the argsort ranks it.
-    big = np.finfo(np.float64).max
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_infinite_scores_are_named_and_extreme_finite_ones_ranked(dtype):
+    # Scores reach the route checked, or with their check, made from the
+    # sorted keys' ends: a level in the low bits leaves the exponent as it is,
+    # so an infinity or a NaN stays one and sorts to an end, where the check
+    # names it; the extreme finite values are ranked as the argsort ranks them.
+    big = np.finfo(dtype).max
     rng = np.random.default_rng(4)
-    s = rng.random((20, 6))  # the rows that look tied are few: ranked again
-    s[:2] = [[np.inf, big, -big, -np.inf, 0.0, 1.0],
-             [-np.inf, -big, 3.0, big, np.inf, -0.0]]
+    s = rng.random((20, 6)).astype(dtype)  # the rows that look tied are few: ranked again
+    s[:2] = [[big, -big, 0.0, 1.0, 2.0, 3.0],
+             [-big, 3.0, big, -0.0, 0.5, 0.25]]
     y = rng.integers(0, 5, (20, 6))
     values = _values(y, ["dcg"])
-    rc = rank_by_levels(s, values)
+    rc = rank_by_levels(s, values, ScoreCheck(s, "y_score"))
     order = np.argsort(-s, axis=1, kind="stable")
     np.testing.assert_array_equal(np.asarray(rc.sums["gain:linear"]),
                                   np.take_along_axis(y, order, axis=1))
+    for bad in (np.inf, -np.inf, np.nan):
+        worse = s.copy()
+        worse[1, 2] = bad
+        with pytest.raises(ValueError, match=r"y_score contains NaN or infinity \(first at "
+                                             r"row 1, column 2\)"):
+            rank_by_levels(worse, _values(y, ["dcg"]), ScoreCheck(worse, "y_score"))
 
 
 def test_ties_in_many_rows_of_float64_take_the_argsort_route_off_a_decimal_grid():
