@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import count_cumsum, flatnonzero, running_down, short_rows
+from .._utils.fast import count_cumsum, flatnonzero, many_rows, running_down, short_rows
 from .item_values import as_flags, is_indicator
 
 #: Rows whose tie groups hold more than this share of their items take the
@@ -100,16 +100,22 @@ class FewTies:
                                           minlength=self.first.shape[0])
         return self._memo[key]
 
-    def down(self, name):
+    def down(self, name, many=False):
         """``(down, running)`` of the indicator ``name`` read transposed
         (:func:`~sk_rankmetrics._utils.fast.running_down`), for many short
-        rows (:func:`~sk_rankmetrics._utils.fast.short_rows`); None for
-        others. :meth:`before` then reads its counts there."""
+        rows (:func:`~sk_rankmetrics._utils.fast.short_rows`), or with
+        ``many`` for many rows of any length
+        (:func:`~sk_rankmetrics._utils.fast.many_rows`: bpref's); None for
+        others (a kernel's order of additions follows the shape, not which
+        kernel made the form first). :meth:`before` then reads its counts
+        there."""
+        flags = self.indicator(name)
+        wanted = many_rows(flags.shape) if many else short_rows(flags.shape)
+        if not (wanted and is_indicator(name)):
+            return None
         key = ("down", name)
         if key not in self._memo:
-            flags = self.indicator(name)
-            self._memo[key] = (running_down(flags) if is_indicator(name)
-                               and short_rows(flags.shape) else None)
+            self._memo[key] = running_down(flags)
         return self._memo[key]
 
     def running(self, name):
@@ -136,7 +142,7 @@ class FewTies:
         (in the order given)."""
         key = ("before", name)
         if key not in self._memo:
-            down = self.down(name)
+            down = self._memo.get(("down", name))  # made by a kernel already, or not
             if down is None:
                 running = np.take(self.running(name).reshape(-1), self.member)
             else:  # position p of row r at p * n + r

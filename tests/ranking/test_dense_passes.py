@@ -263,17 +263,17 @@ def test_ap_of_many_short_rows(kc, density, flags):
 
 @pytest.mark.parametrize("scores", ["float64", "float32", "pairs", "decimals"])
 @pytest.mark.parametrize("relevance", ["dense", "binary", "none"])
-def test_map_and_bpref_of_short_rows_read_transposed(scores, relevance):
+@pytest.mark.parametrize("shape", [(900, 60), (300, 400)])
+def test_map_and_bpref_of_short_rows_read_transposed(scores, relevance, shape):
     """MAP and bpref over many short rows read transposed (the order given's
-    sums, and those of rows that tie in a few places) equal the row-wise
-    route they replace: bpref bit for bit (trec_eval's order of additions),
-    MAP to rounding; the positions of the tied rows' members read off the
-    transposed counts."""
+    sums, and those of rows that tie in a few places), and bpref over many
+    rows of any length (300 of 400), equal the row-wise route they replace:
+    bpref bit for bit (trec_eval's order of additions), MAP to rounding; the
+    positions of the tied rows' members read off the transposed counts."""
     from sk_rankmetrics._metrics.kernels import cutoff, judgements
     from sk_rankmetrics._ranking import few_ties
 
     rng = np.random.default_rng(7)
-    shape = (900, 60)
     base = rng.random(shape)
     if scores == "float32":
         s = base.astype(np.float32)
@@ -289,9 +289,12 @@ def test_map_and_bpref_of_short_rows_read_transposed(scores, relevance):
          "none": np.zeros(shape, dtype=int)}[relevance].astype(np.int8)
     metrics = ["map", "bpref", "map@20"]
     got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    if shape[1] > 60:  # rows too long for the short rows' route: bpref's alone
+        assert few_ties.short_rows(shape) is False and few_ties.many_rows(shape) is True
     with mock.patch.object(cutoff, "short_rows", lambda shape: False), \
-            mock.patch.object(judgements, "short_rows", lambda shape: False), \
-            mock.patch.object(few_ties, "short_rows", lambda shape: False):
+            mock.patch.object(judgements, "many_rows", lambda shape: False), \
+            mock.patch.object(few_ties, "short_rows", lambda shape: False), \
+            mock.patch.object(few_ties, "many_rows", lambda shape: False):
         want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
     np.testing.assert_array_equal(np.asarray(got["bpref"]), np.asarray(want["bpref"]))
     for m in ("map", "map@20"):

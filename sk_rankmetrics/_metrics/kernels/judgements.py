@@ -9,10 +9,10 @@ from ..._utils.fast import (
     IN_ORDER_MIN_STEP,
     IN_ORDER_PIECE,
     count_cumsum,
+    many_rows,
     nonzero_2d,
     row_sums_in_order_of,
     running_down,
-    short_rows,
 )
 from . import _ahead_in_row, _as_float, _cumulative, _cut, _safe_divide
 from .combinatorics import _log_choose
@@ -64,7 +64,7 @@ def bpref(rc, req):
         J = _judged_running(rc)
         if is_indicator(req.rel_key):
             rel = as_flags(rc.sums, req.rel_key)
-            if J.ndim == 1 and short_rows(rel.shape):
+            if J.ndim == 1 and many_rows(rel.shape):
                 return _safe_divide(_bpref_down(rel, R, den), R), R > 0
             running = count_cumsum(rel)
 
@@ -119,9 +119,9 @@ def _bpref_in_order(above, rel, R, den):
 
 
 def _bpref_down(rel, R, den, down=None):
-    """:func:`_bpref_in_order` of many short rows whose every item is judged
-    (the judged items above position ``j`` are ``j``;
-    :func:`~sk_rankmetrics._utils.fast.short_rows`) and whose relevance
+    """:func:`_bpref_in_order` of many rows whose every item is judged (the
+    judged items above position ``j`` are ``j``;
+    :func:`~sk_rankmetrics._utils.fast.many_rows`) and whose relevance
     ``rel`` is an indicator, read transposed
     (:func:`~sk_rankmetrics._utils.fast.running_down`): the same terms,
     each made over a few positions of every row at once, and added to the
@@ -209,7 +209,7 @@ def _bpref_few_ties(ties, key, R, N):
     terms, and at each tie group its expected terms in place of those."""
     rel = ties.indicator(key)  # bools where the levels give them: no float64 copy
     den = np.maximum(np.minimum(N, R), 1.0)
-    at, down = np.arange(float(ties.N)), ties.down(key)
+    at, down = np.arange(float(ties.N)), ties.down(key, many=True)
     if down is not None:
         total = _bpref_down(rel, R, den[:, None], down)
     else:
