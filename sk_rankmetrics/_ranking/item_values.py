@@ -230,7 +230,9 @@ def narrowed(yt):
         small = yt.astype(np.int8)
         out = Extremes(small, np.int8(ex.min()), np.int8(ex.max()))
     else:
-        sample = yt.reshape(-1)[:_BYTE_SAMPLE]
+        # The first rows' entries (copied alone when the block is not
+        # contiguous: a reshape of the whole would copy all of it).
+        sample = yt[:max(1, -(-_BYTE_SAMPLE // max(yt.shape[-1], 1)))].reshape(-1)
         with np.errstate(invalid="ignore"):
             if not (np.array_equal(sample, sample.astype(np.int8))):
                 return yt, None

@@ -60,15 +60,18 @@ def test_the_copy_is_made_exactly_when_every_entry_fits(seed, n, N, dtype, lo, s
         assert ex is None or ex.a is y
 
 
+@pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_metrics_of_every_dtype_equal_those_of_int8(dtype):
-    # Graded levels held in any dtype: every measure as over int8 levels.
+def test_metrics_of_every_dtype_equal_those_of_int8(dtype, order):
+    # Graded levels held in any dtype, in C or Fortran order (blocks that
+    # are not contiguous): every measure as over int8 levels.
     rng = np.random.default_rng(2)
     y = np.where(rng.random((400, 60)) < 0.1, rng.integers(1, 5, (400, 60)), 0)
     s = rng.random((400, 60))
     names = ["ndcg@10", "ndcg", "map", "err@10", "precision@5", "bpref", "rbp"]
     want = skr.evaluate(y.astype(np.int8), s, names, per_row=True, no_relevant=0.0)
-    got = skr.evaluate(y.astype(dtype), s, names, per_row=True, no_relevant=0.0)
+    got = skr.evaluate(np.asarray(y.astype(dtype), order=order), s, names, per_row=True,
+                       no_relevant=0.0)
     for name in names:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
