@@ -102,6 +102,8 @@ def main(argv=None):
     parser.add_argument("--relevance", action="append",
                         help=_escaped(f"relevance: {relevance} (default: all)"))
     parser.add_argument("--dtype", action="append",
+                        choices=["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                 "uint32", "float32", "float64"],
                         help="y_true's dtypes (default: the grid's, int8 or float64); "
                              "integer and bool dtypes skip real-valued relevance")
     parser.add_argument("--shape", default="100000x100", help="rows x items")

@@ -207,10 +207,22 @@ class Extremes:
 _BYTE_SAMPLE = 1 << 12
 
 
+def _in_one_byte(yt, ex):
+    """``(small, extremes)``: whole levels ``yt`` within -128..127 (``ex``
+    their :class:`Extremes`, min and max known) as int8, a view of one-byte
+    types, with the min and max carried over."""
+    small = yt.view(np.int8) if yt.dtype.itemsize == 1 else yt.astype(np.int8)
+    out = Extremes(small, np.int8(ex.min()), np.int8(ex.max()))
+    out.integral = True
+    return small, out
+
+
 def narrowed(yt):
     """``(levels, extremes)``: a block of relevance as int8 with its
     :class:`Extremes` when every entry is a whole number within -128..127
-    (binary and graded levels, whatever their dtype), else ``(yt, None)``.
+    (binary and graded levels, whatever their dtype); else ``yt`` as it is,
+    with the :class:`Extremes` made on the way (integers: their min and max)
+    or None (one-byte types, floats).
 
     Every later pass over the levels (the checks' min and max, the nonzero
     entries, the ideal's counts, the level codes) then reads one byte per
@@ -227,19 +239,17 @@ def narrowed(yt):
         ex = Extremes(yt)
         if not (-128 <= ex.min() and ex.max() <= 127):
             return yt, ex
-        small = yt.astype(np.int8)
-        out = Extremes(small, np.int8(ex.min()), np.int8(ex.max()))
-    else:
-        # The first rows' entries (copied alone when the block is not
-        # contiguous: a reshape of the whole would copy all of it).
-        sample = yt[:max(1, -(-_BYTE_SAMPLE // max(yt.shape[-1], 1)))].reshape(-1)
-        with np.errstate(invalid="ignore"):
-            if not (np.array_equal(sample, sample.astype(np.int8))):
-                return yt, None
-            small = yt.astype(np.int8)
-        if not np.array_equal(small, yt):
+        return _in_one_byte(yt, ex)
+    # The first rows' entries (copied alone when the block is not contiguous:
+    # a reshape of the whole would copy all of it).
+    sample = yt[:max(1, -(-_BYTE_SAMPLE // max(yt.shape[-1], 1)))].reshape(-1)
+    with np.errstate(invalid="ignore"):
+        if not np.array_equal(sample, sample.astype(np.int8)):
             return yt, None
-        out = Extremes(small)
+        small = yt.astype(np.int8)
+    if not np.array_equal(small, yt):
+        return yt, None
+    out = Extremes(small)
     out.integral = True
     return small, out
 
@@ -413,10 +423,7 @@ class BlockValues:
             if (self.worthless is None and ex.a is yt and yt.size
                     and (yt.dtype.kind in "iu" or (yt.dtype.kind == "f" and ex.integral_known))
                     and -128 <= ex.min() and ex.max() <= 127):
-                small = yt.view(np.int8) if yt.dtype.itemsize == 1 else yt.astype(np.int8)
-                out = Extremes(small, np.int8(ex.min()), np.int8(ex.max()))
-                out.integral = True
-                self._one_byte = (small, out)
+                self._one_byte = _in_one_byte(yt, ex)
         return self._one_byte
 
     def at(self, flat):
