@@ -237,16 +237,23 @@ def test_ties_in_many_rows_of_float64_take_the_argsort_route_off_a_decimal_grid(
 
 
 def _key_widths(s, y):
-    """The key widths (bytes) :func:`rank_by_levels` tried on ``s``, in order,
-    and its chunk."""
+    """The key widths (bytes) :func:`rank_by_levels` tried on ``s``, in order
+    ("offset": the exact 32-bit key, when it ranked them), and its chunk."""
     tried = []
-    real = levels._by_key
+    real, real_offset = levels._by_key, levels._by_offset_key
 
     def spy(y_score, values, fit, check, key):
         tried.append(key.width)
         return real(y_score, values, fit, check, key)
 
-    with mock.patch.object(levels, "_by_key", spy):
+    def spy_offset(y_score, values, fit, check):
+        rc = real_offset(y_score, values, fit, check)
+        if rc is not None:
+            tried.append("offset")
+        return rc
+
+    with (mock.patch.object(levels, "_by_key", spy),
+          mock.patch.object(levels, "_by_offset_key", spy_offset)):
         rc = rank_by_levels(s, _values(y, ["dcg"]))
     return tried, rc
 
@@ -254,7 +261,8 @@ def _key_widths(s, y):
 def test_float32_in_short_rows_keyed_in_32_bits():
     # Rows of 100 with 5 levels: 32-bit keys, a few rows re-ranked where
     # neighbours look tied (true ties, and pairs agreeing above the level's
-    # bits); rows of 1,000 (or 2**8 levels in rows of 40) widen to float64.
+    # bits); rows of 1,000 take the exact 32-bit key (their span leaves room
+    # for the level's bits), and 2**8 levels in rows of 40 widen to float64.
     rng = np.random.default_rng(7)
     y = rng.integers(0, 5, (3000, 100)).astype(np.int8)
     s = rng.random((3000, 100)).astype(np.float32)
@@ -266,7 +274,7 @@ def test_float32_in_short_rows_keyed_in_32_bits():
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=str(key))
     assert _key_widths(rng.random((20, 1000)).astype(np.float32),
-                       rng.integers(0, 5, (20, 1000)))[0] == [8]
+                       rng.integers(0, 5, (20, 1000)))[0] == ["offset"]
     assert _key_widths(rng.random((20, 40)).astype(np.float32),
                        rng.integers(0, 256, (20, 40)))[0] == [8]
     assert _key_widths(rng.random((20, 100)), rng.integers(0, 5, (20, 100)))[0] == [8]
@@ -276,9 +284,10 @@ def test_float32_in_short_rows_keyed_in_32_bits():
 def test_float32_that_look_tied_in_many_rows_widen_to_float64(spread):
     # Scores within 1e-4 of 1 share their bits above the level's in most
     # rows (float32 steps of 2**-23 there): the 32-bit key gives way to the
-    # float64 one, exact for float32, after the block's whole 32-bit pass
-    # when its first rows gave no sign of it (uniform there), at once when
-    # they did; whole numbers (spread 0: every row ties) keep every bit in 32.
+    # exact 32-bit key (offsets from the block's smallest), after the block's
+    # whole pass when its first rows gave no sign of it (uniform there), at
+    # once when they did; whole numbers (spread 0: every row ties) keep
+    # every bit in 32.
     rng = np.random.default_rng(8)
     y = rng.integers(0, 5, (200, 100)).astype(np.int8)
     if spread:
@@ -288,7 +297,9 @@ def test_float32_that_look_tied_in_many_rows_widen_to_float64(spread):
     probe_passes = s.copy()
     probe_passes[:levels._PROBE_ROWS] = rng.random((levels._PROBE_ROWS, 100))
     # (Whole numbers below uniform first rows: the block is not exact in 32.)
-    for scores, want_tried in [(probe_passes, [4, 8]), (s, [8] if spread else [4])]:
+    # (Whole numbers 0..19 with a 0 span 2**30 keys: no room for 3 bits.)
+    for scores, want_tried in [(probe_passes, [4, "offset" if spread else 8]),
+                               (s, ["offset"] if spread else [4])]:
         tried, rc = _key_widths(scores, y)
         assert tried == want_tried and rc is not None
         got = skr.evaluate(y, scores, ["ndcg", "map", "rbp"], per_row=True)
@@ -297,16 +308,17 @@ def test_float32_that_look_tied_in_many_rows_widen_to_float64(spread):
             np.testing.assert_allclose(got[key], want[key], rtol=1e-12)
 
 
-def test_probabilities_near_one_go_to_the_float64_key_at_once():
+def test_probabilities_near_one_go_to_the_exact_key_at_once():
     # Model outputs bunched near 1 (a sigmoid of scores around 6): most rows
-    # of 100 look tied in 32-bit keys, which their first rows tell.
+    # of 100 look tied in 32-bit keys, which their first rows tell; their
+    # span leaves room for the levels in the exact 32-bit key.
     rng = np.random.default_rng(10)
     s = (1 / (1 + np.exp(-(rng.standard_normal((300, 100)) + 6)))).astype(np.float32)
     y = rng.integers(0, 5, (300, 100)).astype(np.int8)
     assert not levels._few_look_tied(s[:levels._PROBE_ROWS], 3)
     assert levels._few_look_tied(rng.random((64, 100)).astype(np.float32), 3)
     tried, rc = _key_widths(s, y)
-    assert tried == [8] and rc is not None
+    assert tried == ["offset"] and rc is not None
     got = skr.evaluate(y, s, ["ndcg", "map", "bpref"], per_row=True)
     want = _without_route(y, s, ["ndcg", "map", "bpref"])
     for key in want:
@@ -478,3 +490,86 @@ def test_parts_of_a_block_read_judged_positions_as_the_block_does(mask):
     with mock.patch.object(block, "rank_by_levels", lambda *a: None):
         want = skr.evaluate(y, s, ["bpref"], per_row=True, no_relevant=0.0, **kw)["bpref"]
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _offset_taken(s, y, metrics):
+    """The metrics of ``s`` with every float32 block offered the exact 32-bit
+    key first (the narrow key's bound set to 0), and whether it ranked any."""
+    taken, real = [], levels._by_offset_key
+
+    def spy(*a):
+        rc = real(*a)
+        taken.append(rc is not None)
+        return rc
+
+    with (mock.patch.object(levels, "_NARROW_MOST", 0),
+          mock.patch.object(levels, "_by_offset_key", spy)):
+        got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    return got, any(taken)
+
+
+@SETTINGS
+@given(st.data())
+def test_exact_32_bit_key_equals_the_argsort(data):
+    # float32 scores of either sign, -0.0 beside 0.0, neighbours one step
+    # apart, ties; the levels' bits from 1 (binary) to 3: ranked by offsets
+    # from the block's smallest where they fit, else by the float64 key.
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 12)), data.draw(st.integers(2, 30))
+    top = data.draw(st.sampled_from([1, 3, 4]))
+    y = rng.integers(0, top + 1, (n, N))
+    scale = data.draw(st.sampled_from([1e-3, 1.0, 1e6, 3e38]))
+    low = data.draw(st.sampled_from([-1.0, 0.0, 0.5]))
+    s = (low + rng.random((n, N)) * (1 - low)).astype(np.float32) * np.float32(scale)
+    if data.draw(st.booleans()):  # ties, -0.0 and neighbours a step apart
+        s[rng.random((n, N)) < 0.2] = s.flat[0]
+        s[rng.random((n, N)) < 0.1] = -0.0
+        s[rng.random((n, N)) < 0.1] = 0.0
+        near = rng.random((n, N)) < 0.1
+        s[near] = np.nextafter(s.flat[0], np.float32(np.inf))
+    if data.draw(st.booleans()):
+        s = np.asfortranarray(s)
+    metrics = ["ndcg", "map", "bpref", "r_precision", ("err", {"max_grade": top})]
+    got, _ = _offset_taken(s, y, metrics)
+    want = _without_route(y, s, metrics)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-15,
+                                   err_msg=str(key))
+
+
+@pytest.mark.parametrize(("low", "high", "top", "taken"), [
+    (1e-6, 1.0, 4, True),  # probabilities away from 0: 2**27.3 keys, 3 bits
+    (0.0, 1.0, 3, True),  # with a 0: 2**30 keys, 2 bits
+    (0.0, 1.0, 4, False),  # with a 0, 3 bits: no room
+    (-1.0, 1.0, 1, True),  # logits of both signs, binary relevance: 2**31 keys, 1 bit
+    (-1.0, 1.0, 4, False),  # both signs and 3 bits: no room, the float64 key
+    (-3e38, 3e38, 1, False),  # the whole range
+])
+def test_exact_32_bit_key_only_where_it_fits(low, high, top, taken):
+    rng = np.random.default_rng(11)
+    s = (low + rng.random((40, 1000)) * (high - low)).astype(np.float32)
+    s[:, 0], s[:, 1] = low, high
+    y = rng.integers(0, top + 1, s.shape)
+    metrics = ["ndcg", "map", ("err", {"max_grade": top})]
+    got, was_taken = _offset_taken(s, y, metrics)
+    assert was_taken is taken
+    want = _without_route(y, s, metrics)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=str(key))
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_exact_32_bit_key_leaves_non_finite_scores_to_the_check(bad):
+    # The key declines a block with a score that is not finite; the check of
+    # the key that follows names its place.
+    rng = np.random.default_rng(12)
+    s = rng.random((30, 1000)).astype(np.float32)
+    y = rng.integers(0, 5, s.shape)
+    s[7, 3] = bad
+    declined, real = [], levels._by_offset_key
+    with mock.patch.object(levels, "_by_offset_key",
+                           lambda *a: declined.append(real(*a) is None) or None):
+        with pytest.raises(ValueError, match=r"y_score contains NaN or infinity \(first at "
+                                             r"row 7, column 3\)"):
+            skr.evaluate(y, s, ["ndcg", "map"])
+    assert declined == [True]
