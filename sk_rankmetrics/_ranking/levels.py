@@ -15,9 +15,11 @@ a subnormal): every row where neighbours look tied is ranked again exactly by
 2**(52 - bits) of random float64 neighbours). float32 scores in short rows are
 keyed in 32 bits (half the bytes sorted, and NumPy's sort takes twice the
 values a step): about one pair in 2**(23 - bits) looks tied, a few rows of 100
-in a thousand. Where more rows look tied, or the rows are long, they are
-widened to float64 instead, whose 29 extra bits hold the level: their ties are
-exact.
+in a thousand. Where more rows look tied, or the rows are long, float32 scores
+are keyed in 32 bits without losing one: each score's bits as a sortable
+integer less the block's smallest, the level below, when the block's span
+leaves room for the level's bits. Where it does not, they are widened to
+float64, whose 29 extra bits hold the level: their ties are exact.
 """
 
 from __future__ import annotations
