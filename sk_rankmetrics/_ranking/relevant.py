@@ -5,8 +5,10 @@ nonzero value (``MetricSpec.reads_groups``: DCG, nDCG, RBP, AP, bpref, ERR) need
 such item only how many items score above it and how many tie with it. With
 2-5 % of the items relevant, a row sort of the values (no argsort: a third of
 its time) and a binary search of each relevant item's score in its sorted
-row give both, and the rest of the row is never gathered. Integer scores in a
-small span need neither: each row's count of each score gives both.
+row give both, and the rest of the row is never gathered (float64 scores are
+sorted rounded to float32, half the bytes, and only the items whose float32
+ties another's are counted again in float64). Integer scores in a small span
+need neither: each row's count of each score gives both.
 """
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ def rank_relevant(y_score, values, check=None):
         size = counted.counts[level, row]
         upto = N - (counted.ends[level, row] - size)  # items scoring <= v in the row
         below = upto - size
+    elif (y_score.dtype == np.float64
+          and (found := _count_in_float32(y_score, row, v, N, check)) is not None):
+        upto, below = found
     else:
         srt = np.sort(y_score, axis=1)  # each row ascending, NaN last
         if check is not None:
@@ -142,6 +147,46 @@ def _few_for_counts(m, n, N, width):
     routes break even at about 8 % relevant on rows of 100 and 2 % on rows
     of 1,000.)"""
     return 3 * m <= 2 * n * min(width, N) + (n * N) // 20
+
+
+#: :func:`_count_in_float32` gives way to the float64 sort when more than
+#: one relevant item in this many ties another in float32.
+_MOST_TIED_32 = 8
+
+
+def _count_in_float32(y_score, row, v, N, check):
+    """``(upto, below)``: of each relevant item (its ``row`` and float64
+    score ``v``), the items of its row scoring at most ``v`` and below it,
+    from a row sort of the scores rounded to float32 (half the bytes to
+    sort, and NumPy's sort takes twice the values a step); or None when the
+    float32 values leave too many relevant items tied (:data:`_MOST_TIED_32`)
+    or are not finite (the float64 sort checks the scores).
+
+    Rounding keeps the order: a score whose float32 is below (above) the
+    item's is below (above) it in float64 too. Only the scores that round
+    to the item's own float32 are in doubt: where the item is alone there
+    (its sorted neighbour below differs), its float32 counts are exact;
+    the others are counted against their row's float64 scores."""
+    s32 = y_score.astype(np.float32)
+    s32.sort(axis=1)
+    if not (np.isfinite(s32[:, 0]).all() and np.isfinite(s32[:, -1]).all()):
+        return None
+    srt = s32.reshape(-1)
+    base = row * N
+    v32 = v.astype(np.float32)
+    upto = _count_at_most(srt, base, v32, N)
+    prev = np.take(srt, base + np.maximum(upto - 2, 0))
+    doubt = flatnonzero((upto >= 2) & (prev == v32))
+    if doubt.shape[0] * _MOST_TIED_32 > v.shape[0]:
+        return None
+    if check is not None:
+        check.by_ends(s32[:, 0], s32[:, -1])
+    below = upto - 1
+    if doubt.size:
+        scores, at = y_score[row[doubt]], v[doubt, None]
+        upto[doubt] = np.count_nonzero(scores <= at, axis=1)
+        below[doubt] = np.count_nonzero(scores < at, axis=1)
+    return upto, below
 
 
 def _count_at_most(srt, base, v, N, below=np.less_equal):

@@ -326,3 +326,87 @@ def test_ideal_levels_of_the_nonzero_entries_equal_the_sorted_rows(gain, n, N, d
     assert got.complete and want.complete
     assert _positive_levels(y - 1.0, g, -1.0, np.flatnonzero(y)) is None  # a negative level
     assert _positive_levels(y, g, 0.0, None) is None  # the entries unknown
+
+
+def _float32_counts(call):
+    """``call()`` with float64 scores counted in float32 and by the float64
+    sort, and per block whether the float32 counts answered."""
+    with answers(relevant, "_count_in_float32") as taken:
+        fast = call()
+    with answers(relevant, "_count_in_float32", REFUSE):
+        full = call()
+    return fast, full, taken
+
+
+@SETTINGS
+@given(data=st.data())
+def test_float64_scores_counted_in_float32_equal_the_float64_sort(data):
+    # Scores that round to one float32 but differ in float64 (a few float64
+    # steps apart), exact ties, -0.0 beside 0.0, values past float32's range:
+    # the counts are the float64 sort's, so the metrics are equal bit for bit.
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 10)), data.draw(st.integers(2, 60))
+    ys = rng.random((n, N))
+    pick = lambda share: rng.random((n, N)) < share  # noqa: E731
+    steps = data.draw(st.sampled_from([0, 1, 3, 2**20]))  # float64 steps apart
+    near = pick(data.draw(st.sampled_from([0.0, 0.1, 0.5])))
+    ys[near] = ys.flat[0] + steps * np.spacing(ys.flat[0])
+    ys[pick(0.05)] = ys.flat[0]  # exact ties
+    ys[pick(0.05)] = -0.0
+    ys[pick(0.05)] = 0.0
+    if data.draw(st.booleans()):
+        ys[pick(0.02)] = data.draw(st.sampled_from([1e300, -1e300, 3.5e38]))
+    yt = pick(data.draw(st.sampled_from([0.03, 0.08]))) * rng.integers(1, 5, (n, N))
+    if not yt.any():
+        yt[0, 0] = 1
+    names = data.draw(st.sampled_from([["ndcg", "map", "bpref"], ["dcg", "rbp"],
+                                       [("err", {"max_grade": 4})]]))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(relevant, "DENSITY", 1)
+        mp.setattr(relevant, "_MOST_TIED_32", 0)  # however many are in doubt
+        fast, full, _ = _float32_counts(lambda: skr.evaluate(yt, ys, names, per_row=True,
+                                                            no_relevant=0.0))
+    for name in full:
+        np.testing.assert_array_equal(fast[name], full[name], err_msg=str(name))
+
+
+def test_float32_counts_taken_and_left():
+    rng = np.random.default_rng(21)
+    yt = (rng.random((400, 100)) < 0.05) * rng.integers(1, 5, (400, 100))
+    ys = rng.random((400, 100))
+    # Uniform float64 scores: counted in float32.
+    _, _, taken = _float32_counts(lambda: skr.evaluate(yt, ys, ["ndcg"], no_relevant=0.0))
+    assert taken == [True]
+    # A few relevant items beside a score one float64 step away (the same
+    # float32) or tied: counted against the float64 scores.
+    few = ys.copy()
+    rows = np.flatnonzero(yt.any(axis=1))[:20]
+    cols = yt[rows].argmax(axis=1)
+    other = (cols + 1) % 100
+    few[rows[:10], other[:10]] = np.nextafter(few[rows[:10], cols[:10]], 2.0)
+    few[rows[10:], other[10:]] = few[rows[10:], cols[10:]]
+    fast, full, taken = _float32_counts(lambda: skr.evaluate(yt, few, ["ndcg", "bpref"],
+                                                            per_row=True, no_relevant=0.0))
+    assert taken == [True]
+    for name in full:
+        np.testing.assert_array_equal(fast[name], full[name])
+    # Each relevant item beside a score one float64 step away (the same
+    # float32): most items in doubt, so the float64 sort.
+    close = ys.copy()
+    close[:, 1::2] = np.nextafter(close[:, ::2], 2.0)
+    yt2 = np.zeros_like(yt)
+    yt2[:, ::10] = 1
+    _, _, taken = _float32_counts(lambda: skr.evaluate(yt2, close, ["ndcg"], no_relevant=0.0))
+    assert taken == [False]
+    # A score past float32's range (finite in float64): the float64 sort.
+    big = ys.copy()
+    big[3, 4] = 1e39
+    fast, full, taken = _float32_counts(lambda: skr.evaluate(yt, big, ["map"], per_row=True,
+                                                            no_relevant=0.0))
+    assert taken == [False]
+    np.testing.assert_array_equal(fast["map"], full["map"])
+    # NaN: the float64 sort's check names the place.
+    bad = ys.copy()
+    bad[5, 6] = np.nan
+    with pytest.raises(ValueError, match=r"row 5, column 6"):
+        skr.evaluate(yt, bad, ["ndcg"], no_relevant=0.0)
