@@ -19,7 +19,9 @@ in a thousand. Where more rows look tied, or the rows are long, float32 scores
 are keyed in 32 bits without losing one: each score's bits as a sortable
 integer less the block's smallest, the level below, when the block's span
 leaves room for the level's bits. Where it does not, they are widened to
-float64, whose 29 extra bits hold the level: their ties are exact.
+float64, whose 29 extra bits hold the level: their ties are exact. float64
+scores in short rows take the same 32-bit key rounded to float32, the rows
+where two round to one float32 ranked again exactly.
 """
 
 from __future__ import annotations
@@ -74,12 +76,21 @@ def rank_by_levels(y_score, values, check=None):
         ranked = _by_key(y_score, values, fit, check, _NARROW)
         if ranked is not _TOO_MANY:
             return ranked
-    if y_score.dtype == np.float32:
+    if y_score.dtype == np.float32 or (N * N <= _ROUNDED_MOST
+                                       and _few_round_tied(y_score[:_PROBE_ROWS])):
         ranked = _by_offset_key(y_score, values, fit, check)
         if ranked is not None:
             return ranked
     ranked = _by_key(y_score, values, fit, check, _WIDE)
     return None if ranked is _TOO_MANY else ranked
+
+
+#: float64 scores are keyed rounded to float32 (:func:`_by_offset_key`) in
+#: rows of ``N`` items when ``N * N`` is at most this: uniform scores then
+#: round to one float32 in about one row in 60 (a pair of neighbours in
+#: ``2**-24 * N``), ranked again. (Rows of 1,000: about one row in 16, whose
+#: argsort costs what the shorter sort saves.)
+_ROUNDED_MOST = 2**18
 
 
 #: :func:`_by_key`'s answer when too many rows look tied.
@@ -123,18 +134,24 @@ def _by_offset_key(y_score, values, fit, check):
     values at twice the rate of 64-bit ones: on rows of 1,000, where the
     lowest bits given to the level would make a third of the rows look
     tied, the float64 key cost twice this sort.
+
+    float64 scores in short rows (:data:`_ROUNDED_MOST`) are keyed rounded
+    to float32, which keeps their order: the rows where two round to one
+    float32 are ranked again exactly (:func:`_rank_exactly`, each score's
+    rank among the row's distinct ones standing for its bits), or, past
+    one row in :data:`_MOST_ROWS`, the float64 key takes the block.
     """
     codes, bits, lo, n_levels = fit
     n, N = y_score.shape
-    ends = np.array([y_score.min(), y_score.max()], dtype=np.float32)
+    v = np.empty((n, N), dtype=np.float32)  # C-ordered: the bytes below are read as its rows
+    with np.errstate(over="ignore"):  # float64 past float32's range: an infinity, declined
+        np.add(y_score, y_score.dtype.type(0), out=v)  # -0.0 as 0.0; float64 rounded
+    ends = np.array([v.min(), v.max()])
     if not np.isfinite(ends).all():
         return None
-    ends += np.float32(0)  # -0.0 as 0.0
-    first, last = (int(k) for k in _sortable(ends))
+    first, last = (int(k) for k in _sortable(ends.copy()))
     if (last - first + 1) << bits > 2**32:
         return None
-    v = np.empty((n, N), dtype=np.float32)  # C-ordered: the bytes below are read as its rows
-    np.add(y_score, np.float32(0), out=v)
     u = (_sortable(v) if ends[0] < 0 else v.view(np.int32)).view(np.uint32)
     u -= np.uint32(first & 0xFFFFFFFF)  # modulo 2**32: the offsets 0..last - first
     u <<= np.uint32(bits)
@@ -146,7 +163,27 @@ def _by_offset_key(y_score, values, fit, check):
     if check is not None:
         check.by_ends(ends[:1], ends[1:])
     u >>= np.uint32(bits)  # the offsets alone: equal where the scores tie
-    return _chunk_of(level, u, table, rows_with_equal_neighbours(u))
+    look_tied = rows_with_equal_neighbours(u)
+    if y_score.dtype == np.float64 and look_tied.size:
+        # Rounded float64: rows whose neighbours share a float32, ranked
+        # again exactly, and of those the rows that truly tie.
+        if look_tied.size * _MOST_ROWS > n:
+            return None
+        _rank_exactly(y_score, codes, look_tied, level, u)
+        look_tied = look_tied[(u[look_tied, 1:] == u[look_tied, :-1]).any(axis=1)]
+    return _chunk_of(level, u, table, look_tied)
+
+
+def _few_round_tied(probe):
+    """Whether at most one row in :data:`_MOST_ROWS` of the float64 rows
+    ``probe`` holds two scores that round to one float32 (ties included):
+    scores rounded to a few decimals tie in most rows, and would be ranked
+    twice."""
+    if probe.dtype != np.float64:
+        return False
+    with np.errstate(over="ignore"):  # (past float32's range: the ends decline)
+        rounded = np.sort(probe.astype(np.float32), axis=1)
+    return rows_with_equal_neighbours(rounded).shape[0] * _MOST_ROWS <= probe.shape[0]
 
 
 def _sortable(v):
@@ -307,4 +344,10 @@ def _rank_exactly(y_score, codes, rows, level, high):
     sub = y_score[rows] + y_score.dtype.type(0)  # -0.0 ties with 0.0
     order = np.argsort(sub, axis=1)
     level[rows] = np.take_along_axis(codes[rows], order[:, ::-1], axis=1)
-    high[rows] = np.take_along_axis(sub, order, axis=1).view(high.dtype)
+    srt = np.take_along_axis(sub, order, axis=1)
+    if srt.dtype.itemsize == high.dtype.itemsize:
+        high[rows] = srt.view(high.dtype)
+    else:  # float64 scores in 32-bit keys: each score's rank among the row's distinct ones
+        ranks = np.zeros(srt.shape, dtype=high.dtype)
+        np.cumsum(srt[:, 1:] != srt[:, :-1], axis=1, out=ranks[:, 1:])
+        high[rows] = ranks

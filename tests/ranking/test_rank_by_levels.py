@@ -277,7 +277,8 @@ def test_float32_in_short_rows_keyed_in_32_bits():
                        rng.integers(0, 5, (20, 1000)))[0] == ["offset"]
     assert _key_widths(rng.random((20, 40)).astype(np.float32),
                        rng.integers(0, 256, (20, 40)))[0] == [8]
-    assert _key_widths(rng.random((20, 100)), rng.integers(0, 5, (20, 100)))[0] == [8]
+    # float64 scores, rounded to float32 in the exact key (no row ties there).
+    assert _key_widths(rng.random((20, 100)), rng.integers(0, 5, (20, 100)))[0] == ["offset"]
 
 
 @pytest.mark.parametrize("spread", [1e-4, 0.0])
@@ -573,3 +574,27 @@ def test_exact_32_bit_key_leaves_non_finite_scores_to_the_check(bad):
                                              r"row 7, column 3\)"):
             skr.evaluate(y, s, ["ndcg", "map"])
     assert declined == [True]
+
+
+@pytest.mark.parametrize("rows_apart", [3, 40])
+def test_float64_rounded_to_float32_ranked_again_where_they_meet(rows_apart):
+    # float64 scores in short rows keyed rounded to float32: the rows where
+    # two scores round to one float32 (a float64 step or a few apart, or
+    # truly tied) are ranked again in float64, their groups the true ties;
+    # past one row in eight, the float64 key.
+    rng = np.random.default_rng(13)
+    s = rng.random((200, 50))
+    y = rng.integers(0, 4, s.shape)  # 2 bits: room for the span down to 0
+    for r in range(0, 200, rows_apart):
+        a, b = rng.choice(50, size=2, replace=False)
+        s[r, b] = s[r, a] + (r % 3) * np.spacing(s[r, a])  # 0: a true tie
+    s[7, :3] = -0.0
+    s[7, 3] = 0.0
+    # (Ties in a third of the rows: the float64 key declines too, the argsort.)
+    tried, _ = _key_widths(s, y)
+    assert tried == (["offset"] if rows_apart == 40 else [8])
+    metrics = ["ndcg", "map", "bpref", ("err", {"max_grade": 3})]
+    got = skr.evaluate(y, s, metrics, per_row=True)
+    want = _without_route(y, s, metrics)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=str(key))
