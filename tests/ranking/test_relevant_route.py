@@ -55,12 +55,13 @@ def _scores(rng, dtype, shape, kind):
     return rng.random(shape).astype(dtype)
 
 
-def _both(call):
-    """``call()`` through the relevant items, through the full ranking, and per
-    block whether the route was taken."""
-    with answers(block_mod, "rank_relevant") as taken:
+def _both(call, target=block_mod, name="rank_relevant"):
+    """``call()`` with the route ``target.name`` (default: through the
+    relevant items) and with it refused (the full ranking), and per block
+    whether the route was taken."""
+    with answers(target, name) as taken:
         fast = call()
-    with answers(block_mod, "rank_relevant", REFUSE):
+    with answers(target, name, REFUSE):
         full = call()
     return fast, full, taken
 
@@ -331,11 +332,7 @@ def test_ideal_levels_of_the_nonzero_entries_equal_the_sorted_rows(gain, n, N, d
 def _float32_counts(call):
     """``call()`` with float64 scores counted in float32 and by the float64
     sort, and per block whether the float32 counts answered."""
-    with answers(relevant, "_count_in_float32") as taken:
-        fast = call()
-    with answers(relevant, "_count_in_float32", REFUSE):
-        full = call()
-    return fast, full, taken
+    return _both(call, relevant, "_count_in_float32")
 
 
 @SETTINGS
