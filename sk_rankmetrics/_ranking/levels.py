@@ -179,8 +179,6 @@ def _few_round_tied(probe):
     ``probe`` holds two scores that round to one float32 (ties included):
     scores rounded to a few decimals tie in most rows, and would be ranked
     twice."""
-    if probe.dtype != np.float64:
-        return False
     with np.errstate(over="ignore"):  # (past float32's range: the ends decline)
         rounded = np.sort(probe.astype(np.float32), axis=1)
     return rows_with_equal_neighbours(rounded).shape[0] * _MOST_ROWS <= probe.shape[0]

@@ -97,15 +97,9 @@ def rank_relevant(y_score, values, check=None):
         srt = np.sort(y_score, axis=1)  # each row ascending, NaN last
         if check is not None:
             check.by_ends(srt[:, 0], srt[:, -1])
-        srt = srt.reshape(-1)
-        base = row * N
-        upto = _count_at_most(srt, base, v, N)  # items scoring <= v in the row
-        # Items tying with another: those whose sorted neighbour below is equal
-        # (the item itself is one of the row's items <= v, the last of them or
-        # one tying with it), searched again for the items < v.
-        prev = np.take(srt, base + np.maximum(upto - 2, 0))
-        tied = flatnonzero((upto >= 2) & (prev == v))
-        below = upto - 1
+        srt, base = srt.reshape(-1), row * N
+        upto, tied = _at_most_and_tied(srt, base, v, N)
+        below = upto - 1  # searched again for the items < v where others tie
         if tied.size:
             below[tied] = _count_at_most(srt, base[tied], v[tied], N, np.less)
     above = N - upto
@@ -171,12 +165,7 @@ def _count_in_float32(y_score, row, v, N, check):
     s32.sort(axis=1)
     if not (np.isfinite(s32[:, 0]).all() and np.isfinite(s32[:, -1]).all()):
         return None
-    srt = s32.reshape(-1)
-    base = row * N
-    v32 = v.astype(np.float32)
-    upto = _count_at_most(srt, base, v32, N)
-    prev = np.take(srt, base + np.maximum(upto - 2, 0))
-    doubt = flatnonzero((upto >= 2) & (prev == v32))
+    upto, doubt = _at_most_and_tied(s32.reshape(-1), row * N, v.astype(np.float32), N)
     if doubt.shape[0] * _MOST_TIED_32 > v.shape[0]:
         return None
     if check is not None:
@@ -187,6 +176,16 @@ def _count_in_float32(y_score, row, v, N, check):
         upto[doubt] = np.count_nonzero(scores <= at, axis=1)
         below[doubt] = np.count_nonzero(scores < at, axis=1)
     return upto, below
+
+
+def _at_most_and_tied(srt, base, v, N):
+    """``(upto, tied)``: per query, the entries ``<= v`` of its sorted row
+    ``srt[base:base + N]`` (:func:`_count_at_most`; the query's own item is
+    one of them, the last or one tying with it), and the queries whose item
+    ties another: those whose sorted neighbour below is equal to ``v``."""
+    upto = _count_at_most(srt, base, v, N)
+    prev = np.take(srt, base + np.maximum(upto - 2, 0))
+    return upto, flatnonzero((upto >= 2) & (prev == v))
 
 
 def _count_at_most(srt, base, v, N, below=np.less_equal):

@@ -135,7 +135,7 @@ def count_cumsum(a):
         # (most of its cost on rows of 100). Added instead a column at a
         # time down a transposed copy (contiguous vectors over the rows),
         # and copied back: 0.43 ms against 0.74 ms on 2,564 rows of 100.
-        return np.ascontiguousarray(_add_down(np.ascontiguousarray(a.T, dtype=np.int32)).T)
+        return np.ascontiguousarray(accumulate_down(np.ascontiguousarray(a.T, dtype=np.int32)).T)
     out = a.astype(np.int32)  # a copy: summed in place, no second array
     return np.cumsum(out, axis=1, out=out)
 
@@ -196,14 +196,17 @@ def running_down(flags):
     (:func:`short_rows`; :func:`count_cumsum` does, for a caller that reads
     the counts by rows)."""
     down = np.ascontiguousarray(flags.T)
-    return down, _add_down(down.astype(np.int32))
+    return down, accumulate_down(down.astype(np.int32))
 
 
-def _add_down(out):
-    """``out`` (a matrix) made its running sums down each column, in place,
-    a row at a time (vectors over the columns, in the row order); returned."""
+def accumulate_down(out, op=np.add):
+    """``out`` (a matrix) made its running ``op`` (``np.add``: sums;
+    ``np.multiply``: products) down each column, in place, a row at a time
+    (vectors over the columns, in the row order); returned. NumPy's own
+    running sum or product costs about 4 ns an entry along either axis; a
+    row of this costs about 1.5 us and 0.1 ns an entry."""
     for j in range(1, out.shape[0]):
-        np.add(out[j - 1], out[j], out=out[j])
+        op(out[j - 1], out[j], out=out[j])
     return out
 
 
@@ -384,7 +387,8 @@ def cumsum_down(a):
     a = np.asarray(a)
     if a.ndim != 2 or a.shape[0] > _NARROW or not a.size:
         return np.cumsum(a, axis=0)
-    return _add_down(a.astype(np.cumsum(a[:1, :1], axis=0).dtype))  # a copy, in cumsum's dtype
+    # A copy, in cumsum's dtype.
+    return accumulate_down(a.astype(np.cumsum(a[:1, :1], axis=0).dtype))
 
 
 #: Bool arrays shorter than this go to ``np.flatnonzero`` as they are.

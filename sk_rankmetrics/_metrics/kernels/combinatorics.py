@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._utils.fast import accumulate_down
 from . import ranges_from_counts
 
 # -- ERR ----------------------------------------------------------------------------
@@ -143,9 +144,7 @@ def _binomials(n, T, out=None):
     ratio /= i + 1.0
     # Row by row: each step a product along the columns (contiguous), five
     # times faster than ``np.cumprod`` down the rows.
-    for t in range(1, T + 1):
-        np.multiply(out[t - 1], out[t], out=out[t])
-    return out
+    return accumulate_down(out, np.multiply)
 
 
 def _bounded_sequences(lam, n, M, terms=False):
