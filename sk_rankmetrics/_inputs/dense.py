@@ -8,7 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ranking.block import rank_block
-from .._ranking.item_values import Extremes, narrowed
+from .._ranking.item_values import Extremes, few_nonzero_extremes, narrowed
+from .._ranking.relevant import DENSITY, requests_take_relevant_route
 from .._utils.arrays import (
     MASK_BY_EXCLUDE,
     ScoreCheck,
@@ -60,11 +61,18 @@ class DenseInputs:
         # Whole levels in -128..127 (binary, graded) go on as one byte each
         # (floats found whole are finite).
         yt, extremes = narrowed(yt)
-        if extremes is None and yt.dtype.kind == "f" and yt.flags.c_contiguous:
+        if extremes is None and yt.flags.c_contiguous:
+            if (self.judged is None and self.exclude is None
+                    and requests_take_relevant_route(requests, ignore_ties)):
+                # The relevant items' route finds the nonzero entries: when
+                # they are few, the min and max are theirs.
+                extremes = few_nonzero_extremes(yt, DENSITY)
+            if extremes is None and yt.dtype.kind == "f":
+                extremes = Extremes(yt)
+        if extremes is not None and yt.dtype.kind == "f":
             # The min and max of the relevance, which the checks of the gains
             # read anyway, tell whether it is finite (NaN spreads to both):
             # no pass of its own. check_finite then names the first place.
-            extremes = Extremes(yt)
             if not (np.isfinite(extremes.min()) and np.isfinite(extremes.max())):
                 check_finite(yt, "y_true", a)
         elif extremes is None:

@@ -43,9 +43,15 @@ def takes_relevant_route(requests, ignore_ties, padded, judged, values):
     every request without a cut-off reads groups only (or scans without a
     ranking), the default tie rule, no padding, no judged mask, and an item of
     level 0 worth nothing (so that its tie groups may be left out)."""
-    if ignore_ties or padded or judged is not None or values.worthless is not None:
+    if padded or judged is not None or values.worthless is not None:
         return False
-    if worth_counts(requests):
+    return requests_take_relevant_route(requests, ignore_ties)
+
+
+def requests_take_relevant_route(requests, ignore_ties):
+    """The part of :func:`takes_relevant_route` that the requests decide
+    (a block of no padding and no judged mask then takes the route)."""
+    if ignore_ties or worth_counts(requests):
         return False
     ranked = [r for r in requests if not r.scans_rows]
     return bool(ranked) and all(
@@ -70,8 +76,12 @@ def rank_relevant(y_score, values, check=None):
     yt = values.yt
     if yt.dtype.kind == "b":
         yt = yt.view(np.uint8)
-    nonzero = yt != 0
-    m = int(np.count_nonzero(nonzero))  # counted before any index is made
+    flat = values.nonzero_flat  # found already with the block's extremes
+    if flat is None:
+        nonzero = yt != 0
+        m = int(np.count_nonzero(nonzero))  # counted before any index is made
+    else:
+        m = flat.shape[0]
     if m * DENSITY > n * N:
         return None
     span = score_span(y_score)
@@ -79,7 +89,8 @@ def rank_relevant(y_score, values, check=None):
         width = span[1] - span[0] + 1
         if counts_with_levels(values, width, N) and not _few_for_counts(m, n, N, width):
             return None
-    flat = values.nonzero_flat = flatnonzero(nonzero)
+    if flat is None:
+        flat = values.nonzero_flat = flatnonzero(nonzero)
     v = np.take(y_score.reshape(-1), flat)
     row = flat // N
     counted = None if span is None else score_counts(y_score, 1, span)

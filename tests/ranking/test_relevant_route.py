@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from spies import REFUSE, answers
 
 import sk_rankmetrics as skr
+from sk_rankmetrics._inputs import dense as dense_mod
 from sk_rankmetrics._ranking import block as block_mod
 from sk_rankmetrics._ranking import relevant
 
@@ -164,6 +165,7 @@ def test_counts_above_and_tied_of_each_relevant_item(monkeypatch, counted):
         class Values:  # what rank_relevant reads of a block's values
             def __init__(self, yt):
                 self.yt = yt
+                self.nonzero_flat = None  # not found with the block's extremes
 
             def at(self, flat):
                 return {"v": np.take(self.yt.reshape(-1), flat).astype(np.float64)}
@@ -262,12 +264,85 @@ def test_ideal_counts_read_the_routes_nonzero_entries(dtype, monkeypatch):
     given, real = [], ideal._counted_above
     monkeypatch.setattr(ideal, "_counted_above",
                         lambda *a: given.append(a[5] is not None) or real(*a))
-    fast, full, taken = _both(lambda: skr.evaluate(yt, ys, ["ndcg", "ndcg_exp"], per_row=True,
-                                                   no_relevant=0.0))
+    def call():
+        return skr.evaluate(yt, ys, ["ndcg", "ndcg_exp"], per_row=True, no_relevant=0.0)
+
+    fast, full, taken = _both(call)
     assert all(taken) and given and all(given[:len(given) // 2])
-    assert not any(given[len(given) // 2:])
+    # With the route refused, the indices are there only when the block's
+    # extremes were made from the nonzero entries (int8; bool is read as is, int64
+    # is copied to one byte, with its min and max, before).
+    assert all(given[len(given) // 2:]) == (dtype == "int8")
+    given.clear()
+    with answers(block_mod, "rank_relevant", REFUSE), monkeypatch.context() as m:
+        m.setattr(dense_mod, "few_nonzero_extremes", lambda *a: None)
+        whole = call()
+    assert given and not any(given)  # the ideal counted from the whole block
     for name in ("ndcg", "ndcg_exp"):
-        np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(fast[name], whole[name], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(full[name], whole[name], rtol=1e-12, atol=1e-14)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_extremes_from_the_nonzero_entries(data):
+    # The min and max made from the nonzero entries (and 0 when one is 0)
+    # are the block's, NaN and infinities included; the indices are the
+    # nonzero entries'; a block with many nonzero entries gives None.
+    from sk_rankmetrics._ranking.item_values import few_nonzero_extremes
+
+    n = data.draw(st.integers(1, 40))
+    N = data.draw(st.integers(1, 60))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    dtype = data.draw(st.sampled_from(["float64", "float32", "int8", "int64", "uint8"]))
+    density = data.draw(st.sampled_from([0.0, 0.01, 0.05, 0.2, 1.0]))
+    pool = {"f": [-2.5, -0.0, 0.5, 3.0, np.inf, -np.inf, np.nan, 1e300],
+            "i": [-7, 1, 4, 120], "u": [1, 9, 255]}[np.dtype(dtype).kind]
+    if dtype == "float32":
+        pool = pool[:-1]  # 1e300 overflows float32
+    yt = np.where(rng.random((n, N)) < density, rng.choice(np.array(pool), (n, N)),
+                  0).astype(dtype)
+    ex = few_nonzero_extremes(yt, relevant.DENSITY)
+    m = np.count_nonzero(yt)
+    if ex is None:
+        assert m * relevant.DENSITY > yt.size or np.count_nonzero(
+            yt.reshape(-1)[::max(1, yt.size // 4096)]) * relevant.DENSITY > 2 * min(yt.size, 4096)
+        return
+    assert m * relevant.DENSITY <= yt.size
+    np.testing.assert_array_equal(ex.nonzero_flat, np.flatnonzero(yt))
+    for got, want in ((ex.min(), yt.min()), (ex.max(), yt.max())):
+        assert (np.isnan(got) and np.isnan(want)) or got == want
+        assert np.asarray(got).dtype == yt.dtype
+
+
+@SETTINGS
+@given(data=st.data())
+def test_counts_of_relevant_items_from_the_nonzero_entries(data):
+    # Real-valued and graded relevance (negative levels too), thresholds: the
+    # rows' counts of relevant items read off the nonzero entries equal those
+    # of the whole block (the extremes made from every entry).
+    n = data.draw(st.integers(1, 30))
+    N = data.draw(st.integers(2, 80))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    kind = data.draw(st.sampled_from(["float", "graded", "negative"]))
+    mask = rng.random((n, N)) < data.draw(st.sampled_from([0.02, 0.05, 0.09]))
+    yt = {"float": lambda: np.where(mask, rng.random((n, N)), 0.0),
+          "graded": lambda: (mask * rng.integers(1, 5, (n, N))).astype(np.int8),
+          "negative": lambda: (mask * rng.choice([-1, 1, 2], (n, N))).astype(np.int64)}[kind]()
+    ys = _scores(rng, data.draw(st.sampled_from(["float64", "float32", "int64"])), (n, N),
+                 data.draw(st.sampled_from(["uniform", "ties"])))
+    t = data.draw(st.sampled_from([None, 0.5, 2]))
+    names = (["map", "r_precision", "recall", "bpref", "success"] if t is None else
+             [f"{m}(rel={t})" for m in ("AP", "Rprec", "R", "Bpref", "Success")])
+    if kind != "negative":
+        names += ["ndcg", "ndcg_exp"]
+    opts = {"no_relevant": 0.0, "per_row": True}
+    got = skr.evaluate(yt, ys, names, **opts)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(dense_mod, "few_nonzero_extremes", lambda *a: None)
+        want = skr.evaluate(yt, ys, names, **opts)
+    for name in names:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-12, atol=1e-14)
 
 
 @given(n=st.integers(1, 30), N=st.integers(1, 140), data=st.data())
