@@ -122,7 +122,7 @@ def attach_ideals(rc, yt, values, requests, N):
         if req.needs_ideal and req.spec.full and ("levels", req.gain_key) not in rc.cache:
             rc.cache[("levels", req.gain_key)] = ideal_levels(
                 yt, req.gain, lambda key=req.gain_key: values.full(key), values.worthless,
-                extremes, values.nonzero_flat, values.level_counts)
+                extremes, values.nonzero, values.level_counts)
     ideal_k = [r.k for r in requests if r.needs_ideal and not r.spec.full]
     width = N if None in ideal_k else min(max(ideal_k, default=1), N)
     if not isinstance(rc.ideal, LazyIdeal):
@@ -134,7 +134,7 @@ def attach_ideals(rc, yt, values, requests, N):
                 # The whole ideal's levels, counted (no sort): nDCG without a
                 # cut-off reads its IDCG off them; the gains of every position
                 # are made only for a kernel that reads them.
-                counted = _counted(yt, req.gain, extremes, values.nonzero_flat,
+                counted = _counted(yt, req.gain, extremes, values.nonzero,
                                    values.level_counts)
                 if counted is not None and counted.complete:
                     rc.cache[("levels", key)] = counted

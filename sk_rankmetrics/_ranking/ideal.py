@@ -558,8 +558,8 @@ def ideal_levels(yt, gain, full_gain, worthless=None, extremes=None, nonzero=Non
 def _counted(yt, gain, extremes=None, nonzero=None, level_counts=None):
     """The :class:`IdealLevels` of ``yt`` by counting its levels (a monotone
     gain, integer levels in a span of at most ``_MAX_LEVEL_SPAN``), or None.
-    ``nonzero``: the flat indices of the entries of ``yt`` that are not 0,
-    when known (:attr:`BlockValues.nonzero_flat`); ``level_counts``: each
+    ``nonzero``: the entries of ``yt`` that are not 0, when known (a
+    :class:`~.item_values.NonzeroEntries`); ``level_counts``: each
     row's count of each level, when counted (:attr:`BlockValues.level_counts`)."""
     if not gain.monotone or not yt.size:
         return None
@@ -581,19 +581,18 @@ def _counted(yt, gain, extremes=None, nonzero=None, level_counts=None):
 
 def _positive_levels(yt, gain, lo, nonzero):
     """The :class:`IdealLevels` of a block whose nonzero entries ``nonzero``
-    (flat indices, row-major) are known and few, from those entries alone:
-    their gains, each row's negated in a row of zeros as wide as the most
-    any row holds and sorted there (best first), instead of a sort of the
-    whole rows (real-valued relevance on 5 % of rows of 100: rows of about
-    12 sorted instead of 100). None when ``nonzero`` is not known, the
+    (a :class:`~.item_values.NonzeroEntries`) are known and few, from those
+    entries alone: their gains, each row's negated in a row of zeros as wide
+    as the most any row holds and sorted there (best first), instead of a
+    sort of the whole rows (real-valued relevance on 5 % of rows of 100:
+    rows of about 12 sorted instead of 100). None when ``nonzero`` is not known, the
     relevance has a negative level (``lo``), or the gain is not a formula
     worth 0 at level 0 (the other entries' gain)."""
     if nonzero is None or lo < 0 or not (gain.formula and gain.zero_at_zero):
         return None
     n, N = yt.shape
-    g = np.asarray(gain(np.take(yt.reshape(-1), nonzero).astype(np.float64)),
-                   dtype=np.float64)
-    rows = nonzero // N  # row-major: each row's entries together
+    g = np.asarray(gain(nonzero.values.astype(np.float64)), dtype=np.float64)
+    rows = nonzero.flat // N  # row-major: each row's entries together
     P = np.bincount(rows, minlength=n)
     widest = int(P.max()) if n else 0
     # Entry j (0-based) of row r goes to r * widest + j, negated, in a row of
@@ -674,20 +673,24 @@ def _counted_above(yt, lo, span, boundary, extremes, nonzero=None):
     """``counts[r * span + l]`` of the levels ``lo..`` above ``boundary``: where
     those entries are few (sparse relevance) only they are read, and only they
     must be integers (None when one is not); else every entry is counted (by
-    one comparison per level in a small span). ``nonzero``: the flat indices
-    of the entries that are not 0, when known: with no negative level and a
-    boundary of 0 (the entries above it are those), read instead of a pass."""
+    one comparison per level in a small span). ``nonzero``: the entries that
+    are not 0 (a :class:`~.item_values.NonzeroEntries`), when known: with no
+    negative level and a boundary of 0 (the entries above it are those), read
+    instead of a pass."""
     n, N = yt.shape
     if nonzero is not None and lo >= 0 and boundary == 0:
-        counted, m = None, nonzero.shape[0]
+        counted, m = None, nonzero.flat.shape[0]
     else:
         nonzero, counted = None, yt > boundary
         m = int(np.count_nonzero(counted))
     if m * 4 > yt.size and extremes.integral and span <= _COMPARED_SPAN:
         return _compared_levels(yt, lo, span, int(boundary))
     if m * 4 <= yt.size:
-        flat = flatnonzero(counted) if nonzero is None else nonzero
-        vals = np.take(yt.reshape(-1), flat)
+        if nonzero is None:
+            flat = flatnonzero(counted)
+            vals = np.take(yt.reshape(-1), flat)
+        else:
+            flat, vals = nonzero.flat, nonzero.values
         if vals.dtype.kind == "f" and not np.array_equal(vals, np.floor(vals)):
             return None
         keys = (flat // N) * span

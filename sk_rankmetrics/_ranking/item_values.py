@@ -165,6 +165,27 @@ def _check_pooled(yt, requests, masks):
                 )
 
 
+class NonzeroEntries:
+    """The nonzero entries of a block of relevance ``yt``: their flat indices
+    ``flat`` (row-major) and their :attr:`values`, gathered once.
+
+    A gather from a float64 block that has left the CPU cache costs about
+    what a pass over the whole block does (5 % of 100,000 x 100 entries:
+    5 ms): the relevant items' values, the rows' counts of relevant items
+    and the ideal's gains share one.
+    """
+
+    def __init__(self, yt, flat, values=None):
+        self.yt, self.flat, self._values = yt, flat, values
+
+    @property
+    def values(self):
+        """The entries' values, in the order of :attr:`flat`."""
+        if self._values is None:
+            self._values = np.take(self.yt.reshape(-1), self.flat)
+        return self._values
+
+
 class Extremes:
     """An array's size, min and max, each computed once (the checks share them)."""
 
@@ -172,9 +193,9 @@ class Extremes:
         """``lo``, ``hi``: the min and max when already known (of a copy)."""
         self.a, self.size, self._min, self._max = a, a.size, lo, hi
         self._integral = None
-        #: The flat indices of the nonzero entries of ``a``, when the min and
-        #: max were made from those alone (:func:`few_nonzero_extremes`).
-        self.nonzero_flat = None
+        #: The :class:`NonzeroEntries` of ``a``, when the min and max were
+        #: made from those alone (:func:`few_nonzero_extremes`).
+        self.nonzero = None
 
     def min(self):
         if self._min is None:
@@ -214,7 +235,7 @@ _NONZERO_SAMPLE = 1 << 12
 def few_nonzero_extremes(yt, density):
     """The :class:`Extremes` of a C-contiguous block of numbers ``yt`` made
     from its nonzero entries alone, with their flat indices
-    (:attr:`Extremes.nonzero_flat`), when at most one entry in ``density``
+    (:attr:`Extremes.nonzero`), when at most one entry in ``density``
     is nonzero; else None.
 
     The min and max of the block are those of its nonzero entries, with 0
@@ -244,7 +265,7 @@ def few_nonzero_extremes(yt, density):
     if m < size:
         lo, hi = np.minimum(lo, 0), np.maximum(hi, 0)
     out = Extremes(yt, lo, hi)
-    out.nonzero_flat = at
+    out.nonzero = NonzeroEntries(yt, at, v)
     return out
 
 
@@ -437,11 +458,11 @@ class BlockValues:
                                                           extremes)
         self.totals = _Totals(self)
         self._one_byte = None
-        #: The flat indices of the entries of nonzero relevance, when a
-        #: ranking found them (:func:`~._ranking.relevant.rank_relevant`),
-        #: for the ideal's counts to read again (None: not found), or when
-        #: the block's extremes were made from them (:func:`few_nonzero_extremes`).
-        self.nonzero_flat = None if extremes is None else extremes.nonzero_flat
+        #: The :class:`NonzeroEntries` of the relevance, when a ranking found
+        #: them (:func:`~._ranking.relevant.rank_relevant`), for the ideal's
+        #: counts to read again (None: not found), or when the block's
+        #: extremes were made from them (:func:`few_nonzero_extremes`).
+        self.nonzero = None if extremes is None else extremes.nonzero
         #: ``(lo, table)``: each row's count of each (score, level) ``lo``,
         #: ``lo + 1``, ... (shape (n, scores, levels)), when a ranking counted
         #: them (:func:`~._ranking.chunk._counted_with_levels`), for the
@@ -478,6 +499,13 @@ class BlockValues:
         yt = np.take(self.yt.reshape(-1), flat)
         masks = self.masks.map(lambda a: np.take(a.reshape(-1), flat))
         return DerivedValues(yt, self.requests, masks)
+
+    def at_nonzero(self, order):
+        """:meth:`at` the nonzero entries (:attr:`nonzero`) in the order
+        ``order``, their relevance read off the values gathered already."""
+        flat = np.take(self.nonzero.flat, order)
+        masks = self.masks.map(lambda a: np.take(a.reshape(-1), flat))
+        return DerivedValues(np.take(self.nonzero.values, order), self.requests, masks)
 
     def of_rows(self, rows, keys=None):
         """Values over the whole rows ``rows``."""
@@ -715,11 +743,11 @@ class _Totals(dict):
             # (ERR's rows with no relevant grade): any relevant item at all.
             req = next((r for r in b.requests if r.rel_key == key), None)
             threshold = None if req is None else req.threshold
-            flat = b.nonzero_flat
-            if flat is not None and b.masks.judged is None and (threshold is None
-                                                                 or threshold > 0):
+            nz = b.nonzero
+            if nz is not None and b.masks.judged is None and (threshold is None
+                                                              or threshold > 0):
                 # An entry of 0 is not relevant: the nonzero ones alone are read.
-                flat = flat[_relevant_mask(np.take(b.yt.reshape(-1), flat), threshold, None)]
+                flat = nz.flat[_relevant_mask(nz.values, threshold, None)]
                 total = np.bincount(flat // width, minlength=b.yt.shape[0])
             else:
                 total = row_counts(_relevant_mask(b.yt, threshold, b.masks.judged))

@@ -18,7 +18,7 @@ import numpy as np
 from .._utils.fast import flatnonzero, stable_order
 from .chunk import RankedChunk, counts_with_levels
 from .groups import Groups, _GroupSums
-from .item_values import worth_counts
+from .item_values import NonzeroEntries, worth_counts
 from .select import score_counts, score_span
 
 #: The route is taken when at most one entry in this many has a nonzero value
@@ -76,12 +76,12 @@ def rank_relevant(y_score, values, check=None):
     yt = values.yt
     if yt.dtype.kind == "b":
         yt = yt.view(np.uint8)
-    flat = values.nonzero_flat  # found already with the block's extremes
-    if flat is None:
+    nz = values.nonzero  # found already with the block's extremes
+    if nz is None:
         nonzero = yt != 0
         m = int(np.count_nonzero(nonzero))  # counted before any index is made
     else:
-        m = flat.shape[0]
+        m = nz.flat.shape[0]
     if m * DENSITY > n * N:
         return None
     span = score_span(y_score)
@@ -89,8 +89,9 @@ def rank_relevant(y_score, values, check=None):
         width = span[1] - span[0] + 1
         if counts_with_levels(values, width, N) and not _few_for_counts(m, n, N, width):
             return None
-    if flat is None:
-        flat = values.nonzero_flat = flatnonzero(nonzero)
+    if nz is None:
+        nz = values.nonzero = NonzeroEntries(values.yt, flatnonzero(nonzero))
+    flat = nz.flat
     v = np.take(y_score.reshape(-1), flat)
     row = flat // N
     counted = None if span is None else score_counts(y_score, 1, span)
@@ -124,7 +125,7 @@ def rank_relevant(y_score, values, check=None):
     g_row = np.take(row, order[heads])
     g_above = np.take(above, order[heads])
     g_size = np.take(upto - below, order[heads])
-    at = values.at(np.take(flat, order))
+    at = values.at_nonzero(order)
     # Summed per group, unless every group holds one item (distinct float
     # scores): the sums are then the values themselves, in order, each made
     # on its first read (a key no kernel reads is never made).

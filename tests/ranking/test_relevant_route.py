@@ -165,9 +165,10 @@ def test_counts_above_and_tied_of_each_relevant_item(monkeypatch, counted):
         class Values:  # what rank_relevant reads of a block's values
             def __init__(self, yt):
                 self.yt = yt
-                self.nonzero_flat = None  # not found with the block's extremes
+                self.nonzero = None  # not found with the block's extremes
 
-            def at(self, flat):
+            def at_nonzero(self, order):
+                flat = np.take(self.nonzero.flat, order)
                 return {"v": np.take(self.yt.reshape(-1), flat).astype(np.float64)}
 
         rc = relevant.rank_relevant(ys, Values(yt))
@@ -309,7 +310,8 @@ def test_extremes_from_the_nonzero_entries(data):
             yt.reshape(-1)[::max(1, yt.size // 4096)]) * relevant.DENSITY > 2 * min(yt.size, 4096)
         return
     assert m * relevant.DENSITY <= yt.size
-    np.testing.assert_array_equal(ex.nonzero_flat, np.flatnonzero(yt))
+    np.testing.assert_array_equal(ex.nonzero.flat, np.flatnonzero(yt))
+    np.testing.assert_array_equal(ex.nonzero.values, yt[yt != 0])
     for got, want in ((ex.min(), yt.min()), (ex.max(), yt.max())):
         assert (np.isnan(got) and np.isnan(want)) or got == want
         assert np.asarray(got).dtype == yt.dtype
@@ -389,18 +391,20 @@ def test_ideal_levels_of_the_nonzero_entries_equal_the_sorted_rows(gain, n, N, d
     # those of every row's gains sorted.
     from sk_rankmetrics._metrics.gains import resolve_gain
     from sk_rankmetrics._ranking.ideal import IdealLevels, _positive_levels
+    from sk_rankmetrics._ranking.item_values import NonzeroEntries
 
     rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
     y = np.where(rng.random((n, N)) < data.draw(st.sampled_from([0.0, 0.05, 0.3, 1.0])),
                  rng.integers(1, 5, (n, N)) / data.draw(st.sampled_from([1, 3, 7.5])), 0.0)
     g = resolve_gain(gain)
-    got = _positive_levels(y, g, 0.0, np.flatnonzero(y))
+    got = _positive_levels(y, g, 0.0, NonzeroEntries(y, np.flatnonzero(y)))
     want = IdealLevels.from_sorted(np.sort(np.asarray(g(y), dtype=np.float64), axis=1))
     for name in ("rows", "end", "gain", "begin", "P", "total", "full_idcg"):
         np.testing.assert_allclose(getattr(got, name), getattr(want, name), rtol=1e-15,
                                    err_msg=name)
     assert got.complete and want.complete
-    assert _positive_levels(y - 1.0, g, -1.0, np.flatnonzero(y)) is None  # a negative level
+    below = y - 1.0
+    assert _positive_levels(below, g, -1.0, NonzeroEntries(below, np.flatnonzero(below))) is None
     assert _positive_levels(y, g, 0.0, None) is None  # the entries unknown
 
 
