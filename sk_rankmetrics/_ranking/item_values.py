@@ -232,6 +232,14 @@ class Extremes:
 _NONZERO_SAMPLE = 1 << 12
 
 
+def looks_dense(yt, density):
+    """Whether a sample of the entries of ``yt`` spread over it holds over
+    twice one nonzero entry in ``density`` (then they are not few)."""
+    flat = yt.reshape(-1)
+    sample = flat[::max(1, flat.shape[0] // _NONZERO_SAMPLE)]
+    return np.count_nonzero(sample) * density > 2 * sample.shape[0]
+
+
 def few_nonzero_extremes(yt, density):
     """The :class:`Extremes` of a C-contiguous block of numbers ``yt`` made
     from its nonzero entries alone, with their flat indices
@@ -250,10 +258,7 @@ def few_nonzero_extremes(yt, density):
     """
     flat = yt.reshape(-1)
     size = flat.shape[0]
-    if yt.dtype.kind not in "iuf" or not size:
-        return None
-    sample = flat[::max(1, size // _NONZERO_SAMPLE)]
-    if np.count_nonzero(sample) * density > 2 * sample.shape[0]:
+    if yt.dtype.kind not in "iuf" or not size or looks_dense(yt, density):
         return None
     nonzero = yt != 0
     m = int(np.count_nonzero(nonzero))

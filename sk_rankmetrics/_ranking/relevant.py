@@ -18,7 +18,7 @@ import numpy as np
 from .._utils.fast import flatnonzero, stable_order
 from .chunk import RankedChunk, counts_with_levels
 from .groups import Groups, _GroupSums
-from .item_values import NonzeroEntries, worth_counts
+from .item_values import NonzeroEntries, looks_dense, worth_counts
 from .select import score_counts, score_span
 
 #: The route is taken when at most one entry in this many has a nonzero value
@@ -78,6 +78,8 @@ def rank_relevant(y_score, values, check=None):
         yt = yt.view(np.uint8)
     nz = values.nonzero  # found already with the block's extremes
     if nz is None:
+        if looks_dense(yt, DENSITY):  # (dense relevance: no pass for the count)
+            return None
         nonzero = yt != 0
         m = int(np.count_nonzero(nonzero))  # counted before any index is made
     else:
