@@ -71,16 +71,20 @@ def _ahead_in_row(groups, v):
 
 
 def _ahead_by_row(row, v):
-    """Per entry of ``v`` (one per group, rows in order; a 2-D ``v`` holds one
-    column per quantity), the sum over the entries before it of its ``row``."""
-    ahead = np.cumsum(v, axis=0) - v
-    if not v.shape[0]:
+    """Per entry of ``v`` (one per group along its last axis, rows in order; a
+    2-D ``v`` holds one row per quantity, each contiguous), the sum over the
+    entries before it of its ``row``."""
+    ahead = np.cumsum(v, axis=-1)
+    ahead -= v
+    m = v.shape[-1]
+    if not m:
         return ahead
     new = np.empty(row.shape[0], dtype=bool)  # a row's first group (rows may hold none)
     new[0] = True
     np.not_equal(row[1:], row[:-1], out=new[1:])
     heads = flatnonzero(new)
-    return ahead - np.repeat(ahead[heads], np.diff(np.append(heads, v.shape[0])), axis=0)
+    ahead -= np.repeat(ahead[..., heads], np.diff(np.append(heads, m)), axis=-1)
+    return ahead
 
 
 def _group_firsts(rc, kc):

@@ -102,7 +102,7 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
         held = flatnonzero(np.ones(counts.shape[0]) @ counts > 0)
         first, counts, size = first[held], counts[:, held], size[held]
     row, s = first // groups.L, first % groups.L
-    reach = np.exp(np.log(y) @ _ahead_by_row(row, counts.T).T)
+    reach = np.exp(np.log(y) @ _ahead_by_row(row, counts))
     if kc < groups.L:
         held = flatnonzero(s < kc)
         row, s, counts, size, reach = row[held], s[held], counts[:, held], size[held], reach[held]
