@@ -33,7 +33,10 @@ class LongInputs:
         check_finite(y_true, "y_true")
         check_finite(y_score, "y_score", masked=MASK_BY_OMISSION)
         self.y_true = np.asarray(y_true, dtype=np.float64)
-        self.y_score = exact_scores(y_score)
+        # float32 scores stay float32 (their padding, -inf, is one too): each
+        # block's sort reads half the bytes, where float64 cost a conversion
+        # of every score and a wider block.
+        self.y_score = y_score if y_score.dtype == np.float32 else exact_scores(y_score)
         self.judged = judged
         #: Whether the unjudged items leave the rankings (:meth:`judged_only`).
         self.drop_unjudged = False
@@ -149,7 +152,7 @@ class LongInputs:
             src = self.order[src]
         dst = np.repeat(np.arange(nq) * width - first, cnt) + step
         yt = np.zeros((nq, width))
-        ys = np.full((nq, width), -np.inf)
+        ys = np.full((nq, width), -np.inf, dtype=self.y_score.dtype)
         yt.reshape(-1)[dst] = self.y_true[src]
         ys.reshape(-1)[dst] = self.y_score[src]
         judged = None

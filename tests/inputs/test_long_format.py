@@ -115,6 +115,33 @@ def test_equals_the_dense_function_per_query(name):
 
 
 @pytest.mark.parametrize("name", METRIC_NAMES)
+@pytest.mark.parametrize("ties", [True, False])
+def test_float32_scores_equal_their_float64_values(name, ties):
+    """float32 scores are ranked in float32 (their padding too): the values
+    equal those of the same scores given as float64, on queries short and
+    long (up to 300 items: the cut-off selections and the relevant items'
+    route), tied or not, shuffled, under either tie rule."""
+    rng = np.random.default_rng(11 + ties)
+    lengths = rng.integers(1, 300, 40)
+    qid = np.repeat(rng.choice(10_000, 40, replace=False), lengths)
+    n = qid.shape[0]
+    y = rng.integers(1, 4, n) * (rng.random(n) < 0.08)
+    s = (rng.integers(0, 8, n) / 4 if ties else rng.random(n)).astype(np.float32)
+    s = np.asarray(scores_for(name, s), dtype=np.float32)  # ranks: exact in float32
+    perm = rng.permutation(n)
+    y, s, qid = y[perm], s[perm], qid[perm]
+    k = 10 if METRICS[name].takes_k else None
+    for ignore_ties in (False, True):
+        if ignore_ties and METRICS[name].ties == "refuse":
+            continue
+        kw = dict(qid=qid, k=k, per_row=True, no_relevant=np.nan, ignore_ties=ignore_ties)
+        got = score(name, y, s, **kw)
+        want = score(name, y, np.asarray(s).astype(np.float64), **kw)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12,
+                                   err_msg=f"{name} ignore_ties={ignore_ties}")
+
+
+@pytest.mark.parametrize("name", METRIC_NAMES)
 def test_equal_lengths_equal_the_matrix(name):
     rng = np.random.default_rng(3)
     Y = rng.integers(0, 3, size=(20, 5))
