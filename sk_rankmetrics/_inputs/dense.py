@@ -63,9 +63,11 @@ class DenseInputs:
         yt, extremes = narrowed(yt)
         if extremes is None and yt.flags.c_contiguous:
             if (self.judged is None and self.exclude is None
-                    and requests_take_relevant_route(requests, ignore_ties)):
-                # The relevant items' route finds the nonzero entries: when
-                # they are few, the min and max are theirs.
+                    and (requests_take_relevant_route(requests, ignore_ties)
+                         or (yt.dtype.kind == "f" and any(r.needs_ideal for r in requests)))):
+                # The relevant items' route, and the ideal of real-valued
+                # relevance, read the nonzero entries: when they are few, the
+                # min and max are theirs.
                 extremes = few_nonzero_extremes(yt, DENSITY)
             if extremes is None and yt.dtype.kind == "f":
                 extremes = Extremes(yt)

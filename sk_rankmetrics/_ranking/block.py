@@ -142,7 +142,7 @@ def attach_ideals(rc, yt, values, requests, N):
             make = functools.partial(
                 ideal_gains, yt, req.gain, functools.partial(values.full, key),
                 max(width, rc.L) if width < N else N, values.worthless, extremes,
-                rc.cache.get(("levels", key)))
+                rc.cache.get(("levels", key)), nonzero=values.nonzero if width < N else None)
             if width == N and ("levels", key) in rc.cache:
                 rc.ideal.later(key, make)
             else:

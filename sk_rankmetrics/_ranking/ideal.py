@@ -19,7 +19,7 @@ from .item_values import Extremes
 
 
 def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, counted=None,
-                levels=True):
+                levels=True, nonzero=None):
     """The ``width`` largest gains of each row, in increasing order (best last).
 
     ``full_gain()`` gives the gains of the whole block when they cannot be
@@ -27,9 +27,11 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, count
     Levels that fill the rows are read off the highest ones
     (:func:`_top_levels`, unless ``levels`` is False); integer levels in a
     small span are counted per row (:func:`ideal_levels`; ``counted`` passes the
-    block's levels when they are already counted); any other input goes
-    through :func:`top_values`, whose cost does not depend on how the values
-    are distributed.
+    block's levels when they are already counted); real-valued levels of
+    which the nonzero entries are known (``nonzero``, a
+    :class:`~.item_values.NonzeroEntries`), none negative, are sorted from
+    those alone; any other input goes through :func:`top_values`, whose cost
+    does not depend on how the values are distributed.
     """
     N = yt.shape[1]
     # A monotone gain lets relevance be partitioned and only the top k
@@ -39,6 +41,16 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, count
         top = _top_levels(yt, gain, extremes, width) if counted is None and levels else None
         if top is not None:
             return top
+        if (counted is None and nonzero is not None and extremes is not None
+                and extremes.a is yt and extremes.min() >= 0):
+            # The top of each row among its nonzero entries, the rest zeros:
+            # top_values' own passes (the positive entries, the minimum)
+            # are spared.
+            n = yt.shape[0]
+            P = np.bincount(nonzero.flat // N, minlength=n)
+            cols = max(int(P.max()) if n else 0, width)
+            top = _sorted_right_aligned(nonzero.values, P, cols)[:, cols - width:]
+            return np.asarray(gain(top), dtype=np.float64)
         if counted is None:
             counted = _counted(yt, gain, extremes)
         if counted is not None and counted.complete:

@@ -408,6 +408,30 @@ def test_ideal_levels_of_the_nonzero_entries_equal_the_sorted_rows(gain, n, N, d
     assert _positive_levels(y, g, 0.0, None) is None  # the entries unknown
 
 
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@given(n=st.integers(1, 25), N=st.integers(2, 60), data=st.data())
+@SETTINGS
+def test_ideal_top_from_the_nonzero_entries_equals_the_whole_rows(gain, n, N, data):
+    # Real-valued relevance on a few entries (ties, rows with none, rows with
+    # more than the cut): the top of each row read off its nonzero entries
+    # equals that of the whole rows.
+    from sk_rankmetrics._metrics.gains import resolve_gain
+    from sk_rankmetrics._ranking.ideal import ideal_gains
+    from sk_rankmetrics._ranking.item_values import few_nonzero_extremes
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    y = np.where(rng.random((n, N)) < data.draw(st.sampled_from([0.0, 0.03, 0.08])),
+                 rng.integers(1, 9, (n, N)) / data.draw(st.sampled_from([3, 7.5])), 0.0)
+    width = data.draw(st.integers(1, N - 1))
+    g = resolve_gain(gain)
+    ex = few_nonzero_extremes(y, relevant.DENSITY)
+    if ex is None:
+        return
+    got = ideal_gains(y, g, None, width, extremes=ex, nonzero=ex.nonzero)
+    want = ideal_gains(y, g, None, width)
+    np.testing.assert_array_equal(got, want)
+
+
 def _float32_counts(call):
     """``call()`` with float64 scores counted in float32 and by the float64
     sort, and per block whether the float32 counts answered."""
