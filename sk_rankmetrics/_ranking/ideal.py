@@ -620,8 +620,11 @@ def _positive_levels(yt, gain, lo, nonzero):
     last = np.ones(g.shape[0], dtype=bool)
     np.not_equal(rows[1:], rows[:-1], out=last[:-1])
     last[:-1] |= g[1:] != g[:-1]
-    keep = flatnonzero(last)
-    levels = IdealLevels(rows[keep], j[keep] + 1, g[keep], n)
+    if last.all():  # each entry a level of its own (real-valued gains)
+        levels = IdealLevels(rows, j + 1, g, n)
+    else:
+        keep = flatnonzero(last)
+        levels = IdealLevels(rows[keep], j[keep] + 1, g[keep], n)
     levels.complete = True  # no entry has a negative gain
     return levels
 
