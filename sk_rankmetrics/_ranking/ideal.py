@@ -597,9 +597,9 @@ def _positive_levels(yt, gain, lo, nonzero):
     entries alone: their gains, each row's negated in a row of zeros as wide
     as the most any row holds and sorted there (best first), instead of a
     sort of the whole rows (real-valued relevance on 5 % of rows of 100:
-    rows of about 12 sorted instead of 100). None when ``nonzero`` is not known, the
-    relevance has a negative level (``lo``), or the gain is not a formula
-    worth 0 at level 0 (the other entries' gain)."""
+    rows of about 12 sorted instead of 100). None when ``nonzero`` is not
+    known, the relevance has a negative level (``lo``), or the gain is not a
+    formula worth 0 at level 0 (the other entries' gain)."""
     if nonzero is None or lo < 0 or not (gain.formula and gain.zero_at_zero):
         return None
     n, N = yt.shape
