@@ -46,10 +46,8 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, count
             # The top of each row among its nonzero entries, the rest zeros:
             # top_values' own passes (the positive entries, the minimum)
             # are spared.
-            n = yt.shape[0]
-            P = np.bincount(nonzero.flat // N, minlength=n)
-            cols = max(int(P.max()) if n else 0, width)
-            top = _sorted_right_aligned(nonzero.values, P, cols)[:, cols - width:]
+            P = np.bincount(nonzero.flat // N, minlength=yt.shape[0])
+            top = _top_of_entries(nonzero.values, P, width)
             return np.asarray(gain(top), dtype=np.float64)
         if counted is None:
             counted = _counted(yt, gain, extremes)
@@ -331,7 +329,15 @@ def _top_positive(a, pos, P, width, widest):
     if short.any() and a.min() < 0 and bool((a[short] < 0).any()):
         return None
     # Row-major: each row's positive entries together.
-    vals = np.take(a.reshape(-1), flatnonzero(pos))
+    return _top_of_entries(np.take(a.reshape(-1), flatnonzero(pos)), P, width, widest)
+
+
+def _top_of_entries(vals, P, width, widest=None):
+    """The ``width`` largest of each row's entries ``vals`` (row-major,
+    ``P[r]`` of row ``r``, at most ``widest`` a row, all positive) and its
+    zeros, in increasing order."""
+    if widest is None:
+        widest = int(P.max()) if P.size else 0
     cols = max(widest, width)
     return _sorted_right_aligned(vals, P, cols)[:, cols - width:]
 

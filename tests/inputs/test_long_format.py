@@ -141,6 +141,20 @@ def test_float32_scores_equal_their_float64_values(name, ties):
                                    err_msg=f"{name} ignore_ties={ignore_ties}")
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_float32_scores_not_finite_are_named_as_float64_ones(bad):
+    """float32 scores stay float32 in the long format: a NaN or an infinity
+    among them raises the error float64 scores raise, naming the index."""
+    messages = []
+    for dtype in (np.float32, np.float64):
+        s = np.array([0.5, 0.2, 0.7, bad, 0.1], dtype=dtype)
+        with pytest.raises(ValueError, match=r"y_score contains NaN or infinity "
+                                             r"\(first at index 3\)") as err:
+            skr.evaluate([1, 0, 1, 1, 0], s, ["ndcg@2", "map"], qid=[1, 1, 1, 2, 2])
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+
+
 @pytest.mark.parametrize("name", METRIC_NAMES)
 def test_equal_lengths_equal_the_matrix(name):
     rng = np.random.default_rng(3)
