@@ -118,9 +118,9 @@ def test_err_tie_compositions_made_once_per_call(case, monkeypatch):
     made = []
     make = user_models._TieStops._make
 
-    def spy(self, counts, size, n, base):
+    def spy(self, counts, size, n, base, **kw):
         made.append((np.column_stack([size, counts]).astype(np.int64), self.place is None))
-        return make(self, counts, size, n, base)
+        return make(self, counts, size, n, base, **kw)
 
     monkeypatch.setattr(user_models._TieStops, "_make", spy)
     monkeypatch.setattr(budget, "FULL_DENSE_ELEMENTS", 2**11)
@@ -248,6 +248,48 @@ def test_err_group_sums_both_ways(by_term, monkeypatch):
             for o, k, s in zip(offset.tolist(), n.tolist(), start.tolist())]
     np.testing.assert_allclose(user_models._sum_terms(flat, offset, n, start), want,
                                rtol=1e-13)
+
+
+@pytest.mark.parametrize("room", [True, False])
+def test_err_group_sums_by_windows(room, monkeypatch):
+    # Groups of many terms read theirs as windows of the stored terms, the
+    # entries past a group's own set to 0: whatever they hold (NaN here,
+    # as memory not yet written may) adds nothing. A table too short for a
+    # window takes the term-at-a-time sums. Both against a plain loop, and
+    # ERR over long tied groups (rows of 400 scored 0..3: about 100 items a
+    # group) against the definition, with the windows made a few groups at
+    # a time.
+    from sk_rankmetrics._metrics.kernels import user_models
+
+    rng = np.random.default_rng(29)
+    n = rng.integers(40, 70, 3000)
+    offset = rng.integers(0, 20000, 3000)
+    start = rng.integers(0, 300, 3000)
+    # Each group's own terms within the first 20,030 entries; past them NaN
+    # (room for the widest window) or the end (none).
+    flat = np.full(20100 if room else 20030, np.nan)
+    flat[:20030] = rng.random(20030)
+    n = np.minimum(n, 20030 - offset)
+    want = [sum(flat[o + j] / (s + j + 1) for j in range(k))
+            for o, k, s in zip(offset.tolist(), n.tolist(), start.tolist())]
+    got = user_models._sum_terms(flat, offset, n, start)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    assert np.isfinite(got).all()
+    monkeypatch.setattr(user_models, "_WINDOW_CELLS", 1000)
+    monkeypatch.setattr(user_models, "_SUM_BY_TERM", 0)
+    windows = []
+    by_windows = user_models._sum_windows
+    monkeypatch.setattr(user_models, "_sum_windows",
+                        lambda *a: windows.append(a[2].shape[0]) or by_windows(*a))
+    rel = rng.integers(0, 5, (40, 400))
+    score = rng.integers(0, 4, (40, 400))
+    for k in (None, 250):
+        name = "err" if k is None else f"err@{k}"
+        got = skr.evaluate(rel, score, [(name, {"max_grade": 4, "normalize": False})],
+                           per_row=True, no_relevant=0.0)
+        ref = [err_reference(rel[i], score[i], 4, k) for i in range(rel.shape[0])]
+        np.testing.assert_allclose(next(iter(got.values())), ref, rtol=1e-12, atol=1e-15)
+    assert windows and sum(windows) > 1000 // 100  # more than one piece of groups
 
 
 def test_tie_tables_let_go_after_each_call():

@@ -6,6 +6,7 @@ import math
 import threading
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ..._ranking.item_values import LevelValues
 from ..._utils.fast import accumulate_down, codes_of, flatnonzero, nonzero_2d
@@ -367,9 +368,20 @@ _SUM_BY_TERM = 1 << 16
 
 
 def _sum_terms(flat, offset, n, start):
-    """Per group, ``sum_j flat[offset + j] / (start + j + 1)`` for j < n (n >= 1)."""
+    """Per group, ``sum_j flat[offset + j] / (start + j + 1)`` for j < n (n >= 1).
+
+    ``flat`` may be read up to ``max(n)`` entries past a group's terms
+    (whatever they hold: :func:`_sum_windows` masks them), within its
+    length; where it is too short for that, the groups are summed a term
+    of every group at a time."""
     first = np.cumsum(n) - n
-    if first[-1] + n[-1] <= _SUM_BY_TERM:
+    total = int(first[-1] + n[-1])
+    widest = int(n.max())
+    if (total > _SUM_BY_TERM and total >= _WINDOW_TERMS * n.shape[0]
+            and n.shape[0] * widest <= 2 * total
+            and int(offset.max()) + widest <= flat.shape[0]):
+        return _sum_windows(flat, offset, n, start, widest)
+    if total <= _SUM_BY_TERM:
         # Few terms (a few groups, or groups of a few relevant items):
         # every term in one array, summed group by group.
         r = np.arange(first[-1] + n[-1])
@@ -398,6 +410,42 @@ def _sum_terms(flat, offset, n, start):
         pos[:a] += 1.0
     out = np.empty(n.shape[0])
     out[order] = acc
+    return out
+
+
+#: Terms per group from which :func:`_sum_terms` reads each group's terms as
+#: a window of ``flat`` (:func:`_sum_windows`), when the windows, as wide as
+#: the widest group's terms, at most double the terms read. (Measured on
+#: one thread, rows of 1,000 scored 0..9, graded relevance on 5 %: 4,400
+#: groups of 100 terms, 6.6-7.7 ms a term at a time, 4.6-4.8 ms by windows;
+#: on rows of 100, 36,000 groups of 10 terms, 5.1-5.8 ms against 6.9-7.8.)
+_WINDOW_TERMS = 32
+
+#: Entries of the arrays :func:`_sum_windows` makes at a time (512 KiB of
+#: float64).
+_WINDOW_CELLS = 1 << 16
+
+
+def _sum_windows(flat, offset, n, start, widest):
+    """:func:`_sum_terms` of groups of many terms: each group's terms read
+    as one row of the windows of ``widest`` entries of ``flat`` (a copy of
+    contiguous runs, where a term at a time gathers one entry of every
+    group), the entries past its ``n`` set to 0 (they hold the next
+    composition's terms, or memory not yet written: set, not multiplied),
+    and each row's dot product with the windows of the weights ``1 / (s + j
+    + 1)`` at its start ``s``. A few thousand groups at a time: no array
+    of the block's size."""
+    terms = sliding_window_view(flat, widest)
+    w = 1.0 / np.arange(1.0, int(start.max()) + widest + 1.0)
+    weights = sliding_window_view(w, widest)
+    out = np.empty(n.shape[0])
+    cols = np.arange(widest)
+    step = max(1, _WINDOW_CELLS // widest)
+    for a in range(0, n.shape[0], step):
+        b = min(n.shape[0], a + step)
+        t = terms[offset[a:b]]
+        np.putmask(t, cols >= n[a:b, None], 0.0)
+        out[a:b] = np.einsum("ij,ij->i", t, weights[start[a:b]])
     return out
 
 
@@ -486,9 +534,12 @@ class _TieStops:
                     self.unshared = True
                     return self._block_own(counts, size)
                 off, n, terms = self._make(c_new, size_new, n, self.used)
-                if self.used + terms.shape[0] > self.flat.shape[0]:  # grown by doubling
-                    grown = np.empty(max(2 * self.flat.shape[0], self.used + terms.shape[0],
-                                         4096))
+                # Grown by doubling, with room for a window of the longest
+                # terms past the last (:func:`_sum_windows`; a group has at
+                # most L).
+                if self.used + terms.shape[0] + self.L > self.flat.shape[0]:
+                    grown = np.empty(max(2 * self.flat.shape[0],
+                                         self.used + terms.shape[0] + self.L, 4096))
                     grown[:self.used] = self.flat[:self.used]
                     self.flat = grown
                 self.flat[self.used:self.used + terms.shape[0]] = terms
@@ -504,7 +555,8 @@ class _TieStops:
         """:meth:`lookup` for this block alone, nothing kept."""
         comp, first = _compositions(size, counts.T)
         c, n_items = counts[:, first].T, size[first]
-        offset, length, flat = self._make(c, n_items, self._lengths(c, n_items), 0)
+        n = self._lengths(c, n_items)
+        offset, length, flat = self._make(c, n_items, n, 0, room=int(n.max(initial=0)))
         return offset[comp], length[comp], flat
 
     def _lengths(self, counts, size):
@@ -517,12 +569,14 @@ class _TieStops:
         t_star = np.where(ybar < 1.0, np.ceil(np.nan_to_num(need, posinf=np.inf)), whole)
         return np.maximum(np.minimum(t_star, whole), 1.0).astype(np.int64)
 
-    def _make(self, counts, size, n, base):
+    def _make(self, counts, size, n, base, room=0):
         """The first ``n`` terms of the compositions given (one group each),
-        stored from ``base``: ``(offsets, lengths, terms)``."""
+        stored from ``base``: ``(offsets, lengths, terms)``, ``terms``
+        followed by ``room`` entries not written (a window's reach past the
+        last, :func:`_sum_windows`)."""
         y = self.y
         self.made += n.shape[0]
-        terms = np.empty(int(n.sum()))
+        terms = np.empty(int(n.sum()) + room)
         # The compositions by the terms they need, in powers of two: one call
         # each, its arrays as wide as its widest; all in one call where the
         # padding costs less than the calls (a call costs about as much as
