@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, stable_order
+from .._utils.fast import flatnonzero, sort_float32_rows, stable_order
 from .chunk import RankedChunk, counts_with_levels
 from .groups import Groups, _GroupSums
 from .item_values import NonzeroEntries, OnFirstRead, looks_dense, worth_counts
@@ -108,7 +108,9 @@ def rank_relevant(y_score, values, check=None):
           and (found := _count_in_float32(y_score, row, v, N, check)) is not None):
         upto, below = found
     else:
-        srt = np.sort(y_score, axis=1)  # each row ascending, NaN last
+        # Each row ascending, NaN last.
+        srt = (sort_float32_rows(y_score.copy()) if y_score.dtype == np.float32
+               else np.sort(y_score, axis=1))
         if check is not None:
             check.by_ends(srt[:, 0], srt[:, -1])
         srt, base = srt.reshape(-1), row * N
@@ -191,8 +193,7 @@ def _count_in_float32(y_score, row, v, N, check):
     to the item's own float32 are in doubt: where the item is alone there
     (its sorted neighbour below differs), its float32 counts are exact;
     the others are counted against their row's float64 scores."""
-    s32 = y_score.astype(np.float32)
-    s32.sort(axis=1)
+    s32 = sort_float32_rows(y_score.astype(np.float32))
     if not (np.isfinite(s32[:, 0]).all() and np.isfinite(s32[:, -1]).all()):
         return None
     upto, doubt = _at_most_and_tied(s32.reshape(-1), row * N, v.astype(np.float32), N)

@@ -354,6 +354,34 @@ def sort_keys(key):
     return out
 
 
+def sort_float32_rows(a):
+    """Each row of a C-contiguous float32 matrix ``a`` sorted in place,
+    ascending, NaN last (``a.sort(axis=1)``); returns ``a``.
+
+    The bits of a float32 of sign 0 (``+0.0`` up to ``+inf``, then the NaN
+    of sign 0), read as an int32, are in the order of the values; and NumPy
+    sorts int32 faster than float32 (rows of 100 on an AVX2 machine: about
+    0.9 ms against 1.4 ms for 5,000 rows). So the rows are sorted as int32,
+    and those that hold an entry of sign 1 (a negative score, ``-0.0``, a
+    NaN of that sign), which the int32 order puts first and reversed, are
+    sorted again as float32: the same values, each row in the order
+    ``a.sort(axis=1)`` gives them (NaNs apart, last in both). Where the
+    first row holds such an entry (logits, say), all rows are sorted as
+    float32 at once.
+    """
+    if not a.size:
+        return a
+    bits = a.view(np.int32)
+    if int(bits[0].min()) < 0:
+        a.sort(axis=1)
+        return a
+    bits.sort(axis=1)
+    signed = flatnonzero(bits[:, 0] < 0)
+    if signed.size:
+        a[signed] = np.sort(a[signed], axis=1)
+    return a
+
+
 def stable_order(key, bound):
     """``(order, key[order])``: a stable argsort of the 1-D integer ``key``,
     each in ``[0, bound)``, and the keys in that order. Each key is packed

@@ -60,3 +60,30 @@ def test_wide_integers_outside_32_bits_take_argsort():
     order, stable = row_argsort(a)
     assert not stable
     np.testing.assert_array_equal(np.take_along_axis(a, order, axis=1), np.sort(a, axis=1))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_float32_rows_sorted_as_numpy_sorts_them(data):
+    # sort_float32_rows sorts rows of scores >= 0 as int32 and sorts again
+    # those holding a negative score, -0.0 or a NaN of sign 1 (first row
+    # negative: every row as float32): the values of np.sort's rows, NaN last,
+    # whatever mix of signs, extremes, ties and empty rows.
+    from sk_rankmetrics._utils.fast import sort_float32_rows
+
+    n = data.draw(st.integers(0, 12))
+    N = data.draw(st.integers(0, 30))
+    a = scores(data, "float32", (n, N))
+    mix = data.draw(st.sampled_from(["signed", "nonnegative", "few negative", "nan"]))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    if mix != "signed":
+        a = np.abs(a)
+    if mix == "few negative" and a.size:
+        a[1:][rng.random(a[1:].shape) < 0.1] *= -1
+    if mix == "nan" and a.size:
+        a[rng.random(a.shape) < 0.1] = np.nan
+        a[rng.random(a.shape) < 0.05] = -np.float32(np.nan)
+    want = np.sort(a, axis=1)
+    got = a.copy()
+    assert sort_float32_rows(got) is got
+    np.testing.assert_array_equal(got, want)  # NaN equal to NaN, -0.0 to 0.0
