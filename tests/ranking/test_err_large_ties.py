@@ -222,6 +222,17 @@ def test_compositions_number_equal_groups_alike_on_both_ways():
         assert np.unique(parts, axis=0).shape[0] == first.shape[0]  # one number each
 
 
+def _err_against_definition(rel, score, cut):
+    """ERR (grades 0..4, not normalised) of each row, whole and cut at
+    ``cut``, against the definition."""
+    for k in (None, cut):
+        name = "err" if k is None else f"err@{k}"
+        got = skr.evaluate(rel, score, [(name, {"max_grade": 4, "normalize": False})],
+                           per_row=True, no_relevant=0.0)
+        ref = [err_reference(rel[i], score[i], 4, k) for i in range(rel.shape[0])]
+        np.testing.assert_allclose(next(iter(got.values())), ref, rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize("by_term", [True, False])
 def test_err_group_sums_both_ways(by_term, monkeypatch):
     # A block's tied groups sum their terms one term of every group at a
@@ -232,14 +243,7 @@ def test_err_group_sums_both_ways(by_term, monkeypatch):
 
     monkeypatch.setattr(user_models, "_SUM_BY_TERM", 0 if by_term else 10**9)
     rng = np.random.default_rng(17)
-    rel = rng.integers(0, 5, (300, 90))
-    score = rng.integers(0, 6, (300, 90))
-    for k in (None, 40):
-        name = "err" if k is None else f"err@{k}"
-        got = skr.evaluate(rel, score, [(name, {"max_grade": 4, "normalize": False})],
-                           per_row=True, no_relevant=0.0)
-        ref = [err_reference(rel[i], score[i], 4, k) for i in range(rel.shape[0])]
-        np.testing.assert_allclose(next(iter(got.values())), ref, rtol=1e-12, atol=1e-15)
+    _err_against_definition(rng.integers(0, 5, (300, 90)), rng.integers(0, 6, (300, 90)), 40)
     flat = rng.random(500)
     n = rng.integers(1, 20, 300)
     offset = rng.integers(0, 480, 300)
@@ -281,14 +285,7 @@ def test_err_group_sums_by_windows(room, monkeypatch):
     by_windows = user_models._sum_windows
     monkeypatch.setattr(user_models, "_sum_windows",
                         lambda *a: windows.append(a[2].shape[0]) or by_windows(*a))
-    rel = rng.integers(0, 5, (40, 400))
-    score = rng.integers(0, 4, (40, 400))
-    for k in (None, 250):
-        name = "err" if k is None else f"err@{k}"
-        got = skr.evaluate(rel, score, [(name, {"max_grade": 4, "normalize": False})],
-                           per_row=True, no_relevant=0.0)
-        ref = [err_reference(rel[i], score[i], 4, k) for i in range(rel.shape[0])]
-        np.testing.assert_allclose(next(iter(got.values())), ref, rtol=1e-12, atol=1e-15)
+    _err_against_definition(rng.integers(0, 5, (40, 400)), rng.integers(0, 4, (40, 400)), 250)
     assert windows and sum(windows) > 1000 // 100  # more than one piece of groups
 
 
