@@ -416,9 +416,10 @@ def _sum_terms(flat, offset, n, start):
 #: Terms per group from which :func:`_sum_terms` reads each group's terms as
 #: a window of ``flat`` (:func:`_sum_windows`), when the windows, as wide as
 #: the widest group's terms, at most double the terms read. (Measured on
-#: one thread, rows of 1,000 scored 0..9, graded relevance on 5 %: 4,400
-#: groups of 100 terms, 6.6-7.7 ms a term at a time, 4.6-4.8 ms by windows;
-#: on rows of 100, 36,000 groups of 10 terms, 5.1-5.8 ms against 6.9-7.8.)
+#: one thread, per block, rows of 1,000 scored 0..9, graded relevance on
+#: 5 %: 4,400 groups of 100 terms, 6.0-6.3 ms a term at a time, 3.3-4.9 ms
+#: by windows; on rows of 100, 36,000 groups of 10 terms, 3.0-6.0 ms
+#: against 6.3-7.5 ms.)
 _WINDOW_TERMS = 32
 
 #: Entries of the arrays :func:`_sum_windows` makes at a time (512 KiB of
