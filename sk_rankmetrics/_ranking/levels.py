@@ -28,7 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, rows_with_equal_neighbours, sort_float32_rows
+from .._utils.fast import (
+    flatnonzero,
+    rows_with_equal_neighbours,
+    sort_float32_rows,
+    sortable_int32,
+)
 from .chunk import RankedChunk
 from .few_ties import FewTies
 from .groups import LazyGroups, _GroupSums
@@ -149,10 +154,10 @@ def _by_offset_key(y_score, values, fit, check):
     ends = np.array([v.min(), v.max()])
     if not np.isfinite(ends).all():
         return None
-    first, last = (int(k) for k in _sortable(ends.copy()))
+    first, last = (int(k) for k in sortable_int32(ends.copy()))
     if (last - first + 1) << bits > 2**32:
         return None
-    u = (_sortable(v) if ends[0] < 0 else v.view(np.int32)).view(np.uint32)
+    u = (sortable_int32(v) if ends[0] < 0 else v.view(np.int32)).view(np.uint32)
     u -= np.uint32(first & 0xFFFFFFFF)  # modulo 2**32: the offsets 0..last - first
     u <<= np.uint32(bits)
     np.bitwise_or(u, codes, out=u, casting="unsafe")
@@ -182,17 +187,6 @@ def _few_round_tied(probe):
     with np.errstate(over="ignore"):  # (past float32's range: the ends decline)
         rounded = np.sort(probe.astype(np.float32), axis=1)
     return rows_with_equal_neighbours(rounded).shape[0] * _MOST_ROWS <= probe.shape[0]
-
-
-def _sortable(v):
-    """float32 scores ``v`` (no -0.0) as int32 in their order, in place: the
-    bits of a negative score flipped but its sign (theirs run the other way;
-    a score >= 0 keeps its bits)."""
-    i = v.view(np.int32)
-    flip = i >> np.int32(31)
-    flip &= np.int32(0x7FFFFFFF)
-    i ^= flip
-    return i
 
 
 def _by_key(y_score, values, fit, check, key):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, sort_float32_rows, stable_order
+from .._utils.fast import flatnonzero, sort_float32_rows, sorted_rows, stable_order
 from .chunk import RankedChunk, counts_with_levels
 from .groups import Groups, _GroupSums
 from .item_values import NonzeroEntries, OnFirstRead, looks_dense, worth_counts
@@ -108,9 +108,7 @@ def rank_relevant(y_score, values, check=None):
           and (found := _count_in_float32(y_score, row, v, N, check)) is not None):
         upto, below = found
     else:
-        # Each row ascending, NaN last.
-        srt = (sort_float32_rows(y_score.copy()) if y_score.dtype == np.float32
-               else np.sort(y_score, axis=1))
+        srt = sorted_rows(y_score)  # each row ascending, NaN last
         if check is not None:
             check.by_ends(srt[:, 0], srt[:, -1])
         srt, base = srt.reshape(-1), row * N

@@ -354,8 +354,27 @@ def sort_keys(key):
     return out
 
 
+def sortable_int32(v):
+    """float32 values ``v`` (no -0.0) as int32 in their order, in place
+    (returned as an int32 view): the bits of a negative value flipped but
+    its sign (theirs run the other way), a value >= 0 keeping its bits."""
+    i = v.view(np.int32)
+    flip = i >> np.int32(31)
+    flip &= np.int32(0x7FFFFFFF)
+    i ^= flip
+    return i
+
+
+def sorted_rows(a):
+    """``np.sort(a, axis=1)``, a new array; float32 rows through
+    :func:`sort_float32_rows`."""
+    if a.dtype == np.float32:
+        return sort_float32_rows(np.array(a, order="C"))
+    return np.sort(a, axis=1)
+
+
 def sort_float32_rows(a):
-    """Each row of a C-contiguous float32 matrix ``a`` sorted in place,
+    """Each row of a float32 matrix ``a`` sorted in place,
     ascending, NaN last (``a.sort(axis=1)``); returns ``a``.
 
     The bits of a float32 of sign 0 (``+0.0`` up to ``+inf``, then the NaN
@@ -619,12 +638,7 @@ def row_argsort(a):
     signed_keys = kind in "fi" or size <= 2
     if kind == "f":
         np.add(a, np.float32(0), out=high.view(np.float32))  # -0.0 + 0.0 is 0.0
-        signed = high.view(np.int32)
-        # Negative floats: every bit but the sign flipped (larger magnitude,
-        # smaller key); others as they are.
-        flip = signed >> 31
-        flip &= 0x7FFFFFFF
-        signed ^= flip
+        sortable_int32(high.view(np.float32))
     elif kind == "i":
         high.view(np.int32)[...] = a
     else:

@@ -87,3 +87,12 @@ def test_float32_rows_sorted_as_numpy_sorts_them(data):
     got = a.copy()
     assert sort_float32_rows(got) is got
     np.testing.assert_array_equal(got, want)  # NaN equal to NaN, -0.0 to 0.0
+    # sorted_rows: a new array, the input left as it was, whatever its layout.
+    from sk_rankmetrics._utils.fast import sorted_rows
+
+    before = a.copy()
+    np.testing.assert_array_equal(sorted_rows(a), want)
+    np.testing.assert_array_equal(a, before)
+    transposed = np.asfortranarray(a)
+    np.testing.assert_array_equal(sorted_rows(transposed), want)
+    np.testing.assert_array_equal(sort_float32_rows(transposed), want)

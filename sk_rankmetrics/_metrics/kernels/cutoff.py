@@ -15,7 +15,7 @@ from ..._utils.fast import (
     row_sums,
     running_down,
     short_rows,
-    sort_float32_rows,
+    sorted_rows,
 )
 from . import _ahead_in_row, _as_float, _cut, _safe_divide
 
@@ -133,9 +133,7 @@ def _relevant_above_rank(block, key, rows, R, counted=None):
     rel = values.relevant(every, key)
     cols = np.arange(rows.shape[0])
     if counted is None:
-        srt = (sort_float32_rows(ys.copy()) if ys.dtype == np.float32
-               else np.sort(ys, axis=1))
-        t = srt[cols, ys.shape[1] - R]
+        t = sorted_rows(ys)[cols, ys.shape[1] - R]
         top = ys >= t[:, None]
         n_top = np.count_nonzero(top, axis=1)
     else:

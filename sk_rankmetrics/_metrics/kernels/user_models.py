@@ -374,17 +374,12 @@ def _sum_terms(flat, offset, n, start):
     (whatever they hold: :func:`_sum_windows` masks them), within its
     length; where it is too short for that, the groups are summed a term
     of every group at a time."""
-    first = np.cumsum(n) - n
-    total = int(first[-1] + n[-1])
-    widest = int(n.max())
-    if (total > _SUM_BY_TERM and total >= _WINDOW_TERMS * n.shape[0]
-            and n.shape[0] * widest <= 2 * total
-            and int(offset.max()) + widest <= flat.shape[0]):
-        return _sum_windows(flat, offset, n, start, widest)
+    total = int(n.sum())
     if total <= _SUM_BY_TERM:
         # Few terms (a few groups, or groups of a few relevant items):
         # every term in one array, summed group by group.
-        r = np.arange(first[-1] + n[-1])
+        first = np.cumsum(n) - n
+        r = np.arange(total)
         at = np.repeat(offset - first, n)
         at += r
         pos = np.repeat(start + 1 - first, n)
@@ -392,11 +387,15 @@ def _sum_terms(flat, offset, n, start):
         v = np.take(flat, at)
         v /= pos
         return np.add.reduceat(v, first)
+    widest = int(n.max())
+    if (total >= _WINDOW_TERMS * n.shape[0] and n.shape[0] * widest <= 2 * total
+            and int(offset.max()) + widest <= flat.shape[0]):
+        return _sum_windows(flat, offset, n, start, widest)
     # Many terms (about one per entry of the block): one pass per term, over
     # the groups that have it. The groups with the most terms first make
     # those a prefix, read through views (no gather). (A stable sort of
     # 16-bit numbers is a radix sort: a tenth of the time.)
-    order = np.argsort(-n.astype(np.int16 if int(n.max()) < 2**15 else np.int64), kind="stable")
+    order = np.argsort(-n.astype(np.int16 if widest < 2**15 else np.int64), kind="stable")
     n = n[order]
     at = offset[order]
     pos = start[order].astype(np.float64) + 1.0
