@@ -97,21 +97,33 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
     # along the groups, contiguous.
     counts = np.stack([groups.sums[f"grade:{g}"] for g in range(1, stop.shape[0] + 1)])
     first, size = groups.first, groups.size
+    held = np.ones(counts.shape[0]) @ counts  # relevant items per group (exact)
     if not partial:
         # The groups without a relevant item stop nowhere and change no reach
-        # (a partial chunk holds none).
-        held = flatnonzero(np.ones(counts.shape[0]) @ counts > 0)
-        first, counts, size = first[held], counts[:, held], size[held]
+        # (a partial chunk holds none): they add 0 (and no tied group's
+        # terms) where they stand. Where most groups hold one (dense
+        # relevance) that costs less than a copy of those.
+        some = flatnonzero(held > 0)
+        if 2 * some.shape[0] < held.shape[0]:
+            first, counts, size, held = first[some], counts[:, some], size[some], held[some]
     row, s = first // groups.L, first % groups.L
-    reach = np.exp(np.log(y) @ _ahead_by_row(row, counts))
+    # The running counts in int64 (whole numbers): a cumulative sum of float64
+    # rows costs about five times as much.
+    reach = np.exp(np.log(y) @ _ahead_by_row(row, counts.astype(np.int64)))
     if kc < groups.L:
-        held = flatnonzero(s < kc)
-        row, s, counts, size, reach = row[held], s[held], counts[:, held], size[held], reach[held]
+        some = flatnonzero(s < kc)
+        row, s, counts, size, reach, held = (row[some], s[some], counts[:, some], size[some],
+                                             reach[some], held[some])
     value = reach * (stop @ counts) / (s + 1.0)
-    tied = flatnonzero(size > 1)
-    if tied.size:
-        value[tied] = _err_tied_groups(counts[:, tied], size[tied], s[tied], reach[tied], stop,
-                                       kc, groups.L, memo)[0]
+    tied = size > 1
+    if tied.any():
+        # The tied groups' terms replace theirs; of those only the groups kept
+        # (_err_keep) are read, from the arrays of every group (no copy of the
+        # tied ones: with integer scores nearly every group is tied).
+        keep = _err_keep(np.where(tied, held, 0.0), reach, s)
+        value[tied] = 0.0
+        value[keep] = _err_kept_terms(counts, size, s, reach, stop, kc, groups.L, memo, keep,
+                                      held)
     return np.bincount(row, weights=value, minlength=n)
 
 
@@ -306,17 +318,26 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
     held = np.ones(counts.shape[0]) @ counts  # exact: sums of whole counts
     keep = _err_keep(held, reach, s)
     out = np.zeros(size.shape[0])
-    kept = keep
-    if not keep.size:
-        return out, kept
+    if keep.size:
+        out[keep] = _err_kept_terms(counts, size, s, reach, stop, kc, L, memo, keep, held)
+    return out, keep
+
+
+def _err_kept_terms(counts, size, s, reach, stop, kc, L, memo, keep, held):
+    """The terms of the tied groups ``keep`` (indices into the arguments, as
+    :func:`_err_tied_groups` takes them; ``held``: each group's relevant
+    items), in the order of ``keep``."""
+    out = np.empty(keep.shape[0])
     few = held[keep] <= 2
+    rest = slice(None)
     if few.any():
         closed = keep[few]
-        out[closed] = reach[closed] * _err_few_relevant(counts[:, closed], size[closed],
-                                                        s[closed], held[closed], stop, kc, L)
-        keep = keep[~few]
-        if not keep.size:
-            return out, kept
+        out[few] = reach[closed] * _err_few_relevant(counts[:, closed], size[closed],
+                                                     s[closed], held[closed], stop, kc, L)
+        rest = flatnonzero(~few)
+        if not rest.size:
+            return out
+        keep = keep[rest]
     y = 1.0 - stop
     start = s[keep].astype(np.int64)
     table = memo.get(("err", L, tuple(y.tolist())))
@@ -325,8 +346,8 @@ def _err_tied_groups(counts, size, s, reach, stop, kc, L, memo):
     offset, length, flat = table.lookup(counts[:, keep], size[keep])
     # Each group's terms: its stored ones, up to the cut.
     n_terms = np.minimum(length, kc - start)
-    out[keep] = reach[keep] * _sum_terms(flat, offset, n_terms, start)
-    return out, kept
+    out[rest] = reach[keep] * _sum_terms(flat, offset, n_terms, start)
+    return out
 
 
 def _err_few_relevant(counts, size, s, held, stop, kc, L):
