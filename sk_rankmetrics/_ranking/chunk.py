@@ -723,9 +723,13 @@ def _sums_of_levels(counts, values, fit, held):
     per_level = level_values(values, lo, n_levels, codes)
     if not per_level:  # a measure that reads no item value (num_ret)
         return {}
-    # One product for every value (a column each), then the held groups.
-    sums = counts @ np.column_stack(list(per_level.values()))
-    return {name: sums[held, j] for j, name in enumerate(per_level)}
+    # The held groups' counts as float64, then one product for every value
+    # (a row each, contiguous). NumPy multiplies an integer matrix by a float
+    # one in a loop of its own, about ten times slower than the float64
+    # product (BLAS), and gathers rows faster by np.take than by indexing.
+    held_counts = np.take(counts, held, axis=0).astype(np.float64)
+    sums = np.vstack(list(per_level.values())).astype(np.float64) @ held_counts.T
+    return {name: sums[j] for j, name in enumerate(per_level)}
 
 
 def _ranked_by_counts(y_score, values, L, n_items, counted):
