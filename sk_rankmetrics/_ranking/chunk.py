@@ -723,12 +723,14 @@ def _sums_of_levels(counts, values, fit, held):
     per_level = level_values(values, lo, n_levels, codes)
     if not per_level:  # a measure that reads no item value (num_ret)
         return {}
+    V = np.vstack(list(per_level.values())).astype(np.float64)  # a row per value
+    if V.shape[0] == 1:  # one product of the counts with a vector, then the held
+        return {name: np.take(counts @ V[0], held) for name in per_level}
     # The held groups' counts as float64, then one product for every value
     # (a row each, contiguous). NumPy multiplies an integer matrix by a float
-    # one in a loop of its own, about ten times slower than the float64
-    # product (BLAS), and gathers rows faster by np.take than by indexing.
-    held_counts = np.take(counts, held, axis=0).astype(np.float64)
-    sums = np.vstack(list(per_level.values())).astype(np.float64) @ held_counts.T
+    # matrix in a loop of its own, about ten times slower than the float64
+    # product (BLAS); by a vector, it is as fast as BLAS.
+    sums = V @ np.take(counts, held, axis=0).astype(np.float64).T
     return {name: sums[j] for j, name in enumerate(per_level)}
 
 
