@@ -356,3 +356,20 @@ def test_err_groups_of_one_or_two_relevant_items_in_closed_form(N, k, monkeypatc
         np.testing.assert_allclose(got[key], ref, rtol=1e-13, atol=1e-16, err_msg=str(key))
     # Compositions are made for groups of three relevant items or more only.
     assert all((c >= 3).all() for c in made)
+
+
+@pytest.mark.parametrize("holding", ["most", "few"])
+def test_err_groups_without_a_relevant_item(holding):
+    # Groups that hold no relevant item add nothing and change no reach: left
+    # in place where they are few (one score value in six), copied out where
+    # they are most (only one value's group holds relevant items); both
+    # against the definition, whole and cut inside the groups.
+    rng = np.random.default_rng(23)
+    score = rng.integers(0, 6, (400, 60))
+    rel = rng.integers(1, 5, (400, 60))
+    if holding == "most":
+        rel[score == 0] = 0
+    else:
+        rel[score != 5] = 0
+    rel[7] = 0  # a row without a relevant item at all
+    _err_against_definition(rel, score, 25)
