@@ -1,12 +1,14 @@
-"""ERR of many short rows made down the columns (``_err_down``).
+"""ERR of many short rows made down the columns (``_err_down``,
+``_err_down_summed``).
 
 From :data:`_ERR_DOWN_ROWS` rows of fewer than ``4 * _ERR_FIRST`` positions,
 ERR's running product is made a column at a time in a transposed copy and
-its terms summed a position after the other. Its values must be the brute
-force's (each row's ERR position by position, every ordering of a tie), and
-those of the same rows in blocks too small for the route, to rounding; a
-block with a few tied rows goes through the tie fix, which reads the
-transposed views.
+its terms summed a position after the other: for untied rows a few positions
+at a time (``_err_down_summed``), for a block with a few tied rows whole
+(``_err_down``: the tie fix reads the transposed views). Its values must be
+the brute force's (each row's ERR position by position, every ordering of a
+tie), and those of the same rows in blocks too small for the route, to
+rounding; the stretches' sums must be those of the whole, bit for bit.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from sk_rankmetrics._metrics.kernels import user_models
 
 
 def _spied(monkeypatch):
-    """Count the calls of the transposed route."""
-    taken, real = [], user_models._err_down
-    monkeypatch.setattr(user_models, "_err_down",
-                        lambda g, lookup: taken.append(g.shape) or real(g, lookup))
+    """Count the calls of the transposed routes (whole, or in stretches)."""
+    taken = []
+    for name in ("_err_down", "_err_down_summed"):
+        real = getattr(user_models, name)
+        monkeypatch.setattr(user_models, name,
+                            lambda g, lookup, real=real, **kw: taken.append(g.shape)
+                            or real(g, lookup, **kw))
     return taken
 
 
@@ -86,3 +91,45 @@ def test_long_rows_keep_the_stretches(monkeypatch):
     assert not taken
     for r in range(0, y.shape[0], 97):
         assert got[r] == pytest.approx(err(y[r], np.argsort(-s[r], kind="stable")), rel=1e-13)
+
+
+@pytest.mark.parametrize(("share", "N", "cells"), [
+    (0.02, 100, 1 << 16), (0.05, 255, 1 << 16), (1.0, 100, 1 << 16), (1.0, 100, 1),
+    (0.3, 7, 1 << 16), (0.3, 2, 1)])
+def test_stretches_sum_as_the_whole(monkeypatch, share, N, cells):
+    # The sums made a few positions at a time are those of the whole
+    # transposed block, bit for bit: the same products, the same additions in
+    # the same order. Over dense relevance the stretches stop once every
+    # user has stopped (up to rounding): the terms left are below rounding.
+    monkeypatch.setattr(user_models, "_DOWN_CELLS", cells)
+    rng = np.random.default_rng(12)
+    n = 2000
+    y = np.where(rng.random((n, N)) < share, rng.integers(1, 5, (n, N)), 0).astype(np.int8)
+    lookup = np.append(0.0, (2.0 ** np.arange(1, 5) - 1.0) / 2.0**4)  # grades 0..4
+    got = user_models._err_down_summed(y, lookup)
+    want = user_models._err_terms_summed(*user_models._err_down(y, lookup))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_tied_rows_read_their_groups_from_the_stretches(monkeypatch):
+    # A block of many rows with a few ties keeps them in place (FewTies): the
+    # order given's terms from the stretches, and each tie group's expected
+    # terms from the chances kept at its positions on the way. Stretches of
+    # two positions or of the whole row give the same values bit for bit,
+    # and the tied rows the brute force's over their orderings.
+    rng = np.random.default_rng(13)
+    n, N = 3000, 30
+    tied = rng.choice(n, size=12, replace=False)
+    y, s = _rows(rng, n, N, tied)
+    y[tied[:4]] = rng.integers(1, 5, (4, N))  # ties the user reaches late, or not at all
+    got = {}
+    for cells in (1, 1 << 20):
+        monkeypatch.setattr(user_models, "_DOWN_CELLS", cells)
+        taken = _spied(monkeypatch)
+        got[cells] = skr.evaluate(y, s, ["err", "nerr"], per_row=True, no_relevant=0.0)
+        assert taken
+    for name in ("err", "nerr"):
+        np.testing.assert_array_equal(got[1][name], got[1 << 20][name])
+    for r in tied.tolist():
+        want = err_over_orderings(y[r], s[r], 4, None)
+        assert got[1]["err"][r] == pytest.approx(want, rel=1e-13, abs=1e-15)

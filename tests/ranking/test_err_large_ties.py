@@ -113,16 +113,16 @@ def test_err_tie_compositions_made_once_per_call(case, monkeypatch):
     # compositions, rows whose compositions are mostly their own, and the
     # wide case; each row against the definition, and what was made checked.
     from sk_rankmetrics._inputs import budget
-    from sk_rankmetrics._metrics.kernels import user_models
+    from sk_rankmetrics._metrics.kernels import tie_stops
 
     made = []
-    make = user_models._TieStops._make
+    make = tie_stops._TieStops._make
 
     def spy(self, counts, size, n, base, **kw):
         made.append((np.column_stack([size, counts]).astype(np.int64), self.place is None))
         return make(self, counts, size, n, base, **kw)
 
-    monkeypatch.setattr(user_models._TieStops, "_make", spy)
+    monkeypatch.setattr(tie_stops._TieStops, "_make", spy)
     monkeypatch.setattr(budget, "FULL_DENSE_ELEMENTS", 2**11)
     rng = np.random.default_rng({"shared": 1, "distinct": 2, "wide": 3}[case])
     top = {"shared": 1, "distinct": 6, "wide": 40}[case]
@@ -163,7 +163,7 @@ def test_tie_stops_shared_by_threads_and_full():
     # rounding: the compositions are made in other batches).
     from concurrent.futures import ThreadPoolExecutor
 
-    from sk_rankmetrics._metrics.kernels import user_models
+    from sk_rankmetrics._metrics.kernels import tie_stops
 
     top = 4
     y = 1.0 - (2.0 ** np.arange(1, top + 1) - 1.0) / 2.0**top
@@ -179,17 +179,17 @@ def test_tie_stops_shared_by_threads_and_full():
         off, n, flat = table.lookup(counts, size)
         return [flat[o:o + k].copy() for o, k in zip(off.tolist(), n.tolist())]
 
-    alone = [terms(user_models._TieStops(y, 30), c, s) for c, s in blocks]
-    shared = user_models._TieStops(y, 30)
+    alone = [terms(tie_stops._TieStops(y, 30), c, s) for c, s in blocks]
+    shared = tie_stops._TieStops(y, 30)
     with ThreadPoolExecutor(2) as pool:
         both = list(pool.map(lambda b: terms(shared, *b), blocks))
-    small = user_models._TieStops(y, 30)
-    full = user_models._TIE_STOPS_MAX
+    small = tie_stops._TieStops(y, 30)
+    full = tie_stops._TIE_STOPS_MAX
     try:
-        user_models._TIE_STOPS_MAX = 5000
+        tie_stops._TIE_STOPS_MAX = 5000
         capped = [terms(small, c, s) for c, s in blocks]
     finally:
-        user_models._TIE_STOPS_MAX = full
+        tie_stops._TIE_STOPS_MAX = full
     assert small.used <= 5000
     for a, b, c in zip(alone, both, capped):
         for x, y_, z in zip(a, b, c):
@@ -206,7 +206,7 @@ def test_compositions_number_equal_groups_alike_on_both_ways():
     # The one-number key (made in float64 below 2**53, in int64 up to 2**62)
     # and the whole-row comparison (when the key would overflow) number the
     # same groups alike.
-    from sk_rankmetrics._metrics.kernels.user_models import _compositions
+    from sk_rankmetrics._metrics.kernels.tie_stops import _compositions
 
     rng = np.random.default_rng(5)
     size = rng.integers(1, 4, 500)
@@ -239,9 +239,9 @@ def test_err_group_sums_both_ways(by_term, monkeypatch):
     # time (many groups) or all terms in one array (few): both ways against
     # the definition, with a cut inside the groups, and the sums themselves
     # against a plain loop.
-    from sk_rankmetrics._metrics.kernels import user_models
+    from sk_rankmetrics._metrics.kernels import tie_stops
 
-    monkeypatch.setattr(user_models, "_SUM_BY_TERM", 0 if by_term else 10**9)
+    monkeypatch.setattr(tie_stops, "_SUM_BY_TERM", 0 if by_term else 10**9)
     rng = np.random.default_rng(17)
     _err_against_definition(rng.integers(0, 5, (300, 90)), rng.integers(0, 6, (300, 90)), 40)
     flat = rng.random(500)
@@ -250,7 +250,7 @@ def test_err_group_sums_both_ways(by_term, monkeypatch):
     start = rng.integers(0, 50, 300)
     want = [sum(flat[o + j] / (s + j + 1) for j in range(k))
             for o, k, s in zip(offset.tolist(), n.tolist(), start.tolist())]
-    np.testing.assert_allclose(user_models._sum_terms(flat, offset, n, start), want,
+    np.testing.assert_allclose(tie_stops._sum_terms(flat, offset, n, start), want,
                                rtol=1e-13)
 
 
@@ -263,7 +263,7 @@ def test_err_group_sums_by_windows(room, monkeypatch):
     # ERR over long tied groups (rows of 400 scored 0..3: about 100 items a
     # group) against the definition, with the windows made a few groups at
     # a time.
-    from sk_rankmetrics._metrics.kernels import user_models
+    from sk_rankmetrics._metrics.kernels import tie_stops
 
     rng = np.random.default_rng(29)
     n = rng.integers(40, 70, 3000)
@@ -276,14 +276,14 @@ def test_err_group_sums_by_windows(room, monkeypatch):
     n = np.minimum(n, 20030 - offset)
     want = [sum(flat[o + j] / (s + j + 1) for j in range(k))
             for o, k, s in zip(offset.tolist(), n.tolist(), start.tolist())]
-    got = user_models._sum_terms(flat, offset, n, start)
+    got = tie_stops._sum_terms(flat, offset, n, start)
     np.testing.assert_allclose(got, want, rtol=1e-13)
     assert np.isfinite(got).all()
-    monkeypatch.setattr(user_models, "_WINDOW_CELLS", 1000)
-    monkeypatch.setattr(user_models, "_SUM_BY_TERM", 0)
+    monkeypatch.setattr(tie_stops, "_WINDOW_CELLS", 1000)
+    monkeypatch.setattr(tie_stops, "_SUM_BY_TERM", 0)
     windows = []
-    by_windows = user_models._sum_windows
-    monkeypatch.setattr(user_models, "_sum_windows",
+    by_windows = tie_stops._sum_windows
+    monkeypatch.setattr(tie_stops, "_sum_windows",
                         lambda *a: windows.append(a[2].shape[0]) or by_windows(*a))
     _err_against_definition(rng.integers(0, 5, (40, 400)), rng.integers(0, 4, (40, 400)), 250)
     assert windows and sum(windows) > 1000 // 100  # more than one piece of groups
@@ -302,20 +302,20 @@ def test_tie_tables_let_go_after_each_call():
     score = rng.integers(0, 10, (300, 100))
     acc = RankingAccumulator(["err"])
     seen = []
-    from sk_rankmetrics._metrics.kernels import user_models
+    from sk_rankmetrics._metrics.kernels import tie_stops
 
-    lookup = user_models._TieStops.lookup
+    lookup = tie_stops._TieStops.lookup
 
     def spy(self, counts, size):
         seen.append(self)
         return lookup(self, counts, size)
 
-    user_models._TieStops.lookup = spy
+    tie_stops._TieStops.lookup = spy
     try:
         acc.update(rel, score)
         acc.update(rel, score)
     finally:
-        user_models._TieStops.lookup = lookup
+        tie_stops._TieStops.lookup = lookup
     assert len({id(t) for t in seen}) == 2  # one table per call
     assert all(r.memo == {} for r in acc._requests)
     assert len(pickle.dumps(acc)) < 200_000
@@ -333,16 +333,16 @@ def test_err_groups_of_one_or_two_relevant_items_in_closed_form(N, k, monkeypatc
     # compositions. Rows of sparse relevance in groups of about ten, a cut
     # inside groups, each row against the definition; no composition is made
     # for those groups.
-    from sk_rankmetrics._metrics.kernels import user_models
+    from sk_rankmetrics._metrics.kernels import tie_stops
 
     made = []
-    make = user_models._TieStops._make
+    make = tie_stops._TieStops._make
 
     def spy(self, counts, size, n, base):
         made.append(np.rint(counts.sum(axis=1)))
         return make(self, counts, size, n, base)
 
-    monkeypatch.setattr(user_models._TieStops, "_make", spy)
+    monkeypatch.setattr(tie_stops._TieStops, "_make", spy)
     rng = np.random.default_rng(N)
     rel = np.where(rng.random((60, N)) < 0.06, rng.integers(1, 5, (60, N)), 0)
     score = rng.integers(0, N // 10, (60, N))

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
+from ..._ranking.ideal import CountedLevels
 from ..._ranking.item_values import LevelValues
-from ..._utils.fast import accumulate_down, codes_of, flatnonzero, nonzero_2d
-from ..._utils.hashing import KeyTable
+from ..._utils.fast import accumulate_down, flatnonzero, nonzero_2d
 from . import _ahead_by_row, _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 from .cutoff import _harmonic_of
+from .tie_stops import _ERR_DROP, _sum_terms, _TieStops
 
 
 def err(rc, req):
@@ -40,8 +39,10 @@ def err(rc, req):
     if not rc.tied:
         # Each position's grade is its linear gain (ERR has no gain option):
         # one lookup instead of one indicator per grade.
-        reach, p_stop = _err_in_order(*_graded(rc.sums, req.gain_key, kc, stop))
-        return _err_result(rc, req, _err_terms_summed(reach, p_stop), top)
+        grade, lookup = _graded(rc.sums, req.gain_key, kc, stop)
+        if 1 < kc < 4 * _ERR_FIRST and n >= _ERR_DOWN_ROWS:
+            return _err_result(rc, req, _err_down_summed(grade, lookup), top)
+        return _err_result(rc, req, _err_terms_summed(*_err_in_order(grade, lookup)), top)
     counts = np.stack([rc.sums[f"grade:{g}"][:, :kc] for g in range(1, top + 1)], axis=-1)
     size = rc.size[:, :kc]
     start = rc.start[:, :kc]
@@ -133,10 +134,20 @@ def _err_few_ties(ties, gain_key, kc, stop, y, memo):
     terms (each position's grade its linear gain), and at each tie group the
     user reaches with a share above rounding (:func:`_err_tied_groups`) its
     expected terms in place of those; the others keep the order given's,
-    below rounding too."""
-    reach, p_stop = _err_in_order(*_graded(ties.values, gain_key, kc, stop))
-    fix = _err_group_fix(ties, kc, stop, y, memo, reach, p_stop)
-    value = _err_terms_summed(reach, p_stop)
+    below rounding too. Where the rows take :func:`_err_down_summed`'s
+    stretches, the chance of reaching and of stopping at each grouped
+    position are kept on the way (the groups' terms read those only)."""
+    grade, lookup = _graded(ties.values, gain_key, kc, stop)
+    row, pos = np.divmod(ties.member, ties.N)
+    if 1 < kc < 4 * _ERR_FIRST and grade.shape[0] >= _ERR_DOWN_ROWS:
+        value, c, reach_at, p_at = _err_down_summed(grade, lookup, at=(row, pos))
+    else:
+        reach, p_stop = _err_in_order(grade, lookup)
+        c = reach.shape[1]
+        made = np.minimum(pos, c - 1)  # (positions past c are not read)
+        reach_at, p_at = reach[row, made], p_stop[row, made]
+        value = _err_terms_summed(reach, p_stop)
+    fix = _err_group_fix(ties, kc, stop, y, memo, c, reach_at, p_at, grade.shape[0])
     return value if fix is None else value + fix
 
 
@@ -238,6 +249,63 @@ def _err_down(grade, lookup):
     return reach.T, p.T
 
 
+#: Entries of the stretches :func:`_err_down_summed` makes at a time (512
+#: KiB of float64 each): the stop chances and the running product of a few
+#: positions of every row, in cache, where :func:`_err_down` makes those of
+#: every position.
+_DOWN_CELLS = 1 << 16
+
+
+def _err_down_summed(grade, lookup, at=None):
+    """Each row's ERR over the positions of ``grade`` (level codes or grades,
+    :func:`_graded`; ``lookup`` their stop chances), made as
+    :func:`_err_down` and :func:`_err_terms_summed` make it, a few positions
+    at a time: the products and the sums are the same, in the same order,
+    and the extra memory is a stretch of positions, not the block's.
+
+    Each stretch's first position carries the running product of the
+    positions before it, and its first term the sum of theirs: the sum of
+    each row adds its terms one after the other, as
+    :func:`_err_terms_summed` adds them. When every row's chance ``r`` of
+    reaching the next position is below rounding (``r * kc < 1e-18 * (1 -
+    r)``, the rule of :func:`_err_in_order`) the later stretches are not
+    made.
+
+    ``at``: ``(rows, positions)`` whose chance of being reached and of
+    stopping the user are wanted too; then ``(value, c, reach_at, p_at)``,
+    ``c`` the positions made (``reach_at`` and ``p_at`` hold 0 past them).
+    """
+    n, kc = grade.shape
+    step = max(2, min(kc, _DOWN_CELLS // max(n, 1)))
+    value = np.zeros(n)
+    first = np.ones(n)  # each row's chance of reaching the stretch
+    if at is not None:
+        at_row, at_pos = at
+        reach_at, p_at = np.zeros(at_row.shape[0]), np.zeros(at_row.shape[0])
+    c = 0
+    while c < kc:
+        d = min(step, kc - c)
+        p = np.take(lookup, np.ascontiguousarray(grade[:, c:c + d].T).astype(np.intp))
+        reach = np.empty(p.shape)
+        reach[0] = first
+        np.subtract(1.0, p[:-1], out=reach[1:])
+        accumulate_down(reach, np.multiply)
+        if at is not None:
+            mine = flatnonzero((at_pos >= c) & (at_pos < c + d))
+            cell = (at_pos[mine] - c) * n + at_row[mine]
+            reach_at[mine] = np.take(reach.reshape(-1), cell)
+            p_at[mine] = np.take(p.reshape(-1), cell)
+        np.multiply(reach[-1], 1.0 - p[-1], out=first)
+        reach *= p
+        reach *= (1.0 / np.arange(c + 1.0, c + d + 1.0))[:, None]
+        reach[0] += value
+        np.add.reduce(reach, axis=0, out=value)
+        c += d
+        if (first * kc < _ERR_DROP * (1.0 - first)).all():
+            break
+    return value if at is None else (value, c, reach_at, p_at)
+
+
 def _err_terms_summed(reach, p_stop):
     """Each row's ERR, ``sum_j reach[j] * p_stop[j] / (j + 1)`` over the
     positions given (``reach`` is overwritten). Made by rows (a matrix
@@ -267,20 +335,20 @@ def _reach(p_stop, first, out=None):
     return reach
 
 
-def _err_group_fix(ties, kc, stop, y, memo, reach, p_stop):
-    """What :func:`_err_few_ties` adds to the order given's ERR: at each tie
-    group kept (:func:`_err_tied_groups`), its expected terms less those of
-    the order given (``reach`` and ``p_stop`` of each position, over the
-    first ``c`` of the ``kc`` positions: past them a group is reached with a
-    share below rounding, :func:`_err_in_order`); None when no group is
-    kept."""
-    c = reach.shape[1]
+def _err_group_fix(ties, kc, stop, y, memo, c, reach_at, p_at, n):
+    """What :func:`_err_few_ties` adds to the order given's ERR of ``n``
+    rows: at each tie group kept (:func:`_err_tied_groups`), its expected
+    terms less those of the order given (``reach_at`` and ``p_at``, the
+    chance of reaching and of stopping at each grouped position, read over
+    the first ``c`` of the ``kc`` positions: past them a group is reached
+    with a share below rounding, :func:`_err_in_order`); None when no group
+    is kept."""
     g = flatnonzero(ties.start < c)
     if not g.size:
         return None
     counts = np.stack([ties.group_sums(f"grade:{j}")[g] for j in range(1, stop.shape[0] + 1)])
     s = ties.start[g]
-    at_start = reach[ties.row[g], s]
+    at_start = reach_at[np.searchsorted(ties.member, ties.first[g])]  # its first member's
     expected, keep = _err_tied_groups(counts, ties.size[g], s, at_start, stop, kc, ties.N,
                                       memo)
     if not keep.size:
@@ -291,8 +359,7 @@ def _err_group_fix(ties, kc, stop, y, memo, reach, p_stop):
     mine[g] = True
     at = flatnonzero(mine[ties.gid] & (ties.pos < c))
     row, pos = ties.member[at] // ties.N, ties.pos[at]
-    given = reach[row, pos] * p_stop[row, pos] / (pos + 1.0)
-    n = reach.shape[0]
+    given = reach_at[at] * p_at[at] / (pos + 1.0)
     return (np.bincount(ties.row[g], weights=expected, minlength=n)
             - np.bincount(row, weights=given, minlength=n))
 
@@ -383,274 +450,6 @@ def _err_few_relevant(counts, size, s, held, stop, kc, L):
     return value
 
 
-#: Terms from which :func:`_sum_terms` sums a term of every group at a time
-#: (below it, all terms in arrays of this size at most: 512 KiB of float64).
-_SUM_BY_TERM = 1 << 16
-
-
-def _sum_terms(flat, offset, n, start):
-    """Per group, ``sum_j flat[offset + j] / (start + j + 1)`` for j < n (n >= 1).
-
-    ``flat`` may be read up to ``max(n)`` entries past a group's terms
-    (whatever they hold: :func:`_sum_windows` masks them), within its
-    length; where it is too short for that, the groups are summed a term
-    of every group at a time."""
-    total = int(n.sum())
-    if total <= _SUM_BY_TERM:
-        # Few terms (a few groups, or groups of a few relevant items):
-        # every term in one array, summed group by group.
-        first = np.cumsum(n) - n
-        r = np.arange(total)
-        at = np.repeat(offset - first, n)
-        at += r
-        pos = np.repeat(start + 1 - first, n)
-        pos += r
-        v = np.take(flat, at)
-        v /= pos
-        return np.add.reduceat(v, first)
-    widest = int(n.max())
-    if (total >= _WINDOW_TERMS * n.shape[0] and n.shape[0] * widest <= 2 * total
-            and int(offset.max()) + widest <= flat.shape[0]):
-        return _sum_windows(flat, offset, n, start, widest)
-    # Many terms (about one per entry of the block): one pass per term, over
-    # the groups that have it. The groups with the most terms first make
-    # those a prefix, read through views (no gather). (A stable sort of
-    # 16-bit numbers is a radix sort: a tenth of the time.)
-    order = np.argsort(-n.astype(np.int16 if widest < 2**15 else np.int64), kind="stable")
-    n = n[order]
-    at = offset[order]
-    pos = start[order].astype(np.float64) + 1.0
-    acc = np.zeros(n.shape[0])
-    term = np.empty(n.shape[0])
-    for a in np.searchsorted(-n, -np.arange(int(n[0])), side="left").tolist():
-        t = np.take(flat, at[:a], out=term[:a])
-        t /= pos[:a]
-        acc[:a] += t
-        at[:a] += 1
-        pos[:a] += 1.0
-    out = np.empty(n.shape[0])
-    out[order] = acc
-    return out
-
-
-#: Terms per group from which :func:`_sum_terms` reads each group's terms as
-#: a window of ``flat`` (:func:`_sum_windows`), when the windows, as wide as
-#: the widest group's terms, at most double the terms read. (Measured on
-#: one thread, per block, rows of 1,000 scored 0..9, graded relevance on
-#: 5 %: 4,400 groups of 100 terms, 6.0-6.3 ms a term at a time, 3.3-4.9 ms
-#: by windows; on rows of 100, 36,000 groups of 10 terms, 3.0-6.0 ms
-#: against 6.3-7.5 ms.)
-_WINDOW_TERMS = 32
-
-#: Entries of the arrays :func:`_sum_windows` makes at a time (512 KiB of
-#: float64).
-_WINDOW_CELLS = 1 << 16
-
-
-def _sum_windows(flat, offset, n, start, widest):
-    """:func:`_sum_terms` of groups of many terms: each group's terms read
-    as one row of the windows of ``widest`` entries of ``flat`` (a copy of
-    contiguous runs, where a term at a time gathers one entry of every
-    group), the entries past its ``n`` set to 0 (they hold the next
-    composition's terms, or memory not yet written: set, not multiplied),
-    and each row's dot product with the windows of the weights ``1 / (s + j
-    + 1)`` at its start ``s``. A few thousand groups at a time: no array
-    of the block's size."""
-    terms = sliding_window_view(flat, widest)
-    w = 1.0 / np.arange(1.0, int(start.max()) + widest + 1.0)
-    weights = sliding_window_view(w, widest)
-    out = np.empty(n.shape[0])
-    cols = np.arange(widest)
-    step = max(1, _WINDOW_CELLS // widest)
-    for a in range(0, n.shape[0], step):
-        b = min(n.shape[0], a + step)
-        t = terms[offset[a:b]]
-        np.putmask(t, cols >= n[a:b, None], 0.0)
-        out[a:b] = np.einsum("ij,ij->i", t, weights[start[a:b]])
-    return out
-
-
-#: The most stop probabilities a :class:`_TieStops` keeps (32 MiB, a dozen
-#: float64 temporaries of a block); once full, each block makes its own.
-#: (ERR over 10,000 x 1,000 integer scores, graded relevance on 5 %: 19,000
-#: compositions of about 100 terms; best of 8, 0.36 s with this bound, 0.50 s
-#: with 2**20, 0.53 s each block its own.)
-_TIE_STOPS_MAX = 2**22
-
-_TIE_STOPS_LOCK = threading.Lock()
-
-#: A call stops keeping compositions when a block (past the first 1,024
-#: groups) needs new ones for more than this share of its groups: on rows of
-#: 1,000 with dense graded relevance nearly every tied group is a composition
-#: of its own (about 265 a block, 265 new), and keeping them cost 10-40 % of
-#: ERR's time. Over sparse graded relevance the blocks need new compositions
-#: for 83, 61, 49, 41 % ... of their groups.
-_TIE_STOPS_SHARED = 0.9
-
-
-class _TieStops:
-    """The stop probabilities ``d[j] = Q[j] - Q[j + 1]`` of tied groups by
-    composition (size and grade counts), made once and shared by the row
-    blocks of a call (blocks may run on threads: one at a time looks up and
-    adds, under a lock; a block keeps reading the array it was given, and
-    later additions go past its entries or into a new array).
-
-    Each composition keeps its first ``n`` terms, ``n`` its size or fewer:
-    past column ``t* = log(1e-18 / (2 (L + size))) / log(ybar)`` the terms
-    are below rounding for a group starting anywhere in a row of ``L``
-    (:func:`_err_kept_groups`; ``L + size`` bounds its ``s + m``).
-    A composition is one number, ``size + (L + 1) * (c_1 + (L + 1) * (c_2 +
-    ...))``, found in a hash table (:class:`KeyTable`), while that number
-    stays below ``2**62``; otherwise (a large ``max_grade`` on long rows)
-    each block numbers its own compositions (:func:`_compositions`) and
-    keeps nothing.
-    """
-
-    def __init__(self, y, L):
-        self.y = np.asarray(y, dtype=np.float64)
-        self.L = int(L)
-        k = self.y.shape[0]
-        # One number per composition: made in float64 below 2**53 (one
-        # product), in int64 below 2**62, not made past it.
-        self.place = None
-        if (self.L + 1) ** (k + 1) < 2**53:
-            self.place = float(self.L + 1) ** np.arange(1, k + 1)
-        elif (self.L + 1) ** (k + 1) < 2**62:
-            self.place = (self.L + 1) ** np.arange(1, k + 1, dtype=np.int64)
-        self.table = KeyTable()
-        self.offsets = np.zeros(0, dtype=np.int64)  # by composition number
-        self.lengths = np.zeros(0, dtype=np.int64)
-        self.flat = np.zeros(0)
-        self.used = 0  # entries of flat written
-        self.made = 0  # compositions made
-        self.looked = 0  # groups looked up in the table
-        self.unshared = False  # from now on, each block its own
-
-    def lookup(self, counts, size):
-        """``(offset, length, flat)``: each group's terms are
-        ``flat[offset:offset + length]``."""
-        if self.place is None or self.unshared:
-            return self._block_own(counts, size)
-        if self.place.dtype == np.int64:
-            key = np.asarray(size, dtype=np.int64).copy()
-            for place, c in zip(self.place.tolist(), counts):
-                key += place * np.rint(c).astype(np.int64)
-        else:
-            key = np.rint(self.place @ counts)
-            key += size
-            key = key.astype(np.int64)
-        with _TIE_STOPS_LOCK:
-            pos, found = self.table.find(key)
-            missing = flatnonzero(~found)
-            if missing.size:
-                new, first = np.unique(key[missing], return_index=True)
-                if (new.shape[0] > _TIE_STOPS_SHARED * key.shape[0]
-                        and 1024 < self.looked):
-                    # The groups of these rows repeat few compositions: kept
-                    # for nothing, and read from a large table out of cache.
-                    self.unshared = True
-                c_new, size_new = counts[:, missing[first]].T, size[missing[first]]
-                n = self._lengths(c_new, size_new)
-                if self.used + int(n.sum()) > _TIE_STOPS_MAX:  # full
-                    self.unshared = True
-                    return self._block_own(counts, size)
-                off, n, terms = self._make(c_new, size_new, n, self.used)
-                # Grown by doubling, with room for a window of the longest
-                # terms past the last (:func:`_sum_windows`; a group has at
-                # most L).
-                if self.used + terms.shape[0] + self.L > self.flat.shape[0]:
-                    grown = np.empty(max(2 * self.flat.shape[0],
-                                         self.used + terms.shape[0] + self.L, 4096))
-                    grown[:self.used] = self.flat[:self.used]
-                    self.flat = grown
-                self.flat[self.used:self.used + terms.shape[0]] = terms
-                self.used += terms.shape[0]
-                number = self.table.add(new)
-                self.offsets = np.concatenate([self.offsets, off])
-                self.lengths = np.concatenate([self.lengths, n])
-                pos[missing] = number[np.searchsorted(new, key[missing])]
-            self.looked += key.shape[0]
-            return self.offsets[pos], self.lengths[pos], self.flat
-
-    def _block_own(self, counts, size):
-        """:meth:`lookup` for this block alone, nothing kept."""
-        comp, first = _compositions(size, counts.T)
-        c, n_items = counts[:, first].T, size[first]
-        n = self._lengths(c, n_items)
-        offset, length, flat = self._make(c, n_items, n, 0, room=int(n.max(initial=0)))
-        return offset[comp], length[comp], flat
-
-    def _lengths(self, counts, size):
-        """The terms each composition given (one group each) keeps."""
-        held = counts @ np.ones(counts.shape[1])
-        whole = np.asarray(size, dtype=np.float64)
-        ybar = (whole - held + counts @ self.y) / whole
-        with np.errstate(divide="ignore"):
-            need = np.log(_ERR_DROP / (2.0 * (self.L + whole))) / np.log(ybar)
-        t_star = np.where(ybar < 1.0, np.ceil(np.nan_to_num(need, posinf=np.inf)), whole)
-        return np.maximum(np.minimum(t_star, whole), 1.0).astype(np.int64)
-
-    def _make(self, counts, size, n, base, room=0):
-        """The first ``n`` terms of the compositions given (one group each),
-        stored from ``base``: ``(offsets, lengths, terms)``, ``terms``
-        followed by ``room`` entries not written (a window's reach past the
-        last, :func:`_sum_windows`)."""
-        y = self.y
-        self.made += n.shape[0]
-        terms = np.empty(int(n.sum()) + room)
-        # The compositions by the terms they need, in powers of two: one call
-        # each, its arrays as wide as its widest; all in one call where the
-        # padding costs less than the calls (a call costs about as much as
-        # 2**16 entries).
-        width = np.ceil(np.log2(n)).astype(np.int64)
-        if n.shape[0] * int(n.max()) <= 2 * int(n.sum()) + 2**16:
-            width[:] = 0
-        order = np.argsort(width, kind="stable")
-        ends = np.cumsum(n[order])
-        offsets = np.empty(n.shape[0], dtype=np.int64)
-        offsets[order] = ends - n[order] + base
-        lo = 0
-        for b in np.unique(width).tolist():
-            mine = order[np.searchsorted(width[order], b):np.searchsorted(width[order], b,
-                                                                           side="right")]
-            T = int(n[mine].max())
-            Q = _subset_products(counts[mine], size[mine], y, T)  # (groups, T + 1)
-            d = Q[:, :-1] - Q[:, 1:]
-            part = d[np.arange(T) < n[mine][:, None]]  # row by row: each its first n
-            terms[lo:lo + part.shape[0]] = part
-            lo += part.shape[0]
-        return offsets, n, terms
-
-
-def _compositions(size, counts):
-    """``(comp, first)``: the groups numbered by their size and grade counts
-    (:func:`~sk_rankmetrics._utils.fast.codes_of`), ``first[k]`` a group of
-    composition ``k``."""
-    counts = np.rint(counts)
-    top = (counts.max(axis=0, initial=0) + 1).astype(np.int64).tolist()
-    radix = [int(np.max(size, initial=0)) + 1, *top]
-    if math.prod(radix) < 2**53:
-        # One mixed-radix number per composition, made as a product (float64
-        # holds it exactly): a few columns stacked and cast cost far more.
-        place = np.cumprod([1, *radix[:-1]]).astype(np.float64)
-        key = counts @ place[1:]
-        key += np.asarray(size, dtype=np.float64)
-        return codes_of(key.astype(np.int64))
-    parts = np.column_stack([size, counts]).astype(np.int64)
-    if math.prod(radix) >= 2**62:  # one number per composition would overflow
-        _, first, comp = np.unique(parts, axis=0, return_index=True, return_inverse=True)
-        return comp.reshape(-1), first
-    key = parts[:, -1].copy()
-    for j in range(parts.shape[1] - 2, -1, -1):
-        key *= radix[j]
-        key += parts[:, j]
-    return codes_of(key)
-
-
-#: The share of a row's ERR that a skipped tail may hold: below float64 rounding.
-_ERR_DROP = 1e-18
-
-
 def _err_kept_groups(counts, size, reach, opens_tied, y, kc):
     """The tied groups ERR needs subset means for, and how many columns of them.
 
@@ -703,20 +502,135 @@ def _err_keep(held, r, s):
 
 
 def _err_result(rc, req, value, top):
-    """ERR, or nERR: ERR over the ideal ordering's ERR."""
+    """ERR, or nERR: ERR over the ideal ordering's ERR.
+
+    The ideal's ERR is read off its levels (:func:`_ideal_err_of_levels`)
+    where the ranking counted them (the whole ideal, no sort); otherwise off
+    the ideal's grades, best first, a few positions at a time until every
+    user has stopped up to rounding (:func:`_err_in_order`): in the ideal
+    order the best grades come first, and most rows are done within a few
+    positions."""
     relevant = rc.totals["rel:None"] > 0  # some item of grade 1 or more
     if not req.options["normalize"]:
         return value, relevant
-    grades = rc.ideal[req.gain_key]  # increasing, the best last
-    Li = grades.shape[1]
-    kc_i = Li if req.k is None else min(req.k, Li)
-    best = grades[:, Li - kc_i :][:, ::-1]
-    r_best = (2.0 ** best - 1.0) / 2.0**top
-    before = np.ones_like(r_best)
-    before[:, 1:] = np.cumprod(1.0 - r_best[:, :-1], axis=1)
-    ideal = (r_best * before / np.arange(1.0, kc_i + 1)).sum(axis=1)
+    stop = (2.0 ** np.arange(1, top + 1) - 1.0) / 2.0**top  # grades 1..top
+    levels = rc.cache.get(("levels", req.gain_key))
+    if levels is not None and levels.complete and not dict.__contains__(rc.ideal,
+                                                                       req.gain_key):
+        ideal = _ideal_err_of_levels(levels, stop, req.k)
+    else:
+        grades = rc.ideal[req.gain_key]  # increasing, the best last
+        Li = grades.shape[1]
+        kc_i = Li if req.k is None else min(req.k, Li)
+        best = grades[:, Li - kc_i:][:, ::-1]
+        lookup = np.append(0.0, stop)
+        if 1 < kc_i < 4 * _ERR_FIRST and best.shape[0] >= _ERR_DOWN_ROWS:
+            ideal = _err_down_summed(best, lookup)
+        elif kc_i:
+            ideal = _err_terms_summed(*_err_in_order(best, lookup))
+        else:
+            ideal = np.zeros(best.shape[0])
     defined = ideal > 0
     return _safe_divide(value, ideal), defined
+
+
+def _ideal_err_of_levels(levels, stop, k):
+    """Each row's ERR of its ideal ordering, down to ``k`` (None: all), from
+    its levels of equal grade, best first
+    (:class:`~sk_rankmetrics._ranking.ideal.IdealLevels`; ``stop`` the stop
+    chances of grades 1..max): no position is made past those that count.
+
+    A level of grade ``g`` (stop chance ``R``, ``q = 1 - R``) from 0-based
+    position ``b``, reached with chance ``r``, adds ``r * q**t * R / (b + t +
+    1)`` at its ``t``-th position. ``r`` is ``exp`` of the earlier levels'
+    lengths (running sums of whole numbers, per grade) times ``log q``, as
+    :func:`_err_by_group` makes its groups' reach. Only the positions with
+    ``r * q**t * kc >= 1e-18`` are made, ``kc`` the row's length: past them
+    the user goes on with a chance whose share of the value is below
+    rounding (the rule of :func:`_err_in_order`). The levels with the most
+    such positions first, a position of every level at a time (those that
+    have it, a prefix): ``q**t`` is a running product, no array is as long
+    as the terms.
+    """
+    if isinstance(levels, CountedLevels):
+        pairs = _err_levels_by_columns(levels, stop, k)
+    else:
+        pairs = _err_levels_listed(levels, stop, k)
+    rows, count, log_reach, R, begin = pairs
+    order = np.argsort(-count, kind="stable")
+    count = count[order]
+    term = np.exp(log_reach[order]) * R[order]  # r * R: the level's first term
+    q = 1.0 - R[order]
+    place = begin[order] + 1.0
+    acc = np.zeros(order.shape[0])
+    part = np.empty(order.shape[0])
+    for a in np.searchsorted(-count, -np.arange(int(count[0]) if count.size else 0),
+                             side="left").tolist():
+        np.divide(term[:a], place[:a], out=part[:a])
+        acc[:a] += part[:a]
+        term[:a] *= q[:a]
+        place[:a] += 1.0
+    return np.bincount(rows[order], weights=acc, minlength=levels.n_rows)
+
+
+def _err_terms_made(log_reach, log_q, length, kc):
+    """How many positions of each level :func:`_ideal_err_of_levels` makes:
+    those the user reaches with a chance ``r`` at or above ``1e-18 / kc``
+    (``log_reach`` the log of the level's first, ``log_q`` of its ``1 -
+    R``), at most its ``length``."""
+    with np.errstate(divide="ignore"):
+        need = np.ceil((math.log(_ERR_DROP / kc) - log_reach) / log_q)
+    return np.clip(need, 0, length).astype(np.int64)
+
+
+def _err_levels_listed(levels, stop, k):
+    """``(rows, count, log_reach, R, begin)`` of the levels of an
+    :class:`~sk_rankmetrics._ranking.ideal.IdealLevels` (a list) that make a
+    position (:func:`_ideal_err_of_levels`). The reach of a level: its
+    row's earlier levels' lengths summed per grade (whole numbers), times
+    ``log(1 - R)`` of each."""
+    n_levels = levels.rows.shape[0]
+    grade = np.rint(levels.gain).astype(np.intp) - 1
+    end = levels.end if k is None else np.minimum(levels.end, k)
+    length = np.maximum(end - levels.begin, 0)
+    by_grade = np.zeros((stop.shape[0], n_levels), dtype=np.int64)
+    by_grade[grade, np.arange(n_levels)] = length
+    log_q = np.log1p(-stop)
+    log_reach = log_q @ _ahead_by_row(levels.rows, by_grade)
+    count = _err_terms_made(log_reach, log_q[grade], length,
+                            float(max(int(end.max(initial=0)), 1)))
+    made = flatnonzero(count)
+    return (levels.rows[made], count[made], log_reach[made], stop[grade[made]],
+            levels.begin[made])
+
+
+def _err_levels_by_columns(levels, stop, k):
+    """:func:`_err_levels_listed` of a
+    :class:`~sk_rankmetrics._ranking.ideal.CountedLevels` (each row's count
+    of each grade), a grade at a time over every row: no list of the
+    levels. A level of no item makes no position (its length is 0)."""
+    n = levels.n_rows
+    if not levels.gains.shape[0]:  # no item of a positive grade
+        none = np.zeros(0, dtype=np.int64)
+        return none, none, np.zeros(0), np.zeros(0), none
+    ends = levels._ends  # (grades, n): where each row's level u ends
+    if k is not None:
+        ends = np.minimum(ends, k)
+    kc = float(max(int(ends[-1].max(initial=0)) if ends.size else 0, 1))
+    grade = np.rint(levels.gains).astype(np.intp) - 1
+    log_q = np.log1p(-stop[grade])
+    log_reach = np.zeros(n)
+    counts, reached = [], []
+    for u in range(grade.shape[0]):
+        begin = ends[u - 1] if u else np.zeros(n, dtype=np.int64)
+        counts.append(_err_terms_made(log_reach, log_q[u], ends[u] - begin, kc))
+        reached.append(log_reach)
+        log_reach = log_reach + levels.counts[:, u] * log_q[u]
+    count = np.stack(counts)  # (grades, n)
+    u, rows = nonzero_2d(count)
+    begin = np.vstack([np.zeros((1, n), dtype=np.int64), ends[:-1]])
+    return (rows, count[u, rows], np.stack(reached)[u, rows], stop[grade[u]],
+            begin[u, rows])
 
 
 # -- RBP ------------------------------------------------------------------------------
