@@ -102,23 +102,73 @@ def _stop_after(cont, k):
     return cont
 
 
-@_in_slices
-def nerr8(g, req):
+def _with_padded_tail(stops_at_k):
+    """A measure whose chance of going on at a position is ``cont(g, i,
+    req)`` (gains ``g``, 1-based positions ``i``), as a kernel; with
+    ``stops_at_k``, the chances from position ``k`` on are 0 (the user
+    stops there at the latest); without, a cut-off ends the ranking there
+    (the padding starts at ``k``).
+
+    cwl_eval pads a ranking shorter than :data:`DEPTH` with items of gain 0:
+    there ``C_i`` is a factor of the position alone, and the padded
+    positions add nothing to ``sum_i W_i g_i`` but their reach to the sum
+    of the reaches. So only the ranked ``L`` positions are made, row by row;
+    the padding adds, per row, the reach of its first position times the
+    sum over it of the running products of those factors (made once). The
+    same products as over the padded rows; the sum of the reaches is added
+    in another order (a few units of rounding)."""
+    return lambda cont: _padded_tail_kernel(cont, stops_at_k)
+
+
+def _padded_tail_kernel(cont, stops_at_k):
+    def kernel(rc, req):
+        n = _depth(rc, req)
+        L = min(rc.L, n)
+        i = _positions(DEPTH)
+        k = req.k if stops_at_k else None
+        tail = np.atleast_2d(cont(np.zeros(DEPTH - L), i[L:], req))
+        if k is not None:  # the chances from position k on (0-based k - 1) are 0
+            tail[:, max(k - 1 - L, 0):] = 0.0
+        P = np.ones(tail.shape[1])
+        np.cumprod(tail[0, :-1], out=P[1:])
+        padded = float(P.sum()) if P.size else 0.0  # the padding's reaches, from the first
+        mean = rc.mean(req.gain_key)
+        out = np.empty(rc.n_rows)
+        if L == 0:
+            out[:] = 0.0
+            return out, None
+        for a in range(0, rc.n_rows, ROWS_AT_ONCE):
+            b = min(a + ROWS_AT_ONCE, rc.n_rows)
+            g = np.ascontiguousarray(mean[a:b, :L], dtype=np.float64)
+            c = _stop_after(cont(g, i[:L], req), k)
+            reach = np.empty_like(g)
+            reach[:, 0] = 1.0
+            np.cumprod(c[:, :-1], axis=1, out=reach[:, 1:])
+            first_padded = reach[:, -1] * c[:, -1]
+            out[a:b] = (reach * g).sum(axis=1) / (reach.sum(axis=1) + first_padded * padded)
+        return out, None
+
+    kernel.__doc__ = cont.__doc__
+    kernel.__name__ = cont.__name__
+    return kernel
+
+
+@_with_padded_tail(stops_at_k=True)
+def nerr8(g, i, req):
     """NERR, equation 8: ``C_i = 1 - g_i``, stopping at k."""
-    return _expected_gain(g, _stop_after(1.0 - g, req.k))
+    return 1.0 - g
 
 
-@_in_slices
-def nerr9(g, req):
+@_with_padded_tail(stops_at_k=True)
+def nerr9(g, i, req):
     """NERR, equation 9: ``C_i = i / (i + 1) (1 - g_i)``, stopping at k."""
-    i = _positions(DEPTH)
-    return _expected_gain(g, _stop_after(i / (i + 1.0) * (1.0 - g), req.k))
+    return i / (i + 1.0) * (1.0 - g)
 
 
-@_in_slices
-def nerr10(g, req):
+@_with_padded_tail(stops_at_k=False)
+def nerr10(g, i, req):
     """NERR, equation 10: ``C_i = p (1 - g_i)``."""
-    return _expected_gain(g, req.options["p"] * (1.0 - g))
+    return req.options["p"] * (1.0 - g)
 
 
 def _insq_factor(T, n=DEPTH):
@@ -126,10 +176,11 @@ def _insq_factor(T, n=DEPTH):
     return ((i + 2.0 * T - 1.0) / (i + 2.0 * T)) ** 2
 
 
-@_in_slices
-def nerr11(g, req):
+@_with_padded_tail(stops_at_k=False)
+def nerr11(g, i, req):
     """NERR, equation 11: ``C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)``."""
-    return _expected_gain(g, _insq_factor(req.options["T"]) * (1.0 - g))
+    T = req.options["T"]
+    return ((i + 2.0 * T - 1.0) / (i + 2.0 * T)) ** 2 * (1.0 - g)
 
 
 @_in_slices
