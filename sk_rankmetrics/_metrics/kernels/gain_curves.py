@@ -20,7 +20,10 @@ def binary_g(rc, req):
     # Non-relevant ranked items above each position (the first j are real there).
     C = np.minimum(np.arange(rc.L + 1.0), rc.n_ranked[:, None]) - rc.cumulative(req.rel_key)
     if not rc.tied:
-        terms = rel / np.log2(2.0 + C[:, :-1])
+        # C holds whole counts (0..L): each term's 1 / log2(2 + C) read off a
+        # table of those, the same numbers, instead of a logarithm per entry.
+        table = 1.0 / np.log2(2.0 + np.arange(rc.L + 1.0))
+        terms = rel * np.take(table, C[:, :-1].astype(np.intp))
         return _safe_divide(terms.sum(axis=1), R), R > 0
     real = (np.arange(rc.L) < rc.n_ranked[:, None]).astype(np.float64)
     nonrel = real - rel
