@@ -672,6 +672,7 @@ FULL_METRICS = (
     "r_precision",
     "bpref",
     "err",
+    "nerr",
     "rbp",
     "infap",
     "ndcg_rel",
