@@ -50,3 +50,22 @@ def test_rows_about_the_depth(N):
     s = rng.random((2, N))
     _check(y, s, ["nerr8", "nerr9", "nerr10", "nerr11", "nerr9@998", "nerr9@1000",
                   "nerr8@1001"])
+
+
+@pytest.mark.parametrize("T", [0.25, 1.0, 3.0])
+@pytest.mark.parametrize("N", [2, 37, 999, 1000, 1150])
+def test_inst_padding_in_closed_form(T, N):
+    # INST's padded positions: the telescoping product and the trigamma sum
+    # against the padded ranking position by position, for patience T and
+    # rows shorter than, at and past the depth, gains on a scale to 3.
+    from reference import inst
+
+    rng = np.random.default_rng(int(N * 10 + T * 4))
+    n = 40 if N < 100 else 4
+    y = np.where(rng.random((n, N)) < 0.4, rng.integers(0, 4, (n, N)), 0)
+    s = rng.random((n, N))
+    got = skr.evaluate(y, s, [f"INST(T={T},max_rel=3)"], per_row=True, no_relevant=0.0)
+    values = next(iter(got.values()))
+    for r in range(n):
+        want = inst(y[r], np.argsort(-s[r], kind="stable"), T=T, max_rel=3) or 0.0
+        assert values[r] == pytest.approx(want, rel=1e-13, abs=1e-15)

@@ -19,6 +19,7 @@ ties (the registry's ``ties="refuse"``).
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import polygamma
 
 #: The ranking depth of cwl_eval (its ``max_n``, which ir_measures keeps).
 DEPTH = 1000
@@ -58,41 +59,13 @@ def _depth(rc, req):
     return DEPTH if req.k is None else min(req.k, DEPTH)
 
 
-#: Rows of one (rows x DEPTH) array: a block of many short rankings would
-#: otherwise hold rows x 1000 floats (8 MiB per array here).
+#: Rows made at a time: a block of many long rankings would otherwise hold
+#: several (rows x L) float64 arrays at once.
 ROWS_AT_ONCE = 1 << 10
-
-
-def _in_slices(measure):
-    """``measure(g) -> values`` on the gains of the first DEPTH positions, a
-    slice of rows at a time (``ROWS_AT_ONCE``), as a kernel."""
-
-    def kernel(rc, req):
-        n = _depth(rc, req)
-        L = min(rc.L, n)
-        mean = rc.mean(req.gain_key)
-        out = np.empty(rc.n_rows)
-        for a in range(0, rc.n_rows, ROWS_AT_ONCE):
-            b = min(a + ROWS_AT_ONCE, rc.n_rows)
-            g = np.zeros((b - a, DEPTH))
-            g[:, :L] = mean[a:b, :L]
-            out[a:b] = measure(g, req)
-        return out, None
-
-    kernel.__doc__ = measure.__doc__
-    kernel.__name__ = measure.__name__
-    return kernel
 
 
 def _positions(n):
     return np.arange(1.0, n + 1.0)
-
-
-def _expected_gain(g, cont):
-    """``sum_i W_i g_i`` with ``W_i`` proportional to ``prod_{j<i} C_j``."""
-    reach = np.ones_like(g)
-    np.cumprod(cont[:, :-1], axis=1, out=reach[:, 1:])
-    return (reach * g).sum(axis=1) / reach.sum(axis=1)
 
 
 def _stop_after(cont, k):
@@ -183,11 +156,40 @@ def nerr11(g, i, req):
     return ((i + 2.0 * T - 1.0) / (i + 2.0 * T)) ** 2 * (1.0 - g)
 
 
-@_in_slices
-def inst(g, req):
-    """INST: ``C_i = ((i + T + T_i - 1) / (i + T + T_i))^2``, ``T_i = T - sum_{j<=i} g_j``."""
-    left = _positions(DEPTH) + 2.0 * req.options["T"] - np.cumsum(g, axis=1)
-    return _expected_gain(g, ((left - 1.0) / left) ** 2)
+def inst(rc, req):
+    """INST: ``C_i = ((i + T + T_i - 1) / (i + T + T_i))^2``, ``T_i = T - sum_{j<=i} g_j``.
+
+    Past the ranked ``L`` positions (cwl_eval's padding, gain 0) the gain
+    seen stays ``S``, so with ``a = 2T - S`` the chance of going on is
+    ``((i + a - 1) / (i + a))^2``, whose running product telescopes: the
+    padded position ``L + 1 + m`` is reached with the chance of the first
+    times ``((L + a) / (L + m + a))^2``, and the padding's reaches sum to
+    that chance times ``(L + a)^2 (psi'(L + a) - psi'(DEPTH + a))``
+    (``psi'`` the trigamma function: the sum of ``1 / x^2`` over ``x = L +
+    a, L + a + 1, ..``). Only the ranked positions are made, row by row."""
+    T = req.options["T"]
+    L = min(rc.L, _depth(rc, req))
+    out = np.zeros(rc.n_rows)
+    if L == 0:  # no gain anywhere: every term of the sum is 0
+        return out, None
+    mean = rc.mean(req.gain_key)
+    i = _positions(L)
+    for a in range(0, rc.n_rows, ROWS_AT_ONCE):
+        b = min(a + ROWS_AT_ONCE, rc.n_rows)
+        g = np.ascontiguousarray(mean[a:b, :L], dtype=np.float64)
+        left = i + 2.0 * T - np.cumsum(g, axis=1)
+        c = ((left - 1.0) / left) ** 2
+        reach = np.empty_like(g)
+        reach[:, 0] = 1.0
+        np.cumprod(c[:, :-1], axis=1, out=reach[:, 1:])
+        den = reach.sum(axis=1)
+        if L < DEPTH:
+            x = left[:, -1]  # L + a
+            with np.errstate(invalid="ignore"):
+                tail = x * x * (polygamma(1, x) - polygamma(1, x + (DEPTH - L)))
+            den += reach[:, -1] * c[:, -1] * tail
+        out[a:b] = (reach * g).sum(axis=1) / den
+    return out, None
 
 
 def _fixed_weights(rc, req, reach):
