@@ -106,16 +106,16 @@ def main(argv=None):
                                  "uint32", "float32", "float64"],
                         help="y_true's dtypes (default: the grid's, int8 or float64); "
                              "integer and bool dtypes skip real-valued relevance")
-    parser.add_argument("--shape", default="100000x100", help="rows x items")
+    parser.add_argument("--shape", default=(100000, 100), type=grid.shape_arg, help="rows x items")
     parser.add_argument("--turns", type=int, default=9)
     args = parser.parse_args(argv)
-    shape = tuple(int(x) for x in args.shape.split("x"))
+    shape = args.shape
     with tempfile.TemporaryDirectory() as folder, grid.one_thread():
         old = load_old(args.old, folder)
         # Each package keeps its own thread setting: the old one's too.
         old_one_thread = importlib.import_module("skr_ab_old._utils.threads").one_thread()
         old_one_thread.__enter__()
-        print(f"new: this checkout; old: {args.old}; {args.shape}; one thread; "
+        print(f"new: this checkout; old: {args.old}; {shape[0]}x{shape[1]}; one thread; "
               f"{args.turns} turns\n")
         print("| metric | scores | relevance | new | old | argsort | new / argsort "
               "| old / argsort | new / old (median of turns) | largest difference |")

@@ -151,7 +151,8 @@ def table(out, floors, shape):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--shape", default="100000x100", help="rows x items (default 100000x100)")
+    ap.add_argument("--shape", default=(100000, 100), type=grid.shape_arg,
+                    help="rows x items (default 100000x100)")
     ap.add_argument("--scores", action="append", choices=grid.FULL_SCORES + grid.MORE_FULL_SCORES,
                     help="score kinds (default: float64, float32, int 0..9)")
     ap.add_argument("--relevance", action="append", choices=list(grid.FULL_RELEVANCE),
@@ -160,7 +161,7 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=10.0,
                     help="seconds a call may be estimated to take and be timed (default 10)")
     args = ap.parse_args(argv)
-    shape = tuple(int(x) for x in args.shape.split("x"))
+    shape = args.shape
     scores = args.scores or list(grid.FULL_SCORES)
     relevance = args.relevance or ["graded 1..4 on 5 %", "dense graded 0..4"]
     out, floors = run(shape, scores, relevance, args.repeats, args.budget)

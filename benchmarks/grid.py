@@ -96,6 +96,18 @@ PARTS = ("matrix", "full", "sklearn", "long", "ranked", "files", "dask")
 CATALOG = 1_000_000
 
 
+def shape_arg(text):
+    """``--shape`` of the scripts: ``ROWSxITEMS``, two positive whole numbers."""
+    import argparse
+
+    parts = text.lower().split("x")
+    if len(parts) == 2 and all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        return int(parts[0]), int(parts[1])
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not a shape: give rows x items as two positive whole numbers, "
+        "e.g. 100000x100")
+
+
 def relevance(kind, shape, rng):
     """Seeded ``y_true`` of one relevance distribution (int64 or float64)."""
     u = rng.random(shape)

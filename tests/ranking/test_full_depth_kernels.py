@@ -374,6 +374,19 @@ def test_grid_compares_float32_with_its_twin_timed_in_turns():
     assert all(len(t) == 2 and min(t) > 0 for t in times.values())
 
 
+
+@pytest.mark.parametrize("text", ["10x", "x100", "0x10", "10x-5", "abc", "10x10x10", "1e5x100"])
+def test_benchmark_scripts_refuse_a_malformed_shape(text):
+    """``--shape`` of benchmarks/full_family.py and benchmarks/ab.py: a clear
+    argparse error naming the argument, never a raw ValueError."""
+    import argparse
+
+    grid = _benchmark_grid()
+    assert grid.shape_arg("100000x100") == (100000, 100)
+    assert grid.shape_arg("10X20") == (10, 20)
+    with pytest.raises(argparse.ArgumentTypeError, match="rows x items"):
+        grid.shape_arg(text)
+
 #: Bound on the peak extra memory of one call without a cut-off, on one thread:
 #: a few dozen float64 temporaries of one full-sort block of a dense matrix
 #: (full_block_elements(dense=True) entries), whatever the number of rows
