@@ -141,6 +141,13 @@ class MetricSpec:
         (``rc.block``) instead of their ranking (MRR: the best relevant score
         and counts of the scores above and equal to it): a matrix block is
         then not ranked for it.
+    order_free : bool
+        Whether the value without a cut-off (and without ``max_docs``)
+        depends only on which items are ranked, not on their order
+        (precision, recall, the set measures, the counts): the kernel reads
+        the sums over the whole ranking off the row totals when the chunk
+        ranks every item of its rows (``RankedChunk.ranks_every_item``),
+        and a matrix block is not ranked for it.
     reads_groups : bool
         Whether the kernel, on whole rows ranked with their tie groups
         (``rc.groups``), reads the groups only, and only those holding an
@@ -192,6 +199,7 @@ class MetricSpec:
     always_defined: bool = False
     reads_to_r: bool = False
     scans_uncut: bool = False
+    order_free: bool = False
     reads_groups: bool = False
     reads_items: bool = False
     greater_is_better: bool = True
@@ -288,14 +296,15 @@ _register("map", "mean_average_precision_score", cutoff.average_precision, _NEED
           description="mean average precision",
           label="MAP")
 _register("precision", "precision_at_k_score", cutoff.precision, _NEEDS_REL,
-          (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",), description="precision at k",
+          (*_BINARY_OPTIONS, "adaptive_k"), aliases=("p",), order_free=True,
+          description="precision at k",
           label="precision")
 _register("recall", "recall_at_k_score", cutoff.recall, _NEEDS_REL, _BINARY_OPTIONS,
-          aliases=("r",), description="recall at k",
+          aliases=("r",), order_free=True, description="recall at k",
           label="recall")
 _register("hit_rate", "hit_rate_score", cutoff.hit_rate, _NEEDS_REL, _BINARY_OPTIONS,
           aliases=("hit", "hr", "success"),
-          description="hit rate: any relevant item in the top k",
+          order_free=True, description="hit rate: any relevant item in the top k",
           label="hit rate")
 _register("mrr", "reciprocal_rank_score", cutoff.reciprocal_rank, _NEEDS_REL, _BINARY_OPTIONS,
           aliases=("rr", "reciprocal_rank", "recip_rank"), scans_uncut=True,
@@ -321,7 +330,8 @@ _register("rbp_resid", None, user_models.rbp_residual, ("judged",),
           normalized=False, full=True, takes_k=False,
           description="RBP's residual: the most it could grow if unjudged items were relevant")
 _register("f1", "f1_at_k_score", cutoff.f1, _NEEDS_REL, (*_BINARY_OPTIONS, "beta"),
-          aliases=("f",), description="F1 at k: harmonic mean of precision and recall at k",
+          aliases=("f",), order_free=True,
+          description="F1 at k: harmonic mean of precision and recall at k",
           label="F1")
 
 # Judgements: incomplete judgements and judged-only measures.
@@ -333,47 +343,49 @@ _register("infap", None, judgements.infap, ("rel", "judged", "pool"), _WHOLE,
           description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
 _register("judged", None, judgements.judged, ("pool",), (), normalized=True, always_defined=True,
           aliases=("judged_rate",),
-          description="share of the top k (at most the ranking) the truth names",
+          order_free=True, description="share of the top k (at most the ranking) the truth names",
           label="judged")
 _register("unjudged", None, judgements.unjudged, ("judged",), (), normalized=True,
           always_defined=True, aliases=("unj",), greater_is_better=False,
-          description="share of the top k that is not judged (trec_eval's unj_k)",
+          order_free=True, description="share of the top k that is not judged (trec_eval's unj_k)",
           label="unjudged")
 
 # Counts: summed, not averaged, over queries (trec_eval's num_*).
 _register("num_ret", None, sets.num_ret, (), ("max_docs",), normalized=False, takes_k=False,
-          full=True, aggregate="sum", description="number of items ranked")
+          full=True, aggregate="sum", order_free=True, description="number of items ranked")
 _register("num_rel", None, sets.num_rel, _NEEDS_REL, _BINARY_OPTIONS, normalized=False,
           takes_k=False, aggregate="sum", description="number of relevant items (R)")
 _register("num_rel_ret", None, sets.num_rel_ret, _NEEDS_REL, _WHOLE, normalized=False,
           takes_k=False, full=True, aggregate="sum",
-          description="number of relevant items ranked")
+          order_free=True, description="number of relevant items ranked")
 _register("num_nonrel_judged_ret", None, sets.num_nonrel_judged_ret, ("rel", "judged"),
           _WHOLE, normalized=False, takes_k=False, full=True, aggregate="sum",
-          greater_is_better=False, description="number of judged non-relevant items ranked")
+          greater_is_better=False, order_free=True,
+          description="number of judged non-relevant items ranked")
 _register("num_q", None, sets.num_q, (), (), normalized=False, takes_k=False,
           aggregate="sum", description="number of queries")
 
 # Set measures: the ranked items as an unordered set.
 _register("set_p", None, sets.set_precision, _NEEDS_REL, _WHOLE, takes_k=False, full=True,
-          description="precision of the whole ranking")
+          order_free=True, description="precision of the whole ranking")
 _register("set_recall", None, sets.set_recall, _NEEDS_REL, _WHOLE, takes_k=False,
-          full=True, description="recall of the whole ranking")
+          full=True, order_free=True, description="recall of the whole ranking")
 _register("set_f", None, sets.set_f, _NEEDS_REL, (*_WHOLE, "beta"), takes_k=False,
-          full=True, description="F_beta of the whole ranking")
+          full=True, order_free=True, description="F_beta of the whole ranking")
 _register("set_map", None, sets.set_map, _NEEDS_REL, _WHOLE, takes_k=False, full=True,
-          description="set precision times set recall")
+          order_free=True, description="set precision times set recall")
 _register("set_relative_p", None, sets.set_relative_precision, _NEEDS_REL,
           _WHOLE,
           takes_k=False, full=True,
-          description="relevant ranked over min(ranked, R)")
+          order_free=True, description="relevant ranked over min(ranked, R)")
 _register("utility", None, sets.utility, _NEEDS_REL, (*_WHOLE, "payoffs", "n_docs"),
           normalized=False, takes_k=False, full=True,
+          order_free=True,
           description="weighted count of the contingency table (trec_eval's utility)")
 
 # Precision at other cut-offs.
 _register("relative_p", None, cutoff.relative_precision, _NEEDS_REL, _BINARY_OPTIONS,
-          description="relevant in the top k over min(k, R)",
+          order_free=True, description="relevant in the top k over min(k, R)",
           label="relative precision")
 _register("rprec_mult", None, sets.rprec_mult, _NEEDS_REL, (*_WHOLE, "multiple"),
           takes_k=False, at_option="multiple", full=True,

@@ -110,6 +110,13 @@ class Request:
         return self.spec.scans_uncut and self.depth is None
 
     @property
+    def reads_set(self):
+        """Whether the request reads only which items are ranked, not their
+        order (precision or a set measure without a cut-off or ``max_docs``,
+        :attr:`MetricSpec.order_free`): a matrix block is not ranked for it."""
+        return self.spec.order_free and self.depth is None
+
+    @property
     def threshold(self):
         return self.options.get("threshold")
 

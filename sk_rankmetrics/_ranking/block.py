@@ -55,11 +55,14 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     before the route reads a score.
     """
     N = yt.shape[1]
-    # A measure that scans whole rows without a cut-off (MRR) reads rc.block,
-    # not the ranking (not under ignore_ties: its one order of ties is ranked).
-    ranked = [r for r in requests if ignore_ties or not r.scans_rows]
-    needs_full, k_max = depth(ranked)
     real = (ys != -np.inf) if n_items is not None and (n_items < N).any() else None
+    # A measure that scans whole rows without a cut-off (MRR) reads rc.block,
+    # not the ranking (not under ignore_ties: its one order of ties is ranked);
+    # one of the ranked set only (precision, the set measures), the totals,
+    # which are the ranked set's where no item is padding.
+    ranked = [r for r in requests
+              if not (r.reads_set and real is None) and (ignore_ties or not r.scans_rows)]
+    needs_full, k_max = depth(ranked)
     if judged is not None and real is not None:
         judged = judged & real
     masks = ItemMasks(real=real, judged=judged)
@@ -71,7 +74,7 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
                 L = max(L, int(values.totals[r.rel_key].max()))
     rc = None
     check = check or _CHECKED
-    if not ignore_ties and real is None and all(r.reads_to_r for r in ranked):
+    if real is None and (not ranked or (not ignore_ties and all(r.reads_to_r for r in ranked))):
         check.now()
         rc = _unranked(ys, N, counted=bool(ranked))
     if rc is None and L == N and takes_relevant_route(requests, ignore_ties, real is not None,
@@ -87,6 +90,7 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
                         reads_counts=any(r.reads_to_r for r in requests), check=check)
     check.now()  # (a route that returned a chunk made it)
     rc.totals = values.totals
+    rc.ranks_every_item = real is None  # (padding is not ranked)
     rc.block = (ys, values)
     check_ties(rc, requests, ignore_ties)
     return attach_ideals(rc, yt, values, requests, N)

@@ -75,6 +75,10 @@ class RankedChunk:
         self.n_items = n_items
         self.n_ranked = n_items if n_ranked is None else n_ranked
         self.totals = {}
+        #: Whether every item of each row is ranked (a matrix block without
+        #: padding), though fewer positions may be described (``L``): the
+        #: sums over the whole ranking are then the :attr:`totals`.
+        self.ranks_every_item = False
         self.ideal = {}
         #: Derived row statistics kernels share (ideal gain levels), by key.
         self.cache = {}
@@ -314,6 +318,7 @@ class RankedChunk:
             )
             out.groups = self._tied_groups if tied else None
         out.real_ties = self.real_ties and tied
+        out.ranks_every_item = self.ranks_every_item
         out._row_width = self.row_width
         out.totals = _RowsOf(self.totals, rows)
         out.ideal = self.ideal.take_rows(rows) if hasattr(self.ideal, "take_rows") else {

@@ -41,8 +41,9 @@ class _RelevantGroups(Groups):
 def takes_relevant_route(requests, ignore_ties, padded, judged, values):
     """Whether a block's requests may be ranked through their relevant items:
     every request without a cut-off reads groups only (or scans without a
-    ranking), the default tie rule, no padding, no judged mask, and an item of
-    level 0 worth nothing (so that its tie groups may be left out)."""
+    ranking, or reads the ranked set only), the default tie rule, no padding,
+    no judged mask, and an item of level 0 worth nothing (so that its tie
+    groups may be left out)."""
     if padded or judged is not None or values.worthless is not None:
         return False
     return requests_take_relevant_route(requests, ignore_ties)
@@ -53,7 +54,7 @@ def requests_take_relevant_route(requests, ignore_ties):
     (a block of no padding and no judged mask then takes the route)."""
     if ignore_ties or worth_counts(requests):
         return False
-    ranked = [r for r in requests if not r.scans_rows]
+    ranked = [r for r in requests if not (r.scans_rows or r.reads_set)]
     return bool(ranked) and all(
         r.spec.reads_groups and r.k is None and r.depth is None for r in ranked)
 

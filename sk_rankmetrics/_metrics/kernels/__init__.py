@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..._utils.fast import flatnonzero
+from ..._utils.fast import flatnonzero, row_sums
 
 
 @runtime_checkable
@@ -35,6 +35,16 @@ class Kernel(Protocol):
 def _cut(rc, k):
     """Number of positions that count: ``min(k, L)`` (``k`` may be any size)."""
     return rc.L if k is None else min(k, rc.L)
+
+
+def _ranked_total(rc, key, k=None):
+    """Each row's expected sum of the item value ``key`` over its top ``k``
+    positions (None: its whole ranking). Over a whole ranking that ranks
+    every item of its rows (:attr:`RankedChunk.ranks_every_item`) that is the
+    row total, read without a position (the chunk may describe none)."""
+    if k is None and rc.ranks_every_item:
+        return np.asarray(rc.totals[key], dtype=np.float64)
+    return row_sums(rc.mean(key)[:, :_cut(rc, k)])
 
 
 def _as_float(k):

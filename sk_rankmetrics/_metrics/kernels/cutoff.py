@@ -17,7 +17,7 @@ from ..._utils.fast import (
     short_rows,
     sorted_rows,
 )
-from . import _ahead_in_row, _as_float, _cut, _safe_divide
+from . import _ahead_in_row, _as_float, _cut, _ranked_total, _safe_divide
 
 
 def dcg(rc, req):
@@ -60,8 +60,7 @@ def cumulative_gain(rc, req):
 
 
 def _relevant_in_top(rc, req):
-    kc = _cut(rc, req.k)
-    return row_sums(rc.mean(req.rel_key)[:, :kc])
+    return _ranked_total(rc, req.rel_key, req.k)
 
 
 def precision(rc, req):
@@ -253,6 +252,9 @@ def _first_relevant_survival(rc, req):
 
 
 def hit_rate(rc, req):
+    R = rc.totals[req.rel_key]
+    if req.k is None and rc.ranks_every_item:  # the whole ranking holds every item
+        return (R > 0).astype(np.float64), R > 0
     if not rc.tied:
         return (rc.cumulative(req.rel_key)[:, _cut(rc, req.k)] > 0).astype(np.float64), \
             rc.totals[req.rel_key] > 0

@@ -14,14 +14,13 @@ from ..._utils.fast import (
     row_sums_in_order_of,
     running_down,
 )
-from . import _ahead_in_row, _as_float, _cumulative, _cut, _safe_divide
+from . import _ahead_in_row, _as_float, _cumulative, _cut, _ranked_total, _safe_divide
 from .combinatorics import _log_choose
 
 
 def judged(rc, req):
     """ir_measures' Judged@k: judged items in the top k over min(k, ranked)."""
-    kc = _cut(rc, req.k)
-    seen = rc.mean("pool")[:, :kc].sum(axis=1)
+    seen = _ranked_total(rc, "pool", req.k)
     n = rc.n_ranked.astype(np.float64)
     den = n if req.k is None else np.minimum(_as_float(req.k), n)
     return _safe_divide(seen, den), None
@@ -29,8 +28,8 @@ def judged(rc, req):
 
 def unjudged(rc, req):
     """trec_eval's unj_k: ranked items in the top k that are not judged, over k."""
-    kc = _cut(rc, req.k)
-    seen = np.minimum(rc.n_ranked, kc) - rc.mean("judged")[:, :kc].sum(axis=1)
+    shown = rc.n_ranked if req.k is None else np.minimum(rc.n_ranked, _cut(rc, req.k))
+    seen = shown - _ranked_total(rc, "judged", req.k)
     den = rc.n_ranked.astype(np.float64) if req.k is None else _as_float(req.k)
     return _safe_divide(seen, den), None
 

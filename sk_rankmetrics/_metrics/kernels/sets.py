@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _at, _cumulative, _safe_divide
+from . import _at, _cumulative, _ranked_total, _safe_divide
 
 
 def _ranked_sum(rc, key):
-    return rc.mean(key).sum(axis=1)
+    return _ranked_total(rc, key)
 
 
 def num_ret(rc, req):
@@ -58,7 +58,7 @@ def set_map(rc, req):
     hypergeometric and ``E[hits**2]`` adds their variance."""
     hits, ret, R = _set_counts(rc, req)
     square = hits * hits
-    if rc.tied and rc.L:
+    if req.depth is not None and rc.tied and rc.L:  # (only max_docs cuts a group)
         last = rc.L - 1
         start, m = rc.start[:, last], rc.size[:, last].astype(np.float64)
         t = (rc.L - start).astype(np.float64)  # the group's items inside the cut
