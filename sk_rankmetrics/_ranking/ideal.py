@@ -473,13 +473,21 @@ class IdealLevels:
         return self._top[:, :width]
 
     def _make_top(self, width):
-        out = np.zeros((self.n_rows, width))
-        stop = np.minimum(self.end, width)
-        lengths = np.clip(stop - self.begin, 0, None)
-        level = np.repeat(np.arange(lengths.shape[0]), lengths)
-        offset = np.arange(level.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        out[self.rows[level], self.begin[level] + offset] = self.gain[level]
-        return out
+        # Each row written in one run: its levels' gains repeated over their
+        # (cut) lengths, then zeros to the width; the runs of every row laid
+        # end to end, one repeat (no scatter of each position). Level i sits
+        # after the zeros of the rows before its own (i + rows[i]); a row's
+        # zeros after its levels.
+        n, n_lev = self.n_rows, self.rows.shape[0]
+        lengths = np.clip(np.minimum(self.end, width) - self.begin, 0, None)
+        per_row = np.bincount(self.rows, weights=lengths, minlength=n).astype(np.int64)
+        runs = np.zeros(n_lev + n)
+        counts = np.empty(n_lev + n, dtype=np.int64)
+        at = np.arange(n_lev) + self.rows
+        runs[at], counts[at] = self.gain, lengths
+        fill = np.cumsum(np.bincount(self.rows, minlength=n)) + np.arange(n)
+        counts[fill] = width - per_row
+        return np.repeat(runs, counts).reshape(n, width)
 
 
 class CountedLevels(IdealLevels):

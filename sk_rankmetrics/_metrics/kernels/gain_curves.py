@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.ideal import IdealLevels
-from ..._utils.fast import flatnonzero, nonzero_2d
+from ..._utils.fast import flatnonzero, nonzero_2d, row_counts, row_sums
 from ..._utils.params import TIE_ORDER
 from . import _safe_divide, ranges_from_counts
 from .combinatorics import _log_factorials
@@ -51,6 +51,62 @@ def _gain_levels(rc, key):
     return rc.cache[("levels", key)]
 
 
+#: An untied chunk's ranked gains are read as a list of its nonzero entries
+#: (G, ndcg_rel) when at most this share of its positions hold one.
+_LIST_SHARE = 0.125
+
+
+class _Listed:
+    """The ranked entries of nonzero gain of a chunk without real ties, row-major:
+    ``rows``, position ``p`` (0-based), gain ``g``, and ``slot``, the entry's
+    place among its row's; ``count`` per row and ``width``, the most a row
+    holds. Positions past a row's ranking (padding) are left out."""
+
+    def __init__(self, rc, key):
+        g = rc.mean(key)
+        n, L = g.shape
+        nz = g != 0
+        if (rc.n_ranked < L).any():
+            nz &= np.arange(L) < rc.n_ranked[:, None]
+        flat = flatnonzero(nz)
+        self.rows, self.p = np.divmod(flat, L)
+        self.g = np.take(g.reshape(-1), flat)
+        self.count = np.bincount(self.rows, minlength=n)
+        self.slot = np.arange(flat.shape[0]) - np.take(np.cumsum(self.count) - self.count,
+                                                       self.rows)
+        self.width = int(self.count.max()) if n else 0
+        self.n_rows = n
+
+    @staticmethod
+    def of(rc, key):
+        """The list of ``rc``, or None when its entries are not few or real
+        items tie (ties between padding, excluded items, leave each ranked
+        position a group of one)."""
+        if rc.real_ties or not rc.L:
+            return None
+        if np.count_nonzero(rc.mean(key)) > _LIST_SHARE * rc.n_rows * rc.L:
+            return None
+        return _Listed(rc, key)
+
+    def running(self, w):
+        """Each entry's running sum of ``w`` over its row's entries down to it:
+        the row's cumulative sum read at its position (the entries left out
+        are 0), added in the same order."""
+        W = np.zeros((self.n_rows, max(self.width, 1)))
+        at = self.rows * W.shape[1] + self.slot
+        W.reshape(-1)[at] = w
+        np.cumsum(W, axis=1, out=W)
+        return np.take(W.reshape(-1), at), W[:, -1]
+
+
+def _ideal_prefix(levels, L, f):
+    """``(A, Pm)``: ``A[:, q]`` the running sum of ``f(g*)`` over the ideal's
+    first ``q + 1`` positions (its positive gains best first, 0 past P),
+    ``q < Pm``, ``Pm`` the deepest P within ``L`` (at least 1)."""
+    Pm = max(min(levels.deepest, L), 1)
+    return np.cumsum(f(levels.top(Pm)), axis=1), Pm
+
+
 #: The most terms (count vectors) the exact G of one tie group may sum:
 #: ``prod(c + 1)`` over the group's distinct gains, ``c`` items each. A group
 #: of two gain levels (binary relevance) stays under it up to 1,000 items.
@@ -75,17 +131,38 @@ def normalized_gain(rc, req):
     vectors of the group's gain levels (multivariate hypergeometric). A
     group whose members share one gain needs no sum.
     """
-    g = rc.mean(req.gain_key)
     levels = _gain_levels(rc, req.gain_key)
+    total = levels.total
+    listed = _Listed.of(rc, req.gain_key)
+    if listed is not None:
+        return _safe_divide(_g_listed(rc, levels, listed), total), total > 0
+    g = rc.mean(req.gain_key)
     # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
     cost = np.cumsum(np.maximum(levels.top(rc.L), 1.0), axis=1)
     gained = np.cumsum(g, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(g != 0, g / np.log2(2.0 + cost - gained), 0.0)
+    # g / log2(2 + cost - gained) where g is nonzero.
+    nonzero = g != 0
+    d = np.add(cost, 2.0)
+    np.subtract(d, gained, out=d)
+    np.log2(d, out=d, where=nonzero)
+    terms = np.divide(g, d, out=np.zeros_like(d), where=nonzero)
     if rc.tied and rc.L:
         _g_tie_groups(rc, req, terms, cost, gained - g)
-    total = levels.total
     return _safe_divide(terms.sum(axis=1), total), total > 0
+
+
+def _g_listed(rc, levels, listed):
+    """G's sum over the ranked entries of nonzero gain only (an untied chunk
+    whose gains are few, :class:`_Listed`): the others add no term, and
+    their gain adds nothing to the running gain. The running cost at a
+    position ``p`` past the ideal's positive gains grows by 1 a position."""
+    rows, p = listed.rows, listed.p
+    cost, Pm = _ideal_prefix(levels, rc.L, lambda top: np.maximum(top, 1.0))
+    q = np.minimum(p, Pm - 1)
+    cost_at = cost[rows, q] + (p - q)
+    gained, _ = listed.running(listed.g)
+    terms = listed.g / np.log2(2.0 + cost_at - gained)
+    return np.bincount(rows, weights=terms, minlength=rc.n_rows)
 
 
 def _mixed_groups(rc, key):
@@ -225,19 +302,25 @@ def ndcg_rel(rc, req):
     """
     levels = _gain_levels(rc, req.gain_key)
     P = levels.P
-    g, dcg = _ranked_dcg(rc, req)  # dcg[:, j]: expected DCG of the first j ranks
     n_rows, L = rc.n_rows, rc.L
-    rows = np.arange(n_rows)
     disc = 1.0 / np.log2(np.arange(2.0, L + 2.0))
+    listed = _Listed.of(rc, req.gain_key)
+    if listed is not None:
+        return _ndcg_rel_listed(rc, levels, listed, disc)
+    g, dcg = _ranked_dcg(rc, req)  # dcg[:, j]: expected DCG of the first j ranks
+    rows = np.arange(n_rows)
     idcg = np.cumsum(levels.top(L) * disc, axis=1)  # down to min(P, L)
     # The ideal DCG down to min(p, P): past P (when P <= L) it stays the full one.
     idcg_at = np.where(np.arange(L) < P[:, None], idcg, levels.full_idcg[:, None])
     n = np.minimum(rc.n_ranked, L)
     if not rc.tied:
-        at_rel = (g > 0) & (np.arange(L) < rc.n_ranked[:, None])
-        ratio = _safe_divide(dcg[:, 1:], idcg_at)
+        at_rel = g > 0
+        if (rc.n_ranked < L).any():
+            at_rel &= np.arange(L) < rc.n_ranked[:, None]
+        # (The ideal DCG is positive wherever a ranked gain is.)
+        ratio = np.divide(dcg[:, 1:], idcg_at, out=np.zeros((n_rows, L)), where=at_rel)
         final = _safe_divide(dcg[rows, n], levels.full_idcg)
-        total = np.where(at_rel, ratio, 0.0).sum(axis=1) + (P - at_rel.sum(axis=1)) * final
+        total = row_sums(ratio) + (P - row_counts(at_rel)) * final
         return _safe_divide(total, P), P > 0
     start = rc.start
     m = rc.size.astype(np.float64)
@@ -265,6 +348,23 @@ def ndcg_rel(rc, req):
              - (Gl / ml + (t - 1.0) * pl) * dsum)
     final = np.where(n > 0, final, 0.0)
     total = total + _safe_divide(final, levels.full_idcg)
+    return _safe_divide(total, P), P > 0
+
+
+def _ndcg_rel_listed(rc, levels, listed, disc):
+    """ndcg_rel of an untied chunk whose nonzero gains are few (:class:`_Listed`):
+    its DCG at each one's position is the running sum over them alone."""
+    rows, p = listed.rows, listed.p
+    P = levels.P
+    dcg_at, dcg_n = listed.running(listed.g / np.take(np.log2(np.arange(2.0, rc.L + 2.0)), p))
+    idcg, Pm = _ideal_prefix(levels, rc.L, lambda top: top * disc[: top.shape[1]])
+    full = levels.full_idcg
+    idcg_at = np.where(p < P[rows], idcg[rows, np.minimum(p, Pm - 1)], full[rows])
+    pos = listed.g > 0
+    r = rows[pos]
+    ratio = _safe_divide(dcg_at[pos], idcg_at[pos])
+    total = np.bincount(r, weights=ratio, minlength=rc.n_rows)
+    total = total + (P - np.bincount(r, minlength=rc.n_rows)) * _safe_divide(dcg_n, full)
     return _safe_divide(total, P), P > 0
 
 
