@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import nonzero_2d
+from ..._utils.fast import flatnonzero, row_counts
 from . import _cut, ranges_from_counts
 from .gain_curves import _gain_levels
 
@@ -29,7 +29,8 @@ class PositiveLevel:
 
 
 def _ideal_positions(rc, key, g, n):
-    """0-based place in the ideal ordering of each ranked item of positive gain.
+    """0-based place in the ideal ordering of each ranked item of positive gain:
+    ``(rows, count, cols, place)``, the items row-major, ``count`` per row.
 
     The ideal puts the items of positive gain by gain, best first, and the
     ranked ones of a gain before the unranked ones, in their ranked order. The
@@ -37,22 +38,76 @@ def _ideal_positions(rc, key, g, n):
     a larger gain, plus the ranked items of gain ``v`` above it.
     """
     levels = _gain_levels(rc, key)
-    rows, cols = nonzero_2d((g > 0) & (np.arange(g.shape[1]) < n[:, None]))
-    values = g[rows, cols]
-    # One integer code per gain (the level's or an item's), then a key that
-    # sorts as the levels do: by row, the best gain first.
-    u = np.unique(np.concatenate((levels.gain, values)))
+    L = g.shape[1]
+    mask = g > 0
+    if (n < L).any():
+        mask &= np.arange(L) < n[:, None]
+    flat = flatnonzero(mask)
+    count = row_counts(mask)
+    rows = np.repeat(np.arange(g.shape[0]), count)
+    cols = flat - rows * L
+    values = np.take(g.reshape(-1), flat)
+    # Every ranked gain is one of its row's levels: a code for each, 0 the best.
+    u = np.unique(levels.gain)
     span = u.shape[0]
-    level_key = levels.rows * span + (span - 1 - np.searchsorted(u, levels.gain))
-    item_key = rows * span + (span - 1 - np.searchsorted(u, values))
-    at = np.searchsorted(level_key, item_key)
-    above = levels.begin[at]
+    code = _code(u, values)
+    level_code = _code(u, levels.gain)
+    bits = max(int(L).bit_length(), 1)
+    if span > _PACKED_BITS // bits or g.shape[0] * span > _TABLE_MOST:
+        return rows, count, cols, _ideal_positions_sorted(levels, rows, cols, code,
+                                                          level_code, span)
+    # The items of a larger gain than the level's: its begin, by (row, code).
+    table = np.zeros(g.shape[0] * span, dtype=np.int64)
+    table[levels.rows * span + level_code] = levels.begin
+    above = np.take(table, rows * span + code)
+    # The ranked items of each gain above an item, all gains counted at once:
+    # gain ``c`` counts in bits ``c * bits`` up (a row holds fewer than
+    # ``2**bits`` of any), one running sum over the block, less its value at
+    # the row's first item. The sum wraps past 64 bits over many rows; the
+    # difference over one row is exact (modular), each field below its
+    # ``2**bits``.
+    shift = code.astype(np.int64) * bits
+    inc = np.left_shift(np.int64(1), shift)
+    before = np.cumsum(inc)
+    before -= inc
+    first = np.cumsum(count) - count
+    before -= np.repeat(np.take(before, first[count > 0]), count[count > 0])
+    rank = np.right_shift(before, shift)
+    rank &= (1 << bits) - 1
+    return rows, count, cols, above + rank
+
+
+def _code(u, values):
+    """The place of each of ``values`` among the gains ``u`` (sorted, holding
+    them all), the largest first: the gains of ``u`` above it. A few
+    comparisons when ``u`` holds few (integer levels), else a search."""
+    if u.shape[0] > 8:
+        return (u.shape[0] - 1) - np.searchsorted(u, values)
+    code = np.zeros(values.shape[0], dtype=np.int64)
+    for v in u[1:]:
+        code += values < v
+    return code
+
+
+#: Bits of an int64 running sum that the counts of :func:`_ideal_positions`
+#: share (its sign bit spared).
+_PACKED_BITS = 62
+#: The most (row, gain) cells of its table of the ideal's levels.
+_TABLE_MOST = 1 << 24
+
+
+def _ideal_positions_sorted(levels, rows, cols, code, level_code, span):
+    """The places of :func:`_ideal_positions` when the gains are too many to
+    count at once (real-valued gains): the items sorted by (row, gain)."""
+    level_key = levels.rows * span + level_code
+    item_key = rows * span + code
+    above = levels.begin[np.searchsorted(level_key, item_key)]
     # Ranked items of the same row and gain, counted in ranked order.
     order = np.lexsort((cols, item_key))
     _, counts = np.unique(item_key[order], return_counts=True)
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = ranges_from_counts(counts)
-    return rows, cols, above + rank
+    return above + rank
 
 
 def compat(rc, req):
@@ -74,9 +129,10 @@ def compat(rc, req):
     weight = p**i
     W = np.concatenate(([0.0], np.cumsum(weight / (i + 1.0))))
     S = np.concatenate(([0.0], np.cumsum(weight)))
-    rows, cols, ideal = _ideal_positions(rc, req.gain_key, g, n)
-    deepest = np.maximum(cols, ideal)
-    overlap = np.bincount(rows, weights=W[D[rows]] - W[deepest], minlength=rc.n_rows)
+    rows, count, cols, ideal = _ideal_positions(rc, req.gain_key, g, n)
+    deepest = np.maximum(cols, ideal, out=ideal)
+    overlap = np.bincount(rows, weights=np.repeat(W[D], count) - np.take(W, deepest),
+                          minlength=rc.n_rows)
     value = overlap / np.where(D > 0, S[D], 1.0)
     if req.options["normalize"]:
         best = (S[P] + P * (W[D] - W[P])) / np.where(D > 0, S[D], 1.0)
