@@ -478,8 +478,9 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         top, sv = _whole_rows(y_score, base, ignore_ties)
         below = None
     ranked_vals = values.at(top)
-    if ignore_ties or (not (sv[:, 1:] == sv[:, :-1]).any() and (
-            below is None or not (below == sv[:, -1]).any())):
+    if ignore_ties or not _real_items_tie(sv, below):
+        # (Padding, -inf, ties with padding only: past each row's n_ranked,
+        # which the kernels read, every position is a group of one.)
         rc = RankedChunk(L, None, None, ranked_vals, n_items)
         rc.items = ranked_vals if keep_items else None
         return rc
@@ -490,10 +491,6 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
             sv, ranked_vals, lazy=True, own=not keep_items)
     else:
         start, size, sums = tie_groups(sv, ranked_vals)
-    # Padding (-inf) ties with padding; only ties between real items count.
-    real = sv > -np.inf
-    real_ties = bool(((sv[:, 1:] == sv[:, :-1]) & real[:, 1:]).any()) or (
-        below is not None and bool(((below == sv[:, -1]) & real[:, -1]).any()))
 
     if below is not None:
         # The last group may continue past position L: count it over the row.
@@ -528,7 +525,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
                 sums[name][cut] = np.where(in_last, tot, sums[name][cut])
     rc = RankedChunk(L, start, size, sums, n_items,
                      groups=groups if below is None and start is None else None)
-    rc.real_ties = real_ties
+    rc.real_ties = True
     rc.items = ranked_vals if keep_items else None
     rc.tied_rows = tied_rows
     if below is None:
@@ -542,6 +539,18 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
             # order given, corrected at the groups (None: many places).
             rc.few_ties = FewTies.of(sv, ranked_vals)
     return rc
+
+
+def _real_items_tie(sv, below):
+    """Whether two real items of the sorted rows ``sv`` tie (or the last one
+    ties with the best left out, ``below``). Padding holds ``-inf``, which
+    no real item's score is: its ties with itself do not count."""
+    same = sv[:, 1:] == sv[:, :-1]
+    cut = None if below is None else below == sv[:, -1]
+    if not same.any() and (cut is None or not cut.any()):
+        return False
+    return bool((same & (sv[:, 1:] > -np.inf)).any()) or (
+        cut is not None and bool((cut & (sv[:, -1] > -np.inf)).any()))
 
 
 def _whole_rows(y_score, base, ignore_ties):
