@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._ranking.item_values import as_flags, is_indicator
 from ..._utils.fast import flatnonzero, nonzero_2d
 from ..._utils.params import TIE_ORDER
 from . import _lround, ranges_from_counts
@@ -69,39 +70,60 @@ def _interpolated(rc, req, levels):
     relevant items that keep every precision under that bound. See
     :func:`_iprec_window_cdfs`.
     """
-    rel = rc.mean(req.rel_key)
     R = rc.totals[req.rel_key]
     n_rows, L = rc.n_rows, rc.L
     if L == 0:
         return [np.zeros(n_rows) for _ in levels], R > 0
     n = np.minimum(rc.n_ranked, L)
     if rc.tied:
+        rel = rc.mean(req.rel_key)
         size = rc.size
         r_g = np.rint(rel * size)
         mixed = (r_g > 0) & (r_g < size)
         if mixed.any():
             C = np.cumsum(rel, axis=1)
             return _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C), R > 0
-    # Every position's relevance is known. The suffix maxima of precision and
-    # the ranks of the relevant items serve every level (and both measures).
+        flags = rel > 0.5  # (each group all relevant or all not)
+    elif is_indicator(req.rel_key):
+        flags = as_flags(rc.sums, req.rel_key)
+    else:
+        flags = rc.mean(req.rel_key) > 0.5
+    # Every position's relevance is known. The suffix maxima of precision at
+    # the relevant items serve every level (and both measures).
     key = ("iprec", req.rel_key, L)
     if key not in rc.cache:
-        C = np.cumsum(rel, axis=1)
-        prec = np.where(np.arange(1.0, L + 1.0) <= n[:, None], C / np.arange(1.0, L + 1.0), 0.0)
-        best_below = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1].reshape(-1)
-        # The relevant items' flat positions, row after row: the c-th of row i
-        # is entry first[i] + c - 1.
-        flat_at = flatnonzero(rel > 0.5)
-        found = np.rint(C[:, -1]).astype(np.int64)
-        rc.cache[key] = (best_below, flat_at, found, np.cumsum(found) - found)
-    best_below, flat_at, found, first = rc.cache[key]
+        rc.cache[key] = _best_precision_below(flags)
+    best, found, first = rc.cache[key]
     out = []
     for level in levels:
         c = _recall_cut(level, R, req).astype(np.int64)
         ok = c <= found
-        pick = flat_at[np.where(ok, first + c - 1, 0)] if flat_at.size else 0
-        out.append(np.where(ok, best_below[pick], 0.0))
+        pick = best[np.where(ok, first + c - 1, 0)] if best.size else 0.0
+        out.append(np.where(ok, pick, 0.0))
     return out, R > 0
+
+
+def _best_precision_below(flags):
+    """``(best, found, first)`` of rows whose relevant items ``flags`` marks
+    (no padding among them): ``best``, for the c-th relevant item of a row
+    (entry ``first[row] + c - 1``, row after row), the largest precision at
+    its rank or below, and ``found``, each row's relevant items. Precision
+    only rises at a relevant item, so the largest below one is the largest
+    at the relevant items from it on: ``c' / rank(c')`` over ``c' >= c``,
+    a running maximum over each row's relevant items alone, from the last."""
+    n, L = flags.shape
+    flat = flatnonzero(flags)
+    found = np.bincount(flat // L, minlength=n) if flat.size else np.zeros(n, np.int64)
+    first = np.cumsum(found) - found
+    rows = np.repeat(np.arange(n), found)
+    c = np.arange(flat.shape[0]) - np.repeat(first, found)  # 0-based, in its row
+    width = max(int(found.max()) if n else 0, 1)
+    at = rows * width + c
+    prec = np.zeros((n, width))
+    prec.reshape(-1)[at] = (c + 1.0) / (flat - rows * L + 1.0)
+    # (Past a row's relevant items the zeros leave its maxima as they are.)
+    best = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+    return np.take(best, at), found, first
 
 
 def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):

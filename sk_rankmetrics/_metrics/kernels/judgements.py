@@ -9,6 +9,7 @@ from ..._utils.fast import (
     IN_ORDER_MIN_STEP,
     IN_ORDER_PIECE,
     count_cumsum,
+    flatnonzero,
     many_rows,
     nonzero_2d,
     row_sums_in_order_of,
@@ -262,6 +263,29 @@ def _at_the_cut(rc, rel, q, B, f):
 _INFAP_EPSILON = 1e-5
 
 
+def _infap_all_judged(rc, key):
+    """infAP's sum over an untied chunk of rows whose every item is judged
+    (and so pooled): above position ``p`` (0-based) lie ``p`` items, all
+    pooled, of which the row's relevant items before it, ``r``, so that a
+    relevant item's term is ``(1 + p (r + eps) / (p + 2 eps)) / (p + 1)``.
+    Read at the relevant items alone: ``r`` is the item's place among them."""
+    flags = as_flags(rc.sums, key)
+    n, L = flags.shape
+    flat = flatnonzero(flags)
+    count = np.bincount(flat // L, minlength=n) if flat.size else np.zeros(n, np.int64)
+    rows = np.repeat(np.arange(n), count)
+    p = (flat - rows * L).astype(np.float64)
+    r = np.arange(flat.shape[0], dtype=np.float64)
+    r -= np.repeat((np.cumsum(count) - count).astype(np.float64), count)
+    e = _INFAP_EPSILON
+    terms = r + e
+    terms *= p
+    terms /= p + 2.0 * e
+    terms += 1.0
+    terms /= p + 1.0
+    return np.bincount(rows, weights=terms, minlength=n)
+
+
 def _counts_above(rc, key):
     """The exact count of ``key`` over the tie groups before each position's group."""
     C = _cumulative(rc, key)
@@ -288,9 +312,13 @@ def infap(rc, req):
     independent and linear in counts with known means, so the expected
     term is a sum over k of at most :math:`\min(J_g, m - J_g + 1)` values.
     """
-    rel, jud, pool = rc.mean(req.rel_key), rc.mean("judged"), rc.mean("pool")
     R = rc.totals[req.rel_key]
     e = _INFAP_EPSILON
+    width = rc.row_width
+    if (not rc.tied and is_indicator(req.rel_key) and width is not None
+            and (rc.totals["judged"] == width).all()):
+        return _safe_divide(_infap_all_judged(rc, req.rel_key), R), R > 0
+    rel, jud, pool = rc.mean(req.rel_key), rc.mean("judged"), rc.mean("pool")
     j = np.arange(1.0, rc.L + 1.0)
     if not rc.tied:
         above = lambda v: np.cumsum(v, axis=1) - v  # noqa: E731

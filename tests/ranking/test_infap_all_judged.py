@@ -1,0 +1,77 @@
+"""infAP of untied rows whose every item is judged, read at the relevant items
+alone (``judgements._infap_all_judged``): the items above a position are
+the position itself, all pooled. Checked against the reference formula of
+``tests/reference.py`` on untied scores, with thresholds, ``max_docs``
+and sparse and dense relevance; rows with a ``judged`` mask must take the
+general path and agree too."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import reference as ref
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sk_rankmetrics import evaluate
+from sk_rankmetrics._metrics.kernels import judgements
+
+SETTINGS = settings(max_examples=80, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture
+def taken(monkeypatch):
+    seen = []
+    real = judgements._infap_all_judged
+    monkeypatch.setattr(judgements, "_infap_all_judged",
+                        lambda *a: seen.append(1) or real(*a))
+    return seen
+
+
+@SETTINGS
+@given(data=st.data())
+def test_infap_of_fully_judged_rows_matches_reference(data, taken):
+    n, m = data.draw(st.integers(1, 5)), data.draw(st.integers(2, 12))
+    levels = data.draw(st.sampled_from([[0, 0, 0, 0, 1], [0, 1, 2, 3], [0, 0, 1, 2, 3]]))
+    y = np.array(data.draw(st.lists(st.sampled_from(levels), min_size=n * m,
+                                    max_size=n * m))).reshape(n, m)
+    s = np.array(data.draw(st.permutations(range(n * m))), dtype=np.float64).reshape(n, m)
+    opts = {}
+    if data.draw(st.booleans()):
+        opts["threshold"] = 2
+    if data.draw(st.booleans()):
+        opts["max_docs"] = data.draw(st.integers(1, m))
+    judged = None
+    if data.draw(st.booleans()):
+        judged = np.array(data.draw(st.lists(st.booleans(), min_size=n * m,
+                                             max_size=n * m))).reshape(n, m)
+    taken.clear()
+    got = evaluate(y, s, [("infap", opts)], per_row=True, no_relevant=np.nan,
+                   judged=judged)["infap"]
+    want = []
+    for i in range(n):
+        order = list(np.argsort(-s[i]))[:opts.get("max_docs")]
+        v = ref.infap(list(y[i]), order, threshold=opts.get("threshold"),
+                      judged=None if judged is None else list(judged[i]))
+        want.append(np.nan if v is None else v)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14, err_msg=str(opts))
+    if judged is not None and not judged.all():
+        assert not taken
+    elif (y >= opts.get("threshold", 1)).any():
+        assert taken
+
+
+def test_fully_judged_route_equals_the_general_one_on_large_blocks(monkeypatch):
+    rng = np.random.default_rng(2)
+    for share in (0.03, 0.8):
+        y = np.where(rng.random((4000, 80)) < share, rng.integers(1, 4, (4000, 80)), 0)
+        s = rng.random((4000, 80)).astype(np.float32)
+        fast = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
+        with monkeypatch.context() as mp:
+            # (The relevance read as values, not flags: the general path.)
+            mp.setattr(judgements, "is_indicator", lambda key: False)
+            general = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
+        np.testing.assert_allclose(fast, general, rtol=1e-13, atol=1e-15)
+        assert ((fast >= 0) & (fast <= 1)).all()
