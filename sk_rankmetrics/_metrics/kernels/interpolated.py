@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.item_values import as_flags, is_indicator
-from ..._utils.fast import flatnonzero, nonzero_2d
+from ..._utils.fast import count_cumsum, flatnonzero, nonzero_2d, row_counts
 from ..._utils.params import TIE_ORDER
 from . import _lround, ranges_from_counts
 from .combinatorics import _bounded_sequences, _expected_max
@@ -103,6 +103,11 @@ def _interpolated(rc, req, levels):
     return out, R > 0
 
 
+#: Above this share of relevant positions, :func:`_best_precision_below`
+#: takes the running maximum over every position.
+_IPREC_LIST_SHARE = 0.25
+
+
 def _best_precision_below(flags):
     """``(best, found, first)`` of rows whose relevant items ``flags`` marks
     (no padding among them): ``best``, for the c-th relevant item of a row
@@ -112,9 +117,18 @@ def _best_precision_below(flags):
     at the relevant items from it on: ``c' / rank(c')`` over ``c' >= c``,
     a running maximum over each row's relevant items alone, from the last."""
     n, L = flags.shape
-    flat = flatnonzero(flags)
-    found = np.bincount(flat // L, minlength=n) if flat.size else np.zeros(n, np.int64)
+    mask = flags if flags.dtype == bool else flags > 0.5
+    flat = flatnonzero(mask)
+    found = row_counts(mask)
     first = np.cumsum(found) - found
+    if flat.shape[0] > _IPREC_LIST_SHARE * n * L:
+        # Many relevant items: the running maximum over every position, from
+        # the last (past a row's last relevant item precision only falls, so
+        # padding there changes nothing), read at the relevant ones.
+        prec = np.divide(count_cumsum(mask), np.arange(1.0, L + 1.0))
+        best = np.empty_like(prec)
+        np.maximum.accumulate(prec[:, ::-1], axis=1, out=best[:, ::-1])
+        return np.take(best, flat), found, first
     rows = np.repeat(np.arange(n), found)
     c = np.arange(flat.shape[0]) - np.repeat(first, found)  # 0-based, in its row
     width = max(int(found.max()) if n else 0, 1)
