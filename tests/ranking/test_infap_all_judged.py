@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from sk_rankmetrics import evaluate
 from sk_rankmetrics._metrics.kernels import judgements
+from sk_rankmetrics._ranking.chunk import RankedChunk
 
 SETTINGS = settings(max_examples=80, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow,
@@ -75,3 +76,27 @@ def test_fully_judged_route_equals_the_general_one_on_large_blocks(monkeypatch):
             general = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
         np.testing.assert_allclose(fast, general, rtol=1e-13, atol=1e-15)
         assert ((fast >= 0) & (fast <= 1)).all()
+
+
+@pytest.mark.parametrize("span", [2, 5, 10, 40])
+def test_tied_fully_judged_groups_equal_the_general_tie_rule(span, monkeypatch):
+    """Integer scores (tie groups of every size, rows of 1,000 where the
+    running sums of the group rule grow), sparse and dense relevance: the
+    per-group sums equal the per-item rule over tie orderings."""
+    rng = np.random.default_rng(span)
+    for shape, share in (((300, 60), 0.05), ((300, 60), 0.7), ((20, 1000), 0.3)):
+        y = np.where(rng.random(shape) < share, rng.integers(1, 4, shape), 0)
+        s = rng.integers(0, span, shape)
+        got = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
+        # The general rule: the chunk's groups hidden from the kernel.
+        with monkeypatch.context() as mp:
+            seen = []
+            mp.setattr(judgements, "_infap_groups_all_judged",
+                       lambda *a, real=judgements._infap_groups_all_judged, seen=seen:
+                       seen.append(1) or real(*a))
+            evaluate(y, s, ["infap"], no_relevant=0.0)
+            mp.setattr(RankedChunk, "groups", property(lambda self: None))
+            want = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
+        assert seen
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+        assert ((got >= 0) & (got <= 1)).all()

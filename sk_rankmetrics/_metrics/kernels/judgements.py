@@ -286,6 +286,49 @@ def _infap_all_judged(rc, key):
     return np.bincount(rows, weights=terms, minlength=n)
 
 
+def _infap_groups_all_judged(groups, key, n_rows):
+    """infAP's sum over whole rows ranked with ties, every item judged, one
+    term per tie group (integer scores: a few groups per row).
+
+    Above position ``p`` lie ``p`` items, all judged and pooled, whatever
+    the order inside a group. A group of ``m`` items from ``s`` on, ``r``
+    of them relevant, ``r0`` relevant items above it: given that its item at
+    ``p = s + i`` is relevant, the ``i`` above it inside the group hold
+    ``i (r - 1) / (m - 1)`` relevant ones on average, and the term is linear
+    in that count, so the group adds
+
+    ``r / m * sum_i [a(p) + b(p) (r0 + eps) + b(p) i (r - 1) / (m - 1)]``
+
+    with ``a(p) = 1 / (p + 1)`` and ``b(p) = p / ((p + 1) (p + 2 eps))``:
+    three differences of running sums over the positions (in long double,
+    the last one a difference of near sums), no pass over the positions of
+    the groups."""
+    e = _INFAP_EPSILON
+    L = groups.L
+    p = np.arange(L, dtype=np.longdouble)
+    a = 1.0 / (p + 1.0)
+    b = p / ((p + 1.0) * (p + 2.0 * e))
+
+    def running(v):
+        out = np.zeros(L + 1, dtype=np.longdouble)
+        np.cumsum(v, out=out[1:])
+        return out
+
+    A, B, PB = running(a), running(b), running(p * b)
+    r = np.rint(groups.sums[key])
+    m = groups.size
+    s = groups.start
+    end = s + m
+    sum_b = B[end] - B[s]
+    # sum_i i b(s + i) = sum_p p b(p) - s sum_p b(p) over the group.
+    sum_ib = (PB[end] - PB[s]) - s * sum_b
+    r0 = _ahead_in_row(groups, r)
+    c = np.where(m > 1, (r - 1.0) / np.maximum(m - 1.0, 1.0), 0.0)
+    total = (A[end] - A[s]) + (r0 + e) * sum_b + c * sum_ib
+    total = (r / m) * total.astype(np.float64)
+    return np.bincount(groups.row, weights=total, minlength=n_rows)
+
+
 def _counts_above(rc, key):
     """The exact count of ``key`` over the tie groups before each position's group."""
     C = _cumulative(rc, key)
@@ -315,9 +358,12 @@ def infap(rc, req):
     R = rc.totals[req.rel_key]
     e = _INFAP_EPSILON
     width = rc.row_width
-    if (not rc.tied and is_indicator(req.rel_key) and width is not None
-            and (rc.totals["judged"] == width).all()):
-        return _safe_divide(_infap_all_judged(rc, req.rel_key), R), R > 0
+    if width is not None and (rc.totals["judged"] == width).all():
+        if not rc.tied and is_indicator(req.rel_key):
+            return _safe_divide(_infap_all_judged(rc, req.rel_key), R), R > 0
+        if rc.tied and rc.L == width and rc.groups is not None:
+            return _safe_divide(_infap_groups_all_judged(rc.groups, req.rel_key, rc.n_rows),
+                                R), R > 0
     rel, jud, pool = rc.mean(req.rel_key), rc.mean("judged"), rc.mean("pool")
     j = np.arange(1.0, rc.L + 1.0)
     if not rc.tied:
