@@ -7,7 +7,7 @@ import numpy as np
 from ..._ranking.ideal import IdealLevels
 from ..._utils.fast import flatnonzero, nonzero_2d, row_counts, row_sums
 from ..._utils.params import TIE_ORDER
-from . import _safe_divide, ranges_from_counts
+from . import _ahead_in_row, _safe_divide, ranges_from_counts
 from .combinatorics import _log_factorials
 from .judgements import _at_the_cut
 
@@ -15,8 +15,11 @@ from .judgements import _at_the_cut
 def binary_g(rc, req):
     """trec_eval's binG, exact over tie orderings: each ranked relevant item
     scores ``1 / log2(2 + non-relevant items above it)``; the sum is divided by R."""
-    rel = rc.mean(req.rel_key)
     R = rc.totals[req.rel_key]
+    width = rc.row_width
+    if rc.tied and width is not None and rc.L == width and rc.groups is not None:
+        return _safe_divide(_binary_g_by_group(rc.groups, req.rel_key, rc.n_rows), R), R > 0
+    rel = rc.mean(req.rel_key)
     # Non-relevant ranked items above each position (the first j are real there).
     C = np.minimum(np.arange(rc.L + 1.0), rc.n_ranked[:, None]) - rc.cumulative(req.rel_key)
     if not rc.tied:
@@ -39,6 +42,23 @@ def binary_g(rc, req):
         r, c, at_cut = cut
         expected[r, c] = at_cut
     return _safe_divide((rel * expected).sum(axis=1), R), R > 0
+
+
+def _binary_g_by_group(groups, key, n_rows):
+    """binG's sum over whole rows ranked with ties (every position a real
+    item), one term per tie group: a group of ``m`` items, ``r`` relevant,
+    with ``B`` non-relevant items above it, puts above each of its relevant
+    items ``B + X`` non-relevant ones, X uniform on ``0..m - r``, and adds
+    ``r (F[B + m - r + 1] - F[B]) / (m - r + 1)``, ``F`` the running sum of
+    ``1 / log2(2 + i)``."""
+    r = np.rint(groups.sums[key])
+    q = groups.size - r
+    B = groups.start - _ahead_in_row(groups, r)
+    F = np.zeros(groups.L + 2)
+    np.cumsum(1.0 / np.log2(2.0 + np.arange(groups.L + 1.0)), out=F[1:])
+    lo = B.astype(np.int64)
+    term = r * (F[lo + q.astype(np.int64) + 1] - F[lo]) / (q + 1.0)
+    return np.bincount(groups.row, weights=term, minlength=n_rows)
 
 
 # -- trec_eval's experimental gain measures -------------------------------------------------

@@ -1,0 +1,70 @@
+"""trec_eval's binG over tied whole rows, one term per tie group
+(``gain_curves._binary_g_by_group``), against the mean of the reference
+formula of ``tests/reference.py`` over every ordering of the tie groups, with
+excluded items (padding after every real item) and rows without a relevant
+item; ``max_docs`` (a cut through a group) takes the per-position rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import reference as ref
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sk_rankmetrics import evaluate
+from sk_rankmetrics._metrics.kernels import gain_curves
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture
+def by_group(monkeypatch):
+    seen = []
+    real = gain_curves._binary_g_by_group
+    monkeypatch.setattr(gain_curves, "_binary_g_by_group", lambda *a: seen.append(1) or real(*a))
+    return seen
+
+
+def _brute(y, s, order_of):
+    vals = [ref.bing(y, [order_of[i] for i in o]) for o in ref.orderings(list(s[order_of]))]
+    vals = [v for v in vals if v is not None]
+    return sum(vals) / len(vals) if vals else np.nan
+
+
+@SETTINGS
+@given(data=st.data())
+def test_tied_rows_match_every_ordering(data, by_group):
+    n, m = data.draw(st.integers(1, 4)), data.draw(st.integers(2, 7))
+    y = np.array(data.draw(st.lists(st.sampled_from([0, 0, 1, 2]), min_size=n * m,
+                                    max_size=n * m))).reshape(n, m)
+    s = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n * m,
+                                    max_size=n * m))).reshape(n, m)
+    s[0, :2] = 5  # a tie in the block
+    exclude = None
+    if data.draw(st.booleans()):
+        exclude = np.array(data.draw(st.lists(st.booleans(), min_size=n * m,
+                                              max_size=n * m))).reshape(n, m)
+        exclude[:, :2] = False
+        y = np.where(exclude, 0, y)
+    by_group.clear()
+    got = evaluate(y, s, ["bing"], per_row=True, no_relevant=np.nan, exclude=exclude)["bing"]
+    want = []
+    for i in range(n):
+        keep = np.flatnonzero(np.ones(m, bool) if exclude is None else ~exclude[i])
+        want.append(_brute([int(v) for v in y[i]], s[i].astype(float), keep))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    assert by_group or not (y > 0).any()
+
+
+def test_a_cut_through_a_group_takes_the_per_position_rule(by_group):
+    y = np.array([[1, 0, 1, 0, 0, 1]])
+    s = np.array([[2, 2, 2, 2, 1, 0]])
+    got = evaluate(y, s, [("bing", {"max_docs": 3})], per_row=True)["bing"]
+    assert not by_group
+    # The first three of a group of four: 0, 1 or 2 of its relevant items.
+    orders = [o[:3] for o in ref.orderings([2.0, 2.0, 2.0, 2.0, 1.0, 0.0])]
+    want = np.mean([ref.bing(list(y[0]), o) for o in orders])
+    assert got[0] == pytest.approx(want, rel=1e-12)
