@@ -327,6 +327,9 @@ def ndcg_rel(rc, req):
     listed = _Listed.of(rc, req.gain_key)
     if listed is not None:
         return _ndcg_rel_listed(rc, levels, listed, disc)
+    width = rc.row_width
+    if rc.tied and width is not None and L == width and rc.groups is not None:
+        return _ndcg_rel_by_group(rc.groups, req.gain_key, levels, disc, n_rows)
     g, dcg = _ranked_dcg(rc, req)  # dcg[:, j]: expected DCG of the first j ranks
     rows = np.arange(n_rows)
     idcg = np.cumsum(levels.top(L) * disc, axis=1)  # down to min(P, L)
@@ -369,6 +372,83 @@ def ndcg_rel(rc, req):
     final = np.where(n > 0, final, 0.0)
     total = total + _safe_divide(final, levels.full_idcg)
     return _safe_divide(total, P), P > 0
+
+
+def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
+    """ndcg_rel of whole rows ranked with ties, one term per tie group (a few
+    groups a row: integer scores), with the moments of :func:`ndcg_rel`.
+
+    A group of ``m`` items from ``s`` to ``e`` (exclusive), ``r`` of positive
+    gain, gain ``G``, expected DCG ``D0`` above it, adds over its positions
+    ``p`` the expected ``1_p DCG_p / IDCG_{min(p, P)}``:
+
+    ``(r / m) D0 S_1 + (G / m) S_d + (r - 1) G / (m (m - 1)) S_c``
+
+    with ``S_1``, ``S_d`` and ``S_c`` the sums over the group's positions of
+    ``w_p = 1 / IDCG_{min(p, P)}``, ``disc_p w_p`` and ``(Dc_p - Dc_s) w_p``
+    (``Dc`` the running discount). ``w`` is the row's own below ``P`` (its
+    running sums over the first ``max P`` positions, one table) and the
+    full ideal's past it, where the sums are differences of running sums
+    over the positions (in long double). The expected DCG above a group is
+    summed over its row's groups alone (:func:`_ahead_of_real`). Every
+    item is ranked, so the
+    positive items ranked ``N`` are the groups' own and the last term is
+    ``(P - N) E[DCG] / IDCG``."""
+    L = groups.L
+    P = levels.P
+    full = levels.full_idcg
+    Dc = np.zeros(L + 1, dtype=np.longdouble)
+    np.cumsum(disc, out=Dc[1:])
+    DDc = np.zeros(L + 1, dtype=np.longdouble)  # running sum of Dc
+    np.cumsum(Dc[:-1], out=DDc[1:])
+    # Per row, below P: the running sums of w, disc w and Dc w.
+    idcg, Pm = _ideal_prefix(levels, L, lambda top: top * disc[: top.shape[1]])
+    with np.errstate(divide="ignore"):
+        w = np.where(np.arange(Pm) < P[:, None], 1.0 / idcg, 0.0)
+    tables = []
+    for v in (w, w * disc[:Pm], w * Dc[:Pm].astype(np.float64)):
+        T = np.zeros((n_rows, Pm + 1))
+        np.cumsum(v, axis=1, out=T[:, 1:])
+        tables.append(T.reshape(-1))
+    row, s, m = groups.row, groups.start, groups.size
+    e = s + m
+    r = np.rint(groups.sums["pos:" + key])
+    G = groups.sums[key]
+    Pg = np.take(P, row)
+    cut = np.clip(Pg, s, e)  # [s, cut) below P, [cut, e) past it
+    base = row * (Pm + 1)
+    lo, hi = base + np.minimum(s, Pm), base + np.minimum(cut, Pm)
+    head = [np.take(T, hi) - np.take(T, lo) for T in tables]
+    inv = 1.0 / np.take(np.where(full > 0, full, 1.0), row)
+    S1 = head[0] + (e - cut) * inv
+    Sd = head[1] + (Dc[e] - Dc[cut]) * inv
+    Dcs = Dc[s]
+    Sc = (head[2] - Dcs * head[0]) + ((DDc[e] - DDc[cut]) - (e - cut) * Dcs) * inv
+    group_dcg = (G / m) * (Dc[e] - Dcs).astype(np.float64)
+    D0 = _ahead_of_real(row, group_dcg, n_rows)
+    pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
+    term = ((r / m) * D0 * S1.astype(np.float64) + (G / m) * Sd.astype(np.float64)
+            + pair * Sc.astype(np.float64))
+    total = np.bincount(row, weights=term, minlength=n_rows)
+    N = np.bincount(row, weights=r, minlength=n_rows)
+    dcg = np.bincount(row, weights=group_dcg, minlength=n_rows)
+    total += _safe_divide((P - N) * dcg, full)
+    return _safe_divide(total, P), P > 0
+
+
+def _ahead_of_real(row, v, n_rows):
+    """Per group (``row`` its row, rows in order), the sum of the real values
+    ``v`` over the groups before it in its row, each row summed on its own
+    (a running sum over the whole chunk less its value at the row's start
+    would carry the rounding of every row before)."""
+    count = np.bincount(row, minlength=n_rows)
+    slot = np.arange(row.shape[0]) - np.repeat(np.cumsum(count) - count, count)
+    width = int(count.max()) + 1 if row.size else 1
+    W = np.zeros((n_rows, width))
+    at = row * width + slot
+    W.reshape(-1)[at + 1] = v  # each value one place on: the sums before it
+    np.cumsum(W, axis=1, out=W)
+    return np.take(W.reshape(-1), at)
 
 
 def _ndcg_rel_listed(rc, levels, listed, disc):

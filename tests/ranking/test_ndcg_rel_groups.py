@@ -1,0 +1,104 @@
+"""trec_eval's ndcg_rel over tied whole rows, one term per tie group
+(``gain_curves._ndcg_rel_by_group``), against the mean of the reference
+formula of ``tests/reference.py`` over every ordering of the tie groups:
+linear and exponential gain, excluded items (padding), rows whose positive
+items outnumber or fall short of the ideal's; and against an exact
+(40-digit) evaluation of the tie rule on rows of many groups, where the
+sums of every row of a block must not carry each other's rounding."""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytest
+import reference as ref
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sk_rankmetrics import evaluate
+from sk_rankmetrics._metrics.kernels import gain_curves
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture
+def by_group(monkeypatch):
+    seen = []
+    real = gain_curves._ndcg_rel_by_group
+    monkeypatch.setattr(gain_curves, "_ndcg_rel_by_group", lambda *a: seen.append(1) or real(*a))
+    return seen
+
+
+@SETTINGS
+@given(data=st.data())
+def test_tied_rows_match_every_ordering(data, by_group):
+    n, m = data.draw(st.integers(1, 4)), data.draw(st.integers(2, 7))
+    gain = data.draw(st.sampled_from(["linear", "exponential"]))
+    y = np.array(data.draw(st.lists(st.sampled_from([0, 0, 1, 2, 3]), min_size=n * m,
+                                    max_size=n * m))).reshape(n, m)
+    s = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n * m,
+                                    max_size=n * m))).reshape(n, m)
+    s[0, :2] = 5  # a tie in the block
+    exclude = None
+    if data.draw(st.booleans()):
+        exclude = np.array(data.draw(st.lists(st.booleans(), min_size=n * m,
+                                              max_size=n * m))).reshape(n, m)
+        exclude[:, :2] = False
+        y = np.where(exclude, 0, y)
+    by_group.clear()
+    got = evaluate(y, s, [("ndcg_rel", {"gain": gain})], per_row=True, no_relevant=np.nan,
+                   exclude=exclude)["ndcg_rel"]
+    want = []
+    for i in range(n):
+        keep = np.flatnonzero(np.ones(m, bool) if exclude is None else ~exclude[i])
+        yi = [int(v) for v in y[i]]
+        vals = [ref.ndcg_rel(yi, [keep[j] for j in o], gain=gain)
+                for o in ref.orderings(list(s[i][keep].astype(float)))]
+        want.append(np.nan if vals[0] is None else sum(vals) / len(vals))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    assert by_group or not (y > 0).any()
+
+
+def _exact(y, s):
+    """The tie rule of ``ndcg_rel`` (linear gain) evaluated in 40 digits."""
+    mp.mp.dps = 40
+    L = len(y)
+    order = sorted(range(L), key=lambda i: -s[i])
+    disc = [1 / mp.log(p + 2, 2) for p in range(L)]
+    Dc = [mp.mpf(0)]
+    for x in disc:
+        Dc.append(Dc[-1] + x)
+    ideal = sorted((v for v in y if v > 0), reverse=True)
+    P = len(ideal)
+    if not P:
+        return 0.0
+    idcg = [mp.mpf(0)]
+    for k, v in enumerate(ideal):
+        idcg.append(idcg[-1] + v * disc[k])
+    total = before = mp.mpf(0)
+    p = 0
+    while p < L:
+        q = p
+        while q < L and s[order[q]] == s[order[p]]:
+            q += 1
+        m, g = q - p, [y[order[i]] for i in range(p, q)]
+        G, r = mp.mpf(sum(g)), sum(v > 0 for v in g)
+        pair = (r - 1) * G / (m * (m - 1)) if m > 1 else 0
+        for x in range(p, q):
+            at = mp.mpf(r) / m * before + G / m * disc[x] + pair * (Dc[x] - Dc[p])
+            total += at / idcg[min(x + 1, P)]
+        before += G / m * (Dc[q] - Dc[p])
+        p = q
+    return float(total / P)
+
+
+def test_many_rows_of_many_groups_to_the_last_bits(by_group):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 5, (3000, 40))
+    s = rng.integers(0, 12, (3000, 40))
+    got = evaluate(y, s, ["ndcg_rel"], per_row=True, no_relevant=0.0)["ndcg_rel"]
+    assert by_group
+    for i in range(0, 3000, 97):
+        assert got[i] == pytest.approx(_exact([int(v) for v in y[i]], list(s[i])), rel=4e-16, abs=0)
