@@ -81,7 +81,8 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
                                                       judged, values):
         rc = rank_relevant(ys, values, check)  # None when the relevant items are not few
     keep_items = any(r.spec.reads_items for r in requests)
-    if rc is None and L == N and not (ignore_ties or keep_items) and real is None:
+    if rc is None and L == N and not ignore_ties and real is None:
+        # (Its chunks hold the ranked item values as rc.items too.)
         rc = rank_by_levels(ys, values, check)  # None when the levels or scores fit no key
     if rc is None:
         # (Checked by its partition, if it makes one; else below.)

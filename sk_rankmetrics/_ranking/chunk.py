@@ -324,7 +324,8 @@ class RankedChunk:
         out.ideal = self.ideal.take_rows(rows) if hasattr(self.ideal, "take_rows") else {
             k: v[rows] for k, v in self.ideal.items()}
         out.cache = {k: v.take_rows(rows) for k, v in self.cache.items()}
-        out.items = None if self.items is None else {k: v[rows] for k, v in self.items.items()}
+        if out.items is None and self.items is not None:  # (a part keeps its own)
+            out.items = _RowsOf(self.items, rows)
         return out
 
     def _shared(self, key, make):

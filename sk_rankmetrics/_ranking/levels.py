@@ -263,13 +263,15 @@ def _chunk_of(level, high, table, look_tied):
         # The tied rows' keys, copied: the block's keys (the float64 copy of
         # the scores) are let go when this returns.
         tied_high = high[look_tied]
-        return RankedChunk.of_whole_rows(
+        rc = RankedChunk.of_whole_rows(
             N, n, list(table), look_tied,
             lambda: [(plain, _untied(level[plain], table)),
                      (look_tied, _tied(level[look_tied], tied_high, table))],
             # The kernels that read tie groups only take the whole block at
             # once: the order given, corrected at the few groups.
             FewTies.of(tied_high[:, ::-1], LevelValues(level, table), look_tied, n))
+        rc.items = LevelValues(level, table)
+        return rc
     return _tied(level, high, table, look_tied)
 
 
@@ -277,7 +279,9 @@ def _untied(level, table):
     """The chunk of rows without ties whose level codes in rank order are
     ``level``, their item values made with ``table`` (:class:`LevelValues`)."""
     n, N = level.shape
-    return RankedChunk(N, None, None, LevelValues(level, table), np.full(n, N, dtype=np.int64))
+    rc = RankedChunk(N, None, None, LevelValues(level, table), np.full(n, N, dtype=np.int64))
+    rc.items = rc.sums  # (every position its own group)
+    return rc
 
 
 def _tied(level, high, table, rows=None):
@@ -300,6 +304,7 @@ def _tied(level, high, table, rows=None):
     groups = LazyGroups(None, ranked, ~joined[:, :N])
     rc = RankedChunk(N, None, None, _GroupSums(groups, list(ranked)), n_items, groups=groups)
     rc.real_ties = True
+    rc.items = ranked
     if rows is None or rows.shape[0] == n:
         rc.few_ties = FewTies.of_joined(joined, LevelValues(level, table))
     else:  # the groups found in the rows that tie only

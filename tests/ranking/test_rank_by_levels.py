@@ -598,3 +598,40 @@ def test_float64_rounded_to_float32_ranked_again_where_they_meet(rows_apart):
     want = _without_route(y, s, metrics)
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=str(key))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_g_refuses_gains_past_2_53(dtype):
+    """G subtracts the gain ranked from the ideal's running cost: past 2**53
+    float64 loses that difference, so a clear error, not a value."""
+    y = np.iinfo(dtype).max - np.array([[0, 1, 2, 0], [1, 0, 0, 2]], dtype=dtype)
+    s = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]])
+    with pytest.raises(ValueError, match=r"g: y_true's gains sum to .* past 2\*\*53"):
+        skr.evaluate(y, s, ["g"])
+    small = np.array([[2**40, 1, 0, 3]])
+    assert 0 < skr.evaluate(small, s[:1], ["g"])["g"] <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("decimals", [None, 4, 2, 1])
+def test_g_reads_the_levels_routes_items(dtype, decimals):
+    """G reads the item values inside its tie groups (``rc.items``): the
+    levels route's chunks hold them (whole, split in parts, or few ties), and
+    G on them equals G on the argsort route, sparse and dense relevance."""
+    rng = np.random.default_rng(decimals or 0)
+    s = rng.random((3000, 60))
+    if decimals is not None:
+        s = np.round(s, decimals)
+    s = s.astype(dtype)
+    for y in (np.where(rng.random(s.shape) < 0.05, rng.integers(1, 5, s.shape), 0),
+              rng.integers(0, 3, s.shape)):
+        for gain in ("linear", "exponential"):
+            metrics = [("g", {"gain": gain})]
+            taken = []
+            with mock.patch.object(block, "rank_by_levels",
+                                   lambda *a, real=block.rank_by_levels, taken=taken:
+                                   taken.append(1) or real(*a)):
+                got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+            assert taken
+            want = _without_route(y, s, metrics)
+            np.testing.assert_allclose(got["g"], want["g"], rtol=1e-13, atol=1e-15)

@@ -127,6 +127,10 @@ def _ideal_prefix(levels, L, f):
     return np.cumsum(f(levels.top(Pm)), axis=1), Pm
 
 
+#: The summed gain of a row from which G refuses it: float64 holds whole
+#: numbers exactly below it, and G subtracts such sums.
+_G_EXACT = 2.0**53
+
 #: The most terms (count vectors) the exact G of one tie group may sum:
 #: ``prod(c + 1)`` over the group's distinct gains, ``c`` items each. A group
 #: of two gain levels (binary relevance) stays under it up to 1,000 items.
@@ -153,6 +157,14 @@ def normalized_gain(rc, req):
     """
     levels = _gain_levels(rc, req.gain_key)
     total = levels.total
+    if total.size and total.max() >= _G_EXACT:
+        raise ValueError(
+            f"g: y_true's gains sum to {total.max():.3g} in a row, at or past 2**53, where "
+            "float64 stops holding whole numbers exactly; trec_eval's G reads the ideal's "
+            "running cost less the gain ranked, a difference such sums lose. Accepted: gains "
+            "whose sum per row stays below 2**53 (scale the relevance levels or the gain "
+            "mapping down)."
+        )
     listed = _Listed.of(rc, req.gain_key)
     if listed is not None:
         return _safe_divide(_g_listed(rc, levels, listed), total), total > 0
@@ -181,7 +193,7 @@ def _g_listed(rc, levels, listed):
     q = np.minimum(p, Pm - 1)
     cost_at = cost[rows, q] + (p - q)
     gained, _ = listed.running(listed.g)
-    terms = listed.g / np.log2(2.0 + cost_at - gained)
+    terms = listed.g / np.log2(2.0 + cost_at - gained)  # (the cost is at least the gain)
     return np.bincount(rows, weights=terms, minlength=rc.n_rows)
 
 
