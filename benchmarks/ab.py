@@ -6,6 +6,7 @@ Usage::
     python benchmarks/ab.py --old aa7eaae --metric map --metric bpref \\
         --scores float64 --scores "int 0..9" --relevance "dense graded 0..4" \\
         --shape 100000x100 --turns 9
+    python benchmarks/ab.py --old 91702e7 --metric map --layout exclude   # padded rows
 
 The earlier package is taken from the repository's history (``git archive
 <commit> sk_rankmetrics``) into a temporary folder and imported under another
@@ -19,6 +20,8 @@ runs, only the ratio of calls made side by side is steady. Each line gives
 both packages' best time, a row ``np.argsort`` of the scores (the full-depth
 floor) timed in the same turns, the median over the turns of new/old, and
 the largest difference between the two packages' per-row values.
+``--layout`` lays the cell out with ``exclude`` or in long format (see
+:data:`LAYOUTS`); the floor stays the matrix's row argsort.
 """
 
 from __future__ import annotations
@@ -70,9 +73,31 @@ def data(shape, score_kind, relevance):
             grid.full_scores(score_kind, base))
 
 
-def compare(old, metric, y, s, turns):
-    """``(new best, old best, argsort best, median new/old, largest difference)``."""
-    calls = [lambda p=p: p.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
+#: The layouts of one cell's data: the matrix itself; with ``exclude``
+#: marking a tenth of each row's items of relevance 0 (held-out items of a
+#: recommender); in long format, each row cut to a length drawn from 20 to
+#: its width (queries of uneven lengths, padded inside a block).
+LAYOUTS = ("matrix", "exclude", "long")
+
+
+def laid_out(y, s, layout):
+    """``(y_true, y_score, keywords of evaluate)`` of a cell in ``layout``."""
+    if layout == "matrix":
+        return y, s, {}
+    rng = np.random.default_rng(20261203)
+    if layout == "exclude":
+        return y, s, {"exclude": (rng.random(y.shape) < 0.1) & (y == 0)}
+    n, N = y.shape
+    keep = np.arange(N) < rng.integers(min(20, N), N + 1, n)[:, None]
+    return y[keep], s[keep], {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}
+
+
+def compare(old, metric, y, s, turns, layout="matrix"):
+    """``(new best, old best, argsort best, median new/old, largest difference)``;
+    the floor is a row argsort of the matrix's scores whatever the layout."""
+    yl, sl, kw = laid_out(y, s, layout)
+    calls = [lambda p=p: p.evaluate(yl, sl, [metric], per_row=True, no_relevant=0.0,
+                                    **kw)[metric]
              for p in (new, old)]
     a, b = (np.asarray(c()) for c in calls)
     best = [np.inf, np.inf, np.inf]
@@ -108,6 +133,10 @@ def main(argv=None):
                              "integer and bool dtypes skip real-valued relevance")
     parser.add_argument("--shape", default=(100000, 100), type=grid.shape_arg, help="rows x items")
     parser.add_argument("--turns", type=int, default=9)
+    parser.add_argument("--layout", choices=LAYOUTS, default="matrix",
+                        help="the matrix; with exclude marking a tenth of each row's items of "
+                             "relevance 0; or in long format, rows cut to uneven lengths "
+                             "(default: matrix)")
     args = parser.parse_args(argv)
     shape = args.shape
     with tempfile.TemporaryDirectory() as folder, grid.one_thread():
@@ -115,8 +144,8 @@ def main(argv=None):
         # Each package keeps its own thread setting: the old one's too.
         old_one_thread = importlib.import_module("skr_ab_old._utils.threads").one_thread()
         old_one_thread.__enter__()
-        print(f"new: this checkout; old: {args.old}; {shape[0]}x{shape[1]}; one thread; "
-              f"{args.turns} turns\n")
+        print(f"new: this checkout; old: {args.old}; {shape[0]}x{shape[1]}; "
+              f"{args.layout}; one thread; {args.turns} turns\n")
         print("| metric | scores | relevance | new | old | argsort | new / argsort "
               "| old / argsort | new / old (median of turns) | largest difference |")
         print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -130,8 +159,8 @@ def main(argv=None):
                         y = y0 if dt is None else grid.as_dtype(y0, dt)
                         cell = f"{rel}" if dt is None else f"{rel} ({dt})"
                         try:
-                            t_new, t_old, floor, ratio, diff = compare(old, metric, y, s,
-                                                                       args.turns)
+                            t_new, t_old, floor, ratio, diff = compare(
+                                old, metric, y, s, args.turns, args.layout)
                         except ValueError as exc:  # a metric that refuses the data (ERR)
                             print(f"| {metric} | {kind} | {cell} | refused: {str(exc)[:60]} |")
                             continue
