@@ -31,3 +31,17 @@ def answers(target, name, replace=None):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(target, name, spy)
         yield seen
+
+
+def count_calls(monkeypatch, target, name):
+    """Record each call of ``target.name`` for the rest of the test: the list
+    returned gets one entry a call (the function still runs)."""
+    seen = []
+    real = getattr(target, name)
+
+    def spy(*args, **kwargs):
+        seen.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, spy)
+    return seen

@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import reference as ref
+from draws import tied_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spies import count_calls
 
 from sk_rankmetrics import evaluate
 from sk_rankmetrics._metrics.kernels import gain_curves
@@ -22,10 +24,7 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 @pytest.fixture
 def by_group(monkeypatch):
-    seen = []
-    real = gain_curves._binary_g_by_group
-    monkeypatch.setattr(gain_curves, "_binary_g_by_group", lambda *a: seen.append(1) or real(*a))
-    return seen
+    return count_calls(monkeypatch, gain_curves, "_binary_g_by_group")
 
 
 def _brute(y, s, order_of):
@@ -37,18 +36,8 @@ def _brute(y, s, order_of):
 @SETTINGS
 @given(data=st.data())
 def test_tied_rows_match_every_ordering(data, by_group):
-    n, m = data.draw(st.integers(1, 4)), data.draw(st.integers(2, 7))
-    y = np.array(data.draw(st.lists(st.sampled_from([0, 0, 1, 2]), min_size=n * m,
-                                    max_size=n * m))).reshape(n, m)
-    s = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n * m,
-                                    max_size=n * m))).reshape(n, m)
-    s[0, :2] = 5  # a tie in the block
-    exclude = None
-    if data.draw(st.booleans()):
-        exclude = np.array(data.draw(st.lists(st.booleans(), min_size=n * m,
-                                              max_size=n * m))).reshape(n, m)
-        exclude[:, :2] = False
-        y = np.where(exclude, 0, y)
+    y, s, exclude = tied_rows(data, [0, 0, 1, 2])
+    n, m = y.shape
     by_group.clear()
     got = evaluate(y, s, ["bing"], per_row=True, no_relevant=np.nan, exclude=exclude)["bing"]
     want = []

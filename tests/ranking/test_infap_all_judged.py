@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import reference as ref
+from draws import cut_options, untied_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spies import count_calls
 
 from sk_rankmetrics import evaluate
 from sk_rankmetrics._metrics.kernels import judgements
@@ -24,26 +26,16 @@ SETTINGS = settings(max_examples=80, deadline=None,
 
 @pytest.fixture
 def taken(monkeypatch):
-    seen = []
-    real = judgements._infap_all_judged
-    monkeypatch.setattr(judgements, "_infap_all_judged",
-                        lambda *a: seen.append(1) or real(*a))
-    return seen
+    return count_calls(monkeypatch, judgements, "_infap_all_judged")
 
 
 @SETTINGS
 @given(data=st.data())
 def test_infap_of_fully_judged_rows_matches_reference(data, taken):
-    n, m = data.draw(st.integers(1, 5)), data.draw(st.integers(2, 12))
     levels = data.draw(st.sampled_from([[0, 0, 0, 0, 1], [0, 1, 2, 3], [0, 0, 1, 2, 3]]))
-    y = np.array(data.draw(st.lists(st.sampled_from(levels), min_size=n * m,
-                                    max_size=n * m))).reshape(n, m)
-    s = np.array(data.draw(st.permutations(range(n * m))), dtype=np.float64).reshape(n, m)
-    opts = {}
-    if data.draw(st.booleans()):
-        opts["threshold"] = 2
-    if data.draw(st.booleans()):
-        opts["max_docs"] = data.draw(st.integers(1, m))
+    y, s = untied_rows(data, levels)
+    n, m = y.shape
+    opts = cut_options(data, m)
     judged = None
     if data.draw(st.booleans()):
         judged = np.array(data.draw(st.lists(st.booleans(), min_size=n * m,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import reference as ref
+from draws import cut_options, untied_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,16 +24,10 @@ SETTINGS = settings(max_examples=100, deadline=None,
 @given(data=st.data())
 def test_untied_interpolated_precision_matches_reference(data):
     name = data.draw(st.sampled_from(["iprec_at_recall", "11pt_avg"]))
-    n, m = data.draw(st.integers(1, 5)), data.draw(st.integers(2, 14))
     levels = data.draw(st.sampled_from([[0, 0, 0, 0, 1], [0, 1, 2, 3], [1, 1, 2]]))
-    y = np.array(data.draw(st.lists(st.sampled_from(levels), min_size=n * m,
-                                    max_size=n * m))).reshape(n, m)
-    s = np.array(data.draw(st.permutations(range(n * m))), dtype=np.float64).reshape(n, m)
-    opts = {}
-    if data.draw(st.booleans()):
-        opts["threshold"] = 2
-    if data.draw(st.booleans()):
-        opts["max_docs"] = data.draw(st.integers(1, m))
+    y, s = untied_rows(data, levels, max_items=14)
+    n, m = y.shape
+    opts = cut_options(data, m)
     if data.draw(st.booleans()):
         opts["recall_rounding"] = "plus_0.9"
     if name == "iprec_at_recall":

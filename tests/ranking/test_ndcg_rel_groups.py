@@ -12,8 +12,10 @@ import mpmath as mp
 import numpy as np
 import pytest
 import reference as ref
+from draws import tied_rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spies import count_calls
 
 from sk_rankmetrics import evaluate
 from sk_rankmetrics._metrics.kernels import gain_curves
@@ -25,28 +27,15 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 @pytest.fixture
 def by_group(monkeypatch):
-    seen = []
-    real = gain_curves._ndcg_rel_by_group
-    monkeypatch.setattr(gain_curves, "_ndcg_rel_by_group", lambda *a: seen.append(1) or real(*a))
-    return seen
+    return count_calls(monkeypatch, gain_curves, "_ndcg_rel_by_group")
 
 
 @SETTINGS
 @given(data=st.data())
 def test_tied_rows_match_every_ordering(data, by_group):
-    n, m = data.draw(st.integers(1, 4)), data.draw(st.integers(2, 7))
     gain = data.draw(st.sampled_from(["linear", "exponential"]))
-    y = np.array(data.draw(st.lists(st.sampled_from([0, 0, 1, 2, 3]), min_size=n * m,
-                                    max_size=n * m))).reshape(n, m)
-    s = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n * m,
-                                    max_size=n * m))).reshape(n, m)
-    s[0, :2] = 5  # a tie in the block
-    exclude = None
-    if data.draw(st.booleans()):
-        exclude = np.array(data.draw(st.lists(st.booleans(), min_size=n * m,
-                                              max_size=n * m))).reshape(n, m)
-        exclude[:, :2] = False
-        y = np.where(exclude, 0, y)
+    y, s, exclude = tied_rows(data, [0, 0, 1, 2, 3])
+    n, m = y.shape
     by_group.clear()
     got = evaluate(y, s, [("ndcg_rel", {"gain": gain})], per_row=True, no_relevant=np.nan,
                    exclude=exclude)["ndcg_rel"]

@@ -1,0 +1,48 @@
+"""Test helper: hypothesis draws shared by the kernels' reference checks."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+
+def untied_rows(data, levels, max_rows=5, max_items=12):
+    """``(y, s)``: 1..``max_rows`` rows of 2..``max_items`` items, relevance
+    drawn from ``levels`` (repeat a level to weigh it) and distinct float64
+    scores (a permutation of the cells: no two tie)."""
+    n, m = data.draw(st.integers(1, max_rows)), data.draw(st.integers(2, max_items))
+    y = np.array(data.draw(st.lists(st.sampled_from(levels), min_size=n * m,
+                                    max_size=n * m))).reshape(n, m)
+    s = np.array(data.draw(st.permutations(range(n * m))), dtype=np.float64).reshape(n, m)
+    return y, s
+
+
+def tied_rows(data, levels):
+    """``(y, s, exclude)``: 1..4 rows of 2..7 items, relevance from ``levels``,
+    integer scores 0..2 (ties everywhere, the first two of the first row
+    tied above the rest) and, half the time, an ``exclude`` mask that leaves
+    two candidates a row (its entries' relevance set to 0)."""
+    n, m = data.draw(st.integers(1, 4)), data.draw(st.integers(2, 7))
+    y = np.array(data.draw(st.lists(st.sampled_from(levels), min_size=n * m,
+                                    max_size=n * m))).reshape(n, m)
+    s = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n * m,
+                                    max_size=n * m))).reshape(n, m)
+    s[0, :2] = 5
+    exclude = None
+    if data.draw(st.booleans()):
+        exclude = np.array(data.draw(st.lists(st.booleans(), min_size=n * m,
+                                              max_size=n * m))).reshape(n, m)
+        exclude[:, :2] = False
+        y = np.where(exclude, 0, y)
+    return y, s, exclude
+
+
+def cut_options(data, m):
+    """Options of a thresholded measure: ``threshold`` 2 and a ``max_docs``
+    of 1..``m``, each half the time."""
+    opts = {}
+    if data.draw(st.booleans()):
+        opts["threshold"] = 2
+    if data.draw(st.booleans()):
+        opts["max_docs"] = data.draw(st.integers(1, m))
+    return opts
