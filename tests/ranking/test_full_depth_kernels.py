@@ -387,6 +387,22 @@ def test_benchmark_scripts_refuse_a_malformed_shape(text):
     with pytest.raises(argparse.ArgumentTypeError, match="rows x items"):
         grid.shape_arg(text)
 
+
+@pytest.mark.parametrize("layout", ["sideways", "", "EXCLUDE"])
+def test_ab_refuses_an_unknown_layout(layout):
+    """``--layout`` of benchmarks/ab.py: argparse's error naming the argument
+    and the layouts it takes (before any data is made)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ab.py"), "--old", "HEAD",
+                           "--layout", layout], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "argument --layout: invalid choice" in done.stderr
+    assert "'matrix', 'exclude', 'long'" in done.stderr
+
 #: Bound on the peak extra memory of one call without a cut-off, on one thread:
 #: a few dozen float64 temporaries of one full-sort block of a dense matrix
 #: (full_block_elements(dense=True) entries), whatever the number of rows

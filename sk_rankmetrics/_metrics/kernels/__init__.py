@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..._utils.fast import flatnonzero, row_sums
+from ..._utils.fast import flatnonzero, row_counts, row_sums
 
 
 @runtime_checkable
@@ -112,3 +112,46 @@ def ranges_from_counts(counts):
     """``[0, 1, .., c0 - 1, 0, 1, .., c1 - 1, ...]`` for ``counts = [c0, c1, ...]``."""
     counts = np.asarray(counts, dtype=np.int64)
     return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def row_entries(mask):
+    """``(flat, rows, count)``: the nonzero entries of a matrix ``mask`` (n, L),
+    row-major, as flat indices and rows, and each row's count of them (a
+    kernel that reads a few entries of each row, the relevant items, say)."""
+    mask = mask if mask.dtype == bool else mask != 0
+    count = row_counts(mask)
+    return flatnonzero(mask), np.repeat(np.arange(mask.shape[0]), count), count
+
+
+def running_in_rows(rows, slot, v, n_rows, before=False):
+    """``(running, totals)``: per entry (row-major, ``rows`` its row, ``slot``
+    its place among its row's), the sum of ``v`` over its row's entries down
+    to it (``before``: those before it), and each row's total. Each row is
+    summed on its own, from its first entry, in the entries' order: a
+    running sum over the whole chunk less its value at a row's start would
+    carry the rounding of every row before."""
+    width = (int(slot.max()) + 1 if slot.size else 1) + before
+    W = np.zeros((n_rows, width))
+    at = rows * width + slot
+    W.reshape(-1)[at + before] = v
+    np.cumsum(W, axis=1, out=W)
+    return np.take(W.reshape(-1), at), W[:, -1]
+
+
+def whole_row_groups(rc):
+    """The :class:`~sk_rankmetrics._ranking.groups.Groups` of a chunk ranked
+    with ties over whole rows of its block (every position a real item, or
+    the padding after them; ``L`` the width), for a kernel that sums one
+    term per tie group; None otherwise (cut by ``max_docs``, no groups)."""
+    width = rc.row_width
+    if rc.tied and width is not None and rc.L == width:
+        return rc.groups
+    return None
+
+
+def inverse_log_sums(L):
+    """``F`` of length ``L + 2``: ``F[k]`` the sum of ``1 / log2(2 + i)`` over
+    ``i < k`` (binG's terms of ``k`` non-relevant items above)."""
+    F = np.zeros(L + 2)
+    np.cumsum(1.0 / np.log2(2.0 + np.arange(L + 1.0)), out=F[1:])
+    return F

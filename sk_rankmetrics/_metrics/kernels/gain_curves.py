@@ -7,7 +7,15 @@ import numpy as np
 from ..._ranking.ideal import IdealLevels
 from ..._utils.fast import flatnonzero, nonzero_2d, row_counts, row_sums
 from ..._utils.params import TIE_ORDER
-from . import _ahead_in_row, _safe_divide, ranges_from_counts
+from . import (
+    _ahead_in_row,
+    _safe_divide,
+    inverse_log_sums,
+    ranges_from_counts,
+    row_entries,
+    running_in_rows,
+    whole_row_groups,
+)
 from .combinatorics import _log_factorials
 from .judgements import _at_the_cut
 
@@ -16,9 +24,9 @@ def binary_g(rc, req):
     """trec_eval's binG, exact over tie orderings: each ranked relevant item
     scores ``1 / log2(2 + non-relevant items above it)``; the sum is divided by R."""
     R = rc.totals[req.rel_key]
-    width = rc.row_width
-    if rc.tied and width is not None and rc.L == width and rc.groups is not None:
-        return _safe_divide(_binary_g_by_group(rc.groups, req.rel_key, rc.n_rows), R), R > 0
+    groups = whole_row_groups(rc)
+    if groups is not None:
+        return _safe_divide(_binary_g_by_group(groups, req.rel_key, rc.n_rows), R), R > 0
     rel = rc.mean(req.rel_key)
     # Non-relevant ranked items above each position (the first j are real there).
     C = np.minimum(np.arange(rc.L + 1.0), rc.n_ranked[:, None]) - rc.cumulative(req.rel_key)
@@ -33,7 +41,7 @@ def binary_g(rc, req):
     B = np.rint(np.take_along_axis(C, rc.start, axis=1))  # exact integer counts
     q = np.rint(nonrel * rc.size)
     # F[n] = sum_{i < n} 1 / log2(2 + i); E over a uniform 0..q of 1/log2(2 + B + x).
-    F = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(2.0 + np.arange(rc.L + 1)))))
+    F = inverse_log_sums(rc.L)
     lo = B.astype(np.int64)
     hi = np.minimum(lo + q.astype(np.int64) + 1, F.shape[0] - 1)
     expected = (F[hi] - F[lo]) / (q + 1.0)
@@ -54,8 +62,7 @@ def _binary_g_by_group(groups, key, n_rows):
     r = np.rint(groups.sums[key])
     q = groups.size - r
     B = groups.start - _ahead_in_row(groups, r)
-    F = np.zeros(groups.L + 2)
-    np.cumsum(1.0 / np.log2(2.0 + np.arange(groups.L + 1.0)), out=F[1:])
+    F = inverse_log_sums(groups.L)
     lo = B.astype(np.int64)
     term = r * (F[lo + q.astype(np.int64) + 1] - F[lo]) / (q + 1.0)
     return np.bincount(groups.row, weights=term, minlength=n_rows)
@@ -79,8 +86,8 @@ _LIST_SHARE = 0.125
 class _Listed:
     """The ranked entries of nonzero gain of a chunk without real ties, row-major:
     ``rows``, position ``p`` (0-based), gain ``g``, and ``slot``, the entry's
-    place among its row's; ``count`` per row and ``width``, the most a row
-    holds. Positions past a row's ranking (padding) are left out."""
+    place among its row's; ``count`` per row. Positions past a row's ranking
+    (padding) are left out."""
 
     def __init__(self, rc, key):
         g = rc.mean(key)
@@ -88,13 +95,10 @@ class _Listed:
         nz = g != 0
         if (rc.n_ranked < L).any():
             nz &= np.arange(L) < rc.n_ranked[:, None]
-        flat = flatnonzero(nz)
-        self.rows, self.p = np.divmod(flat, L)
+        flat, self.rows, self.count = row_entries(nz)
+        self.p = flat - self.rows * L
         self.g = np.take(g.reshape(-1), flat)
-        self.count = np.bincount(self.rows, minlength=n)
-        self.slot = np.arange(flat.shape[0]) - np.take(np.cumsum(self.count) - self.count,
-                                                       self.rows)
-        self.width = int(self.count.max()) if n else 0
+        self.slot = ranges_from_counts(self.count)
         self.n_rows = n
 
     @staticmethod
@@ -109,14 +113,10 @@ class _Listed:
         return _Listed(rc, key)
 
     def running(self, w):
-        """Each entry's running sum of ``w`` over its row's entries down to it:
-        the row's cumulative sum read at its position (the entries left out
-        are 0), added in the same order."""
-        W = np.zeros((self.n_rows, max(self.width, 1)))
-        at = self.rows * W.shape[1] + self.slot
-        W.reshape(-1)[at] = w
-        np.cumsum(W, axis=1, out=W)
-        return np.take(W.reshape(-1), at), W[:, -1]
+        """Each entry's running sum of ``w`` over its row's entries down to it
+        (the entries left out are 0, added in the same order), and each
+        row's total (:func:`running_in_rows`)."""
+        return running_in_rows(self.rows, self.slot, w, self.n_rows)
 
 
 def _ideal_prefix(levels, L, f):
@@ -153,7 +153,8 @@ def normalized_gain(rc, req):
     of them, so the expected term at the group's j-th rank is
     :math:`E[T_j / \log_2(2 + c_p - S_0 - T_j)] / j`: a sum over the count
     vectors of the group's gain levels (multivariate hypergeometric). A
-    group whose members share one gain needs no sum.
+    group whose members share one gain needs no sum. A row whose gains sum
+    to 2**53 or more raises (:data:`_G_EXACT`).
     """
     levels = _gain_levels(rc, req.gain_key)
     total = levels.total
@@ -339,9 +340,9 @@ def ndcg_rel(rc, req):
     listed = _Listed.of(rc, req.gain_key)
     if listed is not None:
         return _ndcg_rel_listed(rc, levels, listed, disc)
-    width = rc.row_width
-    if rc.tied and width is not None and L == width and rc.groups is not None:
-        return _ndcg_rel_by_group(rc.groups, req.gain_key, levels, disc, n_rows)
+    groups = whole_row_groups(rc)
+    if groups is not None:
+        return _ndcg_rel_by_group(groups, req.gain_key, levels, disc, n_rows)
     g, dcg = _ranked_dcg(rc, req)  # dcg[:, j]: expected DCG of the first j ranks
     rows = np.arange(n_rows)
     idcg = np.cumsum(levels.top(L) * disc, axis=1)  # down to min(P, L)
@@ -402,10 +403,9 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     running sums over the first ``max P`` positions, one table) and the
     full ideal's past it, where the sums are differences of running sums
     over the positions (in long double). The expected DCG above a group is
-    summed over its row's groups alone (:func:`_ahead_of_real`). Every
-    item is ranked, so the
-    positive items ranked ``N`` are the groups' own and the last term is
-    ``(P - N) E[DCG] / IDCG``."""
+    summed over its row's groups alone (:func:`running_in_rows`). Every
+    item is ranked, so the positive items ranked ``N`` are the groups' own
+    and the last term is ``(P - N) E[DCG] / IDCG``."""
     L = groups.L
     P = levels.P
     full = levels.full_idcg
@@ -437,7 +437,8 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     Dcs = Dc[s]
     Sc = (head[2] - Dcs * head[0]) + ((DDc[e] - DDc[cut]) - (e - cut) * Dcs) * inv
     group_dcg = (G / m) * (Dc[e] - Dcs).astype(np.float64)
-    D0 = _ahead_of_real(row, group_dcg, n_rows)
+    slot = ranges_from_counts(np.bincount(row, minlength=n_rows))
+    D0, _ = running_in_rows(row, slot, group_dcg, n_rows, before=True)
     pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
     term = ((r / m) * D0 * S1.astype(np.float64) + (G / m) * Sd.astype(np.float64)
             + pair * Sc.astype(np.float64))
@@ -446,21 +447,6 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     dcg = np.bincount(row, weights=group_dcg, minlength=n_rows)
     total += _safe_divide((P - N) * dcg, full)
     return _safe_divide(total, P), P > 0
-
-
-def _ahead_of_real(row, v, n_rows):
-    """Per group (``row`` its row, rows in order), the sum of the real values
-    ``v`` over the groups before it in its row, each row summed on its own
-    (a running sum over the whole chunk less its value at the row's start
-    would carry the rounding of every row before)."""
-    count = np.bincount(row, minlength=n_rows)
-    slot = np.arange(row.shape[0]) - np.repeat(np.cumsum(count) - count, count)
-    width = int(count.max()) + 1 if row.size else 1
-    W = np.zeros((n_rows, width))
-    at = row * width + slot
-    W.reshape(-1)[at + 1] = v  # each value one place on: the sums before it
-    np.cumsum(W, axis=1, out=W)
-    return np.take(W.reshape(-1), at)
 
 
 def _ndcg_rel_listed(rc, levels, listed, disc):

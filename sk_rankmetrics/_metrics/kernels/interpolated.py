@@ -130,7 +130,7 @@ def _best_precision_below(flags):
         np.maximum.accumulate(prec[:, ::-1], axis=1, out=best[:, ::-1])
         return np.take(best, flat), found, first
     rows = np.repeat(np.arange(n), found)
-    c = np.arange(flat.shape[0]) - np.repeat(first, found)  # 0-based, in its row
+    c = ranges_from_counts(found)  # 0-based, in its row
     width = max(int(found.max()) if n else 0, 1)
     at = rows * width + c
     prec = np.zeros((n, width))

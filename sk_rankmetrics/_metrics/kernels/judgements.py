@@ -9,13 +9,22 @@ from ..._utils.fast import (
     IN_ORDER_MIN_STEP,
     IN_ORDER_PIECE,
     count_cumsum,
-    flatnonzero,
     many_rows,
     nonzero_2d,
     row_sums_in_order_of,
     running_down,
 )
-from . import _ahead_in_row, _as_float, _cumulative, _cut, _ranked_total, _safe_divide
+from . import (
+    _ahead_in_row,
+    _as_float,
+    _cumulative,
+    _cut,
+    _ranked_total,
+    _safe_divide,
+    ranges_from_counts,
+    row_entries,
+    whole_row_groups,
+)
 from .combinatorics import _log_choose
 
 
@@ -271,12 +280,9 @@ def _infap_all_judged(rc, key):
     Read at the relevant items alone: ``r`` is the item's place among them."""
     flags = as_flags(rc.sums, key)
     n, L = flags.shape
-    flat = flatnonzero(flags)
-    count = np.bincount(flat // L, minlength=n) if flat.size else np.zeros(n, np.int64)
-    rows = np.repeat(np.arange(n), count)
+    flat, rows, count = row_entries(flags)
     p = (flat - rows * L).astype(np.float64)
-    r = np.arange(flat.shape[0], dtype=np.float64)
-    r -= np.repeat((np.cumsum(count) - count).astype(np.float64), count)
+    r = ranges_from_counts(count).astype(np.float64)
     e = _INFAP_EPSILON
     terms = r + e
     terms *= p
@@ -361,8 +367,9 @@ def infap(rc, req):
     if width is not None and (rc.totals["judged"] == width).all():
         if not rc.tied and is_indicator(req.rel_key):
             return _safe_divide(_infap_all_judged(rc, req.rel_key), R), R > 0
-        if rc.tied and rc.L == width and rc.groups is not None:
-            return _safe_divide(_infap_groups_all_judged(rc.groups, req.rel_key, rc.n_rows),
+        groups = whole_row_groups(rc)
+        if groups is not None:
+            return _safe_divide(_infap_groups_all_judged(groups, req.rel_key, rc.n_rows),
                                 R), R > 0
     rel, jud, pool = rc.mean(req.rel_key), rc.mean("judged"), rc.mean("pool")
     j = np.arange(1.0, rc.L + 1.0)

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import flatnonzero, row_counts
-from . import _cut, ranges_from_counts
+from . import _cut, ranges_from_counts, row_entries
 from .gain_curves import _gain_levels
 
 
@@ -42,9 +41,7 @@ def _ideal_positions(rc, key, g, n):
     mask = g > 0
     if (n < L).any():
         mask &= np.arange(L) < n[:, None]
-    flat = flatnonzero(mask)
-    count = row_counts(mask)
-    rows = np.repeat(np.arange(g.shape[0]), count)
+    flat, rows, count = row_entries(mask)
     cols = flat - rows * L
     values = np.take(g.reshape(-1), flat)
     # Every ranked gain is one of its row's levels: a code for each, 0 the best.
