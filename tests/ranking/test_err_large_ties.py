@@ -289,6 +289,42 @@ def test_err_group_sums_by_windows(room, monkeypatch):
     assert windows and sum(windows) > 1000 // 100  # more than one piece of groups
 
 
+@pytest.mark.parametrize("room", ["every", "some", "none"])
+def test_err_group_sums_read_off_weighted_rows(room, monkeypatch):
+    # On short rows each composition keeps its sums weighted at every start
+    # (a row of them), which a group whose terms all lie before the cut reads
+    # at its start; a group the cut splits, or whose composition came after
+    # the rows were full (``some``), sums its terms; rows too long keep none.
+    # Each way against the plain sums of the terms, and ERR (whole and cut
+    # inside the groups, over rows of 80 scored 0..7) against the definition.
+    from sk_rankmetrics._metrics.kernels import tie_stops
+
+    if room == "some":
+        monkeypatch.setattr(tie_stops, "_WEIGHTED_MAX", 60 * 40)
+    if room == "none":
+        monkeypatch.setattr(tie_stops, "_WEIGHTED_MAX_L", 10)
+    top = 4
+    y = 1.0 - (2.0 ** np.arange(1, top + 1) - 1.0) / 2.0**top
+    rng = np.random.default_rng(37)
+    table = tie_stops._TieStops(y, 60)
+    for _ in range(6):
+        size = rng.integers(2, 25, 500)
+        counts = np.minimum(rng.integers(0, 5, (top, 500)), size // top).astype(np.float64)
+        counts[0] += counts.sum(axis=0) == 0
+        start = rng.integers(0, 60, 500) % (61 - size)  # each group within the row
+        kc = 45
+        keep = start < kc
+        got = table.group_sums(counts[:, keep], size[keep], start[keep], kc)
+        off, n, flat = table.lookup(counts[:, keep], size[keep])
+        n = np.minimum(n, kc - start[keep])
+        want = [sum(flat[o + j] / (s + j + 1) for j in range(k))
+                for o, k, s in zip(off.tolist(), n.tolist(), start[keep].tolist())]
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-16)
+    rows = 0 if table.weighted is None else table.n_weighted
+    assert rows == {"every": table.offsets.shape[0], "some": 40, "none": 0}[room]
+    _err_against_definition(rng.integers(0, 5, (200, 80)), rng.integers(0, 8, (200, 80)), 33)
+
+
 def test_tie_tables_let_go_after_each_call():
     # The compositions' table lives for one call: requests that outlive it
     # (an accumulator's, pickled with it) keep nothing, and a later call
@@ -304,18 +340,18 @@ def test_tie_tables_let_go_after_each_call():
     seen = []
     from sk_rankmetrics._metrics.kernels import tie_stops
 
-    lookup = tie_stops._TieStops.lookup
+    find = tie_stops._TieStops._find
 
-    def spy(self, counts, size):
+    def spy(self, counts, size, **kw):
         seen.append(self)
-        return lookup(self, counts, size)
+        return find(self, counts, size, **kw)
 
-    tie_stops._TieStops.lookup = spy
+    tie_stops._TieStops._find = spy
     try:
         acc.update(rel, score)
         acc.update(rel, score)
     finally:
-        tie_stops._TieStops.lookup = lookup
+        tie_stops._TieStops._find = find
     assert len({id(t) for t in seen}) == 2  # one table per call
     assert all(r.memo == {} for r in acc._requests)
     assert len(pickle.dumps(acc)) < 200_000

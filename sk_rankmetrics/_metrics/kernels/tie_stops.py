@@ -116,6 +116,17 @@ _TIE_STOPS_MAX = 2**22
 
 _TIE_STOPS_LOCK = threading.Lock()
 
+#: Rows of at most this many positions keep a row of weighted sums per
+#: composition (:meth:`_TieStops._weigh`): a composition's row costs ``L``
+#: entries and ``L`` times its terms in a matrix product, paid back where
+#: groups repeat compositions, as on short rows. (Rows of 1,000 scored
+#: 0..9: nearly every group a composition of its own.)
+_WEIGHTED_MAX_L = 256
+
+#: The most weighted sums a :class:`_TieStops` keeps (32 MiB); compositions
+#: past them sum their terms.
+_WEIGHTED_MAX = 2**22
+
 #: A call stops keeping compositions when a block (past the first 1,024
 #: groups) needs new ones for more than this share of its groups: on rows of
 #: 1,000 with dense graded relevance nearly every tied group is a composition
@@ -162,12 +173,58 @@ class _TieStops:
         self.made = 0  # compositions made
         self.looked = 0  # groups looked up in the table
         self.unshared = False  # from now on, each block its own
+        # The compositions' weighted sums (:meth:`_weigh`), on rows short
+        # enough for a row of them per composition to pay.
+        self.weighted = np.zeros((0, self.L)) if self.L <= _WEIGHTED_MAX_L else None
+        self.n_weighted = 0  # rows of weighted made
 
     def lookup(self, counts, size):
         """``(offset, length, flat)``: each group's terms are
         ``flat[offset:offset + length]``."""
+        return self._find(counts, size)[1:4]
+
+    def group_sums(self, counts, size, start, kc):
+        """Each group's ``sum_j d[j] / (start + j + 1)`` over its terms before
+        the cut ``kc`` (``start``: its 0-based first position, int64).
+
+        A group whose terms all lie before the cut reads the sum off
+        :attr:`weighted` (its composition's row, at its start) when its
+        composition has one; the others sum their terms
+        (:func:`_sum_terms`)."""
+        found = self._find(counts, size, where=False)
+        pos, weighted = found[0], found[4]
+        if weighted is None:
+            offset, length, flat = found[1:4]
+            return _sum_terms(flat, offset, np.minimum(length, kc - start), start)
+        # A group ends before the cut (its terms, at most its size, too), or
+        # its terms may: their number is read for those only.
+        read = pos < weighted.shape[0]
+        split = flatnonzero(start + size > kc)
+        if split.size:
+            read[split] &= start[split] + self.lengths[pos[split]] <= kc
+        at = pos * self.L
+        at += start
+        if read.all():
+            return np.take(weighted.reshape(-1), at)
+        out = np.empty(pos.shape[0])
+        some = flatnonzero(read)
+        out[some] = np.take(weighted.reshape(-1), at[some])
+        rest = flatnonzero(~read)
+        p, s = pos[rest], start[rest]
+        length = self.lengths[p]
+        out[rest] = _sum_terms(self.flat, self.offsets[p], np.minimum(length, kc - s), s)
+        return out
+
+    def _find(self, counts, size, where=True):
+        """``(pos, offset, length, flat, weighted)``: each group's composition
+        number ``pos`` (None when the block numbered its own), its terms
+        ``flat[offset:offset + length]``, and the compositions' weighted sums
+        made so far (a view of their rows; None: not kept). Without
+        ``where``, offset and length are None where ``weighted`` is not
+        (then read from :attr:`offsets` and :attr:`lengths`, whose entries
+        stay as they are while compositions are added)."""
         if self.place is None or self.unshared:
-            return self._block_own(counts, size)
+            return (None, *self._block_own(counts, size), None)
         if self.place.dtype == np.int64:
             key = np.asarray(size, dtype=np.int64).copy()
             for place, c in zip(self.place.tolist(), counts):
@@ -190,7 +247,7 @@ class _TieStops:
                 n = self._lengths(c_new, size_new)
                 if self.used + int(n.sum()) > _TIE_STOPS_MAX:  # full
                     self.unshared = True
-                    return self._block_own(counts, size)
+                    return (None, *self._block_own(counts, size), None)
                 off, n, terms = self._make(c_new, size_new, n, self.used)
                 # Grown by doubling, with room for a window of the longest
                 # terms past the last (:func:`_sum_windows`; a group has at
@@ -205,9 +262,42 @@ class _TieStops:
                 number = self.table.add(new)
                 self.offsets = np.concatenate([self.offsets, off])
                 self.lengths = np.concatenate([self.lengths, n])
+                self._weigh()
                 pos[missing] = number[np.searchsorted(new, key[missing])]
             self.looked += key.shape[0]
-            return self.offsets[pos], self.lengths[pos], self.flat
+            if self.weighted is not None and not where:
+                return pos, None, None, self.flat, self.weighted[:self.n_weighted]
+            return pos, self.offsets[pos], self.lengths[pos], self.flat, None
+
+    def _weigh(self):
+        """Each composition's weighted sums ``sum_j d[j] / (s + j + 1)`` at
+        every start ``s`` of a row of ``L`` (a row of :attr:`weighted` each),
+        made for the compositions added since the last call while they fit
+        in :data:`_WEIGHTED_MAX` entries: one matrix product of their terms
+        (zero past each one's own) with the weights ``1 / (s + j + 1)``.
+        Compositions repeat over a call's groups (rows of 100 scored 0..9:
+        about 50 groups each), and each group then reads one number instead
+        of gathering and dividing its terms."""
+        if self.weighted is None:
+            return
+        a = self.n_weighted
+        b = min(self.offsets.shape[0], _WEIGHTED_MAX // max(self.L, 1))
+        if b <= a:
+            return
+        off, n = self.offsets[a:b], self.lengths[a:b]
+        T = int(n.max())
+        cols = np.arange(T)
+        # (flat holds room for L entries past the last terms: T <= L.)
+        D = np.take(self.flat, off[:, None] + cols)
+        np.putmask(D, cols >= n[:, None], 0.0)  # set, not multiplied: may be unwritten
+        W = 1.0 / np.add.outer(cols + 1.0, np.arange(self.L, dtype=np.float64))
+        if b > self.weighted.shape[0]:
+            grown = np.empty((min(max(2 * self.weighted.shape[0], b, 256),
+                                  _WEIGHTED_MAX // max(self.L, 1)), self.L))
+            grown[:a] = self.weighted[:a]
+            self.weighted = grown
+        self.weighted[a:b] = D @ W
+        self.n_weighted = b
 
     def _block_own(self, counts, size):
         """:meth:`lookup` for this block alone, nothing kept."""

@@ -12,7 +12,7 @@ from ..._utils.fast import accumulate_down, flatnonzero, nonzero_2d
 from . import _ahead_by_row, _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 from .cutoff import _harmonic_of
-from .tie_stops import _ERR_DROP, _sum_terms, _TieStops
+from .tie_stops import _ERR_DROP, _TieStops
 
 
 def err(rc, req):
@@ -394,10 +394,8 @@ def _err_kept_terms(counts, size, s, reach, stop, kc, L, memo, keep, held):
     table = memo.get(("err", L, tuple(y.tolist())))
     if table is None:
         table = memo.setdefault(("err", L, tuple(y.tolist())), _TieStops(y, L))
-    offset, length, flat = table.lookup(counts[:, keep], size[keep])
     # Each group's terms: its stored ones, up to the cut.
-    n_terms = np.minimum(length, kc - start)
-    out[rest] = reach[keep] * _sum_terms(flat, offset, n_terms, start)
+    out[rest] = reach[keep] * table.group_sums(counts[:, keep], size[keep], start, kc)
     return out
 
 
