@@ -473,18 +473,56 @@ def rndcg(rc, req):
     whose number of relevant documents at the level (``-l``) is 0, although
     the gains ignore the level."""
     levels = _gain_levels(rc, req.gain_key)
-    _, dcg = _ranked_dcg(rc, req)
     n = np.minimum(rc.n_ranked, rc.L)
-    # At each run's end: the DCG of the ranking's first min(end, n) items.
-    at = dcg[levels.rows, np.minimum(levels.end, n[levels.rows])]
-    ratio = _safe_divide(at, levels.idcg)
     N = rc.n_rows
+    rows = np.arange(N)
+    # At each run's end: the DCG of the ranking's first min(end, n) items;
+    # and the whole ranking's.
+    ends = np.minimum(levels.end, n[levels.rows])
+    groups = whole_row_groups(rc)
+    if groups is not None:
+        at, whole = _dcg_at_by_group(groups, req.gain_key, levels.rows, ends, N)
+    else:
+        _, dcg = _ranked_dcg(rc, req)
+        at, whole = dcg[levels.rows, ends], dcg[rows, n]
+    ratio = _safe_divide(at, levels.idcg)
     total = np.bincount(levels.rows, weights=ratio, minlength=N)
     count = np.bincount(levels.rows, minlength=N).astype(np.float64)
     P = levels.P
     ends_first = P + 1 < rc.n_ranked  # the ranking outlives the positive ideal gains
-    rows = np.arange(N)
-    full = _safe_divide(dcg[rows, n], levels.full_idcg)
+    full = _safe_divide(whole, levels.full_idcg)
     total = total + np.where(ends_first, full, 0.0)
     count = count + ends_first
     return _safe_divide(total, count), (P > 0) & (rc.totals[req.rel_key] > 0)
+
+
+def _dcg_at_by_group(groups, key, rows, ends, n_rows):
+    """``(at, whole)``: the expected DCG of the first ``ends`` positions of
+    rows ``rows`` (one query each), and each row's whole, from the tie
+    groups of whole rows (:class:`Groups`: a few a row under integer
+    scores), without a running sum over every position.
+
+    A group of ``m`` items from ``s`` gains ``G / m`` in expectation at each
+    of its positions: the first ``e`` positions hold the groups before it
+    whole (their sums, summed within the row, :func:`running_in_rows`) and
+    ``min(e, s + m) - s`` of its own, at the running discounts ``Dc``. The
+    group holding position ``e - 1`` is found among the groups' first
+    positions; a query no group of its row reaches (``e = 0``, or only
+    groups without gain listed) reads 0."""
+    L = groups.L
+    Dc = np.zeros(L + 1)
+    np.cumsum(1.0 / np.log2(np.arange(2.0, L + 2.0)), out=Dc[1:])
+    first, size = groups.first, groups.size
+    row, s = first // L, first % L
+    mean = groups.sums[key] / size
+    end = s + size
+    contrib = mean * (np.take(Dc, end) - np.take(Dc, s))
+    slot = ranges_from_counts(np.bincount(row, minlength=n_rows))
+    before, whole = running_in_rows(row, slot, contrib, n_rows, before=True)
+    g = np.searchsorted(first, rows * L + ends - 1, side="right") - 1
+    gc = np.maximum(g, 0)
+    mine = (g >= 0) & (ends > 0) & (np.take(row, gc) == rows)
+    s_g = np.take(s, gc)
+    part = np.take(mean, gc) * (np.take(Dc, np.minimum(ends, np.take(end, gc))) - np.take(Dc, s_g))
+    at = np.where(mine, np.take(before, gc) + part, 0.0)
+    return at, whole
