@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import polygamma
 
+from . import whole_row_groups
+
 #: The ranking depth of cwl_eval (its ``max_n``, which ir_measures keeps).
 DEPTH = 1000
 
@@ -193,9 +195,25 @@ def inst(rc, req):
 
 
 def _fixed_weights(rc, req, reach):
-    """``sum_i W_i E[g_i]`` for weights that depend on the position alone."""
+    """``sum_i W_i E[g_i]`` for weights that depend on the position alone.
+
+    Whole rows ranked with ties (a few tie groups a row: integer scores)
+    take one term per group: a group of ``m`` items from ``s`` with gain
+    ``G`` gains ``G / m`` at each of its positions, so it adds ``G / m``
+    times its positions' weights, a difference of their running sums
+    (taken in extended precision)."""
     L = min(rc.L, reach.shape[0])  # past the ranking every gain is 0
-    return rc.mean(req.gain_key)[:, :L] @ (reach / reach.sum())[:L], None
+    w = reach / reach.sum()
+    groups = whole_row_groups(rc)
+    if groups is None:
+        return rc.mean(req.gain_key)[:, :L] @ w[:L], None
+    Wc = np.zeros(rc.L + 1, dtype=np.longdouble)  # Wc[p]: weights of positions < p
+    np.cumsum(w[:L], dtype=np.longdouble, out=Wc[1:L + 1])
+    Wc[L + 1:] = Wc[L]
+    s = groups.first % groups.L
+    span = (np.take(Wc, s + groups.size) - np.take(Wc, s)).astype(np.float64)
+    term = groups.sums[req.gain_key] / groups.size * span
+    return np.bincount(groups.first // groups.L, weights=term, minlength=rc.n_rows), None
 
 
 def insq(rc, req):
