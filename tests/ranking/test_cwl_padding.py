@@ -53,19 +53,31 @@ def test_rows_about_the_depth(N):
 
 
 @pytest.mark.parametrize("T", [0.25, 1.0, 3.0])
-@pytest.mark.parametrize("N", [2, 37, 999, 1000, 1150])
-def test_inst_padding_in_closed_form(T, N):
+@pytest.mark.parametrize(("N", "n"), [(2, 40), (37, 40), (37, 300), (999, 4), (1000, 4),
+                                      (1150, 4)])
+def test_inst_padding_in_closed_form(T, N, n, monkeypatch):
     # INST's padded positions: the telescoping product and the trigamma sum
     # against the padded ranking position by position, for patience T and
-    # rows shorter than, at and past the depth, gains on a scale to 3.
+    # rows shorter than, at and past the depth, gains on a scale to 3; rows
+    # made along the positions (40 rows of 37) and down them (rows of 2, and
+    # 300 rows of 37: many rows). Some rows hold the top gain everywhere, so
+    # that the trigamma's argument 2T + L - S is small (the recurrence
+    # below the series).
     from reference import inst
 
-    rng = np.random.default_rng(int(N * 10 + T * 4))
-    n = 40 if N < 100 else 4
+    from sk_rankmetrics._metrics.kernels import cwl
+
+    routes = []
+    for name in ("_inst_rows", "_inst_down"):
+        fn = getattr(cwl, name)
+        monkeypatch.setattr(cwl, name, lambda *a, fn=fn, name=name: routes.append(name) or fn(*a))
+    rng = np.random.default_rng(int(N * 10 + T * 4 + n))
     y = np.where(rng.random((n, N)) < 0.4, rng.integers(0, 4, (n, N)), 0)
+    y[::7] = 3
     s = rng.random((n, N))
     got = skr.evaluate(y, s, [f"INST(T={T},max_rel=3)"], per_row=True, no_relevant=0.0)
     values = next(iter(got.values()))
     for r in range(n):
         want = inst(y[r], np.argsort(-s[r], kind="stable"), T=T, max_rel=3) or 0.0
         assert values[r] == pytest.approx(want, rel=1e-13, abs=1e-15)
+    assert set(routes) == {"_inst_down" if N == 2 or n == 300 else "_inst_rows"}
