@@ -357,6 +357,13 @@ def _sorted_right_aligned(vals, P, cols):
     return pad
 
 
+def _running_discounts(width):
+    """``D[p]``, ``p <= width``: the sum of ``1 / log2(i + 1)`` over ``i = 1..p``."""
+    D = np.zeros(width + 1)
+    np.cumsum(1.0 / np.log2(np.arange(2.0, width + 2.0)), out=D[1:])
+    return D
+
+
 class IdealLevels:
     """A row's ideal ordering (best first) as levels of equal positive gain.
 
@@ -389,9 +396,7 @@ class IdealLevels:
     # ndcg_rel, Rndcg); a cut-off's ideal reads only :meth:`top`.
     @functools.cached_property
     def _part(self):
-        width = int(self.end.max()) if self.end.size else 0
-        D = np.zeros(width + 1)
-        np.cumsum(1.0 / np.log2(np.arange(2.0, width + 2.0)), out=D[1:])
+        D = _running_discounts(int(self.end.max()) if self.end.size else 0)
         return self.gain * (D[self.end] - D[self.begin])
 
     @functools.cached_property
@@ -459,10 +464,9 @@ class IdealLevels:
         return int(self.end.max()) if self.end.size else 0
 
     def dcg_through(self, D):
-        """Each row's DCG of its whole ideal, ``D`` the running sums of the
-        discounts (``D[0] = 0``, ``D[p]`` the sum over positions 1..p, at
-        least :attr:`deepest` + 1 long): a level from ``b`` to ``e`` adds its
-        gain times ``D[e] - D[b]``, the levels of a row added best first."""
+        """Each row's DCG of its whole ideal, ``D`` the running discounts
+        (:func:`_running_discounts`, at least :attr:`deepest` + 1 long): a level
+        from ``b`` to ``e`` adds its gain times ``D[e] - D[b]``, best first."""
         return np.bincount(self.rows, weights=self.gain * (D[self.end] - D[self.begin]),
                            minlength=self.n_rows)
 
@@ -544,6 +548,20 @@ class CountedLevels(IdealLevels):
     @property
     def deepest(self):
         return int(self._ends[-1].max()) if self._ends.size else 0
+
+    # Read off the columns (no list made): the list's terms in its order.
+    @functools.cached_property
+    def P(self):
+        return self._ends[-1].copy() if self._ends.size else np.zeros(self.n_rows, np.int64)
+
+    @functools.cached_property
+    def total(self):
+        return sum((g * self.counts[:, u] for u, g in enumerate(self.gains.tolist())),
+                   np.zeros(self.n_rows))
+
+    @functools.cached_property
+    def full_idcg(self):
+        return self.dcg_through(_running_discounts(self.deepest))
 
     def dcg_through(self, D):
         # Column by column, best level first: the same terms added in the

@@ -378,6 +378,11 @@ def test_counted_levels_equal_their_list(gain, shape):
     D = np.zeros(shape[1] + 1)
     np.cumsum(1.0 / np.log2(np.arange(2.0, shape[1] + 2.0)), out=D[1:])
     np.testing.assert_array_equal(levels.dcg_through(D), listed.dcg_through(D))
+    # Read off the columns (no list made) before the list is, bit for bit.
+    fresh = _counted(yt, resolve_gain(gain))
+    for name in ("full_idcg", "P", "total"):
+        np.testing.assert_array_equal(getattr(fresh, name), getattr(listed, name))
+    assert "_listed" not in vars(fresh)
     np.testing.assert_array_equal(levels.full_idcg, listed.full_idcg)
 
 

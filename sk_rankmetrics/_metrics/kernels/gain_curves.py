@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.ideal import IdealLevels
-from ..._utils.fast import flatnonzero, nonzero_2d, row_counts, row_sums
+from ..._utils.fast import (
+    accumulate_down,
+    flatnonzero,
+    many_rows,
+    nonzero_2d,
+    row_counts,
+    row_sums,
+)
 from ..._utils.params import TIE_ORDER
 from . import (
     _ahead_in_row,
@@ -343,6 +350,9 @@ def ndcg_rel(rc, req):
     groups = whole_row_groups(rc)
     if groups is not None:
         return _ndcg_rel_by_group(groups, req.gain_key, levels, disc, n_rows)
+    if (not rc.tied and many_rows((n_rows, L))
+            and ("dcg", req.gain_key) not in rc.root.cache):
+        return _ndcg_rel_down(rc, req.gain_key, levels, disc), P > 0
     g, dcg = _ranked_dcg(rc, req)  # dcg[:, j]: expected DCG of the first j ranks
     rows = np.arange(n_rows)
     idcg = np.cumsum(levels.top(L) * disc, axis=1)  # down to min(P, L)
@@ -385,6 +395,50 @@ def ndcg_rel(rc, req):
     final = np.where(n > 0, final, 0.0)
     total = total + _safe_divide(final, levels.full_idcg)
     return _safe_divide(total, P), P > 0
+
+
+#: Entries :func:`_ndcg_rel_down` makes at a time.
+_CELLS_DOWN = 1 << 19
+
+
+def _ndcg_rel_down(rc, key, levels, disc):
+    """ndcg_rel of a chunk without ties over many rows (:func:`many_rows`),
+    made down the positions of the transposed gains a few thousand rows at
+    a time: the running DCG and ideal DCG as vectors over the rows
+    (:func:`accumulate_down`; NumPy's running sum along a row costs about
+    4 ns an entry), in the order of additions of the rows' own, and the
+    ratios at the positive gains summed down the positions."""
+    n_rows, L = rc.n_rows, rc.L
+    P, full = levels.P, levels.full_idcg
+    g, top = rc.mean(key), levels.top(L)
+    n = np.minimum(rc.n_ranked, L)
+    logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
+    pos = np.arange(L)[:, None]
+    padded = bool((rc.n_ranked < L).any())
+    total = np.empty(n_rows)
+    step = max(1, _CELLS_DOWN // max(L, 1))
+    for a in range(0, n_rows, step):
+        b = min(a + step, n_rows)
+        # (L, rows): each gain over its discount's logarithm, read transposed
+        # (a positive gain stays positive).
+        dcg = np.divide(g[a:b].T, logs, out=np.empty((L, b - a)))
+        at_rel = dcg > 0
+        if padded:
+            at_rel &= pos < rc.n_ranked[a:b]
+        accumulate_down(dcg)
+        idcg = np.multiply(top[a:b].T, disc[:, None], out=np.empty(dcg.shape))
+        accumulate_down(idcg)
+        # The ideal DCG down to min(p, P): past P it stays the full one; a row
+        # without positive gain (ratios at no position) reads 1, not 0.
+        np.copyto(idcg, full[a:b], where=pos >= P[a:b])
+        idcg[:, flatnonzero(P[a:b] == 0)] = 1.0
+        cols = np.arange(b - a)
+        last = np.where(n[a:b] > 0, dcg[np.maximum(n[a:b] - 1, 0), cols], 0.0)
+        np.divide(dcg, idcg, out=dcg)
+        np.multiply(dcg, at_rel, out=dcg)
+        final = _safe_divide(last, full[a:b])
+        total[a:b] = dcg.sum(axis=0) + (P[a:b] - at_rel.sum(axis=0)) * final
+    return _safe_divide(total, P)
 
 
 def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
