@@ -153,7 +153,10 @@ def _callable_gain(fn):
         def covers(rel):  # a callable is the user's gain of every level
             return np.ones(np.shape(rel), dtype=bool)
 
-    return _Gain("callable", func, False, lambda normalized: True,
+    # The package's own callables (Compat's and C/W/L's gains) say whether they
+    # never decrease with the level (a user's callable is not assumed to).
+    return _Gain("callable", func, bool(getattr(fn, "_monotone_gain", False)),
+                 lambda normalized: True,
                  zero_at_zero=bool(getattr(fn, "zero_at_zero", False)), covers=covers)
 
 

@@ -36,6 +36,8 @@ class LevelScale:
 
     #: Level 0 is worth 0 (``min_rel >= 0``): unjudged items need no mask.
     zero_at_zero = True
+    #: Clipped and scaled, the gain never decreases with the level.
+    _monotone_gain = True
 
     def __init__(self, min_rel, max_rel):
         self.min_rel, self.max_rel = int(min_rel), int(max_rel)

@@ -16,6 +16,9 @@ class PositiveLevel:
 
     key = "positive-level"
     zero_at_zero = True
+    #: ``max(level, 0)`` never decreases with the level: the ideal's levels
+    #: are counted, not sorted (:func:`~.gains._callable_gain`).
+    _monotone_gain = True
 
     def __call__(self, rel):
         return np.maximum(np.asarray(rel, dtype=np.float64), 0.0)
@@ -120,7 +123,9 @@ def compat(rc, req):
     p = req.options["p"]
     n = rc.n_ranked.astype(np.int64)
     g = rc.mean(req.gain_key)
-    P = rc.totals["pos:" + req.gain_key].astype(np.int64)
+    # The items of positive level: the ideal's (counted with its levels, where
+    # the row totals would derive the gain at every entry of the block).
+    P = _gain_levels(rc, req.gain_key).P.astype(np.int64)
     D = np.maximum(n, P)
     i = np.arange(int(D.max(initial=0)) + 1, dtype=np.float64)
     weight = p**i
