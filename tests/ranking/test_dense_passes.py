@@ -541,3 +541,24 @@ def test_count_cumsum_equals_the_running_sum(n, m, kind):
     got = count_cumsum(a)
     assert got.shape == (n, m) and got.dtype.kind == "i"
     assert np.array_equal(got, np.cumsum(a, axis=1, dtype=np.int64))
+
+
+def test_only_the_package_gains_are_taken_as_monotone():
+    """Compat's and C/W/L's gains (callables of the package) never decrease
+    with the level, so their ideal is counted by level; a user's callable is
+    not assumed to, whatever it computes, and the ideal is then sorted."""
+    from sk_rankmetrics._metrics.gains import resolve_gain
+    from sk_rankmetrics._metrics.kernels.cwl import LevelScale
+    from sk_rankmetrics._metrics.kernels.orderings import PositiveLevel
+    from sk_rankmetrics._ranking.ideal import CountedLevels, _counted
+
+    yt = np.random.default_rng(4).integers(-1, 5, (50, 30)).astype(np.int8)
+    for fn in (PositiveLevel(), LevelScale(0, 4)):
+        gain = resolve_gain(fn)
+        assert gain.monotone
+        levels = _counted(yt, gain)
+        assert isinstance(levels, CountedLevels)
+        want = np.sort(np.where(fn(yt) > 0, fn(yt), 0.0), axis=1)[:, ::-1]
+        np.testing.assert_array_equal(levels.top(30), want)
+    assert not resolve_gain(lambda r: np.maximum(r, 0.0)).monotone
+    assert _counted(yt, resolve_gain(lambda r: np.maximum(r, 0.0))) is None
