@@ -97,3 +97,34 @@ def test_g_logarithms_read_off_a_table_are_the_same(monkeypatch):
     monkeypatch.setattr(gain_curves, "_LOG2_TABLE", 0)
     made = evaluate(y, s, opts, per_row=True)["g"]
     np.testing.assert_array_equal(table, made)
+
+
+@pytest.mark.parametrize("layout", ["matrix", "exclude"])
+def test_interpolated_precision_down_matches_reference(layout, monkeypatch):
+    # Many rows with many relevant items: the running maximum of precision
+    # made down the positions of the transposed mask, against the reference
+    # (trec_eval's loop from the bottom of each ranking), and the same values
+    # bit for bit as the rows read along their positions.
+    from sk_rankmetrics._metrics.kernels import interpolated
+
+    rng = np.random.default_rng(21)
+    n, N = 400, 40
+    y = np.where(rng.random((n, N)) < 0.6, rng.integers(1, 4, (n, N)), 0)
+    y[::13] = 0  # rows without a relevant item
+    s = rng.random((n, N))
+    exclude = (rng.random((n, N)) < 0.2) & (y == 0) if layout == "exclude" else None
+    names = ["11pt_avg", "iprec_at_recall@0.3"]
+    down = evaluate(y, s, names, per_row=True, no_relevant=0.0, exclude=exclude)
+    for name in names:
+        fn = ref.METRICS["11pt_avg" if name == "11pt_avg" else "iprec_at_recall"]
+        kw = {} if name == "11pt_avg" else {"recall": 0.3}
+        want = []
+        for r in range(n):
+            keep = np.ones(N, dtype=bool) if exclude is None else ~exclude[r]
+            v = fn(list(y[r][keep]), list(np.argsort(-s[r][keep], kind="stable")), **kw)
+            want.append(0.0 if v is None else v)
+        np.testing.assert_allclose(down[name], want, **TOL)
+    monkeypatch.setattr(interpolated, "many_rows", lambda shape: False)
+    along = evaluate(y, s, names, per_row=True, no_relevant=0.0, exclude=exclude)
+    for name in names:
+        np.testing.assert_array_equal(down[name], along[name])
