@@ -516,22 +516,20 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     DDc = np.zeros(L + 1, dtype=np.longdouble)  # running sum of Dc
     np.cumsum(Dc[:-1], out=DDc[1:])
     # Per row, below P: the running sums of w, disc w and Dc w.
-    idcg, Pm = _ideal_prefix(levels, L, lambda top: top * disc[: top.shape[1]])
-    with np.errstate(divide="ignore"):
-        w = np.where(np.arange(Pm) < P[:, None], 1.0 / idcg, 0.0)
-    tables = []
-    for v in (w, w * disc[:Pm], w * Dc[:Pm].astype(np.float64)):
-        T = np.zeros((n_rows, Pm + 1))
-        np.cumsum(v, axis=1, out=T[:, 1:])
-        tables.append(T.reshape(-1))
+    Pm = max(min(levels.deepest, L), 1)
+    down = many_rows((n_rows, Pm))
+    tables = _ndcg_rel_tables(levels, P, disc, Dc[:Pm].astype(np.float64), Pm, down)
     row, s, m = groups.row, groups.start, groups.size
     e = s + m
     r = np.rint(groups.sums["pos:" + key])
     G = groups.sums[key]
     Pg = np.take(P, row)
     cut = np.clip(Pg, s, e)  # [s, cut) below P, [cut, e) past it
-    base = row * (Pm + 1)
-    lo, hi = base + np.minimum(s, Pm), base + np.minimum(cut, Pm)
+    if down:  # tables of shape (Pm + 1, n): entry (position, row)
+        lo, hi = np.minimum(s, Pm) * n_rows + row, np.minimum(cut, Pm) * n_rows + row
+    else:
+        base = row * (Pm + 1)
+        lo, hi = base + np.minimum(s, Pm), base + np.minimum(cut, Pm)
     head = [np.take(T, hi) - np.take(T, lo) for T in tables]
     inv = 1.0 / np.take(np.where(full > 0, full, 1.0), row)
     S1 = head[0] + (e - cut) * inv
@@ -549,6 +547,39 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     dcg = np.bincount(row, weights=group_dcg, minlength=n_rows)
     total += _safe_divide((P - N) * dcg, full)
     return _safe_divide(total, P), P > 0
+
+
+def _ndcg_rel_tables(levels, P, disc, Dc, Pm, down):
+    """The running sums over each row's first ``Pm`` positions (0 past its
+    ``P``) of ``w = 1 / IDCG``, ``disc w`` and ``Dc w``, flat: of shape
+    (n, Pm + 1), or with ``down`` (many rows) (Pm + 1, n), made down the
+    positions (vectors over the rows, :func:`accumulate_down`) in the same
+    order of additions."""
+    if not down:
+        idcg, _ = _ideal_prefix(levels, Pm, lambda top: top * disc[: top.shape[1]])
+        with np.errstate(divide="ignore"):
+            w = np.where(np.arange(Pm) < P[:, None], 1.0 / idcg, 0.0)
+        tables = []
+        for v in (w, w * disc[:Pm], w * Dc):
+            T = np.zeros((w.shape[0], Pm + 1))
+            np.cumsum(v, axis=1, out=T[:, 1:])
+            tables.append(T.reshape(-1))
+        return tables
+    n = P.shape[0]
+    idcg = accumulate_down(np.multiply(levels.top(Pm).T, disc[:Pm, None],
+                                       out=np.empty((Pm, n))))
+    tables = [np.empty((Pm + 1, n)) for _ in range(3)]
+    for T in tables:
+        T[0] = 0.0
+    w = tables[0][1:]
+    with np.errstate(divide="ignore"):
+        np.divide(1.0, idcg, out=w)
+    np.copyto(w, 0.0, where=np.arange(Pm)[:, None] >= P)
+    np.multiply(w, disc[:Pm, None], out=tables[1][1:])
+    np.multiply(w, Dc[:, None], out=tables[2][1:])
+    for T in tables:
+        accumulate_down(T[1:])
+    return [T.reshape(-1) for T in tables]
 
 
 def _ndcg_rel_listed(rc, levels, listed, disc):
