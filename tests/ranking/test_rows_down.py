@@ -138,3 +138,33 @@ def test_interpolated_precision_down_matches_reference(layout, monkeypatch):
     along = evaluate(y, s, names, per_row=True, no_relevant=0.0, exclude=exclude)
     for name in names:
         np.testing.assert_array_equal(down[name], along[name])
+
+
+@pytest.mark.parametrize("name", ["bpm", "nerr8@30", "nerr9", "nerr10", "nerr11", "inst"])
+@pytest.mark.parametrize("n", [257, 1200])
+def test_cwl_down_matches_reference(name, n, monkeypatch):
+    # C/W/L measures of many rows made down the positions (a last piece of
+    # one row with n = 257 in pieces of 256), against the padded reference,
+    # and against the rows read along their positions; the gains the engine
+    # holds are not changed by the kernels (two measures in one call).
+    from sk_rankmetrics._metrics.kernels import cwl
+
+    monkeypatch.setattr(cwl, "_CELLS_DOWN", 256 * 40)
+    monkeypatch.setattr(cwl, "ROWS_AT_ONCE", 256)
+    rng = np.random.default_rng(n)
+    N = 40
+    y = np.where(rng.random((n, N)) < 0.5, rng.integers(0, 5, (n, N)), 0)
+    y[::9] = 4  # the top gain everywhere: T reached early
+    s = rng.random((n, N))
+    both = evaluate(y, s, [name, "sdcg"], per_row=True, no_relevant=0.0)
+    base, _, k = name.partition("@")
+    args = (int(k),) if k else ()
+    idx = range(0, n, 37)
+    want = [ref.METRICS[base](y[r], np.argsort(-s[r], kind="stable"), *args) or 0.0
+            for r in idx]
+    np.testing.assert_allclose(both[name][list(idx)], want, rtol=1e-12, atol=1e-15)
+    alone = evaluate(y, s, ["sdcg"], per_row=True, no_relevant=0.0)["sdcg"]
+    np.testing.assert_array_equal(both["sdcg"], alone)
+    monkeypatch.setattr(cwl, "many_rows", lambda shape: False)
+    along = evaluate(y, s, [name], per_row=True, no_relevant=0.0)[name]
+    np.testing.assert_allclose(both[name], along, rtol=1e-13, atol=1e-16)

@@ -114,6 +114,24 @@ def _padded_tail_kernel(cont, stops_at_k):
         if L == 0:
             out[:] = 0.0
             return out, None
+        if many_rows((rc.n_rows, L)):
+            # Down the positions of the transposed gains, as INST
+            # (:func:`_inst_down`): the same products, vectors over the rows.
+            step = max(ROWS_AT_ONCE, _CELLS_DOWN // L)
+            for a in range(0, rc.n_rows, step):
+                b = min(a + step, rc.n_rows)
+                g = np.ascontiguousarray(mean[a:b, :L].T, dtype=np.float64)
+                c = cont(g, i[:L, None], req)
+                if k is not None and k <= L:
+                    c[k - 1:] = 0.0
+                reach = np.empty_like(g)
+                reach[0] = 1.0
+                reach[1:] = c[:-1]
+                accumulate_down(reach, np.multiply)
+                first_padded = reach[-1] * c[-1]
+                out[a:b] = np.einsum("ij,ij->j", reach, g) / (reach.sum(axis=0)
+                                                               + first_padded * padded)
+            return out, None
         for a in range(0, rc.n_rows, ROWS_AT_ONCE):
             b = min(a + ROWS_AT_ONCE, rc.n_rows)
             g = np.ascontiguousarray(mean[a:b, :L], dtype=np.float64)
@@ -313,6 +331,8 @@ def bpm(rc, req):
     gain seen reaches ``T``, or to k."""
     n = _depth(rc, req)
     L = min(rc.L, n)
+    if L and many_rows((rc.n_rows, L)):
+        return _bpm_down(rc.mean(req.gain_key)[:, :L], req.options["T"], n), None
     cum = np.cumsum(rc.mean(req.gain_key)[:, :L], axis=1)
     reached = cum >= req.options["T"]
     # Past the ranking the gain stays where it is: T is reached there or never.
@@ -320,3 +340,21 @@ def bpm(rc, req):
     m = np.minimum(first, n)
     total = cum[np.arange(rc.n_rows), np.minimum(m, L) - 1] if L else np.zeros(rc.n_rows)
     return total / m, None
+
+
+def _bpm_down(gains, T, n):
+    """BPM of many rows (:func:`many_rows`) made down the positions of the
+    transposed gains: the running gain as vectors over the rows. The gains
+    are >= 0 (scaled levels), so the running gain never falls and the first
+    position where it reaches ``T`` follows the positions below it."""
+    n_rows, L = gains.shape
+    out = np.empty(n_rows)
+    step = max(ROWS_AT_ONCE, _CELLS_DOWN // L)
+    for a in range(0, n_rows, step):
+        b = min(a + step, n_rows)
+        cum = accumulate_down(np.array(gains[a:b].T, dtype=np.float64, order="C"))  # a copy
+        below = np.count_nonzero(cum < T, axis=0)
+        # Past the ranking the gain stays where it is: T is reached there or never.
+        m = np.minimum(np.where(below < L, below + 1, n), n)
+        out[a:b] = cum[np.minimum(m, L) - 1, np.arange(b - a)] / m
+    return out
