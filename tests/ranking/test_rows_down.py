@@ -168,3 +168,27 @@ def test_cwl_down_matches_reference(name, n, monkeypatch):
     monkeypatch.setattr(cwl, "many_rows", lambda shape: False)
     along = evaluate(y, s, [name], per_row=True, no_relevant=0.0)[name]
     np.testing.assert_allclose(both[name], along, rtol=1e-13, atol=1e-16)
+
+
+def test_infap_down_matches_reference(monkeypatch):
+    # infAP of many fully judged rows with many relevant items, every
+    # position read down the transposed flags, against the reference and the
+    # list of relevant items (the route of sparse rows).
+    from sk_rankmetrics._metrics.kernels import judgements
+
+    rng = np.random.default_rng(33)
+    n, N = 500, 45
+    y = np.where(rng.random((n, N)) < 0.6, rng.integers(1, 4, (n, N)), 0)
+    y[::10] = 0
+    s = rng.random((n, N))
+    taken = []
+    real = judgements._infap_all_judged_down
+    monkeypatch.setattr(judgements, "_infap_all_judged_down",
+                        lambda f: taken.append(f.shape) or real(f))
+    down = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
+    assert taken
+    want = [ref.infap(y[r], np.argsort(-s[r], kind="stable")) or 0.0 for r in range(0, n, 23)]
+    np.testing.assert_allclose(down[::23], want, **TOL)
+    monkeypatch.setattr(judgements, "_INFAP_DOWN_SHARE", 2.0)
+    listed = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
+    np.testing.assert_allclose(down, listed, rtol=1e-14, atol=0)

@@ -280,6 +280,8 @@ def _infap_all_judged(rc, key):
     Read at the relevant items alone: ``r`` is the item's place among them."""
     flags = as_flags(rc.sums, key)
     n, L = flags.shape
+    if many_rows((n, L)) and np.count_nonzero(flags) > _INFAP_DOWN_SHARE * n * L:
+        return _infap_all_judged_down(flags)
     flat, rows, count = row_entries(flags)
     p = (flat - rows * L).astype(np.float64)
     r = ranges_from_counts(count).astype(np.float64)
@@ -290,6 +292,32 @@ def _infap_all_judged(rc, key):
     terms += 1.0
     terms /= p + 1.0
     return np.bincount(rows, weights=terms, minlength=n)
+
+
+#: Above this share of relevant positions, :func:`_infap_all_judged` reads
+#: every position of many rows, down the positions.
+_INFAP_DOWN_SHARE = 0.25
+
+
+def _infap_all_judged_down(flags):
+    """:func:`_infap_all_judged` of many rows with many relevant items, made
+    down the positions of the transposed flags (vectors over the rows): the
+    term at a relevant position ``p`` is ``a(p) + b(p) (r + eps)`` with ``a(p)
+    = 1 / (p + 1)`` and ``b(p) = p / ((p + 1) (p + 2 eps))``, ``r`` the
+    relevant items above it (the running count less its own)."""
+    e = _INFAP_EPSILON
+    L = flags.shape[1]
+    p = np.arange(L, dtype=np.float64)[:, None]
+    a = 1.0 / (p + 1.0)
+    b = p / ((p + 1.0) * (p + 2.0 * e))
+    down, running = running_down(flags)
+    down = down if down.dtype == bool else down > 0.5
+    terms = running.astype(np.float64)  # r + 1 at a relevant position
+    terms += e - 1.0
+    terms *= b
+    terms += a
+    terms *= down
+    return terms.sum(axis=0)
 
 
 def _infap_groups_all_judged(groups, key, n_rows):
