@@ -192,3 +192,32 @@ def test_infap_down_matches_reference(monkeypatch):
     monkeypatch.setattr(judgements, "_INFAP_DOWN_SHARE", 2.0)
     listed = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
     np.testing.assert_allclose(down, listed, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize(("n", "N", "layout"), [(400, 40, "matrix"), (400, 40, "exclude"),
+                                                (300, 600, "matrix")])
+def test_compat_down_matches_reference(n, N, layout, monkeypatch):
+    # Compat of many rows most of whose positions hold a positive gain: the
+    # places in the ideal counted in the bit fields of one running sum down
+    # each row (int32 fields on rows of 40: 6 bits x 4 levels; int64 on rows
+    # of 600: 10 x 4), against the reference and the list of those items.
+    from sk_rankmetrics._metrics.kernels import orderings
+
+    rng = np.random.default_rng(N + n)
+    y = np.where(rng.random((n, N)) < 0.7, rng.integers(1, 5, (n, N)), 0)
+    y[::17] = 0
+    s = rng.random((n, N))
+    exclude = (rng.random((n, N)) < 0.2) & (y == 0) if layout == "exclude" else None
+    taken = []
+    real = orderings._overlap_down
+    monkeypatch.setattr(orderings, "_overlap_down",
+                        lambda *a: (lambda out: taken.append(out is not None) or out)(real(*a)))
+    down = evaluate(y, s, ["compat"], per_row=True, no_relevant=0.0, exclude=exclude)["compat"]
+    assert taken and all(taken)
+    for r in range(0, n, 41):
+        keep = np.ones(N, dtype=bool) if exclude is None else ~exclude[r]
+        want = ref.compat(y[r][keep], np.argsort(-s[r][keep], kind="stable")) or 0.0
+        assert down[r] == pytest.approx(want, rel=1e-12, abs=1e-14)
+    monkeypatch.setattr(orderings, "_DOWN_SHARE", 2.0)
+    listed = evaluate(y, s, ["compat"], per_row=True, no_relevant=0.0, exclude=exclude)["compat"]
+    np.testing.assert_allclose(down, listed, rtol=1e-14, atol=0)

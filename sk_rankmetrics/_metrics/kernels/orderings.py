@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._utils.fast import accumulate_down, many_rows
 from . import _cut, ranges_from_counts, row_entries
 from .gain_curves import _gain_levels
 
@@ -77,6 +78,68 @@ def _ideal_positions(rc, key, g, n):
     return rows, count, cols, above + rank
 
 
+#: Above this share of positions of positive gain, Compat reads every
+#: position of many rows, down the positions (:func:`_overlap_down`).
+_DOWN_SHARE = 0.25
+#: Entries :func:`_overlap_down` makes at a time.
+_CELLS_DOWN = 1 << 19
+
+
+def _overlap_down(rc, key, g, n, WD, W):
+    """Compat's overlap sums of many rows (:func:`many_rows`) where most
+    positions hold a positive gain, made down the positions of the
+    transposed gains, or None (few such positions, or gains too many to
+    count in bit fields). The places in the ideal are those of
+    :func:`_ideal_positions`: the items of larger gain (the level's begin)
+    plus the ranked items of the same gain above, counted for every gain at
+    once in the bit fields of one int64 running sum down each row (below
+    ``2**62``, in int32 below ``2**30``: no field carries into the next).
+    ``WD``: each row's ``W[D]``."""
+    n_rows, L = g.shape
+    if not many_rows((n_rows, L)):
+        return None
+    if np.count_nonzero(g > 0) <= _DOWN_SHARE * n_rows * L:
+        return None
+    levels = _gain_levels(rc, key)
+    u = np.unique(levels.gain)
+    span = u.shape[0]
+    bits = max(int(L).bit_length(), 1)
+    if span > _PACKED_BITS // bits or n_rows * span > _TABLE_MOST:
+        return None
+    # The fields in 32 bits where they fit (rows of 100, five levels: 28).
+    word = np.int32 if span * bits <= 30 else np.int64
+    table = np.zeros(n_rows * span, dtype=word)
+    table[levels.rows * span + _code(u, levels.gain)] = levels.begin
+    pos = np.arange(L)[:, None]
+    padded = bool((n < L).any())
+    out = np.empty(n_rows)
+    step = max(1, _CELLS_DOWN // L)
+    for a in range(0, n_rows, step):
+        b = min(a + step, n_rows)
+        gd = np.ascontiguousarray(g[a:b].T)  # (L, rows)
+        mask = gd > 0
+        if padded:
+            mask &= pos < n[a:b]
+        code = np.zeros(gd.shape, dtype=np.uint8)  # 0 the best gain (span <= 62)
+        for v in u[1:]:
+            np.add(code, gd < v, out=code)
+        shift = code.astype(word)
+        shift *= bits
+        inc = np.left_shift(word(1), shift)
+        inc *= mask
+        before = accumulate_down(inc.copy())
+        before -= inc
+        rank = np.right_shift(before, shift)
+        rank &= (1 << bits) - 1
+        at = (np.arange(a, b, dtype=np.intp) * span)[None, :] + code
+        rank += np.take(table, at)  # the place in the ideal
+        np.maximum(rank, pos, out=rank)
+        contrib = WD[a:b] - np.take(W, rank)
+        contrib *= mask
+        out[a:b] = contrib.sum(axis=0)
+    return out
+
+
 def _code(u, values):
     """The place of each of ``values`` among the gains ``u`` (sorted, holding
     them all), the largest first: the gains of ``u`` above it. A few
@@ -131,10 +194,12 @@ def compat(rc, req):
     weight = p**i
     W = np.concatenate(([0.0], np.cumsum(weight / (i + 1.0))))
     S = np.concatenate(([0.0], np.cumsum(weight)))
-    rows, count, cols, ideal = _ideal_positions(rc, req.gain_key, g, n)
-    deepest = np.maximum(cols, ideal, out=ideal)
-    overlap = np.bincount(rows, weights=np.repeat(W[D], count) - np.take(W, deepest),
-                          minlength=rc.n_rows)
+    overlap = _overlap_down(rc, req.gain_key, g, n, W[D], W)
+    if overlap is None:
+        rows, count, cols, ideal = _ideal_positions(rc, req.gain_key, g, n)
+        deepest = np.maximum(cols, ideal, out=ideal)
+        overlap = np.bincount(rows, weights=np.repeat(W[D], count) - np.take(W, deepest),
+                              minlength=rc.n_rows)
     value = overlap / np.where(D > 0, S[D], 1.0)
     if req.options["normalize"]:
         best = (S[P] + P * (W[D] - W[P])) / np.where(D > 0, S[D], 1.0)
