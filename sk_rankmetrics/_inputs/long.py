@@ -7,6 +7,7 @@ import copy
 import numpy as np
 
 from .._ranking.block import rank_block
+from .._ranking.item_values import narrowed
 from .._utils import fast
 from .._utils.arrays import (
     MASK_BY_OMISSION,
@@ -32,7 +33,13 @@ class LongInputs:
     def __init__(self, y_true, y_score, qid, judged=None, part=False):
         check_finite(y_true, "y_true")
         check_finite(y_score, "y_score", masked=MASK_BY_OMISSION)
-        self.y_true = np.asarray(y_true, dtype=np.float64)
+        # Whole levels within -128..127 (binary and graded relevance, in any
+        # dtype) are held in one byte: each block's padded copy and every
+        # pass over it then read a byte an entry, where float64 blocks were
+        # copied to one byte block by block.
+        self.y_true = narrowed(np.asarray(y_true))[0]
+        if self.y_true.dtype.itemsize > 1 or self.y_true.dtype.kind not in "iub":
+            self.y_true = np.asarray(self.y_true, dtype=np.float64)
         # float32 scores stay float32 (their padding, -inf, is one too): each
         # block's sort reads half the bytes, where float64 cost a conversion
         # of every score and a wider block.
@@ -151,7 +158,7 @@ class LongInputs:
         if self.order is not None:
             src = self.order[src]
         dst = np.repeat(np.arange(nq) * width - first, cnt) + step
-        yt = np.zeros((nq, width))
+        yt = np.zeros((nq, width), dtype=self.y_true.dtype)
         ys = np.full((nq, width), -np.inf, dtype=self.y_score.dtype)
         yt.reshape(-1)[dst] = self.y_true[src]
         ys.reshape(-1)[dst] = self.y_score[src]
