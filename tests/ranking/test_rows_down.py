@@ -1,7 +1,7 @@
 """Kernels made down the positions of many rows (transposed, vectors over
 the rows) against the reference formulas of ``tests/reference.py``:
-``ndcg_rel`` and G of untied chunks (``gain_curves._ndcg_rel_down``,
-``_g_down``) with dense gains, padding (``exclude``, long format of uneven
+``ndcg_rel``, G and Rndcg of untied chunks (``gain_curves._ndcg_rel_down``,
+``_g_down``, ``_dcg_at_down``) with dense gains, padding (``exclude``, long format of uneven
 lengths), rows without a positive gain, the exponential gain and a mapping
 of a negative level; and the same values as the rows read along their
 positions (the route of a few rows) to rounding."""
@@ -18,7 +18,7 @@ from sk_rankmetrics._metrics.kernels import gain_curves
 TOL = dict(rtol=1e-12, atol=1e-14)
 
 
-KERNELS = {"ndcg_rel": "_ndcg_rel_down", "g": "_g_down"}
+KERNELS = {"ndcg_rel": "_ndcg_rel_down", "g": "_g_down", "rndcg": "_dcg_at_down"}
 NEG_GAINS = {-1: 0.0, 0: 0.0, 1: 1.0, 2: 3.0, 3: 7.0, 4: 15.0}  # a negative level
 FRACTIONS = {0: 0.0, 1: 0.5, 2: 1.25, 3: 2.5, 4: 3.75}  # G's logarithms made, not read
 
@@ -29,8 +29,8 @@ def down(monkeypatch):
     taken = []
     for name in KERNELS.values():
         real = getattr(gain_curves, name)
-        monkeypatch.setattr(gain_curves, name,
-                            lambda *a, real=real: taken.append(a[0].n_rows) or real(*a))
+        monkeypatch.setattr(gain_curves, name, lambda *a, real=real: taken.append(
+            a[0].shape[0] if isinstance(a[0], np.ndarray) else a[0].n_rows) or real(*a))
     monkeypatch.setattr(gain_curves, "_CELLS_DOWN", 40 * 37)  # several pieces a block
     return taken
 

@@ -615,6 +615,9 @@ def rndcg(rc, req):
     groups = whole_row_groups(rc)
     if groups is not None:
         at, whole = _dcg_at_by_group(groups, req.gain_key, levels.rows, ends, N)
+    elif (not rc.tied and many_rows((N, rc.L))
+          and ("dcg", req.gain_key) not in rc.root.cache):
+        at, whole = _dcg_at_down(rc.mean(req.gain_key), levels.rows, ends, n)
     else:
         _, dcg = _ranked_dcg(rc, req)
         at, whole = dcg[levels.rows, ends], dcg[rows, n]
@@ -658,4 +661,26 @@ def _dcg_at_by_group(groups, key, rows, ends, n_rows):
     s_g = np.take(s, gc)
     part = np.take(mean, gc) * (np.take(Dc, np.minimum(ends, np.take(end, gc))) - np.take(Dc, s_g))
     at = np.where(mine, np.take(before, gc) + part, 0.0)
+    return at, whole
+
+
+def _dcg_at_down(g, rows, ends, n):
+    """``(at, whole)`` of :func:`_dcg_at_by_group` for an untied chunk of
+    many rows (gains ``g``, one per position; ``n`` the positions ranked
+    per row): the running DCG made down the positions of the transposed
+    gains, a few thousand rows at a time (vectors over the rows), the same
+    additions as the rows' own running sum, read at each query's end."""
+    n_rows, L = g.shape
+    logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
+    at, whole = np.zeros(rows.shape[0]), np.zeros(n_rows)
+    bounds = np.searchsorted(rows, np.arange(0, n_rows + 1))  # each row's queries
+    step = max(1, _CELLS_DOWN // max(L, 1))
+    for a in range(0, n_rows, step):
+        b = min(a + step, n_rows)
+        dcg = accumulate_down(np.divide(g[a:b].T, logs, out=np.empty((L, b - a))))
+        q = slice(bounds[a], bounds[b])
+        e, r = ends[q], rows[q] - a
+        at[q] = np.where(e > 0, dcg[np.maximum(e - 1, 0), r], 0.0)
+        m = n[a:b]
+        whole[a:b] = np.where(m > 0, dcg[np.maximum(m - 1, 0), np.arange(b - a)], 0.0)
     return at, whole
