@@ -134,7 +134,7 @@ def test_interpolated_precision_down_matches_reference(layout, monkeypatch):
             v = fn(list(y[r][keep]), list(np.argsort(-s[r][keep], kind="stable")), **kw)
             want.append(0.0 if v is None else v)
         np.testing.assert_allclose(down[name], want, **TOL)
-    monkeypatch.setattr(interpolated, "many_rows", lambda shape: False)
+    monkeypatch.setattr(interpolated, "short_rows", lambda shape: False)
     along = evaluate(y, s, names, per_row=True, no_relevant=0.0, exclude=exclude)
     for name in names:
         np.testing.assert_array_equal(down[name], along[name])
