@@ -173,6 +173,10 @@ def short_rows(shape):
 #: (:func:`many_rows`).
 DOWN_ROWS = 256
 
+#: Entries a kernel made down the positions (:func:`accumulate_down`) holds
+#: per array at a time: a few thousand rows of 100 (4 MiB of float64).
+DOWN_CELLS = 1 << 19
+
 
 def many_rows(shape):
     """Whether an (n, m) array is many short rows (:func:`short_rows`) or

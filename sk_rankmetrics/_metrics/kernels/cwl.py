@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import accumulate_down, flatnonzero, many_rows
+from ..._utils.fast import DOWN_CELLS, accumulate_down, flatnonzero, many_rows
 from . import whole_row_groups
 
 #: The ranking depth of cwl_eval (its ``max_n``, which ir_measures keeps).
@@ -212,8 +212,7 @@ def inst(rc, req):
     return out, None
 
 
-#: Entries :func:`inst` makes at a time when it works down the positions.
-_CELLS_DOWN = 1 << 19
+_CELLS_DOWN = DOWN_CELLS  # (:data:`~..._utils.fast.DOWN_CELLS`)
 
 
 def _inst_rows(g, base):

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._ranking.ideal import CountedLevels, IdealLevels
 from ..._utils.fast import (
+    DOWN_CELLS,
     accumulate_down,
     flatnonzero,
     many_rows,
@@ -445,8 +446,7 @@ def ndcg_rel(rc, req):
     return _safe_divide(total, P), P > 0
 
 
-#: Entries :func:`_ndcg_rel_down` makes at a time.
-_CELLS_DOWN = 1 << 19
+_CELLS_DOWN = DOWN_CELLS  # (:data:`~..._utils.fast.DOWN_CELLS`)
 
 
 def _ndcg_rel_down(rc, key, levels, disc):
@@ -646,8 +646,7 @@ def _dcg_at_by_group(groups, key, rows, ends, n_rows):
     positions; a query no group of its row reaches (``e = 0``, or only
     groups without gain listed) reads 0."""
     L = groups.L
-    Dc = np.zeros(L + 1)
-    np.cumsum(1.0 / np.log2(np.arange(2.0, L + 2.0)), out=Dc[1:])
+    Dc = inverse_log_sums(L)  # Dc[p]: the discounts of positions 1..p
     first, size = groups.first, groups.size
     row, s = first // L, first % L
     mean = groups.sums[key] / size

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import accumulate_down, many_rows
+from ..._utils.fast import DOWN_CELLS, accumulate_down, many_rows
 from . import _cut, ranges_from_counts, row_entries
 from .gain_curves import _gain_levels
 
@@ -81,8 +81,7 @@ def _ideal_positions(rc, key, g, n):
 #: Above this share of positions of positive gain, Compat reads every
 #: position of many rows, down the positions (:func:`_overlap_down`).
 _DOWN_SHARE = 0.25
-#: Entries :func:`_overlap_down` makes at a time.
-_CELLS_DOWN = 1 << 19
+_CELLS_DOWN = DOWN_CELLS  # (:data:`~..._utils.fast.DOWN_CELLS`)
 
 
 def _overlap_down(rc, key, g, n, WD, W):
