@@ -82,19 +82,26 @@ class DenseInputs:
         # The scores are checked by the ranking's first pass over them.
         scores_checked = ScoreCheck(ys, "y_score", a, MASK_BY_EXCLUDE)
         judged = None if self.judged is None else self.judged[a:b]
-        ex = None if self.exclude is None else self.exclude[a:b].toarray()
+        ex = None if self.exclude is None else self.exclude[a:b]
+        if sp.issparse(ex):
+            ex = ex.toarray()
         if self.drop_unjudged and judged is not None:  # judged_only: unjudged items go too
             ex = ~judged if ex is None else ex | ~judged
         if ex is None:
             return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a,
                               judged=judged, extremes=extremes, check=scores_checked)
         scores_checked.now()
-        # Excluded items: padding, as the pairs long format leaves out.
-        ys = np.where(ex, -np.inf, exact_scores(ys))
+        # Excluded items: padding, as the pairs long format leaves out; float
+        # scores keep their type (-inf is one of theirs), and the block's
+        # smallest score is a floor of the real ones.
+        floats = ys.dtype in (np.float64, np.float32)
+        floor = ys.min() if floats else None
+        ys = np.where(ex, ys.dtype.type(-np.inf) if floats else -np.inf,
+                      ys if floats else exact_scores(ys))
         yt = np.where(ex, 0, yt)
         n_real = self.n_cols - np.count_nonzero(ex, axis=1)
         rc = rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a, judged=judged,
-                        n_items=np.maximum(n_real, 1))
+                        n_items=np.maximum(n_real, 1), floor=floor)
         rc.n_ranked = n_real
         return rc
 
@@ -104,15 +111,26 @@ class DenseInputs:
 
 
 def excluded(y_true, exclude, where="evaluate"):
-    """``exclude`` as a boolean CSR matrix of ``y_true``'s shape, checked.
+    """``exclude`` as a boolean matrix of ``y_true``'s shape, checked: a CSR
+    matrix, or, for a dense ``exclude`` beside a dense ``y_true``, bools
+    (each block slices its rows; a CSR copy of a dense mask costs more than
+    the blocks' work).
 
     An excluded entry that ``y_true`` marks (a non-zero relevance) raises,
     counting such entries.
     """
-    ex = exclude_mask(exclude, y_true.shape, where)
-    marked = sp.csr_array(y_true).multiply(ex) if sp.issparse(y_true) else (
-        np.asarray(y_true)[ex.nonzero()])
-    n = int(np.count_nonzero(marked.data if sp.issparse(marked) else marked))
+    if not (sp.issparse(exclude) or sp.issparse(y_true)):
+        ex = np.asarray(exclude)
+        check_exclude_type(ex.dtype, ex.shape, where)
+        _check_flags(ex, where)
+        check_exclude_shape(ex.shape, y_true.shape, where)
+        ex = ex.astype(bool, copy=False)
+        n = int(np.count_nonzero(ex & (np.asarray(y_true) != 0)))
+    else:
+        ex = exclude_mask(exclude, y_true.shape, where)
+        marked = sp.csr_array(y_true).multiply(ex) if sp.issparse(y_true) else (
+            np.asarray(y_true)[ex.nonzero()])
+        n = int(np.count_nonzero(marked.data if sp.issparse(marked) else marked))
     if n:
         raise ValueError(
             f"{where}: y_true marks {n} excluded items as relevant; an excluded item is "

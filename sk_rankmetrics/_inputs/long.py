@@ -44,6 +44,7 @@ class LongInputs:
         # block's sort reads half the bytes, where float64 cost a conversion
         # of every score and a wider block.
         self.y_score = y_score if y_score.dtype == np.float32 else exact_scores(y_score)
+        self._score_floor = None
         self.judged = judged
         #: Whether the unjudged items leave the rankings (:meth:`judged_only`).
         self.drop_unjudged = False
@@ -169,7 +170,14 @@ class LongInputs:
         if self.drop_unjudged and judged is not None:
             ys, cnt = drop_unjudged(ys, judged)
         return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt,
-                          judged=judged)
+                          judged=judged, floor=self._floor())
+
+    def _floor(self):
+        """The smallest score of every pair (finite, checked): no real item
+        of a block scores below it (its padding takes scores below it)."""
+        if self._score_floor is None and self.y_score.size:
+            self._score_floor = self.y_score.min()
+        return self._score_floor
 
     def judged_only(self):
         """The same rows with every unjudged item taken out of the ranking

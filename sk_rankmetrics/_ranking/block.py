@@ -42,17 +42,19 @@ def check_ties(rc, requests, ignore_ties):
 
 
 def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, judged=None,
-               extremes=None, check=None):
+               extremes=None, check=None, floor=None):
     """Rank one block of rows (relevance ``yt``, scores ``ys``) for ``requests``.
 
     The block is ranked down to the deepest cut-off any request needs (at
     most its width, whatever ``k`` is). ``n_items`` gives the real items of
-    padded long-format rows, whose padding holds the score ``-inf``;
+    padded long-format rows, whose padding holds the score ``-inf`` and the
+    relevance 0;
     ``judged`` marks the judged items (None: every real item is);
     ``extremes`` (an ``Extremes`` of ``yt``), when the caller has them;
     ``check``, the scores' :class:`~.._utils.arrays.ScoreCheck` when the
     caller put it off: made by the route's row sort where it has one, else
-    before the route reads a score.
+    before the route reads a score; ``floor``, a score no real item's is
+    below (padded rows: None, the block's smallest real score is read).
     """
     N = yt.shape[1]
     real = (ys != -np.inf) if n_items is not None and (n_items < N).any() else None
@@ -65,7 +67,7 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     needs_full, k_max = depth(ranked)
     if judged is not None and real is not None:
         judged = judged & real
-    masks = ItemMasks(real=real, judged=judged)
+    masks = ItemMasks(real=real, judged=judged, zero_padding=True)
     values = BlockValues(yt, requests, row0, masks, extremes)
     L = N if needs_full else min(k_max, N)
     if ignore_ties:
@@ -81,9 +83,11 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
                                                       judged, values):
         rc = rank_relevant(ys, values, check)  # None when the relevant items are not few
     keep_items = any(r.spec.reads_items for r in requests)
-    if rc is None and L == N and not ignore_ties and real is None:
-        # (Its chunks hold the ranked item values as rc.items too.)
-        rc = rank_by_levels(ys, values, check)  # None when the levels or scores fit no key
+    if rc is None and L == N and not ignore_ties:
+        # (Its chunks hold the ranked item values as rc.items too; padding is
+        # ranked last, below every real item.) None when the levels or scores
+        # fit no key.
+        rc = rank_by_levels(ys, values, check, None if real is None else n_items, floor)
     if rc is None:
         # (Checked by its partition, if it makes one; else below.)
         rc = rank_chunk(ys, values, max(L, 1), ignore_ties=ignore_ties, n_items=n_items,

@@ -152,16 +152,19 @@ class RankedChunk:
         return self._parts_made
 
     @classmethod
-    def of_whole_rows(cls, N, n, keys, tied_rows, make_parts, few_ties):
-        """:meth:`of_parts` of ``n`` whole rows of ``N`` real items whose
+    def of_whole_rows(cls, N, n, keys, tied_rows, make_parts, few_ties, n_items=None):
+        """:meth:`of_parts` of ``n`` whole rows of ``N`` items whose
         parts (``make_parts()``: the untied rows, then ``tied_rows`` with
         their tie groups) are made on first read, and ``few_ties``, the
         :class:`~.few_ties.FewTies` of every row (or None): when every
         kernel of a block reads the rows through it
         (:meth:`few_ties_view`), the parts are never made. ``keys``: the
-        item values the parts hold."""
+        item values the parts hold; ``n_items``, the real items of each row
+        (None: all ``N``; padding is ranked last)."""
         lazy = LazyParts(make_parts)  # shared with the sums: no reference cycle
-        out = cls(N, None, None, PartsSums(n, N, lazy, keys), np.full(n, N, dtype=np.int64))
+        if n_items is None:
+            n_items = np.full(n, N, dtype=np.int64)
+        out = cls(N, None, None, PartsSums(n, N, lazy, keys), n_items)
         out.tied = out.real_ties = True
         out._lazy_parts = lazy
         out.tied_rows = tied_rows

@@ -30,13 +30,15 @@ class ItemMasks:
     """Which entries of a block are real items, judged, and named by the truth.
 
     Each is a bool array of the block's shape, or None (every entry is).
-    ``judged`` implies ``pool`` implies ``real``.
+    ``judged`` implies ``pool`` implies ``real``. ``zero_padding``: every
+    entry that is not real holds the relevance 0 (a padded block's).
     """
 
-    def __init__(self, real=None, judged=None, pool=None):
+    def __init__(self, real=None, judged=None, pool=None, zero_padding=False):
         self.real = real
         self.judged = judged if judged is not None else real
         self.pool = pool if pool is not None else self.judged
+        self.zero_padding = zero_padding
 
     def map(self, fn):
         """The masks with ``fn`` applied to each array (shared arrays stay shared)."""
@@ -49,7 +51,7 @@ class ItemMasks:
                 done[id(a)] = fn(a)
             return done[id(a)]
 
-        return ItemMasks(f(self.real), f(self.judged), f(self.pool))
+        return ItemMasks(f(self.real), f(self.judged), f(self.pool), self.zero_padding)
 
 
 def _indicator(mask, shape):
@@ -62,7 +64,10 @@ def _unjudged_worthless(yt, requests, masks):
     if masks.judged is None:
         return None
     unjudged = ~masks.judged
-    if worth_counts(requests) or (yt[unjudged] != 0).any():
+    if worth_counts(requests) or (
+            # (Padding alone is unjudged, and holds the relevance 0: no entry read.)
+            not (masks.zero_padding and masks.judged is masks.real)
+            and (yt[unjudged] != 0).any()):
         return unjudged
     return None
 
@@ -533,7 +538,7 @@ class BlockValues:
 MAX_LEVEL_BITS = 8
 
 
-def level_codes(values):
+def level_codes(values, padded=False):
     """``(codes, bits, lo, n_levels)`` of a block's relevance (``values``, a
     :class:`BlockValues`): each item's level less the smallest, ``lo``, as
     uint8 codes below ``n_levels`` in ``bits`` bits; or None when the levels
@@ -541,8 +546,10 @@ def level_codes(values):
     worthless entries make an item's values depend on more than its level.
     Every item value of an item is then a function of its code: derived once
     per level (``derive_values`` of the ``n_levels`` levels), summed over
-    items by counting the codes."""
-    fit = level_span(values)
+    items by counting the codes. ``padded``: padding (``masks.real``, the
+    only mask) is allowed, coded as its relevance, 0; the caller sees that
+    level 0 is worth what padding is (:func:`padding_is_level_zero`)."""
+    fit = level_span(values, padded)
     if fit is None:
         return None
     lo, n_levels, bits = fit
@@ -565,11 +572,16 @@ def level_codes(values):
 _INTEGRAL_SAMPLE = 1 << 14
 
 
-def level_span(values):
+def level_span(values, padded=False):
     """``(lo, n_levels, bits)`` of :func:`level_codes` (None where it gives
     None), read off the block's extremes: no codes made."""
     masks = values.masks
-    if masks.real is not None or masks.judged is not None or values.worthless is not None:
+    if values.worthless is not None:
+        return None
+    if padded and masks.real is not None:
+        if not (masks.judged is masks.real and masks.pool is masks.real):
+            return None
+    elif masks.real is not None or masks.judged is not None:
         return None
     yt, ext = values.yt, values.extremes
     if not yt.size or yt.dtype.kind not in "biuf":
@@ -615,6 +627,18 @@ def level_values(values, lo, n_levels, codes):
         out[key] = np.zeros(n_levels)
         out[key][held] = v
     return out
+
+
+def padding_is_level_zero(values):
+    """Whether every item value of padding (0 and never relevant: see
+    :func:`derive_values`) is that of a real item of level 0: the gains are
+    formulas (a mapping or a callable is not evaluated where the data hold
+    no level 0) and level 0 is worth nothing, relevant to no request, and
+    no request reads which items are judged or pooled."""
+    if any(r.gain is not None and not r.gain.formula for r in values.requests):
+        return False
+    zero = np.zeros(1, dtype=values.yt.dtype)
+    return not any(v.any() for v in derive_values(zero, values.requests).values())
 
 
 class OnFirstRead(Mapping):

@@ -37,7 +37,7 @@ from .._utils.fast import (
 from .chunk import RankedChunk
 from .few_ties import FewTies
 from .groups import LazyGroups, _GroupSums
-from .item_values import LevelValues, level_codes, level_values
+from .item_values import LevelValues, level_codes, level_values, padding_is_level_zero
 
 #: Scores whose lowest bits look tied in more than one row in this many take
 #: another route (ranking every row twice costs more than the sort saves):
@@ -64,30 +64,82 @@ class _Key:
 _WIDE, _NARROW = _Key(np.float64, np.int64), _Key(np.float32, np.int32)
 
 
-def rank_by_levels(y_score, values, check=None):
+def rank_by_levels(y_score, values, check=None, n_items=None, floor=None):
     """:func:`~._ranking.chunk.rank_chunk` of whole rows ``y_score`` (n, N), every
-    item real and judged, ranked by one sort of scores carrying their levels;
-    or None when the relevance or the scores do not fit (levels not integers,
-    more than 256 of them, scores other than float64 and float32). ``check``:
+    item judged, ranked by one sort of scores carrying their levels; or None
+    when the relevance or the scores do not fit (levels not integers, more
+    than 256 of them, scores other than float64 and float32). ``check``:
     the scores' :class:`~.._utils.arrays.ScoreCheck` (None: checked already),
     made from the ends of the sorted keys (a non-finite score's key is not
-    finite either, and sorts to an end)."""
-    fit = level_codes(values)
+    finite either, and sorts to an end).
+
+    ``n_items``: the real items of padded rows (their padding holds the
+    score ``-inf`` and the relevance 0, checked already), or None. Padding
+    takes distinct scores below every real one (:func:`_below_the_real`),
+    so it is ranked last and ties with nothing, with the code of level 0,
+    whose item values must be padding's (:func:`padding_is_level_zero`).
+    ``floor``: a score no real item's is below (None: the smallest is read)."""
+    padded = n_items is not None
+    fit = level_codes(values, padded)
     if y_score.dtype not in (np.float64, np.float32) or fit is None:
         return None
     bits, N = fit[1], y_score.shape[1]
+    if padded:
+        lo = int(fit[2])  # (in the relevance's own type, which lo + n_levels may overflow)
+        if not lo <= 0 < lo + fit[3] or not padding_is_level_zero(values):
+            return None
+        y_score = _below_the_real(y_score, values.masks.real, bits, floor)
+        if y_score is None:
+            return None
+    return _rank_by_levels(y_score, values, check, fit, bits, N, n_items)
+
+
+def _rank_by_levels(y_score, values, check, fit, bits, N, n_items):
+    """:func:`rank_by_levels` of rows whose padding (if any) is scored."""
     if (y_score.dtype == np.float32 and (N * N) << bits <= _NARROW_MOST
             and _few_look_tied(y_score[:_PROBE_ROWS], bits)):
-        ranked = _by_key(y_score, values, fit, check, _NARROW)
+        ranked = _by_key(y_score, values, fit, check, _NARROW, n_items)
         if ranked is not _TOO_MANY:
             return ranked
     if y_score.dtype == np.float32 or (N * N <= _ROUNDED_MOST
                                        and _few_round_tied(y_score[:_PROBE_ROWS])):
-        ranked = _by_offset_key(y_score, values, fit, check)
+        ranked = _by_offset_key(y_score, values, fit, check, n_items)
         if ranked is not None:
             return ranked
-    ranked = _by_key(y_score, values, fit, check, _WIDE)
+    ranked = _by_key(y_score, values, fit, check, _WIDE, n_items)
     return None if ranked is _TOO_MANY else ranked
+
+
+def _below_the_real(y_score, real, bits, floor=None):
+    """``y_score`` with its padding (``-inf``, where ``real`` is False)
+    replaced by distinct scores below every real one, or None when there is
+    no room.
+
+    The padding of a row takes float32 values (exact in float64 too) spaced
+    ``2**bits`` float32 steps apart below ``floor`` (None: the block's
+    smallest real score; below the negative ones from ``-2**bits`` steps
+    under 0, when that is not negative): the keys that give a score's lowest
+    ``bits`` to its level keep them apart, and none is a zero, which would
+    tie with a real 0. Each column's padding score is the larger of it and
+    the column's: one pass, no mask read."""
+    m = floor
+    if m is None:
+        m = np.where(real, y_score, np.inf).min()  # (a reduction with where= costs twice this)
+    with np.errstate(over="ignore"):  # past float32's range: an infinity, declined
+        m = np.float32(m) + np.float32(0)
+    if not np.isfinite(m):
+        return None  # (a NaN, or only padding: the argsort's route reads it)
+    N, step = y_score.shape[1], 1 << bits
+    top = int(sortable_int32(np.array([m]))[0]) if m < 0 else -step
+    keys = top - step * np.arange(1, N + 1, dtype=np.int64)
+    if keys[-1] <= _LOWEST_FINITE:
+        return None
+    pads = sortable_int32(keys.astype(np.int32).view(np.float32)).view(np.float32)
+    return np.maximum(y_score, pads.astype(y_score.dtype))
+
+
+#: The sortable int32 (:func:`sortable_int32`) of the lowest finite float32.
+_LOWEST_FINITE = int(sortable_int32(np.array([np.finfo(np.float32).min]))[0])
 
 
 #: float64 scores are keyed rounded to float32 (:func:`_by_offset_key`) in
@@ -123,7 +175,7 @@ def _few_look_tied(probe, bits):
     return rows_with_equal_neighbours(keys).shape[0] * _MOST_ROWS <= probe.shape[0]
 
 
-def _by_offset_key(y_score, values, fit, check):
+def _by_offset_key(y_score, values, fit, check, n_items=None):
     """:func:`rank_by_levels` of float32 scores keyed in 32 bits with every bit
     kept, or None when they do not fit (or a score is not finite: the other
     keys check them and name the place).
@@ -176,7 +228,7 @@ def _by_offset_key(y_score, values, fit, check):
             return None
         _rank_exactly(y_score, codes, look_tied, level, u)
         look_tied = look_tied[(u[look_tied, 1:] == u[look_tied, :-1]).any(axis=1)]
-    return _chunk_of(level, u, table, look_tied)
+    return _chunk_of(level, u, table, look_tied, n_items)
 
 
 def _few_round_tied(probe):
@@ -189,7 +241,7 @@ def _few_round_tied(probe):
     return rows_with_equal_neighbours(rounded).shape[0] * _MOST_ROWS <= probe.shape[0]
 
 
-def _by_key(y_score, values, fit, check, key):
+def _by_key(y_score, values, fit, check, key, n_items=None):
     """:func:`rank_by_levels` with keys of one width (:class:`_Key`), or
     :data:`_TOO_MANY` when too many rows look tied (float64 scores off a
     decimal grid; float32 ones in 32 bits)."""
@@ -243,16 +295,19 @@ def _by_key(y_score, values, fit, check, key):
         # the rows that truly tie.
         _rank_exactly(y_score, codes, look_tied, level, high)
         look_tied = look_tied[(high[look_tied, 1:] == high[look_tied, :-1]).any(axis=1)]
-    return _chunk_of(level, high, table, look_tied)
+    return _chunk_of(level, high, table, look_tied, n_items)
 
 
-def _chunk_of(level, high, table, look_tied):
+def _chunk_of(level, high, table, look_tied, n_items=None):
     """The chunk of rows ranked by a key: ``level`` their level codes in rank
     order (their values made with ``table``), ``high`` their keys ascending,
-    equal exactly where the scores tie, ``look_tied`` the rows that tie."""
+    equal exactly where the scores tie, ``look_tied`` the rows that tie;
+    ``n_items`` the real items of padded rows (None: every item is)."""
     n, N = level.shape
+    if n_items is None:
+        n_items = np.full(n, N, dtype=np.int64)
     if not look_tied.size:
-        return _untied(level, table)
+        return _untied(level, table, n_items)
     if 2 * look_tied.size < n:
         # A few rows tie (float32 scores: about 3 % of rows of 1,000): the
         # others are a chunk without ties, each ranked values derived on
@@ -265,36 +320,40 @@ def _chunk_of(level, high, table, look_tied):
         tied_high = high[look_tied]
         rc = RankedChunk.of_whole_rows(
             N, n, list(table), look_tied,
-            lambda: [(plain, _untied(level[plain], table)),
-                     (look_tied, _tied(level[look_tied], tied_high, table))],
+            lambda: [(plain, _untied(level[plain], table, n_items[plain])),
+                     (look_tied, _tied(level[look_tied], tied_high, table,
+                                       n_items=n_items[look_tied]))],
             # The kernels that read tie groups only take the whole block at
             # once: the order given, corrected at the few groups.
-            FewTies.of(tied_high[:, ::-1], LevelValues(level, table), look_tied, n))
+            FewTies.of(tied_high[:, ::-1], LevelValues(level, table), look_tied, n),
+            n_items)
         rc.items = LevelValues(level, table)
         return rc
-    return _tied(level, high, table, look_tied)
+    return _tied(level, high, table, look_tied, n_items)
 
 
-def _untied(level, table):
+def _untied(level, table, n_items):
     """The chunk of rows without ties whose level codes in rank order are
-    ``level``, their item values made with ``table`` (:class:`LevelValues`)."""
-    n, N = level.shape
-    rc = RankedChunk(N, None, None, LevelValues(level, table), np.full(n, N, dtype=np.int64))
+    ``level``, their item values made with ``table`` (:class:`LevelValues`),
+    ``n_items`` real items in each."""
+    rc = RankedChunk(level.shape[1], None, None, LevelValues(level, table), n_items)
     rc.items = rc.sums  # (every position its own group)
     return rc
 
 
-def _tied(level, high, table, rows=None):
+def _tied(level, high, table, rows=None, n_items=None):
     """The chunk of rows ranked with their tie groups: ``level`` the level
     codes in rank order (their values made with ``table``), ``high`` the keys
     of their scores ascending (equal where they tie). When the groups hold a
     few items of the rows (float32 scores: a pair in a row of 1,000), the
     chunk also describes them as :class:`~.few_ties.FewTies` (the order
     given and its groups of two or more items). ``rows``: the rows that tie,
-    when not all do (sorted)."""
+    when not all do (sorted); ``n_items``, the real items of each row (None:
+    all ``N``; padding is ranked last and ties with nothing)."""
     n, N = level.shape
     ranked = LevelValues(level, table)
-    n_items = np.full(n, N, dtype=np.int64)
+    if n_items is None:
+        n_items = np.full(n, N, dtype=np.int64)
     # Equal neighbours are the ties (only equality is read): kept as a byte
     # an item, the keys let go.
     joined = FewTies.joined(high[:, ::-1])

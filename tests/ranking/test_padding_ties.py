@@ -27,16 +27,23 @@ MEASURES = ["ndcg", "dcg", "ndcg_exp", "map", "mrr", "r_precision", "bpref", "er
 
 @pytest.fixture
 def chunks(monkeypatch):
-    """The chunks the matrix blocks were ranked into."""
+    """The chunks the matrix blocks were ranked into, by the argsort's route
+    or by the levels' (which ranks padding last, below every real item)."""
     seen = []
-    real = block_mod.rank_chunk
 
-    def spy(*a, **k):
-        rc = real(*a, **k)
-        seen.append(rc)
-        return rc
+    def spy_on(name):
+        real = getattr(block_mod, name)
 
-    monkeypatch.setattr(block_mod, "rank_chunk", spy)
+        def spy(*a, **k):
+            rc = real(*a, **k)
+            if rc is not None:
+                seen.append(rc)
+            return rc
+
+        monkeypatch.setattr(block_mod, name, spy)
+
+    spy_on("rank_chunk")
+    spy_on("rank_by_levels")
     return seen
 
 

@@ -242,12 +242,12 @@ def _key_widths(s, y):
     tried = []
     real, real_offset = levels._by_key, levels._by_offset_key
 
-    def spy(y_score, values, fit, check, key):
+    def spy(y_score, values, fit, check, key, n_items=None):
         tried.append(key.width)
-        return real(y_score, values, fit, check, key)
+        return real(y_score, values, fit, check, key, n_items)
 
-    def spy_offset(y_score, values, fit, check):
-        rc = real_offset(y_score, values, fit, check)
+    def spy_offset(y_score, values, fit, check, n_items=None):
+        rc = real_offset(y_score, values, fit, check, n_items)
         if rc is not None:
             tried.append("offset")
         return rc

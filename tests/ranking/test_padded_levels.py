@@ -1,0 +1,174 @@
+"""Padded rows (``exclude``, long format of uneven lengths) ranked by one sort
+of scores carrying their levels (``_ranking/levels.py``): the padding takes
+distinct scores below every real one, so it is ranked last and ties with
+nothing. Every full-depth measure against the same rows ranked by
+``np.argsort`` (the route turned off) and against each row alone, on scores
+with ties, ``-0.0`` beside ``0.0``, subnormals and the extreme finite values;
+and the route declined where padding is worth more than level 0."""
+
+from __future__ import annotations
+
+import re
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_rank_by_levels import _relevance, _scores
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._metrics.requests import make_requests
+from sk_rankmetrics._ranking import block, levels
+from sk_rankmetrics._ranking.item_values import BlockValues, ItemMasks
+from sk_rankmetrics._utils.fast import sortable_int32
+
+SETTINGS = settings(max_examples=100, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+#: More measures whose item values at level 0 are padding's (nothing); of the
+#: others, bpref and infAP read which items are judged: the route declines them.
+EXTRA = ["g", "ndcg_rel", "rndcg", "11pt_avg", "recall", "P", "success", "dcg_exp"]
+
+
+def _evaluate(y, s, metrics, route=True, **kw):
+    if route:
+        return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+    with mock.patch.object(block, "rank_by_levels", lambda *a: None):
+        return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+
+
+def _taken():
+    """A spy on the route: the chunks it made (None where it declined)."""
+    seen = []
+    real = block.rank_by_levels
+
+    def spy(*a):
+        rc = real(*a)
+        seen.append(rc)
+        return rc
+
+    return seen, mock.patch.object(block, "rank_by_levels", spy)
+
+
+def _assert_same(got, want):
+    for key in want:
+        np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
+                                   rtol=1e-12, atol=1e-13, err_msg=str(key))
+
+
+@SETTINGS
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("layout", ["exclude", "long"])
+@given(data=st.data())
+def test_padded_levels_route_equals_the_argsort_route(dtype, layout, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 30)), data.draw(st.integers(2, 40))
+    kind, top, y, metrics = _relevance(data, rng, n, N)
+    s = _scores(data, rng, dtype, n, N)
+    if kind in ("int8", "int64", "uint64", "uint8", "bool", "float"):
+        metrics = metrics + EXTRA + [("nerr", {"max_grade": top})]
+    # Rows from all padding to none; a row padded whole in the exclude layout.
+    keep = rng.random((n, N)) < data.draw(st.sampled_from([0.3, 0.8, 1.0]))
+    if layout == "exclude":
+        if data.draw(st.booleans()):
+            keep[0] = False
+        y = np.where(keep, y, np.zeros(1, y.dtype))
+        kw = {"exclude": ~keep}
+        args = (y, s)
+    else:
+        keep[:, :2] = True  # every query holds two items at least
+        kw = {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}
+        args = (y[keep], s[keep])
+    seen, spy = _taken()
+    try:
+        want = _evaluate(*args, metrics, route=False, **kw)
+    except ValueError as refused:  # (G's tie of too many gains): refused alike
+        with spy, pytest.raises(ValueError, match=re.escape(str(refused)[:40])):
+            _evaluate(*args, metrics, **kw)
+        return
+    with spy:
+        got = _evaluate(*args, metrics, **kw)
+    _assert_same(got, want)
+    for rc in seen:  # padding ties with nothing
+        if rc is not None and not rc.real_ties:
+            assert not rc.tied
+
+
+def test_padded_route_is_taken_and_gives_each_row_alone():
+    rng = np.random.default_rng(3)
+    n, N = 400, 50
+    y = rng.integers(0, 4, (n, N)) * (rng.random((n, N)) < 0.3)
+    s = rng.random((n, N)).astype(np.float32)
+    s[::7, :5] = s[::7, :1]  # a tie in some rows
+    exclude = (rng.random((n, N)) < 0.2) & (y == 0)
+    metrics = ["ndcg", "map", "err", "rbp", "recall", "dcg"]
+    seen, spy = _taken()
+    with spy:
+        got = _evaluate(y, s, metrics, exclude=exclude)
+    assert seen and all(rc is not None for rc in seen)
+    assert any(rc.real_ties for rc in seen)
+    for i in range(0, n, 37):
+        keep = ~exclude[i]
+        alone = _evaluate(y[i][keep][None], s[i][keep][None], metrics)
+        for key in metrics:
+            np.testing.assert_allclose(got[key][i], alone[key][0], rtol=1e-12, err_msg=key)
+
+
+@pytest.mark.parametrize("metrics, gain", [
+    (["bpref"], None),  # reads which items are judged
+    (["infap"], None),
+    (["ndcg"], {0: 1.0, 1: 2.0, 2: 3.0}),  # a mapping: level 0 worth something
+    (["ndcg"], lambda g: g + 1.0),
+    (["map"], None)])
+def test_padded_route_declines_where_padding_is_not_level_zero(metrics, gain):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, (50, 20))
+    s = rng.random((50, 20))
+    exclude = (rng.random((50, 20)) < 0.2) & (y == 0)
+    kw = {} if gain is None else {"gain": gain}
+    seen, spy = _taken()
+    with spy:
+        got = _evaluate(y, s, [(m, kw) for m in metrics], exclude=exclude)
+    want = _evaluate(y, s, [(m, kw) for m in metrics], exclude=exclude, route=False)
+    _assert_same(got, want)
+    assert (seen[0] is None) == (metrics != ["map"])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("low", [0.0, -0.0, 1e-45, -1e-45, 2.0**-126, 5.0, -5.0, 1e30,
+                                 -3.4e38, float(np.finfo(np.float32).min), -1e39])
+def test_padding_scores_lie_below_the_real_ones_and_apart(dtype, low):
+    """Padding's scores: finite, distinct, none a zero, below the smallest
+    real score by at least ``2**bits`` float32 steps apart (so the keys'
+    lowest bits keep them apart); None where float32 has no room below."""
+    N, bits = 30, 3
+    real = np.ones((2, N), dtype=bool)
+    real[0, 5:] = False
+    with np.errstate(over="ignore"):  # (-1e39: -inf in float32, which has no room)
+        s = np.tile(low + np.arange(N) * max(abs(low), 1.0), (2, 1)).astype(dtype)
+    s[~real] = -np.inf
+    out = levels._below_the_real(s, real, bits)
+    if low <= float(np.finfo(np.float32).min):
+        assert out is None
+        return
+    pads = out[~real]
+    assert np.isfinite(pads).all() and (pads != 0).all()
+    assert pads.max() < s[real].min()
+    np.testing.assert_array_equal(out[real], s[real])
+    keys = sortable_int32(pads.astype(np.float32)).astype(np.int64)
+    assert len(set(keys >> bits)) == len(keys)
+    assert len(set((keys | ((1 << bits) - 1)) >> bits)) == len(keys)
+
+
+def test_padded_level_codes_allow_the_padding_mask_only():
+    from sk_rankmetrics._ranking.item_values import level_codes
+
+    y = np.array([[1, 0, 2], [0, 3, 0]])
+    real = np.array([[True, False, True], [True, True, False]])
+    req = make_requests(["ndcg"])
+    padded = BlockValues(y, req, 0, ItemMasks(real=real))
+    assert level_codes(padded) is None
+    assert level_codes(padded, padded=True) is not None
+    judged = BlockValues(y, req, 0, ItemMasks(real=real, judged=real & (y > 0)))
+    assert level_codes(judged, padded=True) is None
