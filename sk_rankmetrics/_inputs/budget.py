@@ -38,15 +38,21 @@ FULL_DENSE_ELEMENTS = CHUNK_ELEMENTS * DENSE_FACTOR
 
 def full_block_elements(dense=False):
     """Elements of one block ranked without a cut-off (a full sort per row)."""
-    # Padded long-format blocks keep a quarter: their rows are grouped and
-    # padded per block, and a full sort touches more memory per element than a
-    # top-k partition. (ERR kept a quarter too while its tie expectation ran
-    # every tied group to the block's largest column count; per group, it is
-    # faster in whole blocks: on 10,000 x 1,000, dense graded relevance, 1.14x
-    # -> 0.98x a row argsort over float32 scores, 4.2x -> 3.2x over integer
-    # scores; graded on 5 % over float64, 1.42x -> 1.11x; measured 2026-11-29.)
+    # Padded long-format blocks keep half: their rows are grouped and padded
+    # per block, and the measures that take the argsort's route there (bpref,
+    # which reads which items are judged) are slower in larger blocks. Since
+    # padded blocks are ranked by their levels' keys (ranking/levels.py), 2**18
+    # against the quarter (2**16) they kept: nDCG, AP, ERR, RBP, ndcg_rel and
+    # MRR over queries of 20-100 items, 0.74-0.95x the time (float64, float32
+    # and integer scores, sparse and dense graded relevance); bpref 0.99-1.08x;
+    # 2**19 took bpref to 1.29x (measured 2026-12-03). (ERR kept a quarter too
+    # while its tie expectation ran every tied group to the block's largest
+    # column count; per group, it is faster in whole blocks: on 10,000 x 1,000,
+    # dense graded relevance, 1.14x -> 0.98x a row argsort over float32 scores,
+    # 4.2x -> 3.2x over integer scores; graded on 5 % over float64, 1.42x ->
+    # 1.11x; measured 2026-11-29.)
     if not dense:
-        return CHUNK_ELEMENTS // 4
+        return CHUNK_ELEMENTS
     return FULL_DENSE_ELEMENTS
 
 
