@@ -150,14 +150,49 @@ class LongInputs:
     def ranked_chunk(self, qs, requests, *, ignore_ties=False):
         cnt = self.counts[qs]
         width = int(cnt.max())
+        if self.order is None:
+            yt, ys, judged = self._windows(qs, cnt, width)
+        else:
+            yt, ys, judged = self._scattered(qs, cnt, width)
+        if self.drop_unjudged and judged is not None:
+            ys, cnt = drop_unjudged(ys, judged)
+        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt,
+                          judged=judged, floor=self._floor())
+
+    def _windows(self, qs, cnt, width):
+        """``(yt, ys, judged)`` of the queries ``qs`` (``cnt`` pairs each), each
+        a contiguous run of pairs: row i is the ``width`` pairs from query i's
+        start (a strided view's rows, one gather of whole rows: an eighth of
+        the time of scattering each pair), its entries past ``cnt`` then made
+        padding (score ``-inf``, relevance 0, not judged)."""
+        starts = self.starts[qs]
+        pad = np.arange(width) >= cnt[:, None]
+        # A run near the end has fewer than width pairs left: its window is
+        # read up to the last pair (the entries past it are padding anyway).
+        short = flatnonzero(starts > self.y_score.shape[0] - width)
+
+        def rows(a, fill):
+            whole = np.lib.stride_tricks.sliding_window_view(a, width)
+            out = whole[np.where(starts > a.shape[0] - width, 0, starts)]
+            if short.size:
+                at = np.minimum(starts[short, None] + np.arange(width), a.shape[0] - 1)
+                out[short] = a[at]
+            np.copyto(out, fill, where=pad)
+            return out
+
+        judged = None if self.judged is None else rows(self.judged, False)
+        return (rows(self.y_true, self.y_true.dtype.type(0)),
+                rows(self.y_score, self.y_score.dtype.type(-np.inf)),
+                judged)
+
+    def _scattered(self, qs, cnt, width):
+        """:meth:`_windows` of queries whose pairs lie apart (``order``)."""
         nq = qs.shape[0]
         # Entry j of query i goes from starts[i] + j to i * width + j: both
         # are a per-query offset repeated over its entries, plus a running index.
         first = np.cumsum(cnt) - cnt
         step = np.arange(int(first[-1] + cnt[-1]))
-        src = np.repeat(self.starts[qs] - first, cnt) + step
-        if self.order is not None:
-            src = self.order[src]
+        src = self.order[np.repeat(self.starts[qs] - first, cnt) + step]
         dst = np.repeat(np.arange(nq) * width - first, cnt) + step
         yt = np.zeros((nq, width), dtype=self.y_true.dtype)
         ys = np.full((nq, width), -np.inf, dtype=self.y_score.dtype)
@@ -167,10 +202,7 @@ class LongInputs:
         if self.judged is not None:
             judged = np.zeros((nq, width), dtype=bool)
             judged.reshape(-1)[dst] = self.judged[src]
-        if self.drop_unjudged and judged is not None:
-            ys, cnt = drop_unjudged(ys, judged)
-        return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt,
-                          judged=judged, floor=self._floor())
+        return yt, ys, judged
 
     def _floor(self):
         """The smallest score of every pair (finite, checked): no real item

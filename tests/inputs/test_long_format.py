@@ -316,3 +316,40 @@ def test_object_qids_are_never_coerced_into_other_queries():
     by_int = skr.ndcg_score(y, s, qid=np.array([3, 3, 4, 4], dtype=object), per_row=True)
     np.testing.assert_array_equal(by_obj, skr.ndcg_score(y, s, qid=[3, 3, 4, 4], per_row=True))
     np.testing.assert_array_equal(by_int, by_obj)
+
+
+@pytest.mark.parametrize("judged", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("last_long", [False, True])
+@pytest.mark.parametrize("binary", [False, True])
+def test_contiguous_queries_read_as_windows_equal_the_scattered_pairs(judged, dtype,
+                                                                      last_long, binary):
+    """Queries held as contiguous runs are read as rows of a strided view
+    (each row the block's width of pairs from its start, then padded); the
+    last runs have fewer pairs left than the width. They equal the pairs
+    scattered one by one, relevance, scores and judged flags alike."""
+    from sk_rankmetrics._inputs.long import LongInputs
+
+    rng = np.random.default_rng(5)
+    lens = rng.integers(2, 30, 40)
+    lens[-1] = 40 if last_long else 2
+    qid = np.repeat(np.arange(40), lens)
+    n = qid.shape[0]
+    y = rng.integers(0, 4, n)
+    y = y > 1 if binary else y
+    s = (rng.random(n) * 100).astype(dtype)
+    inputs = LongInputs(y, s, qid, judged=rng.random(n) < 0.7 if judged else None)
+    assert inputs.order is None
+    for qs in (np.arange(40), np.array([39, 3, 38]), np.array([0, 39])):
+        cnt = inputs.counts[qs]
+        width = int(cnt.max())
+        got = inputs._windows(qs, cnt, width)
+        inputs.order = np.arange(n)
+        want = inputs._scattered(qs, cnt, width)
+        inputs.order = None
+        for g, w in zip(got, want, strict=True):
+            if w is None:
+                assert g is None
+                continue
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
