@@ -320,6 +320,8 @@ class RankedChunk:
                 self.n_ranked[rows],
             )
             out.groups = self._tied_groups if tied else None
+        else:  # (what a caller set on the whole chunk: the rows of no real item rank none)
+            out.n_ranked = self.n_ranked[rows]
         out.real_ties = self.real_ties and tied
         out.ranks_every_item = self.ranks_every_item
         out._row_width = self.row_width

@@ -547,8 +547,9 @@ def level_codes(values, padded=False):
     Every item value of an item is then a function of its code: derived once
     per level (``derive_values`` of the ``n_levels`` levels), summed over
     items by counting the codes. ``padded``: padding (``masks.real``, the
-    only mask) is allowed, coded as its relevance, 0; the caller sees that
-    level 0 is worth what padding is (:func:`padding_is_level_zero`)."""
+    only mask, over entries of relevance 0: ``masks.zero_padding``) is
+    allowed, coded as its relevance, 0, worthless or not; the caller codes
+    it apart where level 0 is worth more (:func:`~.levels.padding_is_level_zero`)."""
     fit = level_span(values, padded)
     if fit is None:
         return None
@@ -576,15 +577,16 @@ def level_span(values, padded=False):
     """``(lo, n_levels, bits)`` of :func:`level_codes` (None where it gives
     None), read off the block's extremes: no codes made."""
     masks = values.masks
-    if values.worthless is not None:
-        return None
     if padded and masks.real is not None:
-        if not (masks.judged is masks.real and masks.pool is masks.real):
+        # Padding the only mask (then the only worthless entries too).
+        if not (masks.judged is masks.real and masks.pool is masks.real
+                and masks.zero_padding):
             return None
-    elif masks.real is not None or masks.judged is not None:
+    elif (masks.real is not None or masks.judged is not None
+          or values.worthless is not None):
         return None
     yt, ext = values.yt, values.extremes
-    if not yt.size or yt.dtype.kind not in "biuf":
+    if not ext.size or yt.dtype.kind not in "biuf":  # (ext: the entries not worthless)
         return None
     if yt.dtype.kind == "f" and ext.integral_known is None:
         # A fraction among the first entries spares the pass over the block.
@@ -602,10 +604,12 @@ def level_span(values, padded=False):
     return lo, span + 1, max(span.bit_length(), 1)
 
 
-def level_values(values, lo, n_levels, codes):
+def level_values(values, lo, n_levels, codes, padding=False):
     """Each item value of the levels ``lo .. lo + n_levels - 1`` of a block
     (:func:`level_codes`, whose ``codes`` these are), float64 arrays of
-    ``n_levels``.
+    ``n_levels``. ``padding``: the last code is padding's instead (a padded
+    block's, where level 0 is worth more than padding), worth nothing in
+    every value.
 
     A linear or exponential gain is worth something at every level; any
     other gain (a mapping names only the levels of the data, a callable may
@@ -613,32 +617,22 @@ def level_values(values, lo, n_levels, codes):
     between them that none holds is worth 0 (no code reads it).
     """
     dtype = values.yt.dtype
+    n_real = n_levels - 1 if padding else n_levels
     if dtype.kind == "b":
-        levels = np.arange(n_levels) > 0
+        levels = np.arange(n_real) > 0
     else:
         # In the relevance's own type, counted from its smallest level: the
         # levels stay within its range (a Python range from lo may not).
-        levels = np.asarray(lo, dtype=dtype) + np.arange(n_levels, dtype=dtype)
+        levels = np.asarray(lo, dtype=dtype) + np.arange(n_real, dtype=dtype)
     if all(r.gain is None or r.gain.formula for r in values.requests):
-        return derive_values(levels, values.requests)
-    held = flatnonzero(np.bincount(codes.reshape(-1), minlength=n_levels))
+        held = np.arange(n_real)
+    else:
+        held = flatnonzero(np.bincount(codes.reshape(-1), minlength=n_levels)[:n_real])
     out = {}
     for key, v in derive_values(levels[held], values.requests).items():
         out[key] = np.zeros(n_levels)
         out[key][held] = v
     return out
-
-
-def padding_is_level_zero(values):
-    """Whether every item value of padding (0 and never relevant: see
-    :func:`derive_values`) is that of a real item of level 0: the gains are
-    formulas (a mapping or a callable is not evaluated where the data hold
-    no level 0) and level 0 is worth nothing, relevant to no request, and
-    no request reads which items are judged or pooled."""
-    if any(r.gain is not None and not r.gain.formula for r in values.requests):
-        return False
-    zero = np.zeros(1, dtype=values.yt.dtype)
-    return not any(v.any() for v in derive_values(zero, values.requests).values())
 
 
 class OnFirstRead(Mapping):
@@ -723,9 +717,9 @@ class LevelValues(OnFirstRead):
 
     def indicator(self, key):
         """``self[key]`` as a bool array, for a value that is 0 or 1 at each
-        level and one code or every code from one on (relevant, one grade),
-        made from the codes without its float64 copy (nor kept); None for
-        any other value."""
+        level (relevant, one grade, judged), made from the codes without its
+        float64 copy (nor kept): a comparison for one code or every code from
+        one on; None for any other value."""
         t, codes = self._table[key], self._codes
         if not np.isin(t, (0.0, 1.0)).all():
             return None
@@ -734,7 +728,9 @@ class LevelValues(OnFirstRead):
             return codes == ones[0]
         if ones.shape[0] and ones.shape[0] == t.shape[0] - ones[0]:  # every code from the first one
             return codes >= ones[0]
-        return None
+        # Others (a padded block's, whose last code is padding's): a table of
+        # bools read by the codes, a byte an item.
+        return (t != 0.0)[codes]
 
     def _make(self, key):
         t, codes = self._table[key], self._codes

@@ -37,7 +37,7 @@ from .._utils.fast import (
 from .chunk import RankedChunk
 from .few_ties import FewTies
 from .groups import LazyGroups, _GroupSums
-from .item_values import LevelValues, level_codes, level_values, padding_is_level_zero
+from .item_values import LevelValues, derive_values, level_codes, level_values
 
 #: Scores whose lowest bits look tied in more than one row in this many take
 #: another route (ranking every row twice costs more than the sort saves):
@@ -76,26 +76,56 @@ def rank_by_levels(y_score, values, check=None, n_items=None, floor=None):
     ``n_items``: the real items of padded rows (their padding holds the
     score ``-inf`` and the relevance 0, checked already), or None. Padding
     takes distinct scores below every real one (:func:`_below_the_real`),
-    so it is ranked last and ties with nothing, with the code of level 0,
-    whose item values must be padding's (:func:`padding_is_level_zero`).
+    so it is ranked last and ties with nothing, with the code of level 0
+    where that is worth what padding is (:func:`padding_is_level_zero`),
+    else with a code of its own (:func:`_coded_padding`).
     ``floor``: a score no real item's is below (None: the smallest is read)."""
     padded = n_items is not None
     fit = level_codes(values, padded)
     if y_score.dtype not in (np.float64, np.float32) or fit is None:
         return None
-    bits, N = fit[1], y_score.shape[1]
+    fit = (*fit, False)
     if padded:
         lo = int(fit[2])  # (in the relevance's own type, which lo + n_levels may overflow)
-        if not lo <= 0 < lo + fit[3] or not padding_is_level_zero(values):
-            return None
-        y_score = _below_the_real(y_score, values.masks.real, bits, floor)
+        if not (lo <= 0 < lo + fit[3] and padding_is_level_zero(values)):
+            fit = _coded_padding(fit, values.masks.real)
+            if fit is None:
+                return None
+        y_score = _below_the_real(y_score, values.masks.real, fit[1], floor)
         if y_score is None:
             return None
-    return _rank_by_levels(y_score, values, check, fit, bits, N, n_items)
+    return _rank_by_levels(y_score, values, check, fit, n_items)
 
 
-def _rank_by_levels(y_score, values, check, fit, bits, N, n_items):
+def padding_is_level_zero(values):
+    """Whether every item value of padding (0 and never relevant: see
+    :func:`derive_values`) is that of a real item of level 0: the gains are
+    formulas (a mapping or a callable is not evaluated where the data hold
+    no level 0) and level 0 is worth nothing, relevant to no request, and
+    no request reads which items are judged or pooled."""
+    if any(r.gain is not None and not r.gain.formula for r in values.requests):
+        return False
+    zero = np.zeros(1, dtype=values.yt.dtype)
+    return not any(v.any() for v in derive_values(zero, values.requests).values())
+
+
+def _coded_padding(fit, real):
+    """``fit`` (:func:`level_codes`' with a last flag: whether the last code
+    is padding's) with padding given a code of its own, after the levels'
+    (worth nothing in every value: :func:`level_values`), or None when 256
+    codes are taken. For padded blocks whose level 0 is worth more than
+    padding (bpref and infAP read which items are judged; a gain or a
+    threshold may value level 0); a copy of the codes, a byte an item."""
+    codes, bits, lo, n_levels, _ = fit
+    if n_levels >= 256:
+        return None
+    codes = np.where(real, codes, np.uint8(n_levels))
+    return codes, max(bits, int(n_levels).bit_length()), lo, n_levels + 1, True
+
+
+def _rank_by_levels(y_score, values, check, fit, n_items):
     """:func:`rank_by_levels` of rows whose padding (if any) is scored."""
+    bits, N = fit[1], y_score.shape[1]
     if (y_score.dtype == np.float32 and (N * N) << bits <= _NARROW_MOST
             and _few_look_tied(y_score[:_PROBE_ROWS], bits)):
         ranked = _by_key(y_score, values, fit, check, _NARROW, n_items)
@@ -198,7 +228,7 @@ def _by_offset_key(y_score, values, fit, check, n_items=None):
     rank among the row's distinct ones standing for its bits), or, past
     one row in :data:`_MOST_ROWS`, the float64 key takes the block.
     """
-    codes, bits, lo, n_levels = fit
+    codes, bits, lo, n_levels, padding = fit
     n, N = y_score.shape
     v = np.empty((n, N), dtype=np.float32)  # C-ordered: the bytes below are read as its rows
     with np.errstate(over="ignore"):  # float64 past float32's range: an infinity, declined
@@ -216,7 +246,7 @@ def _by_offset_key(y_score, values, fit, check, n_items=None):
     u.sort(axis=1)
     low = u.view(np.uint8).reshape(n, N, 4)[..., _NARROW.low_byte]
     level = np.bitwise_and(low[:, ::-1], np.uint8((1 << bits) - 1))
-    table = level_values(values, lo, n_levels, codes)
+    table = level_values(values, lo, n_levels, codes, padding)
     if check is not None:
         check.by_ends(ends[:1], ends[1:])
     u >>= np.uint32(bits)  # the offsets alone: equal where the scores tie
@@ -228,7 +258,7 @@ def _by_offset_key(y_score, values, fit, check, n_items=None):
             return None
         _rank_exactly(y_score, codes, look_tied, level, u)
         look_tied = look_tied[(u[look_tied, 1:] == u[look_tied, :-1]).any(axis=1)]
-    return _chunk_of(level, u, table, look_tied, n_items)
+    return _chunk_of(level, u, table, look_tied, n_items, not padding)
 
 
 def _few_round_tied(probe):
@@ -245,7 +275,7 @@ def _by_key(y_score, values, fit, check, key, n_items=None):
     """:func:`rank_by_levels` with keys of one width (:class:`_Key`), or
     :data:`_TOO_MANY` when too many rows look tied (float64 scores off a
     decimal grid; float32 ones in 32 bits)."""
-    codes, bits, lo, n_levels = fit
+    codes, bits, lo, n_levels, padding = fit
     n, N = y_score.shape
     # A copy as keys: -0.0 as 0.0 (the two tie), widened in the same pass if
     # need be; the level in the low bits. A float32 score widened to float64
@@ -272,7 +302,7 @@ def _by_key(y_score, values, fit, check, key, n_items=None):
     # Each row's level codes, the best-scored first: the low byte, reversed.
     # The item values are made from them and a table of the levels' values.
     level = np.bitwise_and(low[:, ::-1], np.uint8((1 << bits) - 1))
-    table = level_values(values, lo, n_levels, codes)
+    table = level_values(values, lo, n_levels, codes, padding)
     # A NaN key sorts last, -inf first and +inf last.
     if check is not None:
         check.by_ends(v[:, 0], v[:, -1])
@@ -295,14 +325,17 @@ def _by_key(y_score, values, fit, check, key, n_items=None):
         # the rows that truly tie.
         _rank_exactly(y_score, codes, look_tied, level, high)
         look_tied = look_tied[(high[look_tied, 1:] == high[look_tied, :-1]).any(axis=1)]
-    return _chunk_of(level, high, table, look_tied, n_items)
+    return _chunk_of(level, high, table, look_tied, n_items, not padding)
 
 
-def _chunk_of(level, high, table, look_tied, n_items=None):
+def _chunk_of(level, high, table, look_tied, n_items=None, whole_few_ties=True):
     """The chunk of rows ranked by a key: ``level`` their level codes in rank
     order (their values made with ``table``), ``high`` their keys ascending,
     equal exactly where the scores tie, ``look_tied`` the rows that tie;
-    ``n_items`` the real items of padded rows (None: every item is)."""
+    ``n_items`` the real items of padded rows (None: every item is).
+    ``whole_few_ties``: whether the kernels that read tie groups only may
+    read the whole block through its few ties (not where padding has a code
+    of its own: bpref reads them only where every item is judged)."""
     n, N = level.shape
     if n_items is None:
         n_items = np.full(n, N, dtype=np.int64)
@@ -325,7 +358,8 @@ def _chunk_of(level, high, table, look_tied, n_items=None):
                                        n_items=n_items[look_tied]))],
             # The kernels that read tie groups only take the whole block at
             # once: the order given, corrected at the few groups.
-            FewTies.of(tied_high[:, ::-1], LevelValues(level, table), look_tied, n),
+            FewTies.of(tied_high[:, ::-1], LevelValues(level, table), look_tied, n)
+            if whole_few_ties else None,
             n_items)
         rc.items = LevelValues(level, table)
         return rc

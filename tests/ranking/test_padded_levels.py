@@ -28,7 +28,8 @@ SETTINGS = settings(max_examples=100, deadline=None,
 
 #: More measures whose item values at level 0 are padding's (nothing); of the
 #: others, bpref and infAP read which items are judged: the route declines them.
-EXTRA = ["g", "ndcg_rel", "rndcg", "11pt_avg", "recall", "P", "success", "dcg_exp"]
+EXTRA = ["g", "ndcg_rel", "rndcg", "11pt_avg", "recall", "P", "success", "dcg_exp", "num_ret",
+         "num_rel_ret"]
 
 
 def _evaluate(y, s, metrics, route=True, **kw):
@@ -115,24 +116,47 @@ def test_padded_route_is_taken_and_gives_each_row_alone():
             np.testing.assert_allclose(got[key][i], alone[key][0], rtol=1e-12, err_msg=key)
 
 
-@pytest.mark.parametrize("metrics, gain", [
-    (["bpref"], None),  # reads which items are judged
-    (["infap"], None),
-    (["ndcg"], {0: 1.0, 1: 2.0, 2: 3.0}),  # a mapping: level 0 worth something
-    (["ndcg"], lambda g: g + 1.0),
-    (["map"], None)])
-def test_padded_route_declines_where_padding_is_not_level_zero(metrics, gain):
+@pytest.mark.parametrize("metrics, gain, code", [
+    (["map"], None, False),
+    (["bpref"], None, True),  # reads which items are judged
+    (["infap", "bpref", "ndcg"], None, True),
+    (["ndcg"], {0: 1.0, 1: 2.0, 2: 3.0}, True),  # a mapping: level 0 worth something
+    (["ndcg"], {1: 2.0, 2: 3.0}, True),  # nor need it name level 0
+    (["ndcg"], lambda g: g + 1.0, True)])
+def test_padding_takes_a_code_of_its_own_where_level_0_is_worth_more(metrics, gain, code):
     rng = np.random.default_rng(4)
-    y = rng.integers(0, 3, (50, 20))
+    y = rng.integers(1 if isinstance(gain, dict) and 0 not in gain else 0, 3, (50, 20))
     s = rng.random((50, 20))
-    exclude = (rng.random((50, 20)) < 0.2) & (y == 0)
+    exclude = rng.random((50, 20)) < 0.2
+    y[exclude] = 0
     kw = {} if gain is None else {"gain": gain}
     seen, spy = _taken()
-    with spy:
+    coded = []
+    real = levels._coded_padding
+    with spy, mock.patch.object(levels, "_coded_padding",
+                                lambda *a: coded.append(1) or real(*a)):
         got = _evaluate(y, s, [(m, kw) for m in metrics], exclude=exclude)
     want = _evaluate(y, s, [(m, kw) for m in metrics], exclude=exclude, route=False)
     _assert_same(got, want)
-    assert (seen[0] is None) == (metrics != ["map"])
+    assert seen[0] is not None and bool(coded) == code
+    for i in range(0, 50, 7):
+        keep = ~exclude[i]
+        alone = _evaluate(y[i][keep][None], s[i][keep][None], [(m, kw) for m in metrics])
+        for key in alone:
+            np.testing.assert_allclose(got[key][i], alone[key][0], rtol=1e-12, err_msg=key)
+
+
+def test_padding_without_a_code_left_takes_the_argsort_route():
+    rng = np.random.default_rng(7)
+    y = np.tile(np.arange(256), (4, 1))  # 256 levels: no code left for padding
+    s = rng.random(y.shape)
+    exclude = np.zeros(y.shape, dtype=bool)
+    exclude[:, 0] = True  # (the entries of level 0)
+    seen, spy = _taken()
+    with spy:
+        got = _evaluate(y, s, ["bpref", "dcg"], exclude=exclude)
+    assert seen == [None]
+    _assert_same(got, _evaluate(y, s, ["bpref", "dcg"], exclude=exclude, route=False))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -167,8 +191,26 @@ def test_padded_level_codes_allow_the_padding_mask_only():
     y = np.array([[1, 0, 2], [0, 3, 0]])
     real = np.array([[True, False, True], [True, True, False]])
     req = make_requests(["ndcg"])
-    padded = BlockValues(y, req, 0, ItemMasks(real=real))
+    padded = BlockValues(y, req, 0, ItemMasks(real=real, zero_padding=True))
     assert level_codes(padded) is None
     assert level_codes(padded, padded=True) is not None
+    # Padding not known to hold relevance 0 (masks made elsewhere).
+    assert level_codes(BlockValues(y, req, 0, ItemMasks(real=real)), padded=True) is None
     judged = BlockValues(y, req, 0, ItemMasks(real=real, judged=real & (y > 0)))
     assert level_codes(judged, padded=True) is None
+
+
+@pytest.mark.parametrize("gain", [None, {0: 0.0, 1: 1.0, 2: 3.0}])
+def test_a_block_of_padding_alone(gain):
+    """A block whose every item is left out: no real level to code (the
+    worthless padding leaves no extremes), scored as the argsort's route
+    scores it."""
+    y = np.zeros((1, 4), dtype=np.int64)
+    s = np.array([[0.0, 1.0, 0.5, 0.25]])
+    metrics = [(m, {} if gain is None else {"gain": gain}) for m in ("ndcg", "g", "dcg")]
+    exclude = np.ones((1, 4), dtype=bool)
+    seen, spy = _taken()
+    with spy:
+        got = _evaluate(y, s, metrics, exclude=exclude)
+    assert seen == [None] if gain else seen[0] is not None
+    _assert_same(got, _evaluate(y, s, metrics, route=False, exclude=exclude))
