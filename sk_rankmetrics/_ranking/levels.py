@@ -131,8 +131,9 @@ def _rank_by_levels(y_score, values, check, fit, n_items):
         ranked = _by_key(y_score, values, fit, check, _NARROW, n_items)
         if ranked is not _TOO_MANY:
             return ranked
-    if y_score.dtype == np.float32 or (N * N <= _ROUNDED_MOST
-                                       and _few_round_tied(y_score[:_PROBE_ROWS])):
+    if (y_score.dtype == np.float32 or (N * N <= _ROUNDED_MOST
+                                        and _few_round_tied(y_score[:_PROBE_ROWS]))) \
+            and _offset_may_fit(y_score[:_PROBE_ROWS], bits):
         ranked = _by_offset_key(y_score, values, fit, check, n_items)
         if ranked is not None:
             return ranked
@@ -259,6 +260,21 @@ def _by_offset_key(y_score, values, fit, check, n_items=None):
         _rank_exactly(y_score, codes, look_tied, level, u)
         look_tied = look_tied[(u[look_tied, 1:] == u[look_tied, :-1]).any(axis=1)]
     return _chunk_of(level, u, table, look_tied, n_items, not padding)
+
+
+def _offset_may_fit(probe, bits):
+    """Whether :func:`_by_offset_key`'s 32-bit key may fit a block whose first
+    rows are ``probe``: the span of their float32 values leaves room for
+    ``bits`` bits of levels (the block's span is at least theirs). False
+    spares the block's float32 copy and its ends: float64 scores in [0, 1)
+    span 2**30 float32 values, room for 2 bits only (5 levels take 3). A
+    score that is not finite leaves it to the block's key, which names it."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        ends = np.array([probe.min(), probe.max()]).astype(np.float32) + np.float32(0)
+    if not np.isfinite(ends).all():
+        return True
+    first, last = (int(k) for k in sortable_int32(ends))
+    return (last - first + 1) << bits <= 2**32
 
 
 def _few_round_tied(probe):

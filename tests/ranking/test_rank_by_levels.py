@@ -635,3 +635,31 @@ def test_g_reads_the_levels_routes_items(dtype, decimals):
             assert taken
             want = _without_route(y, s, metrics)
             np.testing.assert_allclose(got["g"], want["g"], rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("top, tried", [(1, True), (4, False)])
+def test_offset_key_not_tried_where_the_first_rows_leave_no_room(dtype, top, tried):
+    """Scores in [0, 1) span 2**30 float32 values: room for a level bit or
+    two (binary relevance), not three (grades 0..4). Where the first rows'
+    span already leaves no room, the block's float32 copy is not made; the
+    ranking is the same either way."""
+    rng = np.random.default_rng(14)
+    s = rng.random((300, 100)).astype(dtype)
+    s[:, 0] = 0.0  # (every row spans [0, 1))
+    y = rng.integers(0, top + 1, s.shape)
+    calls, real = [], levels._by_offset_key
+
+    def spy(*a):
+        calls.append(1)
+        return real(*a)
+
+    with mock.patch.object(levels, "_by_offset_key", spy):
+        got = skr.evaluate(y, s, ["ndcg", "map"], per_row=True, no_relevant=0.0)
+    if not tried:
+        assert not calls
+    elif dtype == np.float64:  # (float32 rows of 100 take the narrow key first)
+        assert calls
+    off = _without_route(y, s, ["ndcg", "map"])
+    for key in off:
+        np.testing.assert_allclose(got[key], off[key], rtol=1e-12)
