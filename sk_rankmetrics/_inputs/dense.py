@@ -94,10 +94,10 @@ class DenseInputs:
         # Excluded items: padding, as the pairs long format leaves out; float
         # scores keep their type (-inf is one of theirs), and the block's
         # smallest score is a floor of the real ones.
-        floats = ys.dtype in (np.float64, np.float32)
-        floor = ys.min() if floats else None
-        ys = np.where(ex, ys.dtype.type(-np.inf) if floats else -np.inf,
-                      ys if floats else exact_scores(ys))
+        if ys.dtype not in (np.float64, np.float32):
+            ys = exact_scores(ys)
+        floor = ys.min()
+        ys = np.where(ex, ys.dtype.type(-np.inf), ys)
         yt = np.where(ex, 0, yt)
         n_real = self.n_cols - np.count_nonzero(ex, axis=1)
         rc = rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a, judged=judged,
@@ -119,15 +119,10 @@ def excluded(y_true, exclude, where="evaluate"):
     An excluded entry that ``y_true`` marks (a non-zero relevance) raises,
     counting such entries.
     """
-    if not (sp.issparse(exclude) or sp.issparse(y_true)):
-        ex = np.asarray(exclude)
-        check_exclude_type(ex.dtype, ex.shape, where)
-        _check_flags(ex, where)
-        check_exclude_shape(ex.shape, y_true.shape, where)
-        ex = ex.astype(bool, copy=False)
+    ex = exclude_mask(exclude, y_true.shape, where, keep_dense=not sp.issparse(y_true))
+    if not sp.issparse(ex):
         n = int(np.count_nonzero(ex & (np.asarray(y_true) != 0)))
     else:
-        ex = exclude_mask(exclude, y_true.shape, where)
         marked = sp.csr_array(y_true).multiply(ex) if sp.issparse(y_true) else (
             np.asarray(y_true)[ex.nonzero()])
         n = int(np.count_nonzero(marked.data if sp.issparse(marked) else marked))
@@ -141,9 +136,10 @@ def excluded(y_true, exclude, where="evaluate"):
     return ex
 
 
-def exclude_mask(exclude, shape, where="evaluate"):
+def exclude_mask(exclude, shape, where="evaluate", keep_dense=False):
     """``exclude`` as a boolean CSR matrix of ``shape``: its type, flags and
-    shape checked, not yet against ``y_true``'s relevant items."""
+    shape checked, not yet against ``y_true``'s relevant items. A dense
+    ``exclude`` stays a dense array of bools with ``keep_dense``."""
     if sp.issparse(exclude):
         values = exclude.data if hasattr(exclude, "data") else sp.csr_array(exclude).data
         _check_flags(values, where)
@@ -152,6 +148,9 @@ def exclude_mask(exclude, shape, where="evaluate"):
         arr = np.asarray(exclude)
         check_exclude_type(arr.dtype, arr.shape, where)
         _check_flags(arr, where)
+        check_exclude_shape(arr.shape, shape, where)
+        if keep_dense:
+            return arr.astype(bool, copy=False)
         ex = sp.csr_array(arr.astype(bool))
     check_exclude_shape(ex.shape, shape, where)
     ex.eliminate_zeros()

@@ -165,18 +165,18 @@ class LongInputs:
         start (a strided view's rows, one gather of whole rows: an eighth of
         the time of scattering each pair), its entries past ``cnt`` then made
         padding (score ``-inf``, relevance 0, not judged)."""
-        starts = self.starts[qs]
+        starts, n_pairs = self.starts[qs], self.y_score.shape[0]
         pad = np.arange(width) >= cnt[:, None]
         # A run near the end has fewer than width pairs left: its window is
         # read up to the last pair (the entries past it are padding anyway).
-        short = flatnonzero(starts > self.y_score.shape[0] - width)
+        short = flatnonzero(starts > n_pairs - width)
+        first = starts.copy()
+        first[short] = 0
+        last = np.minimum(starts[short, None] + np.arange(width), n_pairs - 1)
 
         def rows(a, fill):
-            whole = np.lib.stride_tricks.sliding_window_view(a, width)
-            out = whole[np.where(starts > a.shape[0] - width, 0, starts)]
-            if short.size:
-                at = np.minimum(starts[short, None] + np.arange(width), a.shape[0] - 1)
-                out[short] = a[at]
+            out = np.lib.stride_tricks.sliding_window_view(a, width)[first]
+            out[short] = a[last]
             np.copyto(out, fill, where=pad)
             return out
 

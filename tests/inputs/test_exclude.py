@@ -475,3 +475,30 @@ def test_other_non_finite_scores_get_no_mask_hint(bad):
     with pytest.raises(ValueError, match=r"\(first at row 0, column 1\); every value "
                        r"must be finite\.$"):
         skr.evaluate(y, s, "ndcg@2")
+
+
+@pytest.mark.parametrize(
+    "mask, match",
+    [
+        (lambda ex: ex * 2.0, r"^evaluate: exclude must hold True/False .*value 2.0"),
+        (lambda ex: np.where(ex, np.nan, 0.0), "exclude must hold True/False .*value nan"),
+        (lambda ex: ex[:4], r"^evaluate: exclude has shape \(4, 6\); it must have y_true's"),
+        (lambda ex: ex.astype(str), "^evaluate: exclude must be a boolean matrix"),
+        (lambda ex: ex[0], "^evaluate: exclude must be a boolean matrix"),
+    ],
+)
+def test_a_wrong_dense_exclude_beside_dense_truth_is_named(mask, match):
+    """A dense mask beside a dense y_true is kept dense (no sparse copy): its
+    type, flags and shape are checked as a sparse one's are."""
+    y, s, ex = _case(3, 20, 6)
+    with pytest.raises(ValueError, match=match):
+        skr.evaluate(y, s, ["ndcg"], exclude=mask(ex))
+    marked = ex.copy()
+    marked[np.nonzero(y)[0][:2], np.nonzero(y)[1][:2]] = True
+    with pytest.raises(ValueError, match=r"^evaluate: y_true marks 2 excluded items"):
+        skr.evaluate(y, s, ["ndcg"], exclude=marked)
+    # 0/1 numbers are flags too, and give what bools give.
+    np.testing.assert_array_equal(
+        skr.evaluate(y, s, ["ndcg"], exclude=ex.astype(np.float32), per_row=True,
+                     no_relevant=0.0)["ndcg"],
+        skr.evaluate(y, s, ["ndcg"], exclude=ex, per_row=True, no_relevant=0.0)["ndcg"])
