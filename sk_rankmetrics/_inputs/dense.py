@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from .._ranking.block import rank_block
 from .._ranking.item_values import Extremes, few_nonzero_extremes, narrowed
+from .._ranking.padding import counted_padding
 from .._ranking.relevant import DENSITY, requests_take_relevant_route
 from .._utils.arrays import (
     MASK_BY_EXCLUDE,
@@ -93,13 +94,21 @@ class DenseInputs:
         scores_checked.now()
         # Excluded items: padding, as the pairs long format leaves out; float
         # scores keep their type (-inf is one of theirs), and the block's
-        # smallest score is a floor of the real ones.
+        # smallest score is a floor of the real ones. Integer scores in a
+        # small span keep theirs too, padding one below the smallest (their
+        # ties are counted, not sorted).
+        yt = np.where(ex, 0, yt)
+        n_real = self.n_cols - np.count_nonzero(ex, axis=1)
+        counted = counted_padding(ys, ex) if ys.dtype.kind in "iu" else None
+        if counted is not None:
+            rc = rank_block(yt, counted, requests, ignore_ties=ignore_ties, row0=a,
+                            judged=judged, n_items=np.maximum(n_real, 1), real=~ex)
+            rc.n_ranked = n_real
+            return rc
         if ys.dtype not in (np.float64, np.float32):
             ys = exact_scores(ys)
         floor = ys.min()
         ys = np.where(ex, ys.dtype.type(-np.inf), ys)
-        yt = np.where(ex, 0, yt)
-        n_real = self.n_cols - np.count_nonzero(ex, axis=1)
         rc = rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a, judged=judged,
                         n_items=np.maximum(n_real, 1), floor=floor)
         rc.n_ranked = n_real

@@ -8,6 +8,8 @@ import numpy as np
 
 from .._ranking.block import rank_block
 from .._ranking.item_values import narrowed
+from .._ranking.padding import padding_score
+from .._ranking.select import score_span
 from .._utils import fast
 from .._utils.arrays import (
     MASK_BY_OMISSION,
@@ -43,7 +45,14 @@ class LongInputs:
         # float32 scores stay float32 (their padding, -inf, is one too): each
         # block's sort reads half the bytes, where float64 cost a conversion
         # of every score and a wider block.
-        self.y_score = y_score if y_score.dtype == np.float32 else exact_scores(y_score)
+        # Integer scores in a small span stay integers too, their padding
+        # one below the smallest
+        # (:func:`~.._ranking.padding.padding_score`): each block's ties are
+        # then counted, not sorted.
+        self._pad = padding_score(y_score)
+        if y_score.dtype != np.float32 and self._pad is None:
+            y_score = exact_scores(y_score)
+        self.y_score = y_score
         self._score_floor = None
         self.judged = judged
         #: Whether the unjudged items leave the rankings (:meth:`judged_only`).
@@ -154,17 +163,23 @@ class LongInputs:
             yt, ys, judged = self._windows(qs, cnt, width)
         else:
             yt, ys, judged = self._scattered(qs, cnt, width)
+        real = None
         if self.drop_unjudged and judged is not None:
-            ys, cnt = drop_unjudged(ys, judged)
+            ys, cnt = drop_unjudged(ys, judged)  # (float64 from integers, exactly)
+        elif self._pad is not None:
+            real = np.arange(width) < cnt[:, None]
+            if score_span(ys) is None:  # too wide a span for this block's rows
+                ys, real = np.where(real, ys.astype(np.float64), -np.inf), None
         return rank_block(yt, ys, requests, ignore_ties=ignore_ties, n_items=cnt,
-                          judged=judged, floor=self._floor())
+                          judged=judged, floor=self._floor(), real=real)
 
     def _windows(self, qs, cnt, width):
         """``(yt, ys, judged)`` of the queries ``qs`` (``cnt`` pairs each), each
         a contiguous run of pairs: row i is the ``width`` pairs from query i's
         start (a strided view's rows, one gather of whole rows: an eighth of
         the time of scattering each pair), its entries past ``cnt`` then made
-        padding (score ``-inf``, relevance 0, not judged)."""
+        padding (score ``-inf``, or :attr:`_pad` for integers, relevance 0,
+        not judged)."""
         starts, n_pairs = self.starts[qs], self.y_score.shape[0]
         pad = np.arange(width) >= cnt[:, None]
         # A run near the end has fewer than width pairs left: its window is
@@ -182,7 +197,7 @@ class LongInputs:
 
         judged = None if self.judged is None else rows(self.judged, False)
         return (rows(self.y_true, self.y_true.dtype.type(0)),
-                rows(self.y_score, self.y_score.dtype.type(-np.inf)),
+                rows(self.y_score, self._padding_score()),
                 judged)
 
     def _scattered(self, qs, cnt, width):
@@ -195,7 +210,7 @@ class LongInputs:
         src = self.order[np.repeat(self.starts[qs] - first, cnt) + step]
         dst = np.repeat(np.arange(nq) * width - first, cnt) + step
         yt = np.zeros((nq, width), dtype=self.y_true.dtype)
-        ys = np.full((nq, width), -np.inf, dtype=self.y_score.dtype)
+        ys = np.full((nq, width), self._padding_score(), dtype=self.y_score.dtype)
         yt.reshape(-1)[dst] = self.y_true[src]
         ys.reshape(-1)[dst] = self.y_score[src]
         judged = None
@@ -203,6 +218,10 @@ class LongInputs:
             judged = np.zeros((nq, width), dtype=bool)
             judged.reshape(-1)[dst] = self.judged[src]
         return yt, ys, judged
+
+    def _padding_score(self):
+        """The score of padding: ``-inf``, or below every integer score."""
+        return self.y_score.dtype.type(-np.inf if self._pad is None else self._pad)
 
     def _floor(self):
         """The smallest score of every pair (finite, checked): no real item

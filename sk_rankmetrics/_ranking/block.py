@@ -42,7 +42,7 @@ def check_ties(rc, requests, ignore_ties):
 
 
 def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, judged=None,
-               extremes=None, check=None, floor=None):
+               extremes=None, check=None, floor=None, real=None):
     """Rank one block of rows (relevance ``yt``, scores ``ys``) for ``requests``.
 
     The block is ranked down to the deepest cut-off any request needs (at
@@ -54,10 +54,14 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     ``check``, the scores' :class:`~.._utils.arrays.ScoreCheck` when the
     caller put it off: made by the route's row sort where it has one, else
     before the route reads a score; ``floor``, a score no real item's is
-    below (padded rows: None, the block's smallest real score is read).
+    below (padded rows: None, the block's smallest real score is read);
+    ``real``, the real entries of padded rows of integer scores, whose
+    padding holds one score below every real one
+    (:func:`~.padding.counted_padding`; None: padding holds ``-inf``).
     """
     N = yt.shape[1]
-    real = (ys != -np.inf) if n_items is not None and (n_items < N).any() else None
+    if real is None and n_items is not None and (n_items < N).any():
+        real = ys != -np.inf
     # A measure that scans whole rows without a cut-off (MRR) reads rc.block,
     # not the ranking (not under ignore_ties: its one order of ties is ranked);
     # one of the ranked set only (precision, the set measures), the totals,

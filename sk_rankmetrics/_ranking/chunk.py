@@ -17,10 +17,10 @@ from .item_values import (
     BlockValues,
     _GivenValues,
     is_indicator,
-    level_codes,
     level_span,
     level_values,
 )
+from .padding import padded_level_codes, real_groups_tie
 from .parts import LazyParts, NoPositions, PartsSums, no_positions
 from .select import later_first, score_counts, score_span, select_top, top_tie_groups
 
@@ -484,7 +484,7 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
         top, sv = _whole_rows(y_score, base, ignore_ties)
         below = None
     ranked_vals = values.at(top)
-    if ignore_ties or not _real_items_tie(sv, below):
+    if ignore_ties or not _real_items_tie(sv, below, n_items):
         # (Padding, -inf, ties with padding only: past each row's n_ranked,
         # which the kernels read, every position is a group of one.)
         rc = RankedChunk(L, None, None, ranked_vals, n_items)
@@ -547,16 +547,18 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
     return rc
 
 
-def _real_items_tie(sv, below):
+def _real_items_tie(sv, below, n_items):
     """Whether two real items of the sorted rows ``sv`` tie (or the last one
-    ties with the best left out, ``below``). Padding holds ``-inf``, which
-    no real item's score is: its ties with itself do not count."""
+    ties with the best left out, ``below``). Padding is ranked after the
+    ``n_items`` real items of each row (it holds ``-inf``, or in integer
+    scores one below every real one): its ties with itself do not count."""
     same = sv[:, 1:] == sv[:, :-1]
     cut = None if below is None else below == sv[:, -1]
     if not same.any() and (cut is None or not cut.any()):
         return False
-    return bool((same & (sv[:, 1:] > -np.inf)).any()) or (
-        cut is not None and bool((cut & (sv[:, -1] > -np.inf)).any()))
+    L = sv.shape[1]
+    return bool((same & (np.arange(1, L) < n_items[:, None])).any()) or (
+        cut is not None and bool((cut & (n_items >= L)).any()))
 
 
 def _whole_rows(y_score, base, ignore_ties):
@@ -588,21 +590,20 @@ def _by_counts(y_score, values, L, n_items, reads_counts=False):
         top = top_tie_groups(y_score, L)
         if top is not None:
             return _ranked_in_top_groups(values, L, n_items, n, N, *top)
+    # (Padding: each row's last group, :func:`~.padding.counted_padding`.)
     span = score_span(y_score)
     if span is None:
         return None
-    if L == N and (n_items == N).all():
+    if L == N:
         fused = _counted_with_levels(y_score, values, span)
         if fused is not None:
-            return _whole_rows_by_counts(y_score, values, *fused)
+            return _whole_rows_by_counts(y_score, values, n_items, *fused)
     counted = score_counts(y_score, L, span)
     if counted is None:
         return None
     if L < N:
         return _ranked_by_counts(y_score, values, L, n_items, counted)
-    if (n_items == N).all():
-        return _whole_rows_by_counts(y_score, values, counted)
-    return None
+    return _whole_rows_by_counts(y_score, values, n_items, counted)
 
 
 def _ranked_in_top_groups(values, L, n_items, n, N, idx, size):
@@ -636,15 +637,19 @@ def _group_keys(y_score, hi, span):
 def counts_with_levels(values, width, N):
     """Whether whole rows of ``N`` integer scores spanning ``width`` values are
     counted with their levels (:func:`_counted_with_levels`): a check of the
-    block's extremes, no pass."""
-    fit = level_span(values) if isinstance(values, BlockValues) else None
-    return fit is not None and width * fit[1] <= _LEVEL_TABLE_RATIO * N
+    block's extremes, no pass. (Padding may take a code of its own.)"""
+    if not isinstance(values, BlockValues):
+        return False
+    padded = values.masks.real is not None
+    fit = level_span(values, padded)
+    return fit is not None and width * (fit[1] + padded) <= _LEVEL_TABLE_RATIO * N
 
 
 def _counted_with_levels(y_score, values, span):
     """``(counted, table)``: whole rows of integer scores (``span`` their
     :func:`~.select.score_span`) counted once by (row, score, level) when
-    the relevance takes a few integer levels (:func:`level_codes`), or None.
+    the relevance takes a few integer levels
+    (:func:`~.padding.padded_level_codes`), or None.
 
     The one table gives each row's count of each score (the
     :class:`~.select.ScoreCounts`: no count of its own), each group's sums
@@ -659,18 +664,20 @@ def _counted_with_levels(y_score, values, span):
     width = hi - lo + 1
     if not counts_with_levels(values, width, N):
         return None
-    fit = level_codes(values)
+    fit = padded_level_codes(values, values.masks.real is not None)
     if fit is None:
         return None
-    codes, _, lo_level, n_levels = fit
+    codes, _, lo_level, n_levels, padding = fit
     key = _group_keys(y_score, y_score.dtype.type(hi), width)
     key *= n_levels
     key += codes.reshape(-1)
     table = np.bincount(key, minlength=n * width * n_levels).reshape(n, width, n_levels)
     by_score = np.ascontiguousarray(sum_along(table, 2).T)  # (score, row), the best first
-    if any(r.needs_ideal for r in values.requests):
+    if any(r.needs_ideal for r in values.requests) and not padding:
         # Kept for the ideal's counts only: held to the block's end, the
         # table would add to the peak of a kernel reading no ideal (ERR).
+        # (Padding coded as level 0 is worth nothing; a code of its own is
+        # no level: the ideal then counts the levels itself.)
         values.level_counts = (lo_level, table)
     counted = score_counts(y_score, N, span, by_score)
     if counted is None:
@@ -678,7 +685,7 @@ def _counted_with_levels(y_score, values, span):
     return counted, (table.reshape(n * width, n_levels), fit)
 
 
-def _whole_rows_by_counts(y_score, values, counted, table=None):
+def _whole_rows_by_counts(y_score, values, n_items, counted, table=None):
     """:func:`rank_chunk` of whole rows of integer scores in a small span, ties
     averaged, as a chunk of tie groups (see :class:`Groups`), or None when no
     two scores of a row tie.
@@ -686,7 +693,8 @@ def _whole_rows_by_counts(y_score, values, counted, table=None):
     Each score of a row is one tie group, and the counts of each (row, score)
     say where it starts and how large it is: nothing is sorted, and each item
     value is summed per group by one ``np.bincount`` (or read off ``table``,
-    the counts of each group's level codes, and their :func:`level_codes`,
+    the counts of each group's level codes, and their
+    :func:`~.padding.padded_level_codes`,
     from :func:`_counted_with_levels`). The per-position statistics are made
     from the groups only if a kernel reads them.
     """
@@ -702,9 +710,8 @@ def _whole_rows_by_counts(y_score, values, counted, table=None):
     else:
         sums = _sums_of_levels(table[0], values, table[1], held)
     groups = Groups((held // span) * N + starts[held], sizes[held], sums, N)
-    rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
-                     groups=groups)
-    rc.real_ties = True
+    rc = RankedChunk(N, None, None, _GroupSums(groups), n_items, groups=groups)
+    rc.real_ties = real_groups_tie(sizes.reshape(n, span), values)
     return rc
 
 
@@ -717,7 +724,8 @@ def _group_sums(key, values, n_groups, held):
     """Each item value summed over the groups ``held`` of the entries' group
     numbers ``key`` (flat intp, below ``n_groups``; overwritten).
 
-    When the relevance takes a few integer levels (:func:`level_codes`), the
+    When the relevance takes a few integer levels
+    (:func:`~.padding.padded_level_codes`), the
     entries of each (group, level) are counted by one ``np.bincount`` without
     weights, and each value's group sums are those counts times the value of
     each level: nothing is derived per entry (ERR reads five values: on dense
@@ -725,7 +733,8 @@ def _group_sums(key, values, n_groups, held):
     deriving and summing them). Otherwise each value is derived over the
     block and summed per group with weights (one pass each).
     """
-    fit = level_codes(values)
+    fit = (padded_level_codes(values, values.masks.real is not None)
+           if isinstance(values, BlockValues) else None)
     if fit is not None and n_groups * fit[3] <= _LEVEL_TABLE_RATIO * key.shape[0]:
         codes, n_levels = fit[0], fit[3]
         cell = np.multiply(key, n_levels, out=key)
@@ -738,9 +747,10 @@ def _group_sums(key, values, n_groups, held):
 
 def _sums_of_levels(counts, values, fit, held):
     """Each value's sums over the groups ``held`` from ``counts`` (one row
-    per group, a column per level code of ``fit``, :func:`level_codes`)."""
-    codes, _, lo, n_levels = fit
-    per_level = level_values(values, lo, n_levels, codes)
+    per group, a column per level code of ``fit``,
+    :func:`~.padding.padded_level_codes`)."""
+    codes, _, lo, n_levels, padding = fit
+    per_level = level_values(values, lo, n_levels, codes, padding)
     if not per_level:  # a measure that reads no item value (num_ret)
         return {}
     V = np.vstack(list(per_level.values())).astype(np.float64)  # a row per value
@@ -784,6 +794,6 @@ def _ranked_by_counts(y_score, values, L, n_items, counted):
         rc = RankedChunk(L, None, None, sums, n_items)
     else:
         rc = RankedChunk(L, np.take(starts, group).reshape(n, L), size, sums, n_items)
-        rc.real_ties = True
+        rc.real_ties = real_groups_tie(sizes.reshape(n, span), values)
     rc.score_counts = counted
     return rc

@@ -549,7 +549,7 @@ def level_codes(values, padded=False):
     items by counting the codes. ``padded``: padding (``masks.real``, the
     only mask, over entries of relevance 0: ``masks.zero_padding``) is
     allowed, coded as its relevance, 0, worthless or not; the caller codes
-    it apart where level 0 is worth more (:func:`~.levels.padding_is_level_zero`)."""
+    it apart where level 0 is worth more (:func:`~.padding.padding_is_level_zero`)."""
     fit = level_span(values, padded)
     if fit is None:
         return None

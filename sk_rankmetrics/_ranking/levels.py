@@ -37,7 +37,8 @@ from .._utils.fast import (
 from .chunk import RankedChunk
 from .few_ties import FewTies
 from .groups import LazyGroups, _GroupSums
-from .item_values import LevelValues, derive_values, level_codes, level_values
+from .item_values import LevelValues, level_values
+from .padding import padded_level_codes
 
 #: Scores whose lowest bits look tied in more than one row in this many take
 #: another route (ranking every row twice costs more than the sort saves):
@@ -77,50 +78,20 @@ def rank_by_levels(y_score, values, check=None, n_items=None, floor=None):
     score ``-inf`` and the relevance 0, checked already), or None. Padding
     takes distinct scores below every real one (:func:`_below_the_real`),
     so it is ranked last and ties with nothing, with the code of level 0
-    where that is worth what padding is (:func:`padding_is_level_zero`),
-    else with a code of its own (:func:`_coded_padding`).
+    where that is worth what padding is, else with a code of its own
+    (:func:`~.padding.padded_level_codes`).
     ``floor``: a score no real item's is below (None: the smallest is read)."""
     padded = n_items is not None
-    fit = level_codes(values, padded)
-    if y_score.dtype not in (np.float64, np.float32) or fit is None:
+    if y_score.dtype not in (np.float64, np.float32):
         return None
-    fit = (*fit, False)
+    fit = padded_level_codes(values, padded)
+    if fit is None:
+        return None
     if padded:
-        lo = int(fit[2])  # (in the relevance's own type, which lo + n_levels may overflow)
-        if not (lo <= 0 < lo + fit[3] and padding_is_level_zero(values)):
-            fit = _coded_padding(fit, values.masks.real)
-            if fit is None:
-                return None
         y_score = _below_the_real(y_score, values.masks.real, fit[1], floor)
         if y_score is None:
             return None
     return _rank_by_levels(y_score, values, check, fit, n_items)
-
-
-def padding_is_level_zero(values):
-    """Whether every item value of padding (0 and never relevant: see
-    :func:`derive_values`) is that of a real item of level 0: the gains are
-    formulas (a mapping or a callable is not evaluated where the data hold
-    no level 0) and level 0 is worth nothing, relevant to no request, and
-    no request reads which items are judged or pooled."""
-    if any(r.gain is not None and not r.gain.formula for r in values.requests):
-        return False
-    zero = np.zeros(1, dtype=values.yt.dtype)
-    return not any(v.any() for v in derive_values(zero, values.requests).values())
-
-
-def _coded_padding(fit, real):
-    """``fit`` (:func:`level_codes`' with a last flag: whether the last code
-    is padding's) with padding given a code of its own, after the levels'
-    (worth nothing in every value: :func:`level_values`), or None when 256
-    codes are taken. For padded blocks whose level 0 is worth more than
-    padding (bpref and infAP read which items are judged; a gain or a
-    threshold may value level 0); a copy of the codes, a byte an item."""
-    codes, bits, lo, n_levels, _ = fit
-    if n_levels >= 256:
-        return None
-    codes = np.where(real, codes, np.uint8(n_levels))
-    return codes, max(bits, int(n_levels).bit_length()), lo, n_levels + 1, True
 
 
 def _rank_by_levels(y_score, values, check, fit, n_items):

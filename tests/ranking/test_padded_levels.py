@@ -19,7 +19,7 @@ from test_rank_by_levels import _relevance, _scores
 
 import sk_rankmetrics as skr
 from sk_rankmetrics._metrics.requests import make_requests
-from sk_rankmetrics._ranking import block, levels
+from sk_rankmetrics._ranking import block, levels, padding
 from sk_rankmetrics._ranking.item_values import BlockValues, ItemMasks
 from sk_rankmetrics._utils.fast import sortable_int32
 
@@ -132,8 +132,8 @@ def test_padding_takes_a_code_of_its_own_where_level_0_is_worth_more(metrics, ga
     kw = {} if gain is None else {"gain": gain}
     seen, spy = _taken()
     coded = []
-    real = levels._coded_padding
-    with spy, mock.patch.object(levels, "_coded_padding",
+    real = padding.coded_padding
+    with spy, mock.patch.object(padding, "coded_padding",
                                 lambda *a: coded.append(1) or real(*a)):
         got = _evaluate(y, s, [(m, kw) for m in metrics], exclude=exclude)
     want = _evaluate(y, s, [(m, kw) for m in metrics], exclude=exclude, route=False)

@@ -387,15 +387,26 @@ def test_group_sums_by_level_counts_equal_the_weighted_sums(data):
     # weighted sum per value over the block (level_codes turned off).
     from sk_rankmetrics._ranking import chunk
 
+    # With exclude, each row's padding is its last group, one score below
+    # every real one (padding.counted_padding), coded as level 0 or apart;
+    # also against float64 scores, whose padding holds -inf.
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     n, N = data.draw(st.integers(1, 25)), data.draw(st.integers(2, 60))
     _, _, y, metrics = _relevance(data, rng, n, N)
     s = rng.integers(0, data.draw(st.sampled_from([2, 5, 20])), (n, N))
-    got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
-    with mock.patch.object(chunk, "level_codes", lambda *a: None):
-        want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    kw = {}
+    if data.draw(st.booleans()):
+        kw["exclude"] = (rng.random((n, N)) < data.draw(st.sampled_from([0.1, 0.5, 1.0]))) & (
+            np.asarray(y) == 0)
+    got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+    with mock.patch.object(chunk, "padded_level_codes", lambda *a: None):
+        want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+    as_float = skr.evaluate(y, s.astype(np.float64), metrics, per_row=True, no_relevant=0.0,
+                            **kw)
     for key in want:
         np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
+                                   rtol=1e-12, atol=1e-15, err_msg=str(key))
+        np.testing.assert_allclose(np.asarray(got[key]), np.asarray(as_float[key]),
                                    rtol=1e-12, atol=1e-15, err_msg=str(key))
 
 
