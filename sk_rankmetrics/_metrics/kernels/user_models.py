@@ -391,9 +391,12 @@ def _err_kept_terms(counts, size, s, reach, stop, kc, L, memo, keep, held):
         keep = keep[rest]
     y = 1.0 - stop
     start = s[keep].astype(np.int64)
-    table = memo.get(("err", L, tuple(y.tolist())))
+    # One table serves rows of up to a power of two of positions: the blocks
+    # of the long format, each as wide as its longest query, share a few.
+    width = max(16, 1 << (int(L) - 1).bit_length())
+    table = memo.get(("err", width, tuple(y.tolist())))
     if table is None:
-        table = memo.setdefault(("err", L, tuple(y.tolist())), _TieStops(y, L))
+        table = memo.setdefault(("err", width, tuple(y.tolist())), _TieStops(y, width))
     # Each group's terms: its stored ones, up to the cut.
     out[rest] = reach[keep] * table.group_sums(counts[:, keep], size[keep], start, kc)
     return out
