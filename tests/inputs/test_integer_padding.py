@@ -140,6 +140,7 @@ def test_long_format_integer_scores_equal_float_scores(seed, n_q, dtype, levels,
                                                        judged, wide):
     rng = np.random.default_rng(seed)
     counts = rng.integers(1, 40, n_q)
+    counts[0] = max(counts[0], 2)  # (a query of two items at least)
     qid = np.repeat(np.arange(n_q), counts)
     if shuffled:
         qid = rng.permutation(qid)

@@ -214,3 +214,47 @@ def test_a_block_of_padding_alone(gain):
         got = _evaluate(y, s, metrics, exclude=exclude)
     assert seen == [None] if gain else seen[0] is not None
     _assert_same(got, _evaluate(y, s, metrics, route=False, exclude=exclude))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), N=st.integers(2, 30),
+       scores=st.sampled_from(["float64", "float32", "int64"]),
+       layout=st.sampled_from(["exclude", "long"]), judged=st.sampled_from([None, 1.0, 0.7]),
+       share=st.sampled_from([0.0, 0.3, 1.0]))
+def test_bpref_and_infap_read_padded_rows_as_judged_throughout(seed, n, N, scores, layout,
+                                                                judged, share):
+    # Padding is ranked after every real item and holds no relevant one: where
+    # every real item is judged, bpref and infAP take the judged items above a
+    # position to be the position itself (judgements._every_item_judged), as
+    # in a matrix of no padding; a judged mask that leaves a real item out
+    # keeps the running count.
+    from sk_rankmetrics._metrics.kernels import judgements
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, (n, N)) * (rng.random((n, N)) < 0.4)
+    s = rng.integers(0, 4, (n, N)).astype(scores)
+    ex = (rng.random((n, N)) < share) & (y == 0)
+    kw = {}
+    if judged is not None:
+        kw["judged"] = (rng.random((n, N)) < judged) | (y > 0)
+    if layout == "long":
+        keep = ~ex.reshape(-1)
+        keep[::N] = True  # (every query keeps an item)
+        y, s = y.reshape(-1)[keep], s.reshape(-1)[keep]
+        kw = {k: v.reshape(-1)[keep] for k, v in kw.items()}
+        kw["qid"] = np.repeat(np.arange(n), N)[keep]
+        if kw["qid"].shape[0] == n:
+            return  # (every query of one item: refused)
+    else:
+        kw["exclude"] = ex
+    metrics = ["bpref", "infap"]
+    seen = []
+    real = judgements._every_item_judged
+    with mock.patch.object(judgements, "_every_item_judged",
+                           lambda rc: seen.append(real(rc)) or seen[-1]):
+        got = _evaluate(y, s, metrics, **kw)
+    with mock.patch.object(judgements, "_every_item_judged", lambda rc: False):
+        want = _evaluate(y, s, metrics, **kw)
+    _assert_same(got, want)
+    if "judged" not in kw or np.asarray(kw["judged"]).all():
+        assert seen and all(seen)

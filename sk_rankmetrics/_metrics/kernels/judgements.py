@@ -169,13 +169,24 @@ def _bpref_down(rel, R, den, down=None):
 
 
 def _judged_running(rc):
-    """``rc.cumulative("judged")``, read as the position itself when every item
-    of the block's rows is judged (a matrix without a judged mask, or a part of
-    one split by its ties)."""
-    width = rc.row_width
-    if width is not None and (rc.totals["judged"] == width).all():
+    """``rc.cumulative("judged")``, read as the position itself where every
+    item is judged (:func:`_every_item_judged`)."""
+    if _every_item_judged(rc):
         return np.arange(rc.L + 1.0)
     return rc.cumulative("judged")
+
+
+def _every_item_judged(rc):
+    """Whether every item of the chunk's rows is judged (a matrix without a
+    judged mask, or a part of one split by its ties), or every real item of
+    padded rows: their padding is ranked after them and holds no relevant
+    item, so that what a kernel reads there is multiplied by 0 (bpref's and
+    infAP's terms are those of the relevant items)."""
+    width, judged = rc.row_width, rc.totals["judged"]
+    if width is not None and (judged == width).all():
+        return True
+    n = rc.n_ranked  # (0 in a row of padding alone, whose n_items is 1)
+    return bool(((judged == n) & ((n == rc.n_items) | (n == 0))).all())
 
 
 def _bpref_by_group(groups, key, R, N, partial=False):
@@ -391,8 +402,7 @@ def infap(rc, req):
     """
     R = rc.totals[req.rel_key]
     e = _INFAP_EPSILON
-    width = rc.row_width
-    if width is not None and (rc.totals["judged"] == width).all():
+    if _every_item_judged(rc):
         if not rc.tied and is_indicator(req.rel_key):
             return _safe_divide(_infap_all_judged(rc, req.rel_key), R), R > 0
         groups = whole_row_groups(rc)
