@@ -88,7 +88,7 @@ class DenseInputs:
             ex = ex.toarray()
         if self.drop_unjudged and judged is not None:  # judged_only: unjudged items go too
             ex = ~judged if ex is None else ex | ~judged
-        if ex is None:
+        if ex is None or not ex.any():  # (a block of no item left out: a matrix)
             return rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a,
                               judged=judged, extremes=extremes, check=scores_checked)
         scores_checked.now()
@@ -96,10 +96,11 @@ class DenseInputs:
         # scores keep their type (-inf is one of theirs), and the block's
         # smallest score is a floor of the real ones. Integer scores in a
         # small span keep theirs too, padding one below the smallest (their
-        # ties are counted, not sorted).
+        # ties are counted, not sorted), where every row keeps an item.
         yt = np.where(ex, 0, yt)
         n_real = self.n_cols - np.count_nonzero(ex, axis=1)
-        counted = counted_padding(ys, ex) if ys.dtype.kind in "iu" else None
+        counted = (counted_padding(ys, ex) if ys.dtype.kind in "iu" and n_real.all()
+                   else None)
         if counted is not None:
             rc = rank_block(yt, counted, requests, ignore_ties=ignore_ties, row0=a,
                             judged=judged, n_items=np.maximum(n_real, 1), real=~ex)

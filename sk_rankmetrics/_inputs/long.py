@@ -166,7 +166,7 @@ class LongInputs:
         real = None
         if self.drop_unjudged and judged is not None:
             ys, cnt = drop_unjudged(ys, judged)  # (float64 from integers, exactly)
-        elif self._pad is not None:
+        elif self._pad is not None and (cnt < width).any():
             real = np.arange(width) < cnt[:, None]
             if score_span(ys) is None:  # too wide a span for this block's rows
                 ys, real = np.where(real, ys.astype(np.float64), -np.inf), None

@@ -550,15 +550,16 @@ def rank_chunk(y_score, values, L, *, ignore_ties=False, n_items=None, keep_item
 def _real_items_tie(sv, below, n_items):
     """Whether two real items of the sorted rows ``sv`` tie (or the last one
     ties with the best left out, ``below``). Padding is ranked after the
-    ``n_items`` real items of each row (it holds ``-inf``, or in integer
-    scores one below every real one): its ties with itself do not count."""
+    ``n_items`` real items of each row (``-inf``, or for integers one below
+    every real one; a row of padding alone counts one, ``-inf``, or has no
+    integer scores): its ties with itself do not count."""
     same = sv[:, 1:] == sv[:, :-1]
     cut = None if below is None else below == sv[:, -1]
     if not same.any() and (cut is None or not cut.any()):
         return False
     L = sv.shape[1]
     return bool((same & (np.arange(1, L) < n_items[:, None])).any()) or (
-        cut is not None and bool((cut & (n_items >= L)).any()))
+        cut is not None and bool((cut & (n_items >= L) & (sv[:, -1] > -np.inf)).any()))
 
 
 def _whole_rows(y_score, base, ignore_ties):

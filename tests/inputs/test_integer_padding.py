@@ -170,3 +170,27 @@ def test_long_format_integer_scores_keep_their_type_where_counted():
     assert any(seen)
     _same(got, skr.evaluate(y, s.astype(float), ["ndcg", "map", "err"], qid=qid, per_row=True,
                             no_relevant=0.0))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_a_row_of_padding_alone_at_a_cut_off_of_one_is_no_tie(dtype):
+    # A row whose every item is left out counts one real item (n_items is at
+    # least 1); at a cut-off of 1 its padding ties with the best left out,
+    # which is no tie of real items.
+    from sk_rankmetrics._ranking import block
+
+    ties = []
+    real = block.check_ties
+
+    def spy(rc, *a):
+        ties.append(rc.real_ties)
+        return real(rc, *a)
+
+    y = np.array([[0, 0, 0], [0, 1, 0]])
+    s = np.array([[0, 1, 2], [3, 4, 5]], dtype=dtype)
+    ex = np.array([[True, True, True], [False, False, False]])
+    with mock.patch.object(block, "check_ties", spy):
+        got = skr.evaluate(y, s, ["ndcg@1", "P@1"], per_row=True, no_relevant=0.0, exclude=ex)
+    assert ties == [False]
+    np.testing.assert_allclose(got["ndcg@1"], [0.0, 0.0])
+    np.testing.assert_allclose(got["P@1"], [0.0, 0.0])

@@ -219,15 +219,16 @@ def test_a_block_of_padding_alone(gain):
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), N=st.integers(2, 30),
        scores=st.sampled_from(["float64", "float32", "int64"]),
-       layout=st.sampled_from(["exclude", "long"]), judged=st.sampled_from([None, 1.0, 0.7]),
-       share=st.sampled_from([0.0, 0.3, 1.0]))
+       layout=st.sampled_from(["exclude", "long"]), judged=st.sampled_from([None, 1.0, 0.7, 0.1]),
+       share=st.sampled_from([0.0, 0.3, 1.0]), max_docs=st.sampled_from([None, 1, 3]))
 def test_bpref_and_infap_read_padded_rows_as_judged_throughout(seed, n, N, scores, layout,
-                                                                judged, share):
+                                                                judged, share, max_docs):
     # Padding is ranked after every real item and holds no relevant one: where
     # every real item is judged, bpref and infAP take the judged items above a
     # position to be the position itself (judgements._every_item_judged), as
     # in a matrix of no padding; a judged mask that leaves a real item out
-    # keeps the running count.
+    # keeps the running count, as does a ranking cut short (max_docs), whose
+    # ranked items are not all of the real ones.
     from sk_rankmetrics._metrics.kernels import judgements
 
     rng = np.random.default_rng(seed)
@@ -247,7 +248,8 @@ def test_bpref_and_infap_read_padded_rows_as_judged_throughout(seed, n, N, score
             return  # (every query of one item: refused)
     else:
         kw["exclude"] = ex
-    metrics = ["bpref", "infap"]
+    metrics = [(m, {} if max_docs is None else {"max_docs": max_docs})
+               for m in ("bpref", "infap")]
     seen = []
     real = judgements._every_item_judged
     with mock.patch.object(judgements, "_every_item_judged",
@@ -256,5 +258,29 @@ def test_bpref_and_infap_read_padded_rows_as_judged_throughout(seed, n, N, score
     with mock.patch.object(judgements, "_every_item_judged", lambda rc: False):
         want = _evaluate(y, s, metrics, **kw)
     _assert_same(got, want)
-    if "judged" not in kw or np.asarray(kw["judged"]).all():
+    if ("judged" not in kw or np.asarray(kw["judged"]).all()) and max_docs is None:
         assert seen and all(seen)
+
+
+@pytest.mark.parametrize("exclude", [False, True])
+def test_a_ranking_cut_short_counts_the_judged_items_above(exclude):
+    # max_docs=3 over a row of four items, three of them judged: the ranked
+    # three are not all judged though as many are judged as are ranked, so
+    # the judged items above a position are counted (bpref: none above the
+    # relevant item at rank 2; read as the position, one).
+    from sk_rankmetrics._metrics.kernels import judgements
+
+    y = np.array([[0, 1, 0, 0, 0]])
+    s = np.array([[4.0, 3.0, 2.0, 1.0, 0.0]])
+    judged = np.array([[False, True, True, True, False]])
+    kw = {"judged": judged}
+    if exclude:
+        kw["exclude"] = np.array([[False, False, False, False, True]])
+    else:
+        y, s, judged = y[:, :4], s[:, :4], judged[:, :4]
+        kw["judged"] = judged
+    got = _evaluate(y, s, [("bpref", {"max_docs": 3}), ("infap", {"max_docs": 3})], **kw)
+    with mock.patch.object(judgements, "_every_item_judged", lambda rc: False):
+        want = _evaluate(y, s, [("bpref", {"max_docs": 3}), ("infap", {"max_docs": 3})], **kw)
+    _assert_same(got, want)
+    np.testing.assert_allclose(got["bpref"], [1.0])

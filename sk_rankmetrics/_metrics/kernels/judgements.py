@@ -181,10 +181,16 @@ def _every_item_judged(rc):
     judged mask, or a part of one split by its ties), or every real item of
     padded rows: their padding is ranked after them and holds no relevant
     item, so that what a kernel reads there is multiplied by 0 (bpref's and
-    infAP's terms are those of the relevant items)."""
+    infAP's terms are those of the relevant items). The real items are
+    counted where every position is ranked: a ranking cut short
+    (``max_docs``) counts its ranked items only."""
     width, judged = rc.row_width, rc.totals["judged"]
-    if width is not None and (judged == width).all():
+    if width is None:
+        return False
+    if (judged == width).all():
         return True
+    if rc.L < width:
+        return False
     n = rc.n_ranked  # (0 in a row of padding alone, whose n_items is 1)
     return bool(((judged == n) & ((n == rc.n_items) | (n == 0))).all())
 
