@@ -558,7 +558,7 @@ def _real_items_tie(sv, below, n_items):
     if not same.any() and (cut is None or not cut.any()):
         return False
     L = sv.shape[1]
-    return bool((same & (np.arange(1, L) < n_items[:, None])).any()) or (
+    return bool((same & (np.arange(1, L) < n_items[:, None]) & (sv[:, 1:] > -np.inf)).any()) or (
         cut is not None and bool((cut & (n_items >= L) & (sv[:, -1] > -np.inf)).any()))
 
 

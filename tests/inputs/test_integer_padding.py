@@ -194,3 +194,29 @@ def test_a_row_of_padding_alone_at_a_cut_off_of_one_is_no_tie(dtype):
     assert ties == [False]
     np.testing.assert_allclose(got["ndcg@1"], [0.0, 0.0])
     np.testing.assert_allclose(got["P@1"], [0.0, 0.0])
+
+
+def test_padding_inside_a_catalogues_candidates_is_no_tie():
+    # The catalogue's candidates count the whole catalogue as each row's
+    # items (n_items past the block's width); a user with fewer candidates
+    # than the cut-off has -inf padding among its first positions, whose
+    # ties with each other are no ties of real items: a measure refusing
+    # tied scores takes distinct scores.
+    rng = np.random.default_rng(2)
+    U, V = rng.standard_normal((6, 4)), rng.standard_normal((200, 4))
+    Y = (rng.random((6, 200)) < 0.02).astype(np.int64)
+    Y[:, 0] = 1
+    E = (rng.random((6, 200)) < 0.1) & (Y == 0)
+    E[0, 1:] = True  # a user with one candidate
+    Y[0, 1:] = 0
+    metrics = ["nerr8@3", "bpm@3", "ndcg@3"]
+    got = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant=0.0)
+    S = U @ V.T
+    keep = ~E.reshape(-1)
+    keep[1] = True  # (the long format needs two items in a query; item 1 scores last)
+    S[0, 1] = S.min() - 1.0
+    q = np.repeat(np.arange(6), 200)[keep]
+    want = skr.evaluate(Y.reshape(-1)[keep], S.reshape(-1)[keep], metrics, qid=q,
+                        per_row=True, no_relevant=0.0)
+    for key in want:
+        np.testing.assert_allclose(got.per_query[key], want[key], rtol=1e-12, err_msg=key)
