@@ -218,19 +218,26 @@ def _g_down(rc, key, levels):
         size = int(levels.total.max()) + L + 3
         if size <= _LOG2_TABLE:
             table = np.log2(np.maximum(np.arange(float(size)), 1.0))  # (0, 1: never read)
-            at = np.empty((L, min(step, n_rows)), dtype=np.intp)
+            at = np.empty((L, min(step, n_rows)), dtype=np.int32)
     for a in range(0, n_rows, step):
         b = min(a + step, n_rows)
         gd = np.ascontiguousarray(g[a:b].T)  # (L, rows)
-        # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
-        d = accumulate_down(np.maximum(top[a:b].T, 1.0, out=np.empty(gd.shape)))
-        d += 2.0
-        d -= accumulate_down(gd.copy())
-        if table is None:
-            np.log2(d, out=d)
+        if table is not None:
+            # Whole numbers below the table's length: the running cost and
+            # gain counted in int32 (exact), the table read at their
+            # difference (the same values; half the bytes a pass).
+            at_ = at[:, :b - a]
+            np.maximum(top[a:b].T, 1.0, out=at_, casting="unsafe")
+            accumulate_down(at_)
+            at_ += 2
+            at_ -= accumulate_down(gd.astype(np.int32))
+            d = np.take(table, at_)
         else:
-            np.copyto(at[:, :b - a], d, casting="unsafe")
-            np.take(table, at[:, :b - a], out=d)
+            # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
+            d = accumulate_down(np.maximum(top[a:b].T, 1.0, out=np.empty(gd.shape)))
+            d += 2.0
+            d -= accumulate_down(gd.copy())
+            np.log2(d, out=d)
         np.divide(gd, d, out=d)
         out[a:b] = d.sum(axis=0)
     return out
