@@ -219,6 +219,77 @@ def test_selection_by_partitioned_values(seed, n, N, L, dtype, levels, padded):
     _check_selection(a, L, *_select_partitioned(a, L))
 
 
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 30), N=st.integers(300, 2500),
+       L=st.integers(1, 40), dtype=st.sampled_from(["float64", "float32"]),
+       order=st.sampled_from(["random", "increasing", "decreasing", "sample low",
+                              "sample high", "levels", "padded", "huge"]),
+       later=st.booleans())
+def test_selection_from_a_sample_equals_the_partition(seed, n, N, L, dtype, order, later):
+    """Rows many times longer than L, selected from a threshold read off
+    every step-th column: where the route is taken, the same L entries,
+    largest of the rest and left-out members of the split tie group as the
+    partition of whole rows, whatever the rows' order (the sample read
+    from the lowest or the highest columns), ties, -inf padding and
+    magnitudes; and the right ones (brute force)."""
+    from sk_rankmetrics._ranking.select import _select_partitioned, _select_sampled
+
+    rng = np.random.default_rng(seed)
+    a = rng.random((n, N)) * 100
+    if order == "increasing":
+        a.sort(axis=1)
+    elif order == "decreasing":
+        a = -np.sort(a, axis=1)
+    elif order == "sample low":
+        a[:, ::8] -= 200.0
+    elif order == "sample high":
+        a[:, ::8] += 200.0
+    elif order == "levels":
+        a = np.floor(a / 10)
+    elif order == "padded":
+        a[np.arange(N) >= rng.integers(1, N + 1, size=n)[:, None]] = -np.inf
+    elif order == "huge":
+        a *= 1e36 if dtype == "float32" else 1e305
+    a = a.astype(dtype)
+    picked = _select_sampled(a, L, later)
+    if picked is None:
+        return
+    _check_selection(a, L, *picked)
+    for got, expected in zip(picked, _select_partitioned(a, L, later)):
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(("N", "L", "taken"), [(1000, 10, True), (1000, 30, True),
+                                               (5000, 100, True), (300, 10, False),
+                                               (1000, 40, False)])
+def test_selection_from_a_sample_is_taken_on_long_rows(dtype, N, L, taken):
+    """The route is taken where the rows are at least 32 (L + 1) long, and
+    ``select_top`` gives its entries; below that it declines."""
+    from sk_rankmetrics._ranking.select import _select_sampled, select_top
+
+    a = np.random.default_rng(N + L).random((50, N)).astype(dtype)
+    picked = _select_sampled(a, L)
+    assert (picked is not None) == taken
+    if taken:
+        for got, expected in zip(picked, select_top(a, L)):
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_selection_from_a_sample_declines_rows_short_of_candidates():
+    """NaN in the sample (fewer than the threshold's rank) leave a row fewer
+    than L + 1 entries at or above its threshold (a NaN compares below
+    every number): the route declines, and the whole rows' partition (and
+    the scores' check) read them."""
+    from sk_rankmetrics._ranking.select import _select_sampled
+
+    a = np.zeros((4, 1000))
+    a[:, ::8] = np.arange(125.0) + 1.0  # the sample: every eighth column
+    assert _select_sampled(a, 10) is not None
+    a[2, 8:48:8] = np.nan  # five NaN: the eleventh largest is the sixth number
+    assert _select_sampled(a, 10) is None
+
+
 @pytest.mark.parametrize("fill", [0.0, 1.0, -1e300])
 def test_metrics_with_a_dominant_score_equal_the_partitioned_path(monkeypatch, fill):
     """Every metric with a cut-off, on scores that are mostly one value (the

@@ -80,6 +80,47 @@ def test_a_bad_score_is_named_on_every_route(rel, metric, reads, dtype, data):
     assert top.called == (reads == "by_top")
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@given(data=st.data())
+@SETTINGS
+def test_a_bad_score_is_named_by_the_selection_from_a_sample(dtype, data):
+    # Rows of 1,000 at a cut-off of 10: the selection reads a sample of
+    # every eighth column and the entries above its threshold only. A bad
+    # score in a sampled column or not, above the threshold or not, and
+    # NaN in numbers enough to be the threshold, is named all the same.
+    n = data.draw(st.sampled_from([3, 40, 600]))  # 600: more than one block
+    y, s = _data("dense", (n, 1000), data.draw(st.integers(0, 2**16)))
+    s = s.astype(dtype)
+    i = data.draw(st.integers(0, n - 1))
+    cols = data.draw(st.sampled_from(["one", "sampled", "many"]))
+    j = {"one": [data.draw(st.integers(0, 999))], "sampled": [8 * data.draw(st.integers(0, 124))],
+         "many": list(range(0, 1000, 8))}[cols]
+    s[i, j] = data.draw(st.sampled_from(BAD))
+    with mock.patch.object(ScoreCheck, "by_top", autospec=True,
+                           side_effect=ScoreCheck.by_top) as top, \
+            pytest.raises(ValueError, match=f"y_score contains NaN or infinity "
+                                            f"\\(first at {_first_place(s)}\\)"):
+        skr.evaluate(y, s, ["ndcg@10"])
+    assert top.called
+
+
+@pytest.mark.parametrize("extreme", [BIG, -BIG, 0.0, -0.0])
+def test_finite_extremes_are_selected_from_a_sample_as_when_checked_first(extreme):
+    # The largest and smallest float64 in sampled columns and elsewhere: a
+    # threshold below the sampled selection's filling sends the block to the
+    # partition of whole rows, with the same numbers.
+    y, s = _data("dense", (300, 1000), 7)
+    s[::7, ::8] = extreme
+    s[5, :] = -extreme
+    s[9, 3] = extreme
+    got = skr.evaluate(y, s, ["ndcg@10", "map@5"], per_row=True)
+    with mock.patch.object(ScoreCheck, "by_top", autospec=True,
+                           side_effect=lambda self, *a, **k: self.now()):
+        checked_first = skr.evaluate(y, s, ["ndcg@10", "map@5"], per_row=True)
+    for name in got:
+        np.testing.assert_array_equal(np.asarray(got[name]), np.asarray(checked_first[name]))
+
+
 @pytest.mark.parametrize(("rel", "metric", "reads"), ROUTES)
 @pytest.mark.parametrize("extreme", [BIG, -BIG, 0.0, -0.0])
 def test_finite_extremes_are_scored_as_when_checked_first(rel, metric, reads, extreme):
