@@ -27,9 +27,12 @@ def select_top(y_score, L, later=False, check=None):
     one value fills most of a row (the zeros of sparse scores) for types of
     16 bits and more: when a sample of the block shows such a value ``v``,
     the rows are selected from their entries above ``v``, filled up with
-    entries equal to ``v``. Other rows are partitioned by value, and
-    ``check`` (the scores' :class:`~.._utils.arrays.ScoreCheck`, if given)
-    made from the partition.
+    entries equal to ``v``. Float rows at least ``32 (L + 1)`` long are
+    selected from a threshold read off a sample of their columns
+    (:func:`_select_sampled`: a partition of an eighth of the row and of
+    its few candidates). Other rows are partitioned by value. ``check``
+    (the scores' :class:`~.._utils.arrays.ScoreCheck`, if given) is made
+    from the partition.
     """
     if y_score.dtype.kind in "iu" and y_score.dtype.itemsize > 1:
         picked = _select_by_counts(y_score, L, later)
