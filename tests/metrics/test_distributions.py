@@ -262,18 +262,30 @@ def test_selection_from_a_sample_equals_the_partition(seed, n, N, L, dtype, orde
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize(("N", "L", "taken"), [(1000, 10, True), (1000, 30, True),
                                                (5000, 100, True), (300, 10, False),
-                                               (1000, 40, False)])
-def test_selection_from_a_sample_is_taken_on_long_rows(dtype, N, L, taken):
-    """The route is taken where the rows are at least 32 (L + 1) long, and
-    ``select_top`` gives its entries; below that it declines."""
-    from sk_rankmetrics._ranking.select import _select_sampled, select_top
+                                               (1000, 40, False), (40_000, 10, True),
+                                               (40_000, 300, True)])
+@pytest.mark.parametrize("ties", [False, True])
+def test_selection_from_a_sample_is_taken_on_long_rows(dtype, N, L, taken, ties):
+    """The route is taken where the rows are at least 32 (L + 1) long (on
+    rows of 32,768 or more, sampling every 64th column), and ``select_top``
+    gives its entries, those of the whole rows' partition; below that it
+    declines."""
+    from sk_rankmetrics._ranking.select import _select_partitioned, _select_sampled, select_top
 
-    a = np.random.default_rng(N + L).random((50, N)).astype(dtype)
-    picked = _select_sampled(a, L)
+    rng = np.random.default_rng(N + L)
+    a = rng.random((8, N))
+    if ties:  # the L-th largest tied across the cut in every row
+        a[:, rng.choice(N, 3 * L, replace=False)] = 2.0
+        a[:, rng.choice(N, L - 1, replace=False)] = 3.0
+    a = a.astype(dtype)
+    picked = _select_sampled(a, L, later=ties)
     assert (picked is not None) == taken
     if taken:
-        for got, expected in zip(picked, select_top(a, L)):
+        _check_selection(a, L, *picked)
+        for got, routed, expected in zip(picked, select_top(a, L, later=ties),
+                                         _select_partitioned(a, L, later=ties)):
             np.testing.assert_array_equal(got, expected)
+            np.testing.assert_array_equal(routed, expected)
 
 
 def test_selection_from_a_sample_declines_rows_short_of_candidates():
