@@ -144,7 +144,7 @@ class MetricSpec:
     order_free : bool
         Whether the value without a cut-off (and without ``max_docs``)
         depends only on which items are ranked, not on their order
-        (precision, recall, the set measures, the counts): the kernel reads
+        (precision, recall, CG, the set measures, the counts): the kernel reads
         the sums over the whole ranking off the row totals when the chunk
         ranks every item of its rows (``RankedChunk.ranks_every_item``),
         and a matrix block is not ranked for it.
@@ -287,7 +287,7 @@ _register("dcg", "dcg_score", cutoff.dcg, _NEEDS_GAIN, _GAIN_OPTIONS, normalized
           description="discounted cumulative gain",
           label="DCG")
 _register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _NEEDS_GAIN, ("gain",),
-          normalized=False, aliases=("cumulative_gain",),
+          normalized=False, aliases=("cumulative_gain",), order_free=True,
           description="cumulative gain (sum of gains in the top k)",
           label="CG")
 _register("map", "mean_average_precision_score", cutoff.average_precision, _NEEDS_REL,

@@ -1,5 +1,5 @@
 """Measures of the ranked set without a cut-off (precision, recall, hit rate,
-F1, Judged, the set measures, the counts): their value depends on which
+F1, Judged, CG, the set measures, the counts): their value depends on which
 items are ranked, not on their order, so a matrix block is not ranked for
 them (``MetricSpec.order_free``) and the sums over the whole ranking are the
 row totals (``RankedChunk.ranks_every_item``). Checked against the formulas
@@ -21,7 +21,7 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 ORDER_FREE = ["precision", "recall", "hit_rate", "f1", "relative_p", "judged", "unjudged",
               "num_ret", "num_rel_ret", "num_nonrel_judged_ret", "set_p", "set_recall",
-              "set_f", "set_map", "set_relative_p", "utility"]
+              "set_f", "set_map", "set_relative_p", "utility", "cg"]
 DTYPES = ["float64", "float32", "int8", "int64", "uint8", "bool"]
 
 
@@ -45,6 +45,7 @@ def _expected(yt, judged, exclude, payoffs=(1.0, -1.0, 0.0, 0.0), n_docs=0):
             "set_f": np.where(R > 0, 2 * R / (R + N), 0.0),
             "set_map": np.where(R > 0, R / Nd, 0.0), "set_relative_p": some,
             "utility": w1 * R + w2 * (N - R) + w3 * 0.0 + w4 * (n_docs - N),
+            "cg": np.where(real, yt, 0).sum(axis=1).astype(np.float64),
         }
 
 
@@ -141,3 +142,21 @@ def test_utility_options_and_long_format_agree():
     want = _expected(np.where(keep, yt, 0), None, ~keep, opts["payoffs"], opts["n_docs"])
     np.testing.assert_allclose(long["utility"], want["utility"], rtol=1e-12)
     np.testing.assert_allclose(long["set_f"], want["set_f"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@pytest.mark.parametrize("kind", ["float64", "float32", "int16"])
+def test_cg_without_a_cut_off_ranks_nothing_and_sums_the_gains(monkeypatch, gain, kind):
+    # CG of the whole ranking is each row's total gain, whatever the order
+    # and the ties; only a cut-off ranks.
+    rng = np.random.default_rng(11)
+    yt = np.where(rng.random((200, 40)) < 0.3, rng.integers(1, 5, (200, 40)), 0)
+    ys = rng.integers(0, 6, (200, 40)).astype(kind)  # ties throughout
+    ranked = _ranked_calls(monkeypatch)
+    got = skr.evaluate(yt, ys, [("cg", {"gain": gain})], per_row=True)["cg"]
+    assert not ranked
+    gains = yt if gain == "linear" else 2.0 ** yt - 1.0
+    np.testing.assert_array_equal(np.asarray(got), gains.sum(axis=1).astype(np.float64))
+    cut = skr.evaluate(yt, ys, [("cg@40", {"gain": gain})], per_row=True)["cg@40"]
+    assert ranked  # a cut-off ranks, and the whole row's cut gives the same sums
+    np.testing.assert_allclose(np.asarray(cut), np.asarray(got), rtol=1e-13)

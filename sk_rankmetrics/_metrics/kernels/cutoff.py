@@ -12,7 +12,6 @@ from ..._utils.fast import (
     count_cumsum,
     flatnonzero,
     row_dots_of,
-    row_sums,
     running_down,
     short_rows,
     sorted_rows,
@@ -55,8 +54,10 @@ def ndcg(rc, req):
 
 
 def cumulative_gain(rc, req):
-    kc = _cut(rc, req.k)
-    return row_sums(rc.mean(req.gain_key)[:, :kc]), None
+    """The gains of the top ``k`` summed; without a cut-off, of the whole
+    ranking: the row's total gain where every item is ranked (no order
+    read, no ranking made: :attr:`MetricSpec.order_free`)."""
+    return _ranked_total(rc, req.gain_key, req.k), None
 
 
 def _relevant_in_top(rc, req):
