@@ -18,6 +18,7 @@ from .._utils.arrays import (
     exact_scores,
     sortable,
 )
+from .._utils.fast import row_counts
 from .budget import _budget
 
 # -- matrices ---------------------------------------------------------------------
@@ -97,8 +98,11 @@ class DenseInputs:
         # smallest score is a floor of the real ones. Integer scores in a
         # small span keep theirs too, padding one below the smallest (their
         # ties are counted, not sorted), where every row keeps an item.
-        yt = np.where(ex, 0, yt)
-        n_real = self.n_cols - np.count_nonzero(ex, axis=1)
+        if self.drop_unjudged and judged is not None:
+            # (An excluded entry holds no relevance: excluded() refused any;
+            # an unjudged one may.)
+            yt = np.where(ex, 0, yt)
+        n_real = self.n_cols - row_counts(ex)
         counted = (counted_padding(ys, ex) if ys.dtype.kind in "iu" and n_real.all()
                    else None)
         if counted is not None:
@@ -109,7 +113,8 @@ class DenseInputs:
         if ys.dtype not in (np.float64, np.float32):
             ys = exact_scores(ys)
         floor = ys.min()
-        ys = np.where(ex, ys.dtype.type(-np.inf), ys)
+        ys = ys.copy()
+        np.putmask(ys, ex, ys.dtype.type(-np.inf))
         rc = rank_block(yt, ys, requests, ignore_ties=ignore_ties, row0=a, judged=judged,
                         n_items=np.maximum(n_real, 1), floor=floor)
         rc.n_ranked = n_real

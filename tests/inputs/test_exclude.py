@@ -502,3 +502,22 @@ def test_a_wrong_dense_exclude_beside_dense_truth_is_named(mask, match):
         skr.evaluate(y, s, ["ndcg"], exclude=ex.astype(np.float32), per_row=True,
                      no_relevant=0.0)["ndcg"],
         skr.evaluate(y, s, ["ndcg"], exclude=ex, per_row=True, no_relevant=0.0)["ndcg"])
+
+
+@pytest.mark.parametrize("kind", ["float64", "float32", "int16"])
+def test_judged_only_is_exclude_of_the_unjudged_items(kind):
+    # judged_only takes the unjudged items out of each ranking, relevant
+    # ones too: the numbers of exclude= marking them, their relevance set
+    # to 0 (exclude refuses relevance), whatever the scores' type.
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 4, (300, 50))
+    s = (rng.random((300, 50)) * 20).astype(kind)
+    j = rng.random((300, 50)) < 0.7
+    names = ["ndcg", "map", "err", "bpref", "recall", "ndcg@5", "precision@10"]
+    got = skr.evaluate(y, s, [(n, {"judged_only": True}) for n in names], judged=j,
+                       per_row=True, no_relevant=0.0)
+    want = skr.evaluate(np.where(j, y, 0), s, names, exclude=~j, judged=j, per_row=True,
+                        no_relevant=0.0)
+    for n in names:
+        np.testing.assert_allclose(np.asarray(got[n]), np.asarray(want[n]), rtol=1e-12,
+                                   atol=1e-12, err_msg=n)
