@@ -161,8 +161,7 @@ def _select_sampled(y_score, L, later=False, check=None):
     sample = y_score[:, ::step]
     m = sample.shape[1]
     thr = np.partition(sample, m - L - 1, axis=1)[:, m - L - 1]
-    fill = _filling(y_score.dtype, N)
-    if not ((thr > fill[0]) & (thr < np.inf)).all():
+    if not ((thr > _filling(y_score.dtype, 0)[0]) & (thr < np.inf)).all():
         return None
     idx = flatnonzero(y_score >= thr[:, None])
     if idx.shape[0] * 4 > y_score.size:
@@ -170,10 +169,10 @@ def _select_sampled(y_score, L, later=False, check=None):
     rows = idx // N
     count = np.bincount(rows, minlength=n)
     C = int(count.max())
-    if C * n * 2 > y_score.size or int(count.min()) <= L:
+    if C * n * 2 > y_score.size or int(count.min()) <= L or C > _FILLING_MAX:
         return None
     cand = np.empty((n, C), dtype=y_score.dtype)
-    cand[:] = fill[:C]
+    cand[:] = _filling(y_score.dtype, C - 1)
     values = np.take(y_score.reshape(-1), idx)
     at = np.arange(idx.shape[0])
     at += np.repeat(np.arange(n) * C - (np.cumsum(count) - count), count)
@@ -187,10 +186,15 @@ def _select_sampled(y_score, L, later=False, check=None):
     return top, below, rest
 
 
+#: The most cells of a row of candidates :func:`_filling` fills (its values
+#: stay finite and distinct in float32 up to there).
+_FILLING_MAX = 1 << 21
+
+
 def _filling(dtype, N):
     """``-b * (1 + j * 2**-20)`` for j = 0..N, ``b`` a quarter of the type's
     largest value: distinct (each step is 2**-20 of ``b``, above float32's
-    rounding), decreasing, and finite for rows of up to 2**21 entries."""
+    rounding), decreasing, and finite for N up to :data:`_FILLING_MAX`."""
     big = np.finfo(dtype).max / 4
     return (-big * (1.0 + np.arange(N + 1, dtype=dtype) * dtype.type(2.0**-20))).astype(dtype)
 
