@@ -87,9 +87,9 @@ QUICK_SHAPES = {
     "200x100000": (200, 100_000),
 }
 METRICS = ("ndcg@10", "map@10", "recall@10", "six")
-#: Ratio to the floor a cell must not exceed.
 #: The matrix part's second floor: one read of both inputs.
 READ = "one read of both inputs"
+#: Ratio to the floor a cell must not exceed.
 TARGET = {"ndcg@10": 1.5, "map@10": 1.5, "recall@10": 1.5, "six": 2.5}
 LONG_TARGET = 2.0
 SKLEARN_TARGET = 15.0
