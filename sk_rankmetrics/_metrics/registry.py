@@ -154,6 +154,13 @@ class MetricSpec:
         item of nonzero value (an expected weighted sum of the items' values,
         AP, bpref, ERR): without a cut-off, sparse relevance is then ranked through its
         relevant items only (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
+    reads_few_ties : bool
+        With ``reads_groups``: whether the kernel also reads a block whose
+        rows tie in a few places as one chunk in the order given, corrected
+        at its tie groups (``rc.few_ties``), which holds when a tie changes
+        the terms of its own positions only (DCG, AP, bpref, ERR). False
+        (ndcg_rel and Rndcg, whose terms read the discounted gain above
+        them) splits such a block into its untied and its tied rows.
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
         (``RankedChunk.items``), not only their sums; such a measure ranks
@@ -201,6 +208,7 @@ class MetricSpec:
     scans_uncut: bool = False
     order_free: bool = False
     reads_groups: bool = False
+    reads_few_ties: bool = True
     reads_items: bool = False
     greater_is_better: bool = True
     label: str = ""
@@ -408,10 +416,10 @@ _register("g", None, gain_curves.normalized_gain, _NEEDS_GAIN, ("gain", "max_doc
           needs_ideal=True, reads_items=True,
           description="trec_eval's G: gain against the ideal's cumulative cost")
 _register("ndcg_rel", None, gain_curves.ndcg_rel, ("gain", "positive"), ("gain", "max_docs"),
-          takes_k=False, full=True, needs_ideal=True,
+          takes_k=False, full=True, needs_ideal=True, reads_groups=True, reads_few_ties=False,
           description="nDCG averaged over the ranks of the relevant items")
 _register("rndcg", None, gain_curves.rndcg, ("gain", "rel"), ("gain", "threshold", "max_docs"),
-          takes_k=False, full=True, needs_ideal=True,
+          takes_k=False, full=True, needs_ideal=True, reads_groups=True, reads_few_ties=False,
           description="nDCG averaged where the ideal gain changes level")
 
 

@@ -111,7 +111,8 @@ def test_a_block_of_a_few_tied_rows_is_read_at_once_unless_a_measure_reads_posit
     for r in (3, 20, 41):
         s[r, [1, 7, 9]] = s[r, 30]
     y = rng.integers(0, 4, (60, 50)).astype(np.int8)
-    metrics = ["map", "ndcg", "mrr", ("bpref", {"max_docs": 20}), "r_precision"]
+    metrics = ["map", "ndcg", "mrr", ("bpref", {"max_docs": 20}), "r_precision", "ndcg_rel",
+               "rndcg"]
     views, spy = _recording(levels.RankedChunk.few_ties_view)
     parts, split_spy = _recording(levels.RankedChunk.split_by_ties)
 
@@ -126,6 +127,14 @@ def test_a_block_of_a_few_tied_rows_is_read_at_once_unless_a_measure_reads_posit
         parts.clear()
         skr.evaluate(y, s, ["map", "ndcg", "bpref"])
     assert not parts  # every measure read the block at once: no parts made
+    # ndcg_rel and Rndcg read the discounted gain above each term, which an
+    # earlier tie moves: they read the untied and the tied rows apart.
+    for name in ("ndcg_rel", "rndcg"):
+        with mock.patch.object(levels.RankedChunk, "split_by_ties", split_spy):
+            parts.clear()
+            got = skr.evaluate(y, s, ["map", name], per_row=True, no_relevant=0.0)
+        assert parts and parts[0], name
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-12, err_msg=name)
 
 
 def test_the_whole_block_view_has_no_per_position_statistics():

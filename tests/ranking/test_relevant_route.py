@@ -1,6 +1,7 @@
 """Whole rows ranked through their relevant items only (sparse relevance).
 
-Without a cut-off, DCG, nDCG, RBP, AP and bpref read only the tie groups that hold an
+Without a cut-off, DCG, nDCG, RBP, AP, bpref, ndcg_rel and Rndcg read only the tie
+groups that hold an
 item of nonzero value; `_ranking/relevant.py` finds them by a row sort of the
 scores and a binary search of each such item's score (integer scores in a
 small span: each row's count of each score). Its values equal the
@@ -36,6 +37,11 @@ CALLS = [
     (["ndcg", "map", "mrr", "rbp", "dcg"], {}),
     (["bpref"], {}),
     (["bpref", "map", "ndcg"], {}),
+    (["ndcg_rel"], {}),
+    (["rndcg"], {}),
+    ([("rndcg", {"threshold": 2})], {}),
+    (["ndcg_rel", "rndcg", "ndcg", "map"], {}),
+    ([("ndcg_rel", {"gain": "exponential"}), ("rndcg", {"gain": "exponential"})], {}),
 ]
 
 
@@ -96,7 +102,8 @@ def test_relevant_items_route_equals_the_full_ranking(data):
         yt[0] = 0  # a row without a relevant item
     names, kw = data.draw(st.sampled_from(CALLS))
     if rel_kind == "float":
-        names = [m for m in names if m not in ("ndcg_exp", "dcg_exp")] or ["ndcg"]
+        names = [m for m in names if m not in ("ndcg_exp", "dcg_exp")
+                 and not isinstance(m, tuple)] or ["ndcg"]
     # Every density through the route (its own rule would leave dense rows out).
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(relevant, "DENSITY", 1)
@@ -104,7 +111,7 @@ def test_relevant_items_route_equals_the_full_ranking(data):
         fast, full, taken = _both(lambda: skr.evaluate(yt, ys, names, per_row=True,
                                                        no_relevant=0.0, **kw))
     assert any(taken) or not np.asarray(yt).any()
-    for name in names:
+    for name in fast:
         np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14,
                                    err_msg=name)
 
@@ -510,3 +517,35 @@ def test_float32_counts_taken_and_left():
     bad[5, 6] = np.nan
     with pytest.raises(ValueError, match=r"row 5, column 6"):
         skr.evaluate(yt, bad, ["ndcg"], no_relevant=0.0)
+
+
+@pytest.mark.parametrize("name", ["ndcg_rel", "rndcg"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_ndcg_rel_and_rndcg_through_the_route(name, ties):
+    """ndcg_rel and Rndcg through the relevant items: untied scores read the
+    list of the rows' relevant items (``gain_curves._Listed``), tied scores
+    their tie groups; every row against the reference formula (untied) or
+    the full ranking (tied), with a row of no relevant item, one whose
+    relevant items all tie, and rows whose relevant items come last."""
+    import reference as ref
+
+    rng = np.random.default_rng(8)
+    n, N = 40, 300
+    yt = ((rng.random((n, N)) < 0.03) * rng.integers(1, 5, (n, N))).astype(np.int8)
+    yt[0] = 0
+    yt[1, :5] = 3
+    ys = (rng.integers(0, 20, (n, N)) / 4.0) if ties else rng.random((n, N))
+    ys[1, :5] = ys[1].max() + 1.0  # its relevant items first (tied when ties)
+    if not ties:
+        ys[1, :5] += np.arange(5.0)
+    ys[2] = -np.arange(N, dtype=np.float64)
+    yt[2] = 0
+    yt[2, -3:] = [1, 2, 4]  # the relevant items ranked last
+    fast, full, taken = _both(lambda: skr.evaluate(yt, ys, [name], per_row=True,
+                                                   no_relevant=0.0))
+    assert taken and all(taken)
+    np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14)
+    if not ties:
+        want = [ref.METRICS[name](list(y), list(np.argsort(-s, kind="stable"))) or 0.0
+                for y, s in zip(yt, ys)]
+        np.testing.assert_allclose(fast[name], want, rtol=1e-12, atol=1e-14)

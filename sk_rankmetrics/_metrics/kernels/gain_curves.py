@@ -97,28 +97,35 @@ class _Listed:
     place among its row's; ``count`` per row. Positions past a row's ranking
     (padding) are left out."""
 
-    def __init__(self, rc, key):
-        g = rc.mean(key)
-        n, L = g.shape
-        nz = g != 0
-        if (rc.n_ranked < L).any():
-            nz &= np.arange(L) < rc.n_ranked[:, None]
-        flat, self.rows, self.count = row_entries(nz)
-        self.p = flat - self.rows * L
-        self.g = np.take(g.reshape(-1), flat)
+    def __init__(self, rows, p, g, n_rows):
+        self.rows, self.p, self.g, self.n_rows = rows, p, g, n_rows
+        self.count = np.bincount(rows, minlength=n_rows)
         self.slot = ranges_from_counts(self.count)
-        self.n_rows = n
 
     @staticmethod
     def of(rc, key):
         """The list of ``rc``, or None when its entries are not few or real
         items tie (ties between padding, excluded items, leave each ranked
-        position a group of one)."""
+        position a group of one). Rows ranked through their relevant items
+        only (``rc.partial``) list their groups, each one item, row-major by
+        position."""
         if rc.real_ties or not rc.L:
             return None
-        if np.count_nonzero(rc.mean(key)) > _LIST_SHARE * rc.n_rows * rc.L:
+        if rc.partial:
+            groups = rc.groups
+            g = groups.sums[key]
+            keep = flatnonzero(g != 0)  # (an item of nonzero relevance may gain 0)
+            return _Listed(np.take(groups.row, keep), np.take(groups.start, keep),
+                           np.take(g, keep), rc.n_rows)
+        g = rc.mean(key)
+        n, L = g.shape
+        nz = g != 0
+        if np.count_nonzero(nz) > _LIST_SHARE * n * L:
             return None
-        return _Listed(rc, key)
+        if (rc.n_ranked < L).any():
+            nz &= np.arange(L) < rc.n_ranked[:, None]
+        flat, rows, _ = row_entries(nz)
+        return _Listed(rows, flat - rows * L, np.take(g.reshape(-1), flat), n)
 
     def running(self, w):
         """Each entry's running sum of ``w`` over its row's entries down to it
