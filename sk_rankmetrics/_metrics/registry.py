@@ -347,7 +347,8 @@ _register("bpref", "bpref_score", judgements.bpref, ("rel", "judged"), (*_WHOLE,
           takes_k=False, full=True, reads_groups=True,
           description="binary preference (Buckley and Voorhees 2004): judged items only")
 _register("infap", None, judgements.infap, ("rel", "judged", "pool"), _WHOLE,
-          takes_k=False, full=True, aliases=("inferred_ap",),
+          takes_k=False, full=True, aliases=("inferred_ap",), reads_groups=True,
+          reads_few_ties=False,
           description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
 _register("judged", None, judgements.judged, ("pool",), (), normalized=True, always_defined=True,
           aliases=("judged_rate",),

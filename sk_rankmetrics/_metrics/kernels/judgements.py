@@ -9,6 +9,7 @@ from ..._utils.fast import (
     IN_ORDER_MIN_STEP,
     IN_ORDER_PIECE,
     count_cumsum,
+    flatnonzero,
     many_rows,
     nonzero_2d,
     row_sums_in_order_of,
@@ -295,12 +296,24 @@ def _infap_all_judged(rc, key):
     pooled, of which the row's relevant items before it, ``r``, so that a
     relevant item's term is ``(1 + p (r + eps) / (p + 2 eps)) / (p + 1)``.
     Read at the relevant items alone: ``r`` is the item's place among them."""
+    if rc.partial:  # the relevant items' groups, each one item, row-major
+        groups = rc.groups
+        at = flatnonzero(groups.sums[key] > 0.5)
+        rows = np.take(groups.row, at)
+        return _infap_listed(rows, np.take(groups.start, at),
+                             np.bincount(rows, minlength=rc.n_rows))
     flags = as_flags(rc.sums, key)
     n, L = flags.shape
     if many_rows((n, L)) and np.count_nonzero(flags) > _INFAP_DOWN_SHARE * n * L:
         return _infap_all_judged_down(flags)
     flat, rows, count = row_entries(flags)
-    p = (flat - rows * L).astype(np.float64)
+    return _infap_listed(rows, flat - rows * L, count)
+
+
+def _infap_listed(rows, p, count):
+    """:func:`_infap_all_judged`'s sum of the relevant items at 0-based
+    positions ``p`` of rows ``rows`` (row-major, ``count`` per row)."""
+    p = p.astype(np.float64)
     r = ranges_from_counts(count).astype(np.float64)
     e = _INFAP_EPSILON
     terms = r + e
@@ -308,7 +321,7 @@ def _infap_all_judged(rc, key):
     terms /= p + 2.0 * e
     terms += 1.0
     terms /= p + 1.0
-    return np.bincount(rows, weights=terms, minlength=n)
+    return np.bincount(rows, weights=terms, minlength=count.shape[0])
 
 
 #: Above this share of relevant positions, :func:`_infap_all_judged` reads
@@ -408,8 +421,9 @@ def infap(rc, req):
     """
     R = rc.totals[req.rel_key]
     e = _INFAP_EPSILON
-    if _every_item_judged(rc):
-        if not rc.tied and is_indicator(req.rel_key):
+    # (Rows ranked through their relevant items only had no judged mask.)
+    if rc.partial or _every_item_judged(rc):
+        if (not rc.real_ties if rc.partial else not rc.tied) and is_indicator(req.rel_key):
             return _safe_divide(_infap_all_judged(rc, req.rel_key), R), R > 0
         groups = whole_row_groups(rc)
         if groups is not None:
