@@ -37,7 +37,7 @@ from .._utils.fast import (
 from .chunk import RankedChunk
 from .few_ties import FewTies
 from .groups import LazyGroups, _GroupSums
-from .item_values import LevelValues, level_values
+from .item_values import LevelValues, level_span, level_values
 from .padding import padded_level_codes
 
 #: Scores whose lowest bits look tied in more than one row in this many take
@@ -92,6 +92,18 @@ def rank_by_levels(y_score, values, check=None, n_items=None, floor=None):
         if y_score is None:
             return None
     return _rank_by_levels(y_score, values, check, fit, n_items)
+
+
+def sorts_narrow(y_score, values):
+    """Whether :func:`rank_by_levels` ranks unpadded rows ``y_score`` by a
+    sort of 32-bit keys or of float32 offsets (float32 scores, or float64
+    rows of at most 512 items) with the relevance's levels fitting a code:
+    a sort of about what a row sort of the scores rounded to float32 costs.
+    Read off the dtype, the width and the block's extremes (no codes made)."""
+    N = y_score.shape[1]
+    return ((y_score.dtype == np.float32 or (y_score.dtype == np.float64
+                                             and N * N <= _ROUNDED_MOST))
+            and level_span(values) is not None)
 
 
 def _rank_by_levels(y_score, values, check, fit, n_items):

@@ -25,6 +25,18 @@ from sk_rankmetrics._ranking import relevant
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
+#: The density the route keeps to beside the levels' narrow sort.
+BESIDE_NARROW = relevant.DENSITY_BESIDE_NARROW
+
+
+@pytest.fixture(autouse=True)
+def _beside_narrow_as_elsewhere(monkeypatch):
+    """The tests of this module take the route at one nonzero entry in ten
+    (:data:`relevant.DENSITY`) whatever the scores; the stricter density
+    beside the levels' narrow sort has its own test."""
+    monkeypatch.setattr(relevant, "DENSITY_BESIDE_NARROW", 1)  # (never stricter)
+
+
 SCORE_DTYPES = ["float64", "float32", "float16", "int8", "int16", "int32", "int64",
                 "uint8", "uint32", "bool"]
 #: (metric names, options of evaluate)
@@ -549,3 +561,33 @@ def test_ndcg_rel_and_rndcg_through_the_route(name, ties):
         want = [ref.METRICS[name](list(y), list(np.argsort(-s, kind="stable"))) or 0.0
                 for y, s in zip(yt, ys)]
         np.testing.assert_allclose(fast[name], want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(("scores", "N", "share", "taken"), [
+    ("float32", 100, 0.02, True),
+    ("float32", 100, 0.05, False),
+    ("float32", 1000, 0.05, False),
+    ("float64", 100, 0.02, True),
+    ("float64", 100, 0.05, False),
+    ("float64", 1000, 0.05, True),   # the levels' route sorts wide keys
+    ("float16", 100, 0.05, True),    # no levels' route
+])
+def test_route_beside_the_levels_narrow_sort(scores, N, share, taken, monkeypatch):
+    """Where the levels' route would sort narrow keys (float32 scores, float64
+    rows of at most 512 items) the route is taken up to one nonzero entry in
+    :data:`BESIDE_NARROW`, elsewhere up to one in :data:`relevant.DENSITY`;
+    real-valued relevance (no levels) keeps the wider rule. The numbers are
+    the same either way."""
+    monkeypatch.setattr(relevant, "DENSITY_BESIDE_NARROW", BESIDE_NARROW)
+    rng = np.random.default_rng(9)
+    n = 200_000 // N
+    mask = np.zeros((n, N), dtype=bool)
+    mask.reshape(-1)[rng.choice(n * N, int(share * n * N), replace=False)] = True
+    ys = rng.random((n, N)).astype(scores)
+    for yt in (mask * rng.integers(1, 5, (n, N)), mask * (rng.random((n, N)) + 0.5)):
+        fast, full, route = _both(lambda yt=yt: skr.evaluate(yt, ys, ["ndcg", "map"],
+                                                             per_row=True, no_relevant=0.0))
+        levels = yt.dtype.kind == "i"
+        assert all(route) == (taken or not levels) and any(route) == all(route)
+        for name in fast:
+            np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14)
