@@ -160,7 +160,8 @@ class MetricSpec:
         at its tie groups (``rc.few_ties``), which holds when a tie changes
         the terms of its own positions only (DCG, AP, bpref, ERR). False
         (ndcg_rel and Rndcg, whose terms read the discounted gain above
-        them) splits such a block into its untied and its tied rows.
+        them; infAP, whose kernel has no such correction) splits such a
+        block into its untied and its tied rows.
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
         (``RankedChunk.items``), not only their sums; such a measure ranks

@@ -2,7 +2,7 @@
 
 Without a cut-off, a measure that reads only the tie groups holding an item of
 nonzero value (``MetricSpec.reads_groups``: DCG, nDCG, RBP, AP, bpref, ERR,
-ndcg_rel, Rndcg) needs of each such item only how many items score above it
+ndcg_rel, Rndcg, infAP) needs of each such item only how many items score above it
 and how many tie with it. With
 2-5 % of the items relevant, a row sort of the values (no argsort: a third of
 its time) and a binary search of each relevant item's score in its sorted
