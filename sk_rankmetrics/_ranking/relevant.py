@@ -2,14 +2,14 @@
 
 Without a cut-off, a measure that reads only the tie groups holding an item of
 nonzero value (``MetricSpec.reads_groups``: DCG, nDCG, RBP, AP, bpref, ERR,
-ndcg_rel, Rndcg, infAP) needs of each such item only how many items score above it
-and how many tie with it. With
-2-5 % of the items relevant, a row sort of the values (no argsort: a third of
-its time) and a binary search of each relevant item's score in its sorted
-row give both, and the rest of the row is never gathered (float64 scores are
-sorted rounded to float32, half the bytes, and only the items whose float32
-ties another's are counted again in float64). Integer scores in a small span
-need neither: each row's count of each score gives both.
+ndcg_rel, Rndcg, infAP) needs of each such item only how many items score
+above it and how many tie with it. With 2-5 % of the items relevant, a row
+sort of the values (no argsort: a third of its time) and a binary search of
+each relevant item's score in its sorted row give both, and the rest of the
+row is never gathered (float64 scores are sorted rounded to float32, half the
+bytes, and only the items whose float32 ties another's are counted again in
+float64). Integer scores in a small span need neither: each row's count of
+each score gives both.
 """
 
 from __future__ import annotations
