@@ -95,14 +95,13 @@ def rank_by_levels(y_score, values, check=None, n_items=None, floor=None):
 
 
 def sorts_narrow(y_score, values):
-    """Whether :func:`rank_by_levels` ranks unpadded rows ``y_score`` by a
-    sort of 32-bit keys or of float32 offsets (float32 scores, or float64
-    rows of at most 512 items) with the relevance's levels fitting a code:
-    a sort of about what a row sort of the scores rounded to float32 costs.
-    Read off the dtype, the width and the block's extremes (no codes made)."""
+    """Whether :func:`rank_by_levels` ranks unpadded rows ``y_score`` of at
+    most 512 float32 or float64 scores by a sort of 32-bit keys or of
+    float32 offsets, the relevance's levels fitting a code: a sort of about
+    what a row sort of the scores rounded to float32 costs. Read off the
+    dtype, the width and the block's extremes (no codes made)."""
     N = y_score.shape[1]
-    return ((y_score.dtype == np.float32 or (y_score.dtype == np.float64
-                                             and N * N <= _ROUNDED_MOST))
+    return (y_score.dtype in (np.float32, np.float64) and N * N <= _ROUNDED_MOST
             and level_span(values) is not None)
 
 

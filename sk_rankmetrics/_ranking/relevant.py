@@ -28,12 +28,13 @@ from .select import score_counts, score_span
 #: share of each entry).
 DENSITY = 10
 #: ... and one in this many where the levels' route sorts narrow keys
-#: (:func:`~.levels.sorts_narrow`: float32 scores, or float64 rows of at most
-#: 512 items), whose sort costs what this route's does. Measured on one
-#: thread (nDCG, graded levels): the two break even at about 2 % nonzero
-#: entries on rows of 100 (float32 and float64) and of 1,000 (float32); at
-#: 5 % this route took 1.30-1.52 times as long. float64 rows of 1,000 sort
-#: wide keys: this route took 0.49-0.75 times their time from 1 to 5 %.
+#: (:func:`~.levels.sorts_narrow`: rows of at most 512 float scores), whose
+#: sort costs what this route's does. Measured on one thread (nDCG, graded
+#: levels, rows of 100): the two break even at about 2 % nonzero entries; at
+#: 5 % this route took 1.35-1.52 times as long. On rows of 1,000 it stays:
+#: float64 took 0.49-0.75 times the levels' sort from 1 to 5 %; float32
+#: 0.85-1.30 times for nDCG, but ERR and bpref, whose kernels read every
+#: position of the full ranking, took longer there than float64 here.
 DENSITY_BESIDE_NARROW = 40
 
 

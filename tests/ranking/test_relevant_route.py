@@ -566,15 +566,15 @@ def test_ndcg_rel_and_rndcg_through_the_route(name, ties):
 @pytest.mark.parametrize(("scores", "N", "share", "taken"), [
     ("float32", 100, 0.02, True),
     ("float32", 100, 0.05, False),
-    ("float32", 1000, 0.05, False),
+    ("float32", 1000, 0.05, True),    # rows of more than 512: the wider rule
     ("float64", 100, 0.02, True),
     ("float64", 100, 0.05, False),
     ("float64", 1000, 0.05, True),   # the levels' route sorts wide keys
     ("float16", 100, 0.05, True),    # no levels' route
 ])
 def test_route_beside_the_levels_narrow_sort(scores, N, share, taken, monkeypatch):
-    """Where the levels' route would sort narrow keys (float32 scores, float64
-    rows of at most 512 items) the route is taken up to one nonzero entry in
+    """Where the levels' route would sort narrow keys (rows of at most 512
+    float scores) the route is taken up to one nonzero entry in
     :data:`BESIDE_NARROW`, elsewhere up to one in :data:`relevant.DENSITY`;
     real-valued relevance (no levels) keeps the wider rule. The numbers are
     the same either way."""
