@@ -364,7 +364,8 @@ _register("unjudged", None, judgements.unjudged, ("judged",), (), normalized=Tru
 _register("num_ret", None, sets.num_ret, (), ("max_docs",), normalized=False, takes_k=False,
           full=True, aggregate="sum", order_free=True, description="number of items ranked")
 _register("num_rel", None, sets.num_rel, _NEEDS_REL, _BINARY_OPTIONS, normalized=False,
-          takes_k=False, aggregate="sum", description="number of relevant items (R)")
+          takes_k=False, aggregate="sum", order_free=True,
+          description="number of relevant items (R)")
 _register("num_rel_ret", None, sets.num_rel_ret, _NEEDS_REL, _WHOLE, normalized=False,
           takes_k=False, full=True, aggregate="sum",
           order_free=True, description="number of relevant items ranked")
@@ -373,7 +374,7 @@ _register("num_nonrel_judged_ret", None, sets.num_nonrel_judged_ret, ("rel", "ju
           greater_is_better=False, order_free=True,
           description="number of judged non-relevant items ranked")
 _register("num_q", None, sets.num_q, (), (), normalized=False, takes_k=False,
-          aggregate="sum", description="number of queries")
+          aggregate="sum", order_free=True, description="number of queries")
 
 # Set measures: the ranked items as an unordered set.
 _register("set_p", None, sets.set_precision, _NEEDS_REL, _WHOLE, takes_k=False, full=True,

@@ -113,8 +113,10 @@ class Request:
     def reads_set(self):
         """Whether the request reads only which items are ranked, not their
         order (precision or a set measure without a cut-off or ``max_docs``,
-        :attr:`MetricSpec.order_free`): a matrix block is not ranked for it."""
-        return self.spec.order_free and self.depth is None
+        :attr:`MetricSpec.order_free`), or no position at all (num_rel,
+        num_q): a matrix block is not ranked for it."""
+        spec = self.spec
+        return spec.order_free and (self.depth is None or not (spec.takes_k or spec.full))
 
     @property
     def threshold(self):

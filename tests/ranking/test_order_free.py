@@ -21,7 +21,7 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 ORDER_FREE = ["precision", "recall", "hit_rate", "f1", "relative_p", "judged", "unjudged",
               "num_ret", "num_rel_ret", "num_nonrel_judged_ret", "set_p", "set_recall",
-              "set_f", "set_map", "set_relative_p", "utility", "cg"]
+              "set_f", "set_map", "set_relative_p", "utility", "cg", "num_rel", "num_q"]
 DTYPES = ["float64", "float32", "int8", "int64", "uint8", "bool"]
 
 
@@ -46,6 +46,7 @@ def _expected(yt, judged, exclude, payoffs=(1.0, -1.0, 0.0, 0.0), n_docs=0):
             "set_map": np.where(R > 0, R / Nd, 0.0), "set_relative_p": some,
             "utility": w1 * R + w2 * (N - R) + w3 * 0.0 + w4 * (n_docs - N),
             "cg": np.where(real, yt, 0).sum(axis=1).astype(np.float64),
+            "num_rel": R, "num_q": np.ones(yt.shape[0]),
         }
 
 
@@ -79,7 +80,7 @@ def test_order_free_measures_rank_nothing_and_equal_the_set_formulas(data):
     exclude = None
     if data.draw(st.booleans()):  # excluded items: padding, which is never ranked
         exclude = (rng.random((n, N)) < 0.3) & (yt == 0)
-    companions = data.draw(st.sampled_from([[], ["ndcg@3"], ["num_rel", "num_q"], ["mrr"],
+    companions = data.draw(st.sampled_from([[], ["ndcg@3"], ["rbp"], ["mrr"],
                                             ["map", "r_precision"]]))
     ignore = data.draw(st.booleans())
     metrics = data.draw(st.lists(st.sampled_from(ORDER_FREE), min_size=1, unique=True))
