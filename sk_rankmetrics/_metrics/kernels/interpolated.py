@@ -138,7 +138,7 @@ def _best_precision_below(flags):
         _, running = running_down(mask)
         prec = np.divide(running, np.arange(1.0, L + 1.0)[:, None])
         accumulate_down(prec[::-1], np.maximum)
-        return np.take(np.ascontiguousarray(prec.T), flat), found, first
+        return _DownAt(prec, flat), found, first
     if flat.shape[0] > _IPREC_LIST_SHARE * n * L:
         # Many relevant items: the running maximum over every position, from
         # the last (past a row's last relevant item precision only falls, so
@@ -156,6 +156,23 @@ def _best_precision_below(flags):
     # (Past a row's relevant items the zeros leave its maxima as they are.)
     best = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
     return np.take(best, at), found, first
+
+
+class _DownAt:
+    """The running maxima of :func:`_best_precision_below` made down the
+    positions (``down``, shape (L, n)), read at its entries ``flat`` (the
+    relevant items, row-major in the (n, L) layout) when asked: the levels
+    read a few entries a row, where turning ``down`` back and gathering
+    every relevant item cost two passes over the block."""
+
+    def __init__(self, down, flat):
+        self._down, self._flat = down, flat
+        self.size = flat.shape[0]
+
+    def __getitem__(self, idx):
+        L, n = self._down.shape
+        row, p = np.divmod(np.take(self._flat, idx), L)
+        return np.take(self._down.reshape(-1), p * n + row)
 
 
 def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
