@@ -91,3 +91,35 @@ def test_many_rows_of_many_groups_to_the_last_bits(by_group):
     assert by_group
     for i in range(0, 3000, 97):
         assert got[i] == pytest.approx(_exact([int(v) for v in y[i]], list(s[i])), rel=4e-16, abs=0)
+
+
+def test_span_tables_hold_the_exact_differences():
+    L = 30
+    H, F = gain_curves._discount_spans(L)
+    mp.mp.dps = 40
+    Dc = [mp.mpf(0)]  # the float64 discounts the kernels read, summed exactly
+    for x in 1.0 / np.log2(np.arange(2.0, L + 2.0)):
+        Dc.append(Dc[-1] + mp.mpf(float(x)))
+    for a in range(L + 1):
+        for b in range(L + 1):
+            h = Dc[b] - Dc[a] if b >= a else 0
+            f = sum((Dc[p] - Dc[a] for p in range(a, b)), mp.mpf(0))
+            assert H[a * (L + 1) + b] == pytest.approx(float(h), rel=2e-16, abs=0)
+            assert F[a * (L + 1) + b] == pytest.approx(float(f), rel=4e-16, abs=0)
+    with pytest.raises(ValueError):
+        H[0] = 1.0  # shared between calls: read-only
+
+
+def test_span_tables_agree_with_long_double_sums(by_group, monkeypatch):
+    """Rows past :data:`_SPAN_TABLE_MOST` take the long-double differences:
+    the two give the same values to the last bits on one tied block."""
+    rng = np.random.default_rng(7)
+    y = np.where(rng.random((400, 120)) < 0.3, rng.integers(1, 5, (400, 120)), 0)
+    s = rng.integers(0, 15, (400, 120))
+    tables = evaluate(y, s, ["ndcg_rel"], per_row=True, no_relevant=0.0)["ndcg_rel"]
+    assert by_group
+    monkeypatch.setattr(gain_curves, "_SPAN_TABLE_MOST", 0)
+    by_group.clear()
+    long_double = evaluate(y, s, ["ndcg_rel"], per_row=True, no_relevant=0.0)["ndcg_rel"]
+    assert by_group
+    np.testing.assert_allclose(tables, long_double, rtol=1e-15, atol=0)

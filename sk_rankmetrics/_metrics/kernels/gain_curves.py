@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._ranking.ideal import CountedLevels, IdealLevels
@@ -518,7 +520,9 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     (``Dc`` the running discount). ``w`` is the row's own below ``P`` (its
     running sums over the first ``max P`` positions, one table) and the
     full ideal's past it, where the sums are differences of running sums
-    over the positions (in long double). The expected DCG above a group is
+    over the positions (read off :func:`_discount_spans`' tables, made in
+    long double, on rows of at most :data:`_SPAN_TABLE_MOST`; in long double
+    past them). The expected DCG above a group is
     summed over its row's groups alone (:func:`running_in_rows`). Every
     item is ranked, so the positive items ranked ``N`` are the groups' own
     and the last term is ``(P - N) E[DCG] / IDCG``."""
@@ -547,20 +551,57 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     head = [np.take(T, hi) - np.take(T, lo) for T in tables]
     inv = 1.0 / np.take(np.where(full > 0, full, 1.0), row)
     S1 = head[0] + (e - cut) * inv
-    Sd = head[1] + (Dc[e] - Dc[cut]) * inv
-    Dcs = Dc[s]
-    Sc = (head[2] - Dcs * head[0]) + ((DDc[e] - DDc[cut]) - (e - cut) * Dcs) * inv
-    group_dcg = (G / m) * (Dc[e] - Dcs).astype(np.float64)
+    if L <= _SPAN_TABLE_MOST:
+        H, F = _discount_spans(L)
+        at_s = s * (L + 1)
+        Sd = head[1] + np.take(H, cut * (L + 1) + e) * inv
+        Dcs = np.take(Dc, s).astype(np.float64)
+        Sc = (head[2] - Dcs * head[0]) + (np.take(F, at_s + e) - np.take(F, at_s + cut)) * inv
+        group_dcg = (G / m) * np.take(H, at_s + e)
+    else:
+        Sd = (head[1] + (Dc[e] - Dc[cut]) * inv).astype(np.float64)
+        Dcs = Dc[s]
+        Sc = ((head[2] - Dcs * head[0])
+              + ((DDc[e] - DDc[cut]) - (e - cut) * Dcs) * inv).astype(np.float64)
+        group_dcg = (G / m) * (Dc[e] - Dcs).astype(np.float64)
     slot = ranges_from_counts(np.bincount(row, minlength=n_rows))
     D0, _ = running_in_rows(row, slot, group_dcg, n_rows, before=True)
     pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
-    term = ((r / m) * D0 * S1.astype(np.float64) + (G / m) * Sd.astype(np.float64)
-            + pair * Sc.astype(np.float64))
+    term = (r / m) * D0 * S1 + (G / m) * Sd + pair * Sc
     total = np.bincount(row, weights=term, minlength=n_rows)
     N = np.bincount(row, weights=r, minlength=n_rows)
     dcg = np.bincount(row, weights=group_dcg, minlength=n_rows)
     total += _safe_divide((P - N) * dcg, full)
     return _safe_divide(total, P), P > 0
+
+
+#: Rows of at most this many positions read the differences of the running
+#: discounts off :func:`_discount_spans`' tables (three of (L + 1)**2
+#: entries, half a megabyte each at this length).
+_SPAN_TABLE_MOST = 256
+
+
+@functools.lru_cache(maxsize=4)
+def _discount_spans(L):
+    """``(H, F)``: of every pair ``a <= b`` of positions ``0..L``, at
+    ``a * (L + 1) + b``, ``H = Dc[b] - Dc[a]`` and ``F = sum over a <= p < b
+    of (Dc[p] - Dc[a])``, ``Dc`` the running discount (``Dc[p]``: the
+    discounts ``1 / log2(2 + i)`` of ranks ``i < p``); 0 where ``b < a``.
+    Both are made in long double and rounded once, so a difference across a
+    span keeps the digits a float64 difference of running sums loses where
+    the span is short and far down (``F`` subtracts numbers of the order of
+    ``L * Dc[L]``). Read-only (shared between calls)."""
+    W = L + 1
+    Dc = np.zeros(W, dtype=np.longdouble)
+    np.cumsum(1.0 / np.log2(np.arange(2.0, L + 2.0)), out=Dc[1:])
+    DDc = np.zeros(W, dtype=np.longdouble)
+    np.cumsum(Dc[:-1], out=DDc[1:])
+    a, b = np.arange(W)[:, None], np.arange(W)
+    ahead = b >= a
+    H = np.where(ahead, Dc[b] - Dc[a], 0.0).astype(np.float64).reshape(-1)
+    F = np.where(ahead, (DDc[b] - DDc[a]) - (b - a) * Dc[a], 0.0).astype(np.float64).reshape(-1)
+    H.flags.writeable = F.flags.writeable = False
+    return H, F
 
 
 def _ndcg_rel_tables(levels, P, disc, Dc, Pm, down):
