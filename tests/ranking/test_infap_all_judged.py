@@ -94,3 +94,20 @@ def test_tied_fully_judged_groups_equal_the_general_tie_rule(span, monkeypatch):
         assert seen
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
         assert ((got >= 0) & (got <= 1)).all()
+
+
+def test_span_tables_are_the_long_double_sums_rounded_once():
+    """Rows of at most ``SPAN_TABLE_MOST`` positions read each group's sums
+    off tables: every (start, end) entry is the long-double difference of
+    running sums, rounded once; read-only."""
+    L = 50
+    tables = judgements._infap_spans(L)
+    A, B, PB = judgements._infap_running(L)
+    for s in range(L + 1):
+        for end in range(L + 1):
+            at = s * (L + 1) + end
+            want = ((A[end] - A[s], B[end] - B[s], (PB[end] - PB[s]) - s * (B[end] - B[s]))
+                    if end >= s else (0.0, 0.0, 0.0))
+            assert [T[at] for T in tables] == [np.float64(w) for w in want]
+    with pytest.raises(ValueError):
+        tables[0][0] = 1.0

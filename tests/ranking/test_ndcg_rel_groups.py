@@ -111,14 +111,14 @@ def test_span_tables_hold_the_exact_differences():
 
 
 def test_span_tables_agree_with_long_double_sums(by_group, monkeypatch):
-    """Rows past :data:`_SPAN_TABLE_MOST` take the long-double differences:
+    """Rows past :data:`SPAN_TABLE_MOST` take the long-double differences:
     the two give the same values to the last bits on one tied block."""
     rng = np.random.default_rng(7)
     y = np.where(rng.random((400, 120)) < 0.3, rng.integers(1, 5, (400, 120)), 0)
     s = rng.integers(0, 15, (400, 120))
     tables = evaluate(y, s, ["ndcg_rel"], per_row=True, no_relevant=0.0)["ndcg_rel"]
     assert by_group
-    monkeypatch.setattr(gain_curves, "_SPAN_TABLE_MOST", 0)
+    monkeypatch.setattr(gain_curves, "SPAN_TABLE_MOST", 0)
     by_group.clear()
     long_double = evaluate(y, s, ["ndcg_rel"], per_row=True, no_relevant=0.0)["ndcg_rel"]
     assert by_group

@@ -155,3 +155,27 @@ def inverse_log_sums(L):
     F = np.zeros(L + 2)
     np.cumsum(1.0 / np.log2(2.0 + np.arange(L + 1.0)), out=F[1:])
     return F
+
+
+#: Rows of at most this many positions read a tie group's sums over its span
+#: of positions off :func:`span_table`'s tables ((L + 1)**2 entries each, half
+#: a megabyte at this length); longer rows take the differences in long
+#: double, one per group.
+SPAN_TABLE_MOST = 256
+
+
+def span_table(L, diff):
+    """A read-only flat float64 table of ``diff(a, b)`` at ``a * (L + 1) + b``
+    for every pair of positions ``0 <= a <= b <= L`` (0 where ``b < a``).
+
+    ``diff`` takes the column of starts ``a`` and the row of ends ``b`` and
+    returns, in long double, a sum over the span ``[a, b)`` (a difference of
+    running sums, say): made once for the whole table and rounded once, it
+    keeps the digits that a float64 difference of running sums loses where
+    the span is short and far down the ranking. A kernel summing one term
+    per tie group reads its group's ``(start, end)`` entry with one gather,
+    where a difference in long double per group costs about 20 ns."""
+    a, b = np.arange(L + 1)[:, None], np.arange(L + 1)
+    table = np.where(b >= a, diff(a, b), 0.0).astype(np.float64).reshape(-1)
+    table.flags.writeable = False
+    return table

@@ -18,12 +18,14 @@ from ..._utils.fast import (
 )
 from ..._utils.params import TIE_ORDER
 from . import (
+    SPAN_TABLE_MOST,
     _ahead_in_row,
     _safe_divide,
     inverse_log_sums,
     ranges_from_counts,
     row_entries,
     running_in_rows,
+    span_table,
     whole_row_groups,
 )
 from .combinatorics import _log_factorials
@@ -521,7 +523,7 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     running sums over the first ``max P`` positions, one table) and the
     full ideal's past it, where the sums are differences of running sums
     over the positions (read off :func:`_discount_spans`' tables, made in
-    long double, on rows of at most :data:`_SPAN_TABLE_MOST`; in long double
+    long double, on rows of at most :data:`SPAN_TABLE_MOST`; in long double
     past them). The expected DCG above a group is
     summed over its row's groups alone (:func:`running_in_rows`). Every
     item is ranked, so the positive items ranked ``N`` are the groups' own
@@ -551,7 +553,7 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     head = [np.take(T, hi) - np.take(T, lo) for T in tables]
     inv = 1.0 / np.take(np.where(full > 0, full, 1.0), row)
     S1 = head[0] + (e - cut) * inv
-    if L <= _SPAN_TABLE_MOST:
+    if L <= SPAN_TABLE_MOST:
         H, F = _discount_spans(L)
         at_s = s * (L + 1)
         Sd = head[1] + np.take(H, cut * (L + 1) + e) * inv
@@ -575,33 +577,18 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     return _safe_divide(total, P), P > 0
 
 
-#: Rows of at most this many positions read the differences of the running
-#: discounts off :func:`_discount_spans`' tables (three of (L + 1)**2
-#: entries, half a megabyte each at this length).
-_SPAN_TABLE_MOST = 256
-
-
 @functools.lru_cache(maxsize=4)
 def _discount_spans(L):
-    """``(H, F)``: of every pair ``a <= b`` of positions ``0..L``, at
-    ``a * (L + 1) + b``, ``H = Dc[b] - Dc[a]`` and ``F = sum over a <= p < b
-    of (Dc[p] - Dc[a])``, ``Dc`` the running discount (``Dc[p]``: the
-    discounts ``1 / log2(2 + i)`` of ranks ``i < p``); 0 where ``b < a``.
-    Both are made in long double and rounded once, so a difference across a
-    span keeps the digits a float64 difference of running sums loses where
-    the span is short and far down (``F`` subtracts numbers of the order of
-    ``L * Dc[L]``). Read-only (shared between calls)."""
-    W = L + 1
-    Dc = np.zeros(W, dtype=np.longdouble)
+    """``(H, F)``: :func:`span_table`'s tables of the running discount ``Dc``
+    (``Dc[p]``: the discounts ``1 / log2(2 + i)`` of ranks ``i < p``), ``H =
+    Dc[b] - Dc[a]`` and ``F = sum over a <= p < b of (Dc[p] - Dc[a])`` (a
+    difference of numbers of the order of ``L * Dc[L]``)."""
+    Dc = np.zeros(L + 1, dtype=np.longdouble)
     np.cumsum(1.0 / np.log2(np.arange(2.0, L + 2.0)), out=Dc[1:])
-    DDc = np.zeros(W, dtype=np.longdouble)
+    DDc = np.zeros(L + 1, dtype=np.longdouble)
     np.cumsum(Dc[:-1], out=DDc[1:])
-    a, b = np.arange(W)[:, None], np.arange(W)
-    ahead = b >= a
-    H = np.where(ahead, Dc[b] - Dc[a], 0.0).astype(np.float64).reshape(-1)
-    F = np.where(ahead, (DDc[b] - DDc[a]) - (b - a) * Dc[a], 0.0).astype(np.float64).reshape(-1)
-    H.flags.writeable = F.flags.writeable = False
-    return H, F
+    return (span_table(L, lambda a, b: Dc[b] - Dc[a]),
+            span_table(L, lambda a, b: (DDc[b] - DDc[a]) - (b - a) * Dc[a]))
 
 
 def _ndcg_rel_tables(levels, P, disc, Dc, Pm, down):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._ranking.item_values import as_flags, is_indicator
@@ -16,6 +18,7 @@ from ..._utils.fast import (
     running_down,
 )
 from . import (
+    SPAN_TABLE_MOST,
     _ahead_in_row,
     _as_float,
     _cumulative,
@@ -24,6 +27,7 @@ from . import (
     _safe_divide,
     ranges_from_counts,
     row_entries,
+    span_table,
     whole_row_groups,
 )
 from .combinatorics import _log_choose
@@ -364,33 +368,57 @@ def _infap_groups_all_judged(groups, key, n_rows):
     ``r / m * sum_i [a(p) + b(p) (r0 + eps) + b(p) i (r - 1) / (m - 1)]``
 
     with ``a(p) = 1 / (p + 1)`` and ``b(p) = p / ((p + 1) (p + 2 eps))``:
-    three differences of running sums over the positions (in long double,
-    the last one a difference of near sums), no pass over the positions of
-    the groups."""
+    three differences of running sums over the positions (the last one a
+    difference of near sums), made in long double: read off
+    :func:`_infap_spans`' tables on rows of at most
+    :data:`~..kernels.SPAN_TABLE_MOST` positions, taken per group past them;
+    no pass over the positions of the groups."""
     e = _INFAP_EPSILON
     L = groups.L
-    p = np.arange(L, dtype=np.longdouble)
-    a = 1.0 / (p + 1.0)
-    b = p / ((p + 1.0) * (p + 2.0 * e))
-
-    def running(v):
-        out = np.zeros(L + 1, dtype=np.longdouble)
-        np.cumsum(v, out=out[1:])
-        return out
-
-    A, B, PB = running(a), running(b), running(p * b)
     r = np.rint(groups.sums[key])
     m = groups.size
     s = groups.start
     end = s + m
-    sum_b = B[end] - B[s]
-    # sum_i i b(s + i) = sum_p p b(p) - s sum_p b(p) over the group.
-    sum_ib = (PB[end] - PB[s]) - s * sum_b
+    if L <= SPAN_TABLE_MOST:
+        at = s * (L + 1) + end
+        sum_a, sum_b, sum_ib = (np.take(T, at) for T in _infap_spans(L))
+    else:
+        A, B, PB = _infap_running(L)
+        sum_b = B[end] - B[s]
+        # sum_i i b(s + i) = sum_p p b(p) - s sum_p b(p) over the group.
+        sum_ib = ((PB[end] - PB[s]) - s * sum_b).astype(np.float64)
+        sum_a = (A[end] - A[s]).astype(np.float64)
+        sum_b = sum_b.astype(np.float64)
     r0 = _ahead_in_row(groups, r)
     c = np.where(m > 1, (r - 1.0) / np.maximum(m - 1.0, 1.0), 0.0)
-    total = (A[end] - A[s]) + (r0 + e) * sum_b + c * sum_ib
-    total = (r / m) * total.astype(np.float64)
+    total = sum_a + (r0 + e) * sum_b + c * sum_ib
+    total *= r / m
     return np.bincount(groups.row, weights=total, minlength=n_rows)
+
+
+def _infap_running(L):
+    """``(A, B, PB)``: in long double, the running sums (length ``L + 1``) of
+    :func:`_infap_groups_all_judged`'s ``a(p)``, ``b(p)`` and ``p b(p)``."""
+    e = _INFAP_EPSILON
+    p = np.arange(L, dtype=np.longdouble)
+    b = p / ((p + 1.0) * (p + 2.0 * e))
+    out = []
+    for v in (1.0 / (p + 1.0), b, p * b):
+        run = np.zeros(L + 1, dtype=np.longdouble)
+        np.cumsum(v, out=run[1:])
+        out.append(run)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _infap_spans(L):
+    """:func:`span_table`'s tables of the sums of ``a(p)``, ``b(p)`` and
+    ``(p - s) b(p)`` over every span ``[s, end)`` of positions (see
+    :func:`_infap_groups_all_judged`)."""
+    A, B, PB = _infap_running(L)
+    return (span_table(L, lambda s, end: A[end] - A[s]),
+            span_table(L, lambda s, end: B[end] - B[s]),
+            span_table(L, lambda s, end: (PB[end] - PB[s]) - s * (B[end] - B[s])))
 
 
 def _counts_above(rc, key):
