@@ -158,10 +158,10 @@ def inverse_log_sums(L):
 
 
 #: Rows of at most this many positions read a tie group's sums over its span
-#: of positions off :func:`span_table`'s tables ((L + 1)**2 entries each, half
-#: a megabyte at this length); longer rows take the differences in long
-#: double, one per group.
-SPAN_TABLE_MOST = 256
+#: of positions off :func:`span_table`'s tables ((L + 1)**2 entries each, 1
+#: MiB at this length); longer rows take the differences in long double, one
+#: per group.
+SPAN_TABLE_MOST = 361
 
 
 def span_table(L, diff):

@@ -16,7 +16,15 @@ from ..._utils.fast import (
     short_rows,
     sorted_rows,
 )
-from . import _ahead_in_row, _as_float, _cut, _ranked_total, _safe_divide
+from . import (
+    SPAN_TABLE_MOST,
+    _ahead_in_row,
+    _as_float,
+    _cut,
+    _ranked_total,
+    _safe_divide,
+    span_table,
+)
 
 
 def dcg(rc, req):
@@ -494,19 +502,14 @@ def _ap_group_terms(s, m, r, b, kc, L):
     return (r / mf) * (b + 1.0) * H + pair * inner
 
 
-#: Rows of at most this many items read the harmonic sums of AP's and MRR's
-#: tie groups from a table of every (start, count) (:func:`_harmonic_table`:
-#: 2 MiB at 361).
-_HARMONIC_TABLE_MOST = 361
-
-
 def _harmonic_of(s, c, L):
     """:func:`_harmonic_sums` of the positions ``s + 1 .. s + c`` in rows of
-    ``L``: read from :func:`_harmonic_table` by ``(s, c)`` in rows of up to
-    :data:`_HARMONIC_TABLE_MOST` items, else computed (the same values)."""
-    if L <= _HARMONIC_TABLE_MOST:
+    ``L``: read from :func:`_harmonic_table` by ``(s, s + c)`` in rows of up
+    to :data:`~..kernels.SPAN_TABLE_MOST` items, else computed (the same
+    values)."""
+    if L <= SPAN_TABLE_MOST:
         H_of, inner_of = _harmonic_table(L)
-        at = s * (L + 1) + c
+        at = s * (L + 2) + c
         return np.take(H_of, at), np.take(inner_of, at)
     return _harmonic_sums(s, c, _harmonic_partial(L))
 
@@ -530,14 +533,12 @@ def _harmonic_sums(s, c, Hc):
 
 @functools.lru_cache(maxsize=8)
 def _harmonic_table(L):
-    """:func:`_harmonic_sums` of every start ``s`` and count ``c`` in rows of
-    ``L`` (``s + c <= L``; the others unused), flat at ``s * (L + 1) + c``:
-    the same values, made once per row length instead of per group."""
-    s, c = np.divmod(np.arange((L + 1) ** 2), L + 1)
-    c = np.minimum(c, L - s)
-    H, inner = _harmonic_sums(s, c, _harmonic_partial(L))
-    H.flags.writeable = inner.flags.writeable = False
-    return H, inner
+    """:func:`_harmonic_sums` of every span of positions ``s + 1 .. e`` in
+    rows of ``L``, :func:`span_table`'s tables (at ``s * (L + 1) + e``): the
+    same values, made once per row length instead of per group."""
+    Hc = _harmonic_partial(L)
+    return (span_table(L, lambda s, e: Hc[e] - Hc[s]),
+            span_table(L, lambda s, e: (e - s) - (s + 1) * (Hc[e] - Hc[s])))
 
 
 def _ap_in_order(rel, running, kc):
