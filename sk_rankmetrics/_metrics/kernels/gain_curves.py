@@ -523,8 +523,9 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     running sums over the first ``max P`` positions, one table) and the
     full ideal's past it, where the sums are differences of running sums
     over the positions (read off :func:`_discount_spans`' tables, made in
-    long double, on rows of at most :data:`SPAN_TABLE_MOST`; in long double
-    past them). The expected DCG above a group is
+    long double, on rows of at most :data:`SPAN_TABLE_MOST`; past them in
+    long double for the groups of several items, a group of one spanning
+    its own discount). The expected DCG above a group is
     summed over its row's groups alone (:func:`running_in_rows`). Every
     item is ranked, so the positive items ranked ``N`` are the groups' own
     and the last term is ``(P - N) E[DCG] / IDCG``."""
@@ -561,11 +562,21 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
         Sc = (head[2] - Dcs * head[0]) + (np.take(F, at_s + e) - np.take(F, at_s + cut)) * inv
         group_dcg = (G / m) * np.take(H, at_s + e)
     else:
-        Sd = (head[1] + (Dc[e] - Dc[cut]) * inv).astype(np.float64)
-        Dcs = Dc[s]
-        Sc = ((head[2] - Dcs * head[0])
-              + ((DDc[e] - DDc[cut]) - (e - cut) * Dcs) * inv).astype(np.float64)
-        group_dcg = (G / m) * (Dc[e] - Dcs).astype(np.float64)
+        # A group of one item spans its own discount (and Sc is read only
+        # through the pair moment, 0 there); the others' spans in long double.
+        span = np.take(disc, s)  # Dc[e] - Dc[s]
+        tail = np.where(cut < e, span, 0.0)  # Dc[e] - Dc[cut]
+        Sc = np.zeros(s.shape[0])
+        many = flatnonzero(m > 1)
+        if many.size:
+            sm, em, cm = s[many], e[many], cut[many]
+            Dcs = Dc[sm]
+            span[many] = Dc[em] - Dcs
+            tail[many] = Dc[em] - Dc[cm]
+            Sc[many] = ((head[2][many] - Dcs * head[0][many])
+                        + ((DDc[em] - DDc[cm]) - (em - cm) * Dcs) * inv[many])
+        Sd = head[1] + tail * inv
+        group_dcg = (G / m) * span
     slot = ranges_from_counts(np.bincount(row, minlength=n_rows))
     D0, _ = running_in_rows(row, slot, group_dcg, n_rows, before=True)
     pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
