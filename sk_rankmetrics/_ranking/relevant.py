@@ -133,25 +133,59 @@ def rank_relevant(y_score, values, check=None):
     above = N - upto
     # One group per (row, items above), row-major by position.
     key = row * (N + 1) + above
-    order, key = stable_order(key, n * (N + 1))
-    first = np.empty(m, dtype=bool)
-    first[:1] = True
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    heads = flatnonzero(first)
-    g_row = np.take(row, order[heads])
-    g_above = np.take(above, order[heads])
-    g_size = np.take(upto - below, order[heads])
+    order = _order_of_distinct(key, n * (N + 1))
+    if order is None:  # some relevant items tie: a sort, stable
+        order, key = stable_order(key, n * (N + 1))
+        first = np.empty(m, dtype=bool)
+        first[:1] = True
+        np.not_equal(key[1:], key[:-1], out=first[1:])
+        heads = flatnonzero(first)
+        order_heads = order[heads]
+    else:
+        order_heads = order
+    g_row = np.take(row, order_heads)
+    g_above = np.take(above, order_heads)
+    g_size = np.take(upto - below, order_heads)
     at = values.at_nonzero(order)
     # Summed per group, unless every group holds one item (distinct float
     # scores): the sums are then the values themselves, in order. Either way
     # each is made on its first read (a key no kernel reads is never made).
-    g_sums = at if heads.shape[0] == m else _SummedByGroup(at, first, heads.shape[0])
+    g_sums = (at if order_heads.shape[0] == m
+              else _SummedByGroup(at, first, order_heads.shape[0]))
     groups = _RelevantGroups(g_row * N + g_above, g_size, g_sums, N)
     rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
                      groups=groups)
     rc.real_ties = bool((g_size > 1).any())
     rc.partial = True
     return rc
+
+
+def _order_of_distinct(key, bound):
+    """The order of the keys ``key`` (each in ``[0, bound)``) when they are
+    distinct and not too sparse in the bound (one in
+    :data:`_SPARSEST_TABLE`), else None (a sort then orders them). The keys
+    are marked in a table of ``bound`` flags, whose marks, read in order,
+    are the keys sorted, and each key's item is written at its key in a
+    second table, read back at the sorted keys. For the relevant items of
+    a block (their key their row and place), a few in a hundred of the
+    bound, half the time of the sort (5 %: 0.36 ms against 0.75 ms for
+    25,000 keys)."""
+    m = key.shape[0]
+    if m * _SPARSEST_TABLE < bound or m >= 1 << 31:
+        return None
+    seen = np.zeros(bound, dtype=bool)
+    seen[key] = True
+    sorted_keys = flatnonzero(seen)
+    if sorted_keys.shape[0] != m:
+        return None
+    item = np.empty(bound, dtype=np.int32)
+    item[key] = np.arange(m, dtype=np.int32)
+    return np.take(item, sorted_keys).astype(np.intp)
+
+
+#: :func:`_order_of_distinct` gives way to the sort where fewer than one key
+#: in this many of the bound is taken (the two cost about the same at 1 %).
+_SPARSEST_TABLE = 64
 
 
 class _SummedByGroup(OnFirstRead):

@@ -591,3 +591,28 @@ def test_route_beside_the_levels_narrow_sort(scores, N, share, taken, monkeypatc
         assert all(route) == (taken or not levels) and any(route) == all(route)
         for name in fast:
             np.testing.assert_allclose(fast[name], full[name], rtol=1e-12, atol=1e-14)
+
+
+@SETTINGS
+@given(st.data())
+def test_order_of_distinct_keys_is_the_sorts(data):
+    """The flag tables order distinct keys as the stable sort does; keys
+    that repeat, or too few for the bound, are left to the sort (None)."""
+    from sk_rankmetrics._utils.fast import stable_order
+
+    bound = data.draw(st.integers(1, 3000))
+    keys = data.draw(st.lists(st.integers(0, bound - 1), max_size=200))
+    key = np.array(keys, dtype=np.int64)
+    got = relevant._order_of_distinct(key, bound)
+    if len(set(keys)) < len(keys) or len(keys) * relevant._SPARSEST_TABLE < bound:
+        assert got is None
+    else:
+        assert got.dtype == np.intp
+        np.testing.assert_array_equal(got, stable_order(key, bound)[0])
+
+
+def test_order_of_distinct_keys_by_hand():
+    key = np.array([7, 2, 30, 5, 0])
+    np.testing.assert_array_equal(relevant._order_of_distinct(key, 31), [4, 1, 3, 0, 2])
+    assert relevant._order_of_distinct(np.array([3, 3]), 4) is None  # a tie: the sort
+    assert relevant._order_of_distinct(np.array([3]), 65) is None  # too sparse: the sort
