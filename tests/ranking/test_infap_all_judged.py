@@ -111,3 +111,25 @@ def test_span_tables_are_the_long_double_sums_rounded_once():
             assert [T[at] for T in tables] == [np.float64(w) for w in want]
     with pytest.raises(ValueError):
         tables[0][0] = 1.0
+
+
+def test_long_rows_read_groups_of_one_and_of_several_alike(monkeypatch):
+    """Past ``SPAN_TABLE_MOST`` a group of one item reads one step of the
+    running sums and the others their long-double differences: the same
+    values as the tables, on rows mixing both (scores 0..199 on 120 items)."""
+    from sk_rankmetrics._metrics import kernels
+
+    rng = np.random.default_rng(11)
+    y = np.where(rng.random((300, 120)) < 0.3, rng.integers(1, 4, (300, 120)), 0)
+    s = rng.integers(0, 200, (300, 120))
+    seen = []
+    monkeypatch.setattr(judgements, "_infap_groups_all_judged",
+                        lambda groups, *a, real=judgements._infap_groups_all_judged:
+                        seen.append(groups.size) or real(groups, *a))
+    tables = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
+    sizes = np.concatenate(seen)
+    assert (sizes == 1).any() and (sizes > 1).any()
+    monkeypatch.setattr(judgements, "SPAN_TABLE_MOST", 0)
+    monkeypatch.setattr(kernels, "SPAN_TABLE_MOST", 0)
+    long_rows = evaluate(y, s, ["infap"], per_row=True, no_relevant=0.0)["infap"]
+    np.testing.assert_allclose(long_rows, tables, rtol=1e-15, atol=0)

@@ -371,8 +371,8 @@ def _infap_groups_all_judged(groups, key, n_rows):
     three differences of running sums over the positions (the last one a
     difference of near sums), made in long double: read off
     :func:`_infap_spans`' tables on rows of at most
-    :data:`~..kernels.SPAN_TABLE_MOST` positions, taken per group past them;
-    no pass over the positions of the groups."""
+    :data:`~..kernels.SPAN_TABLE_MOST` positions, taken per group of
+    several items past them; no pass over the positions of the groups."""
     e = _INFAP_EPSILON
     L = groups.L
     r = np.rint(groups.sums[key])
@@ -383,12 +383,21 @@ def _infap_groups_all_judged(groups, key, n_rows):
         at = s * (L + 1) + end
         sum_a, sum_b, sum_ib = (np.take(T, at) for T in _infap_spans(L))
     else:
+        # A group of one item spans one step of the running sums (and its
+        # sum_ib is read only through c, 0 there); the others' differences
+        # in long double.
         A, B, PB = _infap_running(L)
-        sum_b = B[end] - B[s]
-        # sum_i i b(s + i) = sum_p p b(p) - s sum_p b(p) over the group.
-        sum_ib = ((PB[end] - PB[s]) - s * sum_b).astype(np.float64)
-        sum_a = (A[end] - A[s]).astype(np.float64)
-        sum_b = sum_b.astype(np.float64)
+        sum_a = np.take(np.diff(A).astype(np.float64), s)
+        sum_b = np.take(np.diff(B).astype(np.float64), s)
+        sum_ib = np.zeros(s.shape[0])
+        many = flatnonzero(m > 1)
+        if many.size:
+            sm, em = s[many], end[many]
+            span_b = B[em] - B[sm]
+            sum_a[many] = A[em] - A[sm]
+            sum_b[many] = span_b
+            # sum_i i b(s + i) = sum_p p b(p) - s sum_p b(p) over the group.
+            sum_ib[many] = (PB[em] - PB[sm]) - sm * span_b
     r0 = _ahead_in_row(groups, r)
     c = np.where(m > 1, (r - 1.0) / np.maximum(m - 1.0, 1.0), 0.0)
     total = sum_a + (r0 + e) * sum_b + c * sum_ib
