@@ -174,7 +174,8 @@ def span_table(L, diff):
     keeps the digits that a float64 difference of running sums loses where
     the span is short and far down the ranking. A kernel summing one term
     per tie group reads its group's ``(start, end)`` entry with one gather,
-    where a difference in long double per group costs about 20 ns."""
+    where a difference in long double per group costs about 15 ns (and
+    the gather 3 ns)."""
     a, b = np.arange(L + 1)[:, None], np.arange(L + 1)
     table = np.where(b >= a, diff(a, b), 0.0).astype(np.float64).reshape(-1)
     table.flags.writeable = False
