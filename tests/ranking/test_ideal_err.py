@@ -120,3 +120,36 @@ def test_the_levels_route_is_taken(monkeypatch):
     y = rng.integers(0, 5, (3000, 50))
     skr.evaluate(y, rng.random((3000, 50)), ["nerr"], no_relevant=0.0)
     assert taken and set(taken) == {"CountedLevels"}
+
+
+def test_level_table_holds_the_sums():
+    # Every (b, e) entry: the level's terms summed exactly (fractions), rounded once.
+    from fractions import Fraction
+
+    from sk_rankmetrics._metrics.kernels import SPAN_TABLE_MOST
+
+    W = SPAN_TABLE_MOST + 1
+    for q in (1.0 / 16.0, 0.5, 15.0 / 16.0):
+        T = user_models._err_level_table(q)
+        assert T.shape == (W * W,) and not T.flags.writeable
+        qf = Fraction(q)
+        for b, e in [(0, 0), (0, 1), (0, 5), (3, 40), (200, 361), (360, 361), (7, 3)]:
+            want = sum((qf ** (p - b) / (p + 1) for p in range(b, e)), Fraction(0))
+            assert T[b * W + e] == pytest.approx(float(want), rel=2e-16, abs=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 6), N=st.integers(1, 60), top=st.integers(1, 5),
+       share=st.sampled_from([0.05, 0.5, 1.0]), k=st.sampled_from([None, 2, 30]),
+       seed=st.integers(0, 2**32 - 1))
+def test_tables_agree_with_the_levels_made_position_by_position(n, N, top, share, k, seed):
+    # Levels ending within SPAN_TABLE_MOST read the tables; past it, positions
+    # are made level by level: the two agree on the same levels.
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random((n, N)) < share, rng.integers(1, top + 1, (n, N)), 0)
+    for levels in _both_levels(y, top):
+        tables = user_models._ideal_err_of_levels(levels, _stop(top), k)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(user_models, "SPAN_TABLE_MOST", -1)
+            made = user_models._ideal_err_of_levels(levels, _stop(top), k)
+        np.testing.assert_allclose(tables, made, rtol=1e-14, atol=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from ..._ranking.ideal import CountedLevels
 from ..._ranking.item_values import LevelValues
 from ..._utils.fast import accumulate_down, flatnonzero, nonzero_2d
-from . import _ahead_by_row, _cut, _group_firsts, _safe_divide
+from . import SPAN_TABLE_MOST, _ahead_by_row, _cut, _group_firsts, _safe_divide
 from .combinatorics import _subset_products
 from .cutoff import _harmonic_of
 from .tie_stops import _ERR_DROP, _TieStops
@@ -531,6 +532,8 @@ def _ideal_err_of_levels(levels, stop, k):
     have it, a prefix): ``q**t`` is a running product, no array is as long
     as the terms.
     """
+    if levels.deepest <= SPAN_TABLE_MOST:
+        return _ideal_err_by_tables(levels, stop, k)
     if isinstance(levels, CountedLevels):
         pairs = _err_levels_by_columns(levels, stop, k)
     else:
@@ -550,6 +553,68 @@ def _ideal_err_of_levels(levels, stop, k):
         term[:a] *= q[:a]
         place[:a] += 1.0
     return np.bincount(rows[order], weights=acc, minlength=levels.n_rows)
+
+
+def _ideal_err_by_tables(levels, stop, k):
+    """:func:`_ideal_err_of_levels` of levels ending within
+    :data:`~..kernels.SPAN_TABLE_MOST` positions: a level of stop chance
+    ``R`` from ``b`` to ``e``, reached with chance ``r``, adds ``r R
+    sum_{b <= p < e} q**(p - b) / (p + 1)``, read off :func:`_err_level_table`
+    at ``(b, e)``: one gather per level, no position made. (Every position
+    adds its term, where the other path leaves out those whose share of the
+    value is below 1e-18.)"""
+    W = SPAN_TABLE_MOST + 1
+    if isinstance(levels, CountedLevels):
+        n = levels.n_rows
+        out = np.zeros(n)
+        if not levels.gains.shape[0]:
+            return out
+        ends = levels._ends  # (grades, n): where each row's level u ends
+        if k is not None:
+            ends = np.minimum(ends, k)
+        log_reach = np.zeros(n)
+        begin = np.zeros(n, dtype=np.int64)
+        for u, g in enumerate(np.rint(levels.gains).astype(np.intp).tolist()):
+            R = float(stop[g - 1])
+            T = _err_level_table(1.0 - R)
+            out += np.exp(log_reach) * R * np.take(T, begin * W + ends[u])
+            log_reach = log_reach + levels.counts[:, u] * math.log1p(-R)
+            begin = ends[u]
+        return out
+    rows = levels.rows
+    grade = np.rint(levels.gain).astype(np.intp) - 1
+    end = levels.end if k is None else np.minimum(levels.end, k)
+    begin = np.minimum(levels.begin, end)
+    by_grade = np.zeros((stop.shape[0], rows.shape[0]), dtype=np.int64)
+    by_grade[grade, np.arange(rows.shape[0])] = levels.end - levels.begin
+    log_reach = np.log1p(-stop) @ _ahead_by_row(rows, by_grade)
+    at = begin * W + end
+    part = np.zeros(rows.shape[0])
+    for g in np.unique(grade).tolist():
+        mine = flatnonzero(grade == g)
+        part[mine] = np.take(_err_level_table(1.0 - float(stop[g])), np.take(at, mine))
+    part *= np.exp(log_reach) * stop[grade]
+    return np.bincount(rows, weights=part, minlength=levels.n_rows)
+
+
+@functools.lru_cache(maxsize=16)
+def _err_level_table(q):
+    """Of every pair ``b <= e`` of positions within
+    :data:`~..kernels.SPAN_TABLE_MOST`, flat at ``b * (SPAN_TABLE_MOST + 1)
+    + e``: ``sum_{b <= p < e} q**(p - b) / (p + 1)``, the terms of a level
+    of ERR's ideal whose items each let the user go on with chance ``q``.
+    Made from the last start back (``T[b] = 1 / (b + 1) + q T[b + 1]``
+    past ``b``), in long double, rounded once; read-only."""
+    L = SPAN_TABLE_MOST
+    T = np.zeros((L + 1, L + 1), dtype=np.longdouble)
+    inv = 1.0 / np.arange(1, L + 1, dtype=np.longdouble)
+    qq = np.longdouble(q)
+    for b in range(L - 1, -1, -1):
+        np.multiply(T[b + 1, b + 1:], qq, out=T[b, b + 1:])
+        T[b, b + 1:] += inv[b]
+    out = T.astype(np.float64).reshape(-1)
+    out.flags.writeable = False
+    return out
 
 
 def _err_terms_made(log_reach, log_q, length, kc):
