@@ -481,6 +481,8 @@ def _ndcg_rel_down(rc, key, levels, disc):
     logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
     pos = np.arange(L)[:, None]
     padded = bool((rc.n_ranked < L).any())
+    # Every positive item ranked (whole rows, no padding): the (P - N) term is 0.
+    every_one = not padded and rc.row_width == L
     total = np.empty(n_rows)
     step = max(1, _CELLS_DOWN // max(L, 1))
     for a in range(0, n_rows, step):
@@ -492,18 +494,19 @@ def _ndcg_rel_down(rc, key, levels, disc):
         if padded:
             at_rel &= pos < rc.n_ranked[a:b]
         accumulate_down(dcg)
+        # The ideal DCG down to min(p, P): past P the ideal gains are 0 and
+        # the running sum stays IDCG_P. A row without positive gain (ratios
+        # at no position) reads 1, not 0.
         idcg = np.multiply(top[a:b].T, disc[:, None], out=np.empty(dcg.shape))
         accumulate_down(idcg)
-        # The ideal DCG down to min(p, P): past P it stays the full one; a row
-        # without positive gain (ratios at no position) reads 1, not 0.
-        np.copyto(idcg, full[a:b], where=pos >= P[a:b])
         idcg[:, flatnonzero(P[a:b] == 0)] = 1.0
         cols = np.arange(b - a)
         last = np.where(n[a:b] > 0, dcg[np.maximum(n[a:b] - 1, 0), cols], 0.0)
         np.divide(dcg, idcg, out=dcg)
         np.multiply(dcg, at_rel, out=dcg)
-        final = _safe_divide(last, full[a:b])
-        total[a:b] = dcg.sum(axis=0) + (P[a:b] - at_rel.sum(axis=0)) * final
+        total[a:b] = dcg.sum(axis=0)
+        if not every_one:
+            total[a:b] += (P[a:b] - at_rel.sum(axis=0)) * _safe_divide(last, full[a:b])
     return _safe_divide(total, P)
 
 
