@@ -158,9 +158,10 @@ def inverse_log_sums(L):
 
 
 #: Rows of at most this many positions read a tie group's sums over its span
-#: of positions off :func:`span_table`'s tables ((L + 1)**2 entries each, 1
-#: MiB at this length); longer rows take the differences in long double, one
-#: per group.
+#: of positions off :func:`span_table`'s tables of this length ((L + 1)**2
+#: entries, 1 MiB each), made once per process and read by rows of every
+#: length up to it (a span's sum does not depend on the row's length);
+#: longer rows take the differences in long double, one per group.
 SPAN_TABLE_MOST = 361
 
 

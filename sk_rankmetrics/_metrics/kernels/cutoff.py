@@ -508,8 +508,8 @@ def _harmonic_of(s, c, L):
     to :data:`~..kernels.SPAN_TABLE_MOST` items, else computed (the same
     values)."""
     if L <= SPAN_TABLE_MOST:
-        H_of, inner_of = _harmonic_table(L)
-        at = s * (L + 2) + c
+        H_of, inner_of = _harmonic_table(SPAN_TABLE_MOST)
+        at = s * (SPAN_TABLE_MOST + 2) + c
         return np.take(H_of, at), np.take(inner_of, at)
     return _harmonic_sums(s, c, _harmonic_partial(L))
 
@@ -535,7 +535,7 @@ def _harmonic_sums(s, c, Hc):
 def _harmonic_table(L):
     """:func:`_harmonic_sums` of every span of positions ``s + 1 .. e`` in
     rows of ``L``, :func:`span_table`'s tables (at ``s * (L + 1) + e``): the
-    same values, made once per row length instead of per group."""
+    same values, made once instead of per group."""
     Hc = _harmonic_partial(L)
     return (span_table(L, lambda s, e: Hc[e] - Hc[s]),
             span_table(L, lambda s, e: (e - s) - (s + 1) * (Hc[e] - Hc[s])))

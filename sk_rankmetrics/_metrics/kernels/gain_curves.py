@@ -558,9 +558,10 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     inv = 1.0 / np.take(np.where(full > 0, full, 1.0), row)
     S1 = head[0] + (e - cut) * inv
     if L <= SPAN_TABLE_MOST:
-        H, F = _discount_spans(L)
-        at_s = s * (L + 1)
-        Sd = head[1] + np.take(H, cut * (L + 1) + e) * inv
+        H, F = _discount_spans(SPAN_TABLE_MOST)
+        W = SPAN_TABLE_MOST + 1
+        at_s = s * W
+        Sd = head[1] + np.take(H, cut * W + e) * inv
         Dcs = np.take(Dc, s).astype(np.float64)
         Sc = (head[2] - Dcs * head[0]) + (np.take(F, at_s + e) - np.take(F, at_s + cut)) * inv
         group_dcg = (G / m) * np.take(H, at_s + e)

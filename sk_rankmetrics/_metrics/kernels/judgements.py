@@ -380,8 +380,8 @@ def _infap_groups_all_judged(groups, key, n_rows):
     s = groups.start
     end = s + m
     if L <= SPAN_TABLE_MOST:
-        at = s * (L + 1) + end
-        sum_a, sum_b, sum_ib = (np.take(T, at) for T in _infap_spans(L))
+        at = s * (SPAN_TABLE_MOST + 1) + end
+        sum_a, sum_b, sum_ib = (np.take(T, at) for T in _infap_spans(SPAN_TABLE_MOST))
     else:
         # A group of one item spans one step of the running sums (and its
         # sum_ib is read only through c, 0 there); the others' differences
