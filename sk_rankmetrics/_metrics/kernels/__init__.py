@@ -158,11 +158,20 @@ def inverse_log_sums(L):
 
 
 #: Rows of at most this many positions read a tie group's sums over its span
-#: of positions off :func:`span_table`'s tables of this length ((L + 1)**2
-#: entries, 1 MiB each), made once per process and read by rows of every
-#: length up to it (a span's sum does not depend on the row's length);
-#: longer rows take the differences in long double, one per group.
+#: of positions off :func:`span_table`'s tables ((L + 1)**2 entries, 1 MiB
+#: each at this length); longer rows take the differences in long double,
+#: one per group.
 SPAN_TABLE_MOST = 361
+
+
+def span_table_length(L):
+    """The length of the span tables that rows of ``L <= SPAN_TABLE_MOST``
+    positions read: a power of two from 64, at most :data:`SPAN_TABLE_MOST`.
+    A span's sum does not depend on the row's length, so rows of every
+    length up to it read one table, made once per process, and a small
+    call makes a small one (65**2 entries, against a few milliseconds for
+    the largest)."""
+    return min(SPAN_TABLE_MOST, max(64, 1 << (max(L, 1) - 1).bit_length()))
 
 
 def span_table(L, diff):

@@ -24,6 +24,7 @@ from . import (
     _ranked_total,
     _safe_divide,
     span_table,
+    span_table_length,
 )
 
 
@@ -508,8 +509,9 @@ def _harmonic_of(s, c, L):
     to :data:`~..kernels.SPAN_TABLE_MOST` items, else computed (the same
     values)."""
     if L <= SPAN_TABLE_MOST:
-        H_of, inner_of = _harmonic_table(SPAN_TABLE_MOST)
-        at = s * (SPAN_TABLE_MOST + 2) + c
+        W = span_table_length(L)
+        H_of, inner_of = _harmonic_table(W)
+        at = s * (W + 2) + c
         return np.take(H_of, at), np.take(inner_of, at)
     return _harmonic_sums(s, c, _harmonic_partial(L))
 

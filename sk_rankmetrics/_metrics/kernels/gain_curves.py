@@ -26,6 +26,7 @@ from . import (
     row_entries,
     running_in_rows,
     span_table,
+    span_table_length,
     whole_row_groups,
 )
 from .combinatorics import _log_factorials
@@ -558,8 +559,8 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
     inv = 1.0 / np.take(np.where(full > 0, full, 1.0), row)
     S1 = head[0] + (e - cut) * inv
     if L <= SPAN_TABLE_MOST:
-        H, F = _discount_spans(SPAN_TABLE_MOST)
-        W = SPAN_TABLE_MOST + 1
+        W = span_table_length(L) + 1
+        H, F = _discount_spans(W - 1)
         at_s = s * W
         Sd = head[1] + np.take(H, cut * W + e) * inv
         Dcs = np.take(Dc, s).astype(np.float64)

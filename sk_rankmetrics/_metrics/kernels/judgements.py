@@ -28,6 +28,7 @@ from . import (
     ranges_from_counts,
     row_entries,
     span_table,
+    span_table_length,
     whole_row_groups,
 )
 from .combinatorics import _log_choose
@@ -380,8 +381,9 @@ def _infap_groups_all_judged(groups, key, n_rows):
     s = groups.start
     end = s + m
     if L <= SPAN_TABLE_MOST:
-        at = s * (SPAN_TABLE_MOST + 1) + end
-        sum_a, sum_b, sum_ib = (np.take(T, at) for T in _infap_spans(SPAN_TABLE_MOST))
+        W = span_table_length(L)
+        at = s * (W + 1) + end
+        sum_a, sum_b, sum_ib = (np.take(T, at) for T in _infap_spans(W))
     else:
         # A group of one item spans one step of the running sums (and its
         # sum_ib is read only through c, 0 there); the others' differences
