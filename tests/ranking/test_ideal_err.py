@@ -130,12 +130,16 @@ def test_level_table_holds_the_sums():
 
     W = SPAN_TABLE_MOST + 1
     for q in (1.0 / 16.0, 0.5, 15.0 / 16.0):
-        T = user_models._err_level_table(q)
+        T = user_models._err_level_table(q, SPAN_TABLE_MOST)
         assert T.shape == (W * W,) and not T.flags.writeable
         qf = Fraction(q)
         for b, e in [(0, 0), (0, 1), (0, 5), (3, 40), (200, 361), (360, 361), (7, 3)]:
             want = sum((qf ** (p - b) / (p + 1) for p in range(b, e)), Fraction(0))
             assert T[b * W + e] == pytest.approx(float(want), rel=2e-16, abs=0)
+        # A shorter table holds the same entries (rows of every length up to it).
+        small = user_models._err_level_table(q, 64)
+        b, e = np.divmod(np.arange(65 * 65), 65)
+        np.testing.assert_array_equal(small, T[b * W + e])
 
 
 @settings(max_examples=40, deadline=None)

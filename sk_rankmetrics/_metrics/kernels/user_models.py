@@ -10,7 +10,14 @@ import numpy as np
 from ..._ranking.ideal import CountedLevels
 from ..._ranking.item_values import LevelValues
 from ..._utils.fast import accumulate_down, flatnonzero, nonzero_2d
-from . import SPAN_TABLE_MOST, _ahead_by_row, _cut, _group_firsts, _safe_divide
+from . import (
+    SPAN_TABLE_MOST,
+    _ahead_by_row,
+    _cut,
+    _group_firsts,
+    _safe_divide,
+    span_table_length,
+)
 from .combinatorics import _subset_products
 from .cutoff import _harmonic_of
 from .tie_stops import _ERR_DROP, _TieStops
@@ -563,7 +570,8 @@ def _ideal_err_by_tables(levels, stop, k):
     at ``(b, e)``: one gather per level, no position made. (Every position
     adds its term, where the other path leaves out those whose share of the
     value is below 1e-18.)"""
-    W = SPAN_TABLE_MOST + 1
+    L = span_table_length(levels.deepest)
+    W = L + 1
     if isinstance(levels, CountedLevels):
         n = levels.n_rows
         out = np.zeros(n)
@@ -576,7 +584,7 @@ def _ideal_err_by_tables(levels, stop, k):
         begin = np.zeros(n, dtype=np.int64)
         for u, g in enumerate(np.rint(levels.gains).astype(np.intp).tolist()):
             R = float(stop[g - 1])
-            T = _err_level_table(1.0 - R)
+            T = _err_level_table(1.0 - R, L)
             out += np.exp(log_reach) * R * np.take(T, begin * W + ends[u])
             log_reach = log_reach + levels.counts[:, u] * math.log1p(-R)
             begin = ends[u]
@@ -592,20 +600,20 @@ def _ideal_err_by_tables(levels, stop, k):
     part = np.zeros(rows.shape[0])
     for g in np.unique(grade).tolist():
         mine = flatnonzero(grade == g)
-        part[mine] = np.take(_err_level_table(1.0 - float(stop[g])), np.take(at, mine))
+        part[mine] = np.take(_err_level_table(1.0 - float(stop[g]), L), np.take(at, mine))
     part *= np.exp(log_reach) * stop[grade]
     return np.bincount(rows, weights=part, minlength=levels.n_rows)
 
 
 @functools.lru_cache(maxsize=16)
-def _err_level_table(q):
-    """Of every pair ``b <= e`` of positions within
-    :data:`~..kernels.SPAN_TABLE_MOST`, flat at ``b * (SPAN_TABLE_MOST + 1)
+def _err_level_table(q, L):
+    """Of every pair ``b <= e`` of positions ``0..L``, flat at ``b * (L + 1)
     + e``: ``sum_{b <= p < e} q**(p - b) / (p + 1)``, the terms of a level
     of ERR's ideal whose items each let the user go on with chance ``q``.
     Made from the last start back (``T[b] = 1 / (b + 1) + q T[b + 1]``
-    past ``b``), in long double, rounded once; read-only."""
-    L = SPAN_TABLE_MOST
+    past ``b``), in long double, rounded once; read-only. An entry does not
+    depend on ``L``: rows of every length up to it read one table
+    (:func:`~..kernels.span_table_length`)."""
     T = np.zeros((L + 1, L + 1), dtype=np.longdouble)
     inv = 1.0 / np.arange(1, L + 1, dtype=np.longdouble)
     qq = np.longdouble(q)
