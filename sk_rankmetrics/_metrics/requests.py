@@ -99,8 +99,11 @@ class Request:
         #: or None (every position, or down to R for R-precision).
         self.depth = k if spec.takes_k else opts.get("max_docs")
         self.reads_to_r = spec.reads_to_r
-        if not spec.takes_k and not spec.full:
-            self.depth = 1  # no position (num_rel), or R-precision: the engine adds R
+        #: Neither a cut-off nor the whole ranking: no position (num_rel,
+        #: num_q), or down to R (R-precision: the engine adds R).
+        self.fixed_depth = not spec.takes_k and not spec.full
+        if self.fixed_depth:
+            self.depth = 1
 
     @property
     def scans_rows(self):
@@ -115,8 +118,7 @@ class Request:
         order (precision or a set measure without a cut-off or ``max_docs``,
         :attr:`MetricSpec.order_free`), or no position at all (num_rel,
         num_q): a matrix block is not ranked for it."""
-        spec = self.spec
-        return spec.order_free and (self.depth is None or not (spec.takes_k or spec.full))
+        return self.spec.order_free and (self.depth is None or self.fixed_depth)
 
     @property
     def threshold(self):

@@ -101,7 +101,7 @@ def sorts_narrow(y_score, values):
     what a row sort of the scores rounded to float32 costs. Read off the
     dtype, the width and the block's extremes (no codes made)."""
     N = y_score.shape[1]
-    return (y_score.dtype in (np.float32, np.float64) and N * N <= _ROUNDED_MOST
+    return (y_score.dtype in (np.float32, np.float64) and _rounds_short(N)
             and level_span(values) is not None)
 
 
@@ -113,7 +113,7 @@ def _rank_by_levels(y_score, values, check, fit, n_items):
         ranked = _by_key(y_score, values, fit, check, _NARROW, n_items)
         if ranked is not _TOO_MANY:
             return ranked
-    if (y_score.dtype == np.float32 or (N * N <= _ROUNDED_MOST
+    if (y_score.dtype == np.float32 or (_rounds_short(N)
                                         and _few_round_tied(y_score[:_PROBE_ROWS]))) \
             and _offset_may_fit(y_score[:_PROBE_ROWS], bits):
         ranked = _by_offset_key(y_score, values, fit, check, n_items)
@@ -161,6 +161,12 @@ _LOWEST_FINITE = int(sortable_int32(np.array([np.finfo(np.float32).min]))[0])
 #: ``2**-24 * N``), ranked again. (Rows of 1,000: about one row in 16, whose
 #: argsort costs what the shorter sort saves.)
 _ROUNDED_MOST = 2**18
+
+
+def _rounds_short(N):
+    """Whether float64 rows of ``N`` scores are short enough to be keyed
+    rounded to float32 (:data:`_ROUNDED_MOST`)."""
+    return N * N <= _ROUNDED_MOST
 
 
 #: :func:`_by_key`'s answer when too many rows look tied.
