@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..._utils.fast import flatnonzero, row_counts, row_sums
+from ..._utils.fast import flatnonzero, row_counts, row_cumsum, row_sums
 
 
 @runtime_checkable
@@ -134,7 +134,7 @@ def running_in_rows(rows, slot, v, n_rows, before=False):
     W = np.zeros((n_rows, width))
     at = rows * width + slot
     W.reshape(-1)[at + before] = v
-    np.cumsum(W, axis=1, out=W)
+    row_cumsum(W, out=W)
     return np.take(W.reshape(-1), at), W[:, -1]
 
 

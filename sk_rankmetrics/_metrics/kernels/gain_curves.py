@@ -14,6 +14,7 @@ from ..._utils.fast import (
     many_rows,
     nonzero_2d,
     row_counts,
+    row_cumsum,
     row_sums,
 )
 from ..._utils.params import TIE_ORDER
@@ -144,7 +145,7 @@ def _ideal_prefix(levels, L, f):
     first ``q + 1`` positions (its positive gains best first, 0 past P),
     ``q < Pm``, ``Pm`` the deepest P within ``L`` (at least 1)."""
     Pm = max(min(levels.deepest, L), 1)
-    return np.cumsum(f(levels.top(Pm)), axis=1), Pm
+    return row_cumsum(f(levels.top(Pm))), Pm
 
 
 #: The summed gain of a row from which G refuses it: float64 holds whole
