@@ -620,3 +620,25 @@ def test_ap_group_terms_against_exact_fractions(L, data):
         H_of, inner_of = cutoff._harmonic_table(L)
         np.testing.assert_array_equal(H_of[s * (L + 1) + e], H)
         np.testing.assert_array_equal(inner_of[s * (L + 1) + e], inner)
+
+
+@SETTINGS
+@given(L=st.sampled_from([362, 1000, 5000]), data=st.data())
+def test_harmonic_of_past_the_tables_reads_spans_of_one_in_float64(L, data):
+    # Past the span tables a span of one position reads 1 / (s + 1) (one
+    # rounding, inner 0: what the untied path reads), the longer ones the
+    # extended-precision sums; in a mixed array each gets its own.
+    from sk_rankmetrics._metrics.kernels import cutoff
+
+    n = data.draw(st.integers(1, 20))
+    s = np.array([data.draw(st.integers(0, L - 1)) for _ in range(n)], dtype=np.int64)
+    c = np.array([data.draw(st.sampled_from([0, 1, 1, 2, L - x])) for x in s], dtype=np.int64)
+    H, inner = cutoff._harmonic_of(s, c, L)
+    Hs, inner_s = cutoff._harmonic_sums(s, c, cutoff._harmonic_partial(L))
+    one = c == 1
+    np.testing.assert_array_equal(H[one], 1.0 / (s[one] + 1.0))
+    np.testing.assert_array_equal(inner[one], 0.0)
+    np.testing.assert_array_equal(H[~one], Hs[~one])
+    np.testing.assert_array_equal(inner[~one], inner_s[~one])
+    # Both forms of a span of one agree to rounding.
+    np.testing.assert_allclose(H[one], Hs[one], rtol=1e-13)

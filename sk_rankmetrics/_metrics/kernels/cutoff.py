@@ -507,13 +507,24 @@ def _harmonic_of(s, c, L):
     """:func:`_harmonic_sums` of the positions ``s + 1 .. s + c`` in rows of
     ``L``: read from :func:`_harmonic_table` by ``(s, s + c)`` in rows of up
     to :data:`~..kernels.SPAN_TABLE_MOST` items, else computed (the same
-    values)."""
+    values). Past the tables a span of one position (a group of one item,
+    or a group cut to its first) is read in float64: ``H = 1 / (s + 1)``,
+    one rounding, and ``inner = 0``, as the untied path reads it; only the
+    longer spans take the extended-precision differences (float32 scores on
+    rows of 1,000: nearly every group of a tied block holds one item)."""
     if L <= SPAN_TABLE_MOST:
         W = span_table_length(L)
         H_of, inner_of = _harmonic_table(W)
         at = s * (W + 2) + c
         return np.take(H_of, at), np.take(inner_of, at)
-    return _harmonic_sums(s, c, _harmonic_partial(L))
+    longer = flatnonzero(c != 1)
+    if longer.shape[0] == c.shape[0]:
+        return _harmonic_sums(s, c, _harmonic_partial(L))
+    H = 1.0 / (s + 1.0)
+    inner = np.zeros(H.shape[0])
+    if longer.size:
+        H[longer], inner[longer] = _harmonic_sums(s[longer], c[longer], _harmonic_partial(L))
+    return H, inner
 
 
 def _harmonic_partial(L):
