@@ -11,8 +11,10 @@ from .._utils.fast import (
     cumsum_down,
     flatnonzero,
     nonzero_2d,
+    ranges,
     row_counts,
     row_cumsum,
+    running_in_rows,
     sum_along,
 )
 from .item_values import Extremes
@@ -401,13 +403,11 @@ class IdealLevels:
 
     @functools.cached_property
     def idcg(self):
-        # Running sum within each row: the global running sum less its value
-        # before the row's first level.
-        part = self._part
-        c = np.cumsum(part)
-        row_first = np.maximum.accumulate(
-            np.where(self._first, np.arange(self.rows.shape[0]), 0))
-        return c - (c - part)[row_first]
+        # Each row's own running sum from its first level (full_idcg's additions): one
+        # over the block less its value before the row kept the rows' rounding (2e-10).
+        per_row = np.bincount(self.rows, minlength=self.n_rows)
+        slot = ranges(np.zeros(self.n_rows, np.int64), per_row)
+        return running_in_rows(self.rows, slot, self._part, self.n_rows)[0]
 
     @functools.cached_property
     def P(self):

@@ -119,6 +119,21 @@ def row_cumsum(a, out=None):
     return out
 
 
+def running_in_rows(rows, slot, v, n_rows, before=False):
+    """``(running, totals)``: per entry (row-major, ``rows`` its row, ``slot``
+    its place among its row's), the sum of ``v`` over its row's entries down
+    to it (``before``: those before it), and each row's total. Each row is
+    summed on its own, from its first entry, in the entries' order: a
+    running sum over the whole chunk less its value at a row's start would
+    carry the rounding of every row before."""
+    width = (int(slot.max()) + 1 if slot.size else 1) + before
+    W = np.zeros((n_rows, width))
+    at = rows * width + slot
+    W.reshape(-1)[at + before] = v
+    row_cumsum(W, out=W)
+    return np.take(W.reshape(-1), at), W[:, -1]
+
+
 def count_cumsum(a):
     """Running sums along each row of ``a`` (n, m), whose values are whole
     counts (an indicator): added in int32, exact, and a fifth of the time of

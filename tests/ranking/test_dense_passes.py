@@ -386,6 +386,36 @@ def test_counted_levels_equal_their_list(gain, shape):
     np.testing.assert_array_equal(levels.full_idcg, listed.full_idcg)
 
 
+@pytest.mark.parametrize("kind", ["counted", "listed", "real"])
+def test_ideal_dcg_at_level_ends_is_each_rows_own_running_sum(kind):
+    """The ideal's DCG at each level's end (Rndcg's denominators) is its
+    row's own running sum of the levels' parts, added from the row's first
+    level: bit for bit ``np.cumsum`` of that row's parts, and the last level
+    reads the row's full IDCG. (A running sum over the whole block less its
+    value before the row carried the rounding of the rows before it: 2e-10
+    over 5,000 rows of dense graded relevance.)"""
+    from sk_rankmetrics._metrics.gains import resolve_gain
+    from sk_rankmetrics._ranking.ideal import IdealLevels, _counted
+
+    rng = np.random.default_rng(11)
+    yt = rng.integers(0, 5, size=(5000, 100)).astype(np.int8)
+    yt[7] = 0  # a row without levels
+    if kind == "real":
+        g = np.where(yt > 0, rng.random(yt.shape) * 30.0, 0.0)
+        levels = IdealLevels.from_sorted(np.sort(g, axis=1))
+    elif kind == "listed":
+        levels = IdealLevels.from_sorted(np.sort(2.0 ** yt - 1.0, axis=1))
+    else:
+        levels = _counted(yt, resolve_gain("exponential"))
+    got = levels.idcg
+    rows, part = levels.rows, levels._part
+    bounds = np.searchsorted(rows, np.arange(yt.shape[0] + 1))
+    want = np.concatenate([np.cumsum(part[a:b]) for a, b in zip(bounds[:-1], bounds[1:])])
+    np.testing.assert_array_equal(got, want)
+    last = np.r_[rows[1:] != rows[:-1], True]
+    np.testing.assert_array_equal(got[last], levels.full_idcg[rows[last]])
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64, np.uint8, np.float64, bool])
 @pytest.mark.parametrize("gain", ["linear", "exponential",
                                   {0: 0.0, 1: 0.0, 2: 1.0, 3: 2.0, 4: 5.0},

@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..._utils.fast import flatnonzero, row_counts, row_cumsum, row_sums
+from ..._utils.fast import flatnonzero, row_counts, row_sums
 
 
 @runtime_checkable
@@ -121,21 +121,6 @@ def row_entries(mask):
     mask = mask if mask.dtype == bool else mask != 0
     count = row_counts(mask)
     return flatnonzero(mask), np.repeat(np.arange(mask.shape[0]), count), count
-
-
-def running_in_rows(rows, slot, v, n_rows, before=False):
-    """``(running, totals)``: per entry (row-major, ``rows`` its row, ``slot``
-    its place among its row's), the sum of ``v`` over its row's entries down
-    to it (``before``: those before it), and each row's total. Each row is
-    summed on its own, from its first entry, in the entries' order: a
-    running sum over the whole chunk less its value at a row's start would
-    carry the rounding of every row before."""
-    width = (int(slot.max()) + 1 if slot.size else 1) + before
-    W = np.zeros((n_rows, width))
-    at = rows * width + slot
-    W.reshape(-1)[at + before] = v
-    row_cumsum(W, out=W)
-    return np.take(W.reshape(-1), at), W[:, -1]
 
 
 def whole_row_groups(rc):

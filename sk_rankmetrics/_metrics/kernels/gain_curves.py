@@ -16,6 +16,7 @@ from ..._utils.fast import (
     row_counts,
     row_cumsum,
     row_sums,
+    running_in_rows,
 )
 from ..._utils.params import TIE_ORDER
 from . import (
@@ -25,7 +26,6 @@ from . import (
     inverse_log_sums,
     ranges_from_counts,
     row_entries,
-    running_in_rows,
     span_table,
     span_table_length,
     whole_row_groups,
