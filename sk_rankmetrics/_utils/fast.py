@@ -476,6 +476,32 @@ _PAD_MIN_SIZE = 1 << 16
 _PAD_FROM = 25
 
 
+def segment_cumsum(v, first):
+    """Running sums of ``v`` restarted at every True of ``first`` (entries
+    laid out segment by segment, ``first`` marking each segment's first), in
+    float64: each segment's sums are made of its own entries only.
+
+    A running sum over the whole array less its value before a segment would
+    keep the rounding of every segment before it (about 1e-14 of the value
+    after 100,000 entries, more after more). Made by doubling: the pass of
+    step ``d`` adds to each entry the one ``d`` places back when both lie in
+    one segment, ``ceil(log2(longest segment))`` passes; the additions of an
+    entry depend only on its place in its segment, so a segment's sums are
+    the same bit for bit alone or among others (not the left-to-right sums'
+    own rounding: the doubling adds in another order).
+    """
+    out = np.array(v, dtype=np.float64)
+    if out.shape[0] < 2:
+        return out
+    seg = np.cumsum(first)
+    longest = int(np.bincount(seg).max())
+    d = 1
+    while d < longest:
+        out[d:] += np.where(seg[d:] == seg[:-d], out[:-d], 0.0)
+        d *= 2
+    return out
+
+
 def ranges(starts, counts):
     """``starts[i], .., starts[i] + counts[i] - 1`` for every ``i``, concatenated."""
     counts = np.asarray(counts, dtype=np.int64)

@@ -386,6 +386,49 @@ def test_counted_levels_equal_their_list(gain, shape):
     np.testing.assert_array_equal(levels.full_idcg, listed.full_idcg)
 
 
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_segment_cumsum_sums_each_segment_of_its_own_entries(data):
+    """Each segment's running sums: equal to its own running sums to
+    rounding, and bit for bit what the segment gives alone (none of the
+    other segments' rounding), over empty, single and long segments and
+    values of every size."""
+    from sk_rankmetrics._utils.fast import segment_cumsum
+
+    lengths = data.draw(st.lists(st.integers(1, 40), min_size=0, max_size=30))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    scale = 10.0 ** rng.integers(-8, 9, size=sum(lengths))
+    v = rng.standard_normal(sum(lengths)) * scale
+    first = np.zeros(v.size, dtype=bool)
+    starts = np.cumsum([0, *lengths])[:-1].astype(np.int64)
+    first[starts] = True
+    got = segment_cumsum(v, first)
+    assert got.shape == v.shape and got.dtype == np.float64
+    for a, n in zip(starts.tolist(), lengths):
+        own = v[a:a + n]
+        np.testing.assert_array_equal(got[a:a + n],
+                                      segment_cumsum(own, np.r_[True, np.zeros(n - 1, bool)]))
+        np.testing.assert_allclose(got[a:a + n], np.cumsum(own),
+                                   rtol=1e-12, atol=1e-12 * np.abs(own).sum())
+
+
+def test_segment_cumsum_of_a_long_run_of_segments_carries_nothing():
+    """Over 100,000 segments a running sum less its value before each segment
+    is off by more than rounding; segment_cumsum gives each segment's own."""
+    from sk_rankmetrics._utils.fast import segment_cumsum
+
+    rng = np.random.default_rng(3)
+    v = rng.random(400_000) * 50.0
+    first = np.zeros(v.size, dtype=bool)
+    first[::4] = True
+    want = np.cumsum(v.reshape(-1, 4), axis=1).reshape(-1)
+    got = segment_cumsum(v, first)
+    c = np.cumsum(v)
+    carried = c - np.repeat(np.r_[0.0, c[3::4][:-1]], 4)
+    assert np.abs(carried - want).max() > 1e-9  # the carried rounding
+    np.testing.assert_allclose(got, want, rtol=4e-16, atol=0)
+
+
 @pytest.mark.parametrize("kind", ["counted", "listed", "real"])
 def test_ideal_dcg_at_level_ends_is_each_rows_own_running_sum(kind):
     """The ideal's DCG at each level's end (Rndcg's denominators) is its

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import accumulate_down
+from ..._utils.fast import accumulate_down, segment_cumsum
 from . import ranges_from_counts
 
 # -- ERR ----------------------------------------------------------------------------
@@ -253,12 +253,15 @@ def _expected_max(floor, f_q, f_run, run_off, v_bp, F, f_F):
     e_q, ev, dlog, firsts = e_q[order], ev[order], dlog[order], firsts[order]
     n_factors = np.bincount(f_q, minlength=n_q)
     qstart = np.searchsorted(e_q, np.arange(n_q))
-    cum_log = np.cumsum(dlog)
+    # Each query's running sums of its own entries (segment_cumsum: none of
+    # the rounding of the queries before it); the counts are exact.
+    q_first = np.ones(e_q.size, dtype=bool)
+    q_first[1:] = e_q[1:] != e_q[:-1]
+    cum_log = segment_cumsum(dlog, q_first)
     cum_first = np.cumsum(firsts)
-    base_log = np.concatenate(([0.0], cum_log))[qstart]
     base_first = np.concatenate(([0], cum_first))[qstart]
     waiting = n_factors[e_q] - (cum_first - base_first[e_q])  # factors still at 0
-    prod = np.where(waiting == 0, np.exp(cum_log - base_log[e_q]), 0.0)
+    prod = np.where(waiting == 0, np.exp(cum_log), 0.0)
     nxt = np.ones(ev.size)
     nxt[:-1] = np.where(e_q[1:] == e_q[:-1], ev[1:], 1.0)
     out += np.bincount(e_q, weights=(1.0 - prod) * (nxt - ev), minlength=n_q)
