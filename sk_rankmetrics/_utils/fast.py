@@ -477,19 +477,14 @@ _PAD_FROM = 25
 
 
 def segment_cumsum(v, first):
-    """Running sums of ``v`` restarted at every True of ``first`` (entries
-    laid out segment by segment, ``first`` marking each segment's first), in
-    float64: each segment's sums are made of its own entries only.
-
-    A running sum over the whole array less its value before a segment would
-    keep the rounding of every segment before it (about 1e-14 of the value
-    after 100,000 entries, more after more). Made by doubling: the pass of
-    step ``d`` adds to each entry the one ``d`` places back when both lie in
-    one segment, ``ceil(log2(longest segment))`` passes; the additions of an
-    entry depend only on its place in its segment, so a segment's sums are
-    the same bit for bit alone or among others (not the left-to-right sums'
-    own rounding: the doubling adds in another order).
-    """
+    """Running sums of ``v`` (float64) restarted at every True of ``first``
+    (each segment's first entry), each made of its segment's entries only: a
+    running sum over the whole array less its value before a segment keeps
+    the rounding of every segment before it. By doubling: the pass of step
+    ``d`` adds the entry ``d`` places back where both lie in one segment; an
+    entry's additions depend only on its place in its segment, so a segment
+    sums the same bit for bit alone or among others (in another order than
+    left to right)."""
     out = np.array(v, dtype=np.float64)
     if out.shape[0] < 2:
         return out
