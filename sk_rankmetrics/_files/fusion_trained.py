@@ -429,12 +429,27 @@ def trained_scores(t, s, method, p):
                     f"fuse: slidefuse's window must be a whole number >= 0, got "
                     f"{short_repr(w)} (the training chooses it).")
             w = int(w)
-            c = np.concatenate([[0.0], np.cumsum(pr)])
             a = np.maximum(i - w, 0)
             b = np.minimum(i + w, length - 1)
             top = np.minimum(b + 1, pr.shape[0])
             low = np.minimum(a, pr.shape[0])
-            out[:, r] = (c[top] - c[low]) / (b - a + 1.0)
+            sums = _window_sums(pr, min(2 * w + 1, pr.shape[0]))
+            out[:, r] = sums[low, top - low] / (b - a + 1.0)
         else:
             raise AssertionError(method)
     return out
+
+
+def _window_sums(pr, span):
+    """``T[low, k]``: ``pr[low] + pr[low + 1] + ... + pr[low + k - 1]`` added left
+    to right from 0, as ranx sums a window (``sum(probs[a:b + 1])``), for
+    every ``low <= len(pr)`` and ``k <= span`` (positions past ``pr`` add 0).
+    One pass per width over the positions, not per document; a difference
+    of the running sum over every position would keep its rounding (about
+    1e-14 where the sum reaches 100)."""
+    n = pr.shape[0]
+    padded = np.concatenate([np.asarray(pr, dtype=np.float64), np.zeros(span + 1)])
+    T = np.zeros((n + 1, span + 1))
+    for k in range(1, span + 1):
+        np.add(T[:, k - 1], padded[k - 1:k + n], out=T[:, k])
+    return T

@@ -99,6 +99,34 @@ def test_slidefuse_given_parameters():
     assert out["q"] == pytest.approx({"a": 0.4, "b": 0.8 / 3, "c": 0.1 + 0.5})
 
 
+@pytest.mark.parametrize("w", [0, 1, 3, 40, 1000])
+def test_slidefuse_window_sums_add_left_to_right_as_ranx(w):
+    """Each document's score is its window's probabilities added left to
+    right from 0, as ranx sums ``probs[a:b + 1]``, bit for bit (a difference
+    of the running sum over every position rounds otherwise), over lists
+    longer and shorter than the trained probabilities and windows wider
+    than the list."""
+    from sk_rankmetrics._files.fusion_trained import _window_sums
+
+    rng = np.random.default_rng(w)
+    probs = rng.random(300) ** 3 * 0.9
+    runs = [{f"q{j}": {f"d{i}": float(n - i) for i in range(n)}
+             for j, n in enumerate([1, 7, 120, 299, 300, 450])}]
+    out = fuse(runs + runs, method="slidefuse", probs=[probs, probs], w=w)
+    for q, docs in runs[0].items():
+        n = len(docs)
+        for p in range(n):
+            a, b = max(p - w, 0), min(p + w, n - 1)
+            window = probs[a:b + 1]
+            want = sum(window.tolist()) / (b - a + 1)  # Python's sum: left to right
+            assert out[q][f"d{p}"] == want + want  # the same run twice, summed
+    # The table itself: sums of every width from every start, the empty ones 0.
+    T = _window_sums(probs[:5], 3)
+    assert T.shape == (6, 4) and (T[:, 0] == 0).all() and T[5, 3] == 0.0
+    assert T[2, 3] == (0.0 + probs[2]) + probs[3] + probs[4]
+    assert T[4, 3] == probs[4]
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"method": "posfuse"}, "the posfuse method needs its trained probs"),
     ({"method": "posfuse", "probs": [[0.5]]}, "probs must give one entry per run \\(2\\)"),
