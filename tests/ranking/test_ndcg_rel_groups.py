@@ -123,3 +123,22 @@ def test_span_tables_agree_with_long_double_sums(by_group, monkeypatch):
     long_double = evaluate(y, s, ["ndcg_rel"], per_row=True, no_relevant=0.0)["ndcg_rel"]
     assert by_group
     np.testing.assert_allclose(tables, long_double, rtol=1e-15, atol=0)
+
+
+def test_rows_down_the_positions_equal_each_row_alone(by_group):
+    """Many rows make the tables down the positions (one array of the three
+    sums side by side), a row alone along its positions: the same additions,
+    so the same values bit for bit, rows without a positive gain among them
+    (their ideal DCG is 0 at every position: the tables must stay finite)."""
+    rng = np.random.default_rng(11)
+    y = np.where(rng.random((600, 12)) < 0.25, rng.integers(1, 5, (600, 12)), 0)
+    y[::7] = 0
+    s = rng.integers(0, 4, (600, 12))
+    many = evaluate(y, s, ["ndcg_rel"], per_row=True, no_relevant=0.0)["ndcg_rel"]
+    assert by_group
+    assert gain_curves.many_rows(y.shape)
+    alone = [evaluate(y[i:i + 1], s[i:i + 1], ["ndcg_rel"], no_relevant=0.0)["ndcg_rel"]
+             for i in range(0, 600, 5)]
+    assert not gain_curves.many_rows((1, 12))
+    np.testing.assert_array_equal(many[::5], alone)
+    assert np.isfinite(many).all() and (many[::7] == 0).all()
