@@ -37,6 +37,18 @@ def tied_rows(data, levels):
     return y, s, exclude
 
 
+def mixed_ties(y, s, exclude=None):
+    """Whether a tie of scores joins items of different relevance in some row
+    (the items ``exclude`` marks left out): a tie of items of one relevance
+    gives every measure one value in every order, and is ranked as no tie."""
+    for r in range(y.shape[0]):
+        keep = np.ones(y.shape[1], bool) if exclude is None else ~exclude[r]
+        yr, sr = y[r][keep], s[r][keep]
+        if any(np.unique(yr[sr == v]).shape[0] > 1 for v in np.unique(sr)):
+            return True
+    return False
+
+
 def cut_options(data, m):
     """Options of a thresholded measure: ``threshold`` 2 and a ``max_docs``
     of 1..``m``, each half the time."""

@@ -28,7 +28,7 @@ def depth(requests):
 
 def check_ties(rc, requests, ignore_ties):
     """Raise when a metric without an expected-value rule meets tied scores."""
-    if ignore_ties or not rc.real_ties:
+    if ignore_ties or not (rc.real_ties or rc.equal_ties):
         return
     for req in requests:
         if req.spec.ties == "refuse":

@@ -60,8 +60,7 @@ class RankedChunk:
 
     When no position is tied (``start``/``size`` passed as None) every group
     is a single item: ``start`` is the position, ``size`` is 1, and the sums
-    are the ranked values themselves; nothing is allocated for them.
-    """
+    are the ranked values themselves; nothing is allocated for them."""
 
     def __init__(self, L, start, size, sums, n_items, n_ranked=None, groups=None):
         self.L = L
@@ -87,6 +86,7 @@ class RankedChunk:
         self.memo = {}
         self.items = None
         self.real_ties = self.tied  # ties between real items (not padding)
+        self.equal_ties = False  # ties of equal values read as none (levels._mixed_ties)
         #: ``(scores, BlockValues)`` of the whole rows, for a measure that reads
         #: beyond ``L`` (R-precision); None for ranked lists (``L`` covers them).
         self.block = None

@@ -343,8 +343,14 @@ def _chunk_of(level, high, table, look_tied, n_items=None, whole_few_ties=True):
     n, N = level.shape
     if n_items is None:
         n_items = np.full(n, N, dtype=np.int64)
+    equal_ties = False
+    if look_tied.size and 2 * look_tied.size < n:
+        mixed = _mixed_ties(look_tied, high, level)
+        equal_ties, look_tied = mixed.size < look_tied.size, mixed
     if not look_tied.size:
-        return _untied(level, table, n_items)
+        rc = _untied(level, table, n_items)
+        rc.equal_ties = equal_ties
+        return rc
     if 2 * look_tied.size < n:
         # A few rows tie (float32 scores: about 3 % of rows of 1,000): the
         # others are a chunk without ties, each ranked values derived on
@@ -366,8 +372,27 @@ def _chunk_of(level, high, table, look_tied, n_items=None, whole_few_ties=True):
             if whole_few_ties else None,
             n_items)
         rc.items = LevelValues(level, table)
+        rc.equal_ties = equal_ties
         return rc
     return _tied(level, high, table, look_tied, n_items)
+
+
+def _mixed_ties(rows, high, level):
+    """The rows of ``rows`` where a tie joins items of different level codes.
+
+    Items of one code hold the same value of every item value read (the
+    codes are made from those values), so a tie among them gives one
+    sequence of values in every order: the metric's expectation over the
+    orderings is its value in the order given, and the row is read as
+    untied. A tie group is a run of equal keys in ``high`` (ascending; the
+    codes in ``level`` best first), and holds two codes exactly where two
+    neighbours in the run differ. (Read where a few rows tie, float32
+    scores on sparse relevance: most of their ties join two items of
+    relevance 0.)"""
+    h = high[rows]
+    codes = level[rows][:, ::-1]  # ascending, as the keys
+    mixed = (h[:, 1:] == h[:, :-1]) & (codes[:, 1:] != codes[:, :-1])
+    return rows[mixed.any(axis=1)]
 
 
 def _untied(level, table, n_items):

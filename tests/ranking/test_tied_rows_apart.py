@@ -84,6 +84,7 @@ def test_a_block_with_few_tied_rows_is_split():
     y_score = rng.random((40, 30))
     y_score[[3, 17], 5] = y_score[[3, 17], 6]  # two rows of forty tie
     y_true = (rng.random((40, 30)) < 0.2).astype(np.int8)
+    y_true[[3, 17], 5], y_true[[3, 17], 6] = 1, 0  # each tie joins two relevances
     rc = rank_block(y_true, y_score, make_requests(["ndcg", "map"]))
     parts = rc.split_by_ties()
     assert parts is not None
@@ -191,3 +192,30 @@ def test_mrr_without_a_sort_against_every_ordering(data):
                           no_relevant=0.0)["mrr"]
     np.testing.assert_allclose(np.asarray(alone), want, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(np.asarray(ranked), want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_ties_of_items_of_one_relevance_are_read_as_none(dtype):
+    """A tie joining items of one relevance gives one sequence of values in
+    every order: the block is ranked as untied (no split, no tie groups),
+    its values those of each row alone; a measure that refuses ties still
+    refuses it, as it does where the scores are integers."""
+    rng = np.random.default_rng(5)
+    y_true = np.where(rng.random((60, 30)) < 0.2, rng.integers(1, 4, (60, 30)), 0)
+    y_score = rng.random((60, 30)).astype(dtype)
+    for r in (4, 9, 33):  # three rows tie two items of relevance 0, or of 2
+        a, b = np.flatnonzero(y_true[r] == 0)[:2]
+        y_score[r, b] = y_score[r, a]
+    y_true[9, [0, 1]], y_score[9, 1] = 2, y_score[9, 0]
+    rc = rank_block(y_true, y_score, make_requests(["ndcg", "map"]))
+    assert not rc.tied and rc.equal_ties and rc.split_by_ties() is None
+    got = skr.evaluate(y_true, y_score, FULL, per_row=True, no_relevant=0.0)
+    ref = row_by_row(y_true, y_score, FULL)
+    for m in FULL:
+        np.testing.assert_allclose(np.asarray(got[m]), ref[m], rtol=1e-12, atol=1e-15,
+                                   err_msg=m)
+    with pytest.raises(ValueError, match="scores of some rows tie"):
+        skr.evaluate(y_true, y_score, ["compat"])
+    y_true[33, y_score[33] == y_score[33][np.flatnonzero(y_true[33] == 0)[0]]] = [0, 3]
+    rc = rank_block(y_true, y_score, make_requests(["ndcg", "map"]))
+    assert rc.tied and rc.split_by_ties() is not None  # a tie of two relevances
