@@ -11,7 +11,6 @@ from .._utils.fast import (
     cumsum_down,
     flatnonzero,
     nonzero_2d,
-    ranges,
     row_counts,
     row_cumsum,
     running_in_rows,
@@ -405,9 +404,7 @@ class IdealLevels:
     def idcg(self):
         # Each row's own running sum from its first level (full_idcg's additions): one
         # over the block less its value before the row kept the rows' rounding (2e-10).
-        per_row = np.bincount(self.rows, minlength=self.n_rows)
-        slot = ranges(np.zeros(self.n_rows, np.int64), per_row)
-        return running_in_rows(self.rows, slot, self._part, self.n_rows)[0]
+        return running_in_rows(self.rows, None, self._part, self.n_rows)[0]
 
     @functools.cached_property
     def P(self):

@@ -120,12 +120,13 @@ def row_cumsum(a, out=None):
 
 
 def running_in_rows(rows, slot, v, n_rows, before=False):
-    """``(running, totals)``: per entry (row-major, ``rows`` its row, ``slot``
-    its place among its row's), the sum of ``v`` over its row's entries down
-    to it (``before``: those before it), and each row's total. Each row is
-    summed on its own, from its first entry, in the entries' order: a
-    running sum over the whole chunk less its value at a row's start would
-    carry the rounding of every row before."""
+    """``(running, totals)``: per entry (row-major, ``rows`` its row, ``slot`` its
+    place among its row's; None: made from ``rows``, sorted), the sum of ``v``
+    over its row's entries down to it (``before``: those before it), and each
+    row's total, each row summed on its own from its first entry, in order (the
+    chunk's running sum less its value at a row's start keeps others' rounding)."""
+    slot = slot if slot is not None else ranges(np.zeros(n_rows, np.int64),
+                                                 np.bincount(rows, minlength=n_rows))
     width = (int(slot.max()) + 1 if slot.size else 1) + before
     W = np.zeros((n_rows, width))
     at = rows * width + slot

@@ -585,8 +585,7 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
                         + ((DDc[em] - DDc[cm]) - (em - cm) * Dcs) * inv[many])
         Sd = head[1] + tail * inv
         group_dcg = (G / m) * span
-    slot = ranges_from_counts(np.bincount(row, minlength=n_rows))
-    D0, _ = running_in_rows(row, slot, group_dcg, n_rows, before=True)
+    D0, _ = running_in_rows(row, None, group_dcg, n_rows, before=True)
     pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
     term = (r / m) * D0 * S1 + (G / m) * Sd + pair * Sc
     total = np.bincount(row, weights=term, minlength=n_rows)
@@ -718,8 +717,7 @@ def _dcg_at_by_group(groups, key, rows, ends, n_rows):
     mean = groups.sums[key] / size
     end = s + size
     contrib = mean * (np.take(Dc, end) - np.take(Dc, s))
-    slot = ranges_from_counts(np.bincount(row, minlength=n_rows))
-    before, whole = running_in_rows(row, slot, contrib, n_rows, before=True)
+    before, whole = running_in_rows(row, None, contrib, n_rows, before=True)
     g = np.searchsorted(first, rows * L + ends - 1, side="right") - 1
     gc = np.maximum(g, 0)
     mine = (g >= 0) & (ends > 0) & (np.take(row, gc) == rows)
