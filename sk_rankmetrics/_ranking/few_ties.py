@@ -40,23 +40,35 @@ class FewTies:
         position in the row.
     """
 
-    def __init__(self, joined, values, rows=None, n=None):
-        m, N = joined.shape[0], joined.shape[1] - 1
-        self.n, self.N, self.values = (m if n is None else n), N, values
-        # A member ties with a neighbour, and opens its group when not with
-        # the one before.
-        member = joined[:, :N] | joined[:, 1:]
-        at = flatnonzero(member.reshape(-1))
-        opens = ~joined[:, :N].reshape(-1)[at]
-        self.gid = np.cumsum(opens) - 1
-        row, self.pos = np.divmod(at, N)
-        if rows is not None:  # the rows given are these of the block
-            row = rows[row]
-        self.member = row * N + self.pos
-        self.first = self.member[opens]
-        self.size = np.bincount(self.gid, minlength=self.first.shape[0])
+    def __init__(self, pairs, values, n, N):
+        self.n, self.N, self.values = n, N, values
+        # A run of pairs t, t + 1, ... is one group (none crosses a row: no
+        # pair starts at a row's last position).
+        opens = np.empty(pairs.shape[0], dtype=bool)
+        opens[:1] = True
+        np.not_equal(pairs[1:], pairs[:-1] + 1, out=opens[1:])
+        self.first = pairs[opens]
+        self.size = np.diff(np.append(flatnonzero(opens), pairs.shape[0])) + 1
+        self.gid = np.repeat(np.arange(self.first.shape[0]), self.size)
+        # Member i of a group is its (i - the group's first member)-th item.
+        shift = self.first - (np.cumsum(self.size) - self.size)
+        self.member = np.arange(self.gid.shape[0]) + np.repeat(shift, self.size)
+        self.pos = self.member % N
         self.row, self.start = np.divmod(self.first, N)
         self._memo = {}
+
+    @classmethod
+    def of_pairs(cls, pairs, values, n, N, m=None):
+        """The :class:`FewTies` of a block of ``n`` rows of ``N`` items, in
+        one order of their ties (``values``), whose neighbours tie at
+        ``pairs``: the flat positions (increasing, in the (n, N) layout) of
+        the first of each two neighbours that tie. None when those pairs
+        number more than :data:`MOST_TIED` of the items of the ``m`` rows
+        they were looked for in (default ``n``) over two."""
+        m = n if m is None else m
+        if pairs.shape[0] > MOST_TIED * m * N / 2:
+            return None
+        return cls(pairs, values, n, N)
 
     @classmethod
     def of(cls, sv, values, rows=None, n=None):
@@ -79,9 +91,10 @@ class FewTies:
     def of_joined(cls, joined, values, rows=None, n=None):
         """:meth:`of` given the rows' :meth:`joined` bools."""
         m, N = joined.shape[0], joined.shape[1] - 1
-        if int(np.count_nonzero(joined)) > MOST_TIED * m * N / 2:
-            return None
-        return cls(joined, values, rows, n)
+        row, p = np.divmod(flatnonzero(joined.reshape(-1)), N + 1)
+        if rows is not None:  # the rows given are these of the block
+            row = rows[row]
+        return cls.of_pairs(row * N + (p - 1), values, m if n is None else n, N, m)
 
     def at(self, name):
         """The value ``name`` at each grouped position."""

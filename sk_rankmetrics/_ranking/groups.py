@@ -88,14 +88,18 @@ class LazyGroups:
     """The :class:`Groups` of sorted rows, found on first read (by the
     kernels that read groups or per-position statistics: a chunk read through
     its :class:`~.few_ties.FewTies` never reads them). ``new``: see
-    :func:`_groups_only` (a byte an item, where ``sv`` holds eight)."""
+    :func:`_groups_only` (a byte an item, where ``sv`` holds eight), or a
+    function that makes it on first read."""
 
     def __init__(self, sv, ranked_vals, new=None):
         self._args, self._made = (sv, ranked_vals, new), None
 
     def get(self):
         if self._made is None:
-            self._made, self._args = _groups_only(*self._args), None
+            sv, ranked_vals, new = self._args
+            if callable(new):  # made on first read too
+                new = new()
+            self._made, self._args = _groups_only(sv, ranked_vals, new), None
         return self._made
 
     @staticmethod

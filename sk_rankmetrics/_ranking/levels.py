@@ -119,6 +119,11 @@ def _rank_by_levels(y_score, values, check, fit, n_items):
         ranked = _by_offset_key(y_score, values, fit, check, n_items)
         if ranked is not None:
             return ranked
+    if y_score.dtype == np.float64 and n_items is None:
+        # (float64 scores in short rows that tie in a few rows went above.)
+        ranked = _by_decimal_key(y_score, values, fit, check)
+        if ranked is not None:
+            return ranked
     ranked = _by_key(y_score, values, fit, check, _WIDE, n_items)
     return None if ranked is _TOO_MANY else ranked
 
@@ -239,7 +244,8 @@ def _by_offset_key(y_score, values, fit, check, n_items=None):
     if check is not None:
         check.by_ends(ends[:1], ends[1:])
     u >>= np.uint32(bits)  # the offsets alone: equal where the scores tie
-    look_tied = rows_with_equal_neighbours(u)
+    pairs = _tied_pairs(u)
+    look_tied = _rows_of(pairs, N)
     if y_score.dtype == np.float64 and look_tied.size:
         # Rounded float64: rows whose neighbours share a float32, ranked
         # again exactly, and of those the rows that truly tie.
@@ -247,7 +253,8 @@ def _by_offset_key(y_score, values, fit, check, n_items=None):
             return None
         _rank_exactly(y_score, codes, look_tied, level, u)
         look_tied = look_tied[(u[look_tied, 1:] == u[look_tied, :-1]).any(axis=1)]
-    return _chunk_of(level, u, table, look_tied, n_items, not padding)
+        pairs = None
+    return _chunk_of(level, u, table, look_tied, n_items, not padding, pairs)
 
 
 def _offset_may_fit(probe, bits):
@@ -312,7 +319,8 @@ def _by_key(y_score, values, fit, check, key, n_items=None):
         check.by_ends(v[:, 0], v[:, -1])
     high = i
     high >>= bits  # in place: a new array of the block costs its pages' first touch
-    look_tied = rows_with_equal_neighbours(high)
+    pairs = _tied_pairs(high)
+    look_tied = _rows_of(pairs, N)
     if look_tied.size and not exact and look_tied.size * _MOST_ROWS > n:
         if key is _NARROW:
             return _TOO_MANY
@@ -329,24 +337,32 @@ def _by_key(y_score, values, fit, check, key, n_items=None):
         # the rows that truly tie.
         _rank_exactly(y_score, codes, look_tied, level, high)
         look_tied = look_tied[(high[look_tied, 1:] == high[look_tied, :-1]).any(axis=1)]
-    return _chunk_of(level, high, table, look_tied, n_items, not padding)
+        pairs = None
+    return _chunk_of(level, high, table, look_tied, n_items, not padding, pairs)
 
 
-def _chunk_of(level, high, table, look_tied, n_items=None, whole_few_ties=True):
+def _chunk_of(level, high, table, look_tied, n_items=None, whole_few_ties=True, pairs=None):
     """The chunk of rows ranked by a key: ``level`` their level codes in rank
     order (their values made with ``table``), ``high`` their keys ascending,
     equal exactly where the scores tie, ``look_tied`` the rows that tie;
     ``n_items`` the real items of padded rows (None: every item is).
     ``whole_few_ties``: whether the kernels that read tie groups only may
     read the whole block through its few ties (not where padding has a code
-    of its own: bpref reads them only where every item is judged)."""
+    of its own: bpref reads them only where every item is judged).
+    ``pairs``: the ties' :func:`_tied_pairs`, when found already."""
     n, N = level.shape
     if n_items is None:
         n_items = np.full(n, N, dtype=np.int64)
     equal_ties = False
+    if look_tied.size and pairs is None:
+        pairs = _tied_pairs(high, look_tied)
     if look_tied.size and 2 * look_tied.size < n:
-        mixed = _mixed_ties(look_tied, high, level)
-        equal_ties, look_tied = mixed.size < look_tied.size, mixed
+        mixed = _mixed_ties(pairs, level)
+        if mixed.size < look_tied.size:
+            equal_ties, look_tied = True, mixed
+            kept = np.zeros(n, dtype=bool)
+            kept[mixed] = True
+            pairs = pairs[kept[pairs // N]]
     if not look_tied.size:
         rc = _untied(level, table, n_items)
         rc.equal_ties = equal_ties
@@ -358,41 +374,83 @@ def _chunk_of(level, high, table, look_tied, n_items=None, whole_few_ties=True):
         untied = np.ones(n, dtype=bool)
         untied[look_tied] = False
         plain = flatnonzero(untied)
-        # The tied rows' keys, copied: the block's keys (the float64 copy of
-        # the scores) are let go when this returns.
-        tied_high = high[look_tied]
+        # The tied rows' pairs, in their own layout.
+        own = np.searchsorted(look_tied, pairs // N) * N + pairs % N
         rc = RankedChunk.of_whole_rows(
             N, n, list(table), look_tied,
             lambda: [(plain, _untied(level[plain], table, n_items[plain])),
-                     (look_tied, _tied(level[look_tied], tied_high, table,
+                     (look_tied, _tied(level[look_tied], own, table,
                                        n_items=n_items[look_tied]))],
             # The kernels that read tie groups only take the whole block at
             # once: the order given, corrected at the few groups.
-            FewTies.of(tied_high[:, ::-1], LevelValues(level, table), look_tied, n)
+            FewTies.of_pairs(pairs, LevelValues(level, table), n, N, look_tied.shape[0])
             if whole_few_ties else None,
             n_items)
         rc.items = LevelValues(level, table)
         rc.equal_ties = equal_ties
         return rc
-    return _tied(level, high, table, look_tied, n_items)
+    return _tied(level, pairs, table, look_tied, n_items)
 
 
-def _mixed_ties(rows, high, level):
-    """The rows of ``rows`` where a tie joins items of different level codes.
+def _tied_pairs(high, rows=None, best_first=False):
+    """The ties of rows of keys ``high`` (n, N) sorted ascending, equal exactly
+    where the scores tie, in rank order (the best first): the flat positions
+    (increasing, in the (n, N) layout) of the first of each two neighbours
+    that tie; looked for in the rows ``rows`` only (sorted), when given.
+    ``best_first``: the keys ascend as the scores descend (rank order).
+    Each key is compared with the next over the block as one flat array (a
+    third of the time of the reversed rows' keys compared), and the pairs
+    found reversed within each row (a fifth of the time of their sort)."""
+    N = high.shape[1]
+    flat = (high if rows is None else high[rows]).reshape(-1)
+    equal = np.empty(flat.shape[0], dtype=bool)
+    np.equal(flat[1:], flat[:-1], out=equal[:-1])
+    equal[N - 1::N] = False  # the last of a row against the next row's first
+    if not equal.any():
+        return np.zeros(0, dtype=np.intp)
+    row, c = np.divmod(flatnonzero(equal), N)  # (row, c) ties with (row, c + 1)
+    if rows is not None:
+        row = rows[row]
+    if best_first:
+        return row * N + c
+    # Rank order reverses a row: (row, c) and (row, c + 1) are its positions
+    # N - 1 - c and N - 2 - c. Each row's run of pairs, found in increasing
+    # c, is put in reverse.
+    at = row * N + (N - 2 - c)
+    m = at.shape[0]
+    first = np.empty(m, dtype=bool)
+    first[:1] = True
+    np.not_equal(row[1:], row[:-1], out=first[1:])
+    starts = flatnonzero(first)
+    ends = np.append(starts[1:], m)
+    out = np.empty_like(at)
+    out[np.repeat(starts + ends - 1, ends - starts) - np.arange(m)] = at
+    return out
+
+
+def _rows_of(pairs, N):
+    """The rows (sorted, distinct) of the sorted flat positions ``pairs`` in
+    rows of ``N``."""
+    row = pairs // N
+    first = np.empty(row.shape[0], dtype=bool)
+    first[:1] = True
+    np.not_equal(row[1:], row[:-1], out=first[1:])
+    return row[first]
+
+
+def _mixed_ties(pairs, level):
+    """The rows where a tie joins items of different level codes (``level``,
+    rank order; ``pairs``, the ties' :func:`_tied_pairs`).
 
     Items of one code hold the same value of every item value read (the
     codes are made from those values), so a tie among them gives one
     sequence of values in every order: the metric's expectation over the
     orderings is its value in the order given, and the row is read as
-    untied. A tie group is a run of equal keys in ``high`` (ascending; the
-    codes in ``level`` best first), and holds two codes exactly where two
-    neighbours in the run differ. (Read where a few rows tie, float32
-    scores on sparse relevance: most of their ties join two items of
-    relevance 0.)"""
-    h = high[rows]
-    codes = level[rows][:, ::-1]  # ascending, as the keys
-    mixed = (h[:, 1:] == h[:, :-1]) & (codes[:, 1:] != codes[:, :-1])
-    return rows[mixed.any(axis=1)]
+    untied. A tie group holds two codes exactly where two of its neighbours
+    differ. (Read where a few rows tie, float32 scores on sparse relevance:
+    most of their ties join two items of relevance 0.)"""
+    codes = level.reshape(-1)
+    return _rows_of(pairs[np.take(codes, pairs) != np.take(codes, pairs + 1)], level.shape[1])
 
 
 def _untied(level, table, n_items):
@@ -404,38 +462,104 @@ def _untied(level, table, n_items):
     return rc
 
 
-def _tied(level, high, table, rows=None, n_items=None):
+def _tied(level, pairs, table, rows=None, n_items=None):
     """The chunk of rows ranked with their tie groups: ``level`` the level
-    codes in rank order (their values made with ``table``), ``high`` the keys
-    of their scores ascending (equal where they tie). When the groups hold a
-    few items of the rows (float32 scores: a pair in a row of 1,000), the
-    chunk also describes them as :class:`~.few_ties.FewTies` (the order
-    given and its groups of two or more items). ``rows``: the rows that tie,
-    when not all do (sorted); ``n_items``, the real items of each row (None:
-    all ``N``; padding is ranked last and ties with nothing)."""
+    codes in rank order (their values made with ``table``), ``pairs`` their
+    ties (:func:`_tied_pairs`). When the groups hold a few items of the rows
+    (float32 scores: a pair in a row of 1,000), the chunk also describes
+    them as :class:`~.few_ties.FewTies` (the order given and its groups of
+    two or more items). ``rows``: the rows that tie, when not all do
+    (sorted); ``n_items``, the real items of each row (None: all ``N``;
+    padding is ranked last and ties with nothing)."""
     n, N = level.shape
     ranked = LevelValues(level, table)
     if n_items is None:
         n_items = np.full(n, N, dtype=np.int64)
-    # Equal neighbours are the ties (only equality is read): kept as a byte
-    # an item, the keys let go.
-    joined = FewTies.joined(high[:, ::-1])
     # Most rows tie (or all): the groups of every row, found on first read
     # (a chunk read through its few ties never reads them), and the
     # per-position statistics made from them on first read.
-    groups = LazyGroups(None, ranked, ~joined[:, :N])
+    groups = LazyGroups(None, ranked, lambda: _opens(pairs, n, N))
     rc = RankedChunk(N, None, None, _GroupSums(groups, list(ranked)), n_items, groups=groups)
     rc.real_ties = True
     rc.items = ranked
-    if rows is None or rows.shape[0] == n:
-        rc.few_ties = FewTies.of_joined(joined, LevelValues(level, table))
-    else:  # the groups found in the rows that tie only
-        rc.few_ties = FewTies.of_joined(joined[rows], LevelValues(level, table), rows, n)
+    rc.few_ties = FewTies.of_pairs(pairs, LevelValues(level, table), n, N,
+                                   n if rows is None else rows.shape[0])
     return rc
+
+
+def _opens(pairs, n, N):
+    """Whether each position of the (n, N) rows opens a tie group (the second
+    of each pair of ``pairs`` does not)."""
+    new = np.ones(n * N, dtype=bool)
+    new[pairs + 1] = False
+    return new.reshape(n, N)
 
 
 #: The most decimals :func:`_on_a_decimal_grid` tries.
 _MOST_DECIMALS = 8
+
+
+def _decimals(row):
+    """The fewest decimals ``d`` (at most :data:`_MOST_DECIMALS`) to which the
+    float64 scores ``row`` are rounded (each equals ``np.round(score, d)``),
+    or None."""
+    for d in range(_MOST_DECIMALS + 1):
+        if np.array_equal(np.round(row, d), row):
+            return d
+    return None
+
+
+#: Keys of at most this many values (the scores' span in steps of
+#: ``10**-d`` times the level codes) are sorted in 16 bits, the rest in 32.
+_SHORT_KEYS = 2**16
+
+
+def _by_decimal_key(y_score, values, fit, check):
+    """:func:`rank_by_levels` of unpadded float64 scores rounded to ``d``
+    decimals (as ``np.round`` leaves them, or as a run file prints them and
+    its reader parses them): each score is ``k / 10**d`` for a whole ``k``,
+    the nearest float64 to it, so the scores tie exactly where their ``k``
+    do, and in the same order. Their ``k`` less the block's smallest, the
+    level below, is a key of 16 or 32 bits (where the span leaves room),
+    whose ties are the scores' own: where most rows tie (scores of three
+    decimals, rows of 100), one sort of the short keys (a third of a sort of
+    the float64 ones, a half for 32 bits) and nothing ranked again. None
+    when the scores are not so rounded (checked over the block: each equals
+    ``rint(score * 10**d) / 10**d``, ``d`` read off the first row), or when
+    the span leaves no room."""
+    codes, bits, lo, n_levels, padding = fit
+    d = _decimals(y_score[0])
+    if d is None:
+        return None
+    n, N = y_score.shape
+    scale = 10.0**d  # (np.round's: exact for d <= 22)
+    k = np.empty((n, N))  # C-ordered, whatever the scores' order: read as rows below
+    np.multiply(y_score, scale, out=k)
+    np.rint(k, out=k)
+    with np.errstate(invalid="ignore"):  # (an infinity's key: NaN)
+        ends = np.array([k.min(), k.max()])
+    if not (np.isfinite(ends).all() and np.abs(ends).max() < 2.0**52):
+        return None  # (a score not finite: the other keys name it)
+    width = (int(ends[1] - ends[0]) + 1) << bits
+    if width > 2**32 or not np.array_equal(np.divide(k, scale), y_score):
+        return None
+    itype = np.uint16 if width <= _SHORT_KEYS else np.uint32
+    # The largest k less each: sorted ascending, the rows come best first,
+    # in rank order (the levels read forwards, no row reversed).
+    np.subtract(ends[1], k, out=k)
+    u = k.astype(itype)
+    del k
+    u <<= itype(bits)
+    np.bitwise_or(u, codes, out=u, casting="unsafe")
+    u.sort(axis=1)
+    low = u.view(np.uint8).reshape(n, N, u.itemsize)[..., 0 if np.little_endian else -1]
+    level = np.bitwise_and(low, np.uint8((1 << bits) - 1))
+    table = level_values(values, lo, n_levels, codes, padding)
+    if check is not None:
+        check.by_ends(ends[:1], ends[1:])  # (finite: read above)
+    u >>= itype(bits)  # the k alone: equal where the scores tie
+    pairs = _tied_pairs(u, best_first=True)
+    return _chunk_of(level, u, table, _rows_of(pairs, N), None, not padding, pairs)
 
 
 def _on_a_decimal_grid(y_score, bits):
@@ -446,11 +570,8 @@ def _on_a_decimal_grid(y_score, bits):
     :func:`rank_by_levels`' key tie exactly, and the order of the others is
     theirs. Two distinct scores differ by ``10**-d`` less a few ulps of the
     largest magnitude ``M``; the lowest ``bits`` bits span ``2**bits`` ulps."""
-    first = y_score[0]
-    for d in range(_MOST_DECIMALS + 1):
-        if np.array_equal(np.round(first, d), first):
-            break
-    else:
+    d = _decimals(y_score[0])
+    if d is None:
         return False
     M = max(float(y_score.max()), -float(y_score.min()))  # no |score| array made; NaN stays
     if not np.isfinite(M) or 10.0**-d <= 2.0 ** (bits + 4) * np.spacing(M):

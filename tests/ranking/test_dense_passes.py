@@ -571,7 +571,7 @@ def test_ap_and_bpref_make_no_float64_relevance(metric, dtype):
     got, made = _made_values(y, s, metric)
     got = got[metric]
     assert not [k for k in made if k.startswith("rel:")], made
-    with mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None):
+    with mock.patch.object(few_ties.FewTies, "of_pairs", lambda *a, **k: None):
         grouped = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]
     with mock.patch.object(block_mod, "rank_by_levels", lambda *a: None):
         argsort = skr.evaluate(y, s, [metric], per_row=True, no_relevant=0.0)[metric]

@@ -65,7 +65,7 @@ def _off(y, s, metrics, what):
     if what == "argsort":
         patch = mock.patch.object(block, "rank_by_levels", lambda *a: None)
     else:
-        patch = mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None)
+        patch = mock.patch.object(few_ties.FewTies, "of_pairs", lambda *a, **k: None)
     with patch:
         return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
 
@@ -83,14 +83,14 @@ def test_few_ties_equal_the_per_group_path_and_the_argsort_route(data, share):
     k = data.draw(st.integers(1, N))
     metrics = _metrics(k, top)
     made = []
-    real = few_ties.FewTies.of_joined
+    real = few_ties.FewTies.of_pairs
 
     def spy(*a, **kw):
         out = real(*a, **kw)
         made.append(out is not None)
         return out
 
-    with mock.patch.object(few_ties.FewTies, "of_joined", spy):
+    with mock.patch.object(few_ties.FewTies, "of_pairs", spy):
         got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
     sv = np.sort(s, axis=1)
     tied_pairs = np.count_nonzero(sv[:, 1:] == sv[:, :-1], axis=1)
@@ -214,7 +214,7 @@ def test_float64_scores_rounded_to_decimals_take_the_few_ties_path(scale):
     by_levels = levels.rank_by_levels(s, BlockValues(y, make_requests(metrics)))
     assert (by_levels is None) == (scale == np.pi)
     made = []
-    real_of = few_ties.FewTies.of_joined
+    real_of = few_ties.FewTies.of_pairs
 
     def spy(*a, **k):
         out = real_of(*a, **k)
@@ -223,13 +223,13 @@ def test_float64_scores_rounded_to_decimals_take_the_few_ties_path(scale):
 
     for judged in (None, rng.random(s.shape) < 0.9):
         made.clear()
-        with mock.patch.object(few_ties.FewTies, "of_joined", spy):
+        with mock.patch.object(few_ties.FewTies, "of_pairs", spy):
             got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
         assert any(m is not None for m in made)
-        with mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None):
+        with mock.patch.object(few_ties.FewTies, "of_pairs", lambda *a, **k: None):
             want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
         with mock.patch.object(block, "rank_by_levels", lambda *a: None), \
-                mock.patch.object(few_ties.FewTies, "of_joined", lambda *a, **k: None):
+                mock.patch.object(few_ties.FewTies, "of_pairs", lambda *a, **k: None):
             argsort = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, judged=judged)
         for key in want:
             for other, what in ((want, "per-group"), (argsort, "argsort")):
