@@ -157,10 +157,11 @@ class MetricSpec:
     reads_few_ties : bool
         With ``reads_groups``: whether the kernel also reads a block whose
         rows tie in a few places as one chunk in the order given, corrected
-        at its tie groups (``rc.few_ties``), which holds when a tie changes
-        the terms of its own positions only (DCG, AP, bpref, ERR). False
-        (ndcg_rel and Rndcg, whose terms read the discounted gain above
-        them; infAP, whose kernel has no such correction) splits such a
+        at its tie groups (``rc.few_ties``): where a tie changes the terms
+        of its own positions only (DCG, AP, bpref, ERR), or where the
+        expected value is that of each position's mean gain, put right at
+        the grouped positions (ndcg_rel, Rndcg: :mod:`.kernels.gain_down`).
+        False (infAP, whose kernel has no such correction) splits such a
         block into its untied and its tied rows.
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
@@ -419,10 +420,10 @@ _register("g", None, gain_curves.normalized_gain, _NEEDS_GAIN, ("gain", "max_doc
           needs_ideal=True, reads_items=True,
           description="trec_eval's G: gain against the ideal's cumulative cost")
 _register("ndcg_rel", None, gain_curves.ndcg_rel, ("gain", "positive"), ("gain", "max_docs"),
-          takes_k=False, full=True, needs_ideal=True, reads_groups=True, reads_few_ties=False,
+          takes_k=False, full=True, needs_ideal=True, reads_groups=True,
           description="nDCG averaged over the ranks of the relevant items")
 _register("rndcg", None, gain_curves.rndcg, ("gain", "rel"), ("gain", "threshold", "max_docs"),
-          takes_k=False, full=True, needs_ideal=True, reads_groups=True, reads_few_ties=False,
+          takes_k=False, full=True, needs_ideal=True, reads_groups=True,
           description="nDCG averaged where the ideal gain changes level")
 
 

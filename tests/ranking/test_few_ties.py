@@ -1,9 +1,10 @@
 """Rows that tie in a few places read as the order given corrected at their tie
 groups (``_ranking/few_ties.py``): nDCG, DCG, AP, RBP, bpref and ERR, with and
-without a cut-off that may split a group, on blocks where a few rows tie (the
-whole block read at once) and where most rows do; against the same rows
-through the per-group path (the correction turned off) and through the
-argsort route (``rank_by_levels`` turned off), row by row."""
+without a cut-off that may split a group, and ndcg_rel and Rndcg read at the
+grouped positions' mean gains (``kernels/gain_down.py``), on blocks where a
+few rows tie (the whole block read at once) and where most rows do; against
+the same rows through the per-group path (the correction turned off) and
+through the argsort route (``rank_by_levels`` turned off), row by row."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def _metrics(k, top):
             ("err", {"max_grade": top}),
             ("expected_reciprocal_rank", {"max_grade": top, "normalize": True}),
             f"ndcg@{k}", f"dcg@{k}", f"map@{k}", (f"err@{k}", {"max_grade": top}),
-            f"rbp@{k}"]
+            f"rbp@{k}", "ndcg_rel", ("rndcg", {"gain": "exponential"})]
 
 
 def _scores(data, rng, n, N, share):
@@ -128,18 +129,16 @@ def test_a_block_of_a_few_tied_rows_is_read_at_once_unless_a_measure_reads_posit
     want = _off(y, s, metrics, "argsort")
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=key)
-    with mock.patch.object(levels.RankedChunk, "split_by_ties", split_spy):
-        parts.clear()
-        skr.evaluate(y, s, ["map", "ndcg", "bpref"])
-    assert not parts  # every measure read the block at once: no parts made
-    # ndcg_rel and Rndcg read the discounted gain above each term, which an
-    # earlier tie moves: they read the untied and the tied rows apart.
-    for name in ("ndcg_rel", "rndcg"):
+    # ndcg_rel and Rndcg too: the block down the positions at the grouped
+    # positions' mean gains, ndcg_rel put right there (gain_down).
+    for names in (["map", "ndcg", "bpref"], ["map", "ndcg_rel"], ["rndcg"]):
         with mock.patch.object(levels.RankedChunk, "split_by_ties", split_spy):
             parts.clear()
-            got = skr.evaluate(y, s, ["map", name], per_row=True, no_relevant=0.0)
-        assert parts and parts[0], name
-        np.testing.assert_allclose(got[name], want[name], rtol=1e-12, err_msg=name)
+            got = skr.evaluate(y, s, names, per_row=True, no_relevant=0.0)
+        assert not parts, names  # every measure read the block at once: no parts made
+        for name in names:
+            if name != "bpref":  # (want's is cut at max_docs)
+                np.testing.assert_allclose(got[name], want[name], rtol=1e-12, err_msg=name)
 
 
 def test_the_whole_block_view_has_no_per_position_statistics():
@@ -210,7 +209,7 @@ def test_float64_scores_rounded_to_decimals_take_the_few_ties_path(scale):
         s = np.round(rng.random((200, 300)) * scale, 4 if abs(scale) == 1 else -2)
     y = rng.integers(0, 4, (200, 300)).astype(np.int8)
     metrics = ["ndcg", "dcg", "map", "bpref", "err", "rbp", "mrr", "r_precision",
-               "ndcg@10", "map@20"]
+               "ndcg@10", "map@20", "ndcg_rel", "rndcg"]
     by_levels = levels.rank_by_levels(s, BlockValues(y, make_requests(metrics)))
     assert (by_levels is None) == (scale == np.pi)
     made = []

@@ -1,10 +1,11 @@
 """Kernels made down the positions of many rows (transposed, vectors over
 the rows) against the reference formulas of ``tests/reference.py``:
-``ndcg_rel``, G and Rndcg of untied chunks (``gain_curves._ndcg_rel_down``,
-``_g_down``, ``_dcg_at_down``) with dense gains, padding (``exclude``, long format of uneven
-lengths), rows without a positive gain, the exponential gain and a mapping
-of a negative level; and the same values as the rows read along their
-positions (the route of a few rows) to rounding."""
+``ndcg_rel``, G and Rndcg of untied chunks (``gain_down._ndcg_rel_down``,
+``gain_curves._g_down``, ``gain_down._dcg_at_down``) with dense gains,
+padding (``exclude``, long format of uneven lengths), rows without a
+positive gain, the exponential gain and a mapping of a negative level; and
+the same values as the rows read along their positions (the route of a few
+rows) to rounding."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 import reference as ref
 
 from sk_rankmetrics import evaluate
-from sk_rankmetrics._metrics.kernels import gain_curves
+from sk_rankmetrics._metrics.kernels import gain_curves, gain_down
 
 TOL = dict(rtol=1e-12, atol=1e-14)
 
@@ -29,9 +30,10 @@ def down(monkeypatch):
     taken = []
     for name in KERNELS.values():
         real = getattr(gain_curves, name)
-        monkeypatch.setattr(gain_curves, name, lambda *a, real=real: taken.append(
-            a[0].shape[0] if isinstance(a[0], np.ndarray) else a[0].n_rows) or real(*a))
-    monkeypatch.setattr(gain_curves, "_CELLS_DOWN", 40 * 37)  # several pieces a block
+        monkeypatch.setattr(gain_curves, name, lambda *a, real=real, **k: taken.append(
+            a[0].shape[0] if isinstance(a[0], np.ndarray) else a[0].n_rows) or real(*a, **k))
+    for module in (gain_curves, gain_down):  # several pieces a block
+        monkeypatch.setattr(module, "_CELLS_DOWN", 40 * 37)
     return taken
 
 

@@ -31,6 +31,7 @@ from . import (
     whole_row_groups,
 )
 from .combinatorics import _log_factorials
+from .gain_down import _dcg_at_down, _ndcg_rel_down, mean_gains, ndcg_rel_few_ties
 from .judgements import _at_the_cut
 
 
@@ -416,6 +417,8 @@ def ndcg_rel(rc, req):
     listed = _Listed.of(rc, req.gain_key)
     if listed is not None:
         return _ndcg_rel_listed(rc, levels, listed, disc)
+    if _few_ties_whole(rc):
+        return ndcg_rel_few_ties(rc, rc.few_ties, req.gain_key, levels, disc), P > 0
     groups = whole_row_groups(rc)
     if groups is not None:
         return _ndcg_rel_by_group(groups, req.gain_key, levels, disc, n_rows)
@@ -469,47 +472,11 @@ def ndcg_rel(rc, req):
 _CELLS_DOWN = DOWN_CELLS  # (:data:`~..._utils.fast.DOWN_CELLS`)
 
 
-def _ndcg_rel_down(rc, key, levels, disc):
-    """ndcg_rel of a chunk without ties over many rows (:func:`many_rows`),
-    made down the positions of the transposed gains a few thousand rows at
-    a time: the running DCG and ideal DCG as vectors over the rows
-    (:func:`accumulate_down`; NumPy's running sum along a row costs about
-    4 ns an entry), in the order of additions of the rows' own, and the
-    ratios at the positive gains summed down the positions."""
-    n_rows, L = rc.n_rows, rc.L
-    P, full = levels.P, levels.full_idcg
-    g, top = rc.mean(key), levels.top(L)
-    n = np.minimum(rc.n_ranked, L)
-    logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
-    pos = np.arange(L)[:, None]
-    padded = bool((rc.n_ranked < L).any())
-    # Every positive item ranked (whole rows, no padding): the (P - N) term is 0.
-    every_one = not padded and rc.row_width == L
-    total = np.empty(n_rows)
-    step = max(1, _CELLS_DOWN // max(L, 1))
-    for a in range(0, n_rows, step):
-        b = min(a + step, n_rows)
-        # (L, rows): each gain over its discount's logarithm, read transposed
-        # (a positive gain stays positive).
-        dcg = np.divide(g[a:b].T, logs, out=np.empty((L, b - a)))
-        at_rel = dcg > 0
-        if padded:
-            at_rel &= pos < rc.n_ranked[a:b]
-        accumulate_down(dcg)
-        # The ideal DCG down to min(p, P): past P the ideal gains are 0 and
-        # the running sum stays IDCG_P. A row without positive gain (ratios
-        # at no position) reads 1, not 0.
-        idcg = np.multiply(top[a:b].T, disc[:, None], out=np.empty(dcg.shape))
-        accumulate_down(idcg)
-        idcg[:, flatnonzero(P[a:b] == 0)] = 1.0
-        cols = np.arange(b - a)
-        last = np.where(n[a:b] > 0, dcg[np.maximum(n[a:b] - 1, 0), cols], 0.0)
-        np.divide(dcg, idcg, out=dcg)
-        np.multiply(dcg, at_rel, out=dcg)
-        total[a:b] = dcg.sum(axis=0)
-        if not every_one:
-            total[a:b] += (P[a:b] - at_rel.sum(axis=0)) * _safe_divide(last, full[a:b])
-    return _safe_divide(total, P)
+def _few_ties_whole(rc):
+    """Whether ``rc`` holds whole rows that tie in a few places
+    (``rc.few_ties``): ndcg_rel and Rndcg then read them down the positions,
+    the grouped positions at their means (:mod:`.gain_down`)."""
+    return rc.few_ties is not None and rc.L == rc.few_ties.N
 
 
 def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
@@ -677,8 +644,9 @@ def rndcg(rc, req):
     # At each run's end: the DCG of the ranking's first min(end, n) items;
     # and the whole ranking's.
     ends = np.minimum(levels.end, n[levels.rows])
-    groups = whole_row_groups(rc)
-    if groups is not None:
+    if _few_ties_whole(rc):  # the expected DCG: the grouped positions' means
+        at, whole = _dcg_at_down(mean_gains(rc.few_ties, req.gain_key), levels.rows, ends, n)
+    elif (groups := whole_row_groups(rc)) is not None:
         at, whole = _dcg_at_by_group(groups, req.gain_key, levels.rows, ends, N)
     elif (not rc.tied and many_rows((N, rc.L))
           and ("dcg", req.gain_key) not in rc.root.cache):
@@ -724,26 +692,4 @@ def _dcg_at_by_group(groups, key, rows, ends, n_rows):
     s_g = np.take(s, gc)
     part = np.take(mean, gc) * (np.take(Dc, np.minimum(ends, np.take(end, gc))) - np.take(Dc, s_g))
     at = np.where(mine, np.take(before, gc) + part, 0.0)
-    return at, whole
-
-
-def _dcg_at_down(g, rows, ends, n):
-    """``(at, whole)`` of :func:`_dcg_at_by_group` for an untied chunk of
-    many rows (gains ``g``, one per position; ``n`` the positions ranked
-    per row): the running DCG made down the positions of the transposed
-    gains, a few thousand rows at a time (vectors over the rows), the same
-    additions as the rows' own running sum, read at each query's end."""
-    n_rows, L = g.shape
-    logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
-    at, whole = np.zeros(rows.shape[0]), np.zeros(n_rows)
-    bounds = np.searchsorted(rows, np.arange(0, n_rows + 1))  # each row's queries
-    step = max(1, _CELLS_DOWN // max(L, 1))
-    for a in range(0, n_rows, step):
-        b = min(a + step, n_rows)
-        dcg = accumulate_down(np.divide(g[a:b].T, logs, out=np.empty((L, b - a))))
-        q = slice(bounds[a], bounds[b])
-        e, r = ends[q], rows[q] - a
-        at[q] = np.where(e > 0, dcg[np.maximum(e - 1, 0), r], 0.0)
-        m = n[a:b]
-        whole[a:b] = np.where(m > 0, dcg[np.maximum(m - 1, 0), np.arange(b - a)], 0.0)
     return at, whole

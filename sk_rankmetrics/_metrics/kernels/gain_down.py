@@ -1,0 +1,152 @@
+"""ndcg_rel and Rndcg made down the positions of many rows (vectors over the
+rows, a few thousand rows at a time): of rows without ties, and of rows that
+tie in a few places (:class:`~sk_rankmetrics._ranking.few_ties.FewTies`).
+
+Over the orders of a tie group, the expected gain at each of its positions
+is the group's mean gain, and the expected DCG down to any position is the
+running DCG of those means: Rndcg reads nothing else. ndcg_rel reads the
+DCG at each relevant position, a product of the position's relevance with
+the gains above it, whose expectation differs from the means' at the
+grouped positions only (the pair moments of the group's own items): the
+means' value, corrected there."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._utils.fast import DOWN_CELLS, accumulate_down, flatnonzero
+from . import _safe_divide
+
+_CELLS_DOWN = DOWN_CELLS  # (:data:`~..._utils.fast.DOWN_CELLS`)
+
+
+def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None):
+    """ndcg_rel of a chunk without ties over many rows (:func:`many_rows`),
+    made down the positions of the transposed gains a few thousand rows at
+    a time: the running DCG and ideal DCG as vectors over the rows
+    (:func:`accumulate_down`; NumPy's running sum along a row costs about
+    4 ns an entry), in the order of additions of the rows' own, and the
+    ratios at the positive gains summed down the positions.
+
+    ``g``: the gain at each position (default: the chunk's); with ``at``,
+    ``(rows, positions)`` (sorted by row), also the running DCG and the
+    ideal DCG down to ``min(p, P)`` (1 where ``P`` is 0) at those places:
+    ``(value, dcg_at, idcg_at)``. Every positive item is then taken as
+    ranked (whole rows: the ``(P - N)`` term is 0)."""
+    n_rows, L = rc.n_rows, rc.L
+    P, full = levels.P, levels.full_idcg
+    g, top = (rc.mean(key) if g is None else g), levels.top(L)
+    n = np.minimum(rc.n_ranked, L)
+    logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
+    pos = np.arange(L)[:, None]
+    padded = bool((rc.n_ranked < L).any())
+    # Every positive item ranked (whole rows, no padding): the (P - N) term is 0.
+    every_one = at is not None or (not padded and rc.row_width == L)
+    total = np.empty(n_rows)
+    if at is not None:
+        at_row, at_pos = at
+        bounds = np.searchsorted(at_row, np.arange(n_rows + 1))  # each row's places
+        dcg_at, idcg_at = np.empty(at_row.shape[0]), np.empty(at_row.shape[0])
+    step = max(1, _CELLS_DOWN // max(L, 1))
+    for a in range(0, n_rows, step):
+        b = min(a + step, n_rows)
+        # (L, rows): each gain over its discount's logarithm, read transposed
+        # (a positive gain stays positive).
+        dcg = np.divide(g[a:b].T, logs, out=np.empty((L, b - a)))
+        at_rel = dcg > 0
+        if padded:
+            at_rel &= pos < rc.n_ranked[a:b]
+        accumulate_down(dcg)
+        # The ideal DCG down to min(p, P): past P the ideal gains are 0 and
+        # the running sum stays IDCG_P. A row without positive gain (ratios
+        # at no position) reads 1, not 0.
+        idcg = np.multiply(top[a:b].T, disc[:, None], out=np.empty(dcg.shape))
+        accumulate_down(idcg)
+        idcg[:, flatnonzero(P[a:b] == 0)] = 1.0
+        if at is not None:
+            q = slice(bounds[a], bounds[b])
+            cell = at_pos[q] * (b - a) + (at_row[q] - a)
+            dcg_at[q] = np.take(dcg.reshape(-1), cell)
+            idcg_at[q] = np.take(idcg.reshape(-1), cell)
+        cols = np.arange(b - a)
+        last = np.where(n[a:b] > 0, dcg[np.maximum(n[a:b] - 1, 0), cols], 0.0)
+        np.divide(dcg, idcg, out=dcg)
+        np.multiply(dcg, at_rel, out=dcg)
+        total[a:b] = dcg.sum(axis=0)
+        if not every_one:
+            total[a:b] += (P[a:b] - at_rel.sum(axis=0)) * _safe_divide(last, full[a:b])
+    value = _safe_divide(total, P)
+    return value if at is None else (value, dcg_at, idcg_at)
+
+
+def mean_gains(ties, key):
+    """The gain at each position of whole rows tied in a few places
+    (``ties``, a :class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the
+    order given's, each grouped position its group's mean (a copy)."""
+    g = np.array(ties.values[key], dtype=np.float64)
+    g.reshape(-1)[ties.member] = np.take(ties.group_sums(key) / ties.size, ties.gid)
+    return g
+
+
+def ndcg_rel_few_ties(rc, ties, key, levels, disc):
+    """ndcg_rel of whole rows that tie in a few places (``ties``), exact over
+    the orders of their ties: :func:`_ndcg_rel_down` of the mean gains, with
+    the terms of the grouped positions put right.
+
+    With the means, a position ``p`` of a group of ``m`` items from ``s``,
+    ``r`` of positive gain and gain ``G``, adds ``[G > 0] DCG_p w_p`` (``w_p
+    = 1 / IDCG_{min(p, P)}``; ``DCG_p`` the means' running DCG, ``D0`` above
+    the group plus ``G / m`` at each of its positions down to ``p``). Its
+    expected term is ``((r / m) D0 + (G / m) disc_p + (r - 1) G / (m (m - 1))
+    (Dc_p - Dc_s)) w_p`` (``Dc`` the running discount; see :func:`ndcg_rel`):
+    the difference is added per grouped position."""
+    L, N = rc.L, ties.N  # (whole rows: L == N)
+    g = mean_gains(ties, key)
+    row, pos = ties.member // N, ties.pos
+    value, dcg_at, idcg_at = _ndcg_rel_down(rc, key, levels, disc, g, (row, pos))
+    m = ties.size.astype(np.float64)
+    G = ties.group_sums(key)
+    r = np.rint(ties.group_sums("pos:" + key))
+    mean = G / m
+    # Per grouped position: its group's values, and the running discount
+    # from the group's first position to it (in long double: a difference
+    # of sums near Dc[L]).
+    gid = ties.gid
+    Dc = np.zeros(L + 1, dtype=np.longdouble)
+    np.cumsum(disc, out=Dc[1:])
+    start = np.take(ties.start, gid)
+    inside = (np.take(Dc, pos) - np.take(Dc, start)).astype(np.float64)
+    first = np.cumsum(ties.size) - ties.size  # each group's first grouped position
+    D0 = np.take(dcg_at, first) - mean * np.take(disc, ties.start)
+    w = 1.0 / idcg_at
+    mean_p = np.take(mean, gid)
+    pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
+    expected = (np.take(r / m * D0, gid) + mean_p * np.take(disc, pos)
+                + np.take(pair, gid) * inside) * w
+    given = np.where(mean_p > 0, dcg_at, 0.0) * w
+    fix = np.bincount(row, weights=expected - given, minlength=rc.n_rows)
+    return value + _safe_divide(fix, levels.P)
+
+
+def _dcg_at_down(g, rows, ends, n):
+    """``(at, whole)`` of :func:`_dcg_at_by_group` for an untied chunk of
+    many rows (gains ``g``, one per position; ``n`` the positions ranked
+    per row): the running DCG made down the positions of the transposed
+    gains, a few thousand rows at a time (vectors over the rows), the same
+    additions as the rows' own running sum, read at each query's end.
+    Where rows tie in a few places, ``g`` holds each grouped position's
+    mean gain (:func:`mean_gains`): the expected DCG down to any position."""
+    n_rows, L = g.shape
+    logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
+    at, whole = np.zeros(rows.shape[0]), np.zeros(n_rows)
+    bounds = np.searchsorted(rows, np.arange(0, n_rows + 1))  # each row's queries
+    step = max(1, _CELLS_DOWN // max(L, 1))
+    for a in range(0, n_rows, step):
+        b = min(a + step, n_rows)
+        dcg = accumulate_down(np.divide(g[a:b].T, logs, out=np.empty((L, b - a))))
+        q = slice(bounds[a], bounds[b])
+        e, r = ends[q], rows[q] - a
+        at[q] = np.where(e > 0, dcg[np.maximum(e - 1, 0), r], 0.0)
+        m = n[a:b]
+        whole[a:b] = np.where(m > 0, dcg[np.maximum(m - 1, 0), np.arange(b - a)], 0.0)
+    return at, whole
