@@ -161,8 +161,7 @@ class MetricSpec:
         of its own positions only (DCG, AP, bpref, ERR), or where the
         expected value is that of each position's mean gain, put right at
         the grouped positions (ndcg_rel, Rndcg: :mod:`.kernels.gain_down`).
-        False (infAP, whose kernel has no such correction) splits such a
-        block into its untied and its tied rows.
+        False splits such a block into its untied and its tied rows.
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
         (``RankedChunk.items``), not only their sums; such a measure ranks
@@ -350,7 +349,6 @@ _register("bpref", "bpref_score", judgements.bpref, ("rel", "judged"), (*_WHOLE,
           description="binary preference (Buckley and Voorhees 2004): judged items only")
 _register("infap", None, judgements.infap, ("rel", "judged", "pool"), _WHOLE,
           takes_k=False, full=True, aliases=("inferred_ap",), reads_groups=True,
-          reads_few_ties=False,
           description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
 _register("judged", None, judgements.judged, ("pool",), (), normalized=True, always_defined=True,
           aliases=("judged_rate",),

@@ -1,6 +1,6 @@
 """Rows that tie in a few places read as the order given corrected at their tie
 groups (``_ranking/few_ties.py``): nDCG, DCG, AP, RBP, bpref and ERR, with and
-without a cut-off that may split a group, and ndcg_rel and Rndcg read at the
+without a cut-off that may split a group, infAP, and ndcg_rel and Rndcg read at the
 grouped positions' mean gains (``kernels/gain_down.py``), on blocks where a
 few rows tie (the whole block read at once) and where most rows do; against
 the same rows through the per-group path (the correction turned off) and
@@ -31,7 +31,7 @@ def _metrics(k, top):
             ("err", {"max_grade": top}),
             ("expected_reciprocal_rank", {"max_grade": top, "normalize": True}),
             f"ndcg@{k}", f"dcg@{k}", f"map@{k}", (f"err@{k}", {"max_grade": top}),
-            f"rbp@{k}", "ndcg_rel", ("rndcg", {"gain": "exponential"})]
+            f"rbp@{k}", "ndcg_rel", ("rndcg", {"gain": "exponential"}), "infap"]
 
 
 def _scores(data, rng, n, N, share):
@@ -118,7 +118,7 @@ def test_a_block_of_a_few_tied_rows_is_read_at_once_unless_a_measure_reads_posit
         s[r, [1, 7, 9]] = s[r, 30]
     y = rng.integers(0, 4, (60, 50)).astype(np.int8)
     metrics = ["map", "ndcg", "mrr", ("bpref", {"max_docs": 20}), "r_precision", "ndcg_rel",
-               "rndcg"]
+               "rndcg", "infap"]
     views, spy = _recording(levels.RankedChunk.few_ties_view)
     parts, split_spy = _recording(levels.RankedChunk.split_by_ties)
 
@@ -131,7 +131,7 @@ def test_a_block_of_a_few_tied_rows_is_read_at_once_unless_a_measure_reads_posit
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=key)
     # ndcg_rel and Rndcg too: the block down the positions at the grouped
     # positions' mean gains, ndcg_rel put right there (gain_down).
-    for names in (["map", "ndcg", "bpref"], ["map", "ndcg_rel"], ["rndcg"]):
+    for names in (["map", "ndcg", "bpref"], ["map", "ndcg_rel"], ["rndcg", "infap"]):
         with mock.patch.object(levels.RankedChunk, "split_by_ties", split_spy):
             parts.clear()
             got = skr.evaluate(y, s, names, per_row=True, no_relevant=0.0)
@@ -209,7 +209,7 @@ def test_float64_scores_rounded_to_decimals_take_the_few_ties_path(scale):
         s = np.round(rng.random((200, 300)) * scale, 4 if abs(scale) == 1 else -2)
     y = rng.integers(0, 4, (200, 300)).astype(np.int8)
     metrics = ["ndcg", "dcg", "map", "bpref", "err", "rbp", "mrr", "r_precision",
-               "ndcg@10", "map@20", "ndcg_rel", "rndcg"]
+               "ndcg@10", "map@20", "ndcg_rel", "rndcg", "infap"]
     by_levels = levels.rank_by_levels(s, BlockValues(y, make_requests(metrics)))
     assert (by_levels is None) == (scale == np.pi)
     made = []
@@ -281,3 +281,35 @@ def test_only_the_rows_that_look_tied_need_be_on_a_decimal_grid(off_grid):
         want = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-13, err_msg=key)
+
+
+@pytest.mark.parametrize("tied_rows", [0.05, 0.9])
+def test_many_rows_of_dense_relevance_read_down_the_positions(tied_rows):
+    # 400 rows of 60, most items relevant: infAP's order given is made down
+    # the positions (its running counts kept, the grouped positions' counts
+    # above read off them), ndcg_rel's and Rndcg's too; a few rows tie, or
+    # most do. Against the per-group path and the argsort route.
+    from sk_rankmetrics._metrics.kernels import judgements
+
+    rng = np.random.default_rng(12)
+    s = np.round(rng.random((400, 60)), 6)
+    tied = rng.random(400) < tied_rows
+    s[tied, 1] = s[tied, 0]
+    s[tied, 7] = s[tied, 5]
+    y = rng.integers(0, 4, s.shape).astype(np.int8)
+    y[rng.random(s.shape) < 0.1] = 0
+    metrics = ["infap", "ndcg_rel", "rndcg", "map", "bpref"]
+    downs, real = [], judgements._infap_all_judged_down
+
+    def spy(flags, down=None):
+        downs.append(down is not None)
+        return real(flags, down)
+
+    with mock.patch.object(judgements, "_infap_all_judged_down", spy):
+        got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    assert downs and all(downs)  # the few ties' own running counts, read
+    for what in ("groups", "argsort"):
+        want = _off(y, s, metrics, what)
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-13,
+                                       err_msg=f"{key} against {what}")

@@ -307,7 +307,12 @@ def _infap_all_judged(rc, key):
         rows = np.take(groups.row, at)
         return _infap_listed(rows, np.take(groups.start, at),
                              np.bincount(rows, minlength=rc.n_rows))
-    flags = as_flags(rc.sums, key)
+    return _infap_of_flags(as_flags(rc.sums, key))
+
+
+def _infap_of_flags(flags):
+    """:func:`_infap_all_judged` of rows in one order, ``flags`` their relevance
+    indicator."""
     n, L = flags.shape
     if many_rows((n, L)) and np.count_nonzero(flags) > _INFAP_DOWN_SHARE * n * L:
         return _infap_all_judged_down(flags)
@@ -334,18 +339,19 @@ def _infap_listed(rows, p, count):
 _INFAP_DOWN_SHARE = 0.25
 
 
-def _infap_all_judged_down(flags):
+def _infap_all_judged_down(flags, down=None):
     """:func:`_infap_all_judged` of many rows with many relevant items, made
     down the positions of the transposed flags (vectors over the rows): the
     term at a relevant position ``p`` is ``a(p) + b(p) (r + eps)`` with ``a(p)
     = 1 / (p + 1)`` and ``b(p) = p / ((p + 1) (p + 2 eps))``, ``r`` the
-    relevant items above it (the running count less its own)."""
+    relevant items above it (the running count less its own). ``down``:
+    the flags' :func:`running_down`, when made already."""
     e = _INFAP_EPSILON
     L = flags.shape[1]
     p = np.arange(L, dtype=np.float64)[:, None]
     a = 1.0 / (p + 1.0)
     b = p / ((p + 1.0) * (p + 2.0 * e))
-    down, running = running_down(flags)
+    down, running = running_down(flags) if down is None else down
     down = down if down.dtype == bool else down > 0.5
     terms = running.astype(np.float64)  # r + 1 at a relevant position
     terms += e - 1.0
@@ -374,11 +380,16 @@ def _infap_groups_all_judged(groups, key, n_rows):
     :func:`_infap_spans`' tables on rows of at most
     :data:`~..kernels.SPAN_TABLE_MOST` positions, taken per group of
     several items past them; no pass over the positions of the groups."""
-    e = _INFAP_EPSILON
-    L = groups.L
     r = np.rint(groups.sums[key])
-    m = groups.size
-    s = groups.start
+    total = _infap_group_terms(r, groups.size, groups.start, _ahead_in_row(groups, r), groups.L)
+    return np.bincount(groups.row, weights=total, minlength=n_rows)
+
+
+def _infap_group_terms(r, m, s, r0, L):
+    """The expected infAP terms of tie groups of ``m`` items from ``s`` on
+    (0-based), ``r`` of them relevant and ``r0`` relevant items above them,
+    every item judged, in rows of ``L`` (see :func:`_infap_groups_all_judged`)."""
+    e = _INFAP_EPSILON
     end = s + m
     if L <= SPAN_TABLE_MOST:
         W = span_table_length(L)
@@ -400,11 +411,41 @@ def _infap_groups_all_judged(groups, key, n_rows):
             sum_b[many] = span_b
             # sum_i i b(s + i) = sum_p p b(p) - s sum_p b(p) over the group.
             sum_ib[many] = (PB[em] - PB[sm]) - sm * span_b
-    r0 = _ahead_in_row(groups, r)
     c = np.where(m > 1, (r - 1.0) / np.maximum(m - 1.0, 1.0), 0.0)
     total = sum_a + (r0 + e) * sum_b + c * sum_ib
     total *= r / m
-    return np.bincount(groups.row, weights=total, minlength=n_rows)
+    return total
+
+
+def _infap_few_ties(ties, key):
+    """infAP's sum over whole rows that tie in a few places, every item
+    judged (:class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order
+    given's (:func:`_infap_all_judged`'s, from its flags), and at each tie
+    group its expected terms (:func:`_infap_group_terms`: what lies above a
+    group is the same in every order) in place of those. The relevant items
+    above each grouped position are read off the running counts down the
+    positions, or off the list of relevant items (no running sum along the
+    rows)."""
+    flags = ties.indicator(key)
+    n, L = flags.shape
+    if many_rows((n, L)) and np.count_nonzero(flags) > _INFAP_DOWN_SHARE * n * L:
+        total = _infap_all_judged_down(flags, ties.down(key, many=True))
+        above = ties.before(key) if ties.first.size else None
+    else:
+        flat, rows, count = row_entries(flags)
+        total = _infap_listed(rows, flat - rows * L, count)
+        # The relevant items before each grouped position in its row.
+        above = (np.searchsorted(flat, ties.member)
+                 - np.searchsorted(flat, ties.member - ties.pos)).astype(np.float64)
+    if not ties.first.size:
+        return total
+    r = np.rint(ties.group_sums(key))
+    r0 = np.take(above, np.cumsum(ties.size) - ties.size)  # at each group's first
+    expected = _infap_group_terms(r, ties.size, ties.start, r0, ties.N)
+    p = ties.pos.astype(np.float64)
+    e = _INFAP_EPSILON
+    given = ties.at(key) * (1.0 + p * (above + e) / (p + 2.0 * e)) / (p + 1.0)
+    return total + ties.by_row(expected) - ties.by_row(given, at_member=True)
 
 
 def _infap_running(L):
@@ -462,6 +503,10 @@ def infap(rc, req):
     e = _INFAP_EPSILON
     # (Rows ranked through their relevant items only had no judged mask.)
     if rc.partial or _every_item_judged(rc):
+        ties = rc.few_ties
+        if (not rc.partial and ties is not None and rc.L == ties.N
+                and is_indicator(req.rel_key)):
+            return _safe_divide(_infap_few_ties(ties, req.rel_key), R), R > 0
         if (not rc.real_ties if rc.partial else not rc.tied) and is_indicator(req.rel_key):
             return _safe_divide(_infap_all_judged(rc, req.rel_key), R), R > 0
         groups = whole_row_groups(rc)
