@@ -499,13 +499,15 @@ def _opens(pairs, n, N):
 _MOST_DECIMALS = 8
 
 
-def _decimals(row):
+def _decimals(probe):
     """The fewest decimals ``d`` (at most :data:`_MOST_DECIMALS`) to which the
-    float64 scores ``row`` are rounded (each equals ``np.round(score, d)``),
-    or None."""
-    for d in range(_MOST_DECIMALS + 1):
-        if np.array_equal(np.round(row, d), row):
-            return d
+    float64 scores ``probe`` (a block's first rows: one row may hold scores
+    of fewer decimals than the others, zeros say) are rounded (each equals
+    ``np.round(score, d)``), or None."""
+    with np.errstate(over="ignore", invalid="ignore"):  # (huge scores: inf, not equal)
+        for d in range(_MOST_DECIMALS + 1):
+            if np.array_equal(np.round(probe, d), probe):
+                return d
     return None
 
 
@@ -519,24 +521,25 @@ def _by_decimal_key(y_score, values, fit, check):
     decimals (as ``np.round`` leaves them, or as a run file prints them and
     its reader parses them): each score is ``k / 10**d`` for a whole ``k``,
     the nearest float64 to it, so the scores tie exactly where their ``k``
-    do, and in the same order. Their ``k`` less the block's smallest, the
+    do, and in the same order. The block's largest ``k`` less each, the
     level below, is a key of 16 or 32 bits (where the span leaves room),
-    whose ties are the scores' own: where most rows tie (scores of three
-    decimals, rows of 100), one sort of the short keys (a third of a sort of
-    the float64 ones, a half for 32 bits) and nothing ranked again. None
+    whose ties are the scores' own, ascending in rank order: where most rows
+    tie (scores of three decimals, rows of 100), one sort of the short keys
+    (a third of a sort of the float64 ones, a half for 32 bits) and nothing
+    ranked again. None
     when the scores are not so rounded (checked over the block: each equals
-    ``rint(score * 10**d) / 10**d``, ``d`` read off the first row), or when
+    ``rint(score * 10**d) / 10**d``, ``d`` read off the first rows), or when
     the span leaves no room."""
     codes, bits, lo, n_levels, padding = fit
-    d = _decimals(y_score[0])
+    d = _decimals(y_score[:_PROBE_ROWS])
     if d is None:
         return None
     n, N = y_score.shape
     scale = 10.0**d  # (np.round's: exact for d <= 22)
     k = np.empty((n, N))  # C-ordered, whatever the scores' order: read as rows below
-    np.multiply(y_score, scale, out=k)
-    np.rint(k, out=k)
-    with np.errstate(invalid="ignore"):  # (an infinity's key: NaN)
+    with np.errstate(over="ignore", invalid="ignore"):  # (past the range: inf, declined)
+        np.multiply(y_score, scale, out=k)
+        np.rint(k, out=k)
         ends = np.array([k.min(), k.max()])
     if not (np.isfinite(ends).all() and np.abs(ends).max() < 2.0**52):
         return None  # (a score not finite: the other keys name it)
@@ -565,12 +568,12 @@ def _by_decimal_key(y_score, values, fit, check):
 def _on_a_decimal_grid(y_score, bits):
     """Whether the float64 scores are rounded to ``d`` decimals (each equals
     ``np.round(score, d)``, ``d`` at most :data:`_MOST_DECIMALS`, read off
-    the first row) on a grid so coarse that two distinct scores never share
+    the first rows) on a grid so coarse that two distinct scores never share
     their bits above the lowest ``bits``: then neighbours that look tied in
     :func:`rank_by_levels`' key tie exactly, and the order of the others is
     theirs. Two distinct scores differ by ``10**-d`` less a few ulps of the
     largest magnitude ``M``; the lowest ``bits`` bits span ``2**bits`` ulps."""
-    d = _decimals(y_score[0])
+    d = _decimals(y_score[:_PROBE_ROWS])
     if d is None:
         return False
     M = max(float(y_score.max()), -float(y_score.min()))  # no |score| array made; NaN stays
