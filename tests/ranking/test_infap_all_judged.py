@@ -118,11 +118,15 @@ def test_long_rows_read_groups_of_one_and_of_several_alike(monkeypatch):
     running sums and the others their long-double differences: the same
     values as the tables, on rows mixing both (scores 0..199 on 120 items)."""
     from sk_rankmetrics._metrics import kernels
+    from sk_rankmetrics._ranking import few_ties
 
     rng = np.random.default_rng(11)
     y = np.where(rng.random((300, 120)) < 0.3, rng.integers(1, 4, (300, 120)), 0)
     s = rng.integers(0, 200, (300, 120))
     seen = []
+    # The per-group path (every group, one item or several): not the few
+    # ties' correction, whose groups hold two items or more.
+    monkeypatch.setattr(few_ties.FewTies, "of_pairs", lambda *a, **k: None)
     monkeypatch.setattr(judgements, "_infap_groups_all_judged",
                         lambda groups, *a, real=judgements._infap_groups_all_judged:
                         seen.append(groups.size) or real(groups, *a))
