@@ -22,12 +22,12 @@ from .item_values import as_flags, is_indicator
 
 #: Rows whose tie groups hold more than this share of their items take the
 #: per-group path (the correction works per tied item). Float64 scores of
-#: three decimals over dense graded relevance, on rows of 500 (tied pairs
-#: of about 42 % of the items) and of 600 (50 %): with the correction, nDCG
-#: 1.02-1.22x a row argsort against 1.51-1.57x by groups, MAP 1.58-1.75x
-#: against 2.37-2.42x, ERR 1.80-1.89x against 6.1-7.3x, ndcg_rel 2.3-2.4x
-#: against 8.5-9.1x; on rows of 100 of two decimals (73 %), mixed (ERR
-#: over graded relevance on 5 % 6.2x by groups, 7.4x corrected).
+#: three decimals on rows of 500 (tied pairs of about 42 % of the items),
+#: corrected against by groups: nDCG 1.06x a row argsort against 1.57x, MAP
+#: 1.62-1.67x against 2.48-2.54x, ERR over dense graded relevance 1.79x
+#: against 6.27x, ndcg_rel 2.35-2.39x against 8.5-9.6x; two decimals on
+#: rows of 100 (73 %) mixed (ERR over graded relevance on 5 %: 7.4x
+#: corrected, 6.2x by groups). See benchmarks/README.md.
 MOST_TIED = 0.5
 
 

@@ -120,7 +120,7 @@ def ndcg_rel_few_ties(rc, ties, key, levels, disc):
     D0 = np.take(dcg_at, first) - mean * np.take(disc, ties.start)
     w = 1.0 / idcg_at
     mean_p = np.take(mean, gid)
-    pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
+    pair = (r - 1.0) * G / (m * (m - 1.0))  # (a group holds two items or more)
     expected = (np.take(r / m * D0, gid) + mean_p * np.take(disc, pos)
                 + np.take(pair, gid) * inside) * w
     given = np.where(mean_p > 0, dcg_at, 0.0) * w

@@ -307,17 +307,19 @@ def _infap_all_judged(rc, key):
         rows = np.take(groups.row, at)
         return _infap_listed(rows, np.take(groups.start, at),
                              np.bincount(rows, minlength=rc.n_rows))
-    return _infap_of_flags(as_flags(rc.sums, key))
-
-
-def _infap_of_flags(flags):
-    """:func:`_infap_all_judged` of rows in one order, ``flags`` their relevance
-    indicator."""
-    n, L = flags.shape
-    if many_rows((n, L)) and np.count_nonzero(flags) > _INFAP_DOWN_SHARE * n * L:
+    flags = as_flags(rc.sums, key)
+    if _infap_reads_down(flags):
         return _infap_all_judged_down(flags)
     flat, rows, count = row_entries(flags)
-    return _infap_listed(rows, flat - rows * L, count)
+    return _infap_listed(rows, flat - rows * flags.shape[1], count)
+
+
+def _infap_reads_down(flags):
+    """Whether :func:`_infap_all_judged` reads the relevance indicator
+    ``flags`` down the positions (many rows, many relevant items) rather
+    than as the list of its relevant items."""
+    n, L = flags.shape
+    return many_rows((n, L)) and np.count_nonzero(flags) > _INFAP_DOWN_SHARE * n * L
 
 
 def _infap_listed(rows, p, count):
@@ -427,13 +429,12 @@ def _infap_few_ties(ties, key):
     positions, or off the list of relevant items (no running sum along the
     rows)."""
     flags = ties.indicator(key)
-    n, L = flags.shape
-    if many_rows((n, L)) and np.count_nonzero(flags) > _INFAP_DOWN_SHARE * n * L:
+    if _infap_reads_down(flags):
         total = _infap_all_judged_down(flags, ties.down(key, many=True))
         above = ties.before(key) if ties.first.size else None
     else:
         flat, rows, count = row_entries(flags)
-        total = _infap_listed(rows, flat - rows * L, count)
+        total = _infap_listed(rows, flat - rows * flags.shape[1], count)
         # The relevant items before each grouped position in its row.
         above = (np.searchsorted(flat, ties.member)
                  - np.searchsorted(flat, ties.member - ties.pos)).astype(np.float64)
