@@ -729,17 +729,20 @@ FULL_SCORES = ("float64", "float32", "int 0..9")
 #: scores of four decimal places, as run files print them (a row of 1,000
 #: ties in about 50 pairs: a few places, in every row), in float32 and in
 #: float64 (whose ties are not exact in the levels' key unless the scores
-#: are seen to be rounded); and float64 scores of three decimals (a row of
-#: 100 ties in about 5 pairs) and of two (101 values: ties as heavy as
-#: integers').
+#: are seen to be rounded); float64 scores of three decimals (a row of
+#: 100 ties in about 5 pairs), of two (101 values: ties as heavy as
+#: integers') and of one (11 values); and the integers 0..9 as float64
+#: (ratings stored as floats).
 MORE_FULL_SCORES = ("float32 4 places", "float64 4 places", "float64 3 places",
-                    "float64 2 places")
+                    "float64 2 places", "float64 1 places", "float64 0..9")
 
 
 def full_scores(name, base):
     """Scores of one kind for the full-depth part (``int 0..9``: heavy ties)."""
     if name == "int 0..9":
         return np.floor(base * 10).astype(np.int64)
+    if name == "float64 0..9":
+        return np.floor(base * 10)
     if name == "float32 4 places":
         return np.round(base, 4).astype(np.float32)
     if name.startswith("float64 ") and name.endswith(" places"):

@@ -11,9 +11,9 @@ from .._utils.params import TIE_ORDER
 from .chunk import RankedChunk, rank_chunk
 from .ideal import _counted, ideal_gains, ideal_levels
 from .item_values import BlockValues, ItemMasks
-from .levels import rank_by_levels
+from .levels import decimal_integers, rank_by_levels
 from .relevant import rank_relevant, takes_relevant_route
-from .select import score_counts
+from .select import _MAX_SCORE_SPAN, score_counts
 
 
 def depth(requests):
@@ -87,6 +87,13 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
                                                       judged, values):
         rc = rank_relevant(ys, values, check)  # None when the relevant items are not few
     keep_items = any(r.spec.reads_items for r in requests)
+    if rc is None and real is None and not ignore_ties:
+        # Whole-number float scores (ratings, say) or scores of a decimal or
+        # two, in a small span: ranked as the integers they stand for.
+        whole = decimal_integers(ys, min(_MAX_SCORE_SPAN, N))
+        if whole is not None:
+            check.finite()
+            ys = whole
     if rc is None and L == N and not ignore_ties:
         # (Its chunks hold the ranked item values as rc.items too; padding is
         # ranked last, below every real item.) None when the levels or scores

@@ -349,7 +349,8 @@ def _chunk_of(level, high, table, look_tied, n_items=None, whole_few_ties=True, 
     ``whole_few_ties``: whether the kernels that read tie groups only may
     read the whole block through its few ties (not where padding has a code
     of its own: bpref reads them only where every item is judged).
-    ``pairs``: the ties' :func:`_tied_pairs`, when found already."""
+    ``pairs``: the ties' :func:`_tied_pairs`, when found already (``high``
+    is read only without them, as keys that ascend with the scores)."""
     n, N = level.shape
     if n_items is None:
         n_items = np.full(n, N, dtype=np.int64)
@@ -503,12 +504,54 @@ def _decimals(probe):
     """The fewest decimals ``d`` (at most :data:`_MOST_DECIMALS`) to which the
     float64 scores ``probe`` (a block's first rows: one row may hold scores
     of fewer decimals than the others, zeros say) are rounded (each equals
-    ``np.round(score, d)``), or None."""
+    ``np.round(score, d)``), or None. Their first :data:`_SAMPLE_SCORES`
+    are tried first: scores on no grid (most float scores) are told there,
+    and the whole probe is tried from the sample's ``d`` on."""
+    flat = probe.reshape(-1)
+    least = 0
     with np.errstate(over="ignore", invalid="ignore"):  # (huge scores: inf, not equal)
-        for d in range(_MOST_DECIMALS + 1):
-            if np.array_equal(np.round(probe, d), probe):
-                return d
-    return None
+        for part in (flat[:_SAMPLE_SCORES], flat):
+            least = next((d for d in range(least, _MOST_DECIMALS + 1)
+                          if np.array_equal(np.round(part, d), part)), None)
+            if least is None:
+                return None
+    return least
+
+
+#: The scores :func:`_decimals` tries before the whole probe.
+_SAMPLE_SCORES = 256
+
+
+def decimal_integers(y_score, most):
+    """Float64 scores ``y_score`` as the whole numbers ``k`` (int32) of which
+    each is the float64 nearest ``k / 10**d`` (whole-number scores, ratings
+    say, or scores of a decimal or two; ``d`` read off the first rows), when
+    those span at most ``most`` values (and lie within int32's); else None. ``k`` ties and orders as
+    the scores do (see :func:`_by_decimal_key`), so the block is ranked as
+    integer scores in a small span are: by counting each score
+    (:func:`~.select.score_counts`), not by sorting. A score not finite
+    gives None (the other routes name it)."""
+    if y_score.dtype != np.float64 or not y_score.size:
+        return None
+    probe = y_score[:_PROBE_ROWS]
+    d = _decimals(probe)
+    if d is None:
+        return None
+    scale = 10.0**d
+    with np.errstate(over="ignore", invalid="ignore"):
+        ends = np.rint(np.array([probe.min(), probe.max()]) * scale)
+        if not (np.isfinite(ends).all() and ends[1] - ends[0] < most):
+            return None  # (the probe's span is the block's at least)
+        k = np.empty(y_score.shape)  # C-ordered: the routes read rows
+        np.multiply(y_score, scale, out=k)
+        np.rint(k, out=k)
+        lo, hi = k.min(), k.max()
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi - lo < most and max(-lo, hi) < 2.0**31):
+        return None
+    # (Whole numbers: each is its own k, no division.)
+    if not np.array_equal(k if d == 0 else np.divide(k, scale), y_score):
+        return None
+    return k.astype(np.int32)  # (half the bytes of int64 for the counts' passes)
 
 
 #: Keys of at most this many values (the scores' span in steps of

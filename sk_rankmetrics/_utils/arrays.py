@@ -168,6 +168,11 @@ class ScoreCheck:
         self.block, self.arg, self.row0, self.masked = block, arg, row0, masked
         self.done = block.dtype.kind not in "fc"
 
+    def finite(self):
+        """Record the block as finite: a route that read every score found it
+        so (:func:`~sk_rankmetrics._ranking.levels.decimal_integers`)."""
+        self.done = True
+
     def now(self):
         """Check the whole block (once)."""
         if not self.done:

@@ -136,3 +136,71 @@ def test_ties_of_one_level_in_a_few_rows_are_refused_as_ties():
           _argsort(y, s, METRICS))
     with pytest.raises(ValueError, match="tie"):
         skr.evaluate(y, s, ["compat"])
+
+
+def _reference(y, s, metrics, **kw):
+    """The float scores ranked by argsort: neither read as integers nor keyed."""
+    with mock.patch.object(block, "decimal_integers", lambda *a: None), \
+            mock.patch.object(block, "rank_by_levels", lambda *a: None):
+        return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+
+
+@SETTINGS
+@given(data=st.data(), d=st.integers(0, 2), shift=st.sampled_from([0.0, -3.0, 1e6]))
+def test_whole_and_decimal_scores_in_a_small_span_read_as_integers(data, d, shift):
+    # Float scores that stand for integers in a span of at most a row's
+    # length (ratings as floats, scores of a decimal or two) are ranked as
+    # those integers (counted, not sorted): the same numbers as the argsort
+    # of the floats, with and without a cut-off, a judged mask, -0.0.
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 40)), data.draw(st.integers(12, 120))
+    values = data.draw(st.integers(1, N))  # k spans at most N values
+    s = np.round(shift + rng.integers(0, values, (n, N)) / 10.0**d, d)
+    if shift == 0.0 and data.draw(st.booleans()):
+        s[rng.random((n, N)) < 0.1] = -0.0
+    y = rng.integers(0, 4, (n, N)).astype(np.int8)
+    if data.draw(st.booleans()):
+        y[rng.random((n, N)) < 0.8] = 0
+    kw = {}
+    if data.draw(st.booleans()):
+        kw["judged"] = (rng.random((n, N)) < 0.8) | (y > 0)
+    metrics = [*METRICS, "P@3", ("err@4", {"max_grade": 4})]
+    made, real = [], levels.decimal_integers
+
+    def spy(*a):
+        out = real(*a)
+        made.append(out)
+        return out
+
+    with mock.patch.object(block, "decimal_integers", spy):
+        got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+    _same(got, _reference(y, s, metrics, **kw))
+    # Read as integers unless the relevant items' route took the block first.
+    assert all(m is not None and m.dtype == np.int32 for m in made)
+
+
+@pytest.mark.parametrize("case", ["wide", "inf", "ignore_ties", "off"])
+def test_scores_not_read_as_integers(case):
+    rng = np.random.default_rng(8)
+    s = np.floor(rng.random((300, 50)) * 10)  # whole numbers 0..9
+    y = rng.integers(0, 4, s.shape).astype(np.int8)
+    if case == "wide":  # 51 values in rows of 50
+        s[:, 0] = 50.0
+    elif case == "inf":
+        s[7, 3] = np.inf
+    elif case == "off":
+        s[4, 4] += 1e-9
+    if case == "inf":
+        assert levels.decimal_integers(s, 50) is None
+        with pytest.raises(ValueError, match=r"y_score.*row 7"):
+            skr.evaluate(y, s, ["ndcg"])
+        return
+    kw = {"ignore_ties": True} if case == "ignore_ties" else {}
+    if case != "ignore_ties":
+        assert levels.decimal_integers(s, 50) is None
+    with mock.patch.object(block, "decimal_integers",
+                           mock.Mock(side_effect=levels.decimal_integers)) as spy:
+        got = skr.evaluate(y, s, METRICS[:-1], per_row=True, no_relevant=0.0, **kw)
+    if case == "ignore_ties":  # one order of the ties, by column: the floats' own
+        spy.assert_not_called()
+    _same(got, _reference(y, s, METRICS[:-1], **kw))

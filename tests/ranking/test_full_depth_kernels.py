@@ -279,7 +279,9 @@ def test_integer_scores_read_off_the_score_counts(measure, dtype, data):
         mp.setattr(cutoff, name, lambda *a: counted.append(reads(*a)) or real(*a))
         got = skr.evaluate(yt, ys, metrics, **kw)
         assert counted and all(counted) == (measure == "r_precision")
-        want = skr.evaluate(yt, ys.astype(np.float64) + 0.5, metrics, **kw)
+        # (Off every decimal grid: whole or decimal float scores in a small
+        # span are ranked as the integers they stand for, counted too.)
+        want = skr.evaluate(yt, (ys.astype(np.float64) + 0.5) * np.pi, metrics, **kw)
     assert counted.count(False) >= len(counted) // 2  # the float64 scores were not counted
     assert not any(counted[len(counted) // 2:])
     for m in metrics:
