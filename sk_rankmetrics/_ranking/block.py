@@ -83,10 +83,6 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     if real is None and (not ranked or (not ignore_ties and all(r.reads_to_r for r in ranked))):
         check.now()
         rc = _unranked(ys, N, counted=bool(ranked))
-    if rc is None and L == N and takes_relevant_route(requests, ignore_ties, real is not None,
-                                                      judged, values):
-        rc = rank_relevant(ys, values, check)  # None when the relevant items are not few
-    keep_items = any(r.spec.reads_items for r in requests)
     if rc is None and real is None and not ignore_ties:
         # Whole-number float scores (ratings, say) or scores of a decimal or
         # two, in a small span: ranked as the integers they stand for.
@@ -94,6 +90,10 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
         if whole is not None:
             check.finite()
             ys = whole
+    if rc is None and L == N and takes_relevant_route(requests, ignore_ties, real is not None,
+                                                      judged, values):
+        rc = rank_relevant(ys, values, check)  # None when the relevant items are not few
+    keep_items = any(r.spec.reads_items for r in requests)
     if rc is None and L == N and not ignore_ties:
         # (Its chunks hold the ranked item values as rc.items too; padding is
         # ranked last, below every real item.) None when the levels or scores
