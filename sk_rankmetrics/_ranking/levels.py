@@ -522,36 +522,49 @@ def _decimals(probe):
 _SAMPLE_SCORES = 256
 
 
-def decimal_integers(y_score, most):
-    """Float64 scores ``y_score`` as the whole numbers ``k`` (int32) of which
-    each is the float64 nearest ``k / 10**d`` (whole-number scores, ratings
-    say, or scores of a decimal or two; ``d`` read off the first rows), when
-    those span at most ``most`` values (and lie within int32's); else None. ``k`` ties and orders as
-    the scores do (see :func:`_by_decimal_key`), so the block is ranked as
-    integer scores in a small span are: by counting each score
-    (:func:`~.select.score_counts`), not by sorting. A score not finite
+def _whole_multiples(y_score, most, limit=2.0**52):
+    """``(k, lo, hi)``: the float64 scores ``y_score`` as whole numbers ``k``
+    (float64, C-ordered), each score the float64 nearest ``k / 10**d`` (``d``
+    read off the first rows: :func:`_decimals`), and their ends, when the
+    ``k`` span fewer than ``most`` values within ``(-limit, limit)``; else
+    None. The check is over the block, each score against ``rint(score *
+    10**d) / 10**d`` (what ``np.round`` makes and what a run file's text
+    parses to; whole numbers against ``rint(score)``, no division): then
+    ``k`` ties and orders exactly as the scores do. A score not finite
     gives None (the other routes name it)."""
-    if y_score.dtype != np.float64 or not y_score.size:
-        return None
     probe = y_score[:_PROBE_ROWS]
     d = _decimals(probe)
     if d is None:
         return None
-    scale = 10.0**d
-    with np.errstate(over="ignore", invalid="ignore"):
+    scale = 10.0**d  # (np.round's: exact for d <= 22)
+    with np.errstate(over="ignore", invalid="ignore"):  # (past the range: inf, declined)
         ends = np.rint(np.array([probe.min(), probe.max()]) * scale)
         if not (np.isfinite(ends).all() and ends[1] - ends[0] < most):
             return None  # (the probe's span is the block's at least)
-        k = np.empty(y_score.shape)  # C-ordered: the routes read rows
+        k = np.empty(y_score.shape)  # C-ordered, whatever the scores' order: read as rows
         np.multiply(y_score, scale, out=k)
         np.rint(k, out=k)
         lo, hi = k.min(), k.max()
-    if not (np.isfinite(lo) and np.isfinite(hi) and hi - lo < most and max(-lo, hi) < 2.0**31):
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi - lo < most and max(-lo, hi) < limit):
         return None
-    # (Whole numbers: each is its own k, no division.)
     if not np.array_equal(k if d == 0 else np.divide(k, scale), y_score):
         return None
-    return k.astype(np.int32)  # (half the bytes of int64 for the counts' passes)
+    return k, lo, hi
+
+
+def decimal_integers(y_score, most):
+    """Float64 scores ``y_score`` as the whole numbers ``k`` (int32) of which
+    each is the float64 nearest ``k / 10**d`` (whole-number scores, ratings
+    say, or scores of a decimal or two: :func:`_whole_multiples`), when
+    those span at most ``most`` values; else None. ``k`` ties and orders as
+    the scores do, so the block is ranked as integer scores in a small span
+    are: by counting each score (:func:`~.select.score_counts`), not by
+    sorting."""
+    if y_score.dtype != np.float64 or not y_score.size:
+        return None
+    found = _whole_multiples(y_score, most, limit=2.0**31)
+    # (int32: half the bytes of int64 for the counts' passes.)
+    return None if found is None else found[0].astype(np.int32)
 
 
 #: Keys of at most this many values (the scores' span in steps of
@@ -569,30 +582,19 @@ def _by_decimal_key(y_score, values, fit, check):
     whose ties are the scores' own, ascending in rank order: where most rows
     tie (scores of three decimals, rows of 100), one sort of the short keys
     (a third of a sort of the float64 ones, a half for 32 bits) and nothing
-    ranked again. None
-    when the scores are not so rounded (checked over the block: each equals
-    ``rint(score * 10**d) / 10**d``, ``d`` read off the first rows), or when
-    the span leaves no room."""
+    ranked again. None when the scores are not so rounded
+    (:func:`_whole_multiples`), or when the span leaves no room."""
     codes, bits, lo, n_levels, padding = fit
-    d = _decimals(y_score[:_PROBE_ROWS])
-    if d is None:
-        return None
     n, N = y_score.shape
-    scale = 10.0**d  # (np.round's: exact for d <= 22)
-    k = np.empty((n, N))  # C-ordered, whatever the scores' order: read as rows below
-    with np.errstate(over="ignore", invalid="ignore"):  # (past the range: inf, declined)
-        np.multiply(y_score, scale, out=k)
-        np.rint(k, out=k)
-        ends = np.array([k.min(), k.max()])
-    if not (np.isfinite(ends).all() and np.abs(ends).max() < 2.0**52):
-        return None  # (a score not finite: the other keys name it)
-    width = (int(ends[1] - ends[0]) + 1) << bits
-    if width > 2**32 or not np.array_equal(np.divide(k, scale), y_score):
+    found = _whole_multiples(y_score, 1 << (32 - bits))  # (the key's 32 bits)
+    if found is None:
         return None
+    k, k_lo, k_hi = found
+    width = (int(k_hi - k_lo) + 1) << bits
     itype = np.uint16 if width <= _SHORT_KEYS else np.uint32
     # The largest k less each: sorted ascending, the rows come best first,
     # in rank order (the levels read forwards, no row reversed).
-    np.subtract(ends[1], k, out=k)
+    np.subtract(k_hi, k, out=k)
     u = k.astype(itype)
     del k
     u <<= itype(bits)
@@ -602,7 +604,7 @@ def _by_decimal_key(y_score, values, fit, check):
     level = np.bitwise_and(low, np.uint8((1 << bits) - 1))
     table = level_values(values, lo, n_levels, codes, padding)
     if check is not None:
-        check.by_ends(ends[:1], ends[1:])  # (finite: read above)
+        check.finite()  # (every k is: read above)
     u >>= itype(bits)  # the k alone: equal where the scores tie
     pairs = _tied_pairs(u, best_first=True)
     return _chunk_of(level, u, table, _rows_of(pairs, N), None, not padding, pairs)
