@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.fast import count_cumsum, flatnonzero, many_rows, running_down, short_rows
-from .item_values import as_flags, is_indicator
+from .item_values import LevelValues, as_flags, is_indicator
 
 #: Rows whose tie groups hold more than this share of their items take the
 #: per-group path (the correction works per tied item). Float64 scores of
@@ -29,6 +29,10 @@ from .item_values import as_flags, is_indicator
 #: rows of 100 (73 %) mixed (ERR over graded relevance on 5 %: 7.4x
 #: corrected, 6.2x by groups). See benchmarks/README.md.
 MOST_TIED = 0.5
+
+#: :meth:`FewTies.group_counts` counts the groups' items by code where the
+#: codes number at most this many (an array of the groups times the codes).
+_FEW_CODES = 64
 
 
 class FewTies:
@@ -44,6 +48,9 @@ class FewTies:
     member, gid, pos : ndarray of shape (n_members,)
         Each grouped position (flat, increasing), its group and its 0-based
         position in the row.
+    opens : ndarray of shape (n_groups,)
+        Each group's first member (an index into ``member``): a group's
+        members are ``member[opens[g]:opens[g] + size[g]]``.
     """
 
     def __init__(self, pairs, values, n, N):
@@ -56,8 +63,9 @@ class FewTies:
         self.first = pairs[opens]
         self.size = np.diff(np.append(flatnonzero(opens), pairs.shape[0])) + 1
         self.gid = np.repeat(np.arange(self.first.shape[0]), self.size)
+        self.opens = np.cumsum(self.size) - self.size
         # Member i of a group is its (i - the group's first member)-th item.
-        shift = self.first - (np.cumsum(self.size) - self.size)
+        shift = self.first - self.opens
         self.member = np.arange(self.gid.shape[0]) + np.repeat(shift, self.size)
         self.pos = self.member % N
         self.row, self.start = np.divmod(self.first, N)
@@ -172,8 +180,26 @@ class FewTies:
     def group_before(self, name):
         """The sum of ``name`` over the items above each group (the same in
         every order of the group and of the groups before it)."""
-        opens = np.append(0, np.cumsum(self.size)[:-1])
-        return self.before(name)[opens]
+        return self.before(name)[self.opens]
+
+    def group_counts(self, names):
+        """Each group's sums of the indicators ``names`` (whole counts, shape
+        (len(names), n_groups)). Where the values are level codes of a few
+        levels (:class:`LevelValues`), the groups' items are counted by code
+        once (a byte a grouped item and one count) and the counts weighed by
+        each indicator's table: where each indicator's own sums cost a
+        float64 gather and a count each (ERR's grades, four of them)."""
+        v = self.values
+        tables = ([v.coded(name)[1] for name in names]
+                  if isinstance(v, LevelValues) else None)
+        if tables is None or tables[0].shape[0] > _FEW_CODES:
+            return np.stack([self.group_sums(name) for name in names])
+        codes = v.coded(names[0])[0]
+        C, G = tables[0].shape[0], self.first.shape[0]
+        by_code = np.bincount(self.gid * C + np.take(codes.reshape(-1), self.member),
+                              minlength=G * C).reshape(G, C)
+        # Whole counts times 0s and 1s: exact in float64.
+        return np.stack(tables).astype(np.float64) @ by_code.T
 
     def by_row(self, terms, at_member=False):
         """Per row, the sum of ``terms`` (one per group, or per grouped

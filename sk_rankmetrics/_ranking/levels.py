@@ -409,7 +409,10 @@ def _tied_pairs(high, rows=None, best_first=False):
     equal[N - 1::N] = False  # the last of a row against the next row's first
     if not equal.any():
         return np.zeros(0, dtype=np.intp)
-    row, c = np.divmod(flatnonzero(equal), N)  # (row, c) ties with (row, c + 1)
+    at = flatnonzero(equal)  # (row, c) ties with (row, c + 1)
+    if best_first and rows is None:
+        return at
+    row, c = np.divmod(at, N)
     if rows is not None:
         row = rows[row]
     if best_first:
@@ -522,16 +525,16 @@ def _decimals(probe):
 _SAMPLE_SCORES = 256
 
 
-def _whole_multiples(y_score, most, limit=2.0**52):
-    """``(k, lo, hi)``: the float64 scores ``y_score`` as whole numbers ``k``
-    (float64, C-ordered), each score the float64 nearest ``k / 10**d`` (``d``
-    read off the first rows: :func:`_decimals`), and their ends, when the
-    ``k`` span fewer than ``most`` values within ``(-limit, limit)``; else
-    None. The check is over the block, each score against ``rint(score *
-    10**d) / 10**d`` (what ``np.round`` makes and what a run file's text
-    parses to; whole numbers against ``rint(score)``, no division): then
-    ``k`` ties and orders exactly as the scores do. A score not finite
-    gives None (the other routes name it)."""
+def _decimal_ends(y_score, most, limit=2.0**52):
+    """``(scale, lo, hi)``: for float64 scores ``y_score`` that may each be
+    the float64 nearest ``k / 10**d`` for a whole ``k`` (``d`` read off
+    the first rows, :func:`_decimals`; ``scale`` is ``10**d``), the ends of
+    their ``k``, when those span fewer than ``most`` values within
+    ``(-limit, limit)``; else None. The ends are the scores' own times
+    ``scale``, rounded (a product by ``scale`` and ``rint`` keep the
+    scores' order): no ``k`` is made. Whether every score is such a
+    multiple is :func:`_round_trips`' to tell. A score not finite gives
+    None (the other routes name it)."""
     probe = y_score[:_PROBE_ROWS]
     d = _decimals(probe)
     if d is None:
@@ -541,30 +544,66 @@ def _whole_multiples(y_score, most, limit=2.0**52):
         ends = np.rint(np.array([probe.min(), probe.max()]) * scale)
         if not (np.isfinite(ends).all() and ends[1] - ends[0] < most):
             return None  # (the probe's span is the block's at least)
-        k = np.empty(y_score.shape)  # C-ordered, whatever the scores' order: read as rows
-        np.multiply(y_score, scale, out=k)
-        np.rint(k, out=k)
-        lo, hi = k.min(), k.max()
+        lo, hi = np.rint(np.array([y_score.min(), y_score.max()]) * scale).tolist()
     if not (np.isfinite(lo) and np.isfinite(hi) and hi - lo < most and max(-lo, hi) < limit):
         return None
-    if not np.array_equal(k if d == 0 else np.divide(k, scale), y_score):
-        return None
-    return k, lo, hi
+    return scale, lo, hi
+
+
+#: Scores :func:`_round_trips` reads at a time (256 KiB of float64: its
+#: arrays of a piece stay in a core's cache).
+_TRIP_PIECE = 1 << 17
+
+
+def _round_trips(y_score, scale, k, hi=None):
+    """Whether each float64 score equals ``rint(score * scale) / scale``
+    (``rint(score)`` for ``scale`` 1), writing ``rint(score * scale)``
+    (``hi`` less it, when given) to the integers ``k`` (C-ordered, of the
+    scores' shape) on the way. A piece of the scores at a time, each step in
+    arrays of a piece: a float64 array of the block's per step costs about
+    twice as much (new pages, read back from memory). Stops at the first
+    piece that does not round-trip."""
+    flat_k = k.reshape(-1)
+    rows = not y_score.flags.c_contiguous  # (a view of other strides: rows at a time)
+    flat = y_score if rows else y_score.reshape(-1)
+    step = max(1, _TRIP_PIECE // y_score.shape[1]) if rows else _TRIP_PIECE
+    whole = np.empty((min(step, flat.shape[0]), *flat.shape[1:]))
+    quotient = np.empty_like(whole)
+    equal = np.empty(whole.shape, dtype=bool)
+    out = k if rows else flat_k
+    for a in range(0, flat.shape[0], step):
+        b = min(flat.shape[0], a + step)
+        part, w = flat[a:b], whole[:b - a]
+        np.multiply(part, scale, out=w)
+        np.rint(w, out=w)
+        q = w if scale == 1.0 else np.divide(w, scale, out=quotient[:b - a])
+        if not np.equal(q, part, out=equal[:b - a]).all():
+            return False
+        if hi is None:
+            out[a:b] = w  # (whole numbers within the dtype's range: exact)
+        else:
+            np.subtract(hi, w, out=w)
+            out[a:b] = w
+    return True
 
 
 def decimal_integers(y_score, most):
     """Float64 scores ``y_score`` as the whole numbers ``k`` (int32) of which
     each is the float64 nearest ``k / 10**d`` (whole-number scores, ratings
-    say, or scores of a decimal or two: :func:`_whole_multiples`), when
-    those span at most ``most`` values; else None. ``k`` ties and orders as
+    say, or scores of a decimal or two: :func:`_decimal_ends` and
+    :func:`_round_trips`), when those span at most ``most`` values; else
+    None. ``k`` ties and orders as
     the scores do, so the block is ranked as integer scores in a small span
     are: by counting each score (:func:`~.select.score_counts`), not by
     sorting."""
     if y_score.dtype != np.float64 or not y_score.size:
         return None
-    found = _whole_multiples(y_score, most, limit=2.0**31)
+    found = _decimal_ends(y_score, most, limit=2.0**31)
+    if found is None:
+        return None
     # (int32: half the bytes of int64 for the counts' passes.)
-    return None if found is None else found[0].astype(np.int32)
+    k = np.empty(y_score.shape, dtype=np.int32)
+    return k if _round_trips(y_score, found[0], k) else None
 
 
 #: Keys of at most this many values (the scores' span in steps of
@@ -583,20 +622,21 @@ def _by_decimal_key(y_score, values, fit, check):
     tie (scores of three decimals, rows of 100), one sort of the short keys
     (a third of a sort of the float64 ones, a half for 32 bits) and nothing
     ranked again. None when the scores are not so rounded
-    (:func:`_whole_multiples`), or when the span leaves no room."""
+    (:func:`_decimal_ends`, :func:`_round_trips`), or when the span leaves
+    no room."""
     codes, bits, lo, n_levels, padding = fit
     n, N = y_score.shape
-    found = _whole_multiples(y_score, 1 << (32 - bits))  # (the key's 32 bits)
+    found = _decimal_ends(y_score, 1 << (32 - bits))  # (the key's 32 bits)
     if found is None:
         return None
-    k, k_lo, k_hi = found
+    scale, k_lo, k_hi = found
     width = (int(k_hi - k_lo) + 1) << bits
     itype = np.uint16 if width <= _SHORT_KEYS else np.uint32
     # The largest k less each: sorted ascending, the rows come best first,
     # in rank order (the levels read forwards, no row reversed).
-    np.subtract(k_hi, k, out=k)
-    u = k.astype(itype)
-    del k
+    u = np.empty(y_score.shape, dtype=itype)
+    if not _round_trips(y_score, scale, u, k_hi):
+        return None
     u <<= itype(bits)
     np.bitwise_or(u, codes, out=u, casting="unsafe")
     u.sort(axis=1)

@@ -204,3 +204,30 @@ def test_scores_not_read_as_integers(case):
     if case == "ignore_ties":  # one order of the ties, by column: the floats' own
         spy.assert_not_called()
     _same(got, _reference(y, s, METRICS[:-1], **kw))
+
+
+@SETTINGS
+@given(data=st.data(), d=st.integers(0, 3), piece=st.sampled_from([1, 7, 64, 1 << 15]),
+       order=st.sampled_from(["C", "F"]), dtype=st.sampled_from(["int32", "uint16", "uint32"]))
+def test_the_round_trip_in_pieces_is_the_whole_blocks(data, d, piece, order, dtype):
+    # levels._round_trips reads a piece of the scores at a time (rows at a
+    # time for a view of other strides): its answer and the whole numbers it
+    # writes are the one-line check's over the whole block, wherever the
+    # score off its grid lies (a first, a middle or a last, short piece).
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n, N = data.draw(st.integers(1, 30)), data.draw(st.integers(1, 40))
+    s = np.round(rng.random((n, N)) * 60.0, d)
+    if data.draw(st.booleans()):
+        at = data.draw(st.integers(0, n * N - 1))
+        s.reshape(-1)[at] = np.nextafter(s.reshape(-1)[at], np.inf)
+    s = np.asarray(s, order=order)
+    scale = 10.0**d
+    whole = np.rint(s * scale)
+    hi = float(whole.max())
+    reverse = dtype != "int32"
+    k = np.empty(s.shape, dtype=dtype)
+    with mock.patch.object(levels, "_TRIP_PIECE", piece):
+        got = levels._round_trips(s, scale, k, hi if reverse else None)
+    assert got == np.array_equal(whole / scale if d else whole, s)
+    if got:
+        np.testing.assert_array_equal(k, hi - whole if reverse else whole)

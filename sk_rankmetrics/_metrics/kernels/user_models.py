@@ -338,9 +338,9 @@ def _err_group_fix(ties, kc, stop, y, memo, c, reach_at, p_at, n):
     g = flatnonzero(ties.start < c)
     if not g.size:
         return None
-    counts = np.stack([ties.group_sums(f"grade:{j}")[g] for j in range(1, stop.shape[0] + 1)])
+    counts = ties.group_counts([f"grade:{j}" for j in range(1, stop.shape[0] + 1)])[:, g]
     s = ties.start[g]
-    at_start = reach_at[np.searchsorted(ties.member, ties.first[g])]  # its first member's
+    at_start = np.take(reach_at, ties.opens[g])  # its first member's
     expected, keep = _err_tied_groups(counts, ties.size[g], s, at_start, stop, kc, ties.N,
                                       memo)
     if not keep.size:
@@ -424,7 +424,11 @@ def _err_few_relevant(counts, size, s, held, stop, kc, L):
     group to ``1 - (1 - R1)(1 - R2)``). With ``H = sum 1 / p`` and ``inner =
     sum (p - s - 1) / p`` over the places ``p = s + 1 .. s + c`` before the
     cut (:func:`~.cutoff._harmonic_of`, taken in extended precision), the
-    sum is ``(R1 + R2) / m * H - 2 R1 R2 / (m (m - 1)) * inner``.
+    sum is ``(R1 + R2) / m * H - 2 R1 R2 / (m (m - 1)) * inner``. The
+    chances are multiples of ``2**-max_grade``; up to ``max_grade``
+    :data:`_SQUARES_EXACT` their squares are exact in float64, and ``2 R1
+    R2 = (R1 + R2)**2 - (R1**2 + R2**2)`` (two products by the group's
+    counts); past it the larger chance is the group's largest grade's.
     """
     m, at = size.astype(np.int64), s.astype(np.int64)
     H, inner = _harmonic_of(at, np.minimum(m, kc - at), L)
@@ -433,14 +437,20 @@ def _err_few_relevant(counts, size, s, held, stop, kc, L):
     value = total / mf * H
     two = flatnonzero(held > 1)
     if two.size:
-        # The larger chance, the largest of the group's grades', and the
-        # other what the sum leaves: the chances are multiples of
-        # 2**-max_grade, their sum and difference exact.
-        hi = ((counts[:, two] > 0) * stop[:, None]).max(axis=0)
-        lo = total[two] - hi
-        mt = mf[two]
-        value[two] -= 2.0 * (hi * lo) / (mt * (mt - 1.0)) * inner[two]
+        t, mt = total[two], mf[two]
+        if stop.shape[0] <= _SQUARES_EXACT:
+            twice = t * t - (stop * stop) @ counts[:, two]  # 2 R1 R2, exact
+        else:
+            hi = ((counts[:, two] > 0) * stop[:, None]).max(axis=0)
+            twice = 2.0 * (hi * (t - hi))  # (t - hi: exact)
+        value[two] -= twice / (mt * (mt - 1.0)) * inner[two]
     return value
+
+
+#: The largest ``max_grade`` whose stop chances' squares are exact in
+#: float64, and the square of their sums (numerators below ``2**25``: that
+#: square below ``2**52``).
+_SQUARES_EXACT = 25
 
 
 def _err_kept_groups(counts, size, reach, opens_tied, y, kc):
