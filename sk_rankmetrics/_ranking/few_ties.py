@@ -78,9 +78,22 @@ class FewTies:
         ``pairs``: the flat positions (increasing, in the (n, N) layout) of
         the first of each two neighbours that tie. None when those pairs
         number more than :data:`MOST_TIED` of the items of the ``m`` rows
-        they were looked for in (default ``n``) over two."""
+        they were looked for in (default ``n``) over two.
+
+        Where the values are level codes (:class:`LevelValues`), a group
+        whose items all hold one code is left out: each item value read is
+        the same at each of its positions in every order of the group, so
+        the order given's terms are its expected ones (and a correction
+        there would add 0 up to rounding). Only the pairs of the groups
+        that join two codes or more count against :data:`MOST_TIED`: over
+        sparse relevance most ties join two items of relevance 0."""
         m = n if m is None else m
-        if pairs.shape[0] > MOST_TIED * m * N / 2:
+        most = MOST_TIED * m * N / 2
+        if isinstance(values, LevelValues) and pairs.shape[0]:
+            if pairs.shape[0] > most and _mostly_mixed(pairs, values.codes, most):
+                return None
+            pairs = _of_mixed_groups(pairs, values.codes)
+        if pairs.shape[0] > most:
             return None
         return cls(pairs, values, n, N)
 
@@ -218,3 +231,38 @@ class FewTies:
         diff = np.take(mean, self.gid[keep]) - self.at(name)[keep]
         return base + np.bincount(self.member[keep] // self.N,
                                   weights=diff * np.take(w, self.pos[keep]), minlength=self.n)
+
+
+#: The share of a block's pairs :func:`_mostly_mixed` reads (its first rows').
+_SAMPLE_SHARE = 8
+
+
+def _mostly_mixed(pairs, codes, most):
+    """Whether the pairs of the block's first rows (an eighth of its pairs)
+    join two codes so often that over the block those would pass ``most``:
+    then the groups that join two codes are not looked for (over dense
+    relevance they are most groups, and the search cost a tenth of the
+    per-group path's time). A guess from the first rows only: either path
+    gives the same values."""
+    head = pairs[:max(1, pairs.shape[0] // _SAMPLE_SHARE)]
+    flat = codes.reshape(-1)
+    differ = np.count_nonzero(np.take(flat, head) != np.take(flat, head + 1))
+    return differ * (pairs.shape[0] / head.shape[0]) > most
+
+
+def _of_mixed_groups(pairs, codes):
+    """The pairs (:meth:`FewTies.of_pairs`' ``pairs``) of the groups whose
+    items hold two level codes or more (``codes``, in rank order): a group
+    is a run of pairs ``t, t + 1, ...``, and holds two codes exactly where
+    two of its neighbours differ."""
+    flat = codes.reshape(-1)
+    differ = np.take(flat, pairs) != np.take(flat, pairs + 1)
+    if differ.all():
+        return pairs
+    opens = np.empty(pairs.shape[0], dtype=bool)
+    opens[:1] = True
+    np.not_equal(pairs[1:], pairs[:-1] + 1, out=opens[1:])
+    run = np.cumsum(opens) - 1  # each pair's group
+    mixed = np.zeros(int(run[-1]) + 1, dtype=bool)
+    mixed[run[differ]] = True
+    return pairs[mixed[run]]

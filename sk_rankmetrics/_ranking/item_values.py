@@ -708,6 +708,12 @@ class LevelValues(OnFirstRead):
             raise KeyError(key)
         return np.take(self._table[key], np.take(self._codes.reshape(-1), flat))
 
+    @property
+    def codes(self):
+        """The level codes (shared: not to be written). Items of one code
+        hold the same value of every key."""
+        return self._codes
+
     def coded(self, key):
         """``(codes, table)``: ``table[codes]`` is ``self[key]`` (the level
         codes themselves, shared: not to be written)."""

@@ -313,3 +313,55 @@ def test_many_rows_of_dense_relevance_read_down_the_positions(tied_rows):
         for key in want:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-13,
                                        err_msg=f"{key} against {what}")
+
+
+def _groups_by_brute_force(level_rows, tied_rows_sorted):
+    """Per row, the tie groups (first position, size) of two items or more
+    whose level codes are not all one, read off sorted rows one by one."""
+    out = set()
+    for r, (codes, keys) in enumerate(zip(level_rows, tied_rows_sorted)):
+        p = 0
+        while p < len(keys):
+            q = p
+            while q + 1 < len(keys) and keys[q + 1] == keys[p]:
+                q += 1
+            if q > p and len(set(codes[p:q + 1].tolist())) > 1:
+                out.add((r, p, q - p + 1))
+            p = q + 1
+    return out
+
+
+@pytest.mark.parametrize("density", [0.0, 0.05, 0.5, 1.0])
+def test_few_ties_hold_the_groups_that_join_two_levels(density):
+    # A group whose items all hold one level code has the same values in
+    # every order: FewTies leaves it out (its correction would be 0), keeps
+    # every other, and the values stay the argsort route's. With no
+    # relevant item (density 0) no group is kept, and the block is still
+    # read through its few ties.
+    rng = np.random.default_rng(11)
+    s = np.round(rng.random((400, 100)), 3)  # about five tied pairs a row
+    y = (rng.random(s.shape) < density) * rng.integers(1, 4, s.shape)
+    made = []
+    real = few_ties.FewTies.of_pairs
+
+    def spy(*a, **kw):
+        out = real(*a, **kw)
+        made.append((a, out))
+        return out
+
+    metrics = _metrics(10, 3)
+    with mock.patch.object(few_ties.FewTies, "of_pairs", spy):
+        got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    assert made and all(ties is not None for _, ties in made)
+    (pairs, values, n, N, *_), ties = made[0]
+    level = values.codes
+    keys = -np.sort(-s[:n], axis=1)  # (one block: the scores in rank order)
+    want = _groups_by_brute_force(level, keys)
+    assert {(int(r), int(p), int(m)) for r, p, m in zip(ties.row, ties.start, ties.size)} == want
+    assert (len(want) == 0) == (density == 0.0)
+    assert len(want) < pairs.shape[0]  # (groups of one code were left out)
+    for what in ("groups", "argsort"):
+        ref = _off(y, s, metrics, what)
+        for key in ref:
+            np.testing.assert_allclose(got[key], ref[key], rtol=1e-12, atol=1e-13,
+                                       err_msg=f"{key} against {what}")
