@@ -194,11 +194,11 @@ class RankedChunk:
         """The rows of a chunk made of parts (:meth:`of_parts`) as one chunk
         read through :attr:`few_ties` (the order given, corrected at the tie
         groups of two or more items), for a kernel that reads nothing else of
-        the ranking (``MetricSpec.reads_groups``); None when not made. It
-        shares this chunk's row statistics; it has no per-position statistic
-        (reading one is an error, not a value of the order given)."""
+        the ranking (``MetricSpec.reads_groups``); None when not made or not
+        few (``FewTies.few``). It shares this chunk's row statistics; it has
+        no per-position statistic (reading one is an error, not a value)."""
         ties = self.few_ties_whole
-        if ties is None:
+        if ties is None or not ties.few:
             return None
         out = RankedChunk(self.L, None, None, NoPositions(ties.values), self.n_items,
                           self.n_ranked)
@@ -357,7 +357,7 @@ class RankedChunk:
         its positions' summed weights; elsewhere one product per position.
         """
         kc = w.shape[0]
-        if self.few_ties is not None:
+        if self.few_ties is not None and self.few_ties.few:
             return self.few_ties.weighted(name, w)
         g = self.groups
         if not self.tied or g is None:

@@ -20,14 +20,19 @@ import numpy as np
 from .._utils.fast import count_cumsum, flatnonzero, many_rows, running_down, short_rows
 from .item_values import LevelValues, as_flags, is_indicator
 
-#: Rows whose tie groups hold more than this share of their items take the
-#: per-group path (the correction works per tied item). Float64 scores of
-#: three decimals on rows of 500 (tied pairs of about 42 % of the items),
-#: corrected against by groups: nDCG 1.06x a row argsort against 1.57x, MAP
-#: 1.62-1.67x against 2.48-2.54x, ERR over dense graded relevance 1.79x
-#: against 6.27x, ndcg_rel 2.35-2.39x against 8.5-9.6x; two decimals on
-#: rows of 100 (73 %) mixed (ERR over graded relevance on 5 %: 7.4x
-#: corrected, 6.2x by groups). See benchmarks/README.md.
+#: Rows whose tie groups hold more than this share of their items
+#: (:attr:`FewTies.share`) are read by their groups, not corrected at them,
+#: in the kernels of weighted sums (DCG, RBP, with or without a cut-off:
+#: ``RankedChunk.weighted``), and a block where a few rows tie is split
+#: into its untied and its tied rows. Float64 scores of three decimals on
+#: rows of 500 (tied pairs of about 42 % of the items), corrected against
+#: by groups: nDCG 1.06x a row argsort against 1.57x. The kernels of AP,
+#: bpref, infAP, ERR, ndcg_rel and Rndcg read the few ties whatever their
+#: share: on two decimals on rows of 100 over dense graded relevance (about
+#: 60 % of the items in groups of two codes or more) ERR 7.4x against
+#: 10.0x, ndcg_rel 6.7x against 18.9x, nDCG 3.3x against 3.1x; three
+#: decimals on rows of 1,000, ERR 1.7x against 5.7x. See
+#: benchmarks/README.md.
 MOST_TIED = 0.5
 
 #: :meth:`FewTies.group_counts` counts the groups' items by code where the
@@ -53,8 +58,29 @@ class FewTies:
         members are ``member[opens[g]:opens[g] + size[g]]``.
     """
 
-    def __init__(self, pairs, values, n, N):
+    def __init__(self, pairs, values, n, N, m=None):
         self.n, self.N, self.values = n, N, values
+        self._pairs, self._m = pairs, n if m is None else m
+        self._mixed = not isinstance(values, LevelValues) or not pairs.shape[0]
+        self._share = None
+        self._memo = {}
+
+    #: The arrays made on first read (:meth:`_make`).
+    _ARRAYS = frozenset({"first", "size", "gid", "opens", "member", "pos", "row", "start"})
+
+    def __getattr__(self, name):
+        # (Python asks here for an attribute not set: the arrays, not made
+        # until a kernel reads them.)
+        if name in FewTies._ARRAYS:
+            self._make()
+            return self.__dict__[name]
+        raise AttributeError(name)
+
+    def _make(self):
+        """The groups' arrays, from the pairs of the groups that join two
+        level codes or more."""
+        pairs = self._pairs_of_mixed()
+        N = self.N
         # A run of pairs t, t + 1, ... is one group (none crosses a row: no
         # pair starts at a row's last position).
         opens = np.empty(pairs.shape[0], dtype=bool)
@@ -69,40 +95,63 @@ class FewTies:
         self.member = np.arange(self.gid.shape[0]) + np.repeat(shift, self.size)
         self.pos = self.member % N
         self.row, self.start = np.divmod(self.first, N)
-        self._memo = {}
+
+    def _pairs_of_mixed(self):
+        """The pairs of the groups that join two level codes or more
+        (:func:`_of_mixed_groups`; all the pairs where the values are not
+        level codes)."""
+        if not self._mixed:
+            self._pairs = _of_mixed_groups(self._pairs, self.values.codes)
+            self._mixed = True
+        return self._pairs
+
+    @property
+    def share(self):
+        """The pairs of the groups that join two codes or more over half the
+        items of the rows they were looked for in: about the share of their
+        items the groups hold. A block whose first rows' pairs give more
+        than :data:`MOST_TIED` is not searched for those groups
+        (:func:`_mostly_mixed`): its share is then that of all its pairs
+        (more than that too)."""
+        if self._share is None:
+            half = max(self._m * self.N / 2, 1.0)
+            if (not self._mixed and self._pairs.shape[0] > MOST_TIED * half
+                    and _mostly_mixed(self._pairs, self.values.codes, MOST_TIED * half)):
+                self._share = self._pairs.shape[0] / half
+            else:
+                self._share = self._pairs_of_mixed().shape[0] / half
+        return self._share
+
+    @property
+    def few(self):
+        """Whether the groups hold at most :data:`MOST_TIED` of the items
+        (:attr:`share`): the share up to which every kernel that reads
+        :class:`FewTies` takes them over the per-group path."""
+        return self.share <= MOST_TIED
 
     @classmethod
     def of_pairs(cls, pairs, values, n, N, m=None):
         """The :class:`FewTies` of a block of ``n`` rows of ``N`` items, in
         one order of their ties (``values``), whose neighbours tie at
         ``pairs``: the flat positions (increasing, in the (n, N) layout) of
-        the first of each two neighbours that tie. None when those pairs
-        number more than :data:`MOST_TIED` of the items of the ``m`` rows
-        they were looked for in (default ``n``) over two.
+        the first of each two neighbours that tie, looked for in ``m`` rows
+        (default ``n``). Its arrays are made on first read: a kernel that
+        reads the groups instead never pays for them.
 
         Where the values are level codes (:class:`LevelValues`), a group
         whose items all hold one code is left out: each item value read is
         the same at each of its positions in every order of the group, so
         the order given's terms are its expected ones (and a correction
-        there would add 0 up to rounding). Only the pairs of the groups
-        that join two codes or more count against :data:`MOST_TIED`: over
-        sparse relevance most ties join two items of relevance 0."""
-        m = n if m is None else m
-        most = MOST_TIED * m * N / 2
-        if isinstance(values, LevelValues) and pairs.shape[0]:
-            if pairs.shape[0] > most and _mostly_mixed(pairs, values.codes, most):
-                return None
-            pairs = _of_mixed_groups(pairs, values.codes)
-        if pairs.shape[0] > most:
-            return None
-        return cls(pairs, values, n, N)
+        there would add 0 up to rounding). Over sparse relevance most ties
+        join two items of relevance 0. Only the others count in
+        :attr:`share`."""
+        return cls(pairs, values, n, N, m)
 
     @classmethod
     def of(cls, sv, values, rows=None, n=None):
-        """The :class:`FewTies` of sorted rows ``sv`` (equal neighbours tie),
-        or None when their groups hold more than :data:`MOST_TIED` of the
-        items. With ``rows`` (sorted), ``sv`` holds those rows of a block of
-        ``n`` (the others tie nowhere), and ``values`` the whole block's."""
+        """The :class:`FewTies` of sorted rows ``sv`` (equal neighbours tie).
+        With ``rows`` (sorted), ``sv`` holds those rows of a block of ``n``
+        (the others tie nowhere), and ``values`` the whole block's."""
         return cls.of_joined(cls.joined(sv), values, rows, n)
 
     @staticmethod

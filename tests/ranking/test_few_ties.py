@@ -157,14 +157,34 @@ def test_the_whole_block_view_has_no_per_position_statistics():
             read()
 
 
-def test_rows_tied_in_many_places_take_the_per_group_path():
-    # Rounded scores: every row's groups hold most of its items.
+def test_rows_tied_in_many_places_read_their_groups_in_weighted_sums():
+    # Rounded scores: every row's groups hold most of its items. The
+    # kernels of weighted sums (DCG, RBP) read the groups, and the few
+    # ties' arrays are never made for them; AP, ERR, ndcg_rel read the few
+    # ties whatever their share; all as the argsort route.
     rng = np.random.default_rng(6)
     s = np.round(rng.random((20, 50)), 1).astype(np.float32)
     y = rng.integers(0, 3, (20, 50))
     values = BlockValues(y, make_requests(["map"]))
     rc = levels.rank_by_levels(s, values)
-    assert rc.few_ties is None and rc.few_ties_whole is None and rc.groups is not None
+    assert rc.groups is not None and rc.few_ties is not None
+    assert rc.few_ties.share > few_ties.MOST_TIED and not rc.few_ties.few
+    weighted = ["ndcg", "dcg@5", "rbp", "ndcg@3"]
+    with mock.patch.object(few_ties.FewTies, "_make", side_effect=AssertionError("made")):
+        got = skr.evaluate(y, s, weighted, per_row=True, no_relevant=0.0)
+    rest = ["map", "map@5", ("err", {"max_grade": 2}), "ndcg_rel", "rndcg", "bpref", "infap"]
+    made, real = [], few_ties.FewTies._make
+
+    def spy(self):
+        made.append(self.share)
+        real(self)
+
+    with mock.patch.object(few_ties.FewTies, "_make", spy):
+        got.update(skr.evaluate(y, s, rest, per_row=True, no_relevant=0.0))
+    assert made and min(made) > few_ties.MOST_TIED
+    want = _off(y, s, weighted + rest, "argsort")
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-13, err_msg=key)
 
 
 def test_bpref_reads_few_ties_only_when_every_item_is_judged():
