@@ -373,7 +373,7 @@ def test_few_ties_hold_the_groups_that_join_two_levels(density):
     with mock.patch.object(few_ties.FewTies, "of_pairs", spy):
         got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
     assert made and all(ties is not None for _, ties in made)
-    (pairs, values, n, N, *_), ties = made[0]
+    (pairs, values, n, *_), ties = made[0]
     level = values.codes
     keys = -np.sort(-s[:n], axis=1)  # (one block: the scores in rank order)
     want = _groups_by_brute_force(level, keys)
