@@ -43,7 +43,8 @@ _FEW_CODES = 64
 class FewTies:
     """The rows of a chunk in one order of their ties (``values``: each item
     value in rank order, shape (n, N)) and their tie groups of two or more
-    items.
+    items (those that join two level codes or more: :meth:`of_pairs`), the
+    groups' arrays made on first read.
 
     Attributes
     ----------
@@ -125,8 +126,10 @@ class FewTies:
     @property
     def few(self):
         """Whether the groups hold at most :data:`MOST_TIED` of the items
-        (:attr:`share`): the share up to which every kernel that reads
-        :class:`FewTies` takes them over the per-group path."""
+        (:attr:`share`): the share up to which the weighted sums
+        (``RankedChunk.weighted``) and the whole-block view
+        (``RankedChunk.few_ties_view``) read them; AP, bpref, infAP, ERR,
+        ndcg_rel and Rndcg read them whatever the share."""
         return self.share <= MOST_TIED
 
     @classmethod
