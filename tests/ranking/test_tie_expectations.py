@@ -454,11 +454,36 @@ def test_interpolated_expectation_of_many_queries_carries_none_of_the_others():
         evaluate(yt, ys, ["11pt_avg"], per_row=True)
     assert calls
     checked = 0
-    for (floor, f_q, f_run, run_off, v_bp, F, f_F), out in calls:
+    for (floor, f_q, f_run, run_off, v_bp, F, f_F, L), out in calls:
         for q in np.unique(f_q)[::25]:
             sel = np.flatnonzero(f_q == q)
             alone = real(floor[q:q + 1], np.zeros(sel.size, dtype=f_q.dtype), f_run[sel],
-                         run_off, v_bp, F, f_F[sel])
+                         run_off, v_bp, F, f_F[sel], L)
             assert alone[0] == out[q]
             checked += 1
     assert checked > 100
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), L=st.sampled_from([1, 2, 7, 100, 1000, 46_000, 46_001]),
+       last=st.booleans())
+def test_order_by_fraction_is_the_lexicographic_order(data, L, last):
+    # Precisions k / d (d at most L, ranks within a row of L items) keyed as
+    # whole numbers sort as np.lexsort sorts them, ties kept in their order
+    # (a stable sort), with a third key of bools or without; past the
+    # keyed denominators (46,001) the lexicographic sort itself.
+    from sk_rankmetrics._metrics.kernels.combinatorics import order_by_fraction
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n = data.draw(st.integers(0, 3000))
+    d = rng.integers(max(1, L - 3), L + 1, n) if data.draw(st.booleans()) else \
+        rng.integers(1, L + 1, n)
+    k = np.floor(rng.random(n) * (d + 1)).astype(np.int64)
+    v = np.where(rng.random(n) < 0.1, 0.0, k / d)
+    if n and data.draw(st.booleans()):  # the same fraction from other terms
+        v[: n // 2] = (2 * k[: n // 2]) / (2 * d[: n // 2])
+    group = rng.integers(0, data.draw(st.sampled_from([1, 5, 10_000])), n)
+    flag = rng.random(n) < 0.5
+    got = order_by_fraction(group, v, L, last=flag if last else None)
+    want = np.lexsort((flag, v, group) if last else (v, group))
+    np.testing.assert_array_equal(got, want)

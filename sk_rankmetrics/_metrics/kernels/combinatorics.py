@@ -208,14 +208,41 @@ def _bounded_sequences(lam, n, M, terms=False):
     return out
 
 
-def _expected_max(floor, f_q, f_run, run_off, v_bp, F, f_F):
+#: The largest denominator ``d`` of fractions ``k / d`` in [0, 1] that
+#: :func:`order_by_fraction` keys as whole numbers: two distinct such
+#: fractions differ by at least ``1 / d**2``, over two units of ``2**-32``.
+_KEYED_DENOMINATOR = 46_000
+
+
+def order_by_fraction(group, v, most_denominator, last=None):
+    """``np.lexsort((v, group))`` (with ``last``, bools, ``np.lexsort((last,
+    v, group))``): the stable order by ``group`` (whole numbers >= 0), then
+    ``v``, then ``last``, for values ``v`` that are each a fraction ``k /
+    d`` in [0, 1] with ``d`` at most ``most_denominator`` (precisions at
+    ranks within a row of that many items). Each ``v`` is then keyed as
+    ``rint(v * 2**32)`` (distinct fractions stay apart, equal ones are one
+    float64 each), and the three as one int64: one stable sort of whole
+    numbers, a third of the time of the lexicographic one over millions of
+    entries. Other values, or groups past 2**28, take ``np.lexsort``."""
+    if group.size and (most_denominator > _KEYED_DENOMINATOR or int(group.max()) >= 2**28):
+        return np.lexsort((v, group) if last is None else (last, v, group))
+    key = np.rint(np.multiply(v, 2.0**32)).astype(np.int64)
+    if last is not None:
+        key <<= 1
+        key |= last
+    key |= np.asarray(group, dtype=np.int64) << (33 if last is None else 34)
+    return np.argsort(key, kind="stable")
+
+
+def _expected_max(floor, f_q, f_run, run_off, v_bp, F, f_F, most_denominator):
     r"""``E[max(floor_q, X_1, .., X_h)]`` per query q, the X independent.
 
     Factor f of query ``f_q[f]`` has the breakpoints of run ``f_run[f]``,
     ``v_bp[run_off[u]:run_off[u + 1]]`` (increasing), and its CDF there is
     ``F[f_F[f]:]`` (as many values), 0 below the first. The floor is at least
     the least possible value of every factor, so the product is 0 below it
-    and
+    (the floors and breakpoints: fractions of denominators at most
+    ``most_denominator``, :func:`order_by_fraction`) and
 
     .. math:: E = \text{floor} + \int_{\text{floor}}^1 \Big(1 - \prod_f F_f(v)\Big) dv.
     """
@@ -231,7 +258,8 @@ def _expected_max(floor, f_q, f_run, run_off, v_bp, F, f_F):
     keys_v = np.concatenate((v_bp, probe))
     is_probe = np.concatenate((np.zeros(bp_run.size, dtype=bool),
                                np.ones(f_run.size, dtype=bool)))
-    order = np.lexsort((is_probe, keys_v, keys_r))  # breakpoints before probes on ties
+    # Breakpoints before probes on ties.
+    order = order_by_fraction(keys_r, keys_v, most_denominator, last=is_probe)
     seen = np.cumsum(~is_probe[order])  # breakpoints up to each position
     at = np.empty(order.size, dtype=np.int64)
     at[order] = seen
@@ -249,7 +277,7 @@ def _expected_max(floor, f_q, f_run, run_off, v_bp, F, f_F):
     prev = np.concatenate(([1.0], eF[:-1]))
     dlog = np.log(eF) - np.where(firsts, 0.0, np.log(prev))
     e_q = f_q[e_f]
-    order = np.lexsort((ev, e_q))
+    order = order_by_fraction(e_q, ev, most_denominator)
     e_q, ev, dlog, firsts = e_q[order], ev[order], dlog[order], firsts[order]
     n_factors = np.bincount(f_q, minlength=n_q)
     qstart = np.searchsorted(e_q, np.arange(n_q))

@@ -16,7 +16,7 @@ from ..._utils.fast import (
 )
 from ..._utils.params import TIE_ORDER
 from . import _lround, ranges_from_counts
-from .combinatorics import _bounded_sequences, _expected_max
+from .combinatorics import _bounded_sequences, _expected_max, order_by_fraction
 
 # -- interpolated precision ---------------------------------------------------------------
 
@@ -178,7 +178,6 @@ class _DownAt:
 def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     """:func:`_interpolated` when some tie group mixes relevant and other items."""
     n_rows, L = rc.n_rows, rc.L
-    rows = np.arange(n_rows)
     start, size = rc.start, rc.size
     C0 = np.rint(np.take_along_axis(np.concatenate((np.zeros((n_rows, 1)), C), axis=1),
                                     start, axis=1))  # relevant items before the group
@@ -195,27 +194,26 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     g_in = np.minimum(g_m, L - g_s)  # members ranked within the cut
     g_index = np.full((n_rows, L), -1, dtype=np.int64)
     g_index[g_row, g_s] = np.arange(g_row.size)
-    # One query per row and level: where the c-th relevant item lies.
-    end_count = C0 + r_g
-    q_D, q_valid, q_star, q_g, q_t0 = [], [], [], [], []
-    for level in levels:
-        c = _recall_cut(level, R, req)
-        hit = end_count >= c[:, None] - 0.5
-        found = hit.any(axis=1) & (R > 0)
-        p = np.argmax(hit, axis=1)
-        s_star, m_star = start[rows, p], size[rows, p]
-        is_mixed = mixed[rows, p]
-        u = s_star + (c - C0[rows, p]).astype(np.int64) - 1  # its rank, if fixed
-        valid = found & (is_mixed | (u < n))
-        after = np.where(is_mixed, np.minimum(s_star + m_star, L), np.clip(u, 0, L))
-        q_D.append(np.where(valid, D_from[rows, after], 0.0))
-        q_valid.append(valid)
-        q_star.append(np.where(valid, s_star, L))
-        q_g.append(np.where(valid & is_mixed, g_index[rows, p], -1))
-        q_t0.append((c - C0[rows, p]).astype(np.int64))
-    q_D, q_valid, q_star, q_g, q_t0 = (np.concatenate(a) for a in (q_D, q_valid, q_star,
-                                                                    q_g, q_t0))
-    q_row = np.tile(rows, len(levels))
+    # One query per row and distinct recall cut (levels that round to one cut
+    # share it): where the c-th relevant item lies, the first group of its
+    # row whose running count reaches c (the counts rise along a row: one
+    # search over the block for every query, no pass over it per level).
+    q_row, q_c, q_of = _distinct_cuts([_recall_cut(level, R, req) for level in levels])
+    end_count = (C0 + r_g).reshape(-1)
+    stride = float(max(L, int(q_c.max(initial=0))) + 2)  # past any count of a row
+    end_count += np.repeat(np.arange(n_rows) * stride, L)
+    at = np.searchsorted(end_count, q_row * stride + q_c - 0.5)
+    found = (at < (q_row + 1) * L) & (R[q_row] > 0)
+    at = np.minimum(at, (q_row + 1) * L - 1)  # (a row's last entry where none)
+    s_star, m_star = np.take(start, at), np.take(size, at)
+    is_mixed = np.take(mixed, at)
+    q_t0 = q_c - np.rint(np.take(C0, at)).astype(np.int64)
+    u = s_star + q_t0 - 1  # its rank, if fixed
+    q_valid = found & (is_mixed | (u < n[q_row]))
+    after = np.where(is_mixed, np.minimum(s_star + m_star, L), np.clip(u, 0, L))
+    q_D = np.where(q_valid, np.take(D_from, q_row * (L + 1) + after), 0.0)
+    q_star = np.where(q_valid, s_star, L)
+    q_g = np.where(q_valid & is_mixed, np.take(g_index, at), -1)
     # Factors of each query: its own group's window, then every later mixed group.
     g_keys = g_row * (L + 1) + g_s
     lo = np.searchsorted(g_keys, q_row * (L + 1) + q_star, side="right")
@@ -241,10 +239,23 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     thr = np.full(w_keys.size, np.inf)
     np.minimum.at(thr, f_w, floor[f_q])
     v_bp, u_off, w_unit, F, F_start = _iprec_window_cdfs(req, w_g, w_t0, thr, g_s, g_m,
-                                                         g_r, g_C0, g_in)
-    value = _expected_max(floor, f_q, w_unit[f_w], u_off, v_bp, F, F_start[f_w])
+                                                         g_r, g_C0, g_in, L)
+    value = _expected_max(floor, f_q, w_unit[f_w], u_off, v_bp, F, F_start[f_w], L)
     value = np.where(q_valid, value, 0.0)
-    return list(value.reshape(len(levels), n_rows))
+    return [np.take(value, of) for of in q_of]
+
+
+def _distinct_cuts(cuts):
+    """``(q_row, q_c, q_of)``: the distinct recall cuts of each row (whole
+    numbers, ``cuts[i][row]`` the cut of level ``i``) as queries, sorted by
+    row then cut, and for each level the query of each row (an index)."""
+    c = np.stack(cuts).astype(np.int64)  # (levels, rows)
+    n_rows = c.shape[1]
+    if c.shape[0] == 1:
+        return np.arange(n_rows), c[0], [np.arange(n_rows)]
+    width = int(c.max(initial=0)) + 1
+    keys, q_of = np.unique(np.arange(n_rows) * width + c, return_inverse=True)
+    return keys // width, keys % width, list(q_of.reshape(c.shape))
 
 
 def _check_budget(req, u_g, unit_cost, g_m, g_r):
@@ -263,10 +274,11 @@ def _check_budget(req, u_g, unit_cost, g_m, g_r):
         )
 
 
-def _unit_breakpoints(t0, n0, cells, s, m, r, C0, t_in, thr):
+def _unit_breakpoints(t0, n0, cells, s, m, r, C0, t_in, thr, L):
     """``(pu, v)``: the distinct precisions ``v`` of every point (t, z) of each
     unit ``pu`` (sorted by unit, then value), 0 where the cut may leave the
-    window empty, and below the unit's threshold only the largest."""
+    window empty, and below the unit's threshold only the largest (ranks
+    within rows of ``L``: fractions of denominators at most ``L``)."""
     n_u = t0.shape[0]
     pu = np.repeat(np.arange(n_u), cells)
     k = ranges_from_counts(cells)
@@ -278,7 +290,7 @@ def _unit_breakpoints(t0, n0, cells, s, m, r, C0, t_in, thr):
     ok = (t + z <= t_in[pu]) & (v >= low[pu])
     pu = np.concatenate((pu[ok], flatnonzero(split)))
     v = np.concatenate((v[ok], np.zeros(int(np.count_nonzero(split)))))
-    order = np.lexsort((v, pu))
+    order = order_by_fraction(pu, v, L)
     pu, v = pu[order], v[order]
     new = np.ones(v.shape[0], dtype=bool)
     new[1:] = (pu[1:] != pu[:-1]) | (v[1:] != v[:-1])
@@ -291,7 +303,7 @@ def _unit_breakpoints(t0, n0, cells, s, m, r, C0, t_in, thr):
     return pu[keep], v[keep]
 
 
-def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
+def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in, L):
     r"""CDFs of the window maxima of mixed tie groups, at their breakpoints.
 
     A group starts at rank ``s + 1`` after ``C0`` relevant items and holds
@@ -310,6 +322,7 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
     precision from the largest one <= ``w_thr`` on (and at 0 when the cut may
     leave the window empty). The windows of one group counted over its
     relevant items (and not cut) share one count, which gives every ``t0``.
+    ``L``: the rows' length (the precisions' denominators are at most it).
 
     Returns ``(v, u_off, w_unit, F, F_start)``: the breakpoints of window w
     are the run ``v[u_off[u]:u_off[u + 1]]`` of its unit ``u = w_unit[w]``,
@@ -334,7 +347,7 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in):
     rel_side = _count_relevant_side(d, n0)
     cells = d * (n0 + 1)
     _check_budget(req, u_g, cells * np.minimum(d, n0).astype(np.float64) ** 2, g_m, g_r)
-    pu, v = _unit_breakpoints(t0, n0, cells, s, m, r, C0, t_in, thr)
+    pu, v = _unit_breakpoints(t0, n0, cells, s, m, r, C0, t_in, thr, L)
     n_bp = np.bincount(pu, minlength=n_u)
     u_off = np.concatenate(([0], np.cumsum(n_bp)))
     length = n_bp[w_unit]
