@@ -487,3 +487,29 @@ def test_order_by_fraction_is_the_lexicographic_order(data, L, last):
     got = order_by_fraction(group, v, L, last=flag if last else None)
     want = np.lexsort((flag, v, group) if last else (v, group))
     np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n_levels=st.integers(1, 12))
+def test_distinct_cuts_name_each_level_s_cut_once_a_row(data, n_levels):
+    # The levels' recall cuts rise with the level in every row; given in any
+    # order, each row's distinct cuts are one query each (sorted by row,
+    # then cut), and each level reads back its own cut in every row.
+    from sk_rankmetrics._metrics.kernels.interpolated import _distinct_cuts
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n_rows = data.draw(st.integers(1, 300))
+    R = rng.integers(0, 40, n_rows)
+    levels = np.sort(rng.random(n_levels))
+    cuts = [np.maximum(np.floor(level * R + 0.5), 1.0) for level in levels]
+    order = rng.permutation(n_levels)
+    given = [cuts[i] for i in order]
+    q_row, q_c, q_of = _distinct_cuts(given)
+    keys = q_row * 100 + q_c
+    assert (np.diff(keys) > 0).all()  # distinct, sorted by row then cut
+    for i, want in enumerate(given):
+        np.testing.assert_array_equal(q_row[q_of[i]], np.arange(n_rows))
+        np.testing.assert_array_equal(q_c[q_of[i]], want)
+    per_row = np.bincount(q_row, minlength=n_rows)
+    np.testing.assert_array_equal(per_row, [len(set(c[r] for c in cuts))
+                                            for r in range(n_rows)])

@@ -248,14 +248,26 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
 def _distinct_cuts(cuts):
     """``(q_row, q_c, q_of)``: the distinct recall cuts of each row (whole
     numbers, ``cuts[i][row]`` the cut of level ``i``) as queries, sorted by
-    row then cut, and for each level the query of each row (an index)."""
+    row then cut, and for each level the query of each row (an index).
+
+    The cut rises with the level (both roundings are monotone), so with the
+    levels taken in increasing order a row's distinct cuts are where its
+    cut changes from one level to the next: no sort of the cuts."""
     c = np.stack(cuts).astype(np.int64)  # (levels, rows)
-    n_rows = c.shape[1]
-    if c.shape[0] == 1:
+    n_levels, n_rows = c.shape
+    if n_levels == 1:
         return np.arange(n_rows), c[0], [np.arange(n_rows)]
-    width = int(c.max(initial=0)) + 1
-    keys, q_of = np.unique(np.arange(n_rows) * width + c, return_inverse=True)
-    return keys // width, keys % width, list(q_of.reshape(c.shape))
+    # (The levels' order: the cuts are nondecreasing down it in every row.)
+    by_level = np.argsort(c.sum(axis=1), kind="stable")
+    rows_first = np.ascontiguousarray(c[by_level].T)  # (rows, levels)
+    new = np.ones(rows_first.shape, dtype=bool)
+    np.not_equal(rows_first[:, 1:], rows_first[:, :-1], out=new[:, 1:])
+    query = np.cumsum(new.reshape(-1)).reshape(rows_first.shape) - 1
+    q_row = np.repeat(np.arange(n_rows), np.count_nonzero(new, axis=1))
+    q_of = [None] * n_levels
+    for i, level in enumerate(by_level.tolist()):
+        q_of[level] = np.ascontiguousarray(query[:, i])
+    return q_row, rows_first[new], q_of
 
 
 def _check_budget(req, u_g, unit_cost, g_m, g_r):
