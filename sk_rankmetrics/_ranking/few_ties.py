@@ -82,11 +82,7 @@ class FewTies:
         level codes or more."""
         pairs = self._pairs_of_mixed()
         N = self.N
-        # A run of pairs t, t + 1, ... is one group (none crosses a row: no
-        # pair starts at a row's last position).
-        opens = np.empty(pairs.shape[0], dtype=bool)
-        opens[:1] = True
-        np.not_equal(pairs[1:], pairs[:-1] + 1, out=opens[1:])
+        opens = _run_opens(pairs)
         self.first = pairs[opens]
         self.size = np.diff(np.append(flatnonzero(opens), pairs.shape[0])) + 1
         self.gid = np.repeat(np.arange(self.first.shape[0]), self.size)
@@ -297,9 +293,26 @@ def _mostly_mixed(pairs, codes, most):
     per-group path's time). A guess from the first rows only: either path
     gives the same values."""
     head = pairs[:max(1, pairs.shape[0] // _SAMPLE_SHARE)]
-    flat = codes.reshape(-1)
-    differ = np.count_nonzero(np.take(flat, head) != np.take(flat, head + 1))
+    differ = np.count_nonzero(joins_two_codes(head, codes))
     return differ * (pairs.shape[0] / head.shape[0]) > most
+
+
+def joins_two_codes(pairs, codes):
+    """Whether each tied pair (flat positions of the first of two tied
+    neighbours, :meth:`FewTies.of_pairs`' ``pairs``) joins two level codes
+    (``codes``, in rank order)."""
+    flat = codes.reshape(-1)
+    return np.take(flat, pairs) != np.take(flat, pairs + 1)
+
+
+def _run_opens(pairs):
+    """Whether each of the tied pairs opens a run: a run of pairs ``t, t +
+    1, ...`` is one tie group (none crosses a row: no pair starts at a
+    row's last position)."""
+    opens = np.empty(pairs.shape[0], dtype=bool)
+    opens[:1] = True
+    np.not_equal(pairs[1:], pairs[:-1] + 1, out=opens[1:])
+    return opens
 
 
 def _of_mixed_groups(pairs, codes):
@@ -307,14 +320,10 @@ def _of_mixed_groups(pairs, codes):
     items hold two level codes or more (``codes``, in rank order): a group
     is a run of pairs ``t, t + 1, ...``, and holds two codes exactly where
     two of its neighbours differ."""
-    flat = codes.reshape(-1)
-    differ = np.take(flat, pairs) != np.take(flat, pairs + 1)
+    differ = joins_two_codes(pairs, codes)
     if differ.all():
         return pairs
-    opens = np.empty(pairs.shape[0], dtype=bool)
-    opens[:1] = True
-    np.not_equal(pairs[1:], pairs[:-1] + 1, out=opens[1:])
-    run = np.cumsum(opens) - 1  # each pair's group
+    run = np.cumsum(_run_opens(pairs)) - 1  # each pair's group
     mixed = np.zeros(int(run[-1]) + 1, dtype=bool)
     mixed[run[differ]] = True
     return pairs[mixed[run]]

@@ -35,7 +35,7 @@ from .._utils.fast import (
     sortable_int32,
 )
 from .chunk import RankedChunk
-from .few_ties import FewTies
+from .few_ties import FewTies, joins_two_codes
 from .groups import LazyGroups, _GroupSums
 from .item_values import LevelValues, level_span, level_values
 from .padding import padded_level_codes
@@ -453,8 +453,7 @@ def _mixed_ties(pairs, level):
     untied. A tie group holds two codes exactly where two of its neighbours
     differ. (Read where a few rows tie, float32 scores on sparse relevance:
     most of their ties join two items of relevance 0.)"""
-    codes = level.reshape(-1)
-    return _rows_of(pairs[np.take(codes, pairs) != np.take(codes, pairs + 1)], level.shape[1])
+    return _rows_of(pairs[joins_two_codes(pairs, level)], level.shape[1])
 
 
 def _untied(level, table, n_items):
@@ -593,10 +592,9 @@ def decimal_integers(y_score, most):
     each is the float64 nearest ``k / 10**d`` (whole-number scores, ratings
     say, or scores of a decimal or two: :func:`_decimal_ends` and
     :func:`_round_trips`), when those span at most ``most`` values; else
-    None. ``k`` ties and orders as
-    the scores do, so the block is ranked as integer scores in a small span
-    are: by counting each score (:func:`~.select.score_counts`), not by
-    sorting."""
+    None. ``k`` ties and orders as the scores do, so the block is ranked as
+    integer scores in a small span are: by counting each score
+    (:func:`~.select.score_counts`), not by sorting."""
     if y_score.dtype != np.float64 or not y_score.size:
         return None
     found = _decimal_ends(y_score, most, limit=2.0**31)
