@@ -167,6 +167,24 @@ def test_matrix_rows_match_brute_force(name, data):
 
 
 @pytest.mark.parametrize("name", MEASURES)
+@pytest.mark.parametrize("max_docs", [1, 2, 3])
+def test_tie_cut_by_the_depth_holding_more_relevant_items_than_it(name, max_docs):
+    """A tie group cut by ``max_docs`` counts every relevant item it holds,
+    more than the depth: a row's running counts then pass the depth, and the
+    rows after it must still be read as their own (whichever comes first)."""
+    y = np.array([[1, 1, 1, 1, 2, 0], [0, 0, 0, 0, 0, 1], [0, 1, 0, 0, 0, 0]])
+    s = np.zeros(y.shape)
+    opts = {"max_docs": max_docs}
+    if name == "iprec_at_recall":
+        opts["recall"] = 0.0
+    for order in itertools.permutations(range(y.shape[0])):
+        got = _per_row(name, y[list(order)], s, opts)
+        want = [_brute(name, y[i], s[i], max_docs=max_docs, **_ref_options(name, opts))
+                for i in order]
+        np.testing.assert_allclose(got, want, **TOL, err_msg=f"{name} {opts} {order}")
+
+
+@pytest.mark.parametrize("name", MEASURES)
 @SETTINGS
 @given(data=st.data())
 def test_long_format_rows_of_any_length_match_brute_force(name, data):

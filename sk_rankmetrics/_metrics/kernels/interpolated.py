@@ -200,7 +200,9 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     # search over the block for every query, no pass over it per level).
     q_row, q_c, q_of = _distinct_cuts([_recall_cut(level, R, req) for level in levels])
     end_count = (C0 + r_g).reshape(-1)
-    stride = float(max(L, int(q_c.max(initial=0))) + 2)  # past any count of a row
+    # Past any count of a row: a group cut by the depth counts all its
+    # relevant items, as many as the row's R, not only L.
+    stride = float(max(int(end_count.max(initial=0)), int(q_c.max(initial=0))) + 2)
     end_count += np.repeat(np.arange(n_rows) * stride, L)
     at = np.searchsorted(end_count, q_row * stride + q_c - 0.5)
     found = (at < (q_row + 1) * L) & (R[q_row] > 0)
