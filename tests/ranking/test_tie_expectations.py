@@ -500,6 +500,8 @@ def test_order_by_fraction_is_the_lexicographic_order(data, L, last):
     v = np.where(rng.random(n) < 0.1, 0.0, k / d)
     if n and data.draw(st.booleans()):  # the same fraction from other terms
         v[: n // 2] = (2 * k[: n // 2]) / (2 * d[: n // 2])
+    if n and data.draw(st.booleans()):  # outside [0, 1]: the keys would overlap the group's
+        v[rng.integers(0, n)] = data.draw(st.sampled_from([-0.5, 1.5, 3.0, -1e-9]))
     group = rng.integers(0, data.draw(st.sampled_from([1, 5, 10_000])), n)
     flag = rng.random(n) < 0.5
     got = order_by_fraction(group, v, L, last=flag if last else None)

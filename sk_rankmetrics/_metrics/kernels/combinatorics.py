@@ -223,8 +223,11 @@ def order_by_fraction(group, v, most_denominator, last=None):
     ``rint(v * 2**32)`` (distinct fractions stay apart, equal ones are one
     float64 each), and the three as one int64: one stable sort of whole
     numbers, a third of the time of the lexicographic one over millions of
-    entries. Other values, or groups past 2**28, take ``np.lexsort``."""
-    if group.size and (most_denominator > _KEYED_DENOMINATOR or int(group.max()) >= 2**28):
+    entries. Other values (denominators past :data:`_KEYED_DENOMINATOR`, a
+    value outside [0, 1], whose key would reach the group's bits), or groups
+    past 2**28, take ``np.lexsort``."""
+    if group.size and (most_denominator > _KEYED_DENOMINATOR or int(group.max()) >= 2**28
+                       or not 0.0 <= float(v.min()) <= float(v.max()) <= 1.0):
         return np.lexsort((v, group) if last is None else (last, v, group))
     key = np.rint(np.multiply(v, 2.0**32)).astype(np.int64)
     if last is not None:
