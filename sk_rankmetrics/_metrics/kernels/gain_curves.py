@@ -645,7 +645,8 @@ def rndcg(rc, req):
     # and the whole ranking's.
     ends = np.minimum(levels.end, n[levels.rows])
     if _few_ties_whole(rc):  # the expected DCG: the grouped positions' means
-        at, whole = _dcg_at_down(mean_gains(rc.few_ties, req.gain_key), levels.rows, ends, n)
+        g, means = mean_gains(rc.few_ties, req.gain_key)
+        at, whole = _dcg_at_down(g, levels.rows, ends, n, means)
     elif (groups := whole_row_groups(rc)) is not None:
         at, whole = _dcg_at_by_group(groups, req.gain_key, levels.rows, ends, N)
     elif (not rc.tied and many_rows((N, rc.L))

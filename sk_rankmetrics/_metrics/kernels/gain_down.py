@@ -20,7 +20,7 @@ from . import _safe_divide
 _CELLS_DOWN = DOWN_CELLS  # (:data:`~..._utils.fast.DOWN_CELLS`)
 
 
-def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None):
+def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None, means=None):
     """ndcg_rel of a chunk without ties over many rows (:func:`many_rows`),
     made down the positions of the transposed gains a few thousand rows at
     a time: the running DCG and ideal DCG as vectors over the rows
@@ -28,14 +28,18 @@ def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None):
     4 ns an entry), in the order of additions of the rows' own, and the
     ratios at the positive gains summed down the positions.
 
-    ``g``: the gain at each position (default: the chunk's); with ``at``,
+    ``g``: the gain at each position (default: the chunk's; ``means``, the
+    grouped positions' of :func:`mean_gains`, in their place); with ``at``,
     ``(rows, positions)`` (sorted by row), also the running DCG and the
     ideal DCG down to ``min(p, P)`` (1 where ``P`` is 0) at those places:
     ``(value, dcg_at, idcg_at)``. Every positive item is then taken as
     ranked (whole rows: the ``(P - N)`` term is 0)."""
     n_rows, L = rc.n_rows, rc.L
     P, full = levels.P, levels.full_idcg
-    g, top = (rc.mean(key) if g is None else g), levels.top(L)
+    # The ideal DCG down to min(p, P) is IDCG_P from the deepest P on: made
+    # down to it (Pm positions; sparse relevance: a few), read there after.
+    Pm = max(min(levels.deepest, L), 1)
+    g, top = (rc.mean(key) if g is None else g), levels.top(Pm)
     n = np.minimum(rc.n_ranked, L)
     logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
     pos = np.arange(L)[:, None]
@@ -52,7 +56,7 @@ def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None):
         b = min(a + step, n_rows)
         # (L, rows): each gain over its discount's logarithm, read transposed
         # (a positive gain stays positive).
-        dcg = np.divide(g[a:b].T, logs, out=np.empty((L, b - a)))
+        dcg = _gains_over_logs(g, a, b, logs, means)
         at_rel = dcg > 0
         if padded:
             at_rel &= pos < rc.n_ranked[a:b]
@@ -60,17 +64,20 @@ def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None):
         # The ideal DCG down to min(p, P): past P the ideal gains are 0 and
         # the running sum stays IDCG_P. A row without positive gain (ratios
         # at no position) reads 1, not 0.
-        idcg = np.multiply(top[a:b].T, disc[:, None], out=np.empty(dcg.shape))
+        idcg = np.multiply(top[a:b].T, disc[:Pm, None], out=np.empty((Pm, b - a)))
         accumulate_down(idcg)
         idcg[:, flatnonzero(P[a:b] == 0)] = 1.0
         if at is not None:
             q = slice(bounds[a], bounds[b])
             cell = at_pos[q] * (b - a) + (at_row[q] - a)
             dcg_at[q] = np.take(dcg.reshape(-1), cell)
-            idcg_at[q] = np.take(idcg.reshape(-1), cell)
+            idcg_at[q] = np.take(idcg.reshape(-1),
+                                 np.minimum(at_pos[q], Pm - 1) * (b - a) + (at_row[q] - a))
         cols = np.arange(b - a)
         last = np.where(n[a:b] > 0, dcg[np.maximum(n[a:b] - 1, 0), cols], 0.0)
-        np.divide(dcg, idcg, out=dcg)
+        # (Past Pm the running ideal DCG adds zeros: its value at Pm - 1.)
+        np.divide(dcg[:Pm], idcg, out=dcg[:Pm])
+        np.divide(dcg[Pm:], idcg[Pm - 1], out=dcg[Pm:])
         np.multiply(dcg, at_rel, out=dcg)
         total[a:b] = dcg.sum(axis=0)
         if not every_one:
@@ -80,12 +87,31 @@ def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None):
 
 
 def mean_gains(ties, key):
-    """The gain at each position of whole rows tied in a few places
-    (``ties``, a :class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the
-    order given's, each grouped position its group's mean (a copy)."""
-    g = np.array(ties.values[key], dtype=np.float64)
-    g.reshape(-1)[ties.member] = np.take(ties.group_sums(key) / ties.size, ties.gid)
-    return g
+    """``(g, means)``: the gains of whole rows tied in a few places (``ties``,
+    a :class:`~sk_rankmetrics._ranking.few_ties.FewTies`) in the order given,
+    and the grouped positions' expected gains, ``(flat positions, value)``
+    (each its group's mean), which :func:`_gains_over_logs` writes over the
+    order given's as it reads each block: no copy of the gains."""
+    means = np.take(ties.group_sums(key) / ties.size, ties.gid)
+    return ties.values[key], (ties.member, means)
+
+
+def _gains_over_logs(g, a, b, logs, means=None):
+    """Rows ``a:b`` of the gains ``g`` transposed (positions, rows), each
+    over its discount's logarithm ``logs`` (shape (L, 1)); with ``means``
+    (:func:`mean_gains`), the grouped positions' mean gains in their place
+    (the same division of the same value as a copy of the gains holding
+    them)."""
+    L = logs.shape[0]
+    out = np.divide(g[a:b].T, logs, out=np.empty((L, b - a)))
+    if means is not None:
+        flat, value = means
+        lo, hi = np.searchsorted(flat, (a * L, b * L))
+        if hi > lo:
+            f = flat[lo:hi]
+            col = f % L
+            out.reshape(-1)[col * (b - a) + (f // L - a)] = value[lo:hi] / np.take(logs, col)
+    return out
 
 
 def ndcg_rel_few_ties(rc, ties, key, levels, disc):
@@ -101,9 +127,9 @@ def ndcg_rel_few_ties(rc, ties, key, levels, disc):
     (Dc_p - Dc_s)) w_p`` (``Dc`` the running discount; see :func:`ndcg_rel`):
     the difference is added per grouped position."""
     L, N = rc.L, ties.N  # (whole rows: L == N)
-    g = mean_gains(ties, key)
+    g, means = mean_gains(ties, key)
     row, pos = ties.member // N, ties.pos
-    value, dcg_at, idcg_at = _ndcg_rel_down(rc, key, levels, disc, g, (row, pos))
+    value, dcg_at, idcg_at = _ndcg_rel_down(rc, key, levels, disc, g, (row, pos), means)
     m = ties.size.astype(np.float64)
     G = ties.group_sums(key)
     r = np.rint(ties.group_sums("pos:" + key))
@@ -128,14 +154,15 @@ def ndcg_rel_few_ties(rc, ties, key, levels, disc):
     return value + _safe_divide(fix, levels.P)
 
 
-def _dcg_at_down(g, rows, ends, n):
+def _dcg_at_down(g, rows, ends, n, means=None):
     """``(at, whole)`` of :func:`_dcg_at_by_group` for an untied chunk of
     many rows (gains ``g``, one per position; ``n`` the positions ranked
     per row): the running DCG made down the positions of the transposed
     gains, a few thousand rows at a time (vectors over the rows), the same
     additions as the rows' own running sum, read at each query's end.
-    Where rows tie in a few places, ``g`` holds each grouped position's
-    mean gain (:func:`mean_gains`): the expected DCG down to any position."""
+    Where rows tie in a few places, ``means`` puts each grouped position's
+    mean gain in its place (:func:`mean_gains`): the expected DCG down to
+    any position."""
     n_rows, L = g.shape
     logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
     at, whole = np.zeros(rows.shape[0]), np.zeros(n_rows)
@@ -143,7 +170,7 @@ def _dcg_at_down(g, rows, ends, n):
     step = max(1, _CELLS_DOWN // max(L, 1))
     for a in range(0, n_rows, step):
         b = min(a + step, n_rows)
-        dcg = accumulate_down(np.divide(g[a:b].T, logs, out=np.empty((L, b - a))))
+        dcg = accumulate_down(_gains_over_logs(g, a, b, logs, means))
         q = slice(bounds[a], bounds[b])
         e, r = ends[q], rows[q] - a
         at[q] = np.where(e > 0, dcg[np.maximum(e - 1, 0), r], 0.0)
