@@ -155,13 +155,14 @@ class MetricSpec:
         AP, bpref, ERR): without a cut-off, sparse relevance is then ranked through its
         relevant items only (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
     reads_few_ties : bool
-        With ``reads_groups``: whether the kernel also reads a block whose
-        rows tie in a few places as one chunk in the order given, corrected
-        at its tie groups (``rc.few_ties``): where a tie changes the terms
-        of its own positions only (DCG, AP, bpref, ERR), or where the
-        expected value is that of each position's mean gain, put right at
-        the grouped positions (ndcg_rel, Rndcg: :mod:`.kernels.gain_down`).
-        False splits such a block into its untied and its tied rows.
+        With ``reads_groups`` or ``reads_items``: whether the kernel also
+        reads a block whose rows tie in a few places as one chunk in the
+        order given, corrected at its tie groups (``rc.few_ties``): where a
+        tie changes the terms of its own positions only (DCG, AP, bpref,
+        ERR, G), or where the expected value is that of each position's mean
+        gain, put right at the grouped positions (ndcg_rel, Rndcg:
+        :mod:`.kernels.gain_down`). False splits such a block into its
+        untied and its tied rows.
     reads_items : bool
         Whether the kernel reads the values of the members of each tie group
         (``RankedChunk.items``), not only their sums; such a measure ranks

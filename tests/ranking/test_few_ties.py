@@ -31,7 +31,7 @@ def _metrics(k, top):
             ("err", {"max_grade": top}),
             ("expected_reciprocal_rank", {"max_grade": top, "normalize": True}),
             f"ndcg@{k}", f"dcg@{k}", f"map@{k}", (f"err@{k}", {"max_grade": top}),
-            f"rbp@{k}", "ndcg_rel", ("rndcg", {"gain": "exponential"}), "infap"]
+            f"rbp@{k}", "ndcg_rel", ("rndcg", {"gain": "exponential"}), "infap", "g"]
 
 
 def _scores(data, rng, n, N, share):
@@ -333,6 +333,45 @@ def test_many_rows_of_dense_relevance_read_down_the_positions(tied_rows):
         for key in want:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-13,
                                        err_msg=f"{key} against {what}")
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential", {0: 0.0, 1: 0.5, 2: 2.25, 3: 2.25}])
+@pytest.mark.parametrize("density", [0.03, 0.9])
+@pytest.mark.parametrize("tied_rows", [0.05, 0.9])
+def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, density, gain):
+    # G over 400 rows of 60 that tie in a few places: the order given's sums
+    # (its nonzero gains listed where few, else made down the positions; the
+    # logarithms read off a table for whole gains, made for real-valued
+    # ones), its terms at the grouped positions replaced by their expected
+    # ones. Against the per-group path and the argsort route.
+    from sk_rankmetrics._metrics.kernels import gain_curves
+
+    rng = np.random.default_rng(7)
+    s = np.round(rng.random((400, 60)), 6)
+    tied = rng.random(400) < tied_rows
+    s[tied, 1] = s[tied, 0]
+    s[tied, 7] = s[tied, 5]
+    s[tied, 9] = s[tied, 5]
+    four = np.flatnonzero(tied)[::3]
+    s[four, 40] = s[four, 5]  # (a group of four)
+    y = rng.integers(0, 4, s.shape).astype(np.int8)
+    y[rng.random(s.shape) > density] = 0
+    y[tied, 0], y[tied, 1] = 2, 0  # (every tied row holds a group of two gains)
+    calls, real = [], gain_curves._g_few_ties
+
+    def spy(*a):
+        calls.append(True)
+        return real(*a)
+
+    for options in ({"gain": gain}, {"gain": gain, "max_docs": 10}):
+        metrics = [("g", options)]
+        with mock.patch.object(gain_curves, "_g_few_ties", spy):
+            got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+        for what in ("groups", "argsort"):
+            want = _off(y, s, metrics, what)
+            np.testing.assert_allclose(got["g"], want["g"], rtol=1e-12, atol=1e-13,
+                                       err_msg=f"{options} against {what}")
+    assert calls
 
 
 def _groups_by_brute_force(level_rows, tied_rows_sorted):

@@ -191,6 +191,8 @@ def normalized_gain(rc, req):
     listed = _Listed.of(rc, req.gain_key)
     if listed is not None:
         return _safe_divide(_g_listed(rc, levels, listed), total), total > 0
+    if _few_ties_whole(rc):
+        return _safe_divide(_g_few_ties(rc, rc.few_ties, req, levels), total), total > 0
     if not rc.tied and many_rows((rc.n_rows, rc.L)):
         return _safe_divide(_g_down(rc, req.gain_key, levels), total), total > 0
     g = rc.mean(req.gain_key)
@@ -208,7 +210,7 @@ def normalized_gain(rc, req):
     return _safe_divide(terms.sum(axis=1), total), total > 0
 
 
-def _g_down(rc, key, levels):
+def _g_down(rc, key, levels, g=None, cells=None):
     """G's sums of an untied chunk over many rows (:func:`many_rows`), made
     down the positions of the transposed gains a few thousand rows at a
     time: the running cost and gain as vectors over the rows
@@ -221,10 +223,19 @@ def _g_down(rc, key, levels):
     below ``2 + L +`` the row's summed gain: read off a table of ``log2``
     (the same values) where that is at most :data:`_LOG2_TABLE` long, a
     gather instead of NumPy's logarithm (about 9 ns an entry without
-    AVX-512)."""
+    AVX-512).
+
+    ``g``: the gains at each position (default: the chunk's); with
+    ``cells``, ``(rows, positions)`` (sorted by row), also the gain ranked
+    above each of those places and the running cost there: ``(sums, above,
+    cost)``."""
     n_rows, L = rc.n_rows, rc.L
-    g, top = rc.mean(key), levels.top(L)
+    g, top = (rc.mean(key) if g is None else g), levels.top(L)
     out = np.empty(n_rows)
+    if cells is not None:
+        c_row, c_pos = cells
+        bounds = np.searchsorted(c_row, np.arange(n_rows + 1))
+        above, cost = np.empty(c_row.shape[0]), np.empty(c_row.shape[0])
     step = max(1, _CELLS_DOWN // max(L, 1))
     table = None
     gains = levels.gains if isinstance(levels, CountedLevels) else levels.gain
@@ -243,36 +254,96 @@ def _g_down(rc, key, levels):
             at_ = at[:, :b - a]
             np.maximum(top[a:b].T, 1.0, out=at_, casting="unsafe")
             accumulate_down(at_)
+            running_cost = at_
+            if cells is not None:
+                q = slice(bounds[a], bounds[b])
+                cell = c_pos[q] * (b - a) + (c_row[q] - a)
+                cost[q] = np.take(running_cost.reshape(-1), cell)
             at_ += 2
-            at_ -= accumulate_down(gd.astype(np.int32))
+            gained = accumulate_down(gd.astype(np.int32))
+            at_ -= gained
             d = np.take(table, at_)
         else:
             # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
             d = accumulate_down(np.maximum(top[a:b].T, 1.0, out=np.empty(gd.shape)))
+            if cells is not None:
+                q = slice(bounds[a], bounds[b])
+                cell = c_pos[q] * (b - a) + (c_row[q] - a)
+                cost[q] = np.take(d.reshape(-1), cell)
             d += 2.0
-            d -= accumulate_down(gd.copy())
+            gained = accumulate_down(gd.copy())
+            d -= gained
             np.log2(d, out=d)
+        if cells is not None:
+            above[q] = np.take(gained.reshape(-1), cell) - np.take(gd.reshape(-1), cell)
         np.divide(gd, d, out=d)
         out[a:b] = d.sum(axis=0)
-    return out
+    return out if cells is None else (out, above, cost)
 
 
 #: The longest table of ``log2`` :func:`_g_down` reads (2 MiB).
 _LOG2_TABLE = 1 << 18
 
 
-def _g_listed(rc, levels, listed):
+def _g_listed(rc, levels, listed, cells=None):
     """G's sum over the ranked entries of nonzero gain only (an untied chunk
     whose gains are few, :class:`_Listed`): the others add no term, and
     their gain adds nothing to the running gain. The running cost at a
-    position ``p`` past the ideal's positive gains grows by 1 a position."""
+    position ``p`` past the ideal's positive gains grows by 1 a position.
+    ``cells``: as :func:`_g_down`'s (the gain ranked above those places
+    and the running cost there)."""
     rows, p = listed.rows, listed.p
     cost, Pm = _ideal_prefix(levels, rc.L, lambda top: np.maximum(top, 1.0))
     q = np.minimum(p, Pm - 1)
     cost_at = cost[rows, q] + (p - q)
     gained, _ = listed.running(listed.g)
     terms = listed.g / np.log2(2.0 + cost_at - gained)  # (the cost is at least the gain)
-    return np.bincount(rows, weights=terms, minlength=rc.n_rows)
+    out = np.bincount(rows, weights=terms, minlength=rc.n_rows)
+    if cells is None:
+        return out
+    # Above a place: the running gain of its row's last entry before it.
+    c_row, c_pos = cells
+    i = np.searchsorted(rows * rc.L + p, c_row * rc.L + c_pos) - 1
+    hit = (i >= 0) & (np.take(rows, np.maximum(i, 0)) == c_row) if rows.size else i >= 0
+    above = np.where(hit, np.take(gained, np.maximum(i, 0)) if rows.size else 0.0, 0.0)
+    q = np.minimum(c_pos, Pm - 1)
+    return out, above, cost[c_row, q] + (c_pos - q)
+
+
+def _g_few_ties(rc, ties, req, levels):
+    """G's sums of whole rows that tie in a few places (``ties``, a
+    :class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order given's
+    (:func:`_g_listed` where its nonzero gains are few, else
+    :func:`_g_down`), its terms at the grouped positions replaced by their
+    expected ones (:func:`_g_group_terms`): the order inside a group changes
+    the running gain at the group's own positions only."""
+    key, n, L = req.gain_key, rc.n_rows, rc.L
+    g = ties.values[key]
+    if not ties.size.shape[0]:  # (no group joins two level codes)
+        return _g_down(rc, key, levels, g)
+    cells = (ties.member // ties.N, ties.pos)
+    nz = g != 0
+    if np.count_nonzero(nz) <= _LIST_SHARE * n * L:
+        flat, rows, _ = row_entries(nz)
+        listed = _Listed(rows, flat - rows * L, np.take(g.reshape(-1), flat), n)
+        base, above, cost_at = _g_listed(rc, levels, listed, cells)
+    else:
+        base, above, cost_at = _g_down(rc, key, levels, g, cells)
+    # The order given's terms at the grouped positions.
+    v = ties.at(key)
+    given = np.zeros(v.shape[0])
+    some = flatnonzero(v != 0)
+    given[some] = v[some] / np.log2(2.0 + cost_at[some] - (above[some] + v[some]))
+    # Each group's distinct gains and their counts, then its expected terms.
+    order = np.lexsort((v, ties.gid))
+    gid, vals = ties.gid[order], v[order]
+    new = np.ones(gid.shape[0], dtype=bool)
+    new[1:] = (gid[1:] != gid[:-1]) | (vals[1:] != vals[:-1])
+    at = flatnonzero(new)
+    levels_of = (gid[at], vals[at], np.diff(np.append(at, gid.shape[0])))
+    expected = _g_group_terms(req, ties.size, ties.size, levels_of, cost_at,
+                              np.take(above, ties.opens))
+    return base + ties.by_row(expected - given, at_member=True)
 
 
 def _mixed_groups(rc, key):
@@ -327,17 +398,32 @@ def _g_tie_groups(rc, req, terms, cost, gain_before):
     found = _mixed_groups(rc, req.gain_key)
     if found is None:
         return
-    rows, starts, sizes, (lg, lv, lc) = found
-    n_groups = rows.size
+    rows, starts, sizes, levels = found
+    inside = np.minimum(sizes, rc.L - starts)  # members ranked within the cut
+    r = np.repeat(rows, inside)
+    p = np.repeat(starts, inside) + ranges_from_counts(inside)
+    terms[r, p] = _g_group_terms(req, sizes, inside, levels, cost[r, p],
+                                 gain_before[rows, starts])
+
+
+def _g_group_terms(req, sizes, inside, levels, cost_at, S0):
+    """The expected terms of G at the first ``inside`` positions of tie
+    groups of ``sizes`` items, one after another (group by group, by
+    position): ``levels`` ``(group, value, count)`` each group's distinct
+    gains (sorted by group), ``cost_at`` the running cost at each of those
+    positions, ``S0`` the gain ranked above each group.
+
+    Over the orders of a group, its first j members are a uniform j-subset:
+    the sum over the count vectors of its gains (multivariate
+    hypergeometric) of :func:`normalized_gain`."""
+    lg, lv, lc = levels
+    n_groups = sizes.shape[0]
     log_states = np.bincount(lg, weights=np.log(lc + 1.0), minlength=n_groups)
     states = np.rint(np.exp(log_states))
     worst = int(np.argmax(states))
     if states[worst] > G_BUDGET:
         raise _budget_error(req, int(sizes[worst]), int(np.count_nonzero(lg == worst)),
                             states[worst], G_BUDGET)
-    L = rc.L
-    inside = np.minimum(sizes, L - starts)  # members ranked within the cut
-    S0 = gain_before[rows, starts]
     lf = _log_factorials(int(sizes.max()))
     # Level l of each group: its count, value and the stride of its digit.
     level_at = np.arange(lg.size) - np.searchsorted(lg, lg)
@@ -348,7 +434,8 @@ def _g_tie_groups(rc, req, terms, cost, gain_before):
     stride = np.cumprod(np.concatenate((np.ones((1, n_groups), dtype=np.int64),
                                         count[:-1] + 1), axis=0), axis=0)
     states = states.astype(np.int64)
-    acc = np.zeros(rc.n_rows * L)
+    opens = np.cumsum(inside) - inside
+    acc = np.zeros(int(inside.sum()))
     # Batches of whole groups, at most _G_BATCH terms each (one group may exceed it).
     ends = np.cumsum(states)
     a = 0
@@ -367,15 +454,13 @@ def _g_tie_groups(rc, req, terms, cost, gain_before):
             logw += lf.take(c) - lf.take(n) - lf.take(c - n)
         ok = (j >= 1) & (j <= inside.take(grp)) & (T != 0)
         grp, j, T, logw = grp[ok], j[ok], T[ok], logw[ok]
-        r, p = rows.take(grp), starts.take(grp) + j - 1
+        at = opens.take(grp) + j - 1
         m = sizes.take(grp)
         prob = np.exp(logw - (lf.take(m) - lf.take(j) - lf.take(m - j)))
-        acc += np.bincount(r * L + p, minlength=acc.size,
-                           weights=prob * T / np.log2(2.0 + cost[r, p] - S0.take(grp) - T) / j)
+        d = np.log2(2.0 + cost_at.take(at) - S0.take(grp) - T)
+        acc += np.bincount(at, minlength=acc.size, weights=prob * T / d / j)
         a = b
-    r = np.repeat(rows, inside)
-    p = np.repeat(starts, inside) + ranges_from_counts(inside)
-    terms[r, p] = acc.reshape(rc.n_rows, L)[r, p]
+    return acc
 
 
 def _ranked_dcg(rc, req):
