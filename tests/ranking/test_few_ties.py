@@ -344,7 +344,7 @@ def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, d
     # logarithms read off a table for whole gains, made for real-valued
     # ones), its terms at the grouped positions replaced by their expected
     # ones. Against the per-group path and the argsort route.
-    from sk_rankmetrics._metrics.kernels import gain_curves
+    from sk_rankmetrics._metrics.kernels import gain_g
 
     rng = np.random.default_rng(7)
     s = np.round(rng.random((400, 60)), 6)
@@ -357,7 +357,7 @@ def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, d
     y = rng.integers(0, 4, s.shape).astype(np.int8)
     y[rng.random(s.shape) > density] = 0
     y[tied, 0], y[tied, 1] = 2, 0  # (every tied row holds a group of two gains)
-    calls, real = [], gain_curves._g_few_ties
+    calls, real = [], gain_g._g_few_ties
 
     def spy(*a):
         calls.append(True)
@@ -365,7 +365,7 @@ def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, d
 
     for options in ({"gain": gain}, {"gain": gain, "max_docs": 10}):
         metrics = [("g", options)]
-        with mock.patch.object(gain_curves, "_g_few_ties", spy):
+        with mock.patch.object(gain_g, "_g_few_ties", spy):
             got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
         for what in ("groups", "argsort"):
             want = _off(y, s, metrics, what)

@@ -1,7 +1,7 @@
 """Kernels made down the positions of many rows (transposed, vectors over
 the rows) against the reference formulas of ``tests/reference.py``:
 ``ndcg_rel``, G and Rndcg of untied chunks (``gain_down._ndcg_rel_down``,
-``gain_curves._g_down``, ``gain_down._dcg_at_down``) with dense gains,
+``gain_g._g_down``, ``gain_down._dcg_at_down``) with dense gains,
 padding (``exclude``, long format of uneven lengths), rows without a
 positive gain, the exponential gain and a mapping of a negative level; and
 the same values as the rows read along their positions (the route of a few
@@ -14,12 +14,13 @@ import pytest
 import reference as ref
 
 from sk_rankmetrics import evaluate
-from sk_rankmetrics._metrics.kernels import gain_curves, gain_down
+from sk_rankmetrics._metrics.kernels import gain_curves, gain_down, gain_g
 
 TOL = dict(rtol=1e-12, atol=1e-14)
 
 
 KERNELS = {"ndcg_rel": "_ndcg_rel_down", "g": "_g_down", "rndcg": "_dcg_at_down"}
+MODULES = {"_ndcg_rel_down": gain_curves, "_g_down": gain_g, "_dcg_at_down": gain_curves}
 NEG_GAINS = {-1: 0.0, 0: 0.0, 1: 1.0, 2: 3.0, 3: 7.0, 4: 15.0}  # a negative level
 FRACTIONS = {0: 0.0, 1: 0.5, 2: 1.25, 3: 2.5, 4: 3.75}  # G's logarithms made, not read
 
@@ -29,10 +30,10 @@ def down(monkeypatch):
     """Count the rows of the chunks made down their positions."""
     taken = []
     for name in KERNELS.values():
-        real = getattr(gain_curves, name)
-        monkeypatch.setattr(gain_curves, name, lambda *a, real=real, **k: taken.append(
+        real = getattr(MODULES[name], name)
+        monkeypatch.setattr(MODULES[name], name, lambda *a, real=real, **k: taken.append(
             a[0].shape[0] if isinstance(a[0], np.ndarray) else a[0].n_rows) or real(*a, **k))
-    for module in (gain_curves, gain_down):  # several pieces a block
+    for module in (gain_curves, gain_down, gain_g):  # several pieces a block
         monkeypatch.setattr(module, "_CELLS_DOWN", 40 * 37)
     return taken
 
@@ -88,7 +89,8 @@ def test_down_equals_the_rows_read_along(name, scores, monkeypatch):
     s = rng.random((600, 50)) if scores == "float" else rng.integers(0, 6, (600, 50))
     down = evaluate(y, s, [name], per_row=True)[name]
     small = evaluate(y[:300, :8], s[:300, :8], [name], per_row=True, no_relevant=0.0)[name]
-    monkeypatch.setattr(gain_curves, "many_rows", lambda shape: False)
+    for module in (gain_curves, gain_g):
+        monkeypatch.setattr(module, "many_rows", lambda shape: False)
     along = evaluate(y, s, [name], per_row=True)[name]
     if scores == "float":
         np.testing.assert_allclose(down, along, rtol=1e-14, atol=0)
@@ -106,7 +108,7 @@ def test_g_logarithms_read_off_a_table_are_the_same(monkeypatch):
     s = rng.random((700, 60))
     opts = [("g", {"gain": "exponential"})]
     table = evaluate(y, s, opts, per_row=True)["g"]
-    monkeypatch.setattr(gain_curves, "_LOG2_TABLE", 0)
+    monkeypatch.setattr(gain_g, "_LOG2_TABLE", 0)
     made = evaluate(y, s, opts, per_row=True)["g"]
     np.testing.assert_array_equal(table, made)
 
