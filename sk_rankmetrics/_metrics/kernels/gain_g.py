@@ -51,8 +51,13 @@ def normalized_gain(rc, req):
     of them, so the expected term at the group's j-th rank is
     :math:`E[T_j / \log_2(2 + c_p - S_0 - T_j)] / j`: a sum over the count
     vectors of the group's gain levels (multivariate hypergeometric). A
-    group whose members share one gain needs no sum. A row whose gains sum
-    to 2**53 or more raises (:data:`_G_EXACT`).
+    group whose members share one gain needs no sum; groups of one
+    composition share the distribution of :math:`(j, T_j)`
+    (:func:`_g_composition_terms`). Rows tied in a few places take the
+    order given's terms, replaced at the grouped positions only
+    (:func:`_g_few_ties`: past a group, :math:`S_p` is the same in every
+    order). A row whose gains sum to 2**53 or more raises
+    (:data:`_G_EXACT`).
     """
     levels = _gain_levels(rc, req.gain_key)
     total = levels.total
