@@ -133,3 +133,26 @@ def test_err_in_stretches_equals_one_pass(share, N, stops_early):
             want = skr.evaluate(y, scores, metrics, per_row=True, no_relevant=0.0)
         for key in want:
             np.testing.assert_allclose(got[key], want[key], rtol=1e-14, atol=0, err_msg=key)
+
+
+@pytest.mark.parametrize("few_ties", [True, False])
+def test_tied_groups_past_the_users_reach_with_many_grades(few_ties):
+    # max_grade 30: the compositions are not numbered as one int64 (each
+    # block numbers its own), and three items of grade 30 above a tie leave
+    # its users a reach below rounding, so no tied group is kept: ERR is the
+    # order given's above it (this raised on an empty set of groups).
+    from unittest import mock
+
+    from sk_rankmetrics._ranking import few_ties as ft
+
+    y = np.array([[30, 30, 30, 5, 7, 3, 0, 2], [30, 30, 30, 0, 9, 1, 4, 0]])
+    s = np.array([[9, 8, 7, 1, 1, 1, 0, 0], [9, 8, 7, 2, 2, 1, 1, 0]], dtype=float)
+    metrics = [("err", {"max_grade": 30}),
+               ("expected_reciprocal_rank", {"max_grade": 30, "normalize": True})]
+    patch = (mock.patch.object(ft.FewTies, "of_pairs", lambda *a, **k: None) if not few_ties
+             else mock.patch.object(ft.FewTies, "of_pairs", ft.FewTies.of_pairs))
+    with patch:
+        got = skr.evaluate(y, s, metrics, per_row=True)
+    want = [err_over_orderings(y[r], s[r], 30) for r in range(2)]
+    np.testing.assert_allclose(got["err"], want, rtol=1e-12, atol=1e-15)
+    assert np.isfinite(got["expected_reciprocal_rank"]).all()

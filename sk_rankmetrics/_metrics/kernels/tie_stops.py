@@ -325,6 +325,8 @@ class _TieStops:
         y = self.y
         self.made += n.shape[0]
         terms = np.empty(int(n.sum()) + room)
+        if not n.shape[0]:  # (no composition: nothing to make)
+            return np.zeros(0, dtype=np.int64), n, terms
         # The compositions by the terms they need, in powers of two: one call
         # each, its arrays as wide as its widest; all in one call where the
         # padding costs less than the calls (a call costs about as much as

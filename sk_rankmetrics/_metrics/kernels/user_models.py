@@ -387,6 +387,8 @@ def _err_kept_terms(counts, size, s, reach, stop, kc, L, memo, keep, held):
     :func:`_err_tied_groups` takes them; ``held``: each group's relevant
     items), in the order of ``keep``."""
     out = np.empty(keep.shape[0])
+    if not keep.shape[0]:  # (every tied group past the users' reach)
+        return out
     few = held[keep] <= 2
     rest = slice(None)
     if few.any():
