@@ -110,8 +110,7 @@ def _compute(inputs, requests, *, ignore_ties=False, progress=None):
             parts = None
             out = []
             for req in requests:
-                if (whole is not None and req.spec.reads_few_ties and req.depth is None
-                        and (req.spec.reads_groups or req.spec.reads_items)):
+                if whole is not None and req.spec.reads_few_ties and req.depth is None:
                     # The block at once, corrected at its few tie groups.
                     out.append(req.spec.kernel(whole, req))
                     continue

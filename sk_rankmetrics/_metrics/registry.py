@@ -156,12 +156,13 @@ class MetricSpec:
         AP, bpref, ERR): without a cut-off, sparse relevance is then ranked through its
         relevant items only (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
     reads_few_ties : bool
-        With ``reads_groups`` or ``reads_items``: whether the kernel also
-        reads a block whose rows tie in a few places as one chunk in the
-        order given, corrected at its tie groups (``rc.few_ties``): where a
-        tie changes the terms of its own positions only (DCG, AP, bpref,
-        ERR, G), or where the expected value is that of each position's mean
-        gain, put right at the grouped positions (ndcg_rel, Rndcg:
+        Whether the kernel, without a cut-off, reads a block whose rows tie
+        in a few places as one chunk in the order given, corrected at its
+        tie groups (``rc.few_ties``; it reads no per-position statistic of
+        the ranking there): where a tie changes the terms of its own
+        positions only (DCG, AP, bpref, ERR, G, interpolated precision), or
+        where the expected value is that of each position's mean gain, put
+        right at the grouped positions (ndcg_rel, Rndcg:
         :mod:`.kernels.gain_down`). False splits such a block into its
         untied and its tied rows.
     reads_items : bool
@@ -211,7 +212,7 @@ class MetricSpec:
     scans_uncut: bool = False
     order_free: bool = False
     reads_groups: bool = False
-    reads_few_ties: bool = True
+    reads_few_ties: bool = False
     reads_items: bool = False
     greater_is_better: bool = True
     label: str = ""
@@ -290,11 +291,11 @@ _NEEDS_REL = ("rel",)
 
 # The metrics of scikit-learn, LightGBM/XGBoost and every tool's core set.
 _register("ndcg", "ndcg_score", cutoff.ndcg, _NEEDS_GAIN, _GAIN_OPTIONS, needs_ideal=True,
-          reads_groups=True,
+          reads_groups=True, reads_few_ties=True,
           description="normalised discounted cumulative gain",
           label="nDCG")
 _register("dcg", "dcg_score", cutoff.dcg, _NEEDS_GAIN, _GAIN_OPTIONS, normalized=False,
-          reads_groups=True,
+          reads_groups=True, reads_few_ties=True,
           description="discounted cumulative gain",
           label="DCG")
 _register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _NEEDS_GAIN, ("gain",),
@@ -303,7 +304,7 @@ _register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _NEEDS_GAIN, ("
           label="CG")
 _register("map", "mean_average_precision_score", cutoff.average_precision, _NEEDS_REL,
           (*_BINARY_OPTIONS, "denominator", "mean"), aliases=("ap", "mean_average_precision"),
-          reads_groups=True,
+          reads_groups=True, reads_few_ties=True,
           description="mean average precision",
           label="MAP")
 _register("precision", "precision_at_k_score", cutoff.precision, _NEEDS_REL,
@@ -328,12 +329,12 @@ _register("r_precision", "r_precision_score", cutoff.r_precision, _NEEDS_REL, _B
 # Beyond trec_eval: ERR, RBP, F1.
 _register("err", "err_score", user_models.err, ("gain", "grades"), ("max_grade", "normalize"),
           needs_ideal=lambda opts: opts["normalize"], aliases=("expected_reciprocal_rank",),
-          reads_groups=True,
+          reads_groups=True, reads_few_ties=True,
           description="expected reciprocal rank (Chapelle et al. 2009); nERR normalised",
           label="ERR")
 _register("rbp", "rbp_score", user_models.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "graded"),
           normalized=False, needs_ideal=lambda opts: opts["graded"], reads_groups=True,
-          aliases=("rank_biased_precision",),
+          reads_few_ties=True, aliases=("rank_biased_precision",),
           description="rank-biased precision (Moffat and Zobel 2008)",
           label="RBP")
 _register("rbp_resid", None, user_models.rbp_residual, ("judged",),
@@ -347,10 +348,11 @@ _register("f1", "f1_at_k_score", cutoff.f1, _NEEDS_REL, (*_BINARY_OPTIONS, "beta
 
 # Judgements: incomplete judgements and judged-only measures.
 _register("bpref", "bpref_score", judgements.bpref, ("rel", "judged"), (*_WHOLE, "mean"),
-          takes_k=False, full=True, reads_groups=True,
+          takes_k=False, full=True, reads_groups=True, reads_few_ties=True,
           description="binary preference (Buckley and Voorhees 2004): judged items only")
 _register("infap", None, judgements.infap, ("rel", "judged", "pool"), _WHOLE,
           takes_k=False, full=True, aliases=("inferred_ap",), reads_groups=True,
+          reads_few_ties=True,
           description="inferred AP (Yilmaz and Aslam 2006) for sampled judgements")
 _register("judged", None, judgements.judged, ("pool",), (), normalized=True, always_defined=True,
           aliases=("judged_rate",),
@@ -404,11 +406,11 @@ _register("rprec_mult", None, sets.rprec_mult, _NEEDS_REL, (*_WHOLE, "multiple")
           description="precision at a multiple of R")
 _register("iprec_at_recall", None, interpolated.iprec_at_recall, _NEEDS_REL,
           (*_WHOLE, "recall", "recall_rounding"),
-          takes_k=False, at_option="recall", full=True,
+          takes_k=False, at_option="recall", full=True, reads_few_ties=True,
           aliases=("iprec",), description="interpolated precision at a recall level")
 _register("11pt_avg", None, interpolated.eleven_point_average, _NEEDS_REL,
           (*_WHOLE, "recall_levels", "recall_rounding"), takes_k=False, full=True,
-          aliases=("11_pt_avg", "eleven_point_average"),
+          reads_few_ties=True, aliases=("11_pt_avg", "eleven_point_average"),
           description="interpolated precision averaged over recall levels")
 
 # trec_eval's experimental gain measures.
@@ -416,14 +418,13 @@ _register("bing", None, gain_curves.binary_g, _NEEDS_REL, _WHOLE, takes_k=False,
           aliases=("binary_g",),
           description="binary G: relevant items discounted by the non-relevant ones before")
 _register("g", None, gain_g.normalized_gain, _NEEDS_GAIN, ("gain", "max_docs"), takes_k=False,
-          full=True,
-          needs_ideal=True, reads_items=True,
+          full=True, needs_ideal=True, reads_items=True, reads_few_ties=True,
           description="trec_eval's G: gain against the ideal's cumulative cost")
 _register("ndcg_rel", None, gain_curves.ndcg_rel, ("gain", "positive"), ("gain", "max_docs"),
-          takes_k=False, full=True, needs_ideal=True, reads_groups=True,
+          takes_k=False, full=True, needs_ideal=True, reads_groups=True, reads_few_ties=True,
           description="nDCG averaged over the ranks of the relevant items")
 _register("rndcg", None, gain_curves.rndcg, ("gain", "rel"), ("gain", "threshold", "max_docs"),
-          takes_k=False, full=True, needs_ideal=True, reads_groups=True,
+          takes_k=False, full=True, needs_ideal=True, reads_groups=True, reads_few_ties=True,
           description="nDCG averaged where the ideal gain changes level")
 
 

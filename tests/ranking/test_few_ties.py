@@ -31,7 +31,8 @@ def _metrics(k, top):
             ("err", {"max_grade": top}),
             ("expected_reciprocal_rank", {"max_grade": top, "normalize": True}),
             f"ndcg@{k}", f"dcg@{k}", f"map@{k}", (f"err@{k}", {"max_grade": top}),
-            f"rbp@{k}", "ndcg_rel", ("rndcg", {"gain": "exponential"}), "infap", "g"]
+            f"rbp@{k}", "ndcg_rel", ("rndcg", {"gain": "exponential"}), "infap", "g",
+            ("iprec_at_recall", {"recall": 0.3}), "11pt_avg"]
 
 
 def _scores(data, rng, n, N, share):
@@ -372,6 +373,44 @@ def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, d
             np.testing.assert_allclose(got["g"], want["g"], rtol=1e-12, atol=1e-13,
                                        err_msg=f"{options} against {what}")
     assert calls
+
+
+@pytest.mark.parametrize("threshold", [None, 2])
+@pytest.mark.parametrize("density", [0.03, 0.9])
+@pytest.mark.parametrize("tied_rows", [0.05, 0.9])
+def test_interpolated_precision_over_few_ties_reads_the_mixed_rows_again(tied_rows, density,
+                                                                           threshold):
+    # iprec_at_recall and 11pt_avg over 400 rows of 60 that tie in a few
+    # places: every row in the order given, and the rows holding a group of
+    # relevant and other items again with those groups' expectations.
+    # Against the per-group path and the argsort route.
+    from sk_rankmetrics._metrics.kernels import interpolated
+
+    rng = np.random.default_rng(11)
+    s = np.round(rng.random((400, 60)), 6)
+    tied = rng.random(400) < tied_rows
+    s[tied, 1] = s[tied, 0]
+    s[tied, 7] = s[tied, 5]
+    s[tied, 9] = s[tied, 5]
+    y = rng.integers(0, 4, s.shape).astype(np.int8)
+    y[rng.random(s.shape) > density] = 0
+    y[tied, 0], y[tied, 1] = 3, 0  # (every tied row holds a mixed group)
+    opts = {} if threshold is None else {"threshold": threshold}
+    metrics = [("iprec_at_recall", {"recall": 0.4, **opts}), ("11pt_avg", opts)]
+    calls, real = [], interpolated._interpolated_few_ties
+
+    def spy(*a):
+        calls.append(True)
+        return real(*a)
+
+    with mock.patch.object(interpolated, "_interpolated_few_ties", spy):
+        got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    assert calls
+    for what in ("groups", "argsort"):
+        want = _off(y, s, metrics, what)
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=1e-13,
+                                       err_msg=f"{key} against {what}")
 
 
 def _groups_by_brute_force(level_rows, tied_rows_sorted):

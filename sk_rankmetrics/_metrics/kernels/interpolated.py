@@ -83,6 +83,11 @@ def _interpolated(rc, req, levels):
     if L == 0:
         return [np.zeros(n_rows) for _ in levels], R > 0
     n = np.minimum(rc.n_ranked, L)
+    ties = rc.few_ties
+    if rc.tied and ties is not None and ties.N == L and ties.few:
+        # (Past MOST_TIED most rows hold a mixed group: the tie groups'
+        # route, whose statistics come from counting the scores, costs less.)
+        return _interpolated_few_ties(rc, req, levels, ties, R, n), R > 0
     if rc.tied:
         rel = rc.mean(req.rel_key)
         size = rc.size
@@ -173,6 +178,69 @@ class _DownAt:
         L, n = self._down.shape
         row, p = np.divmod(np.take(self._flat, idx), L)
         return np.take(self._down.reshape(-1), p * n + row)
+
+
+def _interpolated_few_ties(rc, req, levels, ties, R, n):
+    """:func:`_interpolated` of whole rows that tie in a few places (``ties``,
+    a :class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order given's
+    values (every position's relevance read as ranked), and the rows holding
+    a group that mixes relevant and other items again through
+    :func:`_interpolated_ties`, on those rows alone, with each such group's
+    positions at its mean relevance (the other groups' items have one
+    relevance: in the order given, they are where any order puts them)."""
+    key = req.rel_key
+    flags = ties.indicator(key) if is_indicator(key) else ties.values[key] > 0.5
+    if flags.dtype != bool:
+        flags = flags > 0.5
+    out = _interpolated_flags(flags, R, req, levels)
+    r = np.rint(ties.group_sums(key) if is_indicator(key)
+                else np.bincount(ties.gid, weights=np.take(flags.reshape(-1), ties.member),
+                                 minlength=ties.size.shape[0]))
+    mixed_g = flatnonzero((r > 0) & (r < ties.size))
+    if not mixed_g.size:
+        return out
+    L = rc.L
+    rows, at_row = np.unique(ties.row[mixed_g], return_inverse=True)
+    n_m = rows.shape[0]
+    # The rows' values in the order given; each mixed group's positions at
+    # its mean relevance, its first position and size.
+    rel = flags[rows].astype(np.float64)
+    start = np.broadcast_to(np.arange(L), (n_m, L)).copy()
+    size = np.ones((n_m, L), dtype=np.int64)
+    m = ties.size[mixed_g]
+    member = (np.repeat(at_row * L + ties.start[mixed_g], m) + ranges_from_counts(m))
+    rel.reshape(-1)[member] = np.repeat(r[mixed_g] / m, m)
+    start.reshape(-1)[member] = np.repeat(ties.start[mixed_g], m)
+    size.reshape(-1)[member] = np.repeat(m, m)
+    r_g = np.rint(rel * size)
+    mixed = (r_g > 0) & (r_g < size)
+    part = _Rows(n_m, L, start, size)
+    tied = _interpolated_ties(part, req, levels, rel, R[rows], n[rows], r_g, mixed,
+                              np.cumsum(rel, axis=1))
+    for values, fixed in zip(out, tied):
+        values[rows] = fixed
+    return out
+
+
+class _Rows:
+    """Rows for :func:`_interpolated_ties`: their number and length, and each
+    position's tie group's first position and size."""
+
+    def __init__(self, n_rows, L, start, size):
+        self.n_rows, self.L, self.start, self.size = n_rows, L, start, size
+
+
+def _interpolated_flags(flags, R, req, levels):
+    """Interpolated precision at recall ``levels`` of rows whose relevant
+    items ``flags`` marks, in rank order (every position's relevance known)."""
+    best, found, first = _best_precision_below(flags)
+    out = []
+    for level in levels:
+        c = _recall_cut(level, R, req).astype(np.int64)
+        ok = c <= found
+        pick = best[np.where(ok, first + c - 1, 0)] if best.size else 0.0
+        out.append(np.where(ok, pick, 0.0))
+    return out
 
 
 def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
