@@ -415,7 +415,7 @@ _register("11pt_avg", None, interpolated.eleven_point_average, _NEEDS_REL,
 
 # trec_eval's experimental gain measures.
 _register("bing", None, gain_curves.binary_g, _NEEDS_REL, _WHOLE, takes_k=False, full=True,
-          aliases=("binary_g",),
+          reads_few_ties=True, aliases=("binary_g",),
           description="binary G: relevant items discounted by the non-relevant ones before")
 _register("g", None, gain_g.normalized_gain, _NEEDS_GAIN, ("gain", "max_docs"), takes_k=False,
           full=True, needs_ideal=True, reads_items=True, reads_few_ties=True,

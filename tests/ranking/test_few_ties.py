@@ -32,7 +32,7 @@ def _metrics(k, top):
             ("expected_reciprocal_rank", {"max_grade": top, "normalize": True}),
             f"ndcg@{k}", f"dcg@{k}", f"map@{k}", (f"err@{k}", {"max_grade": top}),
             f"rbp@{k}", "ndcg_rel", ("rndcg", {"gain": "exponential"}), "infap", "g",
-            ("iprec_at_recall", {"recall": 0.3}), "11pt_avg"]
+            ("iprec_at_recall", {"recall": 0.3}), "11pt_avg", "bing"]
 
 
 def _scores(data, rng, n, N, share):
@@ -382,8 +382,9 @@ def test_interpolated_precision_over_few_ties_reads_the_mixed_rows_again(tied_ro
                                                                            threshold):
     # iprec_at_recall and 11pt_avg over 400 rows of 60 that tie in a few
     # places: every row in the order given, and the rows holding a group of
-    # relevant and other items again with those groups' expectations.
-    # Against the per-group path and the argsort route.
+    # relevant and other items again with those groups' expectations; binG
+    # the order given put right at those groups. Against the per-group path
+    # and the argsort route.
     from sk_rankmetrics._metrics.kernels import interpolated
 
     rng = np.random.default_rng(11)
@@ -396,7 +397,7 @@ def test_interpolated_precision_over_few_ties_reads_the_mixed_rows_again(tied_ro
     y[rng.random(s.shape) > density] = 0
     y[tied, 0], y[tied, 1] = 3, 0  # (every tied row holds a mixed group)
     opts = {} if threshold is None else {"threshold": threshold}
-    metrics = [("iprec_at_recall", {"recall": 0.4, **opts}), ("11pt_avg", opts)]
+    metrics = [("iprec_at_recall", {"recall": 0.4, **opts}), ("11pt_avg", opts), ("bing", opts)]
     calls, real = [], interpolated._interpolated_few_ties
 
     def spy(*a):

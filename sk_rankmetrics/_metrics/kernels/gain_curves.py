@@ -10,6 +10,7 @@ from ..._ranking.ideal import IdealLevels
 from ..._utils.fast import (
     DOWN_CELLS,
     accumulate_down,
+    count_cumsum,
     flatnonzero,
     many_rows,
     row_counts,
@@ -36,6 +37,9 @@ def binary_g(rc, req):
     """trec_eval's binG, exact over tie orderings: each ranked relevant item
     scores ``1 / log2(2 + non-relevant items above it)``; the sum is divided by R."""
     R = rc.totals[req.rel_key]
+    ties = rc.few_ties
+    if rc.tied and ties is not None and ties.N == rc.L and ties.few:
+        return _safe_divide(_binary_g_few_ties(ties, req.rel_key, rc.L), R), R > 0
     groups = whole_row_groups(rc)
     if groups is not None:
         return _safe_divide(_binary_g_by_group(groups, req.rel_key, rc.n_rows), R), R > 0
@@ -62,6 +66,41 @@ def binary_g(rc, req):
         r, c, at_cut = cut
         expected[r, c] = at_cut
     return _safe_divide((rel * expected).sum(axis=1), R), R > 0
+
+
+def _binary_g_few_ties(ties, key, L):
+    """binG's sum over whole rows that tie in a few places (``ties``, a
+    :class:`~sk_rankmetrics._ranking.few_ties.FewTies`): the order given's
+    terms, and at each group of relevant and other items its expected term
+    (:func:`_binary_g_by_group`'s) in place of its terms in the order given
+    (the non-relevant items above a later item are the same in every order
+    of the group)."""
+    flags = ties.indicator(key)
+    if flags.dtype != bool:
+        flags = flags > 0.5
+    # Non-relevant items above each position, in the order given.
+    above = count_cumsum(flags)
+    np.subtract(np.arange(1, L + 1, dtype=above.dtype), above, out=above)
+    table = 1.0 / np.log2(2.0 + np.arange(L + 1.0))
+    total = (flags * np.take(table, above - ~flags)).sum(axis=1)
+    at = np.take(flags.reshape(-1), ties.member)
+    r = np.bincount(ties.gid, weights=at, minlength=ties.size.shape[0])
+    mixed = flatnonzero((r > 0) & (r < ties.size))
+    if not mixed.size:
+        return total
+    first = np.take(ties.member, ties.opens[mixed])
+    B = np.take(above.reshape(-1), first) - ~np.take(flags.reshape(-1), first)
+    q = ties.size[mixed] - r[mixed]
+    F = inverse_log_sums(L)
+    expected = r[mixed] * (F[B + q.astype(np.int64) + 1] - F[B]) / (q + 1.0)
+    # The order given's terms of those groups.
+    in_mixed = np.zeros(ties.size.shape[0], dtype=bool)
+    in_mixed[mixed] = True
+    keep = flatnonzero(np.take(in_mixed, ties.gid) & at)
+    given = np.take(table, np.take(above.reshape(-1), ties.member[keep]))
+    fix = np.bincount(ties.row[mixed], weights=expected, minlength=total.shape[0])
+    fix -= np.bincount(ties.member[keep] // ties.N, weights=given, minlength=total.shape[0])
+    return total + fix
 
 
 def _binary_g_by_group(groups, key, n_rows):
