@@ -1,6 +1,8 @@
 """trec_eval's binG over tied whole rows, one term per tie group
-(``gain_curves._binary_g_by_group``), against the mean of the reference
-formula of ``tests/reference.py`` over every ordering of the tie groups, with
+(``gain_curves._binary_g_by_group``; rows tied in a few places: the order
+given, put right at its groups, ``_binary_g_few_ties``), against the mean
+of the reference formula of ``tests/reference.py`` over every ordering of
+the tie groups, with
 excluded items (padding after every real item) and rows without a relevant
 item; ``max_docs`` (a cut through a group) takes the per-position rule."""
 
@@ -24,7 +26,19 @@ SETTINGS = settings(max_examples=60, deadline=None,
 
 @pytest.fixture
 def by_group(monkeypatch):
-    return count_calls(monkeypatch, gain_curves, "_binary_g_by_group")
+    """The calls of either route that reads the tie groups of whole rows."""
+    seen = count_calls(monkeypatch, gain_curves, "_binary_g_by_group")
+    few = count_calls(monkeypatch, gain_curves, "_binary_g_few_ties")
+
+    class Both:
+        def clear(self):
+            seen.clear()
+            few.clear()
+
+        def __bool__(self):
+            return bool(seen or few)
+
+    return Both()
 
 
 def _brute(y, s, order_of):

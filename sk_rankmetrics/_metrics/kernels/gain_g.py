@@ -13,10 +13,9 @@ from ..._ranking.ideal import CountedLevels
 from ..._ranking.item_values import LevelValues
 from ..._utils.fast import DOWN_CELLS, accumulate_down, flatnonzero, many_rows, nonzero_2d
 from ..._utils.params import TIE_ORDER
-from . import _safe_divide, ranges_from_counts, row_entries
+from . import _safe_divide, gain_curves, ranges_from_counts, row_entries
 from .combinatorics import _log_factorials
 from .gain_curves import (
-    _LIST_SHARE,
     _few_ties_whole,
     _gain_levels,
     _ideal_prefix,
@@ -204,7 +203,7 @@ def _g_few_ties(rc, ties, req, levels):
         return _g_down(rc, key, levels, g)
     cells = (ties.member // ties.N, ties.pos)
     nz = g != 0
-    if np.count_nonzero(nz) <= _LIST_SHARE * n * L:
+    if np.count_nonzero(nz) <= gain_curves._LIST_SHARE * n * L:  # (the list's own share)
         flat, rows, _ = row_entries(nz)
         listed = _Listed(rows, flat - rows * L, np.take(g.reshape(-1), flat), n)
         base, above, cost_at = _g_listed(rc, levels, listed, cells)
