@@ -15,6 +15,7 @@ import pytest
 from draws import mixed_ties
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spies import count_calls
 
 import sk_rankmetrics as skr
 from sk_rankmetrics._metrics.requests import make_requests
@@ -336,10 +337,30 @@ def test_many_rows_of_dense_relevance_read_down_the_positions(tied_rows):
                                        err_msg=f"{key} against {what}")
 
 
+def _rows_tied_in_a_few_places(seed, tied_rows, density, first, four=False):
+    """400 rows of 60: a share ``tied_rows`` tie at columns 0-1 and 5-7-9
+    (and 40 in every third, ``four``), relevance on ``density`` of the
+    items, and each tied row's group at 0-1 holding levels ``first`` and 0."""
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random((400, 60)), 6)
+    tied = rng.random(400) < tied_rows
+    s[tied, 1] = s[tied, 0]
+    s[tied, 7] = s[tied, 5]
+    s[tied, 9] = s[tied, 5]
+    if four:
+        rows = np.flatnonzero(tied)[::3]
+        s[rows, 40] = s[rows, 5]  # (a group of four)
+    y = rng.integers(0, 4, s.shape).astype(np.int8)
+    y[rng.random(s.shape) > density] = 0
+    y[tied, 0], y[tied, 1] = first, 0
+    return y, s
+
+
 @pytest.mark.parametrize("gain", ["linear", "exponential", {0: 0.0, 1: 0.5, 2: 2.25, 3: 2.25}])
 @pytest.mark.parametrize("density", [0.03, 0.9])
 @pytest.mark.parametrize("tied_rows", [0.05, 0.9])
-def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, density, gain):
+def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, density, gain,
+                                                                     monkeypatch):
     # G over 400 rows of 60 that tie in a few places: the order given's sums
     # (its nonzero gains listed where few, else made down the positions; the
     # logarithms read off a table for whole gains, made for real-valued
@@ -347,27 +368,12 @@ def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, d
     # ones. Against the per-group path and the argsort route.
     from sk_rankmetrics._metrics.kernels import gain_g
 
-    rng = np.random.default_rng(7)
-    s = np.round(rng.random((400, 60)), 6)
-    tied = rng.random(400) < tied_rows
-    s[tied, 1] = s[tied, 0]
-    s[tied, 7] = s[tied, 5]
-    s[tied, 9] = s[tied, 5]
-    four = np.flatnonzero(tied)[::3]
-    s[four, 40] = s[four, 5]  # (a group of four)
-    y = rng.integers(0, 4, s.shape).astype(np.int8)
-    y[rng.random(s.shape) > density] = 0
-    y[tied, 0], y[tied, 1] = 2, 0  # (every tied row holds a group of two gains)
-    calls, real = [], gain_g._g_few_ties
-
-    def spy(*a):
-        calls.append(True)
-        return real(*a)
-
+    # (Every tied row holds a group of two gains.)
+    y, s = _rows_tied_in_a_few_places(7, tied_rows, density, 2, four=True)
+    calls = count_calls(monkeypatch, gain_g, "_g_few_ties")
     for options in ({"gain": gain}, {"gain": gain, "max_docs": 10}):
         metrics = [("g", options)]
-        with mock.patch.object(gain_g, "_g_few_ties", spy):
-            got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+        got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
         for what in ("groups", "argsort"):
             want = _off(y, s, metrics, what)
             np.testing.assert_allclose(got["g"], want["g"], rtol=1e-12, atol=1e-13,
@@ -379,7 +385,7 @@ def test_g_over_few_ties_is_the_order_given_put_right_at_the_groups(tied_rows, d
 @pytest.mark.parametrize("density", [0.03, 0.9])
 @pytest.mark.parametrize("tied_rows", [0.05, 0.9])
 def test_interpolated_precision_over_few_ties_reads_the_mixed_rows_again(tied_rows, density,
-                                                                           threshold):
+                                                                           threshold, monkeypatch):
     # iprec_at_recall and 11pt_avg over 400 rows of 60 that tie in a few
     # places: every row in the order given, and the rows holding a group of
     # relevant and other items again with those groups' expectations; binG
@@ -387,25 +393,12 @@ def test_interpolated_precision_over_few_ties_reads_the_mixed_rows_again(tied_ro
     # and the argsort route.
     from sk_rankmetrics._metrics.kernels import interpolated
 
-    rng = np.random.default_rng(11)
-    s = np.round(rng.random((400, 60)), 6)
-    tied = rng.random(400) < tied_rows
-    s[tied, 1] = s[tied, 0]
-    s[tied, 7] = s[tied, 5]
-    s[tied, 9] = s[tied, 5]
-    y = rng.integers(0, 4, s.shape).astype(np.int8)
-    y[rng.random(s.shape) > density] = 0
-    y[tied, 0], y[tied, 1] = 3, 0  # (every tied row holds a mixed group)
+    # (Every tied row holds a mixed group.)
+    y, s = _rows_tied_in_a_few_places(11, tied_rows, density, 3)
     opts = {} if threshold is None else {"threshold": threshold}
     metrics = [("iprec_at_recall", {"recall": 0.4, **opts}), ("11pt_avg", opts), ("bing", opts)]
-    calls, real = [], interpolated._interpolated_few_ties
-
-    def spy(*a):
-        calls.append(True)
-        return real(*a)
-
-    with mock.patch.object(interpolated, "_interpolated_few_ties", spy):
-        got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
+    calls = count_calls(monkeypatch, interpolated, "_interpolated_few_ties")
+    got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
     assert calls
     for what in ("groups", "argsort"):
         want = _off(y, s, metrics, what)

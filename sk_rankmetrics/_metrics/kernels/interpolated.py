@@ -106,14 +106,7 @@ def _interpolated(rc, req, levels):
     key = ("iprec", req.rel_key, L)
     if key not in rc.cache:
         rc.cache[key] = _best_precision_below(flags)
-    best, found, first = rc.cache[key]
-    out = []
-    for level in levels:
-        c = _recall_cut(level, R, req).astype(np.int64)
-        ok = c <= found
-        pick = best[np.where(ok, first + c - 1, 0)] if best.size else 0.0
-        out.append(np.where(ok, pick, 0.0))
-    return out, R > 0
+    return _at_levels(rc.cache[key], R, req, levels), R > 0
 
 
 #: Above this share of relevant positions, :func:`_best_precision_below`
@@ -192,7 +185,7 @@ def _interpolated_few_ties(rc, req, levels, ties, R, n):
     flags = ties.indicator(key) if is_indicator(key) else ties.values[key] > 0.5
     if flags.dtype != bool:
         flags = flags > 0.5
-    out = _interpolated_flags(flags, R, req, levels)
+    out = _at_levels(_best_precision_below(flags), R, req, levels)
     r = np.rint(ties.group_sums(key) if is_indicator(key)
                 else np.bincount(ties.gid, weights=np.take(flags.reshape(-1), ties.member),
                                  minlength=ties.size.shape[0]))
@@ -230,10 +223,11 @@ class _Rows:
         self.n_rows, self.L, self.start, self.size = n_rows, L, start, size
 
 
-def _interpolated_flags(flags, R, req, levels):
-    """Interpolated precision at recall ``levels`` of rows whose relevant
-    items ``flags`` marks, in rank order (every position's relevance known)."""
-    best, found, first = _best_precision_below(flags)
+def _at_levels(below, R, req, levels):
+    """Interpolated precision at recall ``levels`` of rows whose every
+    position's relevance is known, read off their
+    :func:`_best_precision_below` (``below``)."""
+    best, found, first = below
     out = []
     for level in levels:
         c = _recall_cut(level, R, req).astype(np.int64)
