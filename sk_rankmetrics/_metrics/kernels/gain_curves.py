@@ -29,7 +29,7 @@ from . import (
     span_table_length,
     whole_row_groups,
 )
-from .gain_down import _dcg_at_down, _ndcg_rel_down, mean_gains, ndcg_rel_few_ties
+from .gain_down import _dcg_at_down, _ndcg_rel_down, idcg_down, mean_gains, ndcg_rel_few_ties
 from .judgements import _at_the_cut
 
 
@@ -406,8 +406,7 @@ def _ndcg_rel_tables(levels, P, disc, Dc, Pm, down):
             np.cumsum(v, axis=1, out=T[:, 1:, k])
         return T.reshape(-1, 3)
     n = P.shape[0]
-    idcg = accumulate_down(np.multiply(levels.top(Pm).T, disc[:Pm, None],
-                                       out=np.empty((Pm, n))))
+    idcg = idcg_down(levels, 0, n, Pm, disc)
     idcg[:, flatnonzero(P == 0)] = 1.0
     T = np.empty((Pm + 1, n, 3))
     T[0] = 0.0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._ranking.ideal import CountedLevels
 from ..._utils.fast import DOWN_CELLS, accumulate_down, flatnonzero
 from . import _safe_divide
 
@@ -39,7 +40,7 @@ def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None, means=None):
     # The ideal DCG down to min(p, P) is IDCG_P from the deepest P on: made
     # down to it (Pm positions; sparse relevance: a few), read there after.
     Pm = max(min(levels.deepest, L), 1)
-    g, top = (rc.mean(key) if g is None else g), levels.top(Pm)
+    g = rc.mean(key) if g is None else g
     n = np.minimum(rc.n_ranked, L)
     logs = np.log2(np.arange(2.0, L + 2.0))[:, None]
     pos = np.arange(L)[:, None]
@@ -64,8 +65,7 @@ def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None, means=None):
         # The ideal DCG down to min(p, P): past P the ideal gains are 0 and
         # the running sum stays IDCG_P. A row without positive gain (ratios
         # at no position) reads 1, not 0.
-        idcg = np.multiply(top[a:b].T, disc[:Pm, None], out=np.empty((Pm, b - a)))
-        accumulate_down(idcg)
+        idcg = idcg_down(levels, a, b, Pm, disc)
         idcg[:, flatnonzero(P[a:b] == 0)] = 1.0
         if at is not None:
             q = slice(bounds[a], bounds[b])
@@ -84,6 +84,58 @@ def _ndcg_rel_down(rc, key, levels, disc, g=None, at=None, means=None):
             total[a:b] += (P[a:b] - at_rel.sum(axis=0)) * _safe_divide(last, full[a:b])
     value = _safe_divide(total, P)
     return value if at is None else (value, dcg_at, idcg_at)
+
+
+def idcg_down(levels, a, b, Pm, disc):
+    """The running ideal DCG of rows ``a:b`` of ``levels`` (an
+    :class:`~sk_rankmetrics._ranking.ideal.IdealLevels`) down to each of the
+    first ``Pm`` positions, transposed: shape (Pm, b - a), made down the
+    positions (:func:`accumulate_down`), ``disc`` the discounts.
+
+    Where the levels' gains are whole numbers (their sum below ``2**52``),
+    the ideal gains are made transposed from the levels' bounds: each
+    level's gain added where it begins and taken away where it ends (one
+    :func:`np.bincount` of a few entries per row), summed down the
+    positions: exactly the gains :meth:`~.IdealLevels.top` holds, with no
+    copy of them read across (a transposed read of the rows' top gains cost
+    twice the rest of the ideal DCG, 100,000 rows of 100 over dense graded
+    relevance). Otherwise those are read. Either way the same products and
+    additions: the same values."""
+    steps = _level_steps(levels, a, b, Pm)
+    if steps is None:
+        idcg = np.multiply(levels.top(Pm)[a:b].T, disc[:Pm, None], out=np.empty((Pm, b - a)))
+    else:
+        idcg = np.bincount(steps[0], weights=steps[1], minlength=Pm * (b - a))
+        # (NumPy counts no entry as int64, weights or not.)
+        idcg = accumulate_down(idcg.astype(np.float64, copy=False).reshape(Pm, b - a))
+        np.multiply(idcg, disc[:Pm, None], out=idcg)
+    return accumulate_down(idcg)
+
+
+def _level_steps(levels, a, b, Pm):
+    """``(cells, steps)`` of :func:`idcg_down`: where (``p * (b - a) +
+    row``) each level of rows ``a:b`` begins and ends before ``Pm``, and
+    its gain added there or taken away; None where the gains are not
+    whole numbers whose sums float64 holds exactly."""
+    if isinstance(levels, CountedLevels):
+        gains = levels.gains
+        end = levels._ends[:, a:b]
+        begin = np.zeros_like(end)
+        begin[1:] = end[:-1]
+        gain = np.broadcast_to(gains[:, None], end.shape)
+        row = np.broadcast_to(np.arange(b - a), end.shape)
+    else:
+        lo, hi = np.searchsorted(levels.rows, (a, b))
+        gains = gain = levels.gain[lo:hi]
+        begin, end, row = levels.begin[lo:hi], levels.end[lo:hi], levels.rows[lo:hi] - a
+    if not (np.all(gains == np.rint(gains)) and float(np.abs(gains).sum()) < 2.0**52):
+        return None
+    cells, steps = [], []
+    for at, sign in ((begin, 1.0), (end, -1.0)):
+        some = at < Pm
+        cells.append(at[some] * (b - a) + row[some])
+        steps.append(gain[some] * sign)
+    return np.concatenate(cells), np.concatenate(steps)
 
 
 def mean_gains(ties, key):

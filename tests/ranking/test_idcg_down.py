@@ -1,0 +1,69 @@
+"""The running ideal DCG made down the positions (``gain_down.idcg_down``):
+from the levels' bounds where the gains are whole numbers, from their top
+gains otherwise; either way the same values, bit for bit, as the running sum
+of the top gains times the discounts, for counted levels (empty levels
+included) and listed ones, any block of rows and any depth."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from sk_rankmetrics._metrics.kernels import gain_down
+from sk_rankmetrics._ranking.ideal import CountedLevels, IdealLevels
+from sk_rankmetrics._utils.fast import accumulate_down
+
+GAINS = {
+    "linear": np.array([4.0, 3.0, 2.0, 1.0]),
+    "exponential": np.array([15.0, 7.0, 3.0, 1.0]),
+    "large": np.array([2.0**50, 2.0**40, 3.0, 1.0]),
+    "fractions": np.array([3.75, 2.5, 1.25, 0.5]),
+}
+
+
+def _expected(levels, a, b, Pm, disc):
+    top = levels.top(Pm)[a:b]
+    return accumulate_down(np.ascontiguousarray((top * disc[:Pm]).T))
+
+
+@st.composite
+def _case(draw):
+    n = draw(st.integers(1, 12))
+    n_lev = draw(st.integers(1, 4))
+    counts = np.array(draw(st.lists(st.lists(st.integers(0, 6), min_size=n_lev,
+                                             max_size=n_lev), min_size=n, max_size=n)))
+    gains = GAINS[draw(st.sampled_from(sorted(GAINS)))][:n_lev]
+    a = draw(st.integers(0, n - 1))
+    b = draw(st.integers(a + 1, n))
+    deepest = max(int(counts.sum(axis=1).max()), 1)
+    Pm = draw(st.integers(1, deepest + 2))
+    listed = draw(st.booleans())
+    return counts, gains, a, b, Pm, listed
+
+
+def _levels(counts, gains, listed):
+    if not listed:
+        return CountedLevels(counts, gains)
+    # The same levels from each row's gains sorted (empty levels absent).
+    width = max(int(counts.sum(axis=1).max()), 1)
+    rows = np.zeros((counts.shape[0], width))
+    for r, c in enumerate(counts):
+        g = np.repeat(gains, c)
+        rows[r, width - g.shape[0]:] = g[::-1]
+    return IdealLevels.from_sorted(rows)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_case())
+@example((np.array([[0, 2, 0, 1], [3, 0, 0, 0]]), GAINS["exponential"], 0, 2, 3, False))
+@example((np.array([[0, 0], [0, 0]]), GAINS["linear"][:2], 1, 2, 1, True))
+def test_idcg_down_is_the_running_sum_of_the_top_gains(case):
+    counts, gains, a, b, Pm, listed = case
+    disc = 1.0 / np.log2(np.arange(2.0, Pm + 2.0))
+    levels = _levels(counts, gains, listed)
+    whole = bool(np.all(gains == np.rint(gains)))
+    assert (gain_down._level_steps(levels, a, b, Pm) is not None) == whole
+    got = gain_down.idcg_down(levels, a, b, Pm, disc)
+    assert got.dtype == np.float64 and got.shape == (Pm, b - a)
+    assert np.array_equal(got, _expected(_levels(counts, gains, listed), a, b, Pm, disc))
