@@ -18,6 +18,7 @@ GAINS = {
     "linear": np.array([4.0, 3.0, 2.0, 1.0]),
     "exponential": np.array([15.0, 7.0, 3.0, 1.0]),
     "large": np.array([2.0**50, 2.0**40, 3.0, 1.0]),
+    "too large": np.array([2.0**52, 2.0**40, 3.0, 1.0]),  # (whole, not stepped)
     "fractions": np.array([3.75, 2.5, 1.25, 0.5]),
 }
 
@@ -30,9 +31,10 @@ def _expected(levels, a, b, Pm, disc):
 @st.composite
 def _case(draw):
     n = draw(st.integers(1, 12))
-    n_lev = draw(st.integers(1, 4))
+    n_lev = draw(st.integers(0, 4))
     counts = np.array(draw(st.lists(st.lists(st.integers(0, 6), min_size=n_lev,
-                                             max_size=n_lev), min_size=n, max_size=n)))
+                                             max_size=n_lev), min_size=n, max_size=n)),
+                      dtype=np.int64).reshape(n, n_lev)
     gains = GAINS[draw(st.sampled_from(sorted(GAINS)))][:n_lev]
     a = draw(st.integers(0, n - 1))
     b = draw(st.integers(a + 1, n))
@@ -58,12 +60,16 @@ def _levels(counts, gains, listed):
 @given(_case())
 @example((np.array([[0, 2, 0, 1], [3, 0, 0, 0]]), GAINS["exponential"], 0, 2, 3, False))
 @example((np.array([[0, 0], [0, 0]]), GAINS["linear"][:2], 1, 2, 1, True))
+@example((np.zeros((3, 0), dtype=np.int64), GAINS["linear"][:0], 0, 3, 2, False))
 def test_idcg_down_is_the_running_sum_of_the_top_gains(case):
     counts, gains, a, b, Pm, listed = case
     disc = 1.0 / np.log2(np.arange(2.0, Pm + 2.0))
     levels = _levels(counts, gains, listed)
-    whole = bool(np.all(gains == np.rint(gains)))
-    assert (gain_down._level_steps(levels, a, b, Pm) is not None) == whole
+    steps = gain_down._level_steps(levels, a, b, Pm)
+    if np.all(gains == np.rint(gains)) and gains.max(initial=0.0) < 2.0**51:
+        assert steps is not None
+    elif not listed:  # (listed: where rows a:b list no level, steps of none)
+        assert steps is None
     got = gain_down.idcg_down(levels, a, b, Pm, disc)
     assert got.dtype == np.float64 and got.shape == (Pm, b - a)
     assert np.array_equal(got, _expected(_levels(counts, gains, listed), a, b, Pm, disc))

@@ -92,7 +92,7 @@ def idcg_down(levels, a, b, Pm, disc):
     first ``Pm`` positions, transposed: shape (Pm, b - a), made down the
     positions (:func:`accumulate_down`), ``disc`` the discounts.
 
-    Where the levels' gains are whole numbers (their sum below ``2**52``),
+    Where the levels' gains are whole numbers (below ``2**51``),
     the ideal gains are made transposed from the levels' bounds: each
     level's gain added where it begins and taken away where it ends (one
     :func:`np.bincount` of a few entries per row), summed down the
@@ -105,37 +105,58 @@ def idcg_down(levels, a, b, Pm, disc):
     if steps is None:
         idcg = np.multiply(levels.top(Pm)[a:b].T, disc[:Pm, None], out=np.empty((Pm, b - a)))
     else:
-        idcg = np.bincount(steps[0], weights=steps[1], minlength=Pm * (b - a))
+        # (Position Pm: a row past the block's, for the steps at or past it.)
+        idcg = np.bincount(steps[0], weights=steps[1], minlength=(Pm + 1) * (b - a))
         # (NumPy counts no entry as int64, weights or not.)
-        idcg = accumulate_down(idcg.astype(np.float64, copy=False).reshape(Pm, b - a))
+        idcg = idcg[:Pm * (b - a)].astype(np.float64, copy=False).reshape(Pm, b - a)
+        accumulate_down(idcg)
         np.multiply(idcg, disc[:Pm, None], out=idcg)
     return accumulate_down(idcg)
 
 
 def _level_steps(levels, a, b, Pm):
     """``(cells, steps)`` of :func:`idcg_down`: where (``p * (b - a) +
-    row``) each level of rows ``a:b`` begins and ends before ``Pm``, and
-    its gain added there or taken away; None where the gains are not
-    whole numbers whose sums float64 holds exactly."""
+    row``, ``p`` at most ``Pm``) the ideal gain of rows ``a:b`` steps from
+    one level's to the next's, and by how much; None where the gains are
+    not whole numbers small enough for the steps to add up to them exactly
+    (:func:`_whole`).
+
+    Counted levels step at every level's end, empty ones too (their steps
+    add up to the step between the levels around them), from the best
+    level's gain at position 0 down to 0 past the last; listed levels add
+    their gain where they begin and take it away where they end."""
+    nb = b - a
+    col = np.arange(nb)
     if isinstance(levels, CountedLevels):
         gains = levels.gains
-        end = levels._ends[:, a:b]
-        begin = np.zeros_like(end)
-        begin[1:] = end[:-1]
-        gain = np.broadcast_to(gains[:, None], end.shape)
-        row = np.broadcast_to(np.arange(b - a), end.shape)
-    else:
-        lo, hi = np.searchsorted(levels.rows, (a, b))
-        gains = gain = levels.gain[lo:hi]
-        begin, end, row = levels.begin[lo:hi], levels.end[lo:hi], levels.rows[lo:hi] - a
-    if not (np.all(gains == np.rint(gains)) and float(np.abs(gains).sum()) < 2.0**52):
+        if not _whole(gains):
+            return None
+        if not gains.size:  # (no level: every ideal gain 0)
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        # (levels + 1, nb): position 0, then each level's end (at most Pm).
+        cells = np.empty((gains.shape[0] + 1, nb), dtype=np.int64)
+        cells[0] = col
+        np.minimum(levels._ends[:, a:b], Pm, out=cells[1:])
+        cells[1:] *= nb
+        cells[1:] += col
+        step = np.append(gains[0], np.append(gains[1:], 0.0) - gains)
+        return cells.reshape(-1), np.repeat(step, nb)
+    lo, hi = np.searchsorted(levels.rows, (a, b))
+    gain = levels.gain[lo:hi]
+    if not _whole(gain):
         return None
-    cells, steps = [], []
-    for at, sign in ((begin, 1.0), (end, -1.0)):
-        some = at < Pm
-        cells.append(at[some] * (b - a) + row[some])
-        steps.append(gain[some] * sign)
-    return np.concatenate(cells), np.concatenate(steps)
+    row = levels.rows[lo:hi] - a
+    begin, end = np.minimum(levels.begin[lo:hi], Pm), np.minimum(levels.end[lo:hi], Pm)
+    return (np.concatenate((begin * nb + row, end * nb + row)),
+            np.concatenate((gain, np.negative(gain))))
+
+
+def _whole(gains):
+    """Whether ``gains`` are whole numbers below ``2**51`` in size: the steps
+    of :func:`_level_steps` and every sum of them met on the way (a step
+    between two gains, a gain) are whole numbers below ``2**52``, exact in
+    float64."""
+    return bool(np.all(gains == np.rint(gains))) and float(np.abs(gains).max(initial=0.0)) < 2.0**51
 
 
 def mean_gains(ties, key):
