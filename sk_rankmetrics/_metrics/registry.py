@@ -406,11 +406,11 @@ _register("rprec_mult", None, sets.rprec_mult, _NEEDS_REL, (*_WHOLE, "multiple")
           description="precision at a multiple of R")
 _register("iprec_at_recall", None, interpolated.iprec_at_recall, _NEEDS_REL,
           (*_WHOLE, "recall", "recall_rounding"),
-          takes_k=False, at_option="recall", full=True, reads_few_ties=True,
+          takes_k=False, at_option="recall", full=True, reads_groups=True, reads_few_ties=True,
           aliases=("iprec",), description="interpolated precision at a recall level")
 _register("11pt_avg", None, interpolated.eleven_point_average, _NEEDS_REL,
           (*_WHOLE, "recall_levels", "recall_rounding"), takes_k=False, full=True,
-          reads_few_ties=True, aliases=("11_pt_avg", "eleven_point_average"),
+          reads_groups=True, reads_few_ties=True, aliases=("11_pt_avg", "eleven_point_average"),
           description="interpolated precision averaged over recall levels")
 
 # trec_eval's experimental gain measures.

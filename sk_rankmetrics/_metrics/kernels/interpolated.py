@@ -15,7 +15,7 @@ from ..._utils.fast import (
     short_rows,
 )
 from ..._utils.params import TIE_ORDER
-from . import _lround, ranges_from_counts
+from . import _lround, ranges_from_counts, whole_row_groups
 from .combinatorics import _bounded_sequences, _expected_max, order_by_fraction
 
 # -- interpolated precision ---------------------------------------------------------------
@@ -88,6 +88,9 @@ def _interpolated(rc, req, levels):
         # (Past MOST_TIED most rows hold a mixed group: the tie groups'
         # route, whose statistics come from counting the scores, costs less.)
         return _interpolated_few_ties(rc, req, levels, ties, R, n), R > 0
+    groups = whole_row_groups(rc)
+    if groups is not None:
+        return _interpolated_by_group(rc, req, levels, groups, R, n), R > 0
     if rc.tied:
         rel = rc.mean(req.rel_key)
         size = rc.size
@@ -185,26 +188,59 @@ def _interpolated_few_ties(rc, req, levels, ties, R, n):
     flags = ties.indicator(key) if is_indicator(key) else ties.values[key] > 0.5
     if flags.dtype != bool:
         flags = flags > 0.5
-    out = _at_levels(_best_precision_below(flags), R, req, levels)
     r = np.rint(ties.group_sums(key) if is_indicator(key)
                 else np.bincount(ties.gid, weights=np.take(flags.reshape(-1), ties.member),
                                  minlength=ties.size.shape[0]))
     mixed_g = flatnonzero((r > 0) & (r < ties.size))
-    if not mixed_g.size:
+    return _with_mixed_groups(req, levels, flags, R, n, ties.row[mixed_g],
+                              ties.start[mixed_g], ties.size[mixed_g], r[mixed_g])
+
+
+def _interpolated_by_group(rc, req, levels, groups, R, n):
+    """:func:`_interpolated` of whole rows ranked with their tie groups
+    (``groups``, a :class:`~sk_rankmetrics._ranking.groups.Groups`: every
+    group of the rows, or those holding an item of nonzero value only,
+    :attr:`RankedChunk.partial`; a group left out holds no relevant item
+    either): no per-position statistic read. A group whose members are all
+    relevant puts a relevant item at each of its positions, in every order;
+    a group of none puts none; the groups mixing both are read as in
+    :func:`_interpolated_few_ties`."""
+    key, L = req.rel_key, groups.L
+    size = groups.size
+    r = np.rint(groups.sums[key])  # (an indicator: the group's relevant items)
+    whole = flatnonzero(r == size)  # (a group holds one item or more)
+    mixed = flatnonzero((r > 0) & (r < size))
+    flags = np.zeros((rc.n_rows, L), dtype=bool)
+    m = size[whole]
+    flags.reshape(-1)[np.repeat(groups.first[whole], m) + ranges_from_counts(m)] = True
+    return _with_mixed_groups(req, levels, flags, R, n, groups.row[mixed],
+                              groups.start[mixed], size[mixed], r[mixed])
+
+
+def _with_mixed_groups(req, levels, flags, R, n, g_row, g_start, g_m, g_r):
+    """Interpolated precision at recall ``levels`` of whole rows whose
+    relevant positions ``flags`` marks (n, L), but at the tie groups mixing
+    relevant and other items (``g_row``, ``g_start``, ``g_m`` items, ``g_r``
+    of them relevant; sorted by row, then start), whose positions ``flags``
+    may mark in any order: the rows without such a group off ``flags``
+    (:func:`_best_precision_below`), the others again through
+    :func:`_interpolated_ties`, on those rows alone, with each such group's
+    positions at its mean relevance."""
+    out = _at_levels(_best_precision_below(flags), R, req, levels)
+    if not g_row.size:
         return out
-    L = rc.L
-    rows, at_row = np.unique(ties.row[mixed_g], return_inverse=True)
+    L = flags.shape[1]
+    rows, at_row = np.unique(g_row, return_inverse=True)
     n_m = rows.shape[0]
     # The rows' values in the order given; each mixed group's positions at
     # its mean relevance, its first position and size.
     rel = flags[rows].astype(np.float64)
     start = np.broadcast_to(np.arange(L), (n_m, L)).copy()
     size = np.ones((n_m, L), dtype=np.int64)
-    m = ties.size[mixed_g]
-    member = (np.repeat(at_row * L + ties.start[mixed_g], m) + ranges_from_counts(m))
-    rel.reshape(-1)[member] = np.repeat(r[mixed_g] / m, m)
-    start.reshape(-1)[member] = np.repeat(ties.start[mixed_g], m)
-    size.reshape(-1)[member] = np.repeat(m, m)
+    member = (np.repeat(at_row * L + g_start, g_m) + ranges_from_counts(g_m))
+    rel.reshape(-1)[member] = np.repeat(g_r / g_m, g_m)
+    start.reshape(-1)[member] = np.repeat(g_start, g_m)
+    size.reshape(-1)[member] = np.repeat(g_m, g_m)
     r_g = np.rint(rel * size)
     mixed = (r_g > 0) & (r_g < size)
     part = _Rows(n_m, L, start, size)
