@@ -117,19 +117,30 @@ def _interpolated(rc, req, levels):
 _IPREC_LIST_SHARE = 0.25
 
 
-def _best_precision_below(flags):
+def _best_precision_below(flags, flat=None, shape=None):
     """``(best, found, first)`` of rows whose relevant items ``flags`` marks
     (no padding among them): ``best``, for the c-th relevant item of a row
     (entry ``first[row] + c - 1``, row after row), the largest precision at
     its rank or below, and ``found``, each row's relevant items. Precision
     only rises at a relevant item, so the largest below one is the largest
     at the relevant items from it on: ``c' / rank(c')`` over ``c' >= c``,
-    a running maximum over each row's relevant items alone, from the last."""
-    n, L = flags.shape
-    mask = flags if flags.dtype == bool else flags > 0.5
-    flat = flatnonzero(mask)
-    found = row_counts(mask)
+    a running maximum over each row's relevant items alone, from the last.
+
+    ``flat``: the relevant items' flat indices (sorted), when known; then
+    ``flags`` may be None (``shape`` the rows') where they are few (the
+    list of them is read, not a mask)."""
+    n, L = flags.shape if flags is not None else shape
+    if flat is None:
+        mask = flags if flags.dtype == bool else flags > 0.5
+        flat = flatnonzero(mask)
+        found = row_counts(mask)
+    else:
+        mask = flags
+        found = np.bincount(flat // L, minlength=n) if L else np.zeros(n, dtype=np.int64)
     first = np.cumsum(found) - found
+    if flat.shape[0] > _IPREC_LIST_SHARE * n * L and mask is None:
+        mask = np.zeros((n, L), dtype=bool)
+        mask.reshape(-1)[flat] = True
     if flat.shape[0] > _IPREC_LIST_SHARE * n * L and short_rows((n, L)):
         # The same, down the positions of the transposed mask (vectors over
         # the rows: NumPy's running maximum along a row costs about 5 ns an
@@ -210,14 +221,16 @@ def _interpolated_by_group(rc, req, levels, groups, R, n):
     r = np.rint(groups.sums[key])  # (an indicator: the group's relevant items)
     whole = flatnonzero(r == size)  # (a group holds one item or more)
     mixed = flatnonzero((r > 0) & (r < size))
-    flags = np.zeros((rc.n_rows, L), dtype=bool)
     m = size[whole]
-    flags.reshape(-1)[np.repeat(groups.first[whole], m) + ranges_from_counts(m)] = True
-    return _with_mixed_groups(req, levels, flags, R, n, groups.row[mixed],
-                              groups.start[mixed], size[mixed], r[mixed])
+    # (Row-major: the positions come sorted.)
+    flat = np.repeat(groups.first[whole], m) + ranges_from_counts(m)
+    return _with_mixed_groups(req, levels, None, R, n, groups.row[mixed],
+                              groups.start[mixed], size[mixed], r[mixed],
+                              flat=flat, shape=(rc.n_rows, L))
 
 
-def _with_mixed_groups(req, levels, flags, R, n, g_row, g_start, g_m, g_r):
+def _with_mixed_groups(req, levels, flags, R, n, g_row, g_start, g_m, g_r, flat=None,
+                       shape=None):
     """Interpolated precision at recall ``levels`` of whole rows whose
     relevant positions ``flags`` marks (n, L), but at the tie groups mixing
     relevant and other items (``g_row``, ``g_start``, ``g_m`` items, ``g_r``
@@ -225,16 +238,26 @@ def _with_mixed_groups(req, levels, flags, R, n, g_row, g_start, g_m, g_r):
     may mark in any order: the rows without such a group off ``flags``
     (:func:`_best_precision_below`), the others again through
     :func:`_interpolated_ties`, on those rows alone, with each such group's
-    positions at its mean relevance."""
-    out = _at_levels(_best_precision_below(flags), R, req, levels)
+    positions at its mean relevance. ``flat`` and ``shape`` in place of
+    ``flags``: the marked positions' flat indices (sorted) and the rows'
+    shape."""
+    out = _at_levels(_best_precision_below(flags, flat, shape), R, req, levels)
     if not g_row.size:
         return out
-    L = flags.shape[1]
+    L = flags.shape[1] if flags is not None else shape[1]
     rows, at_row = np.unique(g_row, return_inverse=True)
     n_m = rows.shape[0]
     # The rows' values in the order given; each mixed group's positions at
     # its mean relevance, its first position and size.
-    rel = flags[rows].astype(np.float64)
+    if flags is not None:
+        rel = flags[rows].astype(np.float64)
+    else:
+        rel = np.zeros((n_m, L))
+        new_row = np.full(shape[0], -1, dtype=np.int64)
+        new_row[rows] = np.arange(n_m)
+        to = np.take(new_row, flat // L)
+        some = flatnonzero(to >= 0)
+        rel.reshape(-1)[to[some] * L + flat[some] % L] = 1.0
     start = np.broadcast_to(np.arange(L), (n_m, L)).copy()
     size = np.ones((n_m, L), dtype=np.int64)
     member = (np.repeat(at_row * L + g_start, g_m) + ranges_from_counts(g_m))
