@@ -1,8 +1,9 @@
-"""The running ideal DCG made down the positions (``gain_down.idcg_down``):
-from the levels' bounds where the gains are whole numbers, from their top
-gains otherwise; either way the same values, bit for bit, as the running sum
-of the top gains times the discounts, for counted levels (empty levels
-included) and listed ones, any block of rows and any depth."""
+"""The ideal gains made down the positions from the levels' bounds
+(``gain_down.top_down``: the top gains, or G's costs ``max(top, 1)``) and
+the running ideal DCG made from them (``gain_down.idcg_down``), where the
+gains are whole numbers, from the top gains otherwise; either way the same
+values, bit for bit, as the top gains read across, for counted levels
+(empty levels included) and listed ones, any block of rows and any depth."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ GAINS = {
     "large": np.array([2.0**50, 2.0**40, 3.0, 1.0]),
     "too large": np.array([2.0**52, 2.0**40, 3.0, 1.0]),  # (whole, not stepped)
     "fractions": np.array([3.75, 2.5, 1.25, 0.5]),
+    "below one": np.array([4.0, 2.0, 1.0, 0.0]),  # (no level holds 0: a cost of 1 each)
 }
 
 
@@ -73,3 +75,9 @@ def test_idcg_down_is_the_running_sum_of_the_top_gains(case):
     got = gain_down.idcg_down(levels, a, b, Pm, disc)
     assert got.dtype == np.float64 and got.shape == (Pm, b - a)
     assert np.array_equal(got, _expected(_levels(counts, gains, listed), a, b, Pm, disc))
+    top = _levels(counts, gains, listed).top(Pm)[a:b].T
+    for cost, want in ((False, top), (True, np.maximum(top, 1.0))):
+        made = gain_down.top_down(_levels(counts, gains, listed), a, b, Pm, cost=cost)
+        assert (made is None) == (steps is None)
+        if made is not None:
+            assert made.dtype == np.float64 and np.array_equal(made, want)

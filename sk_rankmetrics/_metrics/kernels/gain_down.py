@@ -101,21 +101,40 @@ def idcg_down(levels, a, b, Pm, disc):
     twice the rest of the ideal DCG, 100,000 rows of 100 over dense graded
     relevance). Otherwise those are read. Either way the same products and
     additions: the same values."""
-    steps = _level_steps(levels, a, b, Pm)
-    if steps is None:
+    top = top_down(levels, a, b, Pm)
+    if top is None:
         idcg = np.multiply(levels.top(Pm)[a:b].T, disc[:Pm, None], out=np.empty((Pm, b - a)))
     else:
-        # (Position Pm: a row past the block's, for the steps at or past it.)
-        idcg = np.bincount(steps[0], weights=steps[1], minlength=(Pm + 1) * (b - a))
-        # (NumPy counts no entry as int64, weights or not.)
-        idcg = idcg[:Pm * (b - a)].astype(np.float64, copy=False).reshape(Pm, b - a)
-        accumulate_down(idcg)
-        np.multiply(idcg, disc[:Pm, None], out=idcg)
+        idcg = np.multiply(top, disc[:Pm, None], out=top)
     return accumulate_down(idcg)
 
 
-def _level_steps(levels, a, b, Pm):
-    """``(cells, steps)`` of :func:`idcg_down`: where (``p * (b - a) +
+def top_down(levels, a, b, Pm, cost=False):
+    """The ideal gains of rows ``a:b`` of ``levels`` (an
+    :class:`~sk_rankmetrics._ranking.ideal.IdealLevels`) at their first
+    ``Pm`` positions, transposed (shape (Pm, b - a)), made from the levels'
+    bounds: exactly ``levels.top(Pm)[a:b].T`` (0 past a row's levels), or
+    with ``cost`` G's costs ``max(top, 1)`` (1 past them); None where the
+    gains are not whole numbers below ``2**51`` (:func:`_whole`).
+
+    The steps of the gains down a row (:func:`_level_steps`) are put at
+    their places by one :func:`np.bincount` of a few entries a row, and
+    summed down the positions (:func:`accumulate_down`): whole numbers
+    below ``2**52`` throughout, exact in any order. A transposed read of
+    the rows' top gains cost twice the rest of the ideal DCG (100,000 rows
+    of 100 over dense graded relevance)."""
+    steps = _level_steps(levels, a, b, Pm, cost)
+    if steps is None:
+        return None
+    # (Position Pm: a row past the block's, for the steps at or past it.)
+    top = np.bincount(steps[0], weights=steps[1], minlength=(Pm + 1) * (b - a))
+    # (NumPy counts no entry as int64, weights or not.)
+    top = top[:Pm * (b - a)].astype(np.float64, copy=False).reshape(Pm, b - a)
+    return accumulate_down(top)
+
+
+def _level_steps(levels, a, b, Pm, cost=False):
+    """``(cells, steps)`` of :func:`top_down`: where (``p * (b - a) +
     row``, ``p`` at most ``Pm``) the ideal gain of rows ``a:b`` steps from
     one level's to the next's, and by how much; None where the gains are
     not whole numbers small enough for the steps to add up to them exactly
@@ -124,31 +143,41 @@ def _level_steps(levels, a, b, Pm):
     Counted levels step at every level's end, empty ones too (their steps
     add up to the step between the levels around them), from the best
     level's gain at position 0 down to 0 past the last; listed levels add
-    their gain where they begin and take it away where they end."""
+    their gain where they begin and take it away where they end. With
+    ``cost``, the gains less 1 where above it (``max(g, 1) - 1``, 0 past
+    the levels) and a step of 1 at position 0 of every row."""
     nb = b - a
     col = np.arange(nb)
     if isinstance(levels, CountedLevels):
         gains = levels.gains
         if not _whole(gains):
             return None
-        if not gains.size:  # (no level: every ideal gain 0)
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        if cost:
+            gains = np.maximum(gains, 1.0) - 1.0
+        if not gains.size:  # (no level: every ideal gain 0, or every cost 1)
+            return col, np.full(nb, 1.0 if cost else 0.0)
         # (levels + 1, nb): position 0, then each level's end (at most Pm).
         cells = np.empty((gains.shape[0] + 1, nb), dtype=np.int64)
         cells[0] = col
         np.minimum(levels._ends[:, a:b], Pm, out=cells[1:])
         cells[1:] *= nb
         cells[1:] += col
-        step = np.append(gains[0], np.append(gains[1:], 0.0) - gains)
+        step = np.append(gains[0] + cost, np.append(gains[1:], 0.0) - gains)
         return cells.reshape(-1), np.repeat(step, nb)
     lo, hi = np.searchsorted(levels.rows, (a, b))
     gain = levels.gain[lo:hi]
     if not _whole(gain):
         return None
+    if cost:
+        gain = np.maximum(gain, 1.0) - 1.0
     row = levels.rows[lo:hi] - a
     begin, end = np.minimum(levels.begin[lo:hi], Pm), np.minimum(levels.end[lo:hi], Pm)
-    return (np.concatenate((begin * nb + row, end * nb + row)),
-            np.concatenate((gain, np.negative(gain))))
+    cells = [begin * nb + row, end * nb + row]
+    steps = [gain, np.negative(gain)]
+    if cost:
+        cells.append(col)
+        steps.append(np.ones(nb))
+    return np.concatenate(cells), np.concatenate(steps)
 
 
 def _whole(gains):

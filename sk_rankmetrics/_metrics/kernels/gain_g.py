@@ -21,6 +21,7 @@ from .gain_curves import (
     _ideal_prefix,
     _Listed,
 )
+from .gain_down import top_down
 
 _CELLS_DOWN = DOWN_CELLS  # (:data:`~..._utils.fast.DOWN_CELLS`)
 
@@ -110,7 +111,7 @@ def _g_down(rc, key, levels, g=None, cells=None):
     above each of those places and the running cost there: ``(sums, above,
     cost)``."""
     n_rows, L = rc.n_rows, rc.L
-    g, top = (rc.mean(key) if g is None else g), levels.top(L)
+    g = rc.mean(key) if g is None else g
     out = np.empty(n_rows)
     if cells is not None:
         c_row, c_pos = cells
@@ -127,12 +128,17 @@ def _g_down(rc, key, levels, g=None, cells=None):
     for a in range(0, n_rows, step):
         b = min(a + step, n_rows)
         gd = np.ascontiguousarray(g[a:b].T)  # (L, rows)
+        # The cost of each position, max(top, 1): from the levels' bounds
+        # where their gains are whole (no transposed read of the top gains).
+        costs = top_down(levels, a, b, L, cost=True)
+        if costs is None:
+            costs = np.maximum(levels.top(L)[a:b].T, 1.0)
         if table is not None:
             # Whole numbers below the table's length: the running cost and
             # gain counted in int32 (exact), the table read at their
             # difference (the same values; half the bytes a pass).
             at_ = at[:, :b - a]
-            np.maximum(top[a:b].T, 1.0, out=at_, casting="unsafe")
+            np.copyto(at_, costs, casting="unsafe")
             accumulate_down(at_)
             running_cost = at_
             if cells is not None:
@@ -145,7 +151,7 @@ def _g_down(rc, key, levels, g=None, cells=None):
             d = np.take(table, at_)
         else:
             # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
-            d = accumulate_down(np.maximum(top[a:b].T, 1.0, out=np.empty(gd.shape)))
+            d = accumulate_down(costs)
             if cells is not None:
                 q = slice(bounds[a], bounds[b])
                 cell = c_pos[q] * (b - a) + (c_row[q] - a)
