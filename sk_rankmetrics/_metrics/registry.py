@@ -418,7 +418,7 @@ _register("bing", None, gain_curves.binary_g, _NEEDS_REL, _WHOLE, takes_k=False,
           reads_few_ties=True, aliases=("binary_g",),
           description="binary G: relevant items discounted by the non-relevant ones before")
 _register("g", None, gain_g.normalized_gain, _NEEDS_GAIN, ("gain", "max_docs"), takes_k=False,
-          full=True, needs_ideal=True, reads_items=True, reads_few_ties=True,
+          full=True, needs_ideal=True, reads_items=True, reads_groups=True, reads_few_ties=True,
           description="trec_eval's G: gain against the ideal's cumulative cost")
 _register("ndcg_rel", None, gain_curves.ndcg_rel, ("gain", "positive"), ("gain", "max_docs"),
           takes_k=False, full=True, needs_ideal=True, reads_groups=True, reads_few_ties=True,

@@ -41,7 +41,12 @@ DENSITY_BESIDE_NARROW = 40
 class _RelevantGroups(Groups):
     """The tie groups of whole rows that hold an item of nonzero value: the
     others, worth nothing, are left out, so that no per-position statistic
-    can be made from these (a kernel reading one is a bug, not a zero)."""
+    can be made from these (a kernel reading one is a bug, not a zero).
+    ``members``: ``(values, first)``, the values of the items of nonzero
+    value (a mapping of item values, in group order) and whether each opens
+    its group (None: every group holds one)."""
+
+    members = None
 
     def per_position(self, v):
         raise RuntimeError(
@@ -159,6 +164,9 @@ def rank_relevant(y_score, values, check=None):
     g_sums = (at if order_heads.shape[0] == m
               else _SummedByGroup(at, first, order_heads.shape[0]))
     groups = _RelevantGroups(g_row * N + g_above, g_size, g_sums, N)
+    # Each item's values too, for a kernel reading the members of a group
+    # (G): in group order, each group's first marked (None: one item each).
+    groups.members = (at, None if order_heads.shape[0] == m else first)
     rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
                      groups=groups)
     rc.real_ties = bool((g_size > 1).any())

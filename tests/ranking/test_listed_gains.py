@@ -144,12 +144,14 @@ def test_list_and_dense_paths_agree(name, share, monkeypatch):
 
 
 def test_list_path_is_not_taken_on_ties_or_dense_gains(monkeypatch):
-    """Tied chunks need the tie-group rule of the dense path; dense gains
+    """Tied chunks need the tie-group rule of the dense path (or, ranked
+    through their relevant items, the list of one order put right at the
+    groups: ``gain_g._g_relevant_ties``, not the chunk's list); dense gains
     gain nothing from a list."""
     taken = []
-    real = gain_curves._Listed.__init__
-    monkeypatch.setattr(gain_curves._Listed, "__init__",
-                        lambda self, *a, **k: taken.append(1) or real(self, *a, **k))
+    real = gain_curves._Listed.of
+    monkeypatch.setattr(gain_curves._Listed, "of", lambda *a, **k: (
+        (out := real(*a, **k)) is not None and taken.append(1)) or out)
     rng = np.random.default_rng(3)
     sparse = np.where(rng.random((50, 40)) < 0.05, 2, 0)
     evaluate(sparse, rng.integers(0, 3, (50, 40)), ["g", "ndcg_rel"], no_relevant=0.0)

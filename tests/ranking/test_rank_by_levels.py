@@ -628,7 +628,10 @@ def test_g_refuses_gains_past_2_53(dtype):
 def test_g_reads_the_levels_routes_items(dtype, decimals):
     """G reads the item values inside its tie groups (``rc.items``): the
     levels route's chunks hold them (whole, split in parts, or few ties), and
-    G on them equals G on the argsort route, sparse and dense relevance."""
+    G on them equals G on the argsort route, sparse and dense relevance.
+    (Sparse relevance over scores of a decimal, counted, may be ranked
+    through its relevant items instead, whose groups list their members:
+    either route is taken.)"""
     rng = np.random.default_rng(decimals or 0)
     s = rng.random((3000, 60))
     if decimals is not None:
@@ -641,7 +644,11 @@ def test_g_reads_the_levels_routes_items(dtype, decimals):
             taken = []
             with mock.patch.object(block, "rank_by_levels",
                                    lambda *a, real=block.rank_by_levels, taken=taken:
-                                   taken.append(1) or real(*a)):
+                                   taken.append(1) or real(*a)), \
+                    mock.patch.object(block, "rank_relevant",
+                                      lambda *a, real=block.rank_relevant, taken=taken:
+                                      ((out := real(*a)) is not None and taken.append(1))
+                                      or out):
                 got = skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0)
             assert taken
             want = _without_route(y, s, metrics)

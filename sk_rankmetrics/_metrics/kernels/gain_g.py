@@ -72,6 +72,8 @@ def normalized_gain(rc, req):
     listed = _Listed.of(rc, req.gain_key)
     if listed is not None:
         return _safe_divide(_g_listed(rc, levels, listed), total), total > 0
+    if rc.partial:  # (ranked through the relevant items, some of them tied)
+        return _safe_divide(_g_relevant_ties(rc, req, levels), total), total > 0
     if _few_ties_whole(rc):
         return _safe_divide(_g_few_ties(rc, rc.few_ties, req, levels), total), total > 0
     if not rc.tied and many_rows((rc.n_rows, rc.L)):
@@ -230,6 +232,56 @@ def _g_few_ties(rc, ties, req, levels):
     expected = _g_group_terms(req, ties.size, ties.size, levels_of, cost_at,
                               np.take(above, ties.opens))
     return base + ties.by_row(expected - given, at_member=True)
+
+
+def _g_relevant_ties(rc, req, levels):
+    """G's sums of whole rows ranked through their items of nonzero value
+    (``rc.partial``), some of whose tie groups hold two items or more: as
+    :func:`_g_few_ties`, the terms of one order (each group's items of
+    nonzero value first, in the order listed, then the others, of gain 0;
+    :func:`_g_listed`) with the terms at the positions of every group of two
+    items or more replaced by their expectations (:func:`_g_group_terms`).
+    The groups left out hold items of gain 0 only, where any order puts
+    them."""
+    key, n = req.gain_key, rc.n_rows
+    groups = rc.groups
+    at, first = groups.members
+    v = at[key]
+    if first is None:  # (each group holds one of the items: the others gain 0)
+        item_group, k = np.arange(v.shape[0]), np.zeros(v.shape[0], dtype=np.int64)
+    else:
+        item_group = np.cumsum(first) - 1
+        k = np.arange(v.shape[0]) - np.take(flatnonzero(first), item_group)  # its place
+    row = np.take(groups.row, item_group)
+    p = np.take(groups.start, item_group) + k
+    nz = flatnonzero(v != 0)
+    listed = _Listed(row[nz], p[nz], v[nz], n)
+    # Every position of the groups of two items or more (row-major).
+    tied = flatnonzero(groups.size > 1)
+    m = groups.size[tied]
+    cell_open = np.cumsum(m) - m
+    cells = (np.repeat(groups.row[tied], m), np.repeat(groups.start[tied], m)
+             + ranges_from_counts(m))
+    base, above, cost_at = _g_listed(rc, levels, listed, cells)
+    # The order given's gain at each of those positions, and its term.
+    tied_of = np.full(groups.size.shape[0], -1, dtype=np.int64)
+    tied_of[tied] = np.arange(tied.shape[0])
+    mine = flatnonzero(np.take(tied_of, item_group) >= 0)
+    cell_v = np.zeros(cells[0].shape[0])
+    cell_v[np.take(cell_open, tied_of[item_group[mine]]) + k[mine]] = v[mine]
+    given = np.zeros(cell_v.shape[0])
+    some = flatnonzero(cell_v != 0)
+    given[some] = cell_v[some] / np.log2(2.0 + cost_at[some] - (above[some] + cell_v[some]))
+    # Each group's distinct gains and their counts, then its expected terms.
+    gid = np.repeat(np.arange(tied.shape[0]), m)
+    order = np.lexsort((cell_v, gid))
+    gid, vals = gid[order], cell_v[order]
+    new = np.ones(gid.shape[0], dtype=bool)
+    new[1:] = (gid[1:] != gid[:-1]) | (vals[1:] != vals[:-1])
+    at_new = flatnonzero(new)
+    levels_of = (gid[at_new], vals[at_new], np.diff(np.append(at_new, gid.shape[0])))
+    expected = _g_group_terms(req, m, m, levels_of, cost_at, np.take(above, cell_open))
+    return base + np.bincount(cells[0], weights=expected - given, minlength=n)
 
 
 def _mixed_groups(rc, key):
