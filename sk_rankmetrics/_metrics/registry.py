@@ -153,8 +153,10 @@ class MetricSpec:
         Whether the kernel, on whole rows ranked with their tie groups
         (``rc.groups``), reads the groups only, and only those holding an
         item of nonzero value (an expected weighted sum of the items' values,
-        AP, bpref, ERR): without a cut-off, sparse relevance is then ranked through its
-        relevant items only (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
+        AP, bpref, ERR, interpolated precision; G reads those groups'
+        members, ``_RelevantGroups.members``): without a cut-off, sparse
+        relevance is then ranked through its relevant items only
+        (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
     reads_few_ties : bool
         Whether the kernel, without a cut-off, reads a block whose rows tie
         in a few places as one chunk in the order given, corrected at its

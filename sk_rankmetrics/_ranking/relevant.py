@@ -2,8 +2,9 @@
 
 Without a cut-off, a measure that reads only the tie groups holding an item of
 nonzero value (``MetricSpec.reads_groups``: DCG, nDCG, RBP, AP, bpref, ERR,
-ndcg_rel, Rndcg, infAP) needs of each such item only how many items score
-above it and how many tie with it. With 2-5 % of the items relevant, a row
+ndcg_rel, Rndcg, infAP, G, interpolated precision) needs of each such item
+only how many items score above it and how many tie with it (G its group's
+members too). With 2-5 % of the items relevant, a row
 sort of the values (no argsort: a third of its time) and a binary search of
 each relevant item's score in its sorted row give both, and the rest of the
 row is never gathered (float64 scores are sorted rounded to float32, half the
