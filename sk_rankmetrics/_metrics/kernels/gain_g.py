@@ -217,21 +217,36 @@ def _g_few_ties(rc, ties, req, levels):
         base, above, cost_at = _g_listed(rc, levels, listed, cells)
     else:
         base, above, cost_at = _g_down(rc, key, levels, g, cells)
-    # The order given's terms at the grouped positions.
-    v = ties.at(key)
+    fix = _g_put_right(req, ties.at(key), ties.gid, ties.size, cost_at, above, ties.opens)
+    return base + ties.by_row(fix, at_member=True)
+
+
+def _g_put_right(req, v, gid, sizes, cost_at, above, opens):
+    """At every position of tie groups (one group after another, ``gid``
+    each position's group, ``opens`` each group's first position, ``sizes``
+    its items, all ranked): the expected term of G over the orders of its
+    group (:func:`_g_group_terms`) less the term of the order given, whose
+    gain there is ``v``, with the running cost ``cost_at`` and the gain
+    ranked above ``above``. Past a group the running gain is the same in
+    every order: these are the only terms an order changes."""
     given = np.zeros(v.shape[0])
     some = flatnonzero(v != 0)
     given[some] = v[some] / np.log2(2.0 + cost_at[some] - (above[some] + v[some]))
-    # Each group's distinct gains and their counts, then its expected terms.
-    order = np.lexsort((v, ties.gid))
-    gid, vals = ties.gid[order], v[order]
+    expected = _g_group_terms(req, sizes, sizes, _distinct_values(gid, v), cost_at,
+                              np.take(above, opens))
+    return expected - given
+
+
+def _distinct_values(gid, v):
+    """``(group, value, count)``: each group's distinct values ``v`` (one per
+    member, ``gid`` its group) and how many members hold each, sorted by
+    group, then value."""
+    order = np.lexsort((v, gid))
+    gid, vals = gid[order], v[order]
     new = np.ones(gid.shape[0], dtype=bool)
     new[1:] = (gid[1:] != gid[:-1]) | (vals[1:] != vals[:-1])
     at = flatnonzero(new)
-    levels_of = (gid[at], vals[at], np.diff(np.append(at, gid.shape[0])))
-    expected = _g_group_terms(req, ties.size, ties.size, levels_of, cost_at,
-                              np.take(above, ties.opens))
-    return base + ties.by_row(expected - given, at_member=True)
+    return gid[at], vals[at], np.diff(np.append(at, gid.shape[0]))
 
 
 def _g_relevant_ties(rc, req, levels):
@@ -263,25 +278,15 @@ def _g_relevant_ties(rc, req, levels):
     cells = (np.repeat(groups.row[tied], m), np.repeat(groups.start[tied], m)
              + ranges_from_counts(m))
     base, above, cost_at = _g_listed(rc, levels, listed, cells)
-    # The order given's gain at each of those positions, and its term.
+    # The order given's gain at each of those positions.
     tied_of = np.full(groups.size.shape[0], -1, dtype=np.int64)
     tied_of[tied] = np.arange(tied.shape[0])
     mine = flatnonzero(np.take(tied_of, item_group) >= 0)
     cell_v = np.zeros(cells[0].shape[0])
     cell_v[np.take(cell_open, tied_of[item_group[mine]]) + k[mine]] = v[mine]
-    given = np.zeros(cell_v.shape[0])
-    some = flatnonzero(cell_v != 0)
-    given[some] = cell_v[some] / np.log2(2.0 + cost_at[some] - (above[some] + cell_v[some]))
-    # Each group's distinct gains and their counts, then its expected terms.
-    gid = np.repeat(np.arange(tied.shape[0]), m)
-    order = np.lexsort((cell_v, gid))
-    gid, vals = gid[order], cell_v[order]
-    new = np.ones(gid.shape[0], dtype=bool)
-    new[1:] = (gid[1:] != gid[:-1]) | (vals[1:] != vals[:-1])
-    at_new = flatnonzero(new)
-    levels_of = (gid[at_new], vals[at_new], np.diff(np.append(at_new, gid.shape[0])))
-    expected = _g_group_terms(req, m, m, levels_of, cost_at, np.take(above, cell_open))
-    return base + np.bincount(cells[0], weights=expected - given, minlength=n)
+    fix = _g_put_right(req, cell_v, np.repeat(np.arange(tied.shape[0]), m), m, cost_at, above,
+                       cell_open)
+    return base + np.bincount(cells[0], weights=fix, minlength=n)
 
 
 def _mixed_groups(rc, key):
@@ -314,13 +319,7 @@ def _mixed_groups(rc, key):
         lg, code = np.divmod(at, C)
         lv, lc = coded[1][code], by_code[at]
     else:
-        order = np.lexsort((vals, gid))
-        gid, vals = gid[order], vals[order]
-        new = np.ones(gid.size, dtype=bool)
-        new[1:] = (gid[1:] != gid[:-1]) | (vals[1:] != vals[:-1])
-        at = flatnonzero(new)
-        lg, lv = gid[at], vals[at]
-        lc = np.diff(np.append(at, gid.size))
+        lg, lv, lc = _distinct_values(gid, vals)
     n_levels = np.bincount(lg, minlength=rows.size)
     mixed = n_levels > 1
     if not mixed.any():
