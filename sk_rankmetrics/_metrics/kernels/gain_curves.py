@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from ..._ranking.ideal import IdealLevels
+from ..._ranking.ideal import IdealLevels, _running_discounts
 from ..._utils.fast import (
     DOWN_CELLS,
     accumulate_down,
@@ -17,6 +17,7 @@ from ..._utils.fast import (
     row_cumsum,
     row_sums,
     running_in_rows,
+    segment_cumsum,
 )
 from . import (
     SPAN_TABLE_MOST,
@@ -183,6 +184,37 @@ def _ideal_prefix(levels, L, f):
     ``q < Pm``, ``Pm`` the deepest P within ``L`` (at least 1)."""
     Pm = max(min(levels.deepest, L), 1)
     return row_cumsum(f(levels.top(Pm))), Pm
+
+
+def _before_in_rows(rows, v):
+    """Each entry's sum of ``v`` over the entries before it in its row
+    (``rows`` sorted): ``v`` moved one on within each row, summed in
+    :func:`segment_cumsum`'s runs restarted at each row's first entry (a
+    few passes over the entries, no (rows, entries) matrix)."""
+    first = np.ones(rows.shape[0], dtype=bool)
+    np.not_equal(rows[1:], rows[:-1], out=first[1:])
+    shifted = np.zeros(rows.shape[0])
+    shifted[1:] = v[:-1]
+    shifted[first] = 0.0
+    return segment_cumsum(shifted, first)
+
+
+def _ideal_dcg_at(levels, rows, e):
+    """The DCG of the ideal of rows ``rows`` (of ``levels``, an
+    :class:`IdealLevels`) down to its first ``e`` positions, ``1 <= e <= P``:
+    the levels before the one holding position ``e`` whole (each row's
+    running sum of their DCG from its first level), and that one's gain
+    over its positions down to ``e`` (the running discounts' difference).
+    A few places a row (the relevant items' ranks) read this without the
+    rows' top gains made position by position."""
+    deepest = levels.deepest
+    D = _running_discounts(deepest)
+    stride = deepest + 1
+    lrows, begin, gain = levels.rows, levels.begin, levels.gain
+    k = np.searchsorted(lrows * stride + begin, rows * stride + (e - 1), side="right") - 1
+    before = _before_in_rows(lrows, gain * (np.take(D, levels.end) - np.take(D, begin)))
+    bk = np.take(begin, k)
+    return np.take(before, k) + np.take(gain, k) * (np.take(D, e) - np.take(D, bk))
 
 
 def _ranked_dcg(rc, req):
@@ -426,9 +458,10 @@ def _ndcg_rel_listed(rc, levels, listed, disc):
     rows, p = listed.rows, listed.p
     P = levels.P
     dcg_at, dcg_n = listed.running(listed.g / np.take(np.log2(np.arange(2.0, rc.L + 2.0)), p))
-    idcg, Pm = _ideal_prefix(levels, rc.L, lambda top: top * disc[: top.shape[1]])
     full = levels.full_idcg
-    idcg_at = np.where(p < P[rows], idcg[rows, np.minimum(p, Pm - 1)], full[rows])
+    idcg_at = np.take(full, rows)
+    inside = flatnonzero(p < np.take(P, rows))
+    idcg_at[inside] = _ideal_dcg_at(levels, rows[inside], p[inside] + 1)
     pos = listed.g > 0
     r = rows[pos]
     ratio = _safe_divide(dcg_at[pos], idcg_at[pos])

@@ -1,0 +1,65 @@
+"""The ideal DCG read at a few places a row (``gain_curves._ideal_dcg_at``:
+the levels before the place whole, and the part of the level holding it)
+against the running sum of the ideal's top gains position by position, for
+counted levels (empty levels included) and listed ones, at every depth from
+1 to P of every row."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from sk_rankmetrics._metrics.kernels.gain_curves import _ideal_dcg_at
+from sk_rankmetrics._ranking.ideal import CountedLevels, IdealLevels
+
+GAINS = {
+    "linear": np.array([4.0, 3.0, 2.0, 1.0]),
+    "exponential": np.array([15.0, 7.0, 3.0, 1.0]),
+    "large": np.array([2.0**50, 2.0**40, 3.0, 1.0]),
+    "fractions": np.array([3.75, 2.5, 1.25, 0.5]),
+    "real": np.array([2.718281828, 1.414213562, 0.333333333, 1e-9]),
+}
+
+
+def _levels(counts, gains, listed):
+    if not listed:
+        return CountedLevels(counts, gains)
+    width = max(int(counts.sum(axis=1).max()), 1)
+    rows = np.zeros((counts.shape[0], width))
+    for r, c in enumerate(counts):
+        g = np.repeat(gains, c)
+        rows[r, width - g.shape[0]:] = g[::-1]
+    return IdealLevels.from_sorted(rows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+@example(data=None)
+def test_the_ideal_dcg_at_each_depth_is_the_running_sum(data):
+    if data is None:  # a row of one level, one without any, one of every level
+        counts = np.array([[0, 3, 0, 0], [0, 0, 0, 0], [1, 2, 1, 4]])
+        gains, listed = GAINS["linear"], False
+    else:
+        n = data.draw(st.integers(1, 10))
+        n_lev = data.draw(st.integers(1, 4))
+        counts = np.array(data.draw(st.lists(st.lists(st.integers(0, 7), min_size=n_lev,
+                                                      max_size=n_lev),
+                                             min_size=n, max_size=n)),
+                          dtype=np.int64).reshape(n, n_lev)
+        gains = GAINS[data.draw(st.sampled_from(sorted(GAINS)))][:n_lev]
+        listed = data.draw(st.booleans())
+    levels = _levels(counts, gains, listed)
+    P = counts.sum(axis=1)
+    rows = np.repeat(np.arange(P.shape[0]), P)
+    e = np.concatenate([np.arange(1, p + 1) for p in P] + [np.zeros(0, dtype=np.int64)])
+    width = max(int(P.max()), 1)
+    disc = 1.0 / np.log2(np.arange(2.0, width + 2.0))
+    expected = np.cumsum(levels.top(width) * disc, axis=1)
+    got = _ideal_dcg_at(levels, rows, e.astype(np.int64))
+    want = expected[rows, e - 1] if rows.size else np.zeros(0)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0.0)
+    # At each row's P: its whole ideal DCG, as the measures read it.
+    last = np.flatnonzero(P > 0)
+    np.testing.assert_allclose(_ideal_dcg_at(levels, last, P[last]),
+                               levels.full_idcg[last], rtol=1e-13, atol=0.0)
