@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from ..._ranking.ideal import IdealLevels, _running_discounts
+from ..._ranking.ideal import IdealLevels
 from ..._utils.fast import (
     DOWN_CELLS,
     accumulate_down,
@@ -208,7 +208,7 @@ def _ideal_dcg_at(levels, rows, e):
     A few places a row (the relevant items' ranks) read this without the
     rows' top gains made position by position."""
     deepest = levels.deepest
-    D = _running_discounts(deepest)
+    D = inverse_log_sums(deepest)  # D[q]: the discounts of the first q positions
     stride = deepest + 1
     lrows, begin, gain = levels.rows, levels.begin, levels.gain
     k = np.searchsorted(lrows * stride + begin, rows * stride + (e - 1), side="right") - 1
