@@ -34,7 +34,7 @@ _G_EXACT = 2.0**53
 #: of two gain levels (binary relevance) stays under it up to 1,000 items.
 G_BUDGET = 1 << 18
 #: Terms handled at once (memory of the enumeration).
-_G_BATCH = 1 << 21
+_G_BATCH = 1 << 20
 
 
 def normalized_gain(rc, req):
@@ -381,19 +381,34 @@ def _g_group_terms(req, sizes, inside, levels, cost_at, S0):
         for grp, j, T, prob in _g_states(np.arange(n_groups), lg, lv, lc, sizes, states, lf):
             _g_add_terms(acc, grp, j, T, prob, inside, opens, cost_at, S0)
         return acc
-    comp_of, p_off, p_j, p_T, p_prob = table
-    # Each group reads its composition's (j, T) pairs: batches of whole
-    # groups, at most _G_BATCH pairs each (one group may exceed it).
-    n_p = np.diff(p_off)[comp_of]
-    ends = np.cumsum(n_p)
-    a = 0
-    while a < n_groups:
-        b = max(int(np.searchsorted(ends, ends[a] - n_p[a] + _G_BATCH, side="right")), a + 1)
-        grp = np.repeat(np.arange(a, b), n_p[a:b])
-        k = np.repeat(p_off[comp_of[a:b]], n_p[a:b]) + ranges_from_counts(n_p[a:b])
-        _g_add_terms(acc, grp, p_j.take(k), p_T.take(k), p_prob.take(k), inside, opens,
-                     cost_at, S0)
-        a = b
+    comp_of, batches = table
+    # The groups by composition; each batch of compositions is read by its
+    # groups (batches of whole groups, at most _G_BATCH pairs each: one group
+    # may exceed it) before the next is made. A position's terms are one
+    # group's, summed in one call in any order of the groups: the same sums.
+    n_c = int(comp_of.max()) + 1
+    by_comp = comp_sorted = None
+    for lo, hi, p_off, p_j, p_T, p_prob in batches:
+        if lo == 0 and hi == n_c:  # every composition in one batch: the groups as they are
+            grps, own = np.arange(n_groups), comp_of
+        else:
+            if by_comp is None:
+                by_comp = np.argsort(comp_of, kind="stable")
+                comp_sorted = comp_of[by_comp]
+            a, b = np.searchsorted(comp_sorted, (lo, hi))
+            grps = by_comp[a:b]
+            own = comp_of[grps] - lo
+        n_p = np.diff(p_off)[own]
+        ends = np.cumsum(n_p)
+        x = 0
+        while x < grps.shape[0]:
+            y = max(int(np.searchsorted(ends, ends[x] - n_p[x] + _G_BATCH, side="right")),
+                    x + 1)
+            grp = np.repeat(grps[x:y], n_p[x:y])
+            k = np.repeat(p_off[own[x:y]], n_p[x:y]) + ranges_from_counts(n_p[x:y])
+            _g_add_terms(acc, grp, p_j.take(k), p_T.take(k), p_prob.take(k), inside, opens,
+                         cost_at, S0)
+            x = y
     return acc
 
 
@@ -455,14 +470,21 @@ _G_REUSE = 2
 _G_TABLE_SIZE = 500
 #: The most (composition, j, T) cells of the table of whole gains (256 MiB).
 _G_TABLE_CELLS = 1 << 25
+#: The most (j, T) pairs, times the widening of one gain's step, of the
+#: compositions :func:`_g_composition_terms` makes at once (its arrays hold
+#: about 50 bytes each): 100,000 rows of 100 tied integers over dense
+#: graded relevance took 180 MiB in one batch.
+_G_PAIRS_AT_ONCE = 1 << 20
 
 
 def _g_composition_terms(lg, lv, lc, sizes, states, lf):
     """The (j, T) pairs of each composition of the groups (how many items of
     each gain: groups of one composition have one distribution of the gain
-    T of their first j items), with their chances: ``(comp_of, p_off, p_j,
-    p_T, p_prob)``, the pairs of composition ``c`` at ``p_off[c]:p_off[c +
-    1]``. Made level by level, every composition at once: each pair so far
+    T of their first j items), with their chances: ``(comp_of, batches)``,
+    each group's composition and the batches of compositions, each made as
+    it is read (:data:`_G_PAIRS_AT_ONCE`): ``(lo, hi, p_off, p_j, p_T,
+    p_prob)``, the pairs of composition ``lo + c`` at ``p_off[c]:p_off[c +
+    1]``. Made level by level, every composition of a batch at once: each pair so far
     takes ``n = 0..c`` items of the next gain (weight ``C(c, n)``) and the
     pairs that meet are summed, so a composition holds its distinct pairs
     (a few hundred) rather than its count vectors; at the end each weight
@@ -483,13 +505,42 @@ def _g_composition_terms(lg, lv, lc, sizes, states, lf):
     if n_c * _G_REUSE > n_groups:
         return None
     # Each composition's count of each gain (its digits), then its pairs,
-    # gain after gain: (c, j, T, weight), sorted by composition.
+    # gain after gain: (c, j, T, weight), sorted by composition; in batches
+    # of compositions of at most _G_PAIRS_AT_ONCE pairs (their distinct (j,
+    # T) at most (m + 1) times the values T takes), each widened by at most
+    # the most items of one gain.
     digits = (ukey[:, None] // place[None, :]) % base
     m = digits.sum(axis=1)
+    whole = vu[0] >= 0 and bool(np.all(vu == np.rint(vu)))
+    span = digits @ (vu - vu.min(initial=0.0)) + 1.0  # (whole gains: the values T takes)
+    vectors = np.prod(digits + 1.0, axis=1)
+    load = np.cumsum(np.minimum((m + 1.0) * span, vectors) * (digits.max(axis=1) + 1.0))
+
+    def batches():
+        a = 0
+        while a < n_c:
+            done = load[a - 1] if a else 0.0
+            b = max(int(np.searchsorted(load, done + _G_PAIRS_AT_ONCE, side="right")), a + 1)
+            c, j, T, w = _composition_pairs(digits[a:b], m[a:b], vu, whole, lf)
+            mc = m[a:b].take(c)
+            prob = w / np.rint(np.exp(lf.take(mc) - lf.take(j) - lf.take(mc - j)))
+            yield a, b, np.searchsorted(c, np.arange(b - a + 1)), j, T, prob
+            a = b
+
+    return comp_of, batches()
+
+
+def _composition_pairs(digits, m, vu, whole, lf):
+    """The (j, T) pairs of :func:`_g_composition_terms` of the compositions
+    ``digits`` (each one's count of each gain ``vu``; ``m`` its items), and
+    their weights (the count vectors meeting at each: products of
+    binomials): ``(c, j, T, w)``, sorted by composition, of ``j >= 1`` and
+    ``T != 0``. ``whole``: the gains are whole numbers >= 0."""
+    n_c = m.shape[0]
     # Whole gains >= 0: the pairs that meet are summed in a table of every
     # (j, T) of each composition (no sort); other gains, sorted.
     cells = None
-    if vu[0] >= 0 and bool(np.all(vu == np.rint(vu))):
+    if whole:
         width = digits @ vu.astype(np.int64) + 1  # T = 0 .. its largest
         cells = np.concatenate(([0], np.cumsum((m + 1) * width)))
         if cells[-1] > _G_TABLE_CELLS:
@@ -520,8 +571,4 @@ def _g_composition_terms(lg, lv, lc, sizes, states, lf):
         at = flatnonzero(new)
         c, j, T, w = c[at], j[at], T[at], np.add.reduceat(w, at)
     keep = (j >= 1) & (T != 0)
-    c, j, T, w = c[keep], j[keep], T[keep], w[keep]
-    mc = m.take(c)
-    prob = w / np.rint(np.exp(lf.take(mc) - lf.take(j) - lf.take(mc - j)))
-    p_off = np.searchsorted(c, np.arange(n_c + 1))
-    return comp_of, p_off, j, T, prob
+    return c[keep], j[keep], T[keep], w[keep]

@@ -30,7 +30,7 @@ from .combinatorics import _bounded_sequences, _expected_max, order_by_fraction
 #: time of many such rows grows with their number.
 IPREC_BUDGET = 200_000_000
 #: Recursion cells handled at once (memory).
-_IPREC_BATCH = 1 << 21
+_IPREC_BATCH = 1 << 19
 #: The side of a tie group the counts run over: None takes the smaller one
 #: (its relevant items or the others); the tests force each to check both.
 _IPREC_SIDE = None
@@ -296,8 +296,43 @@ def _at_levels(below, R, req, levels):
     return out
 
 
+#: The most lattice points (a relevant item's count and the others before it)
+#: of the mixed tie groups, times the recall cuts, that
+#: :func:`_interpolated_ties` takes at once: its arrays (breakpoints, their
+#: factors, the terms of the expected maxima) grow with them, about 60 bytes
+#: each; more rows are taken in batches of rows (whole rows each: a row's
+#: groups are read together). Rows of 1,000 tied integers over dense
+#: relevance took 1.6 GiB for 500 rows in one batch.
+_IPREC_ROWS_POINTS = 1 << 19
+
+
 def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
-    """:func:`_interpolated` when some tie group mixes relevant and other items."""
+    """:func:`_interpolated` when some tie group mixes relevant and other
+    items, in batches of whole rows of at most :data:`_IPREC_ROWS_POINTS`
+    points (a row of more alone), each :func:`_interpolated_ties_rows`:
+    the rows are independent."""
+    n_rows, L = rc.n_rows, rc.L
+    heads = mixed & (rc.start == np.arange(L))  # each mixed group's first position
+    points = np.where(heads, (r_g + 1.0) * (rc.size - r_g + 1.0), 0.0).sum(axis=1)
+    ends = np.cumsum(points * (len(levels) + 1.0))
+    if n_rows == 0 or ends[-1] <= _IPREC_ROWS_POINTS:
+        return _interpolated_ties_rows(rc, req, levels, rel, R, n, r_g, mixed, C)
+    out = [np.empty(n_rows) for _ in levels]
+    a = 0
+    while a < n_rows:
+        done = ends[a - 1] if a else 0.0
+        b = max(int(np.searchsorted(ends, done + _IPREC_ROWS_POINTS, side="right")), a + 1)
+        part = _Rows(b - a, L, rc.start[a:b], rc.size[a:b])
+        values = _interpolated_ties_rows(part, req, levels, rel[a:b], R[a:b], n[a:b],
+                                         r_g[a:b], mixed[a:b], C[a:b])
+        for whole, value in zip(out, values):
+            whole[a:b] = value
+        a = b
+    return out
+
+
+def _interpolated_ties_rows(rc, req, levels, rel, R, n, r_g, mixed, C):
+    """:func:`_interpolated_ties` of one batch of rows."""
     n_rows, L = rc.n_rows, rc.L
     start, size = rc.start, rc.size
     C0 = np.rint(np.take_along_axis(np.concatenate((np.zeros((n_rows, 1)), C), axis=1),
