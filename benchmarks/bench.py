@@ -594,7 +594,9 @@ def case_grid(cfg, rep):
             "the scores timed between them (bound "
             f"{grid.FULL_TARGET:g}×); the floors np.sort and one read of both inputs as "
             "ratios to the argsort; peak extra memory (tracemalloc) of the worst metric "
-            "over one row-block of both inputs.",
+            "over one row-block of both inputs. A call projected past "
+            f"{grid.FULL_CALL_CAP:g} s from its first rows is not timed (its projection "
+            "shown).",
             "",
             *grid.full_table(full),
             "",

@@ -715,6 +715,13 @@ FULL_METRICS = (
 )
 #: Ratio to a row argsort a full-depth cell must not exceed.
 FULL_TARGET = 1.5
+#: A full-depth call whose time, projected from its trial on the first rows
+#: of the cell (:data:`_TRIAL_ROWS`), passes this many seconds is not timed:
+#: the cell reports the projection (the exact expectations over heavy ties
+#: of interpolated precision and G on rows of 1,000 tied integers take
+#: minutes a call, and the grid would take hours).
+FULL_CALL_CAP = 60.0
+_TRIAL_ROWS = 200
 FULL_SHAPES = {"10000x1000": (10_000, 1_000), "100000x100": (100_000, 100)}
 QUICK_FULL_SHAPES = {"2000x1000": (2_000, 1_000), "20000x100": (20_000, 100)}
 #: relevance distribution -> y_true dtype of its full-depth cells
@@ -759,15 +766,19 @@ class FullCell:
     block_bytes: dict  # metric -> one row-block's worth of the inputs (bytes)
     target: float = FULL_TARGET
     refused: dict = dataclasses.field(default_factory=dict)  # metric -> its error
+    # metric -> one call's time projected from its trial (past FULL_CALL_CAP)
+    projected: dict = dataclasses.field(default_factory=dict)
     # float32 cells: metric -> (float64 twin's best, this cell's best), the two
     # timed in turns (see twin_times).
     twin: dict = dataclasses.field(default_factory=dict)
 
     def ratio(self, metric, floor="argsort"):
-        return self.times[metric] / self.floors[floor]
+        """A metric's time (or projection, :data:`FULL_CALL_CAP`) over a floor's."""
+        t = self.projected[metric] if metric in self.projected else self.times[metric]
+        return t / self.floors[floor]
 
     def over(self):
-        return [m for m in self.times if self.ratio(m) > self.target]
+        return [m for m in [*self.times, *self.projected] if self.ratio(m) > self.target]
 
 
 def _read_both(yt, ys):
@@ -847,12 +858,23 @@ def full_cells(
                     continue
                 yt = rels[rname].astype(dt)
                 log(f"grid: {label}")
-                calls, refused = {}, {}
+                calls, refused, projected = {}, {}, {}
+                trial = min(_TRIAL_ROWS, yt.shape[0])
                 for m in metrics:
+                    def trial_call(m=m, a=yt[:trial], b=ys[:trial]):
+                        return skr.evaluate(a, b, [m], no_relevant=0.0)
+
                     try:  # a measure may refuse large tie groups (G's budget)
-                        skr.evaluate(yt[:200], ys[:200], [m], no_relevant=0.0)
+                        with one_thread():
+                            t, _ = _timed(trial_call)
+                            if t * yt.shape[0] / trial > FULL_CALL_CAP:
+                                # (A first call makes the tables a process keeps.)
+                                t, _ = _timed(trial_call)
                     except ValueError as exc:
                         refused[m] = str(exc).split(". ")[0]
+                        continue
+                    if t * yt.shape[0] / trial > FULL_CALL_CAP:
+                        projected[m] = t * yt.shape[0] / trial
                         continue
                     calls[m] = lambda m=m, yt=yt, ys=ys: skr.evaluate(yt, ys, [m], no_relevant=0.0)
                 best = {"argsort": float("inf"), "sort": float("inf"), "read": float("inf"),
@@ -863,6 +885,11 @@ def full_cells(
                     gc.disable()
                     try:
                         for _ in range(repeats):
+                            if not calls:  # (every metric refused or past the cap)
+                                best["argsort"] = min(
+                                    best["argsort"],
+                                    _timed(lambda ys=ys: np.argsort(ys, axis=1))[0],
+                                )
                             # Each metric between two argsorts: the floor and the
                             # calls see the same moments of a busy machine.
                             for m, fn in calls.items():
@@ -883,6 +910,7 @@ def full_cells(
                 blocks = {m: row_block_bytes(yt, ys, m) for m in calls}
                 cell = FullCell(label, best, times, peaks, blocks)
                 cell.refused = refused
+                cell.projected = projected
                 out.append(cell)
             del ys
         if "float32" in scores_axis and "float64" in scores_axis:
@@ -920,7 +948,7 @@ def full_table(cells, metrics=FULL_METRICS):
     the bound in bold), the floors (a row sort, one read of both inputs, and
     the argsort's output written into fresh memory, :func:`_fresh_output`),
     and the worst peak extra memory over one row-block of the inputs."""
-    ms = [m for m in metrics if any(m in c.times for c in cells)]
+    ms = [m for m in metrics if any(m in c.times or m in c.projected for c in cells)]
     lines = [
         f"| {_cell_text('cell (shape | scores | relevance | y_true dtype)')} | argsort | "
         "sort / argsort | "
@@ -930,6 +958,9 @@ def full_table(cells, metrics=FULL_METRICS):
     for c in cells:
         parts = []
         for m in ms:
+            if m in c.projected:
+                parts.append(f"**~{c.ratio(m):.0f}× (projected)**")
+                continue
             if m not in c.times:
                 parts.append("refused" if m in c.refused else "—")
                 continue
@@ -961,6 +992,8 @@ def full_summary(cells, metrics=FULL_METRICS):
     lines = []
     for m in metrics:
         rs = [(c.ratio(m), c.label) for c in cells if m in c.times]
+        # A call past the cap counts as over the bound, at its projection.
+        rs += [(c.ratio(m), c.label) for c in cells if m in c.projected]
         if rs:
             w = max(rs)
             n_over = sum(1 for r, _ in rs if r > FULL_TARGET)
@@ -968,6 +1001,12 @@ def full_summary(cells, metrics=FULL_METRICS):
                 f"full depth, {m}: median {statistics.median(r for r, _ in rs):.2f}× a row "
                 f"argsort, worst {w[0]:.2f}× ({w[1]}); {n_over} of {len(rs)} cells over "
                 f"{FULL_TARGET:g}×"
+            )
+    for c in cells:
+        for m, t in c.projected.items():
+            lines.append(
+                f"{c.label} {m}: not timed, one call projected at {t:.0f} s from its first "
+                f"{_TRIAL_ROWS} rows (past the cap of {FULL_CALL_CAP:g} s)"
             )
     slower, pairs = [], 0
     for c in cells:

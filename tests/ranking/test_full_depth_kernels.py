@@ -377,6 +377,30 @@ def test_grid_compares_float32_with_its_twin_timed_in_turns():
 
 
 
+def test_grid_projects_a_call_past_its_cap_and_counts_it_over(monkeypatch):
+    """A full-depth call whose time, projected from the cell's first rows,
+    passes grid.FULL_CALL_CAP is not timed: the cell shows its projection,
+    counted over the bound; the other calls are timed as before."""
+    grid = _benchmark_grid()
+    monkeypatch.setattr(grid, "FULL_CALL_CAP", 0.0)  # every call past it
+    cells = grid.full_cells({"s": (300, 40)}, metrics=["ndcg"], repeats=1,
+                            scores_axis=["int 0..9"], relevance_axis=["binary 2 %"],
+                            memory=False, log=lambda *a: None)
+    (cell,) = cells
+    assert set(cell.projected) == {"ndcg"} and not cell.times
+    assert cell.projected["ndcg"] > 0 and np.isfinite(cell.floors["argsort"])
+    assert cell.over() == ["ndcg"]
+    assert "(projected)" in grid.full_table(cells, ["ndcg"])[-1]
+    lines = grid.full_summary(cells, ["ndcg"])
+    assert any("1 of 1 cells over" in line for line in lines), lines
+    assert any("not timed, one call projected" in line for line in lines), lines
+    monkeypatch.setattr(grid, "FULL_CALL_CAP", 1e9)
+    (cell,) = grid.full_cells({"s": (300, 40)}, metrics=["ndcg"], repeats=1,
+                              scores_axis=["int 0..9"], relevance_axis=["binary 2 %"],
+                              memory=False, log=lambda *a: None)
+    assert set(cell.times) == {"ndcg"} and not cell.projected
+
+
 @pytest.mark.parametrize("text", ["10x", "x100", "0x10", "10x-5", "abc", "10x10x10", "1e5x100"])
 def test_benchmark_scripts_refuse_a_malformed_shape(text):
     """``--shape`` of benchmarks/full_family.py and benchmarks/ab.py: a clear
