@@ -97,3 +97,25 @@ def test_large_groups_and_many_gains_keep_each_group_s_own_count_vectors(monkeyp
     got = _g(y, rng.integers(0, 8, (40, 30)), gains)
     assert made and made[-1] is None
     assert np.isfinite(got).all()
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_groups_of_many_count_vectors_make_their_pairs_though_few_share(gain, monkeypatch):
+    # Rows of 40 items scored 0..1 over dense relevance: groups of about 20
+    # items, thousands of count vectors each, whose compositions seldom
+    # repeat; their pairs are made all the same (_G_PAIRS_FROM), and equal
+    # each group's own count vectors.
+    rng = np.random.default_rng(11)
+    y = _levels(rng, (60, 40), gain, True)
+    s = rng.integers(0, 2, (60, 40))
+    made = []
+    real = gain_g._g_composition_terms
+    monkeypatch.setattr(gain_g, "_g_composition_terms",
+                        lambda *a: made.append(out := real(*a)) or out)
+    got = _g(y, s, GAINS[gain])
+    assert made and all(t is not None for t in made)
+    comp_of = made[0][0]
+    assert 2 * (int(comp_of.max()) + 1) > comp_of.shape[0]  # (few groups share one)
+    monkeypatch.setattr(gain_g, "_g_composition_terms", lambda *a: None)
+    want = _g(y, s, GAINS[gain])
+    np.testing.assert_allclose(got, want, **TOL)

@@ -33,8 +33,10 @@ _G_EXACT = 2.0**53
 #: ``prod(c + 1)`` over the group's distinct gains, ``c`` items each. A group
 #: of two gain levels (binary relevance) stays under it up to 1,000 items.
 G_BUDGET = 1 << 18
-#: Terms handled at once (memory of the enumeration).
-_G_BATCH = 1 << 20
+#: Terms handled at once (memory of the enumeration; past a few MB an
+#: array leaves the CPU cache: G over 1,000 x 1,000 tied integers and binary
+#: relevance took 1.3 times as long in batches of 2**20).
+_G_BATCH = 1 << 18
 
 
 def normalized_gain(rc, req):
@@ -462,19 +464,27 @@ def _g_states(groups, lg, lv, lc, sizes, states, lf):
         a = b
 
 
-#: :func:`_g_composition_terms` makes a table when the groups repeat their
-#: compositions at least this many times on average, of groups of at most
+#: :func:`_g_composition_terms` makes the pairs of groups of at most
 #: :data:`_G_TABLE_SIZE` items (whose binomial weights stay far below
-#: float64's largest number).
+#: float64's largest number) where the groups repeat their compositions at
+#: least :data:`_G_REUSE` times on average, or hold at least
+#: :data:`_G_PAIRS_FROM` count vectors on average: a group's pairs are never
+#: more than its count vectors, and made gain after gain they cost less than
+#: the count vectors listed whole where those are many (rows of 300 integer
+#: scores 0..9 over dense graded relevance, exponential gain, where few
+#: groups share a composition: 0.22 of the time). Groups of few count
+#: vectors that seldom share a composition keep listing them.
 _G_REUSE = 2
+_G_PAIRS_FROM = 1000
 _G_TABLE_SIZE = 500
 #: The most (composition, j, T) cells of the table of whole gains (256 MiB).
 _G_TABLE_CELLS = 1 << 25
-#: The most (j, T) pairs, times the widening of one gain's step, of the
+#: The most entries at a time (the lesser of a composition's count vectors
+#: and its distinct (j, T) times the widening of one gain's step) of the
 #: compositions :func:`_g_composition_terms` makes at once (its arrays hold
 #: about 50 bytes each): 100,000 rows of 100 tied integers over dense
 #: graded relevance took 180 MiB in one batch.
-_G_PAIRS_AT_ONCE = 1 << 20
+_G_PAIRS_AT_ONCE = 1 << 18
 
 
 def _g_composition_terms(lg, lv, lc, sizes, states, lf):
@@ -489,32 +499,33 @@ def _g_composition_terms(lg, lv, lc, sizes, states, lf):
     pairs that meet are summed, so a composition holds its distinct pairs
     (a few hundred) rather than its count vectors; at the end each weight
     over ``C(m, j)``. None where the compositions do not number as one
-    int64 each (many distinct gains), repeat too little, or a group is
-    larger than :data:`_G_TABLE_SIZE`."""
+    int64 each (many distinct gains), a group is larger than
+    :data:`_G_TABLE_SIZE`, or the groups repeat their compositions too
+    little for their few count vectors (:data:`_G_PAIRS_FROM`)."""
     n_groups = sizes.shape[0]
     vu, code = np.unique(lv, return_inverse=True)
     base = int(sizes.max()) + 1
-    if (n_groups < 2 * _G_REUSE or base > _G_TABLE_SIZE + 1
-            or base ** vu.shape[0] >= 2**62):
+    if base > _G_TABLE_SIZE + 1 or base ** vu.shape[0] >= 2**62:
         return None
     place = base ** np.arange(vu.shape[0], dtype=np.int64)
     first = np.searchsorted(lg, np.arange(n_groups))  # (every group has a level)
     key = np.add.reduceat(lc.astype(np.int64) * place[code], first)
     ukey, comp_of = np.unique(key, return_inverse=True)
     n_c = ukey.shape[0]
-    if n_c * _G_REUSE > n_groups:
+    if n_c * _G_REUSE > n_groups and states.mean() < _G_PAIRS_FROM:
         return None
     # Each composition's count of each gain (its digits), then its pairs,
     # gain after gain: (c, j, T, weight), sorted by composition; in batches
-    # of compositions of at most _G_PAIRS_AT_ONCE pairs (their distinct (j,
-    # T) at most (m + 1) times the values T takes), each widened by at most
-    # the most items of one gain.
+    # of compositions of at most _G_PAIRS_AT_ONCE entries at a time: a
+    # composition's never pass its count vectors, nor its distinct (j, T)
+    # (at most (m + 1) times the values T takes) widened by the most items
+    # of one gain.
     digits = (ukey[:, None] // place[None, :]) % base
     m = digits.sum(axis=1)
     whole = vu[0] >= 0 and bool(np.all(vu == np.rint(vu)))
     span = digits @ (vu - vu.min(initial=0.0)) + 1.0  # (whole gains: the values T takes)
     vectors = np.prod(digits + 1.0, axis=1)
-    load = np.cumsum(np.minimum((m + 1.0) * span, vectors) * (digits.max(axis=1) + 1.0))
+    load = np.cumsum(np.minimum((m + 1.0) * span * (digits.max(axis=1) + 1.0), vectors))
 
     def batches():
         a = 0
