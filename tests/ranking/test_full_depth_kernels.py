@@ -389,11 +389,17 @@ def test_grid_projects_a_call_past_its_cap_and_counts_it_over(monkeypatch):
     (cell,) = cells
     assert set(cell.projected) == {"ndcg"} and not cell.times
     assert cell.projected["ndcg"] > 0 and np.isfinite(cell.floors["argsort"])
-    assert cell.over() == ["ndcg"]
     assert "(projected)" in grid.full_table(cells, ["ndcg"])[-1]
-    lines = grid.full_summary(cells, ["ndcg"])
-    assert any("1 of 1 cells over" in line for line in lines), lines
-    assert any("not timed, one call projected" in line for line in lines), lines
+    # Counted over the bound at its projection (set here: the test times nothing).
+    floors = {"argsort": 1.0, "sort": 0.5, "read": 0.1}
+    slow = grid.FullCell("s | int 0..9 | r | int8", floors, {"map": 1.0}, {}, {},
+                         projected={"ndcg": 90.0})
+    assert slow.over() == ["ndcg"] and slow.ratio("ndcg") == 90.0
+    assert "**~90× (projected)**" in grid.full_table([slow], ["ndcg", "map"])[-1]
+    lines = grid.full_summary([slow], ["ndcg", "map"])
+    assert any("ndcg" in line and "1 of 1 cells over" in line for line in lines), lines
+    assert any("map" in line and "0 of 1 cells over" in line for line in lines), lines
+    assert any("not timed, one call projected at 90 s" in line for line in lines), lines
     monkeypatch.setattr(grid, "FULL_CALL_CAP", 1e9)
     (cell,) = grid.full_cells({"s": (300, 40)}, metrics=["ndcg"], repeats=1,
                               scores_axis=["int 0..9"], relevance_axis=["binary 2 %"],
