@@ -58,3 +58,20 @@ def cut_options(data, m):
     if data.draw(st.booleans()):
         opts["max_docs"] = data.draw(st.integers(1, m))
     return opts
+
+
+def ideal_levels_of(counts, gains, listed):
+    """The ideal's levels of rows holding ``counts[row, u]`` items of gain
+    ``gains[u]`` (decreasing): counted (:class:`CountedLevels`, empty levels
+    kept) or, with ``listed``, from each row's gains sorted
+    (:class:`IdealLevels`, empty levels absent)."""
+    from sk_rankmetrics._ranking.ideal import CountedLevels, IdealLevels
+
+    if not listed:
+        return CountedLevels(counts, gains)
+    width = max(int(counts.sum(axis=1).max()), 1)
+    rows = np.zeros((counts.shape[0], width))
+    for r, c in enumerate(counts):
+        g = np.repeat(gains, c)
+        rows[r, width - g.shape[0]:] = g[::-1]
+    return IdealLevels.from_sorted(rows)

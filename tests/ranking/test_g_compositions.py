@@ -43,6 +43,16 @@ def _levels(rng, shape, gain, dense):
     return y
 
 
+def _spy_tables(monkeypatch):
+    """The list of what each call of ``gain_g._g_composition_terms`` answers
+    (the function still runs)."""
+    made = []
+    real = gain_g._g_composition_terms
+    monkeypatch.setattr(gain_g, "_g_composition_terms",
+                        lambda *a: made.append(out := real(*a)) or out)
+    return made
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 80), N=st.integers(2, 14),
        gain=st.sampled_from(sorted(GAINS)), dense=st.booleans(), top=st.integers(1, 4),
@@ -68,10 +78,7 @@ def test_compositions_are_read_and_match_the_brute_force(gain, dense, monkeypatc
     rng = np.random.default_rng(5)
     y = _levels(rng, (400, 7), gain, dense)
     s = rng.integers(0, 3, (400, 7))
-    made = []
-    real = gain_g._g_composition_terms
-    monkeypatch.setattr(gain_g, "_g_composition_terms",
-                        lambda *a: made.append(out := real(*a)) or out)
+    made = _spy_tables(monkeypatch)
     got = _g(y, s, GAINS[gain])
     assert any(t is not None for t in made)
     rows = range(0, 400, 23)
@@ -83,10 +90,7 @@ def test_large_groups_and_many_gains_keep_each_group_s_own_count_vectors(monkeyp
     # Groups past _G_TABLE_SIZE items (their binomial weights would near
     # float64's largest number) and gains too many to number the
     # compositions as one int64 take each group's own count vectors.
-    made = []
-    real = gain_g._g_composition_terms
-    monkeypatch.setattr(gain_g, "_g_composition_terms",
-                        lambda *a: made.append(out := real(*a)) or out)
+    made = _spy_tables(monkeypatch)
     rng = np.random.default_rng(3)
     y = (rng.random((8, 600)) < 0.01).astype(int)
     _g(y, np.zeros((8, 600)), "linear")
@@ -108,10 +112,7 @@ def test_groups_of_many_count_vectors_make_their_pairs_though_few_share(gain, mo
     rng = np.random.default_rng(11)
     y = _levels(rng, (60, 40), gain, True)
     s = rng.integers(0, 2, (60, 40))
-    made = []
-    real = gain_g._g_composition_terms
-    monkeypatch.setattr(gain_g, "_g_composition_terms",
-                        lambda *a: made.append(out := real(*a)) or out)
+    made = _spy_tables(monkeypatch)
     got = _g(y, s, GAINS[gain])
     assert made and all(t is not None for t in made)
     comp_of = made[0][0]

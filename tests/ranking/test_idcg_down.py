@@ -8,11 +8,11 @@ values, bit for bit, as the top gains read across, for counted levels
 from __future__ import annotations
 
 import numpy as np
+from draws import ideal_levels_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sk_rankmetrics._metrics.kernels import gain_down
-from sk_rankmetrics._ranking.ideal import CountedLevels, IdealLevels
 from sk_rankmetrics._utils.fast import accumulate_down
 
 GAINS = {
@@ -46,17 +46,6 @@ def _case(draw):
     return counts, gains, a, b, Pm, listed
 
 
-def _levels(counts, gains, listed):
-    if not listed:
-        return CountedLevels(counts, gains)
-    # The same levels from each row's gains sorted (empty levels absent).
-    width = max(int(counts.sum(axis=1).max()), 1)
-    rows = np.zeros((counts.shape[0], width))
-    for r, c in enumerate(counts):
-        g = np.repeat(gains, c)
-        rows[r, width - g.shape[0]:] = g[::-1]
-    return IdealLevels.from_sorted(rows)
-
 
 @settings(max_examples=300, deadline=None)
 @given(_case())
@@ -66,7 +55,7 @@ def _levels(counts, gains, listed):
 def test_idcg_down_is_the_running_sum_of_the_top_gains(case):
     counts, gains, a, b, Pm, listed = case
     disc = 1.0 / np.log2(np.arange(2.0, Pm + 2.0))
-    levels = _levels(counts, gains, listed)
+    levels = ideal_levels_of(counts, gains, listed)
     steps = gain_down._level_steps(levels, a, b, Pm)
     if np.all(gains == np.rint(gains)) and gains.max(initial=0.0) < 2.0**51:
         assert steps is not None
@@ -74,10 +63,10 @@ def test_idcg_down_is_the_running_sum_of_the_top_gains(case):
         assert steps is None
     got = gain_down.idcg_down(levels, a, b, Pm, disc)
     assert got.dtype == np.float64 and got.shape == (Pm, b - a)
-    assert np.array_equal(got, _expected(_levels(counts, gains, listed), a, b, Pm, disc))
-    top = _levels(counts, gains, listed).top(Pm)[a:b].T
+    assert np.array_equal(got, _expected(ideal_levels_of(counts, gains, listed), a, b, Pm, disc))
+    top = ideal_levels_of(counts, gains, listed).top(Pm)[a:b].T
     for cost, want in ((False, top), (True, np.maximum(top, 1.0))):
-        made = gain_down.top_down(_levels(counts, gains, listed), a, b, Pm, cost=cost)
+        made = gain_down.top_down(ideal_levels_of(counts, gains, listed), a, b, Pm, cost=cost)
         assert (made is None) == (steps is None)
         if made is not None:
             assert made.dtype == np.float64 and np.array_equal(made, want)

@@ -7,11 +7,11 @@ counted levels (empty levels included) and listed ones, at every depth from
 from __future__ import annotations
 
 import numpy as np
+from draws import ideal_levels_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sk_rankmetrics._metrics.kernels.gain_curves import _ideal_dcg_at
-from sk_rankmetrics._ranking.ideal import CountedLevels, IdealLevels
 
 GAINS = {
     "linear": np.array([4.0, 3.0, 2.0, 1.0]),
@@ -21,16 +21,6 @@ GAINS = {
     "real": np.array([2.718281828, 1.414213562, 0.333333333, 1e-9]),
 }
 
-
-def _levels(counts, gains, listed):
-    if not listed:
-        return CountedLevels(counts, gains)
-    width = max(int(counts.sum(axis=1).max()), 1)
-    rows = np.zeros((counts.shape[0], width))
-    for r, c in enumerate(counts):
-        g = np.repeat(gains, c)
-        rows[r, width - g.shape[0]:] = g[::-1]
-    return IdealLevels.from_sorted(rows)
 
 
 @settings(max_examples=200, deadline=None)
@@ -49,7 +39,7 @@ def test_the_ideal_dcg_at_each_depth_is_the_running_sum(data):
                           dtype=np.int64).reshape(n, n_lev)
         gains = GAINS[data.draw(st.sampled_from(sorted(GAINS)))][:n_lev]
         listed = data.draw(st.booleans())
-    levels = _levels(counts, gains, listed)
+    levels = ideal_levels_of(counts, gains, listed)
     P = counts.sum(axis=1)
     rows = np.repeat(np.arange(P.shape[0]), P)
     e = np.concatenate([np.arange(1, p + 1) for p in P] + [np.zeros(0, dtype=np.int64)])
