@@ -145,16 +145,8 @@ def rank_relevant(y_score, values, check=None):
         key, bound = row * width + level, n * width
     else:
         key, bound = row * (N + 1) + above, n * (N + 1)
-    order = _order_of_distinct(key, bound)
-    if order is None:  # some relevant items tie: a sort, stable
-        order, key = stable_order(key, bound)
-        first = np.empty(m, dtype=bool)
-        first[:1] = True
-        np.not_equal(key[1:], key[:-1], out=first[1:])
-        heads = flatnonzero(first)
-        order_heads = order[heads]
-    else:
-        order_heads = order
+    order, first = _group_order(key, bound, n)
+    order_heads = order if first is None else order[flatnonzero(first)]
     g_row = np.take(row, order_heads)
     g_above = np.take(above, order_heads)
     g_size = np.take(upto - below, order_heads)
@@ -173,6 +165,42 @@ def rank_relevant(y_score, values, check=None):
     rc.real_ties = bool((g_size > 1).any())
     rc.partial = True
     return rc
+
+
+def _group_order(key, bound, n):
+    """``(order, first)``: the stable order of the keys ``key`` (each in
+    ``[0, bound)``, of ``n`` rows, row-major: the keys of a row follow those
+    of the rows before it), and of the keys in that order, which open a run
+    of equal keys (None: every key is distinct).
+
+    The keys arrive sorted by row, each row's few keys in any order, which
+    NumPy's stable argsort (a merge sort that finds the sorted runs) orders
+    at a fraction of its cost on keys in random order: 25,000 keys of rows
+    of 5 in 0.06 ms, against 0.35 ms for the flag tables of
+    :func:`_order_of_distinct` and 0.21 ms for the radix sort of
+    :func:`~.._utils.fast.stable_order`, which ignore the runs. Past
+    :data:`_FEW_PER_ROW` keys a row on average, the runs no longer pay and
+    the tables (distinct keys) or the radix sort (repeated ones) order them."""
+    m = key.shape[0]
+    if m <= _FEW_PER_ROW * n:
+        order = np.argsort(key, kind="stable")
+        key = np.take(key, order)
+    else:
+        order = _order_of_distinct(key, bound)
+        if order is not None:
+            return order, None
+        order, key = stable_order(key, bound)
+    first = np.empty(m, dtype=bool)
+    first[:1] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    return order, (None if first.all() else first)
+
+
+#: :func:`_group_order` sorts the keys with their runs while they hold at most
+#: this many keys per row on average. (Measured on 25,000 keys, one thread:
+#: 0.07 against 0.25 ms for the tables at 8 a row, 0.14 against 0.21 at 10;
+#: on 50,000 keys the two meet at 8.)
+_FEW_PER_ROW = 8
 
 
 def _order_of_distinct(key, bound):

@@ -617,3 +617,46 @@ def test_order_of_distinct_keys_by_hand():
     np.testing.assert_array_equal(relevant._order_of_distinct(key, 31), [4, 1, 3, 0, 2])
     assert relevant._order_of_distinct(np.array([3, 3]), 4) is None  # a tie: the sort
     assert relevant._order_of_distinct(np.array([3]), 65) is None  # too sparse: the sort
+
+
+@SETTINGS
+@given(st.data())
+def test_group_order_is_the_stable_sort_and_marks_each_run(data):
+    """Row-major keys (a row's keys after the rows before it, in any order
+    within the row), few or many a row, distinct or repeated: the order is
+    the stable argsort's, and ``first`` marks each key that differs from the
+    one before it in that order (None when none repeats)."""
+    n = data.draw(st.integers(1, 30))
+    width = data.draw(st.integers(1, 40))
+    per_row = data.draw(st.lists(st.integers(0, 3 * relevant._FEW_PER_ROW), min_size=n,
+                                 max_size=n))
+    parts = [r * width + np.array(data.draw(st.lists(st.integers(0, width - 1), min_size=c,
+                                                      max_size=c)), dtype=np.int64)
+             for r, c in enumerate(per_row)]
+    key = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    order, first = relevant._group_order(key.copy(), n * width, n)
+    want = np.argsort(key, kind="stable")
+    np.testing.assert_array_equal(order, want)
+    s = key[want]
+    opens = np.r_[True, s[1:] != s[:-1]][: s.shape[0]]
+    if opens.all():
+        assert first is None
+    else:
+        np.testing.assert_array_equal(first, opens)
+
+
+def test_group_order_takes_each_route():
+    """Few keys a row take the merge sort; many distinct keys the flag
+    tables; many repeated keys the radix sort: each gives the stable order."""
+    few = np.array([3, 1, 2, 10, 12, 11], dtype=np.int64)  # rows of 3, width 10
+    order, first = relevant._group_order(few, 20, 2)
+    np.testing.assert_array_equal(order, [1, 2, 0, 3, 5, 4])
+    assert first is None
+    many = np.arange(40, dtype=np.int64)[::-1].copy()  # one row of 40 distinct keys
+    order, first = relevant._group_order(many, 40, 1)
+    np.testing.assert_array_equal(order, np.arange(40)[::-1])
+    assert first is None
+    tied = np.repeat(np.arange(20, dtype=np.int64), 2)[::-1].copy()  # one row, pairs
+    order, first = relevant._group_order(tied, 40, 1)
+    np.testing.assert_array_equal(order, np.argsort(tied, kind="stable"))
+    np.testing.assert_array_equal(first, np.tile([True, False], 20))
