@@ -655,6 +655,8 @@ def _positive_levels(yt, gain, lo, nonzero):
         keep = flatnonzero(last)
         levels = IdealLevels(rows[keep], j[keep] + 1, g[keep], n)
     levels.complete = True  # no entry has a negative gain
+    # Each row's levels end at its last entry: the count made above is P.
+    levels.__dict__["P"] = P
     return levels
 
 

@@ -11,7 +11,7 @@ from draws import ideal_levels_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sk_rankmetrics._metrics.kernels.gain_curves import _ideal_dcg_at
+from sk_rankmetrics._metrics.kernels.gain_curves import _ideal_dcg_at, _last_at_most
 
 GAINS = {
     "linear": np.array([4.0, 3.0, 2.0, 1.0]),
@@ -49,7 +49,25 @@ def test_the_ideal_dcg_at_each_depth_is_the_running_sum(data):
     got = _ideal_dcg_at(levels, rows, e.astype(np.int64))
     want = expected[rows, e - 1] if rows.size else np.zeros(0)
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=0.0)
+    # The same queries in another order read the same values.
+    shuffle = np.random.default_rng(int(P.sum())).permutation(rows.shape[0])
+    np.testing.assert_array_equal(
+        _ideal_dcg_at(levels, rows[shuffle], e[shuffle].astype(np.int64)), got[shuffle])
     # At each row's P: its whole ideal DCG, as the measures read it.
     last = np.flatnonzero(P > 0)
     np.testing.assert_allclose(_ideal_dcg_at(levels, last, P[last]),
                                levels.full_idcg[last], rtol=1e-13, atol=0.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.lists(st.integers(-5, 40), max_size=30), v=st.lists(st.integers(-8, 45), max_size=30),
+       sort_queries=st.booleans())
+def test_last_at_most_is_the_binary_search(a, v, sort_queries):
+    """Entries repeated or equal to queries, queries below and above every
+    entry, either list empty, queries sorted (the merge) or not."""
+    a = np.sort(np.array(a, dtype=np.int64))
+    v = np.array(v, dtype=np.int64)
+    if sort_queries:
+        v = np.sort(v)
+    got = _last_at_most(a, v)
+    np.testing.assert_array_equal(got, np.searchsorted(a, v, side="right") - 1)
