@@ -90,9 +90,9 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
         if whole is not None:
             check.finite()
             ys = whole
-    if rc is None and L == N and takes_relevant_route(requests, ignore_ties, real is not None,
-                                                      judged, values):
-        rc = rank_relevant(ys, values, check)  # None when the relevant items are not few
+    if rc is None and L == N and takes_relevant_route(requests, ignore_ties, judged, values):
+        # (None when the relevant items are not few.)
+        rc = rank_relevant(ys, values, check, None if real is None else n_items)
     keep_items = any(r.spec.reads_items for r in requests)
     if rc is None and L == N and not ignore_ties:
         # (Its chunks hold the ranked item values as rc.items too; padding is
@@ -106,7 +106,9 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
                         reads_counts=any(r.reads_to_r for r in requests), check=check)
     check.now()  # (a route that returned a chunk made it)
     rc.totals = values.totals
-    rc.ranks_every_item = real is None  # (padding is not ranked)
+    # (Padding is not ranked: the ranking holds every real item of padded rows
+    # only where it is made of their relevant items, whose totals are theirs.)
+    rc.ranks_every_item = real is None or rc.partial
     rc.block = (ys, values)
     check_ties(rc, requests, ignore_ties)
     return attach_ideals(rc, yt, values, requests, N)

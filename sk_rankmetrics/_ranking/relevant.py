@@ -55,13 +55,15 @@ class _RelevantGroups(Groups):
             "through their relevant items only (MetricSpec.reads_groups is wrong)")
 
 
-def takes_relevant_route(requests, ignore_ties, padded, judged, values):
+def takes_relevant_route(requests, ignore_ties, judged, values):
     """Whether a block's requests may be ranked through their relevant items:
     every request without a cut-off reads groups only (or scans without a
-    ranking, or reads the ranked set only), the default tie rule, no padding,
-    no judged mask, and an item of level 0 worth nothing (so that its tie
-    groups may be left out)."""
-    if padded or judged is not None or values.worthless is not None:
+    ranking, or reads the ranked set only), the default tie rule, no judged
+    mask, and an item of level 0 worth nothing (so that its tie groups may
+    be left out). Padded rows (long format) may: their padding scores below
+    every real item and is worth nothing, so it is never above a relevant
+    item nor in its group."""
+    if judged is not None or values.worthless is not None:
         return False
     return requests_take_relevant_route(requests, ignore_ties)
 
@@ -76,12 +78,16 @@ def requests_take_relevant_route(requests, ignore_ties):
         r.spec.reads_groups and r.k is None and r.depth is None for r in ranked)
 
 
-def rank_relevant(y_score, values, check=None):
+def rank_relevant(y_score, values, check=None, n_items=None):
     """The :class:`RankedChunk` of whole rows ``y_score`` (n, N) holding only
     the tie groups of their items of nonzero level, or None when those are not
     few (more than one entry in :data:`DENSITY`). ``check``: the scores'
     :class:`~.._utils.arrays.ScoreCheck` (None: checked already), made from
-    the ends of the sorted rows.
+    the ends of the sorted rows. ``n_items``: the real items of each padded
+    row (long format; None: every row whole), whose padding scores below
+    every real item (``-inf``, or one below every integer score) and holds
+    level 0: it counts below each relevant item, never above it nor tied
+    with it, and the ranking of a row is its real items.
 
     Each such item's tie group starts after the items scoring above it and
     holds every item tying with it: both are counts in its sorted row, found
@@ -125,7 +131,8 @@ def rank_relevant(y_score, values, check=None):
         upto = N - (counted.ends[level, row] - size)  # items scoring <= v in the row
         below = upto - size
     elif (y_score.dtype == np.float64
-          and (found := _count_in_float32(y_score, row, v, N, check)) is not None):
+          and (found := _count_in_float32(y_score, row, v, N, check, n_items is not None))
+          is not None):
         upto, below = found
     else:
         srt = sorted_rows(y_score)  # each row ascending, NaN last
@@ -160,8 +167,9 @@ def rank_relevant(y_score, values, check=None):
     # Each item's values too, for a kernel reading the members of a group
     # (G): in group order, each group's first marked (None: one item each).
     groups.members = (at, None if order_heads.shape[0] == m else first)
-    rc = RankedChunk(N, None, None, _GroupSums(groups), np.full(n, N, dtype=np.int64),
-                     groups=groups)
+    n_ranked = (np.full(n, N, dtype=np.int64) if n_items is None
+                else np.asarray(n_items, dtype=np.int64))
+    rc = RankedChunk(N, None, None, _GroupSums(groups), n_ranked, groups=groups)
     rc.real_ties = bool((g_size > 1).any())
     rc.partial = True
     return rc
@@ -269,13 +277,15 @@ def _few_for_counts(m, n, N, width):
 _MOST_TIED_32 = 8
 
 
-def _count_in_float32(y_score, row, v, N, check):
+def _count_in_float32(y_score, row, v, N, check, padded=False):
     """``(upto, below)``: of each relevant item (its ``row`` and float64
     score ``v``), the items of its row scoring at most ``v`` and below it,
     from a row sort of the scores rounded to float32 (half the bytes to
     sort, and NumPy's sort takes twice the values a step); or None when the
     float32 values leave too many relevant items tied (:data:`_MOST_TIED_32`)
-    or are not finite (the float64 sort checks the scores).
+    or are not finite (the float64 sort checks the scores). ``padded``:
+    rows padded with ``-inf`` (long format, the real scores checked
+    already), which sorts first in float32 too.
 
     Rounding keeps the order: a score whose float32 is below (above) the
     item's is below (above) it in float64 too. Only the scores that round
@@ -283,7 +293,9 @@ def _count_in_float32(y_score, row, v, N, check):
     (its sorted neighbour below differs), its float32 counts are exact;
     the others are counted against their row's float64 scores."""
     s32 = sort_float32_rows(y_score.astype(np.float32))
-    if not (np.isfinite(s32[:, 0]).all() and np.isfinite(s32[:, -1]).all()):
+    low = s32[:, 0]
+    if not ((np.isfinite(low) | (padded & (low == -np.inf))).all()
+            and np.isfinite(s32[:, -1]).all()):
         return None
     upto, doubt = _at_most_and_tied(s32.reshape(-1), row * N, v.astype(np.float32), N)
     if doubt.shape[0] * _MOST_TIED_32 > v.shape[0]:

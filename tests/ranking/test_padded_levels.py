@@ -33,10 +33,13 @@ EXTRA = ["g", "ndcg_rel", "rndcg", "11pt_avg", "recall", "P", "success", "dcg_ex
 
 
 def _evaluate(y, s, metrics, route=True, **kw):
-    if route:
-        return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
-    with mock.patch.object(block, "rank_by_levels", lambda *a: None):
-        return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+    # (The relevant items' route, which takes padded rows of sparse relevance
+    # first, is off in both: tests/ranking/test_relevant_padded.py tests it.)
+    with mock.patch.object(block, "takes_relevant_route", lambda *a: False):
+        if route:
+            return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+        with mock.patch.object(block, "rank_by_levels", lambda *a: None):
+            return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
 
 
 def _taken():

@@ -1,0 +1,144 @@
+"""Padded rows (long format of uneven lengths, ``exclude``) ranked through
+their relevant items only (``_ranking/relevant.py``): the padding scores below
+every real item (``-inf``, or one below every integer score) and holds level
+0, so it is never above a relevant item nor in its tie group, and each row's
+ranking is its real items. Every full-depth measure that reads tie groups
+against the same rows with the route turned off (the levels' or the
+argsort's route), and against each row alone, on float64, float32 and
+integer scores with ties, and sparse binary, graded and real-valued
+relevance."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sk_rankmetrics as skr
+from sk_rankmetrics._ranking import block
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+#: Every measure of the route (reads_groups) and those that scan rows or read
+#: the ranked set beside them (R-precision, which reads down to R, does not
+#: take the route).
+METRICS = ["ndcg", "dcg", "map", "bpref", "rbp", "infap", "ndcg_rel", "rndcg", "g",
+           "11pt_avg", "mrr", "recall", "num_rel_ret", ("cumulative_gain", {"gain": "exponential"})]
+
+
+def _evaluate(y, s, metrics, route=True, **kw):
+    def call():
+        return skr.evaluate(y, s, metrics, per_row=True, no_relevant=0.0, **kw)
+
+    if route:
+        return call()
+    with mock.patch.object(block, "takes_relevant_route", lambda *a: False):
+        return call()
+
+
+def _taken():
+    """A spy on the route: whether each block took it (a chunk, or None)."""
+    seen = []
+    real = block.rank_relevant
+
+    def spy(*a, **kw):
+        rc = real(*a, **kw)
+        seen.append(rc is not None)
+        return rc
+
+    return seen, mock.patch.object(block, "rank_relevant", spy)
+
+
+def _assert_same(got, want):
+    for key in want:
+        np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
+                                   rtol=1e-12, atol=1e-13, err_msg=str(key))
+
+
+def _data(rng, n, N, relevance, scores, share):
+    """Sparse relevance on ``share`` of the items, and scores with ties."""
+    on = rng.random((n, N)) < share
+    if relevance == "binary":
+        y = on.astype(np.int8)
+    elif relevance == "graded":
+        y = (rng.integers(1, 5, (n, N)) * on).astype(np.int8)
+    else:  # real-valued gains
+        y = np.where(on, rng.random((n, N)) * 3.0 + 1e-3, 0.0)
+    if scores == "int64":
+        s = rng.integers(0, 10, (n, N))
+    else:
+        s = rng.standard_normal((n, N)).astype(scores)
+        for r in np.flatnonzero(rng.random(n) < 0.3):  # a tie of 2..N items
+            cols = rng.choice(N, size=rng.integers(2, N + 1), replace=False)
+            s[r, cols] = s[r, cols[0]]
+    return y, s
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), N=st.integers(2, 60),
+       relevance=st.sampled_from(["binary", "graded", "real"]),
+       scores=st.sampled_from(["float64", "float32", "int64"]),
+       layout=st.sampled_from(["long", "exclude"]), share=st.sampled_from([0.0, 0.02, 0.08]))
+def test_padded_rows_through_their_relevant_items_equal_the_other_routes(
+        seed, n, N, relevance, scores, layout, share):
+    rng = np.random.default_rng(seed)
+    y, s = _data(rng, n, N, relevance, scores, share)
+    metrics = list(METRICS)
+    if relevance != "real":
+        metrics.append(("err", {"max_grade": 4}))
+    keep = rng.random((n, N)) < rng.choice([0.3, 0.8, 1.0])
+    if layout == "exclude":
+        keep |= y != 0  # (an excluded item holds no relevance)
+        kw = {"exclude": ~keep}
+        args = (y, s)
+    else:
+        keep[:, :2] = True  # every query holds two items at least
+        kw = {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}
+        args = (y[keep], s[keep])
+    try:
+        want = _evaluate(*args, metrics, route=False, **kw)
+    except ValueError as refused:  # (G's tie of too many gains): refused alike
+        with pytest.raises(ValueError, match=str(refused)[:30].replace("(", r"\(")):
+            _evaluate(*args, metrics, **kw)
+        return
+    seen, spy = _taken()
+    with spy:
+        got = _evaluate(*args, metrics, **kw)
+    assert seen  # (each block tried the route; it declines where relevance is not sparse)
+    _assert_same(got, want)
+
+
+@pytest.mark.parametrize("scores", ["float64", "float32", "int64"])
+@pytest.mark.parametrize("relevance", ["binary", "real"])
+@pytest.mark.parametrize("layout", ["long", "exclude"])
+def test_the_route_takes_padded_rows_and_gives_each_row_alone(scores, relevance, layout):
+    """Blocks of 300 rows of uneven lengths (30 to 80 items), relevant items
+    on 3 %: the route ranks every block, and each row scores what it scores
+    alone as a matrix of its real items."""
+    rng = np.random.default_rng(7)
+    n, N = 300, 80
+    y, s = _data(rng, n, N, relevance, scores, 0.03)
+    keep = np.arange(N) < rng.integers(30, N + 1, n)[:, None]
+    if layout == "exclude":
+        keep |= y != 0
+        kw = {"exclude": ~keep}
+        args = (y, s)
+    else:
+        kw = {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}
+        args = (y[keep], s[keep])
+    metrics = [m for m in METRICS if m != "g"] + (
+        [("err", {"max_grade": 4})] if relevance != "real" else [])
+    seen, spy = _taken()
+    with spy:
+        got = _evaluate(*args, metrics, **kw)
+    assert seen and all(seen)
+    assert (keep.sum(axis=1) < N).any()  # some rows padded
+    for i in range(0, n, 23):
+        alone = _evaluate(y[i][keep[i]][None], s[i][keep[i]][None], metrics)
+        for key in alone:
+            np.testing.assert_allclose(np.asarray(got[key])[i], np.asarray(alone[key])[0],
+                                       rtol=1e-12, atol=1e-15, err_msg=f"{key}, row {i}")
