@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_rank_by_levels import _scores
 
 import sk_rankmetrics as skr
 from sk_rankmetrics._ranking import block
@@ -81,12 +82,19 @@ def _data(rng, n, N, relevance, scores, share):
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), N=st.integers(2, 60),
        relevance=st.sampled_from(["binary", "graded", "real"]),
-       scores=st.sampled_from(["float64", "float32", "int64"]),
-       layout=st.sampled_from(["long", "exclude"]), share=st.sampled_from([0.0, 0.02, 0.08]))
+       scores=st.sampled_from(["float64", "float32", "int64", "float64 extremes",
+                               "float32 extremes"]),
+       layout=st.sampled_from(["long", "exclude"]), share=st.sampled_from([0.0, 0.02, 0.08]),
+       data=st.data())
 def test_padded_rows_through_their_relevant_items_equal_the_other_routes(
-        seed, n, N, relevance, scores, layout, share):
+        seed, n, N, relevance, scores, layout, share, data):
     rng = np.random.default_rng(seed)
-    y, s = _data(rng, n, N, relevance, scores, share)
+    y, s = _data(rng, n, N, relevance, scores.split()[0], share)
+    if scores.endswith("extremes"):
+        # Whole numbers, a decimal grid, or normal scores with ties, values an
+        # ulp apart, and the extreme finite values (float64's past float32's
+        # range: they round to an infinity, as the padding is).
+        s = _scores(data, rng, np.dtype(scores.split()[0]).type, n, N)
     metrics = list(METRICS)
     if relevance != "real":
         metrics.append(("err", {"max_grade": 4}))
