@@ -28,7 +28,8 @@ SETTINGS = settings(max_examples=60, deadline=None,
 #: the ranked set beside them (R-precision, which reads down to R, does not
 #: take the route).
 METRICS = ["ndcg", "dcg", "map", "bpref", "rbp", "infap", "ndcg_rel", "rndcg", "g",
-           "11pt_avg", "mrr", "recall", "num_rel_ret", ("cumulative_gain", {"gain": "exponential"})]
+           "11pt_avg", "mrr", "recall", "num_rel_ret", "num_ret", "P",
+           ("cumulative_gain", {"gain": "exponential"})]
 
 
 def _evaluate(y, s, metrics, route=True, **kw):
@@ -150,3 +151,57 @@ def test_the_route_takes_padded_rows_and_gives_each_row_alone(scores, relevance,
         for key in alone:
             np.testing.assert_allclose(np.asarray(got[key])[i], np.asarray(alone[key])[0],
                                        rtol=1e-12, atol=1e-15, err_msg=f"{key}, row {i}")
+
+
+def test_a_row_left_out_whole_and_a_row_without_relevant_items():
+    """Under ``exclude``: a row whose every item is left out ranks nothing
+    (scored by ``no_relevant``), one without a relevant item scores 0, and
+    the others what they score alone; the route ranks the block."""
+    rng = np.random.default_rng(11)
+    n, N = 60, 40
+    y, s = _data(rng, n, N, "real", "float32", 0.04)
+    y[0] = 0.0
+    y[1] = 0.0
+    keep = rng.random((n, N)) < 0.7
+    keep[0] = False  # every item of row 0 left out
+    keep |= y != 0
+    metrics = [m for m in METRICS if m != "g"]
+    seen, spy = _taken()
+    with spy:
+        got = _evaluate(y, s, metrics, exclude=~keep)
+    assert seen and all(seen)
+    want = _evaluate(y, s, metrics, route=False, exclude=~keep)
+    _assert_same(got, want)
+    for key in ("ndcg", "map", "ndcg_rel", "bpref", "mrr"):
+        assert np.asarray(got[key])[0] == 0.0 and np.asarray(got[key])[1] == 0.0, key
+    # Every relevant item is kept, and ranked.
+    np.testing.assert_array_equal(np.asarray(got["num_rel_ret"]), (y > 0).sum(axis=1))
+
+
+def test_short_queries_whose_relevant_items_fill_them():
+    """Queries of 2 to 4 items in the long format, some all relevant: each
+    query's ranking is its real items (Rndcg reads whether the ranking
+    outlives the ideal's positive gains, num_ret and P the ranked items),
+    as each scores alone."""
+    rng = np.random.default_rng(5)
+    n = 400
+    lens = rng.integers(2, 5, n)
+    N = int(lens.max())
+    keep = np.arange(N) < lens[:, None]
+    y = np.zeros((n, N))
+    first = np.flatnonzero(rng.random(n) < 0.05)
+    y[first, 0] = rng.random(first.shape[0]) + 0.5  # sparse: a few queries, one or all
+    whole = first[: first.shape[0] // 2]
+    y[whole] = np.where(keep[whole], rng.random((whole.shape[0], N)) + 0.5, 0.0)
+    s = rng.standard_normal((n, N))
+    kw = {"qid": np.repeat(np.arange(n), lens)}
+    metrics = ["rndcg", "num_ret", "P", "ndcg_rel", "map", "ndcg"]
+    seen, spy = _taken()
+    with spy:
+        got = _evaluate(y[keep], s[keep], metrics, **kw)
+    assert seen and all(seen)
+    for i in np.concatenate((whole[:8], first[-8:], [0, 1, 2])):
+        alone = _evaluate(y[i][keep[i]][None], s[i][keep[i]][None], metrics)
+        for key in alone:
+            np.testing.assert_allclose(np.asarray(got[key])[i], np.asarray(alone[key])[0],
+                                       rtol=1e-12, atol=1e-15, err_msg=f"{key}, query {i}")
