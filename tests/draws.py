@@ -75,3 +75,27 @@ def ideal_levels_of(counts, gains, listed):
         g = np.repeat(gains, c)
         rows[r, width - g.shape[0]:] = g[::-1]
     return IdealLevels.from_sorted(rows)
+
+
+def route_spy(module, name):
+    """``(seen, patch)``: a patch of the route ``module.name`` that records
+    what each call returned (a chunk, or None where the route declined)."""
+    from unittest import mock
+
+    seen = []
+    real = getattr(module, name)
+
+    def spy(*a, **kw):
+        rc = real(*a, **kw)
+        seen.append(rc)
+        return rc
+
+    return seen, mock.patch.object(module, name, spy)
+
+
+def assert_same_results(got, want):
+    """Every result of ``want`` (per-row values of ``evaluate``) in ``got``,
+    to 1e-12 relative (1e-13 absolute)."""
+    for key in want:
+        np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
+                                   rtol=1e-12, atol=1e-13, err_msg=str(key))

@@ -13,6 +13,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from draws import assert_same_results, route_spy
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_rank_by_levels import _relevance, _scores
@@ -43,22 +44,9 @@ def _evaluate(y, s, metrics, route=True, **kw):
 
 
 def _taken():
-    """A spy on the route: the chunks it made (None where it declined)."""
-    seen = []
-    real = block.rank_by_levels
-
-    def spy(*a):
-        rc = real(*a)
-        seen.append(rc)
-        return rc
-
-    return seen, mock.patch.object(block, "rank_by_levels", spy)
+    return route_spy(block, "rank_by_levels")
 
 
-def _assert_same(got, want):
-    for key in want:
-        np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
-                                   rtol=1e-12, atol=1e-13, err_msg=str(key))
 
 
 @SETTINGS
@@ -93,7 +81,7 @@ def test_padded_levels_route_equals_the_argsort_route(dtype, layout, data):
         return
     with spy:
         got = _evaluate(*args, metrics, **kw)
-    _assert_same(got, want)
+    assert_same_results(got, want)
     for rc in seen:  # padding ties with nothing
         if rc is not None and not rc.real_ties:
             assert not rc.tied
@@ -140,7 +128,7 @@ def test_padding_takes_a_code_of_its_own_where_level_0_is_worth_more(metrics, ga
                                 lambda *a: coded.append(1) or real(*a)):
         got = _evaluate(y, s, [(m, kw) for m in metrics], exclude=exclude)
     want = _evaluate(y, s, [(m, kw) for m in metrics], exclude=exclude, route=False)
-    _assert_same(got, want)
+    assert_same_results(got, want)
     assert seen[0] is not None and bool(coded) == code
     for i in range(0, 50, 7):
         keep = ~exclude[i]
@@ -159,7 +147,7 @@ def test_padding_without_a_code_left_takes_the_argsort_route():
     with spy:
         got = _evaluate(y, s, ["bpref", "dcg"], exclude=exclude)
     assert seen == [None]
-    _assert_same(got, _evaluate(y, s, ["bpref", "dcg"], exclude=exclude, route=False))
+    assert_same_results(got, _evaluate(y, s, ["bpref", "dcg"], exclude=exclude, route=False))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -216,7 +204,7 @@ def test_a_block_of_padding_alone(gain):
     with spy:
         got = _evaluate(y, s, metrics, exclude=exclude)
     assert seen == [None] if gain else seen[0] is not None
-    _assert_same(got, _evaluate(y, s, metrics, route=False, exclude=exclude))
+    assert_same_results(got, _evaluate(y, s, metrics, route=False, exclude=exclude))
 
 
 @SETTINGS
@@ -262,7 +250,7 @@ def test_bpref_and_infap_read_padded_rows_as_judged_throughout(seed, n, N, score
         got = _evaluate(y, s, metrics, **kw)
     with mock.patch.object(judgements, "_every_item_judged", lambda rc: False):
         want = _evaluate(y, s, metrics, **kw)
-    _assert_same(got, want)
+    assert_same_results(got, want)
     if ("judged" not in kw or np.asarray(kw["judged"]).all()) and max_docs is None:
         # (Rows of no padding and no judged mask may be ranked through their
         # relevant items, where no kernel asks; rows that keep as many items
@@ -291,5 +279,5 @@ def test_a_ranking_cut_short_counts_the_judged_items_above(exclude):
     got = _evaluate(y, s, [("bpref", {"max_docs": 3}), ("infap", {"max_docs": 3})], **kw)
     with mock.patch.object(judgements, "_every_item_judged", lambda rc: False):
         want = _evaluate(y, s, [("bpref", {"max_docs": 3}), ("infap", {"max_docs": 3})], **kw)
-    _assert_same(got, want)
+    assert_same_results(got, want)
     np.testing.assert_allclose(got["bpref"], [1.0])

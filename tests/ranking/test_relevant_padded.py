@@ -14,6 +14,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from draws import assert_same_results, route_spy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_rank_by_levels import _scores
@@ -43,22 +44,9 @@ def _evaluate(y, s, metrics, route=True, **kw):
 
 
 def _taken():
-    """A spy on the route: whether each block took it (a chunk, or None)."""
-    seen = []
-    real = block.rank_relevant
-
-    def spy(*a, **kw):
-        rc = real(*a, **kw)
-        seen.append(rc is not None)
-        return rc
-
-    return seen, mock.patch.object(block, "rank_relevant", spy)
+    return route_spy(block, "rank_relevant")
 
 
-def _assert_same(got, want):
-    for key in want:
-        np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
-                                   rtol=1e-12, atol=1e-13, err_msg=str(key))
 
 
 def _data(rng, n, N, relevance, scores, share):
@@ -118,7 +106,7 @@ def test_padded_rows_through_their_relevant_items_equal_the_other_routes(
     with spy:
         got = _evaluate(*args, metrics, **kw)
     assert seen  # (each block tried the route; it declines where relevance is not sparse)
-    _assert_same(got, want)
+    assert_same_results(got, want)
 
 
 @pytest.mark.parametrize("scores", ["float64", "float32", "int64"])
@@ -144,7 +132,7 @@ def test_the_route_takes_padded_rows_and_gives_each_row_alone(scores, relevance,
     seen, spy = _taken()
     with spy:
         got = _evaluate(*args, metrics, **kw)
-    assert seen and all(seen)
+    assert seen and all(rc is not None for rc in seen)
     assert (keep.sum(axis=1) < N).any()  # some rows padded
     for i in range(0, n, 23):
         alone = _evaluate(y[i][keep[i]][None], s[i][keep[i]][None], metrics)
@@ -169,9 +157,9 @@ def test_a_row_left_out_whole_and_a_row_without_relevant_items():
     seen, spy = _taken()
     with spy:
         got = _evaluate(y, s, metrics, exclude=~keep)
-    assert seen and all(seen)
+    assert seen and all(rc is not None for rc in seen)
     want = _evaluate(y, s, metrics, route=False, exclude=~keep)
-    _assert_same(got, want)
+    assert_same_results(got, want)
     for key in ("ndcg", "map", "ndcg_rel", "bpref", "mrr"):
         assert np.asarray(got[key])[0] == 0.0 and np.asarray(got[key])[1] == 0.0, key
     # Every relevant item is kept, and ranked.
@@ -199,7 +187,7 @@ def test_short_queries_whose_relevant_items_fill_them():
     seen, spy = _taken()
     with spy:
         got = _evaluate(y[keep], s[keep], metrics, **kw)
-    assert seen and all(seen)
+    assert seen and all(rc is not None for rc in seen)
     for i in np.concatenate((whole[:8], first[-8:], [0, 1, 2])):
         alone = _evaluate(y[i][keep[i]][None], s[i][keep[i]][None], metrics)
         for key in alone:
