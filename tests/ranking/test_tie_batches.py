@@ -90,3 +90,20 @@ def test_g_makes_its_compositions_in_several_batches(gain, monkeypatch):
     got = skr.evaluate(y, s, metric, per_row=True)["g"]
     assert len(calls) >= 5
     np.testing.assert_array_equal(got, whole)
+
+
+@settings(max_examples=200, deadline=None)
+@given(loads=st.lists(st.integers(0, 50), max_size=40), budget=st.integers(1, 60))
+def test_load_batches_cover_the_items_in_order_within_the_budget(loads, budget):
+    """Consecutive batches covering every item once, each within the budget
+    unless it holds one item, and none that could take the next item."""
+    from sk_rankmetrics._metrics.kernels import load_batches
+
+    w = np.array(loads, dtype=np.int64)
+    got = list(load_batches(np.cumsum(w), budget))
+    assert [a for a, _ in got] == ([0] if got else []) + [b for _, b in got[:-1]]
+    assert (got[-1][1] if got else 0) == w.shape[0]
+    for a, b in got:
+        assert b > a
+        assert b - a == 1 or w[a:b].sum() <= budget
+        assert b == w.shape[0] or w[a:b + 1].sum() > budget

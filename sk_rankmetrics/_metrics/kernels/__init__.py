@@ -108,6 +108,18 @@ def _lround(x):
     return base + (x - base >= 0.5)
 
 
+def load_batches(load, budget):
+    """``(a, b)`` of consecutive batches of items whose loads add up to at most
+    ``budget`` each (a batch holds one item at least, however large);
+    ``load``: the running sum of the items' loads."""
+    a, n = 0, load.shape[0]
+    while a < n:
+        done = load[a - 1] if a else 0
+        b = max(int(np.searchsorted(load, done + budget, side="right")), a + 1)
+        yield a, b
+        a = b
+
+
 def ranges_from_counts(counts):
     """``[0, 1, .., c0 - 1, 0, 1, .., c1 - 1, ...]`` for ``counts = [c0, c1, ...]``."""
     counts = np.asarray(counts, dtype=np.int64)

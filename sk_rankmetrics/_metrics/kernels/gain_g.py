@@ -13,7 +13,7 @@ from ..._ranking.ideal import CountedLevels
 from ..._ranking.item_values import LevelValues
 from ..._utils.fast import DOWN_CELLS, accumulate_down, flatnonzero, many_rows, nonzero_2d
 from ..._utils.params import TIE_ORDER
-from . import _safe_divide, gain_curves, ranges_from_counts, row_entries
+from . import _safe_divide, gain_curves, load_batches, ranges_from_counts, row_entries
 from .combinatorics import _log_factorials
 from .gain_curves import (
     _few_ties_whole,
@@ -401,16 +401,11 @@ def _g_group_terms(req, sizes, inside, levels, cost_at, S0):
             grps = by_comp[a:b]
             own = comp_of[grps] - lo
         n_p = np.diff(p_off)[own]
-        ends = np.cumsum(n_p)
-        x = 0
-        while x < grps.shape[0]:
-            y = max(int(np.searchsorted(ends, ends[x] - n_p[x] + _G_BATCH, side="right")),
-                    x + 1)
+        for x, y in load_batches(np.cumsum(n_p), _G_BATCH):
             grp = np.repeat(grps[x:y], n_p[x:y])
             k = np.repeat(p_off[own[x:y]], n_p[x:y]) + ranges_from_counts(n_p[x:y])
             _g_add_terms(acc, grp, p_j.take(k), p_T.take(k), p_prob.take(k), inside, opens,
                          cost_at, S0)
-            x = y
     return acc
 
 
@@ -442,10 +437,7 @@ def _g_states(groups, lg, lv, lc, sizes, states, lf):
     stride = np.cumprod(np.concatenate((np.ones((1, n_groups), dtype=np.int64),
                                         count[:-1] + 1), axis=0), axis=0)
     st = states.take(groups)
-    ends = np.cumsum(st)
-    a = 0
-    while a < groups.shape[0]:
-        b = max(int(np.searchsorted(ends, ends[a] - st[a] + _G_BATCH, side="right")), a + 1)
+    for a, b in load_batches(np.cumsum(st), _G_BATCH):
         grp = np.repeat(groups[a:b], st[a:b])
         idx = ranges_from_counts(st[a:b])  # the state's number within its group
         j = np.zeros(grp.size, dtype=np.int64)
@@ -461,7 +453,6 @@ def _g_states(groups, lg, lv, lc, sizes, states, lf):
         grp, j, T, logw = grp[ok], j[ok], T[ok], logw[ok]
         m = sizes.take(grp)
         yield grp, j, T, np.exp(logw - (lf.take(m) - lf.take(j) - lf.take(m - j)))
-        a = b
 
 
 #: :func:`_g_composition_terms` makes the pairs of groups of at most
@@ -528,15 +519,11 @@ def _g_composition_terms(lg, lv, lc, sizes, states, lf):
     load = np.cumsum(np.minimum((m + 1.0) * span * (digits.max(axis=1) + 1.0), vectors))
 
     def batches():
-        a = 0
-        while a < n_c:
-            done = load[a - 1] if a else 0.0
-            b = max(int(np.searchsorted(load, done + _G_PAIRS_AT_ONCE, side="right")), a + 1)
+        for a, b in load_batches(load, _G_PAIRS_AT_ONCE):
             c, j, T, w = _composition_pairs(digits[a:b], m[a:b], vu, whole, lf)
             mc = m[a:b].take(c)
             prob = w / np.rint(np.exp(lf.take(mc) - lf.take(j) - lf.take(mc - j)))
             yield a, b, np.searchsorted(c, np.arange(b - a + 1)), j, T, prob
-            a = b
 
     return comp_of, batches()
 

@@ -15,7 +15,7 @@ from ..._utils.fast import (
     short_rows,
 )
 from ..._utils.params import TIE_ORDER
-from . import _lround, ranges_from_counts, whole_row_groups
+from . import _lround, load_batches, ranges_from_counts, whole_row_groups
 from .combinatorics import _bounded_sequences, _expected_max, order_by_fraction
 
 # -- interpolated precision ---------------------------------------------------------------
@@ -318,16 +318,12 @@ def _interpolated_ties(rc, req, levels, rel, R, n, r_g, mixed, C):
     if n_rows == 0 or ends[-1] <= _IPREC_ROWS_POINTS:
         return _interpolated_ties_rows(rc, req, levels, rel, R, n, r_g, mixed, C)
     out = [np.empty(n_rows) for _ in levels]
-    a = 0
-    while a < n_rows:
-        done = ends[a - 1] if a else 0.0
-        b = max(int(np.searchsorted(ends, done + _IPREC_ROWS_POINTS, side="right")), a + 1)
+    for a, b in load_batches(ends, _IPREC_ROWS_POINTS):
         part = _Rows(b - a, L, rc.start[a:b], rc.size[a:b])
         values = _interpolated_ties_rows(part, req, levels, rel[a:b], R[a:b], n[a:b],
                                          r_g[a:b], mixed[a:b], C[a:b])
         for whole, value in zip(out, values):
             whole[a:b] = value
-        a = b
     return out
 
 
@@ -530,10 +526,7 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in, L):
     width = np.where(rel_side, d, n0) + 1
     u_order = np.argsort(width, kind="stable")
     load = np.cumsum(n_bp[u_order] * (np.maximum(d, n0)[u_order] + 1))
-    a = 0
-    while a < n_u:
-        done = load[a - 1] if a else 0
-        b = max(int(np.searchsorted(load, done + _IPREC_BATCH, side="right")), a + 1)
+    for a, b in load_batches(load, _IPREC_BATCH):
         units = u_order[a:b]
         job_u = np.repeat(units, n_bp[units])
         jobs = u_off[job_u] + ranges_from_counts(n_bp[units])
@@ -565,7 +558,6 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in, L):
                                    t0[ju])
             mine = ~rel[rd_row]
             F[out[mine]] = val[rd_row[mine]]
-        a = b
     np.clip(F, 0.0, 1.0, out=F)
     return v, u_off, w_unit, F, F_start
 
