@@ -28,15 +28,6 @@ from .select import score_counts, score_span
 #: (each costs a binary search of about log2(N) gathers, against the argsort's
 #: share of each entry).
 DENSITY = 10
-#: ... and one in this many where the levels' route sorts narrow keys
-#: (:func:`~.levels.sorts_narrow`: rows of at most 512 float scores), whose
-#: sort costs what this route's does. Measured on one thread (nDCG, graded
-#: levels, rows of 100): the two break even at about 2 % nonzero entries; at
-#: 5 % this route took 1.35-1.52 times as long. On rows of 1,000 it stays:
-#: float64 took 0.49-0.75 times the levels' sort from 1 to 5 %; float32
-#: 0.85-1.30 times for nDCG, but ERR and bpref, whose kernels read every
-#: position of the full ranking, took longer there than float64 here.
-DENSITY_BESIDE_NARROW = 40
 
 
 class _RelevantGroups(Groups):
@@ -78,6 +69,19 @@ def requests_take_relevant_route(requests, ignore_ties):
         r.spec.reads_groups and r.k is None and r.depth is None for r in ranked)
 
 
+def density_beside_narrow(requests):
+    """The share (one entry in this many) of nonzero entries up to which a
+    block is ranked through them where the levels' route sorts narrow keys
+    (:func:`~.levels.sorts_narrow`: rows of at most 512 float scores), whose
+    sort costs about what this route's does: the largest of the ranked
+    requests' :attr:`~.._metrics.registry.MetricSpec.sparse_beside_sort`
+    (the measures' kernels differ in what the full ranking costs them).
+    On rows of 1,000 the route keeps :data:`DENSITY`: float64 took
+    0.49-0.75 times the levels' sort from 1 to 5 %."""
+    return max((r.spec.sparse_beside_sort for r in requests
+                if not (r.scans_rows or r.reads_set)), default=DENSITY)
+
+
 def rank_relevant(y_score, values, check=None, n_items=None):
     """The :class:`RankedChunk` of whole rows ``y_score`` (n, N) holding only
     the tie groups of their items of nonzero level, or None when those are not
@@ -110,7 +114,7 @@ def rank_relevant(y_score, values, check=None, n_items=None):
         m = nz.flat.shape[0]
     if m * DENSITY > n * N:
         return None
-    if m * DENSITY_BESIDE_NARROW > n * N and sorts_narrow(y_score, values):
+    if m * density_beside_narrow(values.requests) > n * N and sorts_narrow(y_score, values):
         return None
     span = score_span(y_score)
     if span is not None:

@@ -25,8 +25,8 @@ from sk_rankmetrics._ranking import relevant
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
-#: The density the route keeps to beside the levels' narrow sort.
-BESIDE_NARROW = relevant.DENSITY_BESIDE_NARROW
+#: The share the route keeps to beside the levels' narrow sort, per call.
+BESIDE_NARROW = relevant.density_beside_narrow
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +34,7 @@ def _beside_narrow_as_elsewhere(monkeypatch):
     """The tests of this module take the route at one nonzero entry in ten
     (:data:`relevant.DENSITY`) whatever the scores; the stricter density
     beside the levels' narrow sort has its own test."""
-    monkeypatch.setattr(relevant, "DENSITY_BESIDE_NARROW", 1)  # (never stricter)
+    monkeypatch.setattr(relevant, "density_beside_narrow", lambda requests: 1)  # (never stricter)
 
 
 SCORE_DTYPES = ["float64", "float32", "float16", "int8", "int16", "int32", "int64",
@@ -185,6 +185,7 @@ def test_counts_above_and_tied_of_each_relevant_item(monkeypatch, counted):
             def __init__(self, yt):
                 self.yt = yt
                 self.nonzero = None  # not found with the block's extremes
+                self.requests = ()  # (their share beside the narrow sort: the fixture's)
 
             def at_nonzero(self, order):
                 flat = np.take(self.nonzero.flat, order)
@@ -564,29 +565,36 @@ def test_ndcg_rel_and_rndcg_through_the_route(name, ties):
         np.testing.assert_allclose(fast[name], want, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize(("scores", "N", "share", "taken"), [
-    ("float32", 100, 0.02, True),
-    ("float32", 100, 0.05, False),
-    ("float32", 1000, 0.05, True),    # rows of more than 512: the wider rule
-    ("float64", 100, 0.02, True),
-    ("float64", 100, 0.05, False),
-    ("float64", 1000, 0.05, True),   # the levels' route sorts wide keys
-    ("float16", 100, 0.05, True),    # no levels' route
+@pytest.mark.parametrize(("scores", "N", "share", "metrics", "taken"), [
+    ("float32", 100, 0.03, ["ndcg", "map"], True),
+    ("float32", 100, 0.05, ["ndcg", "map"], False),   # the largest figure: nDCG's 25
+    ("float32", 100, 0.05, ["map"], True),            # AP's 16
+    ("float32", 100, 0.05, ["map", "bpref", "ndcg_rel", "g"], True),
+    ("float32", 100, 0.05, ["map", "mrr"], True),     # MRR scans the rows: not ranked
+    ("float32", 100, 0.08, ["map"], False),
+    ("float32", 1000, 0.05, ["ndcg", "map"], True),   # rows of more than 512: the wider rule
+    ("float64", 100, 0.03, ["ndcg", "map"], True),
+    ("float64", 100, 0.05, ["ndcg", "map"], False),
+    ("float64", 100, 0.05, ["bpref"], True),
+    ("float64", 100, 0.05, ["bpref", "rndcg"], False),
+    ("float64", 1000, 0.05, ["ndcg", "map"], True),   # the levels' route sorts wide keys
+    ("float16", 100, 0.05, ["ndcg", "map"], True),    # no levels' route
 ])
-def test_route_beside_the_levels_narrow_sort(scores, N, share, taken, monkeypatch):
+def test_route_beside_the_levels_narrow_sort(scores, N, share, metrics, taken, monkeypatch):
     """Where the levels' route would sort narrow keys (rows of at most 512
-    float scores) the route is taken up to one nonzero entry in
-    :data:`BESIDE_NARROW`, elsewhere up to one in :data:`relevant.DENSITY`;
+    float scores) the route is taken up to one nonzero entry in the largest
+    of the ranked measures' ``sparse_beside_sort`` (25, or 16 for AP, bpref,
+    infAP, G and ndcg_rel), elsewhere up to one in :data:`relevant.DENSITY`;
     real-valued relevance (no levels) keeps the wider rule. The numbers are
     the same either way."""
-    monkeypatch.setattr(relevant, "DENSITY_BESIDE_NARROW", BESIDE_NARROW)
+    monkeypatch.setattr(relevant, "density_beside_narrow", BESIDE_NARROW)
     rng = np.random.default_rng(9)
     n = 200_000 // N
     mask = np.zeros((n, N), dtype=bool)
     mask.reshape(-1)[rng.choice(n * N, int(share * n * N), replace=False)] = True
     ys = rng.random((n, N)).astype(scores)
     for yt in (mask * rng.integers(1, 5, (n, N)), mask * (rng.random((n, N)) + 0.5)):
-        fast, full, route = _both(lambda yt=yt: skr.evaluate(yt, ys, ["ndcg", "map"],
+        fast, full, route = _both(lambda yt=yt: skr.evaluate(yt, ys, metrics,
                                                              per_row=True, no_relevant=0.0))
         levels = yt.dtype.kind == "i"
         assert all(route) == (taken or not levels) and any(route) == all(route)
