@@ -163,6 +163,15 @@ class MetricSpec:
         members, ``_RelevantGroups.members``): without a cut-off, sparse
         relevance is then ranked through its relevant items only
         (:func:`~sk_rankmetrics._ranking.relevant.rank_relevant`).
+    weighs_groups : bool
+        For a measure that ``reads_groups``: whether its kernel reads them as
+        an expected weighted sum only (``RankedChunk.weighted``: each item's
+        value times the mean weight of its group's positions, summed per
+        row; DCG, nDCG, RBP), which is the same whether the relevant items
+        of one tie group come together or apart, in any order. Where every
+        ranked measure of a call does, the relevant items' route gives each
+        relevant item as a group of its own (its tie group's start and size),
+        in row order, with no sort of the groups nor sums over them.
     sparse_beside_sort : int
         For a measure that ``reads_groups``: where the levels' route would
         rank a block without a cut-off by a sort of narrow keys (rows of at
@@ -234,6 +243,7 @@ class MetricSpec:
     scans_uncut: bool = False
     order_free: bool = False
     reads_groups: bool = False
+    weighs_groups: bool = False
     sparse_beside_sort: int = SPARSE_BESIDE_SORT
     reads_few_ties: bool = False
     reads_items: bool = False
@@ -314,11 +324,11 @@ _NEEDS_REL = ("rel",)
 
 # The metrics of scikit-learn, LightGBM/XGBoost and every tool's core set.
 _register("ndcg", "ndcg_score", cutoff.ndcg, _NEEDS_GAIN, _GAIN_OPTIONS, needs_ideal=True,
-          reads_groups=True, reads_few_ties=True,
+          reads_groups=True, weighs_groups=True, reads_few_ties=True,
           description="normalised discounted cumulative gain",
           label="nDCG")
 _register("dcg", "dcg_score", cutoff.dcg, _NEEDS_GAIN, _GAIN_OPTIONS, normalized=False,
-          reads_groups=True, reads_few_ties=True,
+          reads_groups=True, weighs_groups=True, reads_few_ties=True,
           description="discounted cumulative gain",
           label="DCG")
 _register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _NEEDS_GAIN, ("gain",),
@@ -358,7 +368,7 @@ _register("err", "err_score", user_models.err, ("gain", "grades"), ("max_grade",
           label="ERR")
 _register("rbp", "rbp_score", user_models.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "graded"),
           normalized=False, needs_ideal=lambda opts: opts["graded"], reads_groups=True,
-          reads_few_ties=True, aliases=("rank_biased_precision",),
+          weighs_groups=True, reads_few_ties=True, aliases=("rank_biased_precision",),
           description="rank-biased precision (Moffat and Zobel 2008)",
           label="RBP")
 _register("rbp_resid", None, user_models.rbp_residual, ("judged",),

@@ -153,8 +153,7 @@ def _check_pooled(yt, requests, masks):
                         f"{req.label}: the {req.gain.name!r} gain gives level "
                         f"{levels[i]:g} the gain {g[i]:g}, which {what}. Negative levels "
                         "of qrels and id truths are in the pool but not judged, worth 0 "
-                        f"unless the gain names them; {way}."
-                    )
+                        f"unless the gain names them; {way}.")
         t = req.threshold if req.rel_key is not None else None
         if t is not None and t < 0:
             p = pooled(masks)
@@ -166,8 +165,7 @@ def _check_pooled(yt, requests, masks):
                     "but a negative level of qrels or of an id truth marks a document in "
                     "the pool that is not judged relevant (trec_eval's reading): it is "
                     "never relevant. Accepted: threshold >= 0 (0 counts every judged "
-                    "level as relevant), or levels shifted up before scoring."
-                )
+                    "level as relevant), or levels shifted up before scoring.")
 
 
 class NonzeroEntries:
@@ -510,12 +508,14 @@ class BlockValues:
         masks = self.masks.map(lambda a: np.take(a.reshape(-1), flat))
         return DerivedValues(yt, self.requests, masks)
 
-    def at_nonzero(self, order):
-        """:meth:`at` the nonzero entries (:attr:`nonzero`) in the order
-        ``order``, their relevance read off the values gathered already."""
-        flat = np.take(self.nonzero.flat, order)
+    def at_nonzero(self, order=None):
+        """:meth:`at` the nonzero entries (:attr:`nonzero`) in the order ``order``
+        (None: row-major), their relevance read off the values gathered already."""
+        nz = self.nonzero
+        flat = nz.flat if order is None else np.take(nz.flat, order)
         masks = self.masks.map(lambda a: np.take(a.reshape(-1), flat))
-        return DerivedValues(np.take(self.nonzero.values, order), self.requests, masks)
+        return DerivedValues(nz.values if order is None else np.take(nz.values, order),
+                             self.requests, masks)
 
     def of_rows(self, rows, keys=None):
         """Values over the whole rows ``rows``."""

@@ -82,6 +82,16 @@ def density_beside_narrow(requests):
                 if not (r.scans_rows or r.reads_set)), default=DENSITY)
 
 
+def _weighs_only(requests):
+    """Whether every ranked request reads its relevant groups as a weighted
+    sum only (:attr:`~.._metrics.registry.MetricSpec.weighs_groups`): a sum
+    over the items of each one's value times its group's mean weight, the
+    same whether the items of one group come apart or together, in any
+    order."""
+    ranked = [r for r in requests if not (r.scans_rows or r.reads_set)]
+    return bool(ranked) and all(r.spec.weighs_groups for r in ranked)
+
+
 def rank_relevant(y_score, values, check=None, n_items=None):
     """The :class:`RankedChunk` of whole rows ``y_score`` (n, N) holding only
     the tie groups of their items of nonzero level, or None when those are not
@@ -148,35 +158,49 @@ def rank_relevant(y_score, values, check=None, n_items=None):
         if tied.size:
             below[tied] = _count_at_most(srt, base[tied], v[tied], N, np.less)
     above = N - upto
-    # One group per (row, items above), row-major by position; over counted
-    # scores, per (row, score from the best), the same groups in the same
-    # order in fewer keys (a row's items above grow as its score falls).
-    if counted is not None:
-        width = counted.counts.shape[0]
-        key, bound = row * width + level, n * width
+    if _weighs_only(values.requests):
+        # Each relevant item a group of its own, in row order (its tie
+        # group's start and size): no order within a row, no merge.
+        groups = _RelevantGroups(row * N + above, upto - below, values.at_nonzero(), N)
     else:
-        key, bound = row * (N + 1) + above, n * (N + 1)
-    order, first = _group_order(key, bound, n)
-    order_heads = order if first is None else order[flatnonzero(first)]
-    g_row = np.take(row, order_heads)
-    g_above = np.take(above, order_heads)
-    g_size = np.take(upto - below, order_heads)
+        # One group per (row, items above), row-major by position; over
+        # counted scores, per (row, score from the best), the same groups in
+        # the same order in fewer keys (a row's items above grow as its
+        # score falls).
+        if counted is not None:
+            width = counted.counts.shape[0]
+            key, bound = row * width + level, n * width
+        else:
+            key, bound = row * (N + 1) + above, n * (N + 1)
+        groups = _merged_groups(values, key, bound, n, row * N + above, upto - below, N)
+    n_ranked = (np.full(n, N, dtype=np.int64) if n_items is None
+                else np.asarray(n_items, dtype=np.int64))
+    rc = RankedChunk(N, None, None, _GroupSums(groups), n_ranked, groups=groups)
+    rc.real_ties = bool((groups.size > 1).any())
+    rc.partial = True
+    return rc
+
+
+def _merged_groups(values, key, bound, n, first, size, N):
+    """The :class:`_RelevantGroups` of the relevant items of rows of ``N``
+    (``first``, each one's tie group's flat first position; ``size``, its
+    size) whose keys
+    ``key`` (row-major, each row's in any order) are equal where they share
+    a tie group: in the order of the keys, each group once, the items'
+    values summed over it."""
+    order, opens = _group_order(key, bound, n)
+    heads = order if opens is None else order[flatnonzero(opens)]
     at = values.at_nonzero(order)
     # Summed per group, unless every group holds one item (distinct float
     # scores): the sums are then the values themselves, in order. Either way
     # each is made on its first read (a key no kernel reads is never made).
-    g_sums = (at if order_heads.shape[0] == m
-              else _SummedByGroup(at, first, order_heads.shape[0]))
-    groups = _RelevantGroups(g_row * N + g_above, g_size, g_sums, N)
+    one_each = heads.shape[0] == key.shape[0]
+    sums = at if one_each else _SummedByGroup(at, opens, heads.shape[0])
+    groups = _RelevantGroups(np.take(first, heads), np.take(size, heads), sums, N)
     # Each item's values too, for a kernel reading the members of a group
     # (G): in group order, each group's first marked (None: one item each).
-    groups.members = (at, None if order_heads.shape[0] == m else first)
-    n_ranked = (np.full(n, N, dtype=np.int64) if n_items is None
-                else np.asarray(n_items, dtype=np.int64))
-    rc = RankedChunk(N, None, None, _GroupSums(groups), n_ranked, groups=groups)
-    rc.real_ties = bool((g_size > 1).any())
-    rc.partial = True
-    return rc
+    groups.members = (at, None if one_each else opens)
+    return groups
 
 
 def _group_order(key, bound, n):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from draws import assert_same_results, route_spy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spies import REFUSE, answers
@@ -668,3 +669,35 @@ def test_group_order_takes_each_route():
     order, first = relevant._group_order(tied, 40, 1)
     np.testing.assert_array_equal(order, np.argsort(tied, kind="stable"))
     np.testing.assert_array_equal(first, np.tile([True, False], 20))
+
+
+@pytest.mark.parametrize("scores", ["float32", "int64"])
+@pytest.mark.parametrize(("names", "each_item"), [
+    (["ndcg"], True),
+    (["dcg", "rbp", "ndcg_exp", ("rank_biased_precision", {"graded": True})], True),
+    (["ndcg", "mrr", "precision"], True),  # MRR scans the rows, precision reads the set
+    (["ndcg", "map"], False),
+    (["rbp", "err"], False),
+    (["g"], False),
+])
+def test_weighted_measures_take_each_relevant_item_as_its_group(scores, names, each_item):
+    """nDCG, DCG and RBP (a weighted sum over the items) read each relevant
+    item as a group of its own: as many groups as relevant items, those
+    sharing a tie group included; with any other ranked measure beside them
+    the groups are merged, one per tie group. The values are the same
+    either way."""
+    rng = np.random.default_rng(11)
+    yt = (rng.random((300, 60)) < 0.08) * rng.integers(1, 5, (300, 60))
+    ys = rng.integers(0, 12, (300, 60))  # many relevant items share a tie group
+    ys = (ys / 7).astype(np.float32) if scores == "float32" else ys
+    m = np.count_nonzero(yt)
+    seen, patch = route_spy(block_mod, "rank_relevant")
+    with patch:
+        got = skr.evaluate(yt, ys, names, per_row=True, no_relevant=0.0)
+    assert seen and all(rc is not None for rc in seen)
+    n_groups = sum(rc.groups.size.shape[0] for rc in seen)
+    assert (n_groups == m) if each_item else (n_groups < m)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(relevant, "_weighs_only", lambda requests: False)
+        want = skr.evaluate(yt, ys, names, per_row=True, no_relevant=0.0)
+    assert_same_results(got, want)
