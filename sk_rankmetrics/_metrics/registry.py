@@ -82,9 +82,11 @@ FAMILIES: dict[str, Family] = {
 }
 
 
-#: :attr:`MetricSpec.sparse_beside_sort` of most measures, and of those whose
-#: kernel costs more per position of the full ranking.
+#: :attr:`MetricSpec.sparse_beside_sort` of most measures, of those that
+#: weigh the relevant items one by one, and of those whose kernel costs more
+#: per position of the full ranking.
 SPARSE_BESIDE_SORT = 25
+SPARSE_BESIDE_SORT_WEIGHED = 18
 SPARSE_BESIDE_SORT_DENSER = 16
 
 
@@ -179,13 +181,14 @@ class MetricSpec:
         the block is ranked through its relevant items instead when at most
         one entry in this many holds one (every ranked measure of the call
         agreeing: the largest of theirs). 25 where the kernel reads the full
-        ranking at about the cost of its relevant groups (nDCG, DCG, RBP,
-        ERR, Rndcg, interpolated precision); 16 where it reads more per
-        position of the full ranking than per relevant group (AP, infAP,
+        ranking at about the cost of its relevant groups (ERR, Rndcg,
+        interpolated precision); 18 where it weighs the relevant items one
+        by one (``weighs_groups``: nDCG, DCG, RBP); 16 where it reads more
+        per position of the full ranking than per relevant group (AP, infAP,
         bpref, G, ndcg_rel: running counts down every position). Measured
         on one thread, each measure alone, rows of 100, 3-8 % of the
         entries relevant, float64 and float32 scores: the route and the sort
-        break even at 4-5 % and 5.5-7 % of the entries respectively.
+        break even at 4-5 %, 5.5-6 % and 5.5-7 % of the entries.
     reads_few_ties : bool
         Whether the kernel, without a cut-off, reads a block whose rows tie
         in a few places as one chunk in the order given, corrected at its
@@ -324,11 +327,13 @@ _NEEDS_REL = ("rel",)
 
 # The metrics of scikit-learn, LightGBM/XGBoost and every tool's core set.
 _register("ndcg", "ndcg_score", cutoff.ndcg, _NEEDS_GAIN, _GAIN_OPTIONS, needs_ideal=True,
-          reads_groups=True, weighs_groups=True, reads_few_ties=True,
+          reads_groups=True, weighs_groups=True,
+          sparse_beside_sort=SPARSE_BESIDE_SORT_WEIGHED, reads_few_ties=True,
           description="normalised discounted cumulative gain",
           label="nDCG")
 _register("dcg", "dcg_score", cutoff.dcg, _NEEDS_GAIN, _GAIN_OPTIONS, normalized=False,
-          reads_groups=True, weighs_groups=True, reads_few_ties=True,
+          reads_groups=True, weighs_groups=True,
+          sparse_beside_sort=SPARSE_BESIDE_SORT_WEIGHED, reads_few_ties=True,
           description="discounted cumulative gain",
           label="DCG")
 _register("cg", "cumulative_gain_score", cutoff.cumulative_gain, _NEEDS_GAIN, ("gain",),
@@ -368,7 +373,8 @@ _register("err", "err_score", user_models.err, ("gain", "grades"), ("max_grade",
           label="ERR")
 _register("rbp", "rbp_score", user_models.rbp, ("rel", "gain"), (*_BINARY_OPTIONS, "p", "graded"),
           normalized=False, needs_ideal=lambda opts: opts["graded"], reads_groups=True,
-          weighs_groups=True, reads_few_ties=True, aliases=("rank_biased_precision",),
+          weighs_groups=True, sparse_beside_sort=SPARSE_BESIDE_SORT_WEIGHED,
+          reads_few_ties=True, aliases=("rank_biased_precision",),
           description="rank-biased precision (Moffat and Zobel 2008)",
           label="RBP")
 _register("rbp_resid", None, user_models.rbp_residual, ("judged",),

@@ -568,24 +568,27 @@ def test_ndcg_rel_and_rndcg_through_the_route(name, ties):
 
 @pytest.mark.parametrize(("scores", "N", "share", "metrics", "taken"), [
     ("float32", 100, 0.03, ["ndcg", "map"], True),
-    ("float32", 100, 0.05, ["ndcg", "map"], False),   # the largest figure: nDCG's 25
-    ("float32", 100, 0.05, ["map"], True),            # AP's 16
-    ("float32", 100, 0.05, ["map", "bpref", "ndcg_rel", "g"], True),
-    ("float32", 100, 0.05, ["map", "mrr"], True),     # MRR scans the rows: not ranked
+    ("float32", 100, 0.05, ["ndcg", "map"], True),    # nDCG's 18, AP's 16
+    ("float32", 100, 0.05, ["map", "rndcg"], False),  # the largest figure: Rndcg's 25
+    ("float32", 100, 0.06, ["ndcg"], False),          # one in 16.7 against nDCG's 18
+    ("float32", 100, 0.06, ["map", "bpref", "ndcg_rel", "g"], True),
+    ("float32", 100, 0.06, ["map", "mrr"], True),     # MRR scans the rows: not ranked
     ("float32", 100, 0.08, ["map"], False),
-    ("float32", 1000, 0.05, ["ndcg", "map"], True),   # rows of more than 512: the wider rule
-    ("float64", 100, 0.03, ["ndcg", "map"], True),
-    ("float64", 100, 0.05, ["ndcg", "map"], False),
-    ("float64", 100, 0.05, ["bpref"], True),
-    ("float64", 100, 0.05, ["bpref", "rndcg"], False),
-    ("float64", 1000, 0.05, ["ndcg", "map"], True),   # the levels' route sorts wide keys
-    ("float16", 100, 0.05, ["ndcg", "map"], True),    # no levels' route
+    ("float32", 1000, 0.08, ["ndcg", "rndcg"], True),  # rows of more than 512: the wider rule
+    ("float64", 100, 0.03, ["ndcg", "rndcg"], True),
+    ("float64", 100, 0.05, ["ndcg", "rndcg"], False),
+    ("float64", 100, 0.05, ["rbp", "dcg"], True),
+    ("float64", 100, 0.06, ["bpref"], True),
+    ("float64", 100, 0.06, ["bpref", "dcg"], False),
+    ("float64", 1000, 0.08, ["ndcg", "rndcg"], True),  # the levels' route sorts wide keys
+    ("float16", 100, 0.08, ["ndcg", "rndcg"], True),   # no levels' route
 ])
 def test_route_beside_the_levels_narrow_sort(scores, N, share, metrics, taken, monkeypatch):
     """Where the levels' route would sort narrow keys (rows of at most 512
     float scores) the route is taken up to one nonzero entry in the largest
-    of the ranked measures' ``sparse_beside_sort`` (25, or 16 for AP, bpref,
-    infAP, G and ndcg_rel), elsewhere up to one in :data:`relevant.DENSITY`;
+    of the ranked measures' ``sparse_beside_sort`` (25; 18 for nDCG, DCG and
+    RBP; 16 for AP, bpref, infAP, G and ndcg_rel), elsewhere up to one in
+    :data:`relevant.DENSITY`;
     real-valued relevance (no levels) keeps the wider rule. The numbers are
     the same either way."""
     monkeypatch.setattr(relevant, "density_beside_narrow", BESIDE_NARROW)
