@@ -64,9 +64,15 @@ def requests_take_relevant_route(requests, ignore_ties):
     (a block of no padding and no judged mask then takes the route)."""
     if ignore_ties or worth_counts(requests):
         return False
-    ranked = [r for r in requests if not (r.scans_rows or r.reads_set)]
+    ranked = _ranked(requests)
     return bool(ranked) and all(
         r.spec.reads_groups and r.k is None and r.depth is None for r in ranked)
+
+
+def _ranked(requests):
+    """The requests that read the ranking (not a scan of the rows, MRR's, nor
+    the ranked set alone)."""
+    return [r for r in requests if not (r.scans_rows or r.reads_set)]
 
 
 def density_beside_narrow(requests):
@@ -78,8 +84,7 @@ def density_beside_narrow(requests):
     (the measures' kernels differ in what the full ranking costs them).
     On rows of 1,000 the route keeps :data:`DENSITY`: float64 took
     0.49-0.75 times the levels' sort from 1 to 5 %."""
-    return max((r.spec.sparse_beside_sort for r in requests
-                if not (r.scans_rows or r.reads_set)), default=DENSITY)
+    return max((r.spec.sparse_beside_sort for r in _ranked(requests)), default=DENSITY)
 
 
 def _weighs_only(requests):
@@ -88,7 +93,7 @@ def _weighs_only(requests):
     over the items of each one's value times its group's mean weight, the
     same whether the items of one group come apart or together, in any
     order."""
-    ranked = [r for r in requests if not (r.scans_rows or r.reads_set)]
+    ranked = _ranked(requests)
     return bool(ranked) and all(r.spec.weighs_groups for r in ranked)
 
 

@@ -31,6 +31,10 @@ SETTINGS = settings(max_examples=60, deadline=None,
 METRICS = ["ndcg", "dcg", "map", "bpref", "rbp", "infap", "ndcg_rel", "rndcg", "g",
            "11pt_avg", "mrr", "recall", "num_rel_ret", "num_ret", "P",
            ("cumulative_gain", {"gain": "exponential"})]
+#: The measures that weigh the relevant groups only (``MetricSpec.weighs_groups``),
+#: and those beside them that take no ranking.
+WEIGHED = ["ndcg", "dcg", "rbp", ("rank_biased_precision", {"graded": True}),
+           ("ndcg_exp", {"gain": "exponential"}), "mrr", "P", "num_ret"]
 
 
 def _evaluate(y, s, metrics, route=True, **kw):
@@ -84,9 +88,12 @@ def test_padded_rows_through_their_relevant_items_equal_the_other_routes(
         # ulp apart, and the extreme finite values (float64's past float32's
         # range: they round to an infinity, as the padding is).
         s = _scores(data, rng, np.dtype(scores.split()[0]).type, n, N)
-    metrics = list(METRICS)
-    if relevance != "real":
-        metrics.append(("err", {"max_grade": 4}))
+    if data.draw(st.booleans()):
+        metrics = list(METRICS)
+        if relevance != "real":
+            metrics.append(("err", {"max_grade": 4}))
+    else:  # weighted sums only: each relevant item a group of its own
+        metrics = list(WEIGHED)
     keep = rng.random((n, N)) < rng.choice([0.3, 0.8, 1.0])
     if layout == "exclude":
         keep |= y != 0  # (an excluded item holds no relevance)
