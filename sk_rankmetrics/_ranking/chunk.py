@@ -22,7 +22,15 @@ from .item_values import (
 )
 from .padding import padded_level_codes, real_groups_tie
 from .parts import LazyParts, NoPositions, PartsSums, no_positions
-from .select import later_first, score_counts, score_span, select_top, top_tie_groups
+from .select import (
+    group_keys,
+    later_first,
+    level_group_keys,
+    score_counts,
+    score_span,
+    select_top,
+    top_tie_groups,
+)
 
 
 class RankedChunk:
@@ -624,17 +632,6 @@ def _ranked_in_top_groups(values, L, n_items, n, N, idx, size):
     return rc
 
 
-def _group_keys(y_score, hi, span):
-    """Each entry's group number (flat intp): its row's scores, the best
-    first, ``row * span + hi - score``. The difference is below the span, so
-    taken in intp (modulo 2**64 for 64-bit scores) it is exact, and no
-    second array of the block is made."""
-    n = y_score.shape[0]
-    key = np.subtract(hi, y_score, dtype=np.intp)
-    key += (np.arange(n, dtype=np.intp) * span)[:, None]
-    return key.reshape(-1)
-
-
 def counts_with_levels(values, width, N):
     """Whether whole rows of ``N`` integer scores spanning ``width`` values are
     counted with their levels (:func:`_counted_with_levels`): a check of the
@@ -669,9 +666,7 @@ def _counted_with_levels(y_score, values, span):
     if fit is None:
         return None
     codes, _, lo_level, n_levels, padding = fit
-    key = _group_keys(y_score, y_score.dtype.type(hi), width)
-    key *= n_levels
-    key += codes.reshape(-1)
+    key = level_group_keys(y_score, y_score.dtype.type(hi), width, codes, n_levels)
     table = np.bincount(key, minlength=n * width * n_levels).reshape(n, width, n_levels)
     by_score = np.ascontiguousarray(sum_along(table, 2).T)  # (score, row), the best first
     if any(r.needs_ideal for r in values.requests) and not padding:
@@ -707,7 +702,7 @@ def _whole_rows_by_counts(y_score, values, n_items, counted, table=None):
     starts = np.ascontiguousarray(counted.ends.T).reshape(-1) - sizes
     held = flatnonzero(sizes)
     if table is None:
-        sums = _group_sums(_group_keys(y_score, counted.hi, span), values, n * span, held)
+        sums = _group_sums(group_keys(y_score, counted.hi, span), values, n * span, held)
     else:
         sums = _sums_of_levels(table[0], values, table[1], held)
     groups = Groups((held // span) * N + starts[held], sizes[held], sums, N)

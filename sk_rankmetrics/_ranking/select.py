@@ -277,6 +277,48 @@ def score_span(y_score):
     return lo, hi
 
 
+def group_keys(y_score, hi, span):
+    """Each entry's group number (flat intp): its row's scores, the best
+    first, ``row * span + hi - score``. The difference is below the span, so
+    taken in intp (modulo 2**64 for 64-bit scores) it is exact, and no
+    second array of the block is made."""
+    n = y_score.shape[0]
+    key = np.subtract(hi, y_score, dtype=np.intp)
+    key += (np.arange(n, dtype=np.intp) * span)[:, None]
+    return key.reshape(-1)
+
+
+def level_group_keys(y_score, hi, width, codes, n_levels):
+    """Each entry's (row, score, level) cell (flat intp): ``(row * width +
+    hi - score) * n_levels + code``, of integer scores from ``hi`` down
+    ``width`` values and each entry's level code ``codes`` (below
+    ``n_levels``).
+
+    The cell within its row, below ``width * n_levels``, is made first in
+    the narrowest unsigned type that holds it: the scores cast to it and
+    every step taken modulo its size, which the cell's true value is below,
+    so the result is exact (a byte each where it fits: 256 cells a row).
+    The rows' offsets are then added into intp in one pass: two passes over
+    a block of intp fewer than made in intp throughout (ten scores and five
+    levels over 100,000 rows of 100: 0.86 of the time, the count included).
+    """
+    inner = width * n_levels
+    small = np.uint8 if inner <= 1 << 8 else np.uint16 if inner <= 1 << 16 else None
+    if small is None:
+        key = group_keys(y_score, hi, width)
+        key *= n_levels
+        key += codes.reshape(-1)
+        return key
+    bits = 8 * np.dtype(small).itemsize
+    cell = np.subtract(small(int(hi) & ((1 << bits) - 1)), y_score, dtype=small,
+                       casting="unsafe")
+    cell *= small(n_levels)
+    np.add(cell, codes.reshape(cell.shape), out=cell, casting="unsafe")
+    key = np.empty(cell.shape, dtype=np.intp)
+    np.add(cell, (np.arange(cell.shape[0], dtype=np.intp) * inner)[:, None], out=key)
+    return key.reshape(-1)
+
+
 def score_counts(y_score, L, span=None, counts=None):
     """The :class:`ScoreCounts` of integer scores spanning at most
     ``min(_MAX_SCORE_SPAN, N)`` values, or None. ``span``: their
