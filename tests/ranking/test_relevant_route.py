@@ -704,3 +704,16 @@ def test_weighted_measures_take_each_relevant_item_as_its_group(scores, names, e
         mp.setattr(relevant, "_weighs_only", lambda requests: False)
         want = skr.evaluate(yt, ys, names, per_row=True, no_relevant=0.0)
     assert_same_results(got, want)
+
+
+def test_the_measures_weighing_groups_read_groups_and_take_the_route_within_its_bound():
+    """``weighs_groups`` is a refinement of ``reads_groups`` (nDCG, DCG and
+    RBP, whose kernels read ``rc.weighted`` only), and every measure's share
+    beside the narrow sort is within the route's own (:data:`DENSITY`)."""
+    from sk_rankmetrics._metrics.registry import REGISTRY
+
+    weighing = {name for name, spec in REGISTRY.items() if spec.weighs_groups}
+    assert weighing == {"ndcg", "dcg", "rbp"}
+    for spec in REGISTRY.values():
+        assert spec.reads_groups or not spec.weighs_groups
+        assert spec.sparse_beside_sort >= relevant.DENSITY
