@@ -309,10 +309,9 @@ def level_group_keys(y_score, hi, width, codes, n_levels):
         key *= n_levels
         key += codes.reshape(-1)
         return key
-    bits = 8 * np.dtype(small).itemsize
-    cell = np.subtract(small(int(hi) & ((1 << bits) - 1)), y_score, dtype=small,
-                       casting="unsafe")
-    cell *= small(n_levels)
+    mask = (1 << 8 * np.dtype(small).itemsize) - 1
+    cell = np.subtract(small(int(hi) & mask), y_score, dtype=small, casting="unsafe")
+    cell *= small(n_levels & mask)  # (256 levels of one score: 0, as every cell)
     np.add(cell, codes.reshape(cell.shape), out=cell, casting="unsafe")
     key = np.empty(cell.shape, dtype=np.intp)
     np.add(cell, (np.arange(cell.shape[0], dtype=np.intp) * inner)[:, None], out=key)

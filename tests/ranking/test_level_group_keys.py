@@ -40,7 +40,8 @@ def test_level_group_keys_equal_the_formula(data):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize(("width", "n_levels"), [(10, 5), (256, 1), (257, 1), (300, 200)])
+@pytest.mark.parametrize(("width", "n_levels"), [(10, 5), (256, 1), (257, 1), (1, 256), (2, 256),
+                                                (300, 200)])
 def test_level_group_keys_as_the_wide_keys(width, n_levels):
     """The same cells as the group numbers made in intp, times the levels,
     plus the codes (the one-byte, two-byte and wide routes alike)."""
