@@ -8,7 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._ranking.block import rank_block
-from .._ranking.item_values import Extremes, few_nonzero_extremes, narrowed
+from .._ranking.item_values import Extremes, few_nonzero_extremes
+from .._ranking.narrow import narrowed
 from .._ranking.padding import counted_padding
 from .._ranking.relevant import DENSITY, requests_take_relevant_route
 from .._utils.arrays import (

@@ -7,7 +7,7 @@ import copy
 import numpy as np
 
 from .._ranking.block import rank_block
-from .._ranking.item_values import narrowed
+from .._ranking.narrow import narrowed
 from .._ranking.padding import padding_score
 from .._ranking.select import score_span
 from .._utils import fast

@@ -277,53 +277,12 @@ def few_nonzero_extremes(yt, density):
     return out
 
 
-#: Entries of a float block looked at before it is copied to one byte.
-_BYTE_SAMPLE = 1 << 12
-
-
 def _in_one_byte(yt, ex):
     """``(small, extremes)``: whole levels ``yt`` within -128..127 (``ex``
     their :class:`Extremes`, min and max known) as int8, a view of one-byte
     types, with the min and max carried over."""
     small = yt.view(np.int8) if yt.dtype.itemsize == 1 else yt.astype(np.int8)
     out = Extremes(small, np.int8(ex.min()), np.int8(ex.max()))
-    out.integral = True
-    return small, out
-
-
-def narrowed(yt):
-    """``(levels, extremes)``: a block of relevance as int8 with its
-    :class:`Extremes` when every entry is a whole number within -128..127
-    (binary and graded levels, whatever their dtype); else ``yt`` as it is,
-    with the :class:`Extremes` made on the way (integers: their min and max)
-    or None (one-byte types, floats).
-
-    Every later pass over the levels (the checks' min and max, the nonzero
-    entries, the ideal's counts, the level codes) then reads one byte per
-    entry instead of two to eight. Integers are copied when their min and
-    max fit (those are kept, and the checks read them). Floats are copied
-    when a sample of their first entries is whole and in range; the copy,
-    compared with them, says whether all are (a fraction, a NaN, an
-    infinity or a value out of range compares unequal), and its min and max
-    cost a byte per entry. Floats that are not whole pay only the sample.
-    """
-    if yt.dtype.itemsize == 1 or yt.dtype.kind not in "iuf" or not yt.size:
-        return yt, None
-    if yt.dtype.kind in "iu":
-        ex = Extremes(yt)
-        if not (-128 <= ex.min() and ex.max() <= 127):
-            return yt, ex
-        return _in_one_byte(yt, ex)
-    # The first rows' entries (copied alone when the block is not contiguous:
-    # a reshape of the whole would copy all of it).
-    sample = yt[:max(1, -(-_BYTE_SAMPLE // max(yt.shape[-1], 1)))].reshape(-1)
-    with np.errstate(invalid="ignore"):
-        if not np.array_equal(sample, sample.astype(np.int8)):
-            return yt, None
-        small = yt.astype(np.int8)
-    if not np.array_equal(small, yt):
-        return yt, None
-    out = Extremes(small)
     out.integral = True
     return small, out
 
