@@ -99,3 +99,14 @@ def assert_same_results(got, want):
     for key in want:
         np.testing.assert_allclose(np.asarray(got[key]), np.asarray(want[key]),
                                    rtol=1e-12, atol=1e-13, err_msg=str(key))
+
+
+def padded_call(y, s, keep, layout):
+    """``(args, kw)`` of ``evaluate`` for the rows ``y``, ``s`` of which the
+    items ``keep`` are real: under ``"exclude"`` the matrices with the other
+    items left out; in the long format (``"long"``) one query per row of its
+    kept items, in row order."""
+    if layout == "exclude":
+        return (y, s), {"exclude": ~keep}
+    n = keep.shape[0]
+    return (y[keep], s[keep]), {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}

@@ -13,7 +13,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from draws import assert_same_results, route_spy
+from draws import assert_same_results, padded_call, route_spy
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_rank_by_levels import _relevance, _scores
@@ -66,12 +66,9 @@ def test_padded_levels_route_equals_the_argsort_route(dtype, layout, data):
         if data.draw(st.booleans()):
             keep[0] = False
         y = np.where(keep, y, np.zeros(1, y.dtype))
-        kw = {"exclude": ~keep}
-        args = (y, s)
     else:
         keep[:, :2] = True  # every query holds two items at least
-        kw = {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}
-        args = (y[keep], s[keep])
+    args, kw = padded_call(y, s, keep, layout)
     seen, spy = _taken()
     try:
         want = _evaluate(*args, metrics, route=False, **kw)

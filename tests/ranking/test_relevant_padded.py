@@ -14,7 +14,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from draws import assert_same_results, route_spy
+from draws import assert_same_results, padded_call, route_spy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_rank_by_levels import _scores
@@ -97,12 +97,9 @@ def test_padded_rows_through_their_relevant_items_equal_the_other_routes(
     keep = rng.random((n, N)) < rng.choice([0.3, 0.8, 1.0])
     if layout == "exclude":
         keep |= y != 0  # (an excluded item holds no relevance)
-        kw = {"exclude": ~keep}
-        args = (y, s)
     else:
         keep[:, :2] = True  # every query holds two items at least
-        kw = {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}
-        args = (y[keep], s[keep])
+    args, kw = padded_call(y, s, keep, layout)
     try:
         want = _evaluate(*args, metrics, route=False, **kw)
     except ValueError as refused:  # (G's tie of too many gains): refused alike
@@ -129,11 +126,7 @@ def test_the_route_takes_padded_rows_and_gives_each_row_alone(scores, relevance,
     keep = np.arange(N) < rng.integers(30, N + 1, n)[:, None]
     if layout == "exclude":
         keep |= y != 0
-        kw = {"exclude": ~keep}
-        args = (y, s)
-    else:
-        kw = {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}
-        args = (y[keep], s[keep])
+    args, kw = padded_call(y, s, keep, layout)
     metrics = [m for m in METRICS if m != "g"] + (
         [("err", {"max_grade": 4})] if relevance != "real" else [])
     seen, spy = _taken()
