@@ -16,7 +16,8 @@ import scipy.sparse as sp
 from .._inputs.id_pairs import ITEM_COLUMNS, QUERY_COLUMNS
 from .._utils.arrays import as_ids, id_array, refuse_first
 from .._utils.errors import InvalidParameterError, short_repr, shown
-from .._utils.fast import flatnonzero, sort_keys, unique
+from .._utils.fast import sort_keys, unique
+from .._utils.nonzero import flatnonzero
 from .kernels import TopLists
 
 #: Rows of lists checked for repeats at a time (bounds the sort's temporaries).

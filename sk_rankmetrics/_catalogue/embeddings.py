@@ -27,7 +27,7 @@ from .._inputs.preranked import RankedLists
 from .._metrics.names import by_family
 from .._metrics.requests import make_requests
 from .._utils.errors import InvalidParameterError, short_repr
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .._utils.params import validate
 from .._utils.types import ExcludeRelevant, Metrics, NoRelevant, Progress
 from .ids import IdIndex, id_form, pairs_by_id, top_ids

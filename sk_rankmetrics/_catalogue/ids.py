@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from .._inputs.id_pairs import is_frame, truth_from_frame, truth_pairs
 from .._utils.arrays import as_ids
 from .._utils.errors import InvalidParameterError, shown
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 
 WHERE = "evaluate_embeddings"
 

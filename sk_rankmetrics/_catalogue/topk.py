@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, nonzero_2d
 from .._utils.hashing import GOLDEN, mix
+from .._utils.nonzero import flatnonzero, nonzero_2d
 
 #: Groups per position of the cut-off: more groups give a tighter bound (fewer
 #: candidates) and a larger (rows x groups) partition.

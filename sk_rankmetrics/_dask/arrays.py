@@ -16,7 +16,8 @@ from .._utils.arrays import (
     check_finite,
 )
 from .._utils.errors import InvalidParameterError
-from .._utils.fast import flatnonzero, unique
+from .._utils.fast import unique
+from .._utils.nonzero import flatnonzero
 from .._utils.threads import one_thread
 from . import is_dask
 from .plan import _context, _in_partition, _modules, _part_number, _Plan, _results

@@ -13,7 +13,8 @@ from .._metrics.names import by_family
 from .._metrics.requests import make_requests
 from .._utils.arrays import as_numeric_array, check_finite
 from .._utils.errors import InvalidParameterError, quiet
-from .._utils.fast import flatnonzero, unique
+from .._utils.fast import unique
+from .._utils.nonzero import flatnonzero
 from .._utils.threads import one_thread
 from . import is_dask
 from .columns import (

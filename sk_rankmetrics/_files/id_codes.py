@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .tokens import CollapsedColumn
 
 

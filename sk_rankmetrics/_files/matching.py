@@ -9,7 +9,8 @@ import numpy as np
 
 from .._inputs.preranked import PrerankedInputs, check_overlap, indptr_of, sort_pairs
 from .._utils.errors import warn
-from .._utils.fast import flatnonzero, ranges, tied_stretches
+from .._utils.fast import ranges, tied_stretches
+from .._utils.nonzero import flatnonzero
 from .id_codes import factorize, factorize_collapsed
 from .tokens import PAIR_STEP, pair_hashes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .tokens import _MINUS, _STEP, PAD, gather_bytes
 
 # -- numbers ------------------------------------------------------------------------

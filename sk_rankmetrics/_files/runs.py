@@ -19,7 +19,7 @@ from .._metrics.names import by_family
 from .._metrics.requests import as_metric_list, make_requests
 from .._utils.backends import backend_for
 from .._utils.errors import InvalidParameterError, short_repr, warn
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .._utils.params import validate
 from .._utils.types import (
     DaskFrame,

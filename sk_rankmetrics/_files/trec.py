@@ -21,7 +21,8 @@ import numpy as np
 from .._inputs.preranked import ranked_order
 from .._utils import threads as _threads
 from .._utils.allocator import tune_allocator
-from .._utils.fast import flatnonzero, sort_keys, unique
+from .._utils.fast import sort_keys, unique
+from .._utils.nonzero import flatnonzero
 from .._utils.threads import bounded_map
 from .._utils.types import ArrayLike, PathLike, Progress
 from . import tokens

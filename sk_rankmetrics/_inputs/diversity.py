@@ -13,7 +13,8 @@ from .._ranking.chunk import RankedChunk
 from .._ranking.novelty import Subtopics, greedy_novelty_gains, subtopic_key
 from .._utils.arrays import as_ids, as_numeric_array, check_finite
 from .._utils.errors import shown
-from .._utils.fast import flatnonzero, ranges, unique
+from .._utils.fast import ranges, unique
+from .._utils.nonzero import flatnonzero
 from .id_checks import check_overlap, no_repeated_item
 
 #: ``patience ** t`` below this adds nothing to a float64 NRBP sum: the greedy

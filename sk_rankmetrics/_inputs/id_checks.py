@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.errors import example_ids, plural, shown, warn
-from .._utils.fast import flatnonzero, sort_keys, unique
+from .._utils.fast import sort_keys, unique
+from .._utils.nonzero import flatnonzero
 from .budget import _KEY_LIMIT
 
 

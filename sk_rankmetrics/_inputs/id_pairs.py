@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._utils.arrays import float64_or_refuse, id_array
 from .._utils.errors import InvalidParameterError, short_repr, shown
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 
 QUERY_COLUMNS = ("query", "qid", "query_id", "user", "user_id", "topic")
 ITEM_COLUMNS = ("item", "docno", "doc_id", "docid", "item_id", "document", "doc")

@@ -20,7 +20,7 @@ from .._utils.arrays import (
     check_sample_weight,
     exact_scores,
 )
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .budget import _budget
 from .dense import drop_unjudged
 

@@ -16,7 +16,6 @@ from .._utils.arrays import as_ids, as_numeric_array, check_finite, exact_scores
 from .._utils.errors import example_ids, plural, shown, warn
 from .._utils.fast import (
     cumsum_down,
-    flatnonzero,
     ordered_codes,
     pack_ids,
     ranges,
@@ -25,6 +24,7 @@ from .._utils.fast import (
     unique,
 )
 from .._utils.hashing import GOLDEN, hash_find
+from .._utils.nonzero import flatnonzero
 from .budget import _KEY_LIMIT, _budget
 from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
 

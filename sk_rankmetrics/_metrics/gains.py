@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._utils.errors import InvalidParameterError, short_repr
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 
 # 2.0**1024 overflows float64; 1023 is the largest level the exponential gain takes.
 _MAX_EXP_LEVEL = 1023.0

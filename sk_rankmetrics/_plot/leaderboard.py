@@ -12,7 +12,7 @@ import numpy as np
 from .._stats.leaderboard_report import LeaderboardReport
 from .._utils.docstrings import display_doc
 from .._utils.errors import InvalidParameterError
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .._utils.types import ArrayLike
 
 if TYPE_CHECKING:

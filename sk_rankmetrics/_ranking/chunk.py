@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import (
-    count_cumsum,
-    flatnonzero,
-    row_argsort,
-    row_cumsum,
-    sum_along,
-)
+from .._utils.fast import count_cumsum, row_argsort, row_cumsum, sum_along
+from .._utils.nonzero import flatnonzero
 from .few_ties import FewTies
 from .groups import Groups, LazyGroups, _GroupSums, _tie_groups_of_tied_rows, tie_groups
 from .item_values import (

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import count_cumsum, flatnonzero, many_rows, running_down, short_rows
+from .._utils.fast import count_cumsum, many_rows, running_down, short_rows
+from .._utils.nonzero import flatnonzero
 from .item_values import LevelValues, as_flags, is_indicator
 
 #: Rows whose tie groups hold more than this share of their items

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, rows_with_equal_neighbours
+from .._utils.fast import rows_with_equal_neighbours
+from .._utils.nonzero import flatnonzero
 from .item_values import OnFirstRead
 
 

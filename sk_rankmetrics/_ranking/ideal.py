@@ -7,15 +7,8 @@ import functools
 import numpy as np
 
 from .._utils.errors import InvalidParameterError
-from .._utils.fast import (
-    cumsum_down,
-    flatnonzero,
-    nonzero_2d,
-    row_counts,
-    row_cumsum,
-    running_in_rows,
-    sum_along,
-)
+from .._utils.fast import cumsum_down, row_counts, row_cumsum, running_in_rows, sum_along
+from .._utils.nonzero import flatnonzero, nonzero_2d
 from .item_values import Extremes
 
 

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, row_counts
+from .._utils.fast import row_counts
+from .._utils.nonzero import flatnonzero
 
 
 class _GivenValues:
@@ -263,7 +264,8 @@ def few_nonzero_extremes(yt, density):
     size = flat.shape[0]
     if yt.dtype.kind not in "iuf" or not size or looks_dense(yt, density):
         return None
-    nonzero = yt != 0
+    # (One-byte levels are their own mask: flatnonzero reads them as bytes.)
+    nonzero = yt if yt.dtype.itemsize == 1 else yt != 0
     m = int(np.count_nonzero(nonzero))
     if m * density > size:
         return None

@@ -28,12 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import (
-    flatnonzero,
-    rows_with_equal_neighbours,
-    sort_float32_rows,
-    sortable_int32,
-)
+from .._utils.fast import rows_with_equal_neighbours, sort_float32_rows, sortable_int32
+from .._utils.nonzero import flatnonzero
 from .chunk import RankedChunk
 from .few_ties import FewTies, joins_two_codes
 from .groups import LazyGroups, _GroupSums

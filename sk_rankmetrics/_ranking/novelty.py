@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, ranges
+from .._utils.fast import ranges
+from .._utils.nonzero import flatnonzero
 
 
 def greedy_novelty_gains(cand_row, entry_ptr, entry_sub, n_subs, n_rows, depth, keep):

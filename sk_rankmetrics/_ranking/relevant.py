@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import flatnonzero, sort_float32_rows, sorted_rows, stable_order
+from .._utils.fast import sort_float32_rows, sorted_rows, stable_order
+from .._utils.nonzero import flatnonzero
 from .chunk import RankedChunk, counts_with_levels
 from .groups import Groups, _GroupSums
 from .item_values import NonzeroEntries, OnFirstRead, looks_dense, worth_counts
@@ -123,7 +124,8 @@ def rank_relevant(y_score, values, check=None, n_items=None):
     if nz is None:
         if looks_dense(yt, DENSITY):  # (dense relevance: no pass for the count)
             return None
-        nonzero = yt != 0
+        # (One-byte levels are their own mask: flatnonzero reads them as bytes.)
+        nonzero = yt if yt.dtype.itemsize == 1 else yt != 0
         m = int(np.count_nonzero(nonzero))  # counted before any index is made
     else:
         m = nz.flat.shape[0]

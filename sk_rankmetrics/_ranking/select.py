@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.fast import cumsum_down, flatnonzero, nonzero_2d, row_counts, row_min
+from .._utils.fast import cumsum_down, row_counts, row_min
+from .._utils.nonzero import flatnonzero, nonzero_2d
 from .ideal import _count_levels
 
 

@@ -22,7 +22,7 @@ from .._inputs.id_pairs import truth_pairs
 from .._utils.arrays import as_ids, as_numeric_array
 from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, short_repr, shown, warn
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .._utils.params import validate
 from .._utils.types import AlphaLevel, KappaWeights, PathLike
 from . import significance as _sig

@@ -9,7 +9,8 @@ import numpy as np
 
 from .._utils.arrays import as_ids, as_numeric_array
 from .._utils.errors import InvalidParameterError, counted, short_repr, warn
-from .._utils.fast import flatnonzero, unique
+from .._utils.fast import unique
+from .._utils.nonzero import flatnonzero
 from .._utils.params import validate
 from .._utils.types import ArrayLike, Correction, OnMissing, Test
 from . import significance as _stats

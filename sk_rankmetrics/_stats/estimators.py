@@ -13,7 +13,8 @@ import numpy as np
 from .._metrics.requests import as_metric_list, split_request
 from .._utils.arrays import as_ids
 from .._utils.errors import InvalidParameterError, short_repr
-from .._utils.fast import flatnonzero, unique
+from .._utils.fast import unique
+from .._utils.nonzero import flatnonzero
 from .._utils.params import RESPONSE_METHODS, validate
 from .._utils.types import ArrayLike, Correction, Metrics, NoRelevant, ResponseMethod, Test
 from .compare import compare

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._utils.errors import InvalidParameterError, counted, short_repr, warn
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .._utils.params import validate
 from .._utils.types import Aggregate, Correction, Layout, OnMissing, RankIntervals
 from . import significance as _stats

@@ -17,7 +17,7 @@ import numpy as np
 from .._utils.arrays import as_ids, as_numeric_array
 from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, example_ids, short_repr, warn
-from .._utils.fast import flatnonzero
+from .._utils.nonzero import flatnonzero
 from .._utils.params import validate
 from .._utils.types import KendallVariant, OnMissing
 from .significance import snap

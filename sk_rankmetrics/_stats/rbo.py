@@ -17,7 +17,8 @@ from .._files.trec import TrecRun
 from .._utils.arrays import as_ids, as_numeric_array, check_finite, exact_scores
 from .._utils.docstrings import fill_doc
 from .._utils.errors import InvalidParameterError, counted, example_ids, short_repr, shown
-from .._utils.fast import flatnonzero, unique
+from .._utils.fast import unique
+from .._utils.nonzero import flatnonzero
 from .._utils.params import validate
 from .._utils.types import OnMissing, PathLike, RboScore, RboTies
 from .rbo_kernel import CODE_BITS, SCORES, Lists, RepeatedItem, rbo_lists

@@ -43,7 +43,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .._utils.fast import nonzero_2d, row_cumsum
+from .._utils.fast import row_cumsum
+from .._utils.nonzero import nonzero_2d
 
 #: The scores, in the order of the results.
 SCORES = ("ext", "min", "max", "res")

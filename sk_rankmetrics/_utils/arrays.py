@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._utils.constraints import is_integer
 from .._utils.errors import InvalidParameterError, short_repr
-from .fast import flatnonzero
+from .nonzero import flatnonzero
 
 
 def _refuse_mask(x, arg):

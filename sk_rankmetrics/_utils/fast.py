@@ -1,6 +1,7 @@
 """The fast NumPy primitives: distinct values, row sums and minima, cumulative
-sums, radix-bucketed sorts of integer keys, and nonzero look-ups, each measured
-against the NumPy call it replaces (the constants carry the measurements)."""
+sums, radix-bucketed sorts of integer keys, and rows with equal neighbours,
+each measured against the NumPy call it replaces (the constants carry the
+measurements). The nonzero look-ups are in ``nonzero.py``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import importlib
 import sys
 
 import numpy as np
+
+from .nonzero import flatnonzero
 
 
 def unique(a):
@@ -470,13 +473,6 @@ def cumsum_down(a):
     return accumulate_down(a.astype(np.cumsum(a[:1, :1], axis=0).dtype))
 
 
-#: Bool arrays shorter than this go to ``np.flatnonzero`` as they are.
-_PAD_MIN_SIZE = 1 << 16
-#: :func:`flatnonzero` pads bool arrays whose True entries are more than
-#: 1 in this many (and at most 1 in 10).
-_PAD_FROM = 25
-
-
 def segment_cumsum(v, first):
     """Running sums of ``v`` (float64) restarted at every True of ``first``
     (each segment's first entry), each made of its segment's entries only: a
@@ -522,38 +518,9 @@ def tied_stretches(tied):
     return places, np.cumsum(begins)
 
 
-def flatnonzero(a):
-    """``np.flatnonzero(a)``: the flat indices of the nonzero entries of ``a``.
-
-    NumPy finds the True entries of a bool array by one of two loops, chosen
-    by their density: at most 1 in 10, a search for the next nonzero byte
-    from each one found (fast when they are rare, but about 13 ns an entry
-    found); above, a branch-free pass over every byte (about 0.4 ns a byte).
-    Between 1 in 25 and 1 in 10 (the top 10 of rows of 100: exactly 1 in
-    10; graded relevance on 5 % of the items) the first loop is up to three
-    times slower than the second. There the array is copied with enough
-    True entries appended to pass 1 in 10, and the indices past the real
-    ones dropped: the same indices, in the same order.
-    """
-    a = np.asarray(a)
-    if a.dtype != np.bool_ or a.size < _PAD_MIN_SIZE:
-        return np.flatnonzero(a)
-    flat = a.reshape(-1)
-    size = flat.shape[0]
-    c = int(np.count_nonzero(flat))
-    if not size < _PAD_FROM * c <= _PAD_FROM * size // 10:
-        return np.flatnonzero(flat)
-    # (c + pad) / (size + pad) > 1/10  <=>  9 * pad > size - 10 * c
-    pad = max((size - 10 * c) // 9 + 1, 0)
-    buf = np.empty(size + pad, dtype=np.bool_)
-    buf[:size] = flat
-    buf[size:] = True
-    return np.flatnonzero(buf)[:c]
-
-
 def rows_with_equal_neighbours(a):
     """The rows (sorted indices) of a matrix in which two neighbours are equal:
-    ``np.flatnonzero((a[:, 1:] == a[:, :-1]).any(axis=1))``.
+    the flat indices of ``(a[:, 1:] == a[:, :-1]).any(axis=1)``.
 
     That expression pays a reduction per row (most of its cost on rows of
     100: 0.36 ms on 2,621 rows of 100). A C-ordered matrix is compared as one
@@ -575,24 +542,6 @@ def rows_with_equal_neighbours(a):
     first = np.ones(rows.shape[0], dtype=bool)
     first[1:] = rows[1:] != rows[:-1]
     return rows[first]
-
-
-def nonzero_2d(a):
-    """``np.nonzero(a)`` of a matrix: the rows and columns of its nonzero
-    entries, in row-major order.
-
-    NumPy walks a matrix with its general iterator, two to eight times
-    slower than finding the flat indices (:func:`flatnonzero`) and dividing
-    them by the row length.
-    """
-    a = np.asarray(a)
-    if a.ndim != 2:
-        raise ValueError(f"nonzero_2d takes a matrix, got {a.ndim} dimensions")
-    if a.size == 0:
-        empty = np.zeros(0, dtype=np.intp)
-        return empty, empty.copy()
-    rows, cols = np.divmod(flatnonzero(a), a.shape[1])
-    return rows, cols
 
 
 def row_counts(mask):

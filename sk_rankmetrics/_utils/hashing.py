@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fast import flatnonzero
+from .nonzero import flatnonzero
 
 #: Fibonacci hashing's multiplier: 2**64 over the golden ratio, odd.
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -18,7 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..._utils.fast import flatnonzero, row_counts, row_sums
+from ..._utils.fast import row_counts, row_sums
+from ..._utils.nonzero import flatnonzero
 
 
 @runtime_checkable

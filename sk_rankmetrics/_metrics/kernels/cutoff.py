@@ -10,12 +10,12 @@ from ..._ranking.item_values import as_flags, is_indicator
 from ..._utils.fast import (
     IN_ORDER_PIECE,
     count_cumsum,
-    flatnonzero,
     row_dots_of,
     running_down,
     short_rows,
     sorted_rows,
 )
+from ..._utils.nonzero import flatnonzero
 from . import (
     SPAN_TABLE_MOST,
     _ahead_in_row,

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._utils.fast import DOWN_CELLS, accumulate_down, flatnonzero, many_rows
+from ..._utils.fast import DOWN_CELLS, accumulate_down, many_rows
+from ..._utils.nonzero import flatnonzero
 from . import whole_row_groups
 
 #: The ranking depth of cwl_eval (its ``max_n``, which ir_measures keeps).

@@ -11,7 +11,6 @@ from ..._utils.fast import (
     DOWN_CELLS,
     accumulate_down,
     count_cumsum,
-    flatnonzero,
     many_rows,
     row_counts,
     row_cumsum,
@@ -19,6 +18,7 @@ from ..._utils.fast import (
     running_in_rows,
     segment_cumsum,
 )
+from ..._utils.nonzero import flatnonzero
 from . import (
     SPAN_TABLE_MOST,
     _ahead_in_row,

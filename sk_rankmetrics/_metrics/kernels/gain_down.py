@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.ideal import CountedLevels
-from ..._utils.fast import DOWN_CELLS, accumulate_down, flatnonzero
+from ..._utils.fast import DOWN_CELLS, accumulate_down
+from ..._utils.nonzero import flatnonzero
 from . import _safe_divide
 
 _CELLS_DOWN = DOWN_CELLS  # (:data:`~..._utils.fast.DOWN_CELLS`)

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..._ranking.ideal import CountedLevels
 from ..._ranking.item_values import LevelValues
-from ..._utils.fast import DOWN_CELLS, accumulate_down, flatnonzero, many_rows, nonzero_2d
+from ..._utils.fast import DOWN_CELLS, accumulate_down, many_rows
+from ..._utils.nonzero import flatnonzero, nonzero_2d
 from ..._utils.params import TIE_ORDER
 from . import _safe_divide, gain_curves, load_batches, ranges_from_counts, row_entries
 from .combinatorics import _log_factorials

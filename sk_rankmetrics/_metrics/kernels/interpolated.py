@@ -5,15 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.item_values import as_flags, is_indicator
-from ..._utils.fast import (
-    accumulate_down,
-    count_cumsum,
-    flatnonzero,
-    nonzero_2d,
-    row_counts,
-    running_down,
-    short_rows,
-)
+from ..._utils.fast import accumulate_down, count_cumsum, row_counts, running_down, short_rows
+from ..._utils.nonzero import flatnonzero, nonzero_2d
 from ..._utils.params import TIE_ORDER
 from . import _lround, load_batches, ranges_from_counts, whole_row_groups
 from .combinatorics import _bounded_sequences, _expected_max, order_by_fraction

@@ -11,12 +11,11 @@ from ..._utils.fast import (
     IN_ORDER_MIN_STEP,
     IN_ORDER_PIECE,
     count_cumsum,
-    flatnonzero,
     many_rows,
-    nonzero_2d,
     row_sums_in_order_of,
     running_down,
 )
+from ..._utils.nonzero import flatnonzero, nonzero_2d
 from . import (
     SPAN_TABLE_MOST,
     _ahead_in_row,

@@ -11,8 +11,9 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..._utils.fast import codes_of, flatnonzero
+from ..._utils.fast import codes_of
 from ..._utils.hashing import KeyTable
+from ..._utils.nonzero import flatnonzero
 from .combinatorics import _subset_products
 
 #: The share of a row's ERR that a skipped tail may hold: below float64 rounding.

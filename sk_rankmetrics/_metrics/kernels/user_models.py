@@ -9,7 +9,8 @@ import numpy as np
 
 from ..._ranking.ideal import CountedLevels
 from ..._ranking.item_values import LevelValues
-from ..._utils.fast import accumulate_down, flatnonzero, nonzero_2d
+from ..._utils.fast import accumulate_down
+from ..._utils.nonzero import flatnonzero, nonzero_2d
 from . import (
     SPAN_TABLE_MOST,
     _ahead_by_row,
