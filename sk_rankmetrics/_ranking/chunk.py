@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.by_row import by_row
 from .._utils.fast import count_cumsum, row_argsort, row_cumsum, sum_along
 from .._utils.nonzero import flatnonzero
 from .few_ties import FewTies
@@ -767,7 +768,7 @@ def _ranked_by_counts(y_score, values, L, n_items, counted):
     """
     n, N = y_score.shape
     span = counted.counts.shape[0]
-    idx = flatnonzero(y_score >= counted.t[:, None])
+    idx = flatnonzero(by_row(np.greater_equal, y_score, counted.t))
     # Each entry's group: its row's scores, the best first.
     gap = np.subtract(counted.hi, np.take(y_score.reshape(-1), idx)).astype(np.intp)
     key = (idx // N) * span + gap

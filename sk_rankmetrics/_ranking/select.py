@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils.by_row import by_row
 from .._utils.fast import cumsum_down, row_counts, row_min
 from .._utils.nonzero import flatnonzero, nonzero_2d
 from .ideal import _count_levels
@@ -93,7 +94,7 @@ def _entries_from(y_score, L, t, later=False, idx=None):
     the flat indices of the entries >= ``t``, increasing, when found already."""
     n, N = y_score.shape
     if idx is None:
-        idx = flatnonzero(y_score >= t[:, None])
+        idx = flatnonzero(by_row(np.greater_equal, y_score, t))
     if idx.shape[0] == n * L:  # no row ties across its boundary
         return idx.reshape(n, L), idx[:0]
     rows = idx // N
@@ -164,7 +165,7 @@ def _select_sampled(y_score, L, later=False, check=None):
     thr = np.partition(sample, m - L - 1, axis=1)[:, m - L - 1]
     if not ((thr > _filling(y_score.dtype, 0)[0]) & (thr < np.inf)).all():
         return None
-    idx = flatnonzero(y_score >= thr[:, None])
+    idx = flatnonzero(by_row(np.greater_equal, y_score, thr))
     if idx.shape[0] * 4 > y_score.size:
         return None
     rows = idx // N
