@@ -119,19 +119,47 @@ def _entries_from(y_score, L, t, later=False, idx=None):
     return idx[keep].reshape(n, L), idx[~keep]
 
 
-#: The widest step between the columns :func:`_select_sampled` samples, and
-#: the narrowest worth its passes; the step is the widest whose expected
-#: candidates, ``(L + 1) * step``, stay within an eighth of the row.
-#: (Measured on one thread, blocks of 500,000 float64 entries, L = 10: rows
-#: of 1,000 at steps 4, 8 and 16 take 0.38x, 0.45x and 0.80x the
-#: partition's time; rows of 200 at step 4, 1.4x; rows of 5,000 at step 8,
-#: 0.28x.) Rows of :data:`_WIDE_ROW` entries or more sample every 64th
-#: (nDCG@10 on rows of 65,536 and 100,000: 0.80-0.89x the time of every
-#: 8th; on rows of 20,000, 0.96x, and of 5,000 at every 32nd, 1.16-1.26x).
+#: The widest step between the columns :func:`_select_sampled` samples on
+#: rows shorter than :data:`_WIDE_ROW`, and the narrowest: the step is the
+#: widest whose expected candidates, ``(L + 1) * step``, stay within one
+#: entry in :data:`_CANDIDATES_FROM` of the row, every 2nd column at the
+#: narrowest. Sampling pays where every 4th column's candidates stay within
+#: an eighth of the row (:data:`_SAMPLE_MIN_STEP`). (Measured on one thread,
+#: blocks of 500,000 float64 entries, L = 10, against the partition: rows
+#: of 1,000 at steps 4, 8 and 16 take 0.38x, 0.45x and 0.80x its time;
+#: rows of 200 at step 4, 1.4x; rows of 5,000 at step 8, 0.28x. Since the
+#: sparse masks are read eight bytes at a time (_utils/nonzero.py), fewer
+#: candidates pay for a larger sample: ndcg@k of 5,000,000 entries against
+#: the step an eighth of the row allowed, 0.79-0.98x over rows of 150 to
+#: 10,000 and k of 1 to 100, 0.85x for k = 10 on rows of 1,000; every 2nd
+#: column where no step of 4 was allowed, 1.14-1.34x.) Rows of
+#: :data:`_WIDE_ROW` entries or more sample every 64th, down to every 4th
+#: within an eighth of the row (nDCG@10 on rows of 65,536 and 100,000:
+#: 0.80-0.89x the time of every 8th; on rows of 20,000, 0.96x, and of 5,000
+#: at every 32nd, 1.16-1.26x).
 _SAMPLE_STEP = 8
 _WIDE_SAMPLE_STEP = 64
 _WIDE_ROW = 1 << 15
 _SAMPLE_MIN_STEP = 4
+_SAMPLE_FINEST = 2
+_CANDIDATES_FROM = 25
+
+
+def _sample_step(N, L):
+    """The step between the columns :func:`_select_sampled` samples on rows of
+    ``N`` to find their ``L`` largest, or 0 where sampling does not pay
+    (rows shorter than ``8 * (L + 1)`` times the narrowest step of 4)."""
+    if N >= _WIDE_ROW:
+        step = _WIDE_SAMPLE_STEP
+        while step >= _SAMPLE_MIN_STEP and 8 * (L + 1) * step > N:
+            step //= 2
+        return step if step >= _SAMPLE_MIN_STEP else 0
+    if 8 * (L + 1) * _SAMPLE_MIN_STEP > N:
+        return 0
+    step = _SAMPLE_STEP
+    while step > _SAMPLE_FINEST and _CANDIDATES_FROM * (L + 1) * step > N:
+        step //= 2
+    return step
 
 
 def _select_sampled(y_score, L, later=False, check=None):
@@ -154,11 +182,8 @@ def _select_sampled(y_score, L, later=False, check=None):
     many (ties at the thresholds, rows in an order the sample misreads).
     A NaN elsewhere shows in the block's minimum (``check``)."""
     n, N = y_score.shape
-    step = _WIDE_SAMPLE_STEP if N >= _WIDE_ROW else _SAMPLE_STEP
-    while step >= _SAMPLE_MIN_STEP and 8 * (L + 1) * step > N:
-        step //= 2
-    if (step < _SAMPLE_MIN_STEP or y_score.dtype not in (np.float32, np.float64)
-            or not n):
+    step = _sample_step(N, L)
+    if not step or y_score.dtype not in (np.float32, np.float64) or not n:
         return None
     sample = y_score[:, ::step]
     m = sample.shape[1]

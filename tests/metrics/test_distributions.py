@@ -288,6 +288,25 @@ def test_selection_from_a_sample_is_taken_on_long_rows(dtype, N, L, taken, ties)
             np.testing.assert_array_equal(routed, expected)
 
 
+@pytest.mark.parametrize(("N", "L", "step"), [
+    (1000, 10, 2), (2000, 10, 4), (5000, 10, 8), (10_000, 10, 8), (1000, 1, 8),
+    (352, 10, 2), (351, 10, 0), (300, 10, 0), (200, 1, 4), (1000, 30, 2),
+    (1000, 31, 0), (40_000, 10, 64), (40_000, 300, 16), (40_000, 1300, 0)])
+def test_sample_step_keeps_candidates_near_one_in_25(N, L, step):
+    """Rows shorter than 32,768: sampled where every 4th column's expected
+    candidates stay within an eighth of the row, at the widest step up to 8
+    whose candidates stay within one entry in 25, every 2nd column at the
+    narrowest. Wider rows: from every 64th, the widest step within an
+    eighth, down to every 4th."""
+    from sk_rankmetrics._ranking.select import _sample_step
+
+    assert _sample_step(N, L) == step
+    if step and N < 2**15:
+        assert 8 * (L + 1) * 4 <= N
+        assert step == 2 or 25 * (L + 1) * step <= N
+        assert step == 8 or 25 * (L + 1) * 2 * step > N
+
+
 def test_selection_from_a_sample_declines_rows_short_of_candidates():
     """NaN in the sample (fewer than the threshold's rank) leave a row fewer
     than L + 1 entries at or above its threshold (a NaN compares below
