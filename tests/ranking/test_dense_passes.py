@@ -635,3 +635,20 @@ def test_only_the_package_gains_are_taken_as_monotone():
         np.testing.assert_array_equal(levels.top(30), want)
     assert not resolve_gain(lambda r: np.maximum(r, 0.0)).monotone
     assert _counted(yt, resolve_gain(lambda r: np.maximum(r, 0.0))) is None
+
+
+@pytest.mark.parametrize("pattern", ["0100", "0111", "01110", "011100", "0110110", "1000",
+                                     "1110", "0000", "1111", "0010"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_indicator_of_each_pattern_of_codes(pattern, dtype):
+    """An indicator table of 0 and 1 per code (one code, every code from one
+    on, a run with padding's code after it, scattered, none, all) read as
+    bools is the table read by the codes."""
+    from sk_rankmetrics._ranking.item_values import LevelValues
+
+    t = np.array([float(c) for c in pattern])
+    rng = np.random.default_rng(len(pattern))
+    codes = rng.integers(0, t.shape[0], (40, 30)).astype(dtype)
+    flags = LevelValues(codes, {"rel:None": t}).indicator("rel:None")
+    assert flags.dtype == bool and flags.shape == codes.shape
+    np.testing.assert_array_equal(flags, t[codes.astype(np.intp)] != 0.0)
