@@ -76,7 +76,11 @@ def _by_words(flat):
     index is its word's times 8 plus its place in the word (the bytes of a
     word lie in memory order whatever the machine's byte order: the view
     as bytes of the words taken keeps it). The bytes past the last whole
-    word are searched as they are."""
+    word are searched as they are. A strided view (a matrix's every other
+    column flattens to one) is copied first: words are read from contiguous
+    bytes only."""
+    if not flat.flags.c_contiguous:  # (a view of every other column, say)
+        flat = np.ascontiguousarray(flat)
     size = flat.shape[0]
     whole = size >> 3 << 3
     words = flat[:whole].view(np.uint64)

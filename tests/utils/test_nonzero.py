@@ -21,14 +21,16 @@ from sk_rankmetrics._utils import nonzero as nz
        density=st.sampled_from([0.0, 0.001, 0.01, 0.04, 0.05, 0.07, 0.0769, 0.1, 0.1001,
                                 0.3, 1.0]),
        exact=st.booleans(),
-       view=st.sampled_from(["whole", "columns", "rows", "flat", "offset"]),
+       view=st.sampled_from(["whole", "columns", "rows", "flat", "offset", "every other",
+                             "strided"]),
        dtype=st.sampled_from(["bool", "bool", "int8", "uint8", "int16", "float64"]),
        high=st.booleans())
 def test_flatnonzero_equals_numpys(seed, n, N, density, exact, view, dtype, high):
     """Every route (eight bytes at a time, padded, NumPy's own) gives
     np.flatnonzero's indices, in its order and dtype, for every density
     across the edges, exact counts (the top of rows of 10, exactly 1 in
-    10), views (a flat view starting off a word's boundary among them),
+    10), views (a flat view starting off a word's boundary, and strided
+    views that flatten without a copy, among them),
     lengths that are not a whole number of words, one-byte integers whose
     nonzero entries are any byte (the high bit set, for int8 negative) and
     wider dtypes."""
@@ -39,8 +41,6 @@ def test_flatnonzero_equals_numpys(seed, n, N, density, exact, view, dtype, high
         m = m.reshape(n, N)
     else:
         m = rng.random((n, N)) < density
-    m = {"whole": m, "columns": m[:, 1:], "rows": m[1::2], "flat": m.reshape(-1),
-         "offset": m.reshape(-1)[3:]}[view]
     if dtype in ("int8", "uint8"):
         m = m.astype(np.uint8) * rng.integers(1, 256, m.shape, dtype=np.uint8)
         if high:
@@ -48,6 +48,10 @@ def test_flatnonzero_equals_numpys(seed, n, N, density, exact, view, dtype, high
         m = m.view(dtype)
     else:
         m = m.astype(dtype)
+    # The view last (a cast would copy it to a contiguous array).
+    m = {"whole": m, "columns": m[:, 1:], "rows": m[1::2], "flat": m.reshape(-1),
+         "offset": m.reshape(-1)[3:], "every other": m[:, ::2],
+         "strided": m.reshape(-1)[::3]}[view]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(nz, "_PAD_MIN_SIZE", 0)
         got = nz.flatnonzero(m)
