@@ -14,8 +14,9 @@ def by_row(op, a, col, out=None):
     ufunc of a matrix ``a`` and one value per row ``col``.
 
     NumPy runs a ufunc over a matrix and a column with its buffered
-    iterator, which joins rows shorter than half its buffer (8,192 entries)
-    into one call of the inner loop: the column's values are then copied out
+    iterator, which joins rows of at most half its buffer (4,096 of its
+    8,192 entries; rows of 4,096 float64 compared take 0.52 ns an entry, of
+    4,097 0.31) into one call of the inner loop: the column's values are then copied out
     to one per entry, and the loop reads two arrays. Called a row at a time,
     the loop reads one array and one value, NumPy's scalar loop, vectorised:
     rows of 1,000 float64 compared with their thresholds take 0.31 ns an
