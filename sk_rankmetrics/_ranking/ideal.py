@@ -720,6 +720,13 @@ def _counted_above(yt, lo, span, boundary, extremes, nonzero=None):
     if nonzero is not None and lo >= 0 and boundary == 0:
         counted, m = None, nonzero.flat.shape[0]
     else:
+        # Rows sampled over 3 in 8 above the boundary (clear of the count's 1
+        # in 4) are counted level by level at once: no pass for the count.
+        sample = yt[::max(1, n // 64)]
+        if (span <= _COMPARED_SPAN
+                and 8 * int(np.count_nonzero(sample > boundary)) > 3 * sample.size
+                and extremes.integral):  # (read last: a pass over floats not known whole)
+            return _compared_levels(yt, lo, span, int(boundary))
         nonzero, counted = None, yt > boundary
         m = int(np.count_nonzero(counted))
     if m * 4 > yt.size and extremes.integral and span <= _COMPARED_SPAN:
