@@ -9,7 +9,7 @@ import numpy as np
 from .._utils.errors import InvalidParameterError
 from .._utils.fast import cumsum_down, row_counts, row_cumsum, running_in_rows, sum_along
 from .._utils.nonzero import flatnonzero, nonzero_2d
-from .item_values import Extremes
+from .item_values import Extremes, looks_dense
 
 
 def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, counted=None,
@@ -720,11 +720,9 @@ def _counted_above(yt, lo, span, boundary, extremes, nonzero=None):
     if nonzero is not None and lo >= 0 and boundary == 0:
         counted, m = None, nonzero.flat.shape[0]
     else:
-        # Rows sampled over 3 in 8 above the boundary (clear of the count's 1
-        # in 4) are counted level by level at once: no pass for the count.
-        sample = yt[::max(1, n // 64)]
-        if (span <= _COMPARED_SPAN
-                and 8 * int(np.count_nonzero(sample > boundary)) > 3 * sample.size
+        # A sample over half above the boundary (clear of the count's 1 in
+        # 4) is counted level by level at once: no pass for the count.
+        if (span <= _COMPARED_SPAN and looks_dense(yt, 4, above=boundary)
                 and extremes.integral):  # (read last: a pass over floats not known whole)
             return _compared_levels(yt, lo, span, int(boundary))
         nonzero, counted = None, yt > boundary

@@ -236,12 +236,18 @@ class Extremes:
 _NONZERO_SAMPLE = 1 << 12
 
 
-def looks_dense(yt, density):
+def looks_dense(yt, density, above=None):
     """Whether a sample of the entries of ``yt`` spread over it holds over
-    twice one nonzero entry in ``density`` (then they are not few)."""
-    flat = yt.reshape(-1)
-    sample = flat[::max(1, flat.shape[0] // _NONZERO_SAMPLE)]
-    return np.count_nonzero(sample) * density > 2 * sample.shape[0]
+    twice one nonzero entry in ``density`` (``above``: one entry greater than
+    it); then they are not few. A block that is not contiguous is sampled
+    every few rows (its reshape would copy all of it)."""
+    if yt.flags.c_contiguous or yt.ndim != 2:
+        flat = yt.reshape(-1)
+        sample = flat[::max(1, flat.shape[0] // _NONZERO_SAMPLE)]
+    else:
+        sample = yt[::max(1, yt.shape[0] // max(1, _NONZERO_SAMPLE // max(yt.shape[1], 1)))]
+    hits = np.count_nonzero(sample if above is None else sample > above)
+    return hits * density > 2 * sample.size
 
 
 def few_nonzero_extremes(yt, density):
