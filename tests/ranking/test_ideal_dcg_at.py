@@ -53,6 +53,9 @@ def test_the_ideal_dcg_at_each_depth_is_the_running_sum(data):
     shuffle = np.random.default_rng(int(P.sum())).permutation(rows.shape[0])
     np.testing.assert_array_equal(
         _ideal_dcg_at(levels, rows[shuffle], e[shuffle].astype(np.int64)), got[shuffle])
+    # At each level's end: the row's own running sum of its levels
+    # (IdealLevels.idcg, Rndcg's denominators), bit for bit.
+    np.testing.assert_array_equal(_ideal_dcg_at(levels, levels.rows, levels.end), levels.idcg)
     # At each row's P: its whole ideal DCG, as the measures read it.
     last = np.flatnonzero(P > 0)
     np.testing.assert_allclose(_ideal_dcg_at(levels, last, P[last]),

@@ -16,7 +16,6 @@ from ..._utils.fast import (
     row_cumsum,
     row_sums,
     running_in_rows,
-    segment_cumsum,
 )
 from ..._utils.nonzero import flatnonzero
 from . import (
@@ -24,7 +23,6 @@ from . import (
     _ahead_in_row,
     _safe_divide,
     inverse_log_sums,
-    ranges_from_counts,
     row_entries,
     span_table,
     span_table_length,
@@ -137,14 +135,12 @@ _LIST_SHARE = 0.125
 
 class _Listed:
     """The ranked entries of nonzero gain of a chunk without real ties, row-major:
-    ``rows``, position ``p`` (0-based), gain ``g``, and ``slot``, the entry's
-    place among its row's; ``count`` per row. Positions past a row's ranking
-    (padding) are left out."""
+    ``rows``, position ``p`` (0-based), gain ``g``; ``count`` per row.
+    Positions past a row's ranking (padding) are left out."""
 
-    def __init__(self, rows, p, g, n_rows):
+    def __init__(self, rows, p, g, n_rows, count=None):
         self.rows, self.p, self.g, self.n_rows = rows, p, g, n_rows
-        self.count = np.bincount(rows, minlength=n_rows)
-        self.slot = ranges_from_counts(self.count)
+        self.count = np.bincount(rows, minlength=n_rows) if count is None else count
 
     @staticmethod
     def of(rc, key):
@@ -158,9 +154,13 @@ class _Listed:
         if rc.partial:
             groups = rc.groups
             g = groups.sums[key]
-            keep = flatnonzero(g != 0)  # (an item of nonzero relevance may gain 0)
-            return _Listed(np.take(groups.row, keep), np.take(groups.start, keep),
-                           np.take(g, keep), rc.n_rows)
+            first = groups.first
+            nz = g != 0
+            if not nz.all():  # (an item of nonzero relevance may gain 0)
+                keep = flatnonzero(nz)
+                first, g = np.take(first, keep), np.take(g, keep)
+            rows = first // groups.L
+            return _Listed(rows, first - rows * groups.L, g, rc.n_rows)
         g = rc.mean(key)
         n, L = g.shape
         nz = g != 0
@@ -168,14 +168,14 @@ class _Listed:
             return None
         if (rc.n_ranked < L).any():
             nz &= np.arange(L) < rc.n_ranked[:, None]
-        flat, rows, _ = row_entries(nz)
-        return _Listed(rows, flat - rows * L, np.take(g.reshape(-1), flat), n)
+        flat, rows, count = row_entries(nz)
+        return _Listed(rows, flat - rows * L, np.take(g.reshape(-1), flat), n, count)
 
     def running(self, w):
         """Each entry's running sum of ``w`` over its row's entries down to it
         (the entries left out are 0, added in the same order), and each
         row's total (:func:`running_in_rows`)."""
-        return running_in_rows(self.rows, self.slot, w, self.n_rows)
+        return running_in_rows(self.rows, None, w, self.n_rows, count=self.count)
 
 
 def _ideal_prefix(levels, L, f):
@@ -184,19 +184,6 @@ def _ideal_prefix(levels, L, f):
     ``q < Pm``, ``Pm`` the deepest P within ``L`` (at least 1)."""
     Pm = max(min(levels.deepest, L), 1)
     return row_cumsum(f(levels.top(Pm))), Pm
-
-
-def _before_in_rows(rows, v):
-    """Each entry's sum of ``v`` over the entries before it in its row
-    (``rows`` sorted): ``v`` moved one on within each row, summed in
-    :func:`segment_cumsum`'s runs restarted at each row's first entry (a
-    few passes over the entries, no (rows, entries) matrix)."""
-    first = np.ones(rows.shape[0], dtype=bool)
-    np.not_equal(rows[1:], rows[:-1], out=first[1:])
-    shifted = np.zeros(rows.shape[0])
-    shifted[1:] = v[:-1]
-    shifted[first] = 0.0
-    return segment_cumsum(shifted, first)
 
 
 def _last_at_most(a, v):
@@ -223,19 +210,21 @@ def _last_at_most(a, v):
 def _ideal_dcg_at(levels, rows, e):
     """The DCG of the ideal of rows ``rows`` (of ``levels``, an
     :class:`IdealLevels`) down to its first ``e`` positions, ``1 <= e <= P``:
-    the levels before the one holding position ``e`` whole (each row's
-    running sum of their DCG from its first level), and that one's gain
+    the levels before the one holding position ``e`` whole (the row's running
+    sum of their DCG from its first level, :attr:`IdealLevels.idcg` at the
+    level before: the same additions as the row alone), and that one's gain
     over its positions down to ``e`` (the running discounts' difference).
     A few places a row (the relevant items' ranks) read this without the
     rows' top gains made position by position."""
-    deepest = levels.deepest
-    D = inverse_log_sums(deepest)  # D[q]: the discounts of the first q positions
-    stride = deepest + 1
-    lrows, begin, gain = levels.rows, levels.begin, levels.gain
+    D = inverse_log_sums(levels.deepest)  # D[q]: the discounts of the first q positions
+    stride = levels.deepest + 1
+    lrows, begin = levels.rows, levels.begin
     k = _last_at_most(lrows * stride + begin, rows * stride + (e - 1))  # (both row-major)
-    before = _before_in_rows(lrows, gain * (np.take(D, levels.end) - np.take(D, begin)))
+    # (Every row asked for has a level from position 0: k is in its row.)
+    before = np.take(levels.idcg, np.maximum(k - 1, 0))
+    before[np.take(levels._first, k)] = 0.0
     bk = np.take(begin, k)
-    return np.take(before, k) + np.take(gain, k) * (np.take(D, e) - np.take(D, bk))
+    return before + np.take(levels.gain, k) * (np.take(D, e) - np.take(D, bk))
 
 
 def _ranked_dcg(rc, req):
