@@ -174,10 +174,19 @@ class _DownAt:
         self._down, self._flat = down, flat
         self.size = flat.shape[0]
 
-    def __getitem__(self, idx):
+    def in_rows(self, idx, rows):
+        """The entries ``idx`` (indices into ``flat``; any shape), each of the
+        row ``rows`` (broadcast against it): its position is its flat index
+        less the row's start, where a division found the row."""
         L, n = self._down.shape
-        row, p = np.divmod(np.take(self._flat, idx), L)
-        return np.take(self._down.reshape(-1), p * n + row)
+        p = np.take(self._flat, idx)
+        p -= rows * L
+        # (An entry of another row, as a caller reads where the row has no
+        # such entry and drops the value, stays within the block.)
+        np.clip(p, 0, L - 1, out=p)
+        p *= n
+        p += rows
+        return np.take(self._down.reshape(-1), p)
 
 
 def _interpolated_few_ties(rc, req, levels, ties, R, n):
@@ -278,15 +287,23 @@ class _Rows:
 def _at_levels(below, R, req, levels):
     """Interpolated precision at recall ``levels`` of rows whose every
     position's relevance is known, read off their
-    :func:`_best_precision_below` (``below``)."""
+    :func:`_best_precision_below` (``below``): every level at once (the
+    cuts of shape (levels, rows)), each row's entries read from its own."""
     best, found, first = below
-    out = []
-    for level in levels:
-        c = _recall_cut(level, R, req).astype(np.int64)
-        ok = c <= found
-        pick = best[np.where(ok, first + c - 1, 0)] if best.size else 0.0
-        out.append(np.where(ok, pick, 0.0))
-    return out
+    n = found.shape[0]
+    c = _recall_cut(np.asarray(levels, dtype=np.float64)[:, None], R, req).astype(np.int64)
+    ok = c <= found
+    # (A row without its c-th relevant item reads its first entry, or none.)
+    idx = np.where(ok, c - 1, 0)
+    idx += first
+    if not best.size:
+        return [np.zeros(n) for _ in levels]
+    np.minimum(idx, best.size - 1, out=idx)  # (past the last entry: a row without one)
+    if isinstance(best, _DownAt):
+        pick = best.in_rows(idx, np.arange(n))
+    else:
+        pick = np.take(best, idx)
+    return list(np.where(ok, pick, 0.0))
 
 
 #: The most lattice points (a relevant item's count and the others before it)
