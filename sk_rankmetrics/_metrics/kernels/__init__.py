@@ -81,21 +81,66 @@ def _ahead_in_row(groups, v):
     return _ahead_by_row(groups.row, v)
 
 
-def _ahead_by_row(row, v):
+def _ahead_by_row(row, v, most=None):
     """Per entry of ``v`` (one per group along its last axis, rows in order; a
     2-D ``v`` holds one row per quantity, each contiguous), the sum over the
-    entries before it of its ``row``."""
+    entries before it of its ``row``.
+
+    ``most``: where ``v`` holds whole counts (an integer array, >= 0) whose
+    sum over any row is at most ``most``, several quantities are packed side
+    by side in one 64-bit word (:func:`_ahead_packed`): one running sum
+    where each quantity took its own."""
+    if (most is not None and v.ndim == 2 and v.shape[0] > 1 and v.dtype.kind in "iu"
+            and v.shape[0] * max(int(most), 1).bit_length() <= 64):
+        return _ahead_packed(row, v, max(int(most), 1).bit_length())
     ahead = np.cumsum(v, axis=-1)
     ahead -= v
     m = v.shape[-1]
     if not m:
         return ahead
-    new = np.empty(row.shape[0], dtype=bool)  # a row's first group (rows may hold none)
+    heads, lengths = _row_runs(row)
+    ahead -= np.repeat(ahead[..., heads], lengths, axis=-1)
+    return ahead
+
+
+def _row_runs(row):
+    """``(heads, lengths)``: where each row's run of entries starts in ``row``
+    (sorted, non-empty; rows may hold none) and how long it is."""
+    new = np.empty(row.shape[0], dtype=bool)  # a row's first group
     new[0] = True
     np.not_equal(row[1:], row[:-1], out=new[1:])
     heads = flatnonzero(new)
-    ahead -= np.repeat(ahead[..., heads], np.diff(np.append(heads, m)), axis=-1)
-    return ahead
+    return heads, np.diff(np.append(heads, row.shape[0]))
+
+
+def _ahead_packed(row, v, bits):
+    """:func:`_ahead_by_row` of counts ``v`` (k, m), each row's sums below
+    ``2**bits`` (``k * bits <= 64``): the k counts of an entry packed in one
+    uint64 (``bits`` each), summed once along the entries and the rows'
+    heads taken off, all modulo 2**64. A sum of packed words is the packed
+    sum of each count, carries apart; the running sums over the chunk
+    overflow their fields (and the word), but the difference at each entry,
+    the counts before it in its row, fits each field: exact (every step is
+    exact modulo 2**64, and so is the result). (ERR's reach over rows of
+    100 integer scores, four grades: one running sum of a word instead of
+    four of int64.)"""
+    k, m = v.shape
+    if not m:
+        return np.zeros((k, 0), dtype=np.int64)
+    packed = v[0].astype(np.uint64)
+    for j in range(1, k):
+        field = v[j].astype(np.uint64)
+        field <<= np.uint64(bits * j)
+        packed |= field
+    ahead = np.cumsum(packed)
+    ahead -= packed
+    heads, lengths = _row_runs(row)
+    ahead -= np.repeat(ahead[heads], lengths)
+    out = np.empty((k, m), dtype=np.int64)
+    mask = np.uint64((1 << bits) - 1)
+    for j in range(k):
+        np.bitwise_and(ahead >> np.uint64(bits * j), mask, out=out[j], casting="unsafe")
+    return out
 
 
 def _group_firsts(rc, kc):

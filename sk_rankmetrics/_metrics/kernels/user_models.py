@@ -117,7 +117,7 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
     row, s = first // groups.L, first % groups.L
     # The running counts in int64 (whole numbers): a cumulative sum of float64
     # rows costs about five times as much.
-    reach = np.exp(np.log(y) @ _ahead_by_row(row, counts.astype(np.int64)))
+    reach = np.exp(np.log(y) @ _ahead_by_row(row, counts.astype(np.int64), most=groups.L))
     if kc < groups.L:
         some = flatnonzero(s < kc)
         row, s, counts, size, reach, held = (row[some], s[some], counts[:, some], size[some],
@@ -608,7 +608,7 @@ def _ideal_err_by_tables(levels, stop, k):
     begin = np.minimum(levels.begin, end)
     by_grade = np.zeros((stop.shape[0], rows.shape[0]), dtype=np.int64)
     by_grade[grade, np.arange(rows.shape[0])] = levels.end - levels.begin
-    log_reach = np.log1p(-stop) @ _ahead_by_row(rows, by_grade)
+    log_reach = np.log1p(-stop) @ _ahead_by_row(rows, by_grade, most=levels.deepest)
     at = begin * W + end
     part = np.zeros(rows.shape[0])
     for g in np.unique(grade).tolist():
@@ -661,7 +661,7 @@ def _err_levels_listed(levels, stop, k):
     by_grade = np.zeros((stop.shape[0], n_levels), dtype=np.int64)
     by_grade[grade, np.arange(n_levels)] = length
     log_q = np.log1p(-stop)
-    log_reach = log_q @ _ahead_by_row(levels.rows, by_grade)
+    log_reach = log_q @ _ahead_by_row(levels.rows, by_grade, most=levels.deepest)
     count = _err_terms_made(log_reach, log_q[grade], length,
                             float(max(int(end.max(initial=0)), 1)))
     made = flatnonzero(count)
