@@ -76,8 +76,9 @@ def data(shape, score_kind, relevance):
 #: The layouts of one cell's data: the matrix itself; with ``exclude``
 #: marking a tenth of each row's items of relevance 0 (held-out items of a
 #: recommender); in long format, each row cut to a length drawn from 20 to
-#: its width (queries of uneven lengths, padded inside a block).
-LAYOUTS = ("matrix", "exclude", "long")
+#: its width (queries of uneven lengths, padded inside a block); and the same
+#: pairs shuffled (a data frame not sorted by query).
+LAYOUTS = ("matrix", "exclude", "long", "long-shuffled")
 
 
 def laid_out(y, s, layout):
@@ -89,7 +90,11 @@ def laid_out(y, s, layout):
         return y, s, {"exclude": (rng.random(y.shape) < 0.1) & (y == 0)}
     n, N = y.shape
     keep = np.arange(N) < rng.integers(min(20, N), N + 1, n)[:, None]
-    return y[keep], s[keep], {"qid": np.repeat(np.arange(n), keep.sum(axis=1))}
+    yl, sl, qid = y[keep], s[keep], np.repeat(np.arange(n), keep.sum(axis=1))
+    if layout == "long-shuffled":
+        perm = rng.permutation(qid.shape[0])
+        yl, sl, qid = yl[perm], sl[perm], qid[perm]
+    return yl, sl, {"qid": qid}
 
 
 def compare(old, metric, y, s, turns, layout="matrix"):
@@ -135,7 +140,8 @@ def main(argv=None):
     parser.add_argument("--turns", type=int, default=9)
     parser.add_argument("--layout", choices=LAYOUTS, default="matrix",
                         help="the matrix; with exclude marking a tenth of each row's items of "
-                             "relevance 0; or in long format, rows cut to uneven lengths "
+                             "relevance 0; or in long format, rows cut to uneven lengths, in "
+                             "query order or shuffled "
                              "(default: matrix)")
     args = parser.parse_args(argv)
     shape = args.shape

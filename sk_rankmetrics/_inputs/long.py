@@ -27,6 +27,12 @@ from .dense import drop_unjudged
 # -- long format ------------------------------------------------------------------
 
 
+#: Shuffled pairs up to this many are gathered into their queries' order once
+#: (a copy of the values: 9 to 17 bytes a pair); past it each block gathers
+#: its own (no copy of the whole).
+GATHER_ONCE = 1 << 24
+
+
 class LongInputs:
     """One entry per query-item pair, grouped by ``qid``."""
 
@@ -55,6 +61,8 @@ class LongInputs:
         self.y_score = y_score
         self._score_floor = None
         self.judged = judged
+        #: Whether the values are in the queries' order (``order`` applied).
+        self._grouped = False
         #: Whether the unjudged items leave the rankings (:meth:`judged_only`).
         self.drop_unjudged = False
         n = qid.shape[0]
@@ -78,10 +86,20 @@ class LongInputs:
             self.query_ids = sorted_ids
         else:
             del change
-            # The entries stay where they are: each block gathers its own
-            # through ``order`` (one gather of the values, not two).
             self.order, self.starts, self.query_ids = _group_by_id(qid)
             self.row_of_group = np.arange(self.starts.shape[0])
+            if n <= GATHER_ONCE:
+                # The values gathered into the queries' order once: each block
+                # then copies its queries' runs (:meth:`_windows`), where it
+                # gathered each value through ``order`` and scattered it to
+                # its place (:meth:`_scattered`; 20,000 queries of 20 to 100
+                # pairs, shuffled: nDCG, AP and bpref in 0.84-0.90 of the
+                # time). Past GATHER_ONCE pairs the copy is not made.
+                self.y_true = np.take(self.y_true, self.order)
+                self.y_score = np.take(self.y_score, self.order)
+                if judged is not None:
+                    self.judged = np.take(judged, self.order)
+                self._grouped = True
         self.counts = np.diff(np.append(self.starts, n))
         self.n_rows = self.starts.shape[0]
         self.n_cols = int(self.counts.max())
@@ -159,7 +177,7 @@ class LongInputs:
     def ranked_chunk(self, qs, requests, *, ignore_ties=False):
         cnt = self.counts[qs]
         width = int(cnt.max())
-        if self.order is None:
+        if self.order is None or self._grouped:
             yt, ys, judged = self._windows(qs, cnt, width)
         else:
             yt, ys, judged = self._scattered(qs, cnt, width)

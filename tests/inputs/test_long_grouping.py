@@ -104,3 +104,48 @@ def test_many_rows_and_ids():
         qid[:2] = [-40_000, span - 40_001]
         _check_groups(qid)
         _check_groups((qid - 2**31 + 40_000).astype(np.int32))  # from the int32 minimum
+
+
+@pytest.mark.parametrize("gather_once", [True, False])
+@pytest.mark.parametrize("ignore_ties", [False, True])
+@pytest.mark.parametrize("scores", ["float64", "float32", "int"])
+def test_shuffled_pairs_gathered_once_or_by_block(gather_once, ignore_ties, scores,
+                                                  monkeypatch):
+    """Shuffled pairs are gathered into their queries' order once (up to
+    ``GATHER_ONCE`` pairs) or by each block through the order: both read
+    what the sorted pairs give, bit for bit, judged flags, per-pair weights
+    and the input order of ties (``ignore_ties=True``) included."""
+    from sk_rankmetrics._inputs import long
+
+    if not gather_once:
+        monkeypatch.setattr(long, "GATHER_ONCE", 0)
+    scattered = []
+    real = long.LongInputs._scattered
+    monkeypatch.setattr(long.LongInputs, "_scattered",
+                        lambda self, *a: scattered.append(1) or real(self, *a))
+    rng = np.random.default_rng(7)
+    lens = rng.integers(2, 60, 300)
+    qid = np.repeat(rng.permutation(300) * 5, lens)  # ids out of order, runs apart
+    n = qid.shape[0]
+    y = np.where(rng.random(n) < 0.3, rng.integers(1, 4, n), 0)
+    s = rng.integers(0, 6, n) if scores == "int" else rng.random(n).astype(scores)
+    judged = rng.random(n) < 0.8
+    w = np.repeat(rng.random(300) + 0.5, lens)
+    metrics = ["ndcg", "map", "bpref", "ndcg@5", "recip_rank"]
+    kw = dict(per_row=True, no_relevant=0.0, ignore_ties=ignore_ties)
+    perm = rng.permutation(n)
+    y, s, qid, judged, w = y[perm], s[perm], qid[perm], judged[perm], w[perm]
+    # The same pairs sorted by query, each query's pairs in their order here.
+    order = np.argsort(qid, kind="stable")
+    want = skr.evaluate(y[order], s[order], metrics, qid=qid[order], judged=judged[order],
+                        **kw)
+    assert not scattered  # (queries in runs: read as windows)
+    got = skr.evaluate(y, s, metrics, qid=qid, judged=judged, **kw)
+    assert bool(scattered) == (not gather_once)
+    for m in metrics:
+        np.testing.assert_array_equal(got[m], want[m])
+    # Per-pair weights follow their pairs.
+    a = skr.evaluate(y[order], s[order], ["ndcg"], qid=qid[order], sample_weight=w[order],
+                     no_relevant=0.0)
+    b = skr.evaluate(y, s, ["ndcg"], qid=qid, sample_weight=w, no_relevant=0.0)
+    assert a["ndcg"] == b["ndcg"]
