@@ -69,3 +69,33 @@ def test_any_share_of_tied_rows(seed, n_tied):
     alone = [evaluate(y[i:i + 1], s[i:i + 1], ["ndcg_rel"], no_relevant=0.0)["ndcg_rel"]
              for i in range(12)]
     np.testing.assert_array_equal(got, alone)
+
+
+def test_rows_without_a_relevant_item_and_ties_among_the_others(monkeypatch):
+    """Integer scores tie every row holding a relevant item: the rows
+    without one send no list (the block goes by its groups whole); float
+    scores tied between items of relevance 0 only (no relevant item's
+    group) are the list alone. Each row as alone, either way."""
+    some = count_calls(monkeypatch, gain_curves, "_ndcg_rel_some_tied")
+    listed = count_calls(monkeypatch, gain_curves, "_ndcg_rel_listed")
+    by_group = count_calls(monkeypatch, gain_curves, "_ndcg_rel_by_group")
+    rng = np.random.default_rng(3)
+    y = np.zeros((30, 300), dtype=np.int64)
+    for i in range(30):
+        y[i, rng.choice(300, 5, replace=False)] = rng.integers(1, 4, 5)
+    y[::7] = 0
+    for s, want_list, want_groups in (
+        (rng.integers(0, 10, (30, 300)), False, True),
+        (rng.random((30, 300)), True, False),
+    ):
+        if want_list:  # two items of relevance 0 tied in every row
+            for i in range(30):
+                a, b = np.flatnonzero(y[i] == 0)[:2]
+                s[i, a] = s[i, b]
+        some.clear(), listed.clear(), by_group.clear()
+        got = evaluate(y, s, ["ndcg_rel"], per_row=True, no_relevant=0.0)["ndcg_rel"]
+        assert bool(listed) == want_list and bool(by_group) == want_groups
+        assert bool(some) == want_groups
+        alone = [evaluate(y[i:i + 1], s[i:i + 1], ["ndcg_rel"], no_relevant=0.0)["ndcg_rel"]
+                 for i in range(30)]
+        np.testing.assert_array_equal(got, alone)

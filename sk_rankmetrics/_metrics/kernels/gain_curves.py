@@ -470,31 +470,53 @@ def _ndcg_rel_some_tied(rc, key, levels, groups, disc):
     tie groups holding one, :attr:`RankedChunk.partial`) where some rows
     hold a tie: the rows without one as a list of their items
     (:func:`_ndcg_rel_listed`: each group one item), those with one by their
-    groups (:func:`_ndcg_rel_by_group`, on those rows alone): each row by the
-    route it takes alone, so its value is the one it has alone, bit for bit.
-    (float32 scores tie in a few rows of 1,000: one such row sent its chunk
-    by the groups, 2.5 times the list's time a chunk.)"""
+    groups (:func:`_ndcg_rel_by_group`): each row by the route it takes
+    alone, so its value is the one it has alone, bit for bit. (float32
+    scores tie in a few rows of 1,000: one such row sent its chunk by the
+    groups, 2.5 times the list's time a chunk.)
+
+    Both routes make each row's value from that row's entries alone, so a
+    route may run over more rows than it keeps: where the tied rows are the
+    fewer, the groups' route runs over them alone (a copy of their groups
+    and levels) and the list over the whole chunk; otherwise (integer
+    scores: nearly every relevant item tied) the groups' route runs over the
+    whole chunk, with no copy, and the list over the untied rows."""
     n_rows, L = rc.n_rows, groups.L
+    multi = groups.size > 1
+    if multi.all():  # (no row holds an untied relevant item)
+        return _ndcg_rel_by_group(groups, key, levels, disc, n_rows)
     row = groups.row
     tied = np.zeros(n_rows, dtype=bool)
-    tied[row[groups.size > 1]] = True
-    tied_rows = flatnonzero(tied)
-    if tied_rows.shape[0] == n_rows:
+    tied[row[multi]] = True
+    untied = np.zeros(n_rows, dtype=bool)
+    untied[row] = True
+    untied &= ~tied
+    # (A row without a relevant item scores 0 by either route.)
+    untied_rows = flatnonzero(untied)
+    if not untied_rows.size:
         return _ndcg_rel_by_group(groups, key, levels, disc, n_rows)
-    g, pos = groups.sums[key], groups.sums["pos:" + key]
+    tied_rows = flatnonzero(tied)
+    g = groups.sums[key]
     on_tied = np.take(tied, row)
     # (An item of nonzero relevance may gain 0: the list holds gains only.)
     keep = flatnonzero(~on_tied & (g != 0))
     first = np.take(groups.first, keep)
     rows = np.take(row, keep)
     listed = _Listed(rows, first - rows * L, np.take(g, keep), n_rows)
+    if tied_rows.shape[0] >= untied_rows.shape[0]:
+        value, defined = _ndcg_rel_by_group(groups, key, levels, disc, n_rows)
+        value[untied_rows] = _ndcg_rel_listed(rc, levels, listed, disc)[0][untied_rows]
+        return value, defined
     value, defined = _ndcg_rel_listed(rc, levels, listed, disc)
+    if not tied_rows.size:
+        return value, defined
     # The tied rows' groups, their rows numbered from 0.
     mine = flatnonzero(on_tied)
     new = np.zeros(n_rows, dtype=np.int64)
     new[tied_rows] = np.arange(tied_rows.shape[0])
     first = np.take(groups.first, mine)
     at = np.take(new, np.take(row, mine)) * L + first % L
+    pos = groups.sums["pos:" + key]
     sub = Groups(at, np.take(groups.size, mine),
                  {key: np.take(g, mine), "pos:" + key: np.take(pos, mine)}, L)
     v, _ = _ndcg_rel_by_group(sub, key, levels.take_rows(tied_rows), disc,
