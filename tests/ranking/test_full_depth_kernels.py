@@ -146,6 +146,24 @@ def test_subset_products_take_the_means_past_float_range(monkeypatch):
 # -- tie groups of the tied rows only ----------------------------------------------------
 
 
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(0, 300), min_size=1, max_size=12),
+       n=st.integers(1, 400), T=st.integers(0, 150), seed=st.integers(0, 2**32 - 1))
+def test_binomials_by_value_equal_each_columns_own(values, n, T, seed):
+    """The binomials of repeated sizes made once per value and gathered
+    (``_binomials_by_value``, from 64 columns holding a value four times
+    over on average) equal each column made on its own, bit for bit, with
+    and without ``out``; sizes below T (zeros past them) included."""
+    rng = np.random.default_rng(seed)
+    sizes = np.array(values)[rng.integers(0, len(values), n)]
+    want = combinatorics._binomials(sizes, T)
+    np.testing.assert_array_equal(combinatorics._binomials_by_value(sizes, T), want)
+    out = np.full((T + 1, n), np.nan)
+    got = combinatorics._binomials_by_value(sizes.astype(np.float64), T, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, want)
+
+
 @SETTINGS
 @given(st.data())
 def test_tie_groups_of_tied_rows_equal_every_row(data):
