@@ -104,6 +104,21 @@ def row_min(a):
     return out
 
 
+def suffix_max_rows(a):
+    """Each row's running maximum from its last entry back, in place:
+    ``np.maximum.accumulate(a[:, ::-1], axis=1)[:, ::-1]`` (the same
+    values: a maximum is exact). Rows of up to ``_NARROW`` entries are
+    taken a column at a time, from the last (vectors over the rows), where
+    NumPy's accumulation pays a loop per row (most of its cost on rows of
+    10)."""
+    if a.shape[1] > _NARROW:
+        np.maximum.accumulate(a[:, ::-1], axis=1, out=a[:, ::-1])
+        return a
+    for j in range(a.shape[1] - 2, -1, -1):
+        np.maximum(a[:, j], a[:, j + 1], out=a[:, j])
+    return a
+
+
 def row_cumsum(a, out=None):
     """Running sums along each row of a matrix of shape (n, m).
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..._ranking.item_values import as_flags, is_indicator
-from ..._utils.fast import accumulate_down, count_cumsum, row_counts, running_down, short_rows
+from ..._utils.fast import (
+    accumulate_down,
+    count_cumsum,
+    row_counts,
+    running_down,
+    short_rows,
+    suffix_max_rows,
+)
 from ..._utils.nonzero import flatnonzero, nonzero_2d
 from ..._utils.params import TIE_ORDER
 from . import _lround, load_batches, ranges_from_counts, whole_row_groups
@@ -159,8 +166,7 @@ def _best_precision_below(flags, flat=None, shape=None):
     prec = np.zeros((n, width))
     prec.reshape(-1)[at] = (c + 1.0) / (flat - rows * L + 1.0)
     # (Past a row's relevant items the zeros leave its maxima as they are.)
-    best = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
-    return np.take(best, at), found, first
+    return np.take(suffix_max_rows(prec), at), found, first
 
 
 class _DownAt:
@@ -225,7 +231,10 @@ def _interpolated_by_group(rc, req, levels, groups, R, n):
     mixed = flatnonzero((r > 0) & (r < size))
     m = size[whole]
     # (Row-major: the positions come sorted.)
-    flat = np.repeat(groups.first[whole], m) + ranges_from_counts(m)
+    if m.shape[0] and int(m.max()) == 1:  # (untied: each group one item)
+        flat = np.take(groups.first, whole)
+    else:
+        flat = np.repeat(groups.first[whole], m) + ranges_from_counts(m)
     return _with_mixed_groups(req, levels, None, R, n, groups.row[mixed],
                               groups.start[mixed], size[mixed], r[mixed],
                               flat=flat, shape=(rc.n_rows, L))
