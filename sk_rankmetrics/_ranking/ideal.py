@@ -473,6 +473,14 @@ class IdealLevels:
         # after the zeros of the rows before its own (i + rows[i]); a row's
         # zeros after its levels.
         n, n_lev = self.n_rows, self.rows.shape[0]
+        if n_lev and bool(np.all(self.end - self.begin == 1)):
+            # Every level one position (real-valued gains, each positive
+            # item a level): the gains put at their places, no runs made.
+            top = np.zeros((n, width))
+            keep = flatnonzero(self.begin < width)
+            top.reshape(-1)[np.take(self.rows, keep) * width + np.take(self.begin, keep)] = (
+                np.take(self.gain, keep))
+            return top
         lengths = np.clip(np.minimum(self.end, width) - self.begin, 0, None)
         per_row = np.bincount(self.rows, weights=lengths, minlength=n).astype(np.int64)
         runs = np.zeros(n_lev + n)

@@ -193,3 +193,20 @@ def test_ideal_rows_are_each_rows_gains_sorted(data):
     got = _levels_of(g).top(width)
     assert got.shape == (n_rows, width)
     np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=100, deadline=None)
+@given(n_rows=st.integers(1, 8), n_items=st.integers(1, 12), width=st.integers(1, 16),
+       seed=st.integers(0, 2**32 - 1))
+def test_ideal_rows_of_levels_of_one_item(n_rows, n_items, width, seed):
+    """Real-valued gains, every positive gain of a row distinct: each level
+    one item (``IdealLevels.top`` puts the gains at their places, no runs
+    made), the rows' gains sorted all the same, cut at ``width``."""
+    rng = np.random.default_rng(seed)
+    g = rng.random((n_rows, n_items)) + 0.01
+    g[rng.random((n_rows, n_items)) < 0.4] = 0.0
+    levels = _levels_of(g)
+    assert np.all(levels.end - levels.begin == 1)
+    want = -np.sort(-g, axis=1)
+    want = np.pad(want, ((0, 0), (0, max(width - n_items, 0))))[:, :width]
+    np.testing.assert_array_equal(levels.top(width), want)
