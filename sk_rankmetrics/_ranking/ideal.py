@@ -142,8 +142,7 @@ def _byte_route(yt, ex, hi):
     Levels within -128..127 are compared as one-byte integers (an eighth of
     the memory a pass reads), cut when a route needs them (the sparse one
     reads the block as it is); for floats the copy tells whether they hold
-    integers.
-    """
+    integers."""
     small, one_byte, unverified = None, False, False
     sample = yt.reshape(-1)[:_SAMPLE]
     if yt.dtype.kind == "f" and not np.array_equal(sample, np.floor(sample)):
@@ -467,19 +466,15 @@ class IdealLevels:
         return self._top[:, :width]
 
     def _make_top(self, width):
-        # Each row written in one run: its levels' gains repeated over their
-        # (cut) lengths, then zeros to the width; the runs of every row laid
-        # end to end, one repeat (no scatter of each position). Level i sits
-        # after the zeros of the rows before its own (i + rows[i]); a row's
-        # zeros after its levels.
+        # Levels of one position each (real-valued gains) put at their places.
+        # Else each row written in one run: its levels' gains repeated over
+        # their (cut) lengths, then zeros to the width; the runs of every row
+        # laid end to end, one repeat. Level i sits after the zeros of the
+        # rows before its own (i + rows[i]); a row's zeros after its levels.
         n, n_lev = self.n_rows, self.rows.shape[0]
         if n_lev and bool(np.all(self.end - self.begin == 1)):
-            # Every level one position (real-valued gains, each positive
-            # item a level): the gains put at their places, no runs made.
-            top = np.zeros((n, width))
-            keep = flatnonzero(self.begin < width)
-            top.reshape(-1)[np.take(self.rows, keep) * width + np.take(self.begin, keep)] = (
-                np.take(self.gain, keep))
+            top, keep = np.zeros((n, width)), flatnonzero(self.begin < width)
+            top[self.rows[keep], self.begin[keep]] = self.gain[keep]
             return top
         lengths = np.clip(np.minimum(self.end, width) - self.begin, 0, None)
         per_row = np.bincount(self.rows, weights=lengths, minlength=n).astype(np.int64)
