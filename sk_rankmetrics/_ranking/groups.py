@@ -3,6 +3,8 @@ item value summed over it, made on first read."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._utils.fast import rows_with_equal_neighbours
@@ -29,13 +31,16 @@ class Groups:
             self._index = np.repeat(np.arange(self.size.shape[0]), self.size)
         return np.take(v, self._index).reshape(-1, self.L)
 
-    @property
+    @functools.cached_property
     def row(self):
+        """Each group's row (made once: the kernels of a chunk share it)."""
         return self.first // self.L
 
-    @property
+    @functools.cached_property
     def start(self):
-        return self.first % self.L
+        """Each group's first position in its row (from :attr:`row`, no
+        second division)."""
+        return self.first - self.row * self.L
 
 
 def tie_groups(sv, ranked_vals):

@@ -396,7 +396,7 @@ class IdealLevels:
     def idcg(self):
         # Each row's own running sum from its first level (full_idcg's additions): one
         # over the block less its value before the row kept the rows' rounding (2e-10).
-        return running_in_rows(self.rows, None, self._part, self.n_rows)[0]
+        return running_in_rows(self.rows, self._part, self.n_rows)[0]
 
     @functools.cached_property
     def P(self):

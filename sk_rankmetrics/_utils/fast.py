@@ -137,30 +137,25 @@ def row_cumsum(a, out=None):
     return out
 
 
-def running_in_rows(rows, slot, v, n_rows, before=False, count=None):
-    """``(running, totals)``: per entry (row-major, ``rows`` its row, ``slot`` its
-    place among its row's; None: made from ``rows``, sorted), the sum of ``v``
-    over its row's entries down to it (``before``: those before it), and each
-    row's total, each row summed on its own from its first entry, in order (the
-    chunk's running sum less its value at a row's start keeps others' rounding).
-    ``count``: each row's entries, when known (with ``slot`` None).
+def running_in_rows(rows, v, n_rows, before=False, count=None):
+    """``(running, totals)``: per entry (row-major, ``rows`` its row, sorted), the
+    sum of ``v`` over its row's entries down to it (``before``: those before
+    it), and each row's total, each row summed on its own from its first entry,
+    in order (the chunk's running sum less its value at a row's start keeps
+    others' rounding). ``count``: each row's entries, when known.
 
-    Without ``slot`` an entry's cell in the rows' padded matrix is its index
-    plus its row's offset (one gather of a value a row), where each entry's
-    place in its row cost a repeat of the rows' starts (5,000 rows of 100
-    entries: 2.3 ms of the call's 7.9)."""
-    if slot is None:
-        if count is None:
-            count = np.bincount(rows, minlength=n_rows)
-        width = max(int(count.max()) if n_rows else 0, 1) + before
-        offset = np.arange(0, n_rows * width, width, dtype=np.int64)
-        offset -= np.cumsum(count)
-        offset += count
-        at = np.take(offset, rows)
-        at += np.arange(rows.shape[0])
-    else:
-        width = (int(slot.max()) + 1 if slot.size else 1) + before
-        at = rows * width + slot
+    An entry's cell in the rows' padded matrix is its index plus its row's
+    offset (one gather of a value a row), where each entry's place in its row
+    cost a repeat of the rows' starts (5,000 rows of 100 entries: 2.3 ms of
+    the call's 7.9)."""
+    if count is None:
+        count = np.bincount(rows, minlength=n_rows)
+    width = max(int(count.max()) if n_rows else 0, 1) + before
+    offset = np.arange(0, n_rows * width, width, dtype=np.int64)
+    offset -= np.cumsum(count)
+    offset += count
+    at = np.take(offset, rows)
+    at += np.arange(rows.shape[0])
     W = np.zeros((n_rows, width))
     W.reshape(-1)[at + before] = v
     row_cumsum(W, out=W)

@@ -1,7 +1,6 @@
 """Running sums within rows of a row-major list of entries
 (``fast.running_in_rows``): each row's own additions from its first entry,
-bit for bit, whether each entry's place in its row is given or made, and
-whether the rows' counts are given."""
+bit for bit, whether the rows' counts are given or made."""
 
 from __future__ import annotations
 
@@ -30,9 +29,7 @@ def test_each_rows_own_running_sum(counts, before, seed):
         totals[i] = run[-1] if c else 0.0
         want[start:start + c] = np.concatenate(([0.0], run[:-1])) if before else run
         start += c
-    slot = np.concatenate([np.arange(c) for c in counts]).astype(np.int64)
-    for got in (running_in_rows(rows, None, v, n, before=before),
-                running_in_rows(rows, None, v, n, before=before, count=counts),
-                running_in_rows(rows, slot, v, n, before=before)):
+    for got in (running_in_rows(rows, v, n, before=before),
+                running_in_rows(rows, v, n, before=before, count=counts)):
         np.testing.assert_array_equal(got[0], want)
         np.testing.assert_array_equal(got[1], totals)

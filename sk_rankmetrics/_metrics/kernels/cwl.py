@@ -308,10 +308,10 @@ def _fixed_weights(rc, req, reach):
     Wc = np.zeros(rc.L + 1, dtype=np.longdouble)  # Wc[p]: weights of positions < p
     np.cumsum(w[:L], dtype=np.longdouble, out=Wc[1:L + 1])
     Wc[L + 1:] = Wc[L]
-    s = groups.first % groups.L
+    s = groups.start
     span = (np.take(Wc, s + groups.size) - np.take(Wc, s)).astype(np.float64)
     term = groups.sums[req.gain_key] / groups.size * span
-    return np.bincount(groups.first // groups.L, weights=term, minlength=rc.n_rows), None
+    return np.bincount(groups.row, weights=term, minlength=rc.n_rows), None
 
 
 def insq(rc, req):

@@ -154,14 +154,12 @@ class _Listed:
             return None
         if rc.partial:
             groups = rc.groups
-            g = groups.sums[key]
-            first = groups.first
+            g, rows, p = groups.sums[key], groups.row, groups.start
             nz = g != 0
             if not nz.all():  # (an item of nonzero relevance may gain 0)
                 keep = flatnonzero(nz)
-                first, g = np.take(first, keep), np.take(g, keep)
-            rows = first // groups.L
-            return _Listed(rows, first - rows * groups.L, g, rc.n_rows)
+                rows, p, g = np.take(rows, keep), np.take(p, keep), np.take(g, keep)
+            return _Listed(rows, p, g, rc.n_rows)
         g = rc.mean(key)
         n, L = g.shape
         nz = g != 0
@@ -176,7 +174,7 @@ class _Listed:
         """Each entry's running sum of ``w`` over its row's entries down to it
         (the entries left out are 0, added in the same order), and each
         row's total (:func:`running_in_rows`)."""
-        return running_in_rows(self.rows, None, w, self.n_rows, count=self.count)
+        return running_in_rows(self.rows, w, self.n_rows, count=self.count)
 
 
 def _ideal_prefix(levels, L, f):
@@ -404,7 +402,7 @@ def _ndcg_rel_by_group(groups, key, levels, disc, n_rows):
                         + ((DDc[em] - DDc[cm]) - (em - cm) * Dcs) * inv[many])
         Sd = head[1] + tail * inv
         group_dcg = (G / m) * span
-    D0, _ = running_in_rows(row, None, group_dcg, n_rows, before=True)
+    D0, _ = running_in_rows(row, group_dcg, n_rows, before=True)
     pair = np.where(m > 1, (r - 1.0) * G / (m * np.maximum(m - 1.0, 1.0)), 0.0)
     term = (r / m) * D0 * S1 + (G / m) * Sd + pair * Sc
     total = np.bincount(row, weights=term, minlength=n_rows)
@@ -500,9 +498,7 @@ def _ndcg_rel_some_tied(rc, key, levels, groups, disc):
     on_tied = np.take(tied, row)
     # (An item of nonzero relevance may gain 0: the list holds gains only.)
     keep = flatnonzero(~on_tied & (g != 0))
-    first = np.take(groups.first, keep)
-    rows = np.take(row, keep)
-    listed = _Listed(rows, first - rows * L, np.take(g, keep), n_rows)
+    listed = _Listed(np.take(row, keep), np.take(groups.start, keep), np.take(g, keep), n_rows)
     if tied_rows.shape[0] >= untied_rows.shape[0]:
         value, defined = _ndcg_rel_by_group(groups, key, levels, disc, n_rows)
         value[untied_rows] = _ndcg_rel_listed(rc, levels, listed, disc)[0][untied_rows]
@@ -514,8 +510,7 @@ def _ndcg_rel_some_tied(rc, key, levels, groups, disc):
     mine = flatnonzero(on_tied)
     new = np.zeros(n_rows, dtype=np.int64)
     new[tied_rows] = np.arange(tied_rows.shape[0])
-    first = np.take(groups.first, mine)
-    at = np.take(new, np.take(row, mine)) * L + first % L
+    at = np.take(new, np.take(row, mine)) * L + np.take(groups.start, mine)
     pos = groups.sums["pos:" + key]
     sub = Groups(at, np.take(groups.size, mine),
                  {key: np.take(g, mine), "pos:" + key: np.take(pos, mine)}, L)
@@ -599,11 +594,8 @@ def _dcg_at_items(groups, key, rows, ends, n_rows, width):
     sums, where a search among the rows' items found each query's last
     one (real-valued gains on 5 % of rows of 100, each positive item a
     level of its own: a query per relevant item)."""
-    L = groups.L
-    Dc = inverse_log_sums(L)
-    first = groups.first
-    row = first // L
-    s = first - row * L
+    Dc = inverse_log_sums(groups.L)
+    row, s = groups.row, groups.start
     # (size 1: the mean is the gain, and the item spans one discount)
     contrib = groups.sums[key] / groups.size * (np.take(Dc, s + 1) - np.take(Dc, s))
     whole = np.bincount(row, weights=contrib, minlength=n_rows)
@@ -632,11 +624,11 @@ def _dcg_at_by_group(groups, key, rows, ends, n_rows):
     L = groups.L
     Dc = inverse_log_sums(L)  # Dc[p]: the discounts of positions 1..p
     first, size = groups.first, groups.size
-    row, s = first // L, first % L
+    row, s = groups.row, groups.start
     mean = groups.sums[key] / size
     end = s + size
     contrib = mean * (np.take(Dc, end) - np.take(Dc, s))
-    before, whole = running_in_rows(row, None, contrib, n_rows, before=True)
+    before, whole = running_in_rows(row, contrib, n_rows, before=True)
     g = _last_at_most(first, rows * L + ends - 1)  # (both row-major)
     gc = np.maximum(g, 0)
     mine = (g >= 0) & (ends > 0) & (np.take(row, gc) == rows)

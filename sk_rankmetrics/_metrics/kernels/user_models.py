@@ -114,7 +114,8 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
         some = flatnonzero(held > 0)
         if 2 * some.shape[0] < held.shape[0]:
             first, counts, size, held = first[some], counts[:, some], size[some], held[some]
-    row, s = first // groups.L, first % groups.L
+    row = first // groups.L
+    s = first - row * groups.L
     # The running counts in int64 (whole numbers): a cumulative sum of float64
     # rows costs about five times as much.
     reach = np.exp(np.log(y) @ _ahead_by_row(row, counts.astype(np.int64), most=groups.L))
