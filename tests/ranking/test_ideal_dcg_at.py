@@ -11,7 +11,11 @@ from draws import ideal_levels_of
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from sk_rankmetrics._metrics.kernels.gain_curves import _ideal_dcg_at, _last_at_most
+from sk_rankmetrics._metrics.kernels.gain_curves import (
+    _ideal_dcg_at,
+    _ideal_dcg_searched,
+    _last_at_most,
+)
 
 GAINS = {
     "linear": np.array([4.0, 3.0, 2.0, 1.0]),
@@ -74,3 +78,26 @@ def test_last_at_most_is_the_binary_search(a, v, sort_queries):
         v = np.sort(v)
     got = _last_at_most(a, v)
     np.testing.assert_array_equal(got, np.searchsorted(a, v, side="right") - 1)
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(1, 12), width=st.integers(1, 9), listed=st.booleans(),
+       seed=st.integers(0, 2**32 - 1))
+def test_levels_of_one_position_read_their_running_sums(n, width, listed, seed):
+    """Every level one position (distinct gains, real-valued relevance):
+    each depth's ideal DCG is its level's running sum, read without the
+    search and equal to the search's bit for bit, rows of no level
+    between."""
+    rng = np.random.default_rng(seed)
+    counts = (rng.random((n, width)) < 0.6).astype(np.int64)
+    gains = np.sort(rng.random(width) * 10.0 + 1e-3)[::-1]
+    levels = ideal_levels_of(counts, gains, listed)
+    assert np.all(levels.end - levels.begin == 1)
+    P = counts.sum(axis=1)
+    rows = np.repeat(np.arange(n), P)
+    e = np.concatenate([np.arange(1, p + 1) for p in P] + [np.zeros(0, dtype=np.int64)])
+    got = _ideal_dcg_at(levels, rows, e.astype(np.int64))
+    np.testing.assert_array_equal(got, _ideal_dcg_searched(levels, rows, e.astype(np.int64)))
+    disc = 1.0 / np.log2(np.arange(2.0, width + 2.0))
+    want = np.cumsum(levels.top(width) * disc, axis=1)[rows, e - 1] if rows.size else got
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0.0)

@@ -215,6 +215,18 @@ def _ideal_dcg_at(levels, rows, e):
     over its positions down to ``e`` (the running discounts' difference).
     A few places a row (the relevant items' ranks) read this without the
     rows' top gains made position by position."""
+    if bool(np.all(levels.end - levels.begin == 1)):
+        # Levels of one position each (real-valued gains): position e is the
+        # row's e-th level, and its running sum the DCG down to it (the same
+        # additions as the search's, read without it).
+        first = np.cumsum(levels.P) - levels.P  # each row's first level
+        return np.take(levels.idcg, np.take(first, rows) + (e - 1))
+    return _ideal_dcg_searched(levels, rows, e)
+
+
+def _ideal_dcg_searched(levels, rows, e):
+    """:func:`_ideal_dcg_at`, the level holding each position found by a
+    search among the rows' levels."""
     D = inverse_log_sums(levels.deepest)  # D[q]: the discounts of the first q positions
     stride = levels.deepest + 1
     lrows, begin = levels.rows, levels.begin
