@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from .._utils import fast
 from .._utils.errors import InvalidParameterError
 from .._utils.fast import cumsum_down, row_counts, row_cumsum, running_in_rows, sum_along
 from .._utils.nonzero import flatnonzero, nonzero_2d
@@ -38,8 +39,7 @@ def ideal_gains(yt, gain, full_gain, width, worthless=None, extremes=None, count
         if (counted is None and nonzero is not None and extremes is not None
                 and extremes.a is yt and extremes.min() >= 0):
             # The top of each row among its nonzero entries, the rest zeros:
-            # top_values' own passes (the positive entries, the minimum)
-            # are spared.
+            # top_values' passes (the positive entries, the minimum) spared.
             P = np.bincount(nonzero.flat // N, minlength=yt.shape[0])
             top = _top_of_entries(nonzero.values, P, width)
             return np.asarray(gain(top), dtype=np.float64)
@@ -756,14 +756,14 @@ _COMPARED_SPAN = 8
 def _compared_levels(yt, lo, span, boundary):
     """``counts[r * span + l]`` as :func:`_count_levels` gives them, for the
     levels above ``boundary`` (the others are left 0: their gain is <= 0):
-    each row's items at ``lo + l`` or above counted by :func:`row_counts` of
-    one comparison per level (a few passes over bytes instead of a key per
-    entry and a ``np.bincount``)."""
+    each row's items at ``lo + l`` or above counted by one comparison per
+    level (:func:`~.._utils.fast.counts_at_least`: passes over bytes, no key
+    per entry and ``np.bincount``)."""
     n = yt.shape[0]
     counts = np.zeros((n, span), dtype=np.int64)
     above = None  # items above the level counted last
-    for level in range(lo + span - 1, max(boundary, lo - 1), -1):
-        at_least = row_counts(yt >= level)
+    top = range(lo + span - 1, max(boundary, lo - 1), -1)
+    for level, at_least in zip(top, fast.counts_at_least(yt, top), strict=True):
         counts[:, level - lo] = at_least if above is None else at_least - above
         above = at_least
     return counts.reshape(-1)

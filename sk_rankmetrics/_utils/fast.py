@@ -621,6 +621,22 @@ def row_counts(mask):
 _MAX_WORDS = 255
 
 
+def counts_at_least(a, thresholds):
+    """Per threshold ``t`` of ``thresholds`` (an iterable), each row's
+    entries of ``a`` (n, N) at ``t`` or above, int64: :func:`row_counts` of
+    ``a >= t``. Many short rows (at most 255 entries) are compared
+    transposed (one copy of ``a``) and summed down the positions in bytes,
+    vectors over the rows, where each count paid a transposed copy of its
+    mask (nDCG's ideal over dense graded levels: 0.99x the call)."""
+    n, N = a.shape
+    if not (N <= 255 and n >= 4 * N):
+        return [row_counts(a >= t) for t in thresholds]
+    down = np.ascontiguousarray(a.T)
+    mask = np.empty((N, n), dtype=bool)
+    return [np.add.reduce(np.greater_equal(down, t, out=mask).view(np.uint8), axis=0,
+                          dtype=np.uint8).astype(np.int64) for t in thresholds]
+
+
 def _byte_lanes(acc):
     """The sum of the eight byte lanes of each 64-bit word of ``acc``, int64."""
     # Pairs of byte lanes into 16-bit lanes (their sum may pass 255), whose
