@@ -187,10 +187,15 @@ def sum_along(a, axis):
     """``a.sum(axis=axis)`` of an integer array along a short axis (at most
     :data:`_SUM_ALONG` entries), added a slice at a time: NumPy reduces a
     short axis with a loop per output (0.53 ms for the last axis of 2,621 x
-    10 x 5 int64, against 0.10 ms by slices)."""
+    10 x 5 int64, against 0.10 ms by slices). From :data:`_SUM_EINSUM`
+    entries of 64 bits, ``np.einsum``'s one pass (0.16 ms for 5,242 x 10 x
+    5, against 0.33 ms by slices, whose strided reads leave the cache)."""
     m = a.shape[axis]
     if m > _SUM_ALONG or m == 0:
         return a.sum(axis=axis)
+    if a.size >= _SUM_EINSUM and a.dtype.itemsize == 8:  # (a.sum widens narrower ones)
+        idx = list(range(a.ndim))
+        return np.einsum(a, idx, idx[:axis % a.ndim] + idx[axis % a.ndim + 1:])
     take = [slice(None)] * a.ndim
     take[axis] = 0
     out = a[tuple(take)].copy()
@@ -202,6 +207,8 @@ def sum_along(a, axis):
 
 #: The longest axis :func:`sum_along` adds a slice at a time.
 _SUM_ALONG = 32
+#: From this many entries :func:`sum_along` sums with ``np.einsum``.
+_SUM_EINSUM = 1 << 17
 
 
 def short_rows(shape):
