@@ -361,7 +361,7 @@ def test_sum_along_short_axes():
 
 
 @pytest.mark.parametrize("gain", ["linear", "exponential"])
-@pytest.mark.parametrize("shape", [(300, 100), (40, 1000), (7, 3)])
+@pytest.mark.parametrize("shape", [(300, 100), (40, 1000), (7, 3), (600, 100)])
 def test_counted_levels_equal_their_list(gain, shape):
     """The ideal's levels held as counts (:class:`CountedLevels`) give the
     IDCG bit for bit as their list of levels adds it, and the same list:
@@ -375,6 +375,7 @@ def test_counted_levels_equal_their_list(gain, shape):
     yt[1] = 0
     levels = _counted(yt, resolve_gain(gain))
     assert isinstance(levels, CountedLevels)
+    # (600 x 100: many short rows, the levels compared transposed.)
     g = (2.0 ** yt - 1.0) if gain == "exponential" else yt.astype(np.float64)
     listed = IdealLevels.from_sorted(np.sort(g, axis=1))
     for name in ("rows", "end", "gain", "begin"):
