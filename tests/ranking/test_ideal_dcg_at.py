@@ -44,6 +44,7 @@ def test_the_ideal_dcg_at_each_depth_is_the_running_sum(data):
         gains = GAINS[data.draw(st.sampled_from(sorted(GAINS)))][:n_lev]
         listed = data.draw(st.booleans())
     levels = ideal_levels_of(counts, gains, listed)
+    assert levels.one_each == bool(np.all(counts <= 1))  # (empty levels are left out)
     P = counts.sum(axis=1)
     rows = np.repeat(np.arange(P.shape[0]), P)
     e = np.concatenate([np.arange(1, p + 1) for p in P] + [np.zeros(0, dtype=np.int64)])
@@ -92,7 +93,7 @@ def test_levels_of_one_position_read_their_running_sums(n, width, listed, seed):
     counts = (rng.random((n, width)) < 0.6).astype(np.int64)
     gains = np.sort(rng.random(width) * 10.0 + 1e-3)[::-1]
     levels = ideal_levels_of(counts, gains, listed)
-    assert np.all(levels.end - levels.begin == 1)
+    assert np.all(levels.end - levels.begin == 1) and levels.one_each
     P = counts.sum(axis=1)
     rows = np.repeat(np.arange(n), P)
     e = np.concatenate([np.arange(1, p + 1) for p in P] + [np.zeros(0, dtype=np.int64)])

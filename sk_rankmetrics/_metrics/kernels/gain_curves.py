@@ -215,7 +215,7 @@ def _ideal_dcg_at(levels, rows, e):
     over its positions down to ``e`` (the running discounts' difference).
     A few places a row (the relevant items' ranks) read this without the
     rows' top gains made position by position."""
-    if bool(np.all(levels.end - levels.begin == 1)):
+    if levels.one_each:
         # Levels of one position each (real-valued gains): position e is the
         # row's e-th level, and its running sum the DCG down to it (the same
         # additions as the search's, read without it).

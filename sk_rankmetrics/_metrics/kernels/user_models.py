@@ -104,7 +104,7 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
     # One row per grade (grade-major): the sums and running sums below run
     # along the groups, contiguous.
     counts = np.stack([groups.sums[f"grade:{g}"] for g in range(1, stop.shape[0] + 1)])
-    first, size = groups.first, groups.size
+    size, row, s = groups.size, groups.row, groups.start  # (row, start: made once a chunk)
     held = np.ones(counts.shape[0]) @ counts  # relevant items per group (exact)
     if not partial:
         # The groups without a relevant item stop nowhere and change no reach
@@ -113,9 +113,8 @@ def _err_by_group(groups, n, kc, stop, y, partial, memo):
         # relevance) that costs less than a copy of those.
         some = flatnonzero(held > 0)
         if 2 * some.shape[0] < held.shape[0]:
-            first, counts, size, held = first[some], counts[:, some], size[some], held[some]
-    row = first // groups.L
-    s = first - row * groups.L
+            counts, size, held = counts[:, some], size[some], held[some]
+            row, s = np.take(row, some), np.take(s, some)
     # The running counts in int64 (whole numbers): a cumulative sum of float64
     # rows costs about five times as much.
     reach = np.exp(np.log(y) @ _ahead_by_row(row, counts.astype(np.int64), most=groups.L))
