@@ -558,14 +558,20 @@ def _iprec_window_cdfs(req, w_g, w_t0, w_thr, g_s, g_m, g_r, g_C0, g_in, L):
         rd_row = row_of_unit[w_unit[rd_w]] + rd_k
         out = F_start[rd_w] + rd_k
         rel = rel_side[job_u]
-        if rel.any():
-            sel = flatnonzero(rel)
+        # The units of one relevant item counted apart from the wider ones:
+        # the counts are as wide as a call's widest (sparse relevance: 9 in
+        # 10 units of one item, a batch's widest 3 to 5).
+        one = rel & (d[job_u] == 1)
+        for part in (one, rel & ~one):
+            if not part.any():
+                continue
+            sel = flatnonzero(part)
             ju = job_u[sel]
             contrib, jcol = _relevant_side(v[jobs[sel]], s[ju], C0[ju], r[ju], n0[ju],
                                            t_in[ju], t0[ju])
             at = np.full(jobs.shape[0], -1)
             at[sel] = np.arange(sel.shape[0])
-            mine = rel[rd_row]
+            mine = part[rd_row]
             rows = at[rd_row[mine]]
             F[out[mine]] = 1.0 - (contrib[rows] * (jcol[rows] >= w_t0[rd_w[mine]][:, None])
                                   ).sum(axis=1)
