@@ -132,3 +132,34 @@ def test_distinct_values_against_a_sort_of_every_member(sizes, seed, kind):
     for a, b in zip(got, want):
         assert a.dtype.kind == b.dtype.kind
         np.testing.assert_array_equal(a, b)
+
+
+class _Req:
+    label = "g"
+
+
+@settings(max_examples=200, deadline=None)
+@given(groups=st.lists(st.lists(GAIN, min_size=1, max_size=9), min_size=1, max_size=6),
+       seed=st.integers(0, 2**32 - 1), one_each=st.booleans())
+def test_group_terms_against_every_count_vector(groups, seed, one_each):
+    """The expected terms at each ranked position of the groups (those whose
+    nonzero gains are one item's by their closed form, the others by their
+    count vectors) against the brute force's sum over every count vector."""
+    rng = np.random.default_rng(seed)
+    if one_each:  # (every group one item of nonzero gain: the closed form alone)
+        groups = [[0.0] * (len(g) - 1) + [float(rng.choice([1.0, 2.5, -1.0]))]
+                  for g in groups]
+    lg, lv, lc, sizes = _levels_of(groups)
+    inside = np.minimum(sizes, rng.integers(1, 10, sizes.shape[0]))
+    opens = np.cumsum(inside) - inside
+    # A running cost at least the gain ranked (as G's): the logarithm's argument >= 2.
+    S0 = rng.integers(0, 5, sizes.shape[0]).astype(np.float64)
+    cost_at = (np.repeat(S0, inside) + np.repeat(np.abs(lv).max() * sizes, inside)
+               + rng.integers(0, 4, int(inside.sum())))
+    got = gain_g._g_group_terms(_Req(), sizes, inside, (lg, lv, lc), cost_at, S0)
+    want = np.zeros(int(inside.sum()))
+    for (g, j, T), p in _brute_states(lg, lv, lc, sizes).items():
+        if j <= inside[g]:
+            at = opens[g] + j - 1
+            want[at] += p * T / np.log2(2.0 + cost_at[at] - S0[g] - T) / j
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)

@@ -383,7 +383,11 @@ def _g_group_terms(req, sizes, inside, levels, cost_at, S0):
 
     Over the orders of a group, its first j members are a uniform j-subset:
     the sum over the count vectors of its gains (multivariate
-    hypergeometric) of :func:`normalized_gain`."""
+    hypergeometric) of :func:`normalized_gain`. A group whose nonzero gains
+    are one item's (``g``; under sparse relevance most groups) holds it
+    among its first j members with chance ``j / m``: its term at its j-th
+    position is ``g / (m log2(2 + c - S0 - g))``, with no sum
+    (:func:`_one_gain_terms`)."""
     lg, lv, lc = levels
     n_groups = sizes.shape[0]
     log_states = np.bincount(lg, weights=np.log(lc + 1.0), minlength=n_groups)
@@ -395,11 +399,14 @@ def _g_group_terms(req, sizes, inside, levels, cost_at, S0):
     lf = _log_factorials(int(sizes.max()))
     opens = np.cumsum(inside) - inside
     acc = np.zeros(int(inside.sum()))
+    one = _one_gain_terms(acc, lg, lv, lc, sizes, inside, opens, cost_at, S0)
+    if one.all():
+        return acc
     states = states.astype(np.int64)
     table = _g_composition_terms(lg, lv, lc, sizes, states, lf)
     if table is None:
         # Each group's own count vectors (few groups share a composition).
-        for grp, j, T, prob in _g_states(np.arange(n_groups), lg, lv, lc, sizes, states, lf):
+        for grp, j, T, prob in _g_states(flatnonzero(~one), lg, lv, lc, sizes, states, lf):
             _g_add_terms(acc, grp, j, T, prob, inside, opens, cost_at, S0)
         return acc
     comp_of, batches = table
@@ -419,6 +426,8 @@ def _g_group_terms(req, sizes, inside, levels, cost_at, S0):
             a, b = np.searchsorted(comp_sorted, (lo, hi))
             grps = by_comp[a:b]
             own = comp_of[grps] - lo
+        rest = flatnonzero(~np.take(one, grps))  # (those of one gain: made)
+        grps, own = grps[rest], own[rest]
         n_p = np.diff(p_off)[own]
         for x, y in load_batches(np.cumsum(n_p), _G_BATCH):
             grp = np.repeat(grps[x:y], n_p[x:y])
@@ -426,6 +435,25 @@ def _g_group_terms(req, sizes, inside, levels, cost_at, S0):
             _g_add_terms(acc, grp, p_j.take(k), p_T.take(k), p_prob.take(k), inside, opens,
                          cost_at, S0)
     return acc
+
+
+def _one_gain_terms(acc, lg, lv, lc, sizes, inside, opens, cost_at, S0):
+    """Write into ``acc`` the expected terms of the groups (of
+    :func:`_g_group_terms`) whose nonzero gains are one item's, ``g / (m
+    log2(2 + c - S0 - g))`` at each of their ranked positions, and return
+    which groups those are (a mask)."""
+    nz = lv != 0
+    one = np.bincount(lg[nz], weights=lc[nz], minlength=sizes.shape[0]) == 1
+    at = flatnonzero(nz & np.take(one, lg))
+    grps = np.take(lg, at)  # (sorted: one level each)
+    if grps.shape[0]:
+        n = np.take(inside, grps)
+        grp = np.repeat(grps, n)
+        pos = np.repeat(np.take(opens, grps), n) + ranges_from_counts(n)
+        g = np.repeat(np.take(lv, at), n)
+        d = np.log2(2.0 + np.take(cost_at, pos) - np.take(S0, grp) - g)
+        acc[pos] = g / (np.take(sizes, grp) * d)
+    return one
 
 
 def _g_add_terms(acc, grp, j, T, prob, inside, opens, cost_at, S0):
@@ -505,6 +533,9 @@ def _g_states(groups, lg, lv, lc, sizes, states, lf):
 _G_REUSE = 2
 _G_PAIRS_FROM = 1000
 _G_TABLE_SIZE = 500
+#: :func:`_g_composition_terms` counts the distinct gains of this many
+#: levels before those of all.
+_G_SAMPLE = 4096
 #: The most (composition, j, T) cells of the table of whole gains (256 MiB).
 _G_TABLE_CELLS = 1 << 25
 #: The most entries at a time (the lesser of a composition's count vectors
@@ -531,9 +562,13 @@ def _g_composition_terms(lg, lv, lc, sizes, states, lf):
     :data:`_G_TABLE_SIZE`, or the groups repeat their compositions too
     little for their few count vectors (:data:`_G_PAIRS_FROM`)."""
     n_groups = sizes.shape[0]
-    vu, code = np.unique(lv, return_inverse=True)
     base = int(sizes.max()) + 1
-    if base > _G_TABLE_SIZE + 1 or base ** vu.shape[0] >= 2**62:
+    # (The distinct gains of a few levels first: real-valued gains are past
+    # the bound there, with no sort of every level.)
+    if base > _G_TABLE_SIZE + 1 or base ** np.unique(lv[:_G_SAMPLE]).shape[0] >= 2**62:
+        return None
+    vu, code = np.unique(lv, return_inverse=True)
+    if base ** vu.shape[0] >= 2**62:
         return None
     place = base ** np.arange(vu.shape[0], dtype=np.int64)
     first = np.searchsorted(lg, np.arange(n_groups))  # (every group has a level)
