@@ -163,3 +163,19 @@ def test_group_terms_against_every_count_vector(groups, seed, one_each):
             at = opens[g] + j - 1
             want[at] += p * T / np.log2(2.0 + cost_at[at] - S0[g] - T) / j
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("late", [None, 2.5, -1.0])
+def test_distinct_values_with_a_value_past_the_first_members(late):
+    """The values of the first members are read first: a value met only
+    later (past them) still counts, by the sort."""
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 8, 2000)
+    gid = np.repeat(np.arange(sizes.shape[0]), sizes).astype(np.int64)
+    v = rng.integers(0, 2, gid.shape[0]).astype(np.float64)
+    assert gid.shape[0] > gain_g._G_SAMPLE + 100
+    if late is not None:
+        v[gain_g._G_SAMPLE + 50] = late
+    got, want = gain_g._distinct_values(gid, v), _sorted_reference(gid, v)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)

@@ -245,13 +245,28 @@ def _distinct_values(gid, v):
     member, ``gid`` its group, nondecreasing) and how many members hold
     each, sorted by group, then value.
 
-    Each group's zeros are counted (under sparse relevance most of its
-    members), not sorted; the other values are ranked by one sort, and the
-    group and rank (a zero between the negative values and the positive
+    Where every value is one of the first :data:`_G_SAMPLE` members' (a
+    few gains: dense relevance), the (group, value) pairs are counted.
+    Otherwise each group's zeros are counted (under sparse relevance most of
+    its members), not sorted; the other values are ranked by one sort, and
+    the group and rank (a zero between the negative values and the positive
     ones) keyed as one whole number: two sorts of the nonzero values, a
     fifth of the time of a lexicographic sort of every member."""
-    nz = flatnonzero(v != 0)
     n_g = int(gid[-1]) + 1 if gid.shape[0] else 0
+    # A few values in all (levels' gains under dense relevance): each
+    # member's value found among those of the first members, and the
+    # (group, value) pairs counted; no sort.
+    u = np.unique(v[:_G_SAMPLE])
+    if u.shape[0] and u.shape[0] * n_g <= 4 * v.shape[0]:
+        code = np.searchsorted(u, v)
+        np.minimum(code, u.shape[0] - 1, out=code)
+        if np.array_equal(np.take(u, code), v):
+            code += gid * u.shape[0]
+            by = np.bincount(code, minlength=n_g * u.shape[0])
+            at = flatnonzero(by)
+            g, c = np.divmod(at, u.shape[0])
+            return g, np.take(u, c), np.take(by, at)
+    nz = flatnonzero(v != 0)
     zeros = np.bincount(gid, minlength=n_g) - np.bincount(gid[nz], minlength=n_g)
     zg = flatnonzero(zeros)
     vn, n = v[nz], nz.shape[0]
@@ -534,7 +549,8 @@ _G_REUSE = 2
 _G_PAIRS_FROM = 1000
 _G_TABLE_SIZE = 500
 #: :func:`_g_composition_terms` counts the distinct gains of this many
-#: levels before those of all.
+#: levels before those of all; :func:`_distinct_values` reads the values of
+#: this many members first.
 _G_SAMPLE = 4096
 #: The most (composition, j, T) cells of the table of whole gains (256 MiB).
 _G_TABLE_CELLS = 1 << 25
