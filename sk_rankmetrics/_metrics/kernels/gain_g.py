@@ -535,6 +535,8 @@ def _g_states(groups, lg, lv, lc, sizes, states, lf):
         logw += lf.take(z) - lf.take(n0) - lf.take(z - n0)
         m = sizes.take(grp)
         yield grp, j, T, np.exp(logw - (lf.take(m) - lf.take(j) - lf.take(m - j)))
+
+
 #: :func:`_g_composition_terms` makes the pairs of groups of at most
 #: :data:`_G_TABLE_SIZE` items (whose binomial weights stay far below
 #: float64's largest number) where the groups repeat their compositions at
