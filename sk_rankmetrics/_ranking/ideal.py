@@ -763,7 +763,7 @@ def _compared_levels(yt, lo, span, boundary):
     counts = np.zeros((n, span), dtype=np.int64)
     above = None  # items above the level counted last
     top = range(lo + span - 1, max(boundary, lo - 1), -1)
-    for level, at_least in zip(top, fast.counts_at_least(yt, top), strict=True):
+    for level, at_least in zip(top, fast.counts_at_least(yt, top)):  # (one per level)
         counts[:, level - lo] = at_least if above is None else at_least - above
         above = at_least
     return counts.reshape(-1)

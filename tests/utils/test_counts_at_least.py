@@ -27,7 +27,7 @@ def test_counts_at_least_each_threshold(n, width, dtype, seed):
         thresholds = [5, 3, 1, 0, -1] if np.dtype(dtype).kind != "u" else [5, 3, 1, 0]
     got = counts_at_least(a, thresholds)
     assert len(got) == len(thresholds)
-    for t, c in zip(thresholds, got, strict=True):
+    for t, c in zip(thresholds, got):
         assert c.dtype == np.int64
         np.testing.assert_array_equal(c, (a >= t).sum(axis=1))
 
