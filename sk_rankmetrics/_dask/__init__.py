@@ -19,10 +19,16 @@ def is_dask(*objs):
 
     Never imports Dask: an object can only be a Dask collection once Dask is
     imported, so without it in ``sys.modules`` the answer is False at once.
+    A ``dask`` there that is not Dask (a folder of that name on the path,
+    taken as a namespace package where Dask is not installed) holds no
+    collection either: False.
     """
     if "dask" not in sys.modules:
         return False
-    from dask.base import is_dask_collection
+    try:
+        from dask.base import is_dask_collection
+    except ImportError:
+        return False
 
     return any(o is not None and is_dask_collection(o) for o in objs)
 

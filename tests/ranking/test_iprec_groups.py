@@ -102,7 +102,7 @@ def _mean_over_tie_orders(y_row, s_row, name, kwargs):
     items = np.argsort(-s_row, kind="stable")
     values = []
     for perm in itertools.permutations(items.tolist()):
-        if all(s_row[a] >= s_row[b] for a, b in itertools.pairwise(perm)):
+        if all(s_row[a] >= s_row[b] for a, b in zip(perm, perm[1:])):
             v = ref.METRICS[name.split("@")[0]](list(y_row), list(perm), **kwargs)
             values.append(0.0 if v is None else v)
     return float(np.mean(values))

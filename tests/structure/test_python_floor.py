@@ -1,4 +1,4 @@
-"""The package runs on the oldest Python that ``pyproject.toml`` accepts
+"""The package and its tests run on the oldest Python that ``pyproject.toml`` accepts
 (``requires-python``): no call the package makes may need a later one. CI runs
 a later Python, where such a call passes; this reads the source instead.
 (``zip(..., strict=True)``, new in Python 3.10, once sent nDCG over dense graded
@@ -12,6 +12,8 @@ import re
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "sk_rankmetrics"
 PYPROJECT = PACKAGE.parent / "pyproject.toml"
+#: The package and its tests (the README's test command runs on that Python too).
+SOURCES = (PACKAGE, PACKAGE.parent / "tests")
 
 #: Calls by name with a keyword a later Python added to them: (name, keyword,
 #: the Python that added it).
@@ -56,7 +58,7 @@ def _later_uses(tree, floor):
 def test_no_call_needs_a_later_python_than_the_floor():
     floor = _floor()
     bad = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(p for root in SOURCES for p in root.rglob("*.py")):
         for use in _later_uses(ast.parse(path.read_text()), floor):
             bad.append(f"{path.relative_to(PACKAGE.parent)} {use}")
     assert not bad, "\n".join(bad)
