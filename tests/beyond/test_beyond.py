@@ -210,7 +210,7 @@ def test_popularity_as_a_sparse_interaction_matrix():
     stored non-zero entries are the pairs, its column indices the item ids
     (explicit zeros are no interaction)."""
     rng = np.random.default_rng(4)
-    train = sp.random_array((30, 12), density=0.3, rng=rng, format="csr")
+    train = sp.random_array((30, 12), density=0.3, random_state=rng, format="csr")
     train.data[:3] = 0.0  # stored zeros: not interactions
     users, items = train.nonzero()
     rec = np.array([rng.permutation(12)[:4] for _ in range(8)])

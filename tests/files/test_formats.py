@@ -6,6 +6,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
+import importlib.util
 import io
 import lzma
 
@@ -20,6 +21,11 @@ QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 d 1\nq2 0 e 0\n"
 RUN = ("q1 Q0 b 1 3.0 sys\nq1 Q0 a 2 2.5 sys\nq1 Q0 x 3 1.0 sys\nq1 Q0 c 4 0.5 sys\n"
        "q2 Q0 e 1 2.0 sys\nq2 Q0 d 2 1.0 sys\n")
 ROWS = [line.split() for line in RUN.splitlines()]
+#: pandas writes parquet through pyarrow or fastparquet (the test extra installs
+#: pyarrow on Python 3.10 and later only).
+NO_PARQUET = pytest.mark.skipif(
+    not any(importlib.util.find_spec(m) for m in ("pyarrow", "fastparquet")),
+    reason="no parquet engine (pyarrow or fastparquet) to write the file")
 
 
 def _frame():
@@ -58,8 +64,8 @@ def _writers(tmp_path):
     return files
 
 
-@pytest.mark.parametrize("name", ["run.parquet", "run.csv", "run.tsv", "run.json",
-                                  "run.trec.gz"])
+@pytest.mark.parametrize("name", [pytest.param("run.parquet", marks=NO_PARQUET), "run.csv",
+                                  "run.tsv", "run.json", "run.trec.gz"])
 def test_every_format_by_extension_and_by_content(trec, tmp_path, name):
     """A run in any format gives the same values from evaluate_run, under its
     own name (by extension) and under a neutral name (by content), and the
@@ -105,6 +111,13 @@ def test_format_override_and_its_error(trec, tmp_path):
     got = evaluate_run(q, data, ["map"], run_format="trec")
     assert got["map"] == evaluate_run(q, r, ["map"])["map"]
     assert len(read_run(data, format="trec")) == 6
+
+
+@NO_PARQUET
+def test_parquet_read_as_trec_names_the_format(trec, tmp_path):
+    """A parquet file read as TREC text says it is not text, which format was
+    tried and why, and the formats to choose from."""
+    _, r = trec
     parquet = tmp_path / "run.parquet"
     _frame().to_parquet(parquet, index=False)
     with pytest.raises(ValueError, match=r"not UTF-8 text.*read as trec, chosen by "

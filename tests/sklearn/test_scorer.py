@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+import sklearn
 from conftest import DATA
 from sklearn.base import clone
 from sklearn.datasets import make_multilabel_classification
@@ -227,9 +228,14 @@ def test_get_scorers_options_and_errors():
         get_scorers([3])
 
 
+@pytest.mark.skipif(
+    tuple(int(p) for p in sklearn.__version__.split(".")[:2]) < (1, 7),
+    reason="GridSearchCV forwards fit's sample_weight to its scorers from "
+           "scikit-learn 1.7 (scikit-learn pull request 30743)")
 def test_sample_weight_reaches_scorers_without_routing():
     """With routing off, GridSearchCV forwards fit's sample_weight to scorers
-    that accept it; each scorer then takes a weighted mean over rows."""
+    that accept it (scikit-learn 1.7 and later); each scorer then takes a
+    weighted mean over rows."""
     X, Y = _graded()
     w = 1.0 + np.arange(X.shape[0]) % 4
     cv = KFold(3)
@@ -251,7 +257,6 @@ def test_sample_weight_reaches_scorers_without_routing():
 def test_qid_requested_in_one_step():
     """get_scorer(name, qid=True) and get_scorers(names, qid=True) request the query
     ids as set_score_request(qid=True) does, and a search then scores per query."""
-    import sklearn
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 3))
@@ -283,8 +288,6 @@ def test_qid_requested_in_one_step():
 def test_scorers_pickled_by_0_1_0_still_load_and_score():
     """Scorers pickled before the modules moved into folders load (through the
     alias module) and score as the same scorers made today."""
-
-    import sklearn
 
     path = DATA / "pickles" / "scorers-0.1.0.pkl"
     with sklearn.config_context(enable_metadata_routing=True):

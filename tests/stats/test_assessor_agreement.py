@@ -209,7 +209,7 @@ def test_the_interval_is_scipys_bca_bootstrap_over_queries():
 
     expected = scipy_stats.bootstrap((np.arange(12),), statistic, vectorized=False,
                                      n_resamples=2000, method="BCa",
-                                     rng=np.random.default_rng(3)).confidence_interval
+                                     random_state=np.random.default_rng(3)).confidence_interval
     res = cohen_kappa(a, b, weights="quadratic", n_resamples=2000, random_state=3)
     assert res.interval == pytest.approx((expected.low, expected.high), abs=1e-12)
     assert res.interval[0] <= float(res) <= res.interval[1]

@@ -152,7 +152,8 @@ def test_the_intervals_are_scipys_bca_bootstrap_over_queries():
         return scipy.stats.kendalltau(va[idx].mean(0), vb[idx].mean(0)).statistic
 
     ci = scipy.stats.bootstrap((np.arange(12),), tau, vectorized=False, n_resamples=1000,
-                               method="BCa", rng=np.random.default_rng(7)).confidence_interval
+                               method="BCa",
+                               random_state=np.random.default_rng(7)).confidence_interval
     assert cmp.kendall_tau_interval == pytest.approx((ci.low, ci.high), abs=1e-12)
     low, high = cmp.tau_ap_interval
     assert low <= cmp.tau_ap <= high
