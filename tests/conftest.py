@@ -219,3 +219,12 @@ def code_blocks(text, with_sections=False):
         block = (i + 1, language, "\n".join(body) + "\n")
         yield (*block, section) if with_sections else block
         i = j + 1
+
+
+def sparse_random(shape, density, rng):
+    """A CSR array holding uniform values in [0, 1) on ``density`` of its
+    entries (``scipy.sparse.random_array`` needs SciPy 1.12; this runs on the
+    oldest SciPy that pyproject.toml accepts)."""
+    import scipy.sparse as sp
+
+    return sp.csr_array(sp.random(*shape, density=density, format="csr", random_state=rng))

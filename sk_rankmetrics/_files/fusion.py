@@ -40,6 +40,7 @@ import numpy as np
 from .._utils.allocator import tune_allocator
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, short_repr
+from .._utils.nonzero import neighbours_differ
 from .._utils.params import validate
 from .._utils.threads import N_THREADS, Places, bounded_map, in_one_thread
 from .fusion_codes import _factorize, _global_codes, _grouped_codes, _local_codes
@@ -511,7 +512,7 @@ def _output(qid, docno, score, first_run, tag):
     if isinstance(first_run, Mapping):
         n = qid.shape[0]
         new = np.ones(n, dtype=bool)
-        np.not_equal(qid[1:], qid[:-1], out=new[1:])
+        neighbours_differ(qid, new[1:])
         starts = flatnonzero(new)
         bounds = np.append(starts, n).tolist()
         dl, v = docno.tolist(), score.tolist()

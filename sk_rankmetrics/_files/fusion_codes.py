@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.arrays import flatnonzero
+from .._utils.nonzero import neighbours_differ
 from .fusion_table import QueryCodes
 
 
@@ -35,7 +36,7 @@ def _grouped_codes(values):
         codes, uniq = _local_codes(values)
         return QueryCodes(codes, codes, 0), uniq
     new = np.ones(n, dtype=bool)
-    np.not_equal(values[1:], values[:-1], out=new[1:])
+    neighbours_differ(values, new[1:])
     starts = flatnonzero(new)
     codes, uniq = _local_codes(values[starts])
     return QueryCodes(starts, codes, n), uniq

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._utils.arrays import flatnonzero
 from .._utils.fast import pack_ids, ranges, text_of_bytes, unpack_ids
+from .._utils.nonzero import neighbours_differ
 from .._utils.threads import bounded_map
 
 #: The padding of a block: at or above every key (the keys are sorted as
@@ -52,7 +53,7 @@ class QueryCodes:
         q = np.asarray(q)
         n = q.shape[0]
         new = np.ones(n, dtype=bool)
-        np.not_equal(q[1:], q[:-1], out=new[1:])
+        neighbours_differ(q, new[1:])
         starts = flatnonzero(new)
         return cls(starts, q[starts].astype(np.int64, copy=False), n)
 
@@ -240,13 +241,13 @@ def ranked_grouped(q, key, score, n_q):
     number of entries, and the first entry of each query in entry order."""
     n = q.shape[0]
     new = np.ones(n, dtype=bool)
-    np.not_equal(q[1:], q[:-1], out=new[1:])
+    neighbours_differ(q, new[1:])
     starts = flatnonzero(new)
     grouped = int(np.bincount(q[starts], minlength=n_q).max(initial=0)) <= 1
     if not grouped or (score[1:] > score[:-1])[~new[1:]].any():
         order = np.lexsort((np.arange(n), -score, q))
         q, key, score = q[order], key[order], score[order]
-        np.not_equal(q[1:], q[:-1], out=new[1:])
+        neighbours_differ(q, new[1:])
         starts = flatnonzero(new)
     length = np.bincount(q, minlength=n_q)
     start = np.zeros(n_q, dtype=np.int64)

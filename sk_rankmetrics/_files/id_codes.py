@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils.nonzero import flatnonzero
+from .._utils.nonzero import flatnonzero, neighbours_differ
 from .tokens import CollapsedColumn
 
 
@@ -61,7 +61,7 @@ def _factorize(col, ordered):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     new = np.empty(n, dtype=bool)
     new[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    neighbours_differ(keys, new[1:])
     starts = flatnonzero(new)
     run = np.cumsum(new, dtype=np.int64)
     run -= 1

@@ -10,7 +10,7 @@ import numpy as np
 from .._inputs.preranked import PrerankedInputs, check_overlap, indptr_of, sort_pairs
 from .._utils.errors import warn
 from .._utils.fast import ranges, tied_stretches
-from .._utils.nonzero import flatnonzero
+from .._utils.nonzero import flatnonzero, neighbours_differ
 from .id_codes import factorize, factorize_collapsed
 from .tokens import PAIR_STEP, pair_hashes
 
@@ -115,7 +115,7 @@ def _ranked_order(rq, dq, run_code, score, n_q, cut_in_trec_order):
     (``cut_in_trec_order``) or None."""
     # Groups: consecutive runs of lines of one query.
     new = np.ones(run_code.shape[0], dtype=bool)
-    np.not_equal(run_code[1:], run_code[:-1], out=new[1:])
+    neighbours_differ(run_code, new[1:])
     gi = flatnonzero(new)
     g_code, g_start, g_len = run_code[gi], rq.starts[gi], np.add.reduceat(rq.lens, gi)
     lens = np.zeros(n_q, dtype=np.int64)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._utils.fast import text_of_bytes
 from .._utils.hashing import GOLDEN, M1, mix
-from .._utils.nonzero import flatnonzero
+from .._utils.nonzero import flatnonzero, neighbours_differ
 
 #: Bytes read per block; a few temporaries of this size are alive at once.
 BLOCK_BYTES = 1 << 19
@@ -442,7 +442,8 @@ class TokenColumn:
         chars = values.view(np.uint32).reshape(n, values.dtype.itemsize // 4)
         if n and np.count_nonzero(chars, axis=1).sum() != np.char.str_len(values).sum():
             return None
-        data = np.char.encode(values, "utf-8")
+        # (NumPy before 2.0 encodes no strings as an array of floats.)
+        data = np.char.encode(values, "utf-8") if n else np.zeros(0, dtype="S1")
         lengths = np.char.str_len(data).astype(np.int64)
         raw = data.view(np.uint8).reshape(n, data.dtype.itemsize)
         starts = np.cumsum(lengths) - lengths
@@ -568,7 +569,7 @@ class TokenColumn:
         sub[0] = True
         ws = w[a]
         del w
-        np.not_equal(ws[1:], ws[:-1], out=sub[1:])
+        neighbours_differ(ws, sub[1:])
         del ws
         rank[a] = flatnonzero(sub)[np.cumsum(sub) - 1]
         is_long = li >= 0

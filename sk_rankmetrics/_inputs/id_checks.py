@@ -225,7 +225,7 @@ def any_in(a, b, a_indptr=None, b_indptr=None):
         rows = min(rows, int(np.searchsorted(b_indptr, _PREFIX, side="right")) - 1)
         rows = max(rows, 1)
         head_a, head_b = a[: a_indptr[rows]], b[: b_indptr[rows]]
-        if bool(np.isin(head_a, head_b, kind="sort").any()):
+        if bool(np.isin(head_a, head_b).any()):
             return True
     head = a[:_PREFIX]
     return bool(np.isin(head, b).any()) or (a.shape[0] > head.shape[0]

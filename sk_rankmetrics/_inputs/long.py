@@ -20,7 +20,7 @@ from .._utils.arrays import (
     check_sample_weight,
     exact_scores,
 )
-from .._utils.nonzero import flatnonzero
+from .._utils.nonzero import flatnonzero, neighbours_differ
 from .budget import _budget
 from .dense import drop_unjudged
 
@@ -68,7 +68,7 @@ class LongInputs:
         n = qid.shape[0]
         change = np.empty(n, dtype=bool)
         change[:1] = True
-        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+        neighbours_differ(qid, change[1:])
         contiguous = False
         if np.count_nonzero(change) <= n // 4:  # few runs: maybe one per query
             run_starts = flatnonzero(change)
@@ -296,7 +296,7 @@ def _group_by_id(qid):
     sq = qid[order]
     change = np.empty(n, dtype=bool)
     change[:1] = True
-    np.not_equal(sq[1:], sq[:-1], out=change[1:])
+    neighbours_differ(sq, change[1:])
     starts = flatnonzero(change)
     return order, starts, sq[starts]
 
@@ -315,7 +315,7 @@ def _group_by_key(off, span, qid):
     key >>= dtype(low)
     change = np.empty(n, dtype=bool)
     change[0] = True
-    np.not_equal(key[1:], key[:-1], out=change[1:])
+    neighbours_differ(key, change[1:])
     starts = flatnonzero(change)
     return order, starts, qid[order[starts]]
 

@@ -24,7 +24,7 @@ from .._utils.fast import (
     unique,
 )
 from .._utils.hashing import GOLDEN, hash_find
-from .._utils.nonzero import flatnonzero
+from .._utils.nonzero import flatnonzero, neighbours_differ
 from .budget import _KEY_LIMIT, _budget
 from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
 
@@ -715,7 +715,7 @@ def ranked_order(qid, docno, score):
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     new = np.ones(n, dtype=bool)
-    np.not_equal(qid[1:], qid[:-1], out=new[1:])
+    neighbours_differ(qid, new[1:])
     starts = flatnonzero(new)
     lens = np.diff(np.append(starts, n))
     codes = ordered_codes(qid[starts])
@@ -738,7 +738,7 @@ def ranked_order(qid, docno, score):
         by_q = np.argsort(qo, kind="stable")
         order, qo = order[by_q], qo[by_q]
         first = np.ones(n, dtype=bool)
-        np.not_equal(qo[1:], qo[:-1], out=first[1:])
+        neighbours_differ(qo, first[1:])
     s = score[order]
     tied = s[1:] == s[:-1]
     tied &= ~first[1:]

@@ -278,8 +278,9 @@ def few_nonzero_extremes(yt, density):
     at = flatnonzero(nonzero)
     v = np.take(flat, at)
     lo, hi = (v.min(), v.max()) if m else (flat[0], flat[0])
-    if m < size:
-        lo, hi = np.minimum(lo, 0), np.maximum(hi, 0)
+    if m < size:  # a 0 of their dtype (NumPy 1.x made float32 and 0 a float64)
+        zero = v.dtype.type(0)
+        lo, hi = np.minimum(lo, zero), np.maximum(hi, zero)
     out = Extremes(yt, lo, hi)
     out.nonzero = NonzeroEntries(yt, at, v)
     return out

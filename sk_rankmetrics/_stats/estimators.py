@@ -265,9 +265,13 @@ def compare_estimators(estimators: Mapping[str, Any] | Sequence[Any], X: ArrayLi
     >>> qid = np.repeat(np.arange(40), 10)
     >>> X = rng.normal(size=(400, 3))
     >>> y = (X[:, 0] + 0.5 * rng.normal(size=400) > 0.5).astype(int)
+    >>> # four folds of whole queries (cv=4 makes a GroupKFold, whose folds
+    >>> # differ between scikit-learn versions)
+    >>> folds = [(np.where(qid % 4 != f)[0], np.where(qid % 4 == f)[0])
+    ...          for f in range(4)]
     >>> report = compare_estimators({"ridge": Ridge(), "dummy": DummyRegressor()}, X, y,
-    ...                             qid=qid, cv=4, scoring="ndcg@5", no_relevant="skip",
-    ...                             random_state=0)
+    ...                             qid=qid, cv=folds, scoring="ndcg@5",
+    ...                             no_relevant="skip", random_state=0)
     >>> report.n_queries["ndcg@5"]  # one query has no relevant document: skipped
     39
     >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
@@ -279,7 +283,7 @@ def compare_estimators(estimators: Mapping[str, Any] | Sequence[Any], X: ArrayLi
     metric, p < 0.05; 39 queries)
     <BLANKLINE>
     metric  comparison     difference  95% CI              effect   W/T/L  p (raw)  p (holm)
-    ndcg@5  ridge - dummy     +0.5073  [+0.4655, +0.5456]   +3.88  39/0/0  <0.0001   <0.0001
+    ndcg@5  ridge - dummy     +0.5073  [+0.4650, +0.5465]   +3.88  39/0/0  <0.0001   <0.0001
     <BLANKLINE>
     Notes:
     - ndcg@5: 1 query with NaN in some system was left out.

@@ -4,6 +4,7 @@ NumPy primitives they use live in :mod:`.fast`)."""
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -96,7 +97,7 @@ def as_numeric_array(x, arg, *, allow_sparse=False):
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):  # pandas
         x = x.to_numpy()
     try:
-        x = np.asarray(x)
+        x = _asarray_rectangular(x)
     except ValueError as exc:  # ragged nested lists
         raise ValueError(
             f"{arg} could not be read as a rectangular array ({exc}). Rows of a "
@@ -110,6 +111,26 @@ def as_numeric_array(x, arg, *, allow_sparse=False):
             f"{arg} must hold numbers (bool, int or float), got dtype {x.dtype}."
         )
     return x
+
+
+#: NumPy before 1.24 reads ragged nested lists as an object array of lists,
+#: with this warning, where later versions raise ValueError.
+_RAGGED_WARNS = tuple(int(p) for p in np.__version__.split(".")[:2]) < (1, 24)
+#: That warning's class (at the top of NumPy 1.x; NumPy 2 moved it).
+_RAGGED_WARNING: Any = getattr(np, "VisibleDeprecationWarning", UserWarning)
+
+
+def _asarray_rectangular(x):
+    """``np.asarray(x)``, raising ValueError for ragged nested lists on every
+    NumPy (the warning of NumPy before 1.24 made an error)."""
+    if not _RAGGED_WARNS:
+        return np.asarray(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", _RAGGED_WARNING)
+        try:
+            return np.asarray(x)
+        except _RAGGED_WARNING as exc:
+            raise ValueError(str(exc).split(". ")[0]) from None
 
 
 def first_non_finite(block):

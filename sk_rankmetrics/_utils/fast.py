@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from .nonzero import flatnonzero
+from .nonzero import flatnonzero, neighbours_differ
 
 
 def unique(a):
@@ -38,7 +38,7 @@ def unique(a):
         return s
     keep = np.empty(s.shape[0], dtype=bool)
     keep[0] = True
-    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    neighbours_differ(s, keep[1:])
     return s[keep]
 
 
@@ -747,7 +747,7 @@ def ordered_codes(values):
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     new = np.ones(n, dtype=bool)
-    np.not_equal(values[1:], values[:-1], out=new[1:])
+    neighbours_differ(values, new[1:])
     starts = flatnonzero(new)
     inv = np.unique(values[starts], return_inverse=True)[1].reshape(-1)
     return np.repeat(inv, np.diff(np.append(starts, n)))

@@ -110,3 +110,18 @@ def nonzero_2d(a):
         return empty, empty.copy()
     rows, cols = np.divmod(flatnonzero(a), a.shape[1])
     return rows, cols
+
+
+def neighbours_differ(values, out):
+    """``out[i] = values[i + 1] != values[i]``: where a 1-D array changes from
+    one entry to the next (``out`` has one entry fewer than ``values``).
+
+    For every dtype, strings too: NumPy before 1.25 has no string loop of
+    ``np.not_equal``, whose ``out=`` spares the comparison's own array for the
+    others.
+    """
+    if values.dtype.kind in "US":
+        out[...] = values[1:] != values[:-1]
+    else:
+        np.not_equal(values[1:], values[:-1], out=out)
+    return out

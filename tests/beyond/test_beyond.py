@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from conftest import sparse_random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -210,7 +211,7 @@ def test_popularity_as_a_sparse_interaction_matrix():
     stored non-zero entries are the pairs, its column indices the item ids
     (explicit zeros are no interaction)."""
     rng = np.random.default_rng(4)
-    train = sp.random_array((30, 12), density=0.3, random_state=rng, format="csr")
+    train = sparse_random((30, 12), 0.3, rng)
     train.data[:3] = 0.0  # stored zeros: not interactions
     users, items = train.nonzero()
     rec = np.array([rng.permutation(12)[:4] for _ in range(8)])
@@ -220,6 +221,12 @@ def test_popularity_as_a_sparse_interaction_matrix():
     res = skr.evaluate_ranked(rec, None, ["novelty@4"],
                               popularity=train.tocoo())
     assert res.mean["novelty@4"] == skr.novelty_score(rec, popularity=(users, items))
+
+
+@pytest.mark.skipif(sp.coo_array(np.ones(3)).ndim != 1,
+                    reason="SciPy has 1-D sparse arrays from 1.13")
+def test_popularity_as_a_one_dimensional_sparse_array_is_refused():
+    rec = np.array([[0, 1, 2, 3]])
     with pytest.raises(InvalidParameterError, match="sparse matrix must be 2-D"):
         skr.novelty_score(rec, popularity=sp.coo_array(np.ones(12)))
 

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import default_options
+from conftest import default_options, sparse_random
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from reference import long_format_without
@@ -194,8 +194,8 @@ def test_results_do_not_depend_on_the_batch_size():
     rng = np.random.default_rng(5)
     U = rng.standard_normal((300, 16)).astype(np.float32)
     V = rng.standard_normal((500, 16)).astype(np.float32)
-    E = sp.random_array((300, 500), density=0.05, random_state=rng, format="csr") != 0
-    Y = sp.random_array((300, 500), density=0.02, random_state=rng, format="csr") != 0
+    E = sparse_random((300, 500), 0.05, rng) != 0
+    Y = sparse_random((300, 500), 0.02, rng) != 0
     Y = sp.csr_array(Y.astype(float) - Y.multiply(E).astype(float))
     metrics = ["recall@20", "ndcg@20", "map", "precision@5", "mrr"]
     runs = [
@@ -221,8 +221,8 @@ def test_a_block_searched_a_few_rows_at_a_time_gives_the_same_values(monkeypatch
     rng = np.random.default_rng(11)
     U = rng.standard_normal((60, 8)).astype(np.float32)
     V = np.round(rng.standard_normal((300, 8)), 1).astype(np.float32)  # ties
-    E = sp.random_array((60, 300), density=0.05, random_state=rng, format="csr") != 0
-    Y = sp.random_array((60, 300), density=0.02, random_state=rng, format="csr") != 0
+    E = sparse_random((60, 300), 0.05, rng) != 0
+    Y = sparse_random((60, 300), 0.02, rng) != 0
     Y = sp.csr_array(Y.astype(float) - Y.multiply(E).astype(float))
     metrics = ["recall@10", "ndcg@10", "precision@5", "mrr@10"]
     want = skr.evaluate_embeddings(U, V, Y, metrics, exclude=E, no_relevant="skip")
@@ -246,7 +246,7 @@ def test_a_catalogue_ordered_by_score_leaves_few_candidates(monkeypatch):
     U = rng.standard_normal((n_users, 4)) * 1e-3
     V = rng.standard_normal((n_items, 4)) * 1e-3
     bias = np.arange(n_items, dtype=np.float64)  # the last items score highest
-    Y = sp.random_array((n_users, n_items), density=0.002, random_state=rng, format="csr") != 0
+    Y = sparse_random((n_users, n_items), 0.002, rng) != 0
     Y = sp.csr_array(Y.astype(float))
     found = []
     real = layout.top_candidates
@@ -334,7 +334,7 @@ def test_memory_stays_bounded_by_the_block(monkeypatch):
     rng = np.random.default_rng(0)
     U = rng.standard_normal((3000, 8)).astype(np.float32)
     V = rng.standard_normal((2000, 8)).astype(np.float32)
-    Y = sp.random_array((3000, 2000), density=0.002, random_state=rng, format="csr")
+    Y = sparse_random((3000, 2000), 0.002, rng)
     tracemalloc.start()
     try:
         skr.evaluate_embeddings(U, V, Y, ["recall@10", "ndcg@10"], no_relevant="skip")

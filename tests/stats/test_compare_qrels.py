@@ -93,7 +93,7 @@ def test_tau_is_scipys_of_the_orderings_computed_by_hand(metric):
     cmp = compare_qrels(human, judge, runs, metric=metric, n_resamples=500, random_state=0)
     va, vb = _by_hand(human, judge, runs, metric)
     ma, mb = va.mean(axis=0), vb.mean(axis=0)
-    assert cmp.kendall_tau == pytest.approx(scipy.stats.kendalltau(ma, mb).statistic,
+    assert cmp.kendall_tau == pytest.approx(scipy.stats.kendalltau(ma, mb)[0],
                                             abs=1e-14)
     names = list(runs)
     a, b = dict(zip(names, ma)), dict(zip(names, mb))
@@ -103,7 +103,7 @@ def test_tau_is_scipys_of_the_orderings_computed_by_hand(metric):
         assert np.isnan(cmp.tau_ap)
         assert any("tau_AP is undefined: qrels_a ties two systems" in n for n in cmp.notes)
     assert cmp.means["qrels_a"] == pytest.approx(a) and cmp.means["qrels_b"] == pytest.approx(b)
-    per_query = [scipy.stats.kendalltau(x, y).statistic for x, y in zip(va, vb)]
+    per_query = [scipy.stats.kendalltau(x, y)[0] for x, y in zip(va, vb)]
     np.testing.assert_allclose(cmp.per_query_tau, per_query, atol=1e-14)
     assert cmp.to_frame(rows="queries")["tau_b"].to_numpy() == pytest.approx(
         cmp.per_query_tau, nan_ok=True)
@@ -142,6 +142,9 @@ def test_swaps_and_their_tests_are_compares():
     assert pairs["swapped"].sum() == len(cmp.swaps) and len(pairs) == 10
 
 
+@pytest.mark.skipif(tuple(int(p) for p in scipy.__version__.split(".")[:2]) < (1, 10),
+                    reason="SciPy before 1.10 gives another BCa interval here; the "
+                           "package's is that of SciPy 1.10 and later")
 def test_the_intervals_are_scipys_bca_bootstrap_over_queries():
     human, judge, runs = _world(seed=5, n_queries=12)
     cmp = compare_qrels(human, judge, runs, metric="ndcg@10", n_resamples=1000,
@@ -149,7 +152,7 @@ def test_the_intervals_are_scipys_bca_bootstrap_over_queries():
     va, vb = _by_hand(human, judge, runs, "ndcg@10")
 
     def tau(idx):
-        return scipy.stats.kendalltau(va[idx].mean(0), vb[idx].mean(0)).statistic
+        return scipy.stats.kendalltau(va[idx].mean(0), vb[idx].mean(0))[0]
 
     ci = scipy.stats.bootstrap((np.arange(12),), tau, vectorized=False, n_resamples=1000,
                                method="BCa",

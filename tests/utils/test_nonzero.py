@@ -166,3 +166,20 @@ def test_nonzero_2d_equals_numpys(seed, n, N, density, view, dtype):
         np.testing.assert_array_equal(g, e)
     with pytest.raises(ValueError, match="matrix"):
         nz.nonzero_2d(m.reshape(-1))
+
+
+@pytest.mark.parametrize("values", [
+    np.array(["q1", "q1", "q10", "q2", "q2", ""]),  # str (NumPy 1.x: no loop of np.not_equal)
+    np.array([b"a", b"a", b"ab", b"b"]),
+    np.array(["x", 3, 3, None, None], dtype=object),
+    np.array([0.0, -0.0, np.nan, np.nan, 1.5]),  # -0.0 == 0.0; NaN != NaN
+    np.array([3, 3, 3], dtype=np.uint8),
+    np.array(["only"]),
+    np.array([], dtype=np.int64),
+])
+def test_neighbours_differ_on_every_dtype(values):
+    out = np.full(max(values.shape[0] - 1, 0), True)
+    got = nz.neighbours_differ(values, out)
+    assert got is out
+    want = [values[i + 1] != values[i] for i in range(values.shape[0] - 1)]
+    assert out.tolist() == [bool(w) for w in want]
