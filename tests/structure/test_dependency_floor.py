@@ -1,9 +1,10 @@
 """CI runs the fast tests on the oldest releases that ``pyproject.toml``
 accepts (``.ci/floor.txt``, on requires-python's Python): each runtime
-dependency's pin there must be a release its lower bound accepts, in the
-series that bound names, so that raising a bound moves the pin too. (NumPy
-1.23 once failed 213 fast tests that NumPy 2 passed: a string comparison, a
-scalar's type, ragged lists read as objects.)"""
+dependency's pin there (and pandas', by the test extra's bound) must be a
+release its lower bound accepts, in the series that bound names, so that
+raising a bound moves the pin too. (NumPy 1.23 once failed 213 fast tests
+that NumPy 2 passed: a string comparison, a scalar's type, ragged lists
+read as objects.)"""
 
 from __future__ import annotations
 
@@ -19,9 +20,14 @@ def _release(version):
     return tuple(int(p) for p in re.match(r"\d+(?:\.\d+)*", version).group().split("."))
 
 
-def _lower_bounds(text):
-    deps = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M).group(1)
+def _lower_bounds(text, block="dependencies"):
+    deps = re.search(rf"^{block} = \[(.*?)^\]", text, re.S | re.M).group(1)
     return dict(re.findall(r'"([A-Za-z0-9_.-]+)>=([0-9.]+)"', deps))
+
+
+#: Optional packages pinned too, by the test extra's bound: pandas (data frames
+#: in, and out of every report's to_frame).
+OPTIONAL = ("pandas",)
 
 
 def _pins(text):
@@ -41,8 +47,11 @@ def _mismatches(bounds, pins):
 
 
 def test_the_floor_pins_follow_the_lower_bounds():
-    bounds = _lower_bounds(PYPROJECT.read_text())
+    text = PYPROJECT.read_text()
+    bounds = _lower_bounds(text)
     assert set(bounds) == {"numpy", "scipy", "scikit-learn"}
+    test_extra = _lower_bounds(text, "test")
+    bounds.update({name: test_extra[name] for name in OPTIONAL})
     assert _mismatches(bounds, _pins(FLOOR.read_text())) == []
 
 
