@@ -110,13 +110,15 @@ def idcg_down(levels, a, b, Pm, disc):
     return accumulate_down(idcg)
 
 
-def top_down(levels, a, b, Pm, cost=False):
+def top_down(levels, a, b, Pm, cost=False, dtype=np.float64):
     """The ideal gains of rows ``a:b`` of ``levels`` (an
     :class:`~sk_rankmetrics._ranking.ideal.IdealLevels`) at their first
     ``Pm`` positions, transposed (shape (Pm, b - a)), made from the levels'
     bounds: exactly ``levels.top(Pm)[a:b].T`` (0 past a row's levels), or
     with ``cost`` G's costs ``max(top, 1)`` (1 past them); None where the
-    gains are not whole numbers below ``2**51`` (:func:`_whole`).
+    gains are not whole numbers below ``2**51`` (:func:`_whole`). ``dtype``:
+    of the result, an integer type for a caller that knows the gains and
+    their steps fit it (the steps are summed in it: the same whole numbers).
 
     The steps of the gains down a row (:func:`_level_steps`) are put at
     their places by one :func:`np.bincount` of a few entries a row, and
@@ -130,7 +132,7 @@ def top_down(levels, a, b, Pm, cost=False):
     # (Position Pm: a row past the block's, for the steps at or past it.)
     top = np.bincount(steps[0], weights=steps[1], minlength=(Pm + 1) * (b - a))
     # (NumPy counts no entry as int64, weights or not.)
-    top = top[:Pm * (b - a)].astype(np.float64, copy=False).reshape(Pm, b - a)
+    top = top[:Pm * (b - a)].astype(dtype, copy=False).reshape(Pm, b - a)
     return accumulate_down(top)
 
 

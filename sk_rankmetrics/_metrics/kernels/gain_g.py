@@ -128,33 +128,33 @@ def _g_down(rc, key, levels, g=None, cells=None):
     if n_rows and bool(np.all(gains == np.rint(gains))):
         size = int(levels.total.max()) + L + 3
         if size <= _LOG2_TABLE:
-            table = np.log2(np.maximum(np.arange(float(size)), 1.0))  # (0, 1: never read)
-            at = np.empty((L, min(step, n_rows)), dtype=np.int32)
+            # table[j] = log2(2 + j), read at j = cost - gain >= 0.
+            table = np.log2(np.arange(2.0, float(size)))
     for a in range(0, n_rows, step):
         b = min(a + step, n_rows)
-        gd = np.ascontiguousarray(g[a:b].T)  # (L, rows)
         # The cost of each position, max(top, 1): from the levels' bounds
         # where their gains are whole (no transposed read of the top gains).
-        costs = top_down(levels, a, b, L, cost=True)
-        if costs is None:
-            costs = np.maximum(levels.top(L)[a:b].T, 1.0)
-        if table is not None:
-            # Whole numbers below the table's length: the running cost and
-            # gain counted in int32 (exact), the table read at their
-            # difference (the same values; half the bytes a pass).
-            at_ = at[:, :b - a]
-            np.copyto(at_, costs, casting="unsafe")
-            accumulate_down(at_)
-            running_cost = at_
+        costs = None if table is None else top_down(levels, a, b, L, cost=True,
+                                                    dtype=np.int32)
+        if costs is not None:
+            # Whole numbers below the table's length: the gains, the costs
+            # and their running sums in int32 (exact), the table read at the
+            # running cost less the running gain (the same values; half the
+            # bytes a pass, and the gains cast as they are read transposed).
+            gd = np.ascontiguousarray(g[a:b].T, dtype=np.int32)  # (L, rows)
+            running_cost = accumulate_down(costs)
             if cells is not None:
                 q = slice(bounds[a], bounds[b])
                 cell = c_pos[q] * (b - a) + (c_row[q] - a)
                 cost[q] = np.take(running_cost.reshape(-1), cell)
-            at_ += 2
-            gained = accumulate_down(gd.astype(np.int32))
-            at_ -= gained
-            d = np.take(table, at_)
+            gained = accumulate_down(gd.copy())
+            running_cost -= gained
+            d = np.take(table, running_cost)
         else:
+            gd = np.ascontiguousarray(g[a:b].T)  # (L, rows)
+            costs = top_down(levels, a, b, L, cost=True)
+            if costs is None:
+                costs = np.maximum(levels.top(L)[a:b].T, 1.0)
             # Items of gain <= 0 cost 1, as do the positions past the ideal's end.
             d = accumulate_down(costs)
             if cells is not None:
