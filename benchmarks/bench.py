@@ -300,6 +300,45 @@ def case_evaluate(cfg, rep):
     )
 
 
+#: Measures without a cut-off asked with some of a cut-off, as users ask
+#: for them together (:func:`case_mixed`).
+MIXED_METRICS = ["ndcg", "ndcg@10", "map", "recall@100"]
+
+
+def case_mixed(cfg, rep):
+    """``evaluate`` of measures with and without a cut-off together, over
+    sparse graded relevance (2 % of the items, levels 1..3) and float64
+    scores, on one thread, against the sum of each measure alone: one call
+    should cost no more than the calls apart. (Where the relevant items are
+    few, those without a cut-off are ranked through them and those with
+    one by a selection, each as it is alone.)"""
+    rng = np.random.default_rng(20261206)
+    shape = (cfg.n_rows, cfg.n_items)
+    y_true = ((rng.random(shape) < 0.02) * rng.integers(1, 4, shape)).astype(np.int8)
+    y_score = rng.random(shape)
+
+    def apart():
+        return {m: skr.evaluate(y_true, y_score, [m], no_relevant=0.0)[m]
+                for m in MIXED_METRICS}
+
+    with one_thread():
+        t_ours, v_ours = best_of(
+            lambda: skr.evaluate(y_true, y_score, MIXED_METRICS, no_relevant=0.0), cfg.repeats)
+        t_apart, v_apart = best_of(apart, cfg.repeats)
+    for name in MIXED_METRICS:
+        rep.check(f"evaluate()[{name!r}] together vs alone", v_ours[name], v_apart[name],
+                  1e-12)
+    rep.rows.append(
+        speed_row(
+            f"5b. evaluate({', '.join(MIXED_METRICS)}), {shape_label(cfg)}, sparse graded "
+            "relevance, one thread, vs the four alone",
+            t_ours,
+            t_apart,
+            target_speedup=1.0,
+        )
+    )
+
+
 #: The package's first nine metrics; every other registry entry came with the
 #: measures of trec_eval, ir_measures and ranx.
 FIRST_NINE = ("ndcg", "dcg", "cg", "map", "precision", "recall", "hit_rate", "mrr", "r_precision")
@@ -658,6 +697,7 @@ CASES = {
     "sklearn-full": case_sklearn_full,
     "ignore-ties": case_ignore_ties,
     "evaluate": case_evaluate,
+    "mixed": case_mixed,
     "every-measure": case_every_measure,
     "memory": case_memory,
     "long": case_long,

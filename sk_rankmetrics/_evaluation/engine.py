@@ -13,6 +13,25 @@ from .._utils.threads import N_THREADS, bounded_map, in_one_thread
 PARALLEL_MIN_ELEMENTS = 1 << 18
 
 
+def _chunk_values(rc, requests):
+    """Each request's ``(values, defined)`` over the ranked chunk ``rc``."""
+    whole = rc.few_ties_view()
+    parts = None
+    out = []
+    for req in requests:
+        if whole is not None and req.spec.reads_few_ties and req.depth is None:
+            # The block at once, corrected at its few tie groups.
+            out.append(req.spec.kernel(whole, req))
+            continue
+        if parts is None:
+            parts = rc.split_by_ties() or ()
+        if not parts:
+            out.append(req.spec.kernel(_view(rc, req), req))
+        else:
+            out.append(_by_parts(parts, rc.n_rows, req))
+    return out
+
+
 def _view(rc, req):
     """The ranked chunk a request reads: cut at ``max_docs`` for a measure of the
     whole ranking that has one."""
@@ -106,21 +125,15 @@ def _compute(inputs, requests, *, ignore_ties=False, progress=None):
         # any non-finite value is reported below as an error.
         with np.errstate(over="ignore", invalid="ignore"):
             rc = inputs.ranked_chunk(payload, requests, ignore_ties=ignore_ties)
-            whole = rc.few_ties_view()
-            parts = None
-            out = []
-            for req in requests:
-                if whole is not None and req.spec.reads_few_ties and req.depth is None:
-                    # The block at once, corrected at its few tie groups.
-                    out.append(req.spec.kernel(whole, req))
-                    continue
-                if parts is None:
-                    parts = rc.split_by_ties() or ()
-                if not parts:
-                    out.append(req.spec.kernel(_view(rc, req), req))
-                else:
-                    out.append(_by_parts(parts, rc.n_rows, req))
-            return rows, out
+            if rc.apart is None:
+                return rows, _chunk_values(rc, requests)
+            # The requests with a cut-off read a chunk of their own.
+            apart, cut = rc.apart
+            ids = {id(r) for r in cut}
+            rest = [r for r in requests if id(r) not in ids]
+            got = dict(zip(map(id, rest), _chunk_values(rc, rest)))
+            got.update(zip(map(id, cut), _chunk_values(apart, cut)))
+            return rows, [got[id(r)] for r in requests]
 
     big = inputs.n_rows * inputs.n_cols >= PARALLEL_MIN_ELEMENTS and len(blocks) > 1
     n_threads = N_THREADS if big else 1

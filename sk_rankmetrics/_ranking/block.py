@@ -11,7 +11,7 @@ from .._utils.params import TIE_ORDER
 from .chunk import RankedChunk, rank_chunk
 from .ideal import _counted, ideal_gains, ideal_levels
 from .item_values import BlockValues, ItemMasks
-from .levels import decimal_integers, rank_by_levels
+from .levels import decimal_integers, rank_by_levels, sorts_narrow
 from .relevant import rank_relevant, takes_relevant_route
 from .select import _MAX_SCORE_SPAN, score_counts
 
@@ -60,6 +60,7 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     (:func:`~.padding.counted_padding`; None: padding holds ``-inf``).
     """
     N = yt.shape[1]
+    given = ys
     if real is None and n_items is not None and (n_items < N).any():
         real = ys != -np.inf
     # A measure that scans whole rows without a cut-off (MRR) reads rc.block,
@@ -93,6 +94,21 @@ def rank_block(yt, ys, requests, *, ignore_ties=False, n_items=None, row0=0, jud
     if rc is None and L == N and takes_relevant_route(requests, ignore_ties, judged, values):
         # (None when the relevant items are not few.)
         rc = rank_relevant(ys, values, check, None if real is None else n_items)
+    if rc is None and L == N and n_items is None:
+        # Measures without a cut-off that read their relevant items' groups
+        # alone, asked with some of a cut-off: those ranked through their
+        # relevant items, these by their own selection (:func:`_apart`),
+        # where the sort of whole rows is one of float64 keys. (A sort of
+        # narrow keys, float32 or rows of at most 512, or the counts of
+        # integer scores cost about what the two apart cost: 0.97-1.17x.)
+        # (R-precision and the counts read no cut-off: a depth of their own.)
+        cut = [r for r in requests if r.depth is not None and not r.fixed_depth]
+        rest = [r for r in requests if r.depth is None or r.fixed_depth]
+        if (cut and ys.dtype == np.float64 and not sorts_narrow(ys, values)
+                and takes_relevant_route(rest, ignore_ties, judged, values)):
+            rc = _apart(yt, given, ys, values, check, cut, ignore_ties, row0, extremes)
+            if rc is not None:
+                requests = rest
     keep_items = any(r.spec.reads_items for r in requests)
     if rc is None and L == N and not ignore_ties:
         # (Its chunks hold the ranked item values as rc.items too; padding is
@@ -169,6 +185,30 @@ def attach_ideals(rc, yt, values, requests, N):
                 rc.ideal.later(key, make)
             else:
                 rc.ideal[key] = make()
+    return rc
+
+
+def _apart(yt, given, ys, values, check, cut, ignore_ties, row0, extremes):
+    """The block ranked through its relevant items for its requests without
+    a cut-off, with the chunk of the requests ``cut`` (those with one) as its
+    :attr:`~.chunk.RankedChunk.apart`; None where the relevant items are not
+    few (the block is then ranked once, to its full width, for all).
+
+    A measure without a cut-off whose relevant items are few reads their
+    groups only, with no row sort (:func:`rank_relevant`), but a measure
+    with a cut-off needs the top of every row: ranked together, both read a
+    sort of whole rows. Apart, the ones read their relevant items' groups,
+    the others a selection down to the deepest cut-off made for them alone
+    (``given``: the scores as given), which gives each of them its value
+    alone, bit for bit. (One thread, nDCG, nDCG@10, MAP and recall@100
+    together over relevance on 2 or 5 %: 0.85-0.88x the time of one sort on
+    10,000 x 1,000, 0.63-0.72x on 1,000 x 10,000.)"""
+    rc = rank_relevant(ys, values, check, None)
+    if rc is None:
+        return None
+    check.now()
+    rc.apart = (rank_block(yt, given, cut, ignore_ties=ignore_ties, row0=row0,
+                           extremes=extremes, check=check), cut)
     return rc
 
 

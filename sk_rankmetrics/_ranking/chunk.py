@@ -116,6 +116,10 @@ class RankedChunk:
         #: described (:func:`~._ranking.relevant.rank_relevant`): no
         #: per-position statistic can be read.
         self.partial = False
+        #: ``(chunk, requests)``: the requests with a cut-off of a block whose
+        #: others are ranked through their relevant items (this chunk), which
+        #: read a chunk of their own (:func:`~.block.rank_block`); else None.
+        self.apart = None
         #: ``[(rows, chunk), ...]``: the untied and the tied rows ranked as two
         #: chunks from the start (:meth:`of_parts`), or None; or made on first
         #: read (:class:`~.parts.LazyParts`, :meth:`of_whole_rows`).
