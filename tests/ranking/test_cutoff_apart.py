@@ -45,13 +45,17 @@ def test_the_cutoffs_are_ranked_apart_where_the_relevant_items_are_few():
     dense = rng.integers(0, 4, (50, 600)).astype(np.int8)
     rc = rank_block(dense, s, make_requests(["ndcg", "ndcg@10"]))
     assert rc.apart is None and rc.L == 600
+    # An eighth of the row at most (75 of 600) is selected apart.
+    assert rank_block(y, s, make_requests(["ndcg", "ndcg@75"])).apart is not None
     # Under ignore_ties, with a cut-off only or without one only, beside
-    # R-precision (its own depth): no split. Nor where the sort of whole rows
-    # is one of narrow keys (float32 scores; rows of at most 512) or of
-    # counts (integer scores): cheaper than the two apart.
+    # R-precision (its own depth), or with a cut-off past an eighth of the
+    # row: no split. Nor where the sort of whole rows is one of narrow keys
+    # (float32 scores; rows of at most 512) or of counts (integer scores):
+    # cheaper than the two apart.
     both = ["ndcg", "ndcg@10"]
     for metrics, kw, scores in ((both, {"ignore_ties": True}, s), (["ndcg@10"], {}, s),
                                 (["ndcg", "map"], {}, s), (["r_precision", "ndcg@5"], {}, s),
+                                (["ndcg", "ndcg@600"], {}, s), (["ndcg", "ndcg@76"], {}, s),
                                 (both, {}, s.astype(np.float32)), (both, {}, s[:, :500]),
                                 (both, {}, np.floor(s * 10).astype(np.int64))):
         rc = rank_block(y[:, :scores.shape[1]], scores, make_requests(metrics), **kw)
