@@ -1002,10 +1002,18 @@ def full_summary(cells, metrics=FULL_METRICS):
         if rs:
             w = max(rs)
             n_over = sum(1 for r, _ in rs if r > FULL_TARGET)
+            # Its peak extra memory over one row-block of the inputs, per cell.
+            blocks = [c.peaks[m] / c.block_bytes[m] for c in cells if m in c.peaks]
+            mem = (
+                f"; peak extra memory a median {statistics.median(blocks):.2f} row-blocks, "
+                f"at most {max(blocks):.2f}"
+                if blocks
+                else ""
+            )
             lines.append(
                 f"full depth, {m}: median {statistics.median(r for r, _ in rs):.2f}× a row "
                 f"argsort, worst {w[0]:.2f}× ({w[1]}); {n_over} of {len(rs)} cells over "
-                f"{FULL_TARGET:g}×"
+                f"{FULL_TARGET:g}×{mem}"
             )
     for c in cells:
         for m, t in c.projected.items():

@@ -394,6 +394,25 @@ def test_grid_compares_float32_with_its_twin_timed_in_turns():
     assert all(len(t) == 2 and min(t) > 0 for t in times.values())
 
 
+def test_grid_summary_gives_each_metrics_peak_memory_in_row_blocks():
+    """Each metric's line of the full-depth summary gives its peak extra memory
+    over one row-block of the cell's inputs: the median and the largest over
+    the cells that measured it (none: nothing said)."""
+    grid = _benchmark_grid()
+    floors = {"argsort": 1.0, "sort": 0.5, "read": 0.1}
+    cells = [grid.FullCell(f"s{i} | float64 | r | int8", floors, {"ndcg": 1.0, "map": 1.0},
+                           {"ndcg": peak, "map": 100.0}, {"ndcg": 100.0, "map": 50.0})
+             for i, peak in enumerate([150.0, 300.0, 120.0])]
+    lines = grid.full_summary(cells, metrics=["ndcg", "map"])
+    (ndcg,) = [line for line in lines if line.startswith("full depth, ndcg:")]
+    assert ndcg.endswith("peak extra memory a median 1.50 row-blocks, at most 3.00"), ndcg
+    (map_,) = [line for line in lines if line.startswith("full depth, map:")]
+    assert map_.endswith("a median 2.00 row-blocks, at most 2.00"), map_
+    bare = grid.FullCell("s | float64 | r | int8", floors, {"ndcg": 1.0}, {}, {})
+    (line,) = grid.full_summary([bare], metrics=["ndcg"])
+    assert "memory" not in line and line.endswith("cells over 1.5×"), line
+
+
 
 def test_grid_projects_a_call_past_its_cap_and_counts_it_over(monkeypatch):
     """A full-depth call whose time, projected from the cell's first rows,
