@@ -6,11 +6,11 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from .._inputs.id_pairs import ITEM_COLUMNS, QUERY_COLUMNS, RELEVANCE_COLUMNS, first_missing
 from .._inputs.id_pairs import column_numbers as _numbers
+from .._utils.columns import column_array
 from .._utils.docstrings import shared_doc_with
 from .._utils.types import Frame
 from .trec import TrecQrels, TrecRun
@@ -58,7 +58,7 @@ def _columns(df: Frame, roles: dict[str, tuple[str, str | None, Sequence[str]]],
         if missing is not None:
             raise ValueError(f"{where}: the {role} column {name!r} has a missing value "
                              f"(row {missing}); every row needs one.")
-        out[role] = np.asarray(col.to_numpy())
+        out[role] = column_array(col)
     return out
 
 

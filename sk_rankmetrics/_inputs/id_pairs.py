@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._utils.arrays import float64_or_refuse, id_array
+from .._utils.columns import column_array
 from .._utils.errors import InvalidParameterError, short_repr, shown
 from .._utils.nonzero import flatnonzero
 
@@ -105,7 +106,7 @@ def frame_column(
             f"{where}: the {role} column {found[0]!r} of "
             f"{side} has a missing value (row {missing})."
         )
-    return np.asarray(col.to_numpy())
+    return column_array(col)
 
 
 def truth_from_frame(

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._utils.constraints import is_integer
 from .._utils.errors import InvalidParameterError, short_repr
+from .columns import column_array
 from .nonzero import flatnonzero
 
 
@@ -281,7 +282,7 @@ def as_ids(x: ArrayLike, arg: str) -> NDArray[Any]:
         raise InvalidParameterError(f"{arg} is None; pass one id per entry.")
     _refuse_mask(x, arg)
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        x = x.to_numpy()
+        x = column_array(x)
     x = id_array(x) if isinstance(x, (list, tuple)) else np.asarray(x)
     if x.ndim != 1:
         raise ValueError(f"{arg} must be 1-D (one id per entry), got shape {x.shape}.")

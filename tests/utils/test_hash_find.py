@@ -6,6 +6,7 @@ repeated queries, the extreme values and negative int64 keys."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -116,3 +117,25 @@ def test_key_table_grown_in_batches_finds_every_key(data):
         np.testing.assert_array_equal(found, want_found)
         np.testing.assert_array_equal(pos[found], want_pos[want_found])
         assert 2 * hi <= table.table.shape[0]  # at most half full
+
+
+@pytest.mark.parametrize(("n_keys", "n_queries"), [(120_000, 40_000), (120_000, 70_000),
+                                                   (20_000, 15_000), (20_000, 25_000)])
+def test_find_takes_either_route_with_one_answer(n_keys, n_queries, monkeypatch):
+    """``_find`` over many keys, where the share of queries picks the hash table
+    or the search (:func:`_hash_share`): each route, and the one it picks, give
+    the plain search's answers."""
+    from sk_rankmetrics._inputs import preranked
+
+    rng = np.random.default_rng(n_keys + n_queries)
+    keys = np.unique(rng.integers(-(2**62), 2**62, n_keys))
+    queries = np.concatenate([keys[rng.integers(0, keys.shape[0], n_queries // 2)],
+                              rng.integers(-(2**62), 2**62, n_queries - n_queries // 2)])
+    ref_pos, ref_found = reference(keys, queries)
+    answers = [_find(keys, queries)]
+    for share in (0.0, np.inf):
+        monkeypatch.setattr(preranked, "_hash_share", lambda n, share=share: share)
+        answers.append(_find(keys, queries))
+    for pos, found in answers:
+        np.testing.assert_array_equal(found, ref_found)
+        np.testing.assert_array_equal(pos[found], ref_pos[ref_found])
