@@ -32,7 +32,8 @@ Three sections, each on one seeded input that every tool reads:
 - **lists**: recommender ID lists, 1,000,000 users x 20 recommended ids,
   truth of 1 to 5 ids per user (each recommended with probability 0.4);
   ndcg@20, recall@20 and mrr. sk_rankmetrics (``evaluate_ranked`` on a 2-D
-  array of ids with the truth as ``(users, items)`` arrays, and on dicts),
+  array of ids with the truth as ``(users, items)`` arrays, on pandas data
+  frames in long format with the ids in pandas' text dtype, and on dicts),
   ranx (the same dicts) and torchmetrics (one flat tensor: the 20 ids of
   each user, scored 20 down to 1, then the truth ids not recommended, scored
   0, so that recall and the ideal DCG see every relevant id; ``top_k=20``),
@@ -357,6 +358,30 @@ for name in M:
     save(name, np.asarray(res.per_query[name])[order])
 report(times, mem0)
 """,
+    "sk_rankmetrics (data frame)": """
+import pandas as pd
+import sk_rankmetrics as skr
+M = ["ndcg@20", "recall@20", "mrr"]
+rec = np.load(DATA + "/rec.npy")
+tu, ti = np.load(DATA + "/truth_users.npy"), np.load(DATA + "/truth_items.npy")
+n, r = rec.shape
+# Text ids in pandas' own text dtype (Arrow's strings from pandas 3), each
+# user's rows together, best first; the truth as a frame too.
+recs = pd.DataFrame({"user": pd.Series(np.repeat(np.arange(n), r)).astype(str),
+                     "item": pd.Series(rec.reshape(-1)).astype(str),
+                     "rank": np.tile(np.arange(1, r + 1), n)})
+truth = pd.DataFrame({"user": pd.Series(tu).astype(str), "item": pd.Series(ti).astype(str)})
+del rec, tu, ti
+skr.evaluate_ranked(recs.head(40), truth.head(10), M)  # warm-up
+mem0 = rss()
+t = time.perf_counter()
+res = skr.evaluate_ranked(recs, truth, M)
+t2 = time.perf_counter()
+order = np.argsort(np.asarray(res.query_ids).astype(np.int64))
+for name in M:
+    save(name, np.asarray(res.per_query[name])[order])
+report({"evaluate": t2 - t}, mem0)
+""",
     "sk_rankmetrics (dicts)": """
 import sk_rankmetrics as skr
 K = None
@@ -447,7 +472,7 @@ MODULES = {
 
 
 def available(tool):
-    module = MODULES.get(tool.split(" (")[0])
+    module = "pandas" if tool.endswith("(data frame)") else MODULES.get(tool.split(" (")[0])
     if module is None:
         return True
     try:
@@ -775,6 +800,8 @@ def section_lists(tmp, n, repeats, failed, peer_users):
     mask = np.ones(n, bool)
     notes = {
         ref_tool: "`evaluate_ranked(ids, (users, items), ...)`",
+        "sk_rankmetrics (data frame)": "`evaluate_ranked(frame, truth_frame, ...)`: pandas "
+        "frames of (user, item, rank) and (user, item), ids in pandas' text dtype",
         "sk_rankmetrics (dicts)": "`evaluate_ranked({user: [ids]}, {user: {ids}}, ...)`",
         "ranx": "`Qrels`/`Run` from the same dicts (ranks 1..20 as scores 20..1); "
         "build apart from `evaluate`",
