@@ -457,6 +457,22 @@ def test_unique_is_numpys_unique(seed, size, dtype, nan):
 
 
 @settings(max_examples=200, deadline=None)
+@given(ids=st.lists(st.text(st.sampled_from("ab0_Zé\x01\xff€"), max_size=10), max_size=60),
+       repeat=st.integers(1, 3))
+def test_unique_of_text_is_numpys_unique(ids, repeat):
+    """Text ids packed into integers and unpacked once distinct (ids of at
+    most 8 characters below U+0100), or through np.unique (longer ids, other
+    characters): np.unique's values in its order and dtype, empty ids and ids
+    that are prefixes of others included."""
+    from sk_rankmetrics._utils.fast import unique
+
+    a = np.array(ids * repeat, dtype=str)
+    got, want = unique(a), np.unique(a)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 300), wide=st.booleans())
 def test_codes_of_number_the_distinct_keys_in_order(seed, size, wide):
     """``codes_of`` (a table for compact keys, np.unique otherwise) numbers
