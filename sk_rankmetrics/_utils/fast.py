@@ -41,7 +41,11 @@ def unique(a):
             # Compact integers (0..n user ids): marked in a table, no sort.
             seen = np.zeros(span, dtype=bool)
             seen[np.subtract(a, lo, dtype=np.intp)] = True
-            return (flatnonzero(seen) + lo).astype(a.dtype)
+            # (In a's dtype, modulo its range: an int64 offset added to a
+            # uint64 minimum would make floats, which lose keys past 2**53.)
+            out = flatnonzero(seen).astype(a.dtype)
+            out += lo
+            return out
     s = sort_keys(a)
     if s.shape[0] < 2:
         return s
