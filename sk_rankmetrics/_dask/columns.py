@@ -80,8 +80,8 @@ def _side(part, cols, code, kinds, what, subtopic=None, partition_info=None):
     import pandas as pd
 
     with _context(f"{what} {_in_partition(partition_info)}"):
-        qid = _ids(part[cols[0]].to_numpy(), f"the {what}'s query ids", kinds[0])
-        doc = _ids(part[cols[1]].to_numpy(), f"the {what}'s item ids", kinds[1])
+        qid = _ids(part[cols[0]], f"the {what}'s query ids", kinds[0])
+        doc = _ids(part[cols[1]], f"the {what}'s item ids", kinds[1])
         arg = f"the {what}'s {'relevance' if code else 'score'} column"
         value = as_numeric_array(part[cols[2]], arg)
         check_finite(value, arg)
@@ -124,8 +124,8 @@ def _together(frames, kinds, dd):
 
 def _split(part, kinds):
     kind = part["kind"].to_numpy()
-    qid = _ids(part["qid"].to_numpy(), "qid", kinds[0])
-    doc = _ids(part["docno"].to_numpy(), "docno", kinds[1])
+    qid = _ids(part["qid"], "qid", kinds[0])
+    doc = _ids(part["docno"], "docno", kinds[1])
     return kind, qid, doc, part["value"].to_numpy(dtype=np.float64), part["list"].to_numpy()
 
 
@@ -169,10 +169,16 @@ def _typed(users, items, value, lid, kind, kinds, items_are="the ranked item ids
     ``items_are`` names the item ids in messages, as the in-memory readers do."""
     import pandas as pd
 
-    return pd.DataFrame({"qid": _ids(np.asarray(users), "the user ids", kinds[0],
+    return pd.DataFrame({"qid": _ids(_column(users), "the user ids", kinds[0],
                                      strict=False),
-                         "docno": _ids(np.asarray(items), items_are, kinds[1],
+                         "docno": _ids(_column(items), items_are, kinds[1],
                                        strict=False),
                          "value": np.asarray(value, dtype=np.float64),
                          "list": np.asarray(lid, dtype=np.int64),
                          "kind": np.asarray(kind, dtype=np.int8)})
+
+
+def _column(values):
+    """A partition's column as it is (a pandas Series: :func:`as_ids` reads
+    Arrow's text from its buffers), other values as an array."""
+    return values if hasattr(values, "to_numpy") else np.asarray(values)

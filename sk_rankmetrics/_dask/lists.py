@@ -200,7 +200,7 @@ def _frame_lists(part, cols, kinds, partition_info=None):
         rank = as_numeric_array(part[cols[2]], "the rank column")
         check_finite(rank, "the rank column")
         n = len(part)
-        return _typed(part[cols[0]].to_numpy(), part[cols[1]].to_numpy(), rank,
+        return _typed(part[cols[0]], part[cols[1]], rank,
                       np.zeros(n), np.zeros(n), kinds)
 
 
@@ -254,7 +254,7 @@ def _frame_truth(part, cols, kinds, partition_info=None):
         else:
             rel = as_numeric_array(part[cols[2]], "the truth's relevance")
             check_finite(rel, "the truth's relevance")
-        return _typed(part[cols[0]].to_numpy(), part[cols[1]].to_numpy(), rel, np.zeros(n),
+        return _typed(part[cols[0]], part[cols[1]], rel, np.zeros(n),
                       np.ones(n), kinds, "the truth's item ids")
 def _score_ranked(part, plan, partition_info=None):
     """Per-user rows of one partition, through the in-memory pre-ranked layout."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._inputs.id_checks import any_in
 from .._inputs.id_pairs import mixed_forms
 from .._utils.errors import InvalidParameterError, warn
 from .._utils.fast import unique
@@ -30,7 +31,7 @@ def check_forms(forms):
 
 
 def _top3(values):
-    return np.unique(values)[:3].tolist()
+    return unique(values)[:3].tolist()
 
 
 def _overlap_stats(part, kinds, forms=False):
@@ -44,7 +45,8 @@ def _overlap_stats(part, kinds, forms=False):
     missing_truth = np.setdiff1d(run_q, truth_q, assume_unique=True)
     missing_run = np.setdiff1d(truth_q, run_q, assume_unique=True)
     items = kind == 1  # truth lines that name an item (not a user's empty set)
-    found = bool(pd.Index(doc[items]).isin(doc[ranked]).any()) if items.any() else False
+    # (Not pandas' isin: of Arrow text it reads the values as Python strings.)
+    found = any_in(doc[items], doc[ranked]) if items.any() else False
     return pd.Series({
         "forms": truth_forms(kind, lid) if forms else 0,
         "lines": int(ranked.sum()), "truth_lines": int(items.sum()),

@@ -988,3 +988,18 @@ def test_two_gains_over_a_fraction_below_the_levels_of_gain_0():
     ok = idcg > 0
     expected = np.mean(np.where(ok, dcg / np.where(ok, idcg, 1), 0.0))
     np.testing.assert_allclose(both["ndcg_exp@10"], expected, rtol=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(a=st.lists(st.text(st.sampled_from("ab0Zé€\x01"), max_size=10), max_size=30),
+       b=st.lists(st.text(st.sampled_from("ab0Zé€\x01"), max_size=10), max_size=30),
+       pad=st.integers(0, 5000))
+def test_some_text_id_in_the_other_side(a, b, pad):
+    """``any_in`` of text ids (packed into integers where both sides allow,
+    compared as text otherwise, past the prefix it tries first when
+    ``pad`` entries come before): np.isin's answer."""
+    from sk_rankmetrics._inputs.id_checks import any_in
+
+    head = [f"p{i}" for i in range(pad)]  # (never among b: no digit-only ids there)
+    left, right = np.array(head + a, dtype=str), np.array(b, dtype=str)
+    assert any_in(left, right) == bool(np.isin(left, right).any())
