@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._utils.errors import shown
-from .._utils.fast import ordered_codes
 from .._utils.nonzero import flatnonzero
 from .._utils.params import validate
+from .._utils.text_ids import ordered_codes
 from .._utils.types import FileFormat, PathLike, Progress
 from .tokens import open_binary, sniff_compression, strip_compression
 

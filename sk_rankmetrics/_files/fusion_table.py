@@ -22,8 +22,9 @@ from functools import cached_property, partial
 import numpy as np
 
 from .._utils.arrays import flatnonzero
-from .._utils.fast import pack_ids, ranges, text_of_bytes, unpack_ids
+from .._utils.fast import ranges
 from .._utils.nonzero import neighbours_differ
+from .._utils.text_ids import pack_ids, text_of_bytes, unpack_ids
 from .._utils.threads import bounded_map
 
 #: The padding of a block: at or above every key (the keys are sorted as
@@ -86,7 +87,7 @@ def key_bits(q_runs, n_q):
 
 
 class PackedIds:
-    """Document keys packed from the ids themselves (:func:`~.._utils.fast.pack_ids`) into at
+    """Document keys packed from the ids themselves (:func:`~.._utils.text_ids.pack_ids`) into at
     most ``bits`` bits, the ids' order kept: the bytes no id uses dropped and
     the smallest key subtracted; when that is still too wide, each character
     position numbers only the bytes used there (a mixed radix: ids of digits
@@ -185,7 +186,7 @@ _PACK_ROWS = 1 << 21
 
 
 def packed_keys(docs, n_threads):
-    """:func:`~.._utils.fast.pack_ids` of every run's ids (None for a run whose
+    """:func:`~.._utils.text_ids.pack_ids` of every run's ids (None for a run whose
     ids are codes or do not pack), in slices of :data:`_PACK_ROWS` ids on
     threads, with the bitwise or, the least and the largest key of them all
     (what :class:`~.fusion_table.PackedIds` reads); ``(None, None)`` when a

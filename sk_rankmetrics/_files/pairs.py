@@ -24,7 +24,7 @@ import numpy as np
 
 from .._utils.arrays import flatnonzero
 from .._utils.errors import InvalidParameterError, counted, short_repr, shown, warn
-from .._utils.fast import ordered_codes
+from .._utils.text_ids import ordered_codes
 from .formats import _repeated_pair
 from .trec import TrecQrels, TrecRun
 

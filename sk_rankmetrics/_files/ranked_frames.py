@@ -13,8 +13,8 @@ from .._inputs.id_pairs import frame_column as _column
 from .._inputs.preranked import group_long
 from .._utils.arrays import as_ids, refuse_first
 from .._utils.errors import InvalidParameterError
-from .._utils.fast import ordered_codes
 from .._utils.nonzero import flatnonzero
+from .._utils.text_ids import ordered_codes
 from .frames import SCORE_COLUMNS as _SCORE_COLS
 
 #: The rank column of recommendations in long format (1 = best), as with Dask.

@@ -10,9 +10,9 @@ import sys
 
 import numpy as np
 
-from .._utils.fast import text_of_bytes
 from .._utils.hashing import GOLDEN, M1, mix
 from .._utils.nonzero import flatnonzero, neighbours_differ
+from .._utils.text_ids import text_of_bytes
 
 #: Bytes read per block; a few temporaries of this size are alive at once.
 BLOCK_BYTES = 1 << 19

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils.errors import example_ids, plural, shown, warn
-from .._utils.fast import pack_ids, sort_keys, unique
+from .._utils.fast import sort_keys, unique
 from .._utils.nonzero import flatnonzero
+from .._utils.text_ids import pack_ids
 from .budget import _KEY_LIMIT
 
 

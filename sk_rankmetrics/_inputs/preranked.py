@@ -14,17 +14,10 @@ from .._ranking.ideal import gains_by_reach
 from .._ranking.item_values import ItemMasks, item_values
 from .._utils.arrays import as_ids, as_numeric_array, check_finite, exact_scores
 from .._utils.errors import example_ids, plural, shown, warn
-from .._utils.fast import (
-    cumsum_down,
-    ordered_codes,
-    pack_ids,
-    ranges,
-    sort_keys,
-    tied_stretches,
-    unique,
-)
+from .._utils.fast import cumsum_down, ranges, sort_keys, tied_stretches, unique
 from .._utils.hashing import GOLDEN, hash_find
 from .._utils.nonzero import flatnonzero, neighbours_differ
+from .._utils.text_ids import ordered_codes, pack_ids
 from .budget import _KEY_LIMIT, _budget
 from .id_checks import any_in, check_overlap, no_repeated_item, rows_of
 

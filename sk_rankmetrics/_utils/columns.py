@@ -25,7 +25,7 @@ def column_array(col: Any) -> NDArray[Any]:
     return np.asarray(col.to_numpy())
 
 
-def arrow_text(col: Any) -> NDArray[np.str_] | None:
+def arrow_text(col: Any) -> NDArray[Any] | None:
     """The text of a column that Arrow holds as a ``str`` array, or None: not
     Arrow text, a missing entry, an entry outside ASCII or holding a NUL
     (NumPy's ``str`` drops trailing NULs), no entry, or every entry empty.

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sk_rankmetrics import TrecRun, fuse
 from sk_rankmetrics._files import fusion, fusion_table
 from sk_rankmetrics._files.fusion_table import PackedIds, rank_within_queries
-from sk_rankmetrics._utils.fast import pack_ids, unpack_ids
+from sk_rankmetrics._utils.text_ids import pack_ids, unpack_ids
 
 #: Untrained methods and normalisations whose table paths differ.
 CASES = [("rrf", None, {"k": 10}), ("rbc", None, {}), ("isr", None, {}),
@@ -268,11 +268,11 @@ def test_unpacked_ids_from_strided_keys(width):
     assert out.dtype == np.dtype(f"U{width}")
     assert out.tolist() == values.tolist()
     assert unpack_ids(keys[:0], width).shape == (0,)
-    from sk_rankmetrics._utils import fast
+    from sk_rankmetrics._utils import text_ids
 
     # A column at a time (few ids) or in one copy (many): the same text.
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(fast, "_COLUMN_ROWS", 0)
+        m.setattr(text_ids, "_COLUMN_ROWS", 0)
         assert unpack_ids(keys, width).tolist() == values.tolist()
 
 
