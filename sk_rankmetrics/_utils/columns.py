@@ -57,14 +57,15 @@ def _arrow_strings(col: Any) -> Any:
     dtype = getattr(col, "dtype", None)
     if dtype is None or isinstance(dtype, np.dtype):
         return None
-    if getattr(col, "to_arrow", None) is not None and str(dtype) in ("String", "Utf8"):
-        arr = col.to_arrow()  # polars
-    elif _pandas_arrow_text(dtype):
-        pa = importlib.import_module("pyarrow")
-        arr = pa.array(col)  # pandas, through __arrow_array__: no copy of one chunk
-    else:
+    polars = getattr(col, "to_arrow", None) is not None and str(dtype) in ("String", "Utf8")
+    if not (polars or _pandas_arrow_text(dtype)):
         return None
-    pa = importlib.import_module("pyarrow")
+    try:  # (polars holds Arrow's layout without pyarrow, which its to_arrow needs)
+        pa = importlib.import_module("pyarrow")
+    except ImportError:
+        return None
+    # pandas: through __arrow_array__, no copy of one chunk.
+    arr = col.to_arrow() if polars else pa.array(col)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):

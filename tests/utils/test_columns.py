@@ -92,3 +92,23 @@ def test_long_ids_keep_their_width():
     values = ["a", "b" * 300, "cc"]
     got = arrow_text(_pandas_text(values, "str[pyarrow]"))
     assert got.dtype == np.dtype("<U300") and got.tolist() == values
+
+
+def test_text_columns_without_pyarrow_take_to_numpy(monkeypatch):
+    """Where pyarrow cannot be imported (polars holds Arrow's layout without
+    it, but its ``to_arrow`` needs it), the column takes ``to_numpy()``."""
+    pl = pytest.importorskip("polars")
+    from sk_rankmetrics._utils import columns
+
+    real = columns.importlib.import_module
+
+    def without_pyarrow(name, *args):
+        if name == "pyarrow":
+            raise ModuleNotFoundError("No module named 'pyarrow'")
+        return real(name, *args)
+
+    monkeypatch.setattr(columns.importlib, "import_module", without_pyarrow)
+    col = pl.Series(["u1", "u22"])
+    assert arrow_text(col) is None
+    assert [str(v) for v in column_array(col).tolist()] == ["u1", "u22"]
+    assert arrow_text(_pandas_text(["a"], "str[pyarrow]")) is None
