@@ -68,12 +68,8 @@ def _arrow_strings(col: Any) -> Any:
     arr = col.to_arrow() if polars else pa.array(col)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
-    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
-        return arr
-    is_view = getattr(pa.types, "is_string_view", None)
-    if is_view is not None and is_view(arr.type):  # (Arrow's string views, laid out apart)
-        return arr.cast(pa.large_string())
-    return None
+    # (Other layouts, Arrow's string views among them, take to_numpy().)
+    return arr if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type) else None
 
 
 def _pandas_arrow_text(dtype: Any) -> bool:

@@ -110,3 +110,22 @@ def test_rows_in_order_are_not_moved():
                                     np.array([1, 2, 7, 1, 3]))
     assert ids.tolist() == ["a", "b", "c"] and lens.tolist() == [1, 2, 2]
     assert flat.tolist() == ["x", "y", "z", "v", "w"]
+
+
+@pytest.mark.parametrize("dtype", ["string[pyarrow]", "object"])
+def test_hostile_frames_are_refused_naming_the_column(dtype):
+    """A missing user or item id (also in Arrow's text) and a rank that is not
+    a number raise, naming the column; an empty id names its entry."""
+    pytest.importorskip("pyarrow")
+    rows = {"user": ["u1", None, "u2"], "item": ["a", "b", "c"], "rank": [1, 2, 1]}
+    frame = pd.DataFrame(rows).astype({"user": dtype, "item": dtype})
+    with pytest.raises(ValueError, match="user column 'user' of recommended has a missing "
+                                         r"value \(row 1\)"):
+        evaluate_ranked(frame, {"u1": {"a"}}, ["mrr"])
+    frame = pd.DataFrame({**rows, "user": ["u1", "u1", ""]}).astype({"user": dtype,
+                                                                      "item": dtype})
+    with pytest.raises(ValueError, match="empty id at entry 2"):
+        evaluate_ranked(frame, {"u1": {"a"}}, ["mrr"])
+    frame = pd.DataFrame({**rows, "user": ["u1", "u1", "u2"], "rank": ["1", "x", "1"]})
+    with pytest.raises(TypeError, match="rank column must hold numbers"):
+        evaluate_ranked(frame.astype({"user": dtype, "item": dtype}), {"u1": {"a"}}, ["mrr"])
